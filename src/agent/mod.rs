@@ -1,0 +1,11 @@
+//! The agent core: the turn loop and the events it emits. Front ends (REPL,
+//! one-shot text, `--json`) are consumers of the same [`Event`] stream.
+
+mod protocol;
+mod session_setup;
+mod tool_round;
+mod turn;
+
+pub use protocol::{Event, EventTx};
+pub use session_setup::{default_system_prompt, open_session, SessionStart};
+pub use turn::{Agent, AgentError, TurnOutcome};

@@ -1,0 +1,56 @@
+//! Events out of the core. Serialised as-is for `--json`, one object per line.
+
+use serde::Serialize;
+use tokio::sync::mpsc;
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Event {
+    SessionStarted {
+        id: String,
+        path: String,
+        resumed: bool,
+    },
+    Warning {
+        message: String,
+    },
+    /// A model request is about to be sent (`request` counts from 1 in the turn).
+    ModelRequest {
+        request: u32,
+    },
+    TextDelta {
+        text: String,
+    },
+    Retrying {
+        attempt: u32,
+        delay_ms: u64,
+        reason: String,
+    },
+    Usage {
+        prompt_tokens: u64,
+        completion_tokens: u64,
+        total_tokens: u64,
+    },
+    ToolCallStarted {
+        id: String,
+        name: String,
+        arguments: String,
+    },
+    ToolCallFinished {
+        id: String,
+        name: String,
+        is_error: bool,
+        content: String,
+    },
+    TurnDone {
+        text: String,
+        model_requests: u32,
+    },
+    Error {
+        message: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        hint: Option<String>,
+    },
+}
+
+pub type EventTx = mpsc::UnboundedSender<Event>;

@@ -1,0 +1,132 @@
+//! Starting a new session or resuming one: the meta record and system prompt of a
+//! new file, or the repairs a resumed one needs (a torn tail, unanswered calls)
+//! made by appending — earlier bytes are never rewritten.
+
+use std::path::Path;
+
+use crate::config::Settings;
+use crate::session::{
+    self, events, LoadedSession, Message, Meta, Record, SessionError, SessionHandle, ToolResult,
+};
+use crate::util::time::Utc;
+
+pub struct SessionStart {
+    pub handle: SessionHandle,
+    pub messages: Vec<Message>,
+    pub resumed: bool,
+    pub warnings: Vec<String>,
+}
+
+pub fn default_system_prompt(cwd: &Path, now: &Utc) -> String {
+    format!(
+        "You are hermes, an AI agent working in a terminal for a developer. \
+         Answer concisely. Use the tools you are given when they help; \
+         report tool failures honestly.\n\
+         Working directory: {}\nToday's date: {:04}-{:02}-{:02}",
+        cwd.display(),
+        now.year,
+        now.month,
+        now.day
+    )
+}
+
+/// Opens the session a run works in: `resume` (a file path already found) or a new one.
+pub async fn open_session(
+    settings: &Settings,
+    cwd: &Path,
+    resume: Option<&Path>,
+) -> Result<SessionStart, SessionError> {
+    match resume {
+        Some(path) => resume_session(path).await,
+        None => new_session(settings, cwd).await,
+    }
+}
+
+async fn new_session(settings: &Settings, cwd: &Path) -> Result<SessionStart, SessionError> {
+    let now = Utc::now();
+    let id = session::new_id(&now);
+    let path = session::path_for(&settings.paths.sessions_dir(), &id);
+    let handle = SessionHandle::create(&path, &id)?;
+    let system = settings
+        .system_prompt
+        .clone()
+        .unwrap_or_else(|| default_system_prompt(cwd, &now));
+    handle
+        .append(&Record::Meta(Meta {
+            version: session::FORMAT_VERSION,
+            id,
+            created: now.rfc3339(),
+            cwd: cwd.to_string_lossy().into_owned(),
+            provider: settings.provider.name.clone(),
+            model: settings.provider.model.clone(),
+            hermes_version: env!("CARGO_PKG_VERSION").into(),
+        }))
+        .await?;
+    let system = Message::System { content: system };
+    handle
+        .append(&Record::Message {
+            ts: now.rfc3339(),
+            message: system.clone(),
+        })
+        .await?;
+    Ok(SessionStart {
+        handle,
+        messages: vec![system],
+        resumed: false,
+        warnings: Vec::new(),
+    })
+}
+
+async fn resume_session(path: &Path) -> Result<SessionStart, SessionError> {
+    let LoadedSession {
+        meta,
+        mut messages,
+        unanswered,
+        torn_tail,
+        warnings,
+    } = session::load(path)?;
+    let handle = SessionHandle::append_to(path, &meta.id)?;
+    let ts = Utc::now().rfc3339();
+    if let Some(line) = torn_tail {
+        // End the fragment so new records start on a line of their own, and say
+        // which line it was so later loads skip it knowingly.
+        handle.append_raw(b"\n".to_vec()).await?;
+        let mut data = serde_json::Map::new();
+        data.insert("line".into(), line.into());
+        handle
+            .append(&Record::Event {
+                ts: ts.clone(),
+                event: events::TORN_LINE.into(),
+                data,
+            })
+            .await?;
+    }
+    for call in unanswered {
+        let result = ToolResult {
+            tool_call_id: call.id.clone(),
+            name: call.name.clone(),
+            content: "interrupted: hermes stopped before this tool call finished".into(),
+            is_error: true,
+        };
+        handle
+            .append(&Record::ToolResult {
+                ts: ts.clone(),
+                result: result.clone(),
+            })
+            .await?;
+        messages.push(Message::Tool(result));
+    }
+    handle
+        .append(&Record::Event {
+            ts,
+            event: events::RESUMED.into(),
+            data: serde_json::Map::new(),
+        })
+        .await?;
+    Ok(SessionStart {
+        handle,
+        messages,
+        resumed: true,
+        warnings,
+    })
+}

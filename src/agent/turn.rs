@@ -1,0 +1,208 @@
+//! The turn loop: model request → tool round → model request … until the model
+//! answers without tool calls, the turn is stopped, or `max_turns` runs out.
+//! Each assistant message is persisted whole, only after it was fully received.
+
+use tokio_util::sync::CancellationToken;
+
+use super::protocol::{Event, EventTx};
+use super::tool_round;
+use crate::provider::{ChatRequest, Provider, ProviderError, ProviderEvent};
+use crate::session::{events, Message, Record, SessionError, SessionHandle};
+use crate::tools::Registry;
+use crate::util::time::Utc;
+
+#[derive(Debug, thiserror::Error)]
+pub enum AgentError {
+    #[error(transparent)]
+    Provider(#[from] ProviderError),
+    #[error(transparent)]
+    Session(#[from] SessionError),
+    #[error("no final answer after {0} model requests (the --max-turns limit)")]
+    MaxTurns(u32),
+    #[error("interrupted")]
+    Cancelled,
+}
+
+impl AgentError {
+    pub fn hint(&self) -> Option<String> {
+        match self {
+            AgentError::Provider(e) => e.hint(),
+            AgentError::Session(e) => e.hint().map(str::to_string),
+            AgentError::MaxTurns(_) => Some(
+                "raise --max-turns (or max_turns in config.toml), or continue with --continue".into(),
+            ),
+            AgentError::Cancelled => None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct TurnOutcome {
+    pub text: String,
+    pub model_requests: u32,
+}
+
+pub struct Agent {
+    provider: Box<dyn Provider>,
+    model: String,
+    tools: Registry,
+    session: SessionHandle,
+    messages: Vec<Message>,
+    max_turns: u32,
+    events: EventTx,
+}
+
+impl Agent {
+    pub fn new(
+        provider: Box<dyn Provider>,
+        model: String,
+        tools: Registry,
+        session: SessionHandle,
+        messages: Vec<Message>,
+        max_turns: u32,
+        events: EventTx,
+    ) -> Agent {
+        Agent {
+            provider,
+            model,
+            tools,
+            session,
+            messages,
+            max_turns,
+            events,
+        }
+    }
+
+    pub fn session(&self) -> &SessionHandle {
+        &self.session
+    }
+
+    pub fn messages(&self) -> &[Message] {
+        &self.messages
+    }
+
+    fn emit(&self, e: Event) {
+        let _ = self.events.send(e);
+    }
+
+    /// Replaces the session (REPL `/new`), keeping provider and tools.
+    pub fn switch_session(&mut self, session: SessionHandle, messages: Vec<Message>) {
+        self.session = session;
+        self.messages = messages;
+    }
+
+    pub async fn run_turn(
+        &mut self,
+        user_text: &str,
+        cancel: &CancellationToken,
+    ) -> Result<TurnOutcome, AgentError> {
+        let result = self.turn_inner(user_text, cancel).await;
+        // Flush to disk at the end of every turn, whatever happened in it.
+        let synced = self.session.sync().await;
+        let outcome = result?;
+        synced?;
+        Ok(outcome)
+    }
+
+    async fn turn_inner(
+        &mut self,
+        user_text: &str,
+        cancel: &CancellationToken,
+    ) -> Result<TurnOutcome, AgentError> {
+        self.push(Message::User {
+            content: user_text.to_string(),
+        })
+        .await?;
+        let specs = self.tools.specs();
+        for request in 1..=self.max_turns {
+            if cancel.is_cancelled() {
+                return Err(AgentError::Cancelled);
+            }
+            self.emit(Event::ModelRequest { request });
+            let events = self.events.clone();
+            let on_event = move |e: ProviderEvent| {
+                let _ = events.send(match e {
+                    ProviderEvent::TextDelta(text) => Event::TextDelta { text },
+                    ProviderEvent::Retrying {
+                        attempt,
+                        delay,
+                        reason,
+                    } => Event::Retrying {
+                        attempt,
+                        delay_ms: delay.as_millis() as u64,
+                        reason,
+                    },
+                });
+            };
+            let completion = self
+                .provider
+                .complete(
+                    ChatRequest {
+                        model: &self.model,
+                        messages: &self.messages,
+                        tools: &specs,
+                    },
+                    &on_event,
+                    cancel,
+                )
+                .await
+                .map_err(|e| match e {
+                    ProviderError::Cancelled => AgentError::Cancelled,
+                    e => AgentError::Provider(e),
+                })?;
+            if let Some(u) = &completion.usage {
+                self.emit(Event::Usage {
+                    prompt_tokens: u.prompt_tokens,
+                    completion_tokens: u.completion_tokens,
+                    total_tokens: u.total_tokens,
+                });
+                let mut data = serde_json::Map::new();
+                data.insert("prompt_tokens".into(), u.prompt_tokens.into());
+                data.insert("completion_tokens".into(), u.completion_tokens.into());
+                data.insert("total_tokens".into(), u.total_tokens.into());
+                self.session
+                    .append(&Record::Event {
+                        ts: Utc::now().rfc3339(),
+                        event: events::USAGE.into(),
+                        data,
+                    })
+                    .await?;
+            }
+            let calls = completion.tool_calls.clone();
+            self.push(Message::Assistant {
+                content: completion.content.clone(),
+                tool_calls: completion.tool_calls,
+            })
+            .await?;
+            if calls.is_empty() {
+                self.emit(Event::TurnDone {
+                    text: completion.content.clone(),
+                    model_requests: request,
+                });
+                return Ok(TurnOutcome {
+                    text: completion.content,
+                    model_requests: request,
+                });
+            }
+            let results =
+                tool_round::run(&self.tools, &calls, &self.session, &self.events, cancel).await?;
+            self.messages
+                .extend(results.into_iter().map(Message::Tool));
+            if cancel.is_cancelled() {
+                return Err(AgentError::Cancelled);
+            }
+        }
+        Err(AgentError::MaxTurns(self.max_turns))
+    }
+
+    async fn push(&mut self, message: Message) -> Result<(), SessionError> {
+        self.session
+            .append(&Record::Message {
+                ts: Utc::now().rfc3339(),
+                message: message.clone(),
+            })
+            .await?;
+        self.messages.push(message);
+        Ok(())
+    }
+}

@@ -1,0 +1,130 @@
+//! A conversation run: one-shot (`-q`, piped stdin) or the REPL, over a new or
+//! resumed session.
+
+use std::io::{IsTerminal, Read};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use super::UsageError;
+use crate::agent::{open_session, Agent, Event};
+use crate::cli::Cli;
+use crate::config::{self, Overrides, Paths};
+use crate::frontend::{drive, repl, Printer, Style};
+use crate::provider;
+use crate::session;
+use crate::tools::Registry;
+
+enum Mode {
+    OneShot(String),
+    Repl,
+}
+
+pub async fn run(
+    cli: &Cli,
+    paths: Paths,
+    cwd: &Path,
+    overrides: &Overrides,
+) -> anyhow::Result<ExitCode> {
+    let mode = mode(cli)?;
+    let settings = config::resolve(paths, cwd, overrides)?;
+    let provider = provider::from_settings(&settings.provider)?;
+    let tools = Registry::with_builtins(&settings.builtin_tools)?;
+    let resume = resume_path(cli, &settings.paths.sessions_dir(), cwd)?;
+    let start = open_session(&settings, cwd, resume.as_deref()).await?;
+
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    let style = if cli.json { Style::Json } else { Style::Text };
+    let mut printer = Printer::new(style);
+    let _ = tx.send(Event::SessionStarted {
+        id: start.handle.id().to_string(),
+        path: start.handle.path().display().to_string(),
+        resumed: start.resumed,
+    });
+    for w in &start.warnings {
+        let _ = tx.send(Event::Warning { message: w.clone() });
+    }
+    let agent = Agent::new(
+        provider,
+        settings.provider.model.clone(),
+        tools,
+        start.handle,
+        start.messages,
+        settings.max_turns,
+        tx,
+    );
+
+    match mode {
+        Mode::Repl => {
+            let ctx = repl::ReplContext {
+                settings: &settings,
+                cwd,
+                history: settings.paths.history_file(),
+            };
+            repl::run(agent, ctx, &mut rx, &mut printer).await?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Mode::OneShot(prompt) => {
+            let mut agent = agent;
+            let cancel = CancellationToken::new();
+            let on_ctrl_c = {
+                let cancel = cancel.clone();
+                tokio::spawn(async move {
+                    if tokio::signal::ctrl_c().await.is_ok() {
+                        cancel.cancel();
+                        // A second Ctrl-C does not wait for the round to wind down.
+                        if tokio::signal::ctrl_c().await.is_ok() {
+                            std::process::exit(130);
+                        }
+                    }
+                })
+            };
+            let res = drive(agent.run_turn(&prompt, &cancel), &mut rx, &mut printer).await;
+            on_ctrl_c.abort();
+            printer.end_line();
+            res?;
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+fn mode(cli: &Cli) -> anyhow::Result<Mode> {
+    let from_stdin = || -> anyhow::Result<String> {
+        let mut s = String::new();
+        std::io::stdin().read_to_string(&mut s)?;
+        Ok(s)
+    };
+    let prompt = match cli.query.as_deref() {
+        Some("-") => from_stdin()?,
+        Some(q) => q.to_string(),
+        None if cli.interactive || std::io::stdin().is_terminal() => return Ok(Mode::Repl),
+        None => from_stdin()?,
+    };
+    if prompt.trim().is_empty() {
+        return Err(UsageError {
+            message: "the prompt is empty".into(),
+            hint: Some("pass a prompt with -q \"…\" or pipe one on stdin".into()),
+        }
+        .into());
+    }
+    Ok(Mode::OneShot(prompt))
+}
+
+fn resume_path(cli: &Cli, sessions_dir: &Path, cwd: &Path) -> anyhow::Result<Option<PathBuf>> {
+    if let Some(id) = &cli.resume {
+        return Ok(Some(session::find(sessions_dir, id)?));
+    }
+    if cli.continue_last {
+        return match session::latest_in(sessions_dir, cwd) {
+            Some(s) => Ok(Some(s.path)),
+            None => Err(UsageError {
+                message: format!("no session was started in {}", cwd.display()),
+                hint: Some("`hermes sessions list` shows all sessions; use --resume ID".into()),
+            }
+            .into()),
+        };
+    }
+    Ok(None)
+}

@@ -1,0 +1,98 @@
+//! `hermes config …` and `hermes sessions …`: read-only views that never need a
+//! provider key or a network.
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use crate::cli::{ConfigAction, SessionsAction};
+use crate::config::{self, Overrides, Paths};
+use crate::session::{self, Message};
+use crate::util::text::excerpt;
+
+pub fn config(
+    action: &ConfigAction,
+    paths: &Paths,
+    cwd: &Path,
+    ov: &Overrides,
+) -> anyhow::Result<ExitCode> {
+    match action {
+        ConfigAction::Path => {
+            let user = ov.config_path.clone().unwrap_or_else(|| paths.config_file());
+            println!("{}", user.display());
+            if let Some(p) = config::project_config(cwd) {
+                println!("{}", p.display());
+            }
+        }
+        ConfigAction::Show => {
+            let (merged, sources) = config::load_merged(paths, cwd, ov)?;
+            if sources.is_empty() {
+                println!("# no config files; built-in defaults");
+            }
+            for s in &sources {
+                println!("# from {}", s.display());
+            }
+            print!("{}", config::show_masked(&merged));
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn sessions(action: &SessionsAction, paths: &Paths, cwd: &Path) -> anyhow::Result<ExitCode> {
+    let dir = paths.sessions_dir();
+    match action {
+        SessionsAction::List { here } => {
+            let cwd = cwd.to_string_lossy();
+            let mut rows: Vec<_> = session::all_files(&dir)
+                .iter()
+                .filter_map(|p| session::summary(p))
+                .filter(|s| !here || s.meta.cwd == cwd)
+                .collect();
+            rows.reverse();
+            if rows.is_empty() {
+                eprintln!("no sessions yet");
+            }
+            for s in rows {
+                println!(
+                    "{}  {}  {}  {}",
+                    s.meta.id,
+                    s.meta.model,
+                    s.meta.cwd,
+                    excerpt(&s.title, 60)
+                );
+            }
+        }
+        SessionsAction::Show { id } => {
+            let path = session::find(&dir, id)?;
+            let s = session::load(&path)?;
+            for w in &s.warnings {
+                eprintln!("warning: {w}");
+            }
+            println!(
+                "session {} · {} · {} · {}",
+                s.meta.id, s.meta.created, s.meta.model, s.meta.cwd
+            );
+            for m in &s.messages {
+                match m {
+                    Message::System { .. } => {}
+                    Message::User { content } => println!("\n› {content}"),
+                    Message::Assistant {
+                        content,
+                        tool_calls,
+                    } => {
+                        if !content.is_empty() {
+                            println!("\n{content}");
+                        }
+                        for c in tool_calls {
+                            println!("⏺ {} {}", c.name, excerpt(&c.arguments, 200));
+                        }
+                    }
+                    Message::Tool(r) => {
+                        let mark = if r.is_error { "✗" } else { "✓" };
+                        println!("  {mark} {}", excerpt(&r.content, 200));
+                    }
+                }
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,98 @@
+//! Command-line flags. Parsed here, validated by clap, resolved once in `app`.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "hermes",
+    version = crate::build_info::VERSION_LINE,
+    about = "A terminal AI agent for people who work with MCP tools",
+    after_help = "With no -q and a terminal on stdin, hermes opens an interactive session.\n\
+                  Piped stdin is read as the prompt of a one-shot run."
+)]
+pub struct Cli {
+    /// Run one prompt and exit ("-" reads the prompt from stdin).
+    #[arg(short = 'q', long = "query", value_name = "PROMPT")]
+    pub query: Option<String>,
+
+    /// Model to use (overrides `model` in config.toml).
+    #[arg(short = 'm', long, global = true)]
+    pub model: Option<String>,
+
+    /// Provider to use: a preset (openai, openrouter, ollama) or a [providers.NAME].
+    #[arg(long, global = true)]
+    pub provider: Option<String>,
+
+    /// Print events as JSON Lines on stdout instead of text.
+    #[arg(long)]
+    pub json: bool,
+
+    /// Model requests allowed per user turn.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_turns: Option<u32>,
+
+    #[command(flatten)]
+    pub config: ConfigArgs,
+
+    /// Continue the session with this id.
+    #[arg(long, value_name = "ID", conflicts_with = "continue_last")]
+    pub resume: Option<String>,
+
+    /// Continue the latest session started in this directory.
+    #[arg(long = "continue")]
+    pub continue_last: bool,
+
+    /// Open the interactive session even when stdin is not a terminal.
+    #[arg(long, hide = true, conflicts_with = "query")]
+    pub interactive: bool,
+
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct ConfigArgs {
+    /// Use this config file instead of the one in the user config dir.
+    #[arg(long = "config", value_name = "PATH", global = true)]
+    pub config_path: Option<PathBuf>,
+
+    /// Override a config key for this run (repeatable), e.g. -c model=gpt-4o.
+    #[arg(short = 'c', value_name = "KEY=VALUE", global = true)]
+    pub sets: Vec<String>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Inspect the configuration.
+    Config {
+        #[command(subcommand)]
+        action: ConfigAction,
+    },
+    /// List and show recorded sessions.
+    Sessions {
+        #[command(subcommand)]
+        action: SessionsAction,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ConfigAction {
+    /// Print where the config files are.
+    Path,
+    /// Print the merged configuration, secrets masked.
+    Show,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum SessionsAction {
+    /// List sessions, newest first.
+    List {
+        /// Only sessions started in this directory.
+        #[arg(long)]
+        here: bool,
+    },
+    /// Print a session's conversation.
+    Show { id: String },
+}

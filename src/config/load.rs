@@ -1,0 +1,185 @@
+//! Reading config layers. Each file is parsed twice: once into the typed
+//! [`ConfigFile`] so that a mistake is reported with its file, line and key, and
+//! once as a plain table that is deep-merged with the other layers.
+
+use std::path::Path;
+
+use super::{ConfigError, ConfigFile};
+
+/// Parses one file. `Ok(None)` when it does not exist and `required` is false.
+pub fn read_layer(path: &Path, required: bool) -> Result<Option<toml::Table>, ConfigError> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound && !required => return Ok(None),
+        Err(source) => {
+            return Err(ConfigError::Read {
+                path: path.to_path_buf(),
+                source,
+            })
+        }
+    };
+    parse_layer(path, &text).map(Some)
+}
+
+pub fn parse_layer(path: &Path, text: &str) -> Result<toml::Table, ConfigError> {
+    toml::from_str::<ConfigFile>(text).map_err(|e| located(path, text, &e))?;
+    toml::from_str::<toml::Table>(text).map_err(|e| located(path, text, &e))
+}
+
+/// Turns a toml error into `file:line: key: message`.
+fn located(path: &Path, text: &str, e: &toml::de::Error) -> ConfigError {
+    let message = e
+        .message()
+        .trim()
+        .replace("unknown field", "unknown key")
+        .replace("missing field", "missing key");
+    let (line, key) = match e.span() {
+        Some(span) => {
+            let start = span.start.min(text.len());
+            let line = text[..start].matches('\n').count() + 1;
+            (line, key_at(text, line))
+        }
+        None => (0, String::new()),
+    };
+    ConfigError::Invalid {
+        file: path.to_path_buf(),
+        line,
+        key,
+        message,
+    }
+}
+
+/// The dotted key a line sets: the nearest `[table]` header above it plus the key
+/// left of `=`. Approximate for multi-line values, exact for the usual layouts.
+fn key_at(text: &str, line: usize) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    let Some(this) = lines.get(line.saturating_sub(1)) else {
+        return String::new();
+    };
+    let header = |l: &str| -> Option<String> {
+        let t = l.trim();
+        t.starts_with('[')
+            .then(|| t.trim_matches(|c| c == '[' || c == ']').trim().to_string())
+    };
+    if let Some(h) = header(this) {
+        return h;
+    }
+    let key = this.split('=').next().unwrap_or("").trim().to_string();
+    let table = lines[..line.saturating_sub(1)]
+        .iter()
+        .rev()
+        .find_map(|l| header(l));
+    match table {
+        Some(t) if !key.is_empty() => format!("{t}.{key}"),
+        Some(t) => t,
+        None => key,
+    }
+}
+
+/// Applies one `-c key=value` override. The value is read as TOML (`3`, `true`,
+/// `"x"`, `["a"]`) and, failing that, taken as a bare string so `-c model=gpt-4o` works.
+pub fn apply_override(table: &mut toml::Table, arg: &str) -> Result<(), ConfigError> {
+    let bad = |message: &str| ConfigError::BadOverride {
+        arg: arg.to_string(),
+        message: message.to_string(),
+    };
+    let (key, raw) = arg
+        .split_once('=')
+        .ok_or_else(|| bad("expected key=value"))?;
+    let parts: Vec<&str> = key.trim().split('.').map(str::trim).collect();
+    if parts.iter().any(|p| p.is_empty()) {
+        return Err(bad("the key is empty"));
+    }
+    let value = toml::from_str::<toml::Table>(&format!("v = {raw}"))
+        .ok()
+        .and_then(|mut t| t.remove("v"))
+        .unwrap_or_else(|| toml::Value::String(raw.to_string()));
+
+    let mut single = toml::Table::new();
+    insert_path(&mut single, &parts, value.clone());
+    toml::Value::Table(single)
+        .try_into::<ConfigFile>()
+        .map_err(|e| bad(&e.message().replace("unknown field", "unknown key")))?;
+    insert_path(table, &parts, value);
+    Ok(())
+}
+
+fn insert_path(table: &mut toml::Table, parts: &[&str], value: toml::Value) {
+    let (last, parents) = parts.split_last().expect("non-empty key path");
+    let mut cur = table;
+    for p in parents {
+        let entry = cur
+            .entry(p.to_string())
+            .or_insert_with(|| toml::Value::Table(toml::Table::new()));
+        if !entry.is_table() {
+            *entry = toml::Value::Table(toml::Table::new());
+        }
+        cur = entry.as_table_mut().expect("just made a table");
+    }
+    cur.insert(last.to_string(), value);
+}
+
+/// Deep merge: tables merge key by key, anything else in `over` replaces `base`.
+pub fn merge(base: &mut toml::Table, over: toml::Table) {
+    for (k, v) in over {
+        match (base.get_mut(&k), v) {
+            (Some(toml::Value::Table(b)), toml::Value::Table(o)) => merge(b, o),
+            (_, v) => {
+                base.insert(k, v);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_key_names_file_line_and_dotted_key() {
+        let text = "model = \"m\"\n\n[providers.local]\nbase_url = \"http://x\"\nbse_url = 3\n";
+        let err = parse_layer(Path::new("/c/config.toml"), text).unwrap_err();
+        let msg = err.to_string();
+        assert!(
+            msg.starts_with("/c/config.toml:5: providers.local.bse_url: unknown key `bse_url`"),
+            "{msg}"
+        );
+    }
+
+    #[test]
+    fn wrong_type_names_the_key() {
+        let err = parse_layer(Path::new("c.toml"), "max_turns = \"ten\"\n").unwrap_err();
+        let msg = err.to_string();
+        assert!(msg.starts_with("c.toml:1: max_turns: "), "{msg}");
+        assert!(msg.contains("invalid type"), "{msg}");
+    }
+
+    #[test]
+    fn syntax_error_has_a_line() {
+        let err = parse_layer(Path::new("c.toml"), "model = \"m\"\nprovider = \n").unwrap_err();
+        assert!(err.to_string().starts_with("c.toml:2: "), "{err}");
+    }
+
+    #[test]
+    fn overrides_parse_toml_values_or_fall_back_to_strings() {
+        let mut t = toml::Table::new();
+        apply_override(&mut t, "model=gpt-4o").unwrap();
+        apply_override(&mut t, "max_turns=3").unwrap();
+        apply_override(&mut t, "providers.x.base_url=\"http://h\"").unwrap();
+        assert_eq!(t["model"].as_str(), Some("gpt-4o"));
+        assert_eq!(t["max_turns"].as_integer(), Some(3));
+        assert_eq!(t["providers"]["x"]["base_url"].as_str(), Some("http://h"));
+        let err = apply_override(&mut t, "nope=1").unwrap_err().to_string();
+        assert!(err.starts_with("-c nope=1: unknown key `nope`"), "{err}");
+        assert!(apply_override(&mut t, "max_turns=lots").is_err());
+    }
+
+    #[test]
+    fn merge_is_deep() {
+        let mut a: toml::Table = toml::from_str("[providers.x]\nbase_url='a'\nmodel='m'").unwrap();
+        let b: toml::Table = toml::from_str("[providers.x]\nmodel='n'").unwrap();
+        merge(&mut a, b);
+        assert_eq!(a["providers"]["x"]["base_url"].as_str(), Some("a"));
+        assert_eq!(a["providers"]["x"]["model"].as_str(), Some("n"));
+    }
+}

@@ -1,0 +1,69 @@
+//! Built-in provider presets, so `--provider openrouter` works with no config file.
+//! A `[providers.NAME]` table of the same name overrides a preset key by key.
+
+use super::{ProviderEntry, ProviderKind};
+
+pub const NAMES: &[&str] = &["anthropic", "bedrock", "ollama", "openai", "openrouter"];
+
+pub fn preset(name: &str) -> Option<ProviderEntry> {
+    let (kind, url, key, model) = match name {
+        "openai" => (
+            ProviderKind::Openai,
+            "https://api.openai.com/v1",
+            Some("OPENAI_API_KEY"),
+            "gpt-4.1-mini",
+        ),
+        "openrouter" => (
+            ProviderKind::Openai,
+            "https://openrouter.ai/api/v1",
+            Some("OPENROUTER_API_KEY"),
+            "anthropic/claude-sonnet-4.5",
+        ),
+        "ollama" => (
+            ProviderKind::Openai,
+            "http://127.0.0.1:11434/v1",
+            None,
+            "llama3.2",
+        ),
+        "anthropic" => (
+            ProviderKind::Anthropic,
+            "https://api.anthropic.com",
+            Some("ANTHROPIC_API_KEY"),
+            "claude-sonnet-4-5",
+        ),
+        "bedrock" => (
+            ProviderKind::Bedrock,
+            "https://bedrock-runtime.us-east-1.amazonaws.com",
+            None,
+            "anthropic.claude-sonnet-4-5-20250929-v1:0",
+        ),
+        _ => return None,
+    };
+    Some(ProviderEntry {
+        kind: Some(kind),
+        base_url: Some(url.into()),
+        api_key_env: key.map(Into::into),
+        model: Some(model.into()),
+        ..ProviderEntry::default()
+    })
+}
+
+/// `user`'s keys over `base`'s.
+pub fn overlay(base: ProviderEntry, user: &ProviderEntry) -> ProviderEntry {
+    let u = user.clone();
+    let mut headers = base.headers;
+    headers.extend(u.headers);
+    ProviderEntry {
+        kind: u.kind.or(base.kind),
+        base_url: u.base_url.or(base.base_url),
+        api_key_env: u.api_key_env.or(base.api_key_env),
+        api_key: u.api_key.or(base.api_key),
+        model: u.model.or(base.model),
+        headers,
+        max_retries: u.max_retries.or(base.max_retries),
+        retry_base_ms: u.retry_base_ms.or(base.retry_base_ms),
+        retry_max_ms: u.retry_max_ms.or(base.retry_max_ms),
+        connect_timeout_ms: u.connect_timeout_ms.or(base.connect_timeout_ms),
+        idle_timeout_ms: u.idle_timeout_ms.or(base.idle_timeout_ms),
+    }
+}

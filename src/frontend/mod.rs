@@ -1,0 +1,8 @@
+//! Front ends: they consume the core's [`Event`](crate::agent::Event) stream and
+//! own the terminal. The one-shot printer and `--json` are in `printer`; the
+//! interactive loop is in `repl`.
+
+mod printer;
+pub mod repl;
+
+pub use printer::{drive, Printer, Style};

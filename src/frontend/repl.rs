@@ -1,0 +1,122 @@
+//! The interactive session: a rustyline prompt with a history file, streamed
+//! replies, and slash commands. The line editor blocks, so each read runs on the
+//! blocking pool; Ctrl-C during a turn stops the turn, not the program.
+
+use std::path::{Path, PathBuf};
+
+use rustyline::error::ReadlineError;
+use tokio::sync::mpsc::UnboundedReceiver;
+use tokio_util::sync::CancellationToken;
+
+use super::printer::{drive, Printer};
+use crate::agent::{open_session, Agent, AgentError, Event};
+use crate::config::Settings;
+
+pub const HELP: &str = "\
+commands:
+  /help      this list
+  /new       start a new session (the current one stays on disk)
+  /session   show the current session's id and file
+  /stop      stop the running turn (Ctrl-C does the same)
+  /quit      leave (Ctrl-D does the same)";
+
+pub struct ReplContext<'a> {
+    pub settings: &'a Settings,
+    pub cwd: &'a Path,
+    pub history: PathBuf,
+}
+
+enum Flow {
+    Continue,
+    Quit,
+}
+
+pub async fn run(
+    mut agent: Agent,
+    ctx: ReplContext<'_>,
+    rx: &mut UnboundedReceiver<Event>,
+    printer: &mut Printer,
+) -> anyhow::Result<()> {
+    let mut editor = rustyline::DefaultEditor::new()?;
+    if let Some(dir) = ctx.history.parent() {
+        let _ = std::fs::create_dir_all(dir);
+    }
+    let _ = editor.load_history(&ctx.history);
+    eprintln!(
+        "hermes {} · {} · session {} · /help for commands, Ctrl-D to quit",
+        env!("CARGO_PKG_VERSION"),
+        ctx.settings.provider.model,
+        agent.session().id()
+    );
+    loop {
+        let (ed, line) = tokio::task::spawn_blocking(move || {
+            let r = editor.readline("› ");
+            (editor, r)
+        })
+        .await?;
+        editor = ed;
+        let line = match line {
+            Ok(l) => l,
+            Err(ReadlineError::Interrupted) => continue,
+            Err(ReadlineError::Eof) => break,
+            Err(e) => return Err(e.into()),
+        };
+        let text = line.trim();
+        if text.is_empty() {
+            continue;
+        }
+        let _ = editor.add_history_entry(text);
+        let _ = editor.append_history(&ctx.history);
+        if text.starts_with('/') {
+            match command(text, &mut agent, &ctx).await? {
+                Flow::Quit => break,
+                Flow::Continue => continue,
+            }
+        }
+        let cancel = CancellationToken::new();
+        let on_ctrl_c = {
+            let cancel = cancel.clone();
+            tokio::spawn(async move {
+                if tokio::signal::ctrl_c().await.is_ok() {
+                    cancel.cancel();
+                }
+            })
+        };
+        let res = drive(agent.run_turn(text, &cancel), rx, printer).await;
+        on_ctrl_c.abort();
+        printer.end_line();
+        match res {
+            Ok(_) => {}
+            Err(AgentError::Cancelled) => eprintln!("stopped."),
+            Err(e) => {
+                eprintln!("error: {e}");
+                if let Some(h) = e.hint() {
+                    eprintln!("hint: {h}");
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+async fn command(text: &str, agent: &mut Agent, ctx: &ReplContext<'_>) -> anyhow::Result<Flow> {
+    let word = text.split_whitespace().next().unwrap_or("");
+    match word {
+        "/quit" | "/exit" | "/q" => return Ok(Flow::Quit),
+        "/help" | "/?" => eprintln!("{HELP}"),
+        "/session" => eprintln!(
+            "session {} · {}",
+            agent.session().id(),
+            agent.session().path().display()
+        ),
+        "/stop" => eprintln!("nothing is running."),
+        "/new" => {
+            let start = open_session(ctx.settings, ctx.cwd, None).await?;
+            let id = start.handle.id().to_string();
+            agent.switch_session(start.handle, start.messages);
+            eprintln!("new session {id}");
+        }
+        other => eprintln!("unknown command {other}; /help lists them"),
+    }
+    Ok(Flow::Continue)
+}

@@ -1,0 +1,26 @@
+//! hermes: a terminal AI agent for people who work with MCP tools.
+//!
+//! The data path of a turn, and the module that owns each step:
+//!
+//! - [`cli`] — flags; [`app`] — the binary's edge: resolves settings, picks a
+//!   front end, maps outcomes to exit codes.
+//! - [`config`] — config files, layers and presets, resolved once into `Settings`.
+//! - [`frontend`] — the REPL and the one-shot / `--json` printers, consumers of
+//!   the core's event stream.
+//! - [`agent`] — the turn loop and tool rounds; emits [`agent::Event`]s.
+//! - [`provider`] — model APIs (OpenAI-compatible Chat Completions over SSE),
+//!   retries and stream assembly.
+//! - [`tools`] — the tool trait and registry the tool round calls into.
+//! - [`session`] — the message model and the append-only JSON Lines session file
+//!   (single writer), read back for `--resume`.
+
+pub mod agent;
+pub mod app;
+pub mod build_info;
+pub mod cli;
+pub mod config;
+pub mod frontend;
+pub mod provider;
+pub mod session;
+pub mod tools;
+pub mod util;

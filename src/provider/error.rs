@@ -1,0 +1,131 @@
+//! Provider failures, each naming the provider and the URL, with the fix as a hint.
+//! Whether a failure is worth another attempt is decided here, in one match.
+
+use std::time::Duration;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ProviderError {
+    #[error("provider `{provider}` needs an API key: {env} is not set")]
+    MissingKey { provider: String, env: String },
+    #[error("provider `{provider}` refused the API key (HTTP {status}) at {url}")]
+    Auth {
+        provider: String,
+        url: String,
+        status: u16,
+        key_env: Option<String>,
+    },
+    #[error("provider `{provider}` answered HTTP {status} at {url}: {message}")]
+    Http {
+        provider: String,
+        url: String,
+        status: u16,
+        message: String,
+        /// From `Retry-After`, when the server sent one.
+        retry_after: Option<Duration>,
+    },
+    #[error("cannot reach provider `{provider}` at {url}: {message}")]
+    Connect {
+        provider: String,
+        url: String,
+        message: String,
+    },
+    #[error("provider `{provider}` at {url} sent a reply that is not JSON: {excerpt}")]
+    NotJson {
+        provider: String,
+        url: String,
+        excerpt: String,
+    },
+    #[error("provider `{provider}` at {url} cut the reply off before it was complete{detail}")]
+    Truncated {
+        provider: String,
+        url: String,
+        detail: String,
+    },
+    #[error("provider `{provider}` at {url} reported an error: {message}")]
+    Remote {
+        provider: String,
+        url: String,
+        message: String,
+    },
+    #[error("provider `{provider}` at {url} sent nothing for {} s", after.as_secs())]
+    Idle {
+        provider: String,
+        url: String,
+        after: Duration,
+    },
+    #[error("provider `{provider}` at {url} still failing after {attempts} attempts: {last}")]
+    GaveUp {
+        provider: String,
+        url: String,
+        attempts: u32,
+        last: Box<ProviderError>,
+    },
+    #[error("provider `{provider}` is of kind `{kind}`, which this build does not speak yet")]
+    Unsupported { provider: String, kind: String },
+    #[error("cannot set up the HTTP client: {0}")]
+    Client(String),
+    #[error("interrupted")]
+    Cancelled,
+}
+
+impl ProviderError {
+    /// Worth another attempt: rate limits, server errors, dropped connections.
+    /// A stream cut after text was shown is not retried here: the user saw it.
+    pub fn is_retryable(&self) -> bool {
+        match self {
+            ProviderError::Http { status, .. } => *status == 429 || *status >= 500,
+            ProviderError::Connect { .. } => true,
+            ProviderError::MissingKey { .. }
+            | ProviderError::Auth { .. }
+            | ProviderError::NotJson { .. }
+            | ProviderError::Truncated { .. }
+            | ProviderError::Remote { .. }
+            | ProviderError::Idle { .. }
+            | ProviderError::GaveUp { .. }
+            | ProviderError::Unsupported { .. }
+            | ProviderError::Client(_)
+            | ProviderError::Cancelled => false,
+        }
+    }
+
+    pub fn retry_after(&self) -> Option<Duration> {
+        match self {
+            ProviderError::Http { retry_after, .. } => *retry_after,
+            _ => None,
+        }
+    }
+
+    /// A problem of set-up (exit 2) rather than of this run (exit 1).
+    pub fn is_config(&self) -> bool {
+        matches!(
+            self,
+            ProviderError::MissingKey { .. } | ProviderError::Unsupported { .. }
+        )
+    }
+
+    pub fn hint(&self) -> Option<String> {
+        match self {
+            ProviderError::MissingKey { provider, env } => Some(format!(
+                "export {env}=…, or set providers.{provider}.api_key_env in config.toml to the variable that holds the key"
+            )),
+            ProviderError::Auth { provider, key_env, .. } => Some(match key_env {
+                Some(env) => format!("check the key in {env} (providers.{provider}.api_key_env)"),
+                None => format!("set providers.{provider}.api_key_env to the variable holding a valid key"),
+            }),
+            ProviderError::Connect { provider, .. } => Some(format!(
+                "is the server running? check providers.{provider}.base_url"
+            )),
+            ProviderError::NotJson { provider, .. } => Some(format!(
+                "providers.{provider}.base_url must point at an OpenAI-compatible API (usually ending in /v1)"
+            )),
+            ProviderError::Truncated { .. } | ProviderError::Idle { .. } => {
+                Some("nothing of this reply was saved; send the message again".into())
+            }
+            ProviderError::GaveUp { last, .. } => last.hint(),
+            ProviderError::Http { status: 404, provider, .. } => Some(format!(
+                "check the model name (-m) and providers.{provider}.base_url"
+            )),
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,140 @@
+//! Finding sessions on disk: by id, the latest for a directory, and the listing.
+//! Files live at `sessions/YYYY/MM/DD/<id>.jsonl` and ids start with the date, so a
+//! lookup by id reads one folder, not the whole tree.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+
+use super::message::Message;
+use super::record::{Meta, Record};
+use super::SessionError;
+use crate::util::time::{entropy, Utc};
+
+/// `20261129-201235-a1b2c3`: sortable by creation time, unique enough per machine.
+pub fn new_id(now: &Utc) -> String {
+    format!("{}-{:06x}", now.compact(), entropy() & 0xff_ffff)
+}
+
+pub fn path_for(sessions_dir: &Path, id: &str) -> PathBuf {
+    let (y, m, d) = (&id[0..4], &id[4..6], &id[6..8]);
+    sessions_dir.join(y).join(m).join(d).join(format!("{id}.jsonl"))
+}
+
+fn well_formed(id: &str) -> bool {
+    id.len() >= 8
+        && id.is_char_boundary(8)
+        && id[..8].bytes().all(|b| b.is_ascii_digit())
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
+/// The file of session `id`; a unique prefix of an id also works.
+pub fn find(sessions_dir: &Path, id: &str) -> Result<PathBuf, SessionError> {
+    let id = id.trim();
+    if well_formed(id) {
+        let exact = path_for(sessions_dir, id);
+        if exact.is_file() {
+            return Ok(exact);
+        }
+    }
+    let matches: Vec<PathBuf> = all_files(sessions_dir)
+        .into_iter()
+        .filter(|p| {
+            p.file_stem()
+                .and_then(|s| s.to_str())
+                .is_some_and(|s| !id.is_empty() && s.starts_with(id))
+        })
+        .collect();
+    match matches.len() {
+        1 => Ok(matches.into_iter().next().expect("one match")),
+        0 => Err(SessionError::NotFound { id: id.to_string() }),
+        _ => Err(SessionError::Ambiguous {
+            id: id.to_string(),
+            count: matches.len(),
+        }),
+    }
+}
+
+/// Every session file, oldest first (ids sort by time).
+pub fn all_files(sessions_dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![(sessions_dir.to_path_buf(), 0)];
+    while let Some((dir, depth)) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            if depth < 3 && p.is_dir() {
+                stack.push((p, depth + 1));
+            } else if depth == 3 && p.extension().is_some_and(|x| x == "jsonl") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort_by(|a, b| a.file_name().cmp(&b.file_name()));
+    out
+}
+
+#[derive(Debug, Clone)]
+pub struct Summary {
+    pub path: PathBuf,
+    pub meta: Meta,
+    /// The first user message, the session's de-facto title.
+    pub title: String,
+}
+
+/// Reads a file's head only: the meta line and the first user message.
+pub fn summary(path: &Path) -> Option<Summary> {
+    let file = std::fs::File::open(path).ok()?;
+    let mut meta = None;
+    for line in BufReader::new(file).lines().take(64) {
+        let Ok(rec) = serde_json::from_str::<Record>(&line.ok()?) else {
+            continue;
+        };
+        match rec {
+            Record::Meta(m) => meta = Some(m),
+            Record::Message {
+                message: Message::User { content },
+                ..
+            } => {
+                return Some(Summary {
+                    path: path.to_path_buf(),
+                    meta: meta?,
+                    title: content,
+                })
+            }
+            _ => {}
+        }
+    }
+    meta.map(|meta| Summary {
+        path: path.to_path_buf(),
+        meta,
+        title: String::new(),
+    })
+}
+
+/// The newest session started in `cwd`.
+pub fn latest_in(sessions_dir: &Path, cwd: &Path) -> Option<Summary> {
+    let cwd = cwd.to_string_lossy();
+    all_files(sessions_dir)
+        .iter()
+        .rev()
+        .filter_map(|p| summary(p))
+        .find(|s| s.meta.cwd == cwd)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_map_to_dated_folders() {
+        let id = new_id(&Utc::from_unix(1_796_000_000, 0));
+        assert!(id.starts_with("20261130-005320-"), "{id}");
+        let p = path_for(Path::new("/s"), &id);
+        assert!(p.starts_with("/s/2026/11/30"), "{}", p.display());
+        assert!(!well_formed("../../etc"));
+    }
+}

@@ -1,0 +1,167 @@
+//! Reading a session file back. A torn last line (hermes died mid-write) is skipped
+//! with a warning; a bad line anywhere else is an error naming the file and line,
+//! unless a later `torn_line` event records that an earlier resume found it torn.
+
+use std::collections::HashSet;
+use std::path::Path;
+
+use super::message::{Message, ToolCall};
+use super::record::{events, Meta, Record};
+use super::SessionError;
+
+#[derive(Debug, Clone)]
+pub struct LoadedSession {
+    pub meta: Meta,
+    pub messages: Vec<Message>,
+    /// Tool calls of the history that never got a result (hermes stopped mid-round).
+    pub unanswered: Vec<ToolCall>,
+    /// 1-based number of a torn last line, which has no newline yet.
+    pub torn_tail: Option<usize>,
+    pub warnings: Vec<String>,
+}
+
+pub fn load(path: &Path) -> Result<LoadedSession, SessionError> {
+    let bytes = std::fs::read(path).map_err(|e| SessionError::io(path, e))?;
+    parse(path, &bytes)
+}
+
+pub fn parse(path: &Path, bytes: &[u8]) -> Result<LoadedSession, SessionError> {
+    let mut segments: Vec<&[u8]> = bytes.split(|b| *b == b'\n').collect();
+    // After the last newline: empty for a clean file, a fragment for a torn one.
+    let tail = segments.pop().unwrap_or_default();
+    let mut warnings = Vec::new();
+    let torn_tail = (!tail.is_empty()).then(|| {
+        let n = segments.len() + 1;
+        warnings.push(format!(
+            "{}:{n}: skipped a torn last line (hermes stopped while writing it)",
+            path.display()
+        ));
+        n
+    });
+
+    let mut parsed: Vec<(usize, Result<Record, String>)> = Vec::with_capacity(segments.len());
+    for (i, seg) in segments.iter().enumerate() {
+        if seg.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let rec = serde_json::from_slice::<Record>(seg).map_err(|e| e.to_string());
+        parsed.push((i + 1, rec));
+    }
+    let acknowledged: HashSet<u64> = parsed
+        .iter()
+        .filter_map(|(_, r)| match r {
+            Ok(Record::Event { event, data, .. }) if event == events::TORN_LINE => {
+                data.get("line").and_then(|l| l.as_u64())
+            }
+            _ => None,
+        })
+        .collect();
+
+    let mut meta = None;
+    let mut messages = Vec::new();
+    let mut answered = HashSet::new();
+    for (line, rec) in parsed {
+        let rec = match rec {
+            Ok(r) => r,
+            Err(_) if acknowledged.contains(&(line as u64)) => continue,
+            Err(message) => {
+                return Err(SessionError::BadLine {
+                    path: path.to_path_buf(),
+                    line,
+                    message,
+                })
+            }
+        };
+        match rec {
+            Record::Meta(m) if meta.is_none() => meta = Some(m),
+            Record::Meta(_) => {}
+            _ if meta.is_none() => {
+                return Err(SessionError::NotASession {
+                    path: path.to_path_buf(),
+                })
+            }
+            Record::Message { message, .. } => messages.push(message),
+            Record::ToolResult { result, .. } => {
+                answered.insert(result.tool_call_id.clone());
+                messages.push(Message::Tool(result));
+            }
+            Record::Event { .. } => {}
+        }
+    }
+    let meta = meta.ok_or_else(|| SessionError::NotASession {
+        path: path.to_path_buf(),
+    })?;
+    let unanswered = messages
+        .iter()
+        .flat_map(|m| match m {
+            Message::Assistant { tool_calls, .. } => tool_calls.as_slice(),
+            _ => &[],
+        })
+        .filter(|c| !answered.contains(&c.id))
+        .cloned()
+        .collect();
+    Ok(LoadedSession {
+        meta,
+        messages,
+        unanswered,
+        torn_tail,
+        warnings,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const META: &str = r#"{"type":"meta","version":1,"id":"s","created":"t","cwd":"/","provider":"p","model":"m","hermes_version":"0"}"#;
+
+    fn user(text: &str) -> String {
+        format!(r#"{{"type":"message","ts":"t","message":{{"role":"user","content":"{text}"}}}}"#)
+    }
+
+    #[test]
+    fn torn_tail_is_skipped_with_a_warning() {
+        let text = format!("{META}\n{}\n{{\"type\":\"mess", user("hi"));
+        let s = parse(Path::new("f.jsonl"), text.as_bytes()).unwrap();
+        assert_eq!(s.messages.len(), 1);
+        assert_eq!(s.torn_tail, Some(3));
+        assert!(s.warnings[0].contains("f.jsonl:3"));
+    }
+
+    #[test]
+    fn garbage_in_the_middle_is_an_error_with_its_line() {
+        let text = format!("{META}\nnot json\n{}\n", user("hi"));
+        let err = parse(Path::new("f.jsonl"), text.as_bytes()).unwrap_err();
+        assert!(err.to_string().starts_with("f.jsonl:2: "), "{err}");
+    }
+
+    #[test]
+    fn an_acknowledged_torn_line_is_skipped() {
+        let text = format!(
+            "{META}\n{{\"type\":\"mess\n{{\"type\":\"event\",\"ts\":\"t\",\"event\":\"torn_line\",\"line\":2}}\n{}\n",
+            user("again")
+        );
+        let s = parse(Path::new("f.jsonl"), text.as_bytes()).unwrap();
+        assert_eq!(s.messages.len(), 1);
+        assert_eq!(s.torn_tail, None);
+    }
+
+    #[test]
+    fn unanswered_tool_calls_are_reported() {
+        let text = format!(
+            "{META}\n{}\n{}\n",
+            user("x"),
+            r#"{"type":"message","ts":"t","message":{"role":"assistant","tool_calls":[{"id":"a","name":"echo","arguments":"{}"},{"id":"b","name":"echo","arguments":"{}"}]}}"#
+        ) + r#"{"type":"tool_result","ts":"t","tool_call_id":"a","name":"echo","content":"ok","is_error":false}"#
+            + "\n";
+        let s = parse(Path::new("f"), text.as_bytes()).unwrap();
+        assert_eq!(s.unanswered.len(), 1);
+        assert_eq!(s.unanswered[0].id, "b");
+    }
+
+    #[test]
+    fn a_file_without_meta_is_not_a_session() {
+        let err = parse(Path::new("f"), format!("{}\n", user("x")).as_bytes()).unwrap_err();
+        assert!(matches!(err, SessionError::NotASession { .. }));
+    }
+}

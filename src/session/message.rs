@@ -1,0 +1,42 @@
+//! The conversation as hermes keeps it, independent of any provider's wire format.
+//! Providers translate these into their own JSON; the translation must be a pure
+//! function of the message so a resumed session sends the same bytes again.
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "role", rename_all = "lowercase")]
+pub enum Message {
+    System {
+        content: String,
+    },
+    User {
+        content: String,
+    },
+    Assistant {
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        content: String,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        tool_calls: Vec<ToolCall>,
+    },
+    Tool(ToolResult),
+}
+
+/// One tool invocation as the model sent it. `arguments` is kept as the exact
+/// string received: re-serialising parsed JSON could reorder keys and change the
+/// bytes replayed to the provider.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolCall {
+    pub id: String,
+    pub name: String,
+    pub arguments: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolResult {
+    pub tool_call_id: String,
+    pub name: String,
+    pub content: String,
+    #[serde(default)]
+    pub is_error: bool,
+}

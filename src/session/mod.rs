@@ -1,0 +1,59 @@
+//! Sessions: the message model, the append-only JSON Lines file that is the record
+//! of truth, its single writer, and reading it back for `--resume`.
+
+mod index;
+mod load;
+mod message;
+mod record;
+mod store;
+
+use std::path::{Path, PathBuf};
+
+pub use index::{all_files, find, latest_in, new_id, path_for, summary, Summary};
+pub use load::{load, parse, LoadedSession};
+pub use message::{Message, ToolCall, ToolResult};
+pub use record::{events, Meta, Record, FORMAT_VERSION};
+pub use store::SessionHandle;
+
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    #[error("session file {}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{}:{line}: not a valid session record ({message})", path.display())]
+    BadLine {
+        path: PathBuf,
+        line: usize,
+        message: String,
+    },
+    #[error("{} is not a hermes session (no meta record first)", path.display())]
+    NotASession { path: PathBuf },
+    #[error("no session with id `{id}`")]
+    NotFound { id: String },
+    #[error("`{id}` matches {count} sessions")]
+    Ambiguous { id: String, count: usize },
+    #[error("cannot encode a session record: {0}")]
+    Encode(String),
+}
+
+impl SessionError {
+    pub fn io(path: &Path, source: std::io::Error) -> SessionError {
+        SessionError::Io {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+
+    pub fn hint(&self) -> Option<&'static str> {
+        match self {
+            SessionError::BadLine { .. } => Some(
+                "that line was not written by hermes; remove or fix it, or start a new session",
+            ),
+            SessionError::NotFound { .. } => Some("`hermes sessions list` shows the ids"),
+            SessionError::Ambiguous { .. } => Some("give more of the id"),
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,117 @@
+//! The session file's single writer. One task owns the file; everyone else holds a
+//! cheap [`SessionHandle`] and awaits each append, which answers once the record's
+//! line has been handed to the kernel in one `write` — so a crash of hermes loses
+//! nothing that was acknowledged. `sync` adds an fsync at the end of each turn.
+
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use tokio::sync::{mpsc, oneshot};
+
+use super::record::Record;
+use super::SessionError;
+
+enum Cmd {
+    Append(Vec<u8>, oneshot::Sender<std::io::Result<()>>),
+    Sync(oneshot::Sender<std::io::Result<()>>),
+}
+
+#[derive(Clone, Debug)]
+pub struct SessionHandle {
+    tx: mpsc::Sender<Cmd>,
+    path: PathBuf,
+    id: String,
+}
+
+impl SessionHandle {
+    /// Creates a new session file (owner-only permissions) and starts its writer.
+    pub fn create(path: &Path, id: &str) -> Result<SessionHandle, SessionError> {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| SessionError::io(dir, e))?;
+        }
+        let mut opts = OpenOptions::new();
+        opts.create_new(true).append(true);
+        owner_only(&mut opts);
+        let file = opts.open(path).map_err(|e| SessionError::io(path, e))?;
+        Ok(Self::spawn(file, path, id))
+    }
+
+    /// Opens an existing session file for appending.
+    pub fn append_to(path: &Path, id: &str) -> Result<SessionHandle, SessionError> {
+        let file = OpenOptions::new()
+            .append(true)
+            .open(path)
+            .map_err(|e| SessionError::io(path, e))?;
+        Ok(Self::spawn(file, path, id))
+    }
+
+    fn spawn(file: File, path: &Path, id: &str) -> SessionHandle {
+        let (tx, rx) = mpsc::channel(64);
+        tokio::spawn(writer(file, rx));
+        SessionHandle {
+            tx,
+            path: path.to_path_buf(),
+            id: id.to_string(),
+        }
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    pub async fn append(&self, record: &Record) -> Result<(), SessionError> {
+        let mut line = serde_json::to_vec(record).map_err(|e| SessionError::Encode(e.to_string()))?;
+        line.push(b'\n');
+        self.send(|ack| Cmd::Append(line, ack)).await
+    }
+
+    /// Raw bytes, used once to end a torn last line before new records follow it.
+    pub async fn append_raw(&self, bytes: Vec<u8>) -> Result<(), SessionError> {
+        self.send(|ack| Cmd::Append(bytes, ack)).await
+    }
+
+    pub async fn sync(&self) -> Result<(), SessionError> {
+        self.send(Cmd::Sync).await
+    }
+
+    async fn send(
+        &self,
+        cmd: impl FnOnce(oneshot::Sender<std::io::Result<()>>) -> Cmd,
+    ) -> Result<(), SessionError> {
+        let (ack, done) = oneshot::channel();
+        let closed = || SessionError::io(&self.path, std::io::Error::other("session writer stopped"));
+        self.tx.send(cmd(ack)).await.map_err(|_| closed())?;
+        done.await
+            .map_err(|_| closed())?
+            .map_err(|e| SessionError::io(&self.path, e))
+    }
+}
+
+async fn writer(mut file: File, mut rx: mpsc::Receiver<Cmd>) {
+    while let Some(cmd) = rx.recv().await {
+        match cmd {
+            // Lines are small; a blocking write of a few hundred bytes to the page
+            // cache is cheaper than a hop to the blocking pool.
+            Cmd::Append(bytes, ack) => {
+                let _ = ack.send(file.write_all(&bytes));
+            }
+            Cmd::Sync(ack) => {
+                let _ = ack.send(file.sync_data());
+            }
+        }
+    }
+}
+
+#[cfg(unix)]
+fn owner_only(opts: &mut OpenOptions) {
+    use std::os::unix::fs::OpenOptionsExt;
+    opts.mode(0o600);
+}
+
+#[cfg(not(unix))]
+fn owner_only(_: &mut OpenOptions) {}

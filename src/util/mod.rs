@@ -1,0 +1,4 @@
+//! Small helpers shared by several modules: wall-clock formatting and text trimming.
+
+pub mod text;
+pub mod time;
