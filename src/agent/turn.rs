@@ -29,7 +29,8 @@ impl AgentError {
             AgentError::Provider(e) => e.hint(),
             AgentError::Session(e) => e.hint().map(str::to_string),
             AgentError::MaxTurns(_) => Some(
-                "raise --max-turns (or max_turns in config.toml), or continue with --continue".into(),
+                "raise --max-turns (or max_turns in config.toml), or continue with --continue"
+                    .into(),
             ),
             AgentError::Cancelled => None,
         }
@@ -186,8 +187,7 @@ impl Agent {
             }
             let results =
                 tool_round::run(&self.tools, &calls, &self.session, &self.events, cancel).await?;
-            self.messages
-                .extend(results.into_iter().map(Message::Tool));
+            self.messages.extend(results.into_iter().map(Message::Tool));
             if cancel.is_cancelled() {
                 return Err(AgentError::Cancelled);
             }

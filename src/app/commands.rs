@@ -17,7 +17,10 @@ pub fn config(
 ) -> anyhow::Result<ExitCode> {
     match action {
         ConfigAction::Path => {
-            let user = ov.config_path.clone().unwrap_or_else(|| paths.config_file());
+            let user = ov
+                .config_path
+                .clone()
+                .unwrap_or_else(|| paths.config_file());
             println!("{}", user.display());
             if let Some(p) = config::project_config(cwd) {
                 println!("{}", p.display());
@@ -42,12 +45,10 @@ pub fn sessions(action: &SessionsAction, paths: &Paths, cwd: &Path) -> anyhow::R
     match action {
         SessionsAction::List { here } => {
             let cwd = cwd.to_string_lossy();
-            let mut rows: Vec<_> = session::all_files(&dir)
-                .iter()
-                .filter_map(|p| session::summary(p))
+            let rows: Vec<_> = session::list(&dir)
+                .into_iter()
                 .filter(|s| !here || s.meta.cwd == cwd)
                 .collect();
-            rows.reverse();
             if rows.is_empty() {
                 eprintln!("no sessions yet");
             }

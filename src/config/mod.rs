@@ -40,7 +40,9 @@ pub enum ConfigError {
     NoBaseUrl { name: String },
     #[error("no model chosen for provider `{provider}`")]
     NoModel { provider: String },
-    #[error("provider `{name}` is of kind `{kind}`, which this build of hermes does not speak yet")]
+    #[error(
+        "provider `{name}` is of kind `{kind}`, which this build of hermes does not speak yet"
+    )]
     UnsupportedKind { name: String, kind: String },
     #[error("{what} must be {expected}, got {got}")]
     BadValue {
@@ -130,7 +132,10 @@ pub fn load_merged(
 ) -> Result<(ConfigFile, Vec<PathBuf>), ConfigError> {
     let mut merged = toml::Table::new();
     let mut sources = Vec::new();
-    let user = ov.config_path.clone().unwrap_or_else(|| paths.config_file());
+    let user = ov
+        .config_path
+        .clone()
+        .unwrap_or_else(|| paths.config_file());
     if let Some(t) = load::read_layer(&user, ov.config_path.is_some())? {
         load::merge(&mut merged, t);
         sources.push(user);
@@ -271,7 +276,15 @@ pub fn show_masked(file: &ConfigFile) -> String {
 /// Header or variable names whose values are credentials.
 pub fn looks_secret(name: &str) -> bool {
     let n = name.to_ascii_lowercase();
-    ["key", "token", "secret", "password", "authorization", "auth", "cookie"]
-        .iter()
-        .any(|s| n.contains(s))
+    [
+        "key",
+        "token",
+        "secret",
+        "password",
+        "authorization",
+        "auth",
+        "cookie",
+    ]
+    .iter()
+    .any(|s| n.contains(s))
 }

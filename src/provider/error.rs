@@ -28,6 +28,8 @@ pub enum ProviderError {
         provider: String,
         url: String,
         message: String,
+        /// A dropped or reset connection is worth another try; a refused one is not.
+        transient: bool,
     },
     #[error("provider `{provider}` at {url} sent a reply that is not JSON: {excerpt}")]
     NotJson {
@@ -53,10 +55,8 @@ pub enum ProviderError {
         url: String,
         after: Duration,
     },
-    #[error("provider `{provider}` at {url} still failing after {attempts} attempts: {last}")]
+    #[error("{last} (gave up after {attempts} attempts)")]
     GaveUp {
-        provider: String,
-        url: String,
         attempts: u32,
         last: Box<ProviderError>,
     },
@@ -74,7 +74,7 @@ impl ProviderError {
     pub fn is_retryable(&self) -> bool {
         match self {
             ProviderError::Http { status, .. } => *status == 429 || *status >= 500,
-            ProviderError::Connect { .. } => true,
+            ProviderError::Connect { transient, .. } => *transient,
             ProviderError::MissingKey { .. }
             | ProviderError::Auth { .. }
             | ProviderError::NotJson { .. }

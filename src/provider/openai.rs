@@ -94,8 +94,6 @@ impl OpenAiProvider {
                 }
                 Err(e) if e.is_retryable() && retries > 0 => {
                     return Err(ProviderError::GaveUp {
-                        provider: self.name.clone(),
-                        url: self.url.clone(),
                         attempts: retries + 1,
                         last: Box::new(e),
                     })
@@ -249,6 +247,8 @@ impl OpenAiProvider {
             provider: self.name.clone(),
             url: self.url.clone(),
             message: root_cause(e),
+            // Refused or unresolvable: nothing is listening, waiting won't help.
+            transient: !e.is_connect() || e.is_timeout(),
         }
     }
 
@@ -404,7 +404,11 @@ impl<'a> From<&'a Message> for WireMessage<'a> {
                         kind: "function",
                         function: WireCallFunction {
                             name: &c.name,
-                            arguments: if c.arguments.is_empty() { "{}" } else { &c.arguments },
+                            arguments: if c.arguments.is_empty() {
+                                "{}"
+                            } else {
+                                &c.arguments
+                            },
                         },
                     })
                     .collect(),
@@ -430,8 +434,12 @@ mod tests {
     #[test]
     fn body_puts_messages_last_and_is_stable() {
         let msgs = vec![
-            Message::System { content: "s".into() },
-            Message::User { content: "hi".into() },
+            Message::System {
+                content: "s".into(),
+            },
+            Message::User {
+                content: "hi".into(),
+            },
             Message::Assistant {
                 content: String::new(),
                 tool_calls: vec![ToolCall {
@@ -461,7 +469,10 @@ mod tests {
 
     #[test]
     fn error_message_reads_common_shapes() {
-        assert_eq!(error_message(r#"{"error":{"message":"bad model"}}"#), "bad model");
+        assert_eq!(
+            error_message(r#"{"error":{"message":"bad model"}}"#),
+            "bad model"
+        );
         assert_eq!(error_message(r#"{"error":"nope"}"#), "nope");
         assert_eq!(error_message("<html>oops</html>"), "<html>oops</html>");
         assert_eq!(error_message(""), "(empty body)");

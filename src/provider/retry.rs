@@ -46,7 +46,10 @@ mod tests {
         for retry in 0..6 {
             let d = delay(&policy(), retry, None);
             let full = Duration::from_millis(100 * (1 << retry));
-            assert!(d >= full / 2 && d <= full.min(Duration::from_secs(2)), "{retry}: {d:?}");
+            assert!(
+                d >= full / 2 && d <= full.min(Duration::from_secs(2)),
+                "{retry}: {d:?}"
+            );
         }
         assert_eq!(delay(&policy(), 10, None), Duration::from_secs(2));
     }
@@ -54,8 +57,14 @@ mod tests {
     #[test]
     fn retry_after_wins_but_is_capped() {
         let p = policy();
-        assert_eq!(delay(&p, 0, Some(Duration::from_secs(1))), Duration::from_secs(1));
-        assert_eq!(delay(&p, 0, Some(Duration::from_secs(60))), Duration::from_secs(2));
+        assert_eq!(
+            delay(&p, 0, Some(Duration::from_secs(1))),
+            Duration::from_secs(1)
+        );
+        assert_eq!(
+            delay(&p, 0, Some(Duration::from_secs(60))),
+            Duration::from_secs(2)
+        );
     }
 
     #[test]

@@ -165,15 +165,23 @@ mod tests {
     #[test]
     fn fragments_by_index_make_whole_calls() {
         let mut a = Assembler::default();
-        a.push(chunk(serde_json::json!({"choices":[{"delta":{"content":"Hi "}}]})));
-        a.push(chunk(serde_json::json!({"choices":[{"delta":{"tool_calls":[
+        a.push(chunk(
+            serde_json::json!({"choices":[{"delta":{"content":"Hi "}}]}),
+        ));
+        a.push(chunk(
+            serde_json::json!({"choices":[{"delta":{"tool_calls":[
             {"index":0,"id":"c1","type":"function","function":{"name":"echo","arguments":""}},
-            {"index":1,"id":"c2","function":{"name":"echo","arguments":"{\"te"}}]}}]})));
-        a.push(chunk(serde_json::json!({"choices":[{"delta":{"tool_calls":[
+            {"index":1,"id":"c2","function":{"name":"echo","arguments":"{\"te"}}]}}]}),
+        ));
+        a.push(chunk(
+            serde_json::json!({"choices":[{"delta":{"tool_calls":[
             {"index":0,"function":{"arguments":"{}"}},
-            {"index":1,"function":{"arguments":"xt\":1}"}}]}}]})));
-        a.push(chunk(serde_json::json!({"choices":[{"delta":{},"finish_reason":"tool_calls"}],
-            "usage":{"prompt_tokens":3,"completion_tokens":4,"total_tokens":7}})));
+            {"index":1,"function":{"arguments":"xt\":1}"}}]}}]}),
+        ));
+        a.push(chunk(
+            serde_json::json!({"choices":[{"delta":{},"finish_reason":"tool_calls"}],
+            "usage":{"prompt_tokens":3,"completion_tokens":4,"total_tokens":7}}),
+        ));
         assert!(a.saw_finish());
         let c = a.finish();
         assert_eq!(c.content, "Hi ");
@@ -187,8 +195,10 @@ mod tests {
     #[test]
     fn calls_without_index_or_id_still_assemble() {
         let mut a = Assembler::default();
-        a.push(chunk(serde_json::json!({"choices":[{"delta":{"tool_calls":[
-            {"function":{"name":"a","arguments":{"x":1}}}]}}]})));
+        a.push(chunk(
+            serde_json::json!({"choices":[{"delta":{"tool_calls":[
+            {"function":{"name":"a","arguments":{"x":1}}}]}}]}),
+        ));
         let c = a.finish();
         assert_eq!(c.tool_calls[0].id, "call_0");
         assert_eq!(c.tool_calls[0].arguments, "{\"x\":1}");

@@ -17,7 +17,11 @@ pub fn new_id(now: &Utc) -> String {
 
 pub fn path_for(sessions_dir: &Path, id: &str) -> PathBuf {
     let (y, m, d) = (&id[0..4], &id[4..6], &id[6..8]);
-    sessions_dir.join(y).join(m).join(d).join(format!("{id}.jsonl"))
+    sessions_dir
+        .join(y)
+        .join(m)
+        .join(d)
+        .join(format!("{id}.jsonl"))
 }
 
 fn well_formed(id: &str) -> bool {
@@ -115,14 +119,21 @@ pub fn summary(path: &Path) -> Option<Summary> {
     })
 }
 
+/// Summaries of every session, newest first (by creation time to the millisecond;
+/// ids alone order only to the second).
+pub fn list(sessions_dir: &Path) -> Vec<Summary> {
+    let mut rows: Vec<Summary> = all_files(sessions_dir)
+        .iter()
+        .filter_map(|p| summary(p))
+        .collect();
+    rows.sort_by(|a, b| (&b.meta.created, &b.meta.id).cmp(&(&a.meta.created, &a.meta.id)));
+    rows
+}
+
 /// The newest session started in `cwd`.
 pub fn latest_in(sessions_dir: &Path, cwd: &Path) -> Option<Summary> {
     let cwd = cwd.to_string_lossy();
-    all_files(sessions_dir)
-        .iter()
-        .rev()
-        .filter_map(|p| summary(p))
-        .find(|s| s.meta.cwd == cwd)
+    list(sessions_dir).into_iter().find(|s| s.meta.cwd == cwd)
 }
 
 #[cfg(test)]

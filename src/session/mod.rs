@@ -9,7 +9,7 @@ mod store;
 
 use std::path::{Path, PathBuf};
 
-pub use index::{all_files, find, latest_in, new_id, path_for, summary, Summary};
+pub use index::{find, latest_in, list, new_id, path_for, Summary};
 pub use load::{load, parse, LoadedSession};
 pub use message::{Message, ToolCall, ToolResult};
 pub use record::{events, Meta, Record, FORMAT_VERSION};

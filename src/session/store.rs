@@ -65,7 +65,8 @@ impl SessionHandle {
     }
 
     pub async fn append(&self, record: &Record) -> Result<(), SessionError> {
-        let mut line = serde_json::to_vec(record).map_err(|e| SessionError::Encode(e.to_string()))?;
+        let mut line =
+            serde_json::to_vec(record).map_err(|e| SessionError::Encode(e.to_string()))?;
         line.push(b'\n');
         self.send(|ack| Cmd::Append(line, ack)).await
     }
@@ -84,7 +85,8 @@ impl SessionHandle {
         cmd: impl FnOnce(oneshot::Sender<std::io::Result<()>>) -> Cmd,
     ) -> Result<(), SessionError> {
         let (ack, done) = oneshot::channel();
-        let closed = || SessionError::io(&self.path, std::io::Error::other("session writer stopped"));
+        let closed =
+            || SessionError::io(&self.path, std::io::Error::other("session writer stopped"));
         self.tx.send(cmd(ack)).await.map_err(|_| closed())?;
         done.await
             .map_err(|_| closed())?

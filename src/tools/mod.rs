@@ -87,7 +87,11 @@ impl Registry {
             return ToolOutput::error(format!(
                 "unknown tool `{}`; available tools: {}",
                 call.name,
-                if known.is_empty() { "none".to_string() } else { known.join(", ") }
+                if known.is_empty() {
+                    "none".to_string()
+                } else {
+                    known.join(", ")
+                }
             ));
         };
         let args = match parse_arguments(&call.arguments) {
@@ -113,7 +117,9 @@ pub fn parse_arguments(raw: &str) -> Result<serde_json::Value, String> {
             "arguments must be a JSON object, got {}",
             crate::util::text::excerpt(&other.to_string(), 80)
         )),
-        Err(e) => Err(format!("arguments are not valid JSON ({e}); send a JSON object")),
+        Err(e) => Err(format!(
+            "arguments are not valid JSON ({e}); send a JSON object"
+        )),
     }
 }
 
@@ -127,7 +133,9 @@ mod tests {
         assert_eq!(parse_arguments("{\"a\":1}").unwrap()["a"], 1);
         assert_eq!(parse_arguments("\"{\\\"a\\\":2}\"").unwrap()["a"], 2);
         assert!(parse_arguments("[1]").is_err());
-        assert!(parse_arguments("{oops").unwrap_err().contains("not valid JSON"));
+        assert!(parse_arguments("{oops")
+            .unwrap_err()
+            .contains("not valid JSON"));
     }
 
     #[tokio::test]
@@ -144,6 +152,10 @@ mod tests {
             )
             .await;
         assert!(out.is_error);
-        assert!(out.content.contains("available tools: echo"), "{}", out.content);
+        assert!(
+            out.content.contains("available tools: echo"),
+            "{}",
+            out.content
+        );
     }
 }

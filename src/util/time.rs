@@ -90,6 +90,9 @@ mod tests {
             Utc::from_unix(1_709_210_096, 7).rfc3339(),
             "2024-02-29T12:34:56.007Z"
         );
-        assert_eq!(Utc::from_unix(1_796_000_000, 0).compact(), "20261130-005320");
+        assert_eq!(
+            Utc::from_unix(1_796_000_000, 0).compact(),
+            "20261130-005320"
+        );
     }
 }

@@ -1,0 +1,309 @@
+//! Each failure is one clear line (plus a hint), the right exit code, and no
+//! corrupted session file.
+
+use std::net::TcpListener;
+
+use crate::support::{records, Reply, Run, TestEnv, KEY_ENV};
+
+#[test]
+fn a_missing_key_names_the_variable_and_the_config_key() {
+    let env = TestEnv::new();
+    let run = Run::from(
+        env.cmd()
+            .env_remove(KEY_ENV)
+            .args(["-q", "hi"])
+            .output()
+            .unwrap(),
+    );
+    run.code(2);
+    assert_eq!(
+        run.error_line(),
+        format!("error: provider `fake` needs an API key: {KEY_ENV} is not set")
+    );
+    assert!(
+        run.stderr.contains("providers.fake.api_key_env"),
+        "{}",
+        run.stderr
+    );
+    assert!(env.fake.requests().is_empty());
+}
+
+#[test]
+fn unauthorized_names_the_provider() {
+    let env = TestEnv::new();
+    env.fake
+        .push(Reply::status(401, r#"{"error":{"message":"bad key"}}"#));
+    let run = env.run(&["-q", "hi"]);
+    run.code(1);
+    let line = run.error_line();
+    assert!(
+        line.contains("provider `fake` refused the API key (HTTP 401)"),
+        "{line}"
+    );
+    assert!(line.contains(&env.fake.base_url()), "{line}");
+    assert!(run
+        .stderr
+        .contains(&format!("hint: check the key in {KEY_ENV}")));
+}
+
+#[test]
+fn rate_limits_are_retried_after_the_servers_retry_after() {
+    let env = TestEnv::new();
+    with_retries(&env, 3);
+    env.fake.push(
+        Reply::status(429, r#"{"error":{"message":"slow down"}}"#).with_header("Retry-After", "1"),
+    );
+    env.fake.push(Reply::text("finally"));
+    let run = env.run(&["--json", "-q", "hi"]);
+    run.ok();
+    let retry: Vec<_> = run
+        .events()
+        .into_iter()
+        .filter(|e| e["type"] == "retrying")
+        .collect();
+    assert_eq!(retry.len(), 1);
+    assert_eq!(retry[0]["delay_ms"], 1000);
+    assert!(retry[0]["reason"].as_str().unwrap().contains("HTTP 429"));
+    assert_eq!(env.fake.requests().len(), 2);
+}
+
+fn with_retries(env: &TestEnv, n: u32) {
+    let text = std::fs::read_to_string(env.config_path()).unwrap();
+    std::fs::write(
+        env.config_path(),
+        text.replace("max_retries = 0", &format!("max_retries = {n}")),
+    )
+    .unwrap();
+}
+
+#[test]
+fn server_errors_are_retried_a_bounded_number_of_times() {
+    let env = TestEnv::new();
+    with_retries(&env, 2);
+    for _ in 0..3 {
+        env.fake
+            .push(Reply::status(503, r#"{"error":{"message":"overloaded"}}"#));
+    }
+    let run = env.run(&["-q", "hi"]);
+    run.code(1);
+    let line = run.error_line();
+    assert!(line.ends_with("(gave up after 3 attempts)"), "{line}");
+    assert!(line.contains("HTTP 503"), "{line}");
+    assert_eq!(env.fake.requests().len(), 3);
+}
+
+#[test]
+fn a_dropped_connection_is_retried() {
+    let env = TestEnv::new();
+    with_retries(&env, 2);
+    env.fake.push(Reply::Hangup);
+    env.fake.push(Reply::text("recovered"));
+    let run = env.run(&["-q", "hi"]);
+    run.ok();
+    assert_eq!(run.stdout, "recovered\n");
+    assert_eq!(env.fake.requests().len(), 2);
+}
+
+#[test]
+fn an_unreachable_base_url_is_one_line_with_the_url() {
+    let env = TestEnv::new();
+    let port = {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    with_retries(&env, 3);
+    let run = env.run(&[
+        "-c",
+        &format!("providers.fake.base_url=http://127.0.0.1:{port}/v1"),
+        "-q",
+        "hi",
+    ]);
+    run.code(1);
+    let line = run.error_line();
+    assert!(
+        line.starts_with(&format!(
+            "error: cannot reach provider `fake` at http://127.0.0.1:{port}/v1/chat/completions"
+        )),
+        "{line}"
+    );
+    assert!(run.stderr.contains("hint: is the server running?"));
+    // Refused means nothing listens there: no point retrying.
+    assert!(!run.stderr.contains("retrying"), "{}", run.stderr);
+}
+
+#[test]
+fn a_non_json_reply_is_reported_not_panicked_on() {
+    let env = TestEnv::new();
+    env.fake
+        .push(Reply::status(200, "<html>proxy login</html>").with_content_type("text/html"));
+    let run = env.run(&["-q", "hi"]);
+    run.code(1);
+    let line = run.error_line();
+    assert!(
+        line.contains("sent a reply that is not JSON: <html>proxy login</html>"),
+        "{line}"
+    );
+
+    env.fake.push(Reply::sse(vec!["{not json".into()]));
+    let run = env.run(&["-q", "hi"]);
+    run.code(1);
+    assert!(run.error_line().contains("not JSON: {not json"));
+}
+
+#[test]
+fn a_truncated_stream_is_an_error_and_nothing_partial_is_saved() {
+    let env = TestEnv::new();
+    env.fake
+        .push(Reply::text("This reply will be cut in the middle").cut_after(3));
+    let run = env.run(&["-q", "hi"]);
+    run.code(1);
+    assert!(
+        run.error_line()
+            .contains("cut the reply off before it was complete"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("nothing of this reply was saved"));
+    let recs = records(&env.only_session());
+    assert!(
+        recs.iter().all(|r| r["message"]["role"] != "assistant"),
+        "a partial assistant message was persisted: {recs:?}"
+    );
+}
+
+#[test]
+fn an_error_event_mid_stream_is_reported() {
+    let env = TestEnv::new();
+    env.fake.push(Reply::sse(vec![
+        r#"{"error":{"message":"context length exceeded"}}"#.into(),
+    ]));
+    let run = env.run(&["-q", "hi"]);
+    run.code(1);
+    assert!(run
+        .error_line()
+        .contains("reported an error: context length exceeded"));
+}
+
+#[test]
+fn a_bad_config_names_file_line_and_key() {
+    let env = TestEnv::new();
+    let mut text = std::fs::read_to_string(env.config_path()).unwrap();
+    text.push_str("retry_bse_ms = 5\n");
+    std::fs::write(env.config_path(), &text).unwrap();
+    let line_no = text.lines().count();
+    let run = env.run(&["-q", "hi"]);
+    run.code(2);
+    let expected = format!(
+        "error: {}:{line_no}: providers.fake.retry_bse_ms: unknown key `retry_bse_ms`",
+        env.config_path().display()
+    );
+    assert!(run.error_line().starts_with(&expected), "{}", run.stderr);
+    assert!(env.fake.requests().is_empty());
+    assert!(env.sessions().is_empty());
+}
+
+#[test]
+fn bad_overrides_and_unknown_providers_are_usage_errors() {
+    let env = TestEnv::new();
+    let run = env.run(&["-c", "max_turns=many", "-q", "hi"]);
+    run.code(2);
+    assert!(
+        run.error_line().starts_with("error: -c max_turns=many: "),
+        "{}",
+        run.stderr
+    );
+    let run = env.run(&["--provider", "nowhere", "-q", "hi"]);
+    run.code(2);
+    assert!(run.error_line().contains("unknown provider `nowhere`"));
+    assert!(run.stderr.contains("hint: add [providers.nowhere]"));
+}
+
+#[test]
+fn an_unknown_session_id_is_a_usage_error() {
+    let env = TestEnv::new();
+    let run = env.run(&["--resume", "20990101-000000-abcdef", "-q", "hi"]);
+    run.code(2);
+    assert_eq!(
+        run.error_line(),
+        "error: no session with id `20990101-000000-abcdef`"
+    );
+    assert!(env.sessions().is_empty());
+}
+
+#[test]
+fn a_garbage_line_in_a_session_is_reported_and_the_file_left_alone() {
+    let env = TestEnv::new();
+    env.fake.push(Reply::text("one"));
+    let id = env.run(&["--json", "-q", "hi"]).events()[0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let path = env.only_session();
+    let mut bytes = std::fs::read(&path).unwrap();
+    let lines = bytes.iter().filter(|b| **b == b'\n').count();
+    // Insert garbage as the second line.
+    let first_nl = bytes.iter().position(|b| *b == b'\n').unwrap();
+    bytes.splice(
+        first_nl + 1..first_nl + 1,
+        b"garbage here\n".iter().copied(),
+    );
+    std::fs::write(&path, &bytes).unwrap();
+
+    let run = env.run(&["--resume", &id, "-q", "again"]);
+    run.code(1);
+    assert!(
+        run.error_line().starts_with(&format!(
+            "error: {}:2: not a valid session record",
+            path.display()
+        )),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("hint: "));
+    assert_eq!(
+        std::fs::read(&path).unwrap(),
+        bytes,
+        "the session file was modified"
+    );
+    assert_eq!(lines + 1, bytes.iter().filter(|b| **b == b'\n').count());
+    assert_eq!(env.fake.requests().len(), 1);
+}
+
+#[test]
+fn a_torn_last_line_is_skipped_and_the_session_goes_on() {
+    let env = TestEnv::new();
+    env.fake.push(Reply::text("one"));
+    let id = env.run(&["--json", "-q", "hi"]).events()[0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let path = env.only_session();
+    let mut bytes = std::fs::read(&path).unwrap();
+    bytes.extend_from_slice(br#"{"type":"message","ts":"x","mess"#);
+    std::fs::write(&path, &bytes).unwrap();
+    let before = bytes.len();
+
+    env.fake.push(Reply::text("two"));
+    let run = env.run(&["--resume", &id, "-q", "again"]);
+    run.ok();
+    assert!(run.stderr.contains("warning: "), "{}", run.stderr);
+    assert!(run.stderr.contains("torn last line"), "{}", run.stderr);
+    let after = std::fs::read(&path).unwrap();
+    assert_eq!(&after[..before], &bytes[..], "earlier bytes changed");
+
+    // And it loads cleanly again, with both turns.
+    env.fake.push(Reply::text("three"));
+    let run = env.run(&["--resume", &id, "-q", "third"]);
+    run.ok();
+    assert!(!run.stderr.contains("warning"), "{}", run.stderr);
+    let msgs = env.fake.requests()[2].json()["messages"].clone();
+    assert_eq!(msgs.as_array().unwrap().len(), 6);
+}
+
+#[test]
+fn an_empty_prompt_is_a_usage_error() {
+    let env = TestEnv::new();
+    let run = env.run_with_stdin(&["-q", "-"], "  \n");
+    run.code(2);
+    assert_eq!(run.error_line(), "error: the prompt is empty");
+}

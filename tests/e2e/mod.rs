@@ -1,0 +1,5 @@
+mod config;
+mod errors;
+mod oneshot;
+mod repl;
+mod sessions;

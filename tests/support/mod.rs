@@ -1,0 +1,182 @@
+//! Shared test harness: a clean `HERMES_HOME` per test, a fake provider, and
+//! helpers to run the real `hermes` binary and read what it wrote.
+
+#![allow(dead_code)]
+
+pub mod fake_provider;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+pub use fake_provider::{FakeProvider, Reply};
+
+pub const KEY_ENV: &str = "HERMES_TEST_KEY";
+
+pub struct TestEnv {
+    pub home: tempfile::TempDir,
+    pub cwd: tempfile::TempDir,
+    pub fake: FakeProvider,
+}
+
+impl TestEnv {
+    /// A home whose config points at a fresh fake provider, with no retries
+    /// (tests that exercise retries set their own).
+    pub fn new() -> TestEnv {
+        let fake = FakeProvider::start();
+        let env = TestEnv {
+            home: tempfile::tempdir().unwrap(),
+            cwd: tempfile::tempdir().unwrap(),
+            fake,
+        };
+        env.write_config("");
+        env
+    }
+
+    /// Writes config.toml: the fake provider section plus `extra` at the top level.
+    pub fn write_config(&self, extra: &str) {
+        let text = format!(
+            "provider = \"fake\"\nmodel = \"test-model\"\n{extra}\n[providers.fake]\n\
+             base_url = \"{}\"\napi_key_env = \"{KEY_ENV}\"\nmax_retries = 0\n\
+             retry_base_ms = 10\n",
+            self.fake.base_url()
+        );
+        std::fs::write(self.config_path(), text).unwrap();
+    }
+
+    pub fn config_path(&self) -> PathBuf {
+        self.home.path().join("config.toml")
+    }
+
+    pub fn cmd(&self) -> Command {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_hermes"));
+        c.env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", self.home.path())
+            .env("HERMES_HOME", self.home.path())
+            .env(KEY_ENV, "test-key")
+            .current_dir(self.cwd.path())
+            .stdin(Stdio::null());
+        c
+    }
+
+    pub fn run(&self, args: &[&str]) -> Run {
+        Run::from(self.cmd().args(args).output().unwrap())
+    }
+
+    pub fn run_with_stdin(&self, args: &[&str], stdin: &str) -> Run {
+        let mut child = self
+            .cmd()
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(stdin.as_bytes())
+            .unwrap();
+        Run::from(child.wait_with_output().unwrap())
+    }
+
+    pub fn sessions(&self) -> Vec<PathBuf> {
+        let mut out = Vec::new();
+        collect(&self.home.path().join("sessions"), &mut out);
+        out.sort();
+        out
+    }
+
+    pub fn only_session(&self) -> PathBuf {
+        let s = self.sessions();
+        assert_eq!(s.len(), 1, "expected one session file, found {s:?}");
+        s.into_iter().next().unwrap()
+    }
+}
+
+fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in rd.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            collect(&p, out);
+        } else if p.extension().is_some_and(|x| x == "jsonl") {
+            out.push(p);
+        }
+    }
+}
+
+/// Session file records, parsed.
+pub fn records(path: &Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("bad line {l:?}: {e}")))
+        .collect()
+}
+
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl From<Output> for Run {
+    fn from(o: Output) -> Run {
+        Run {
+            code: o.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
+        }
+    }
+}
+
+impl Run {
+    #[track_caller]
+    pub fn ok(&self) -> &Run {
+        assert_eq!(
+            self.code, 0,
+            "exit {}\nstdout:\n{}\nstderr:\n{}",
+            self.code, self.stdout, self.stderr
+        );
+        self
+    }
+
+    #[track_caller]
+    pub fn code(&self, code: i32) -> &Run {
+        assert_eq!(
+            self.code, code,
+            "exit {}\nstdout:\n{}\nstderr:\n{}",
+            self.code, self.stdout, self.stderr
+        );
+        self
+    }
+
+    /// The `error:` line; asserts there is exactly one.
+    #[track_caller]
+    pub fn error_line(&self) -> String {
+        let errs: Vec<&str> = self
+            .stderr
+            .lines()
+            .filter(|l| l.starts_with("error: "))
+            .collect();
+        assert_eq!(
+            errs.len(),
+            1,
+            "expected one error line in:\n{}",
+            self.stderr
+        );
+        errs[0].to_string()
+    }
+
+    pub fn events(&self) -> Vec<serde_json::Value> {
+        self.stdout
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("bad event {l:?}: {e}")))
+            .collect()
+    }
+}
