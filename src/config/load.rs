@@ -175,6 +175,12 @@ mod tests {
     }
 
     #[test]
+    fn the_annotated_example_is_a_valid_config() {
+        let text = include_str!("../../config/config.example.toml");
+        parse_layer(Path::new("config.example.toml"), text).unwrap();
+    }
+
+    #[test]
     fn merge_is_deep() {
         let mut a: toml::Table = toml::from_str("[providers.x]\nbase_url='a'\nmodel='m'").unwrap();
         let b: toml::Table = toml::from_str("[providers.x]\nmodel='n'").unwrap();
