@@ -45,7 +45,10 @@ fn main() {
         .collect();
 
     samples.sort_by_key(|s| s.first_byte);
-    let fb: Vec<f64> = samples.iter().map(|s| s.first_byte.as_secs_f64() * 1e3).collect();
+    let fb: Vec<f64> = samples
+        .iter()
+        .map(|s| s.first_byte.as_secs_f64() * 1e3)
+        .collect();
     let mut rss: Vec<i64> = samples.iter().map(|s| s.peak_rss_kib).collect();
     rss.sort();
     println!("| measure ({runs} runs, release) | median | p10 | p90 | target |");

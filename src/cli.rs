@@ -75,6 +75,35 @@ pub enum Command {
         #[command(subcommand)]
         action: SessionsAction,
     },
+    /// Manage MCP servers.
+    Mcp {
+        #[command(subcommand)]
+        action: McpAction,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum McpAction {
+    /// List configured servers with their state and tool count (from the cache; starts nothing).
+    List,
+    /// List a server's tools (from the cache; starts the server if it has none).
+    Tools { name: String },
+    /// Add a server to the user config: hermes mcp add NAME -- COMMAND ARGS…
+    Add {
+        name: String,
+        /// Environment variable for the server (repeatable).
+        #[arg(long = "env", value_name = "KEY=VALUE")]
+        env: Vec<String>,
+        /// The command and its arguments.
+        #[arg(last = true, required = true, value_name = "COMMAND")]
+        command: Vec<String>,
+    },
+    /// Remove a server from the user config.
+    Remove { name: String },
+    /// Start a server, do the handshake, list its tools, and report timings.
+    Test { name: String },
+    /// Add the servers of an `mcpServers` JSON file (Claude Desktop, .mcp.json, Cursor).
+    Import { file: PathBuf },
 }
 
 #[derive(Debug, Subcommand)]

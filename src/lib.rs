@@ -20,6 +20,7 @@ pub mod build_info;
 pub mod cli;
 pub mod config;
 pub mod frontend;
+pub mod mcp;
 pub mod provider;
 pub mod session;
 pub mod tools;

@@ -4,6 +4,7 @@
 use std::io::{IsTerminal, Read};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
@@ -11,8 +12,9 @@ use tokio_util::sync::CancellationToken;
 use super::UsageError;
 use crate::agent::{open_session, Agent, Event};
 use crate::cli::Cli;
-use crate::config::{self, Overrides, Paths};
+use crate::config::{self, Overrides, Paths, Settings};
 use crate::frontend::{drive, repl, Printer, Style};
+use crate::mcp::McpRegistry;
 use crate::provider;
 use crate::session;
 use crate::tools::Registry;
@@ -31,9 +33,29 @@ pub async fn run(
     let mode = mode(cli)?;
     let settings = config::resolve(paths, cwd, overrides)?;
     let provider = provider::from_settings(&settings.provider)?;
-    let tools = Registry::with_builtins(&settings.builtin_tools)?;
+    let mcp = Arc::new(McpRegistry::new(
+        &settings.merged.mcp_servers,
+        &settings.paths,
+    )?);
+    let tools = Registry::with_builtins(&settings.builtin_tools)?.with_mcp(mcp.clone());
     let resume = resume_path(cli, &settings.paths.sessions_dir(), cwd)?;
-    let start = open_session(&settings, cwd, resume.as_deref()).await?;
+    mcp.fill_catalogs_in_background();
+    let result = converse(cli, mode, &settings, cwd, provider, tools, resume).await;
+    // Every exit path, error or not, stops the servers: no orphans.
+    mcp.shutdown().await;
+    result
+}
+
+async fn converse(
+    cli: &Cli,
+    mode: Mode,
+    settings: &Settings,
+    cwd: &Path,
+    provider: Box<dyn provider::Provider>,
+    tools: Registry,
+    resume: Option<PathBuf>,
+) -> anyhow::Result<ExitCode> {
+    let start = open_session(settings, cwd, resume.as_deref()).await?;
 
     let (tx, mut rx) = mpsc::unbounded_channel();
     let style = if cli.json { Style::Json } else { Style::Text };
@@ -59,7 +81,7 @@ pub async fn run(
     match mode {
         Mode::Repl => {
             let ctx = repl::ReplContext {
-                settings: &settings,
+                settings,
                 cwd,
                 history: settings.paths.history_file(),
             };
@@ -76,6 +98,7 @@ pub async fn run(
                         cancel.cancel();
                         // A second Ctrl-C does not wait for the round to wind down.
                         if tokio::signal::ctrl_c().await.is_ok() {
+                            crate::mcp::kill_all_now();
                             std::process::exit(130);
                         }
                     }

@@ -4,6 +4,7 @@ use std::process::ExitCode;
 
 use crate::agent::AgentError;
 use crate::config::ConfigError;
+use crate::mcp::McpError;
 use crate::provider::ProviderError;
 use crate::session::SessionError;
 use crate::tools::UnknownBuiltin;
@@ -12,6 +13,14 @@ use crate::tools::UnknownBuiltin;
 #[derive(Debug, thiserror::Error)]
 #[error("{message}")]
 pub struct UsageError {
+    pub message: String,
+    pub hint: Option<String>,
+}
+
+/// A failure of this run that the user should read with its hint: exit code 1.
+#[derive(Debug, thiserror::Error)]
+#[error("{message}")]
+pub struct RuntimeError {
     pub message: String,
     pub hint: Option<String>,
 }
@@ -28,6 +37,13 @@ impl Failure {
             (2, c.hint())
         } else if let Some(u) = e.downcast_ref::<UsageError>() {
             (2, u.hint.clone())
+        } else if let Some(r) = e.downcast_ref::<RuntimeError>() {
+            (1, r.hint.clone())
+        } else if e.downcast_ref::<McpError>().is_some() {
+            (
+                2,
+                Some("fix the [mcp_servers] table in config.toml".to_string()),
+            )
         } else if let Some(p) = e.downcast_ref::<ProviderError>() {
             (provider_code(p), p.hint())
         } else if let Some(a) = e.downcast_ref::<AgentError>() {

@@ -5,6 +5,7 @@
 mod chat;
 mod commands;
 mod failure;
+mod mcp_commands;
 
 use std::process::ExitCode;
 
@@ -12,7 +13,7 @@ use clap::Parser;
 
 use crate::cli::{Cli, Command};
 use crate::config::{Overrides, Paths};
-pub use failure::{Failure, UsageError};
+pub use failure::{Failure, RuntimeError, UsageError};
 
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -46,6 +47,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match &cli.command {
         Some(Command::Config { action }) => commands::config(action, &paths, &cwd, &overrides),
         Some(Command::Sessions { action }) => commands::sessions(action, &paths, &cwd),
+        Some(Command::Mcp { action }) => mcp_commands::run(action, &paths, &cwd, &overrides).await,
         None => chat::run(&cli, paths, &cwd, &overrides).await,
     }
 }

@@ -23,6 +23,9 @@ pub struct ConfigFile {
     pub providers: BTreeMap<String, ProviderEntry>,
     #[serde(default, skip_serializing_if = "ToolsSection::is_empty")]
     pub tools: ToolsSection,
+    /// MCP servers hermes starts itself over stdio, by name.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub mcp_servers: BTreeMap<String, McpServerEntry>,
 }
 
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
@@ -79,5 +82,86 @@ pub struct ToolsSection {
 impl ToolsSection {
     fn is_empty(&self) -> bool {
         self.builtin.is_none()
+    }
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct McpServerEntry {
+    pub command: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub args: Vec<String>,
+    /// Added to the server's environment, which otherwise holds only a safe base
+    /// (PATH, HOME, locale, …): hermes' own variables, API keys included, never leak.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub env: BTreeMap<String, String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub enabled: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub concurrency: Option<Concurrency>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub startup_timeout_ms: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool_timeout_ms: Option<u64>,
+    #[serde(default, skip_serializing_if = "ToolFilter::is_empty")]
+    pub tools: ToolFilter,
+}
+
+/// How many calls a server takes at once: `"serial"` (one, in order),
+/// `"parallel"` (no limit), or a number.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Concurrency {
+    Serial,
+    Parallel,
+    Limit(u32),
+}
+
+impl Serialize for Concurrency {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Concurrency::Serial => s.serialize_str("serial"),
+            Concurrency::Parallel => s.serialize_str("parallel"),
+            Concurrency::Limit(n) => s.serialize_u32(*n),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Concurrency {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Raw {
+            Word(String),
+            Number(i64),
+        }
+        let bad = || {
+            serde::de::Error::custom(
+                "expected \"serial\", \"parallel\" or a number of calls at once (1 or more)",
+            )
+        };
+        match Raw::deserialize(d).map_err(|_| bad())? {
+            Raw::Word(w) if w == "serial" => Ok(Concurrency::Serial),
+            Raw::Word(w) if w == "parallel" => Ok(Concurrency::Parallel),
+            Raw::Number(n) if n >= 1 && n <= u32::MAX as i64 => Ok(Concurrency::Limit(n as u32)),
+            _ => Err(bad()),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ToolFilter {
+    /// Globs (`*`, `?`) over the server's own tool names; empty means all.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub include: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub exclude: Vec<String>,
+}
+
+impl ToolFilter {
+    fn is_empty(&self) -> bool {
+        self.include.is_empty() && self.exclude.is_empty()
     }
 }

@@ -10,7 +10,9 @@ mod presets;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-pub use file::{ConfigFile, ProviderEntry, ProviderKind, ToolsSection};
+pub use file::{
+    Concurrency, ConfigFile, McpServerEntry, ProviderEntry, ProviderKind, ToolFilter, ToolsSection,
+};
 pub use paths::{project_config, Paths};
 
 /// Model requests allowed in one user turn unless configured.
@@ -122,6 +124,11 @@ pub struct Settings {
     pub max_turns: u32,
     pub system_prompt: Option<String>,
     pub builtin_tools: Vec<String>,
+}
+
+/// Checks one config text as a file at `path` would be checked.
+pub fn parse_text(path: &Path, text: &str) -> Result<toml::Table, ConfigError> {
+    load::parse_layer(path, text)
 }
 
 /// Reads and merges every layer; does not require the provider to be usable.
@@ -265,6 +272,13 @@ pub fn show_masked(file: &ConfigFile) -> String {
             p.api_key = Some("****".into());
         }
         for (k, v) in p.headers.iter_mut() {
+            if looks_secret(k) {
+                *v = "****".into();
+            }
+        }
+    }
+    for s in f.mcp_servers.values_mut() {
+        for (k, v) in s.env.iter_mut() {
             if looks_secret(k) {
                 *v = "****".into();
             }

@@ -10,6 +10,7 @@ use tokio_util::sync::CancellationToken;
 
 pub use builtin::Echo;
 
+use crate::mcp::McpRegistry;
 use crate::provider::ToolSpec;
 use crate::session::ToolCall;
 
@@ -46,9 +47,12 @@ pub trait Tool: Send + Sync {
     ) -> BoxFuture<'a, ToolOutput>;
 }
 
+/// Every tool a run can offer: the built-ins the config names and the tools of
+/// the configured MCP servers (whose list can grow as catalogs arrive).
 #[derive(Default, Clone)]
 pub struct Registry {
     tools: Vec<Arc<dyn Tool>>,
+    mcp: Option<Arc<McpRegistry>>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -72,8 +76,25 @@ impl Registry {
         self.tools.push(tool);
     }
 
+    pub fn with_mcp(mut self, mcp: Arc<McpRegistry>) -> Registry {
+        self.mcp = Some(mcp);
+        self
+    }
+
+    pub fn mcp(&self) -> Option<&Arc<McpRegistry>> {
+        self.mcp.as_ref()
+    }
+
     pub fn specs(&self) -> Vec<ToolSpec> {
-        self.tools.iter().map(|t| t.spec()).collect()
+        let mut specs: Vec<ToolSpec> = self.tools.iter().map(|t| t.spec()).collect();
+        if let Some(mcp) = &self.mcp {
+            specs.extend(mcp.index().tools.iter().map(|t| ToolSpec {
+                name: t.name.clone(),
+                description: t.tool.description.clone(),
+                parameters: t.tool.input_schema.clone(),
+            }));
+        }
+        specs
     }
 
     fn get(&self, name: &str) -> Option<&Arc<dyn Tool>> {
@@ -82,23 +103,28 @@ impl Registry {
 
     /// Runs one call. Every failure is a result for the model, never an `Err`.
     pub async fn execute(&self, call: &ToolCall, cancel: &CancellationToken) -> ToolOutput {
-        let Some(tool) = self.get(&call.name) else {
-            let known: Vec<String> = self.specs().into_iter().map(|s| s.name).collect();
-            return ToolOutput::error(format!(
-                "unknown tool `{}`; available tools: {}",
-                call.name,
-                if known.is_empty() {
-                    "none".to_string()
-                } else {
-                    known.join(", ")
-                }
-            ));
-        };
         let args = match parse_arguments(&call.arguments) {
             Ok(a) => a,
             Err(e) => return ToolOutput::error(e),
         };
-        tool.call(args, cancel).await
+        if let Some(tool) = self.get(&call.name) {
+            return tool.call(args, cancel).await;
+        }
+        if let Some(mcp) = &self.mcp {
+            if let Some(out) = mcp.call(&call.name, args, cancel).await {
+                return out;
+            }
+        }
+        let known: Vec<String> = self.specs().into_iter().map(|s| s.name).collect();
+        ToolOutput::error(format!(
+            "unknown tool `{}`; available tools: {}",
+            call.name,
+            if known.is_empty() {
+                "none".to_string()
+            } else {
+                known.join(", ")
+            }
+        ))
     }
 }
 

@@ -1,4 +1,6 @@
-//! Small helpers shared by several modules: wall-clock formatting and text trimming.
+//! Small helpers shared by several modules: time, text, stable hashing, globs.
 
+pub mod glob;
+pub mod hash;
 pub mod text;
 pub mod time;

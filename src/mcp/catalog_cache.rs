@@ -1,0 +1,139 @@
+//! Each server's tool catalog on disk, so the tools are known (and searchable)
+//! before the server runs. The file is keyed by a fingerprint of the launch
+//! config: change the command, args, env or cwd and the old catalog is ignored.
+//! Filters are applied after loading, so editing include/exclude needs no refresh.
+
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde::{Deserialize, Serialize};
+
+use crate::config::McpServerEntry;
+use crate::util::hash;
+
+const VERSION: u32 = 1;
+/// A catalog older than this is refreshed in the background at start-up.
+pub const STALE_AFTER_SECS: u64 = 24 * 3600;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CachedTool {
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    #[serde(default)]
+    pub description: String,
+    pub input_schema: serde_json::Value,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Catalog {
+    pub version: u32,
+    pub fingerprint: String,
+    /// Unix seconds.
+    pub fetched_at: u64,
+    pub tools: Vec<CachedTool>,
+}
+
+impl Catalog {
+    pub fn new(fingerprint: String, tools: Vec<CachedTool>) -> Catalog {
+        Catalog {
+            version: VERSION,
+            fingerprint,
+            fetched_at: now_secs(),
+            tools,
+        }
+    }
+
+    pub fn age_secs(&self) -> u64 {
+        now_secs().saturating_sub(self.fetched_at)
+    }
+
+    pub fn is_stale(&self) -> bool {
+        self.age_secs() > STALE_AFTER_SECS
+    }
+}
+
+fn now_secs() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
+}
+
+/// What identifies a server's launch: the same fingerprint means the same tools.
+pub fn fingerprint(entry: &McpServerEntry) -> String {
+    let key = serde_json::json!({
+        "command": entry.command,
+        "args": entry.args,
+        "env": entry.env,
+        "cwd": entry.cwd,
+    });
+    hash::hex(key.to_string().as_bytes())
+}
+
+pub fn path(cache_dir: &Path, server: &str) -> PathBuf {
+    cache_dir
+        .join("mcp")
+        .join(format!("{}.json", super::naming::sanitize(server)))
+}
+
+/// The cached catalog, if present, readable and made for this launch config.
+pub fn load(cache_dir: &Path, server: &str, fingerprint: &str) -> Option<Catalog> {
+    let bytes = std::fs::read(path(cache_dir, server)).ok()?;
+    let c: Catalog = serde_json::from_slice(&bytes).ok()?;
+    (c.version == VERSION && c.fingerprint == fingerprint).then_some(c)
+}
+
+/// Writes atomically (temp file + rename): a reader never sees half a catalog.
+pub fn store(cache_dir: &Path, server: &str, catalog: &Catalog) -> std::io::Result<()> {
+    let p = path(cache_dir, server);
+    if let Some(dir) = p.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let tmp = p.with_extension(format!("json.{}.tmp", std::process::id()));
+    std::fs::write(&tmp, serde_json::to_vec_pretty(catalog)?)?;
+    std::fs::rename(&tmp, &p)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(cmd: &str) -> McpServerEntry {
+        McpServerEntry {
+            command: cmd.into(),
+            ..McpServerEntry::default()
+        }
+    }
+
+    #[test]
+    fn a_catalog_is_found_only_under_its_fingerprint() {
+        let dir = tempfile::tempdir().unwrap();
+        let fp = fingerprint(&entry("srv"));
+        let cat = Catalog::new(
+            fp.clone(),
+            vec![CachedTool {
+                name: "t".into(),
+                title: None,
+                description: "d".into(),
+                input_schema: serde_json::json!({"type": "object"}),
+            }],
+        );
+        store(dir.path(), "s", &cat).unwrap();
+        assert_eq!(load(dir.path(), "s", &fp), Some(cat));
+        assert_eq!(load(dir.path(), "s", &fingerprint(&entry("other"))), None);
+        std::fs::write(path(dir.path(), "s"), "{garbage").unwrap();
+        assert_eq!(load(dir.path(), "s", &fp), None);
+    }
+
+    #[test]
+    fn filters_do_not_change_the_fingerprint() {
+        let mut a = entry("srv");
+        let b = a.clone();
+        a.tools.include = vec!["x*".into()];
+        a.concurrency = Some(crate::config::Concurrency::Parallel);
+        assert_eq!(fingerprint(&a), fingerprint(&b));
+        a.args.push("--flag".into());
+        assert_ne!(fingerprint(&a), fingerprint(&b));
+    }
+}

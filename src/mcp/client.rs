@@ -1,0 +1,98 @@
+//! The MCP session with one server over its stdio pipes: handshake, paginated
+//! `tools/list`, `tools/call`, and `notifications/tools/list_changed`.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, Implementation,
+    ProtocolVersion, Tool,
+};
+use rmcp::service::{NotificationContext, RunningService};
+use rmcp::{ClientHandler, RoleClient, ServiceError, ServiceExt};
+
+use super::catalog_cache::CachedTool;
+
+/// Called with the server's new tool list after it announced a change.
+pub type OnToolsChanged = Arc<dyn Fn(Vec<CachedTool>) + Send + Sync>;
+
+pub struct Handler {
+    on_tools: Option<OnToolsChanged>,
+}
+
+impl ClientHandler for Handler {
+    fn get_info(&self) -> ClientConfig {
+        // Pinned to a version with the initialize handshake, on which servers
+        // send list_changed as plain notifications.
+        ClientConfig::new(
+            ClientCapabilities::default(),
+            Implementation::new("hermes", env!("CARGO_PKG_VERSION")),
+        )
+        .with_protocol_version(ProtocolVersion::V_2025_06_18)
+    }
+
+    async fn on_tool_list_changed(&self, cx: NotificationContext<RoleClient>) {
+        if let Some(cb) = &self.on_tools {
+            if let Ok(Ok(tools)) =
+                tokio::time::timeout(Duration::from_secs(30), cx.peer.list_all_tools()).await
+            {
+                cb(tools.into_iter().map(cached).collect());
+            }
+        }
+    }
+}
+
+pub type Service = RunningService<RoleClient, Handler>;
+
+pub enum ConnectError {
+    Timeout,
+    Failed(String),
+}
+
+/// The handshake over the server's pipes, bounded by `timeout`.
+pub async fn connect(
+    stdout: tokio::process::ChildStdout,
+    stdin: tokio::process::ChildStdin,
+    on_tools: Option<OnToolsChanged>,
+    timeout: Duration,
+) -> Result<Service, ConnectError> {
+    let handler = Handler { on_tools };
+    match tokio::time::timeout(timeout, handler.serve((stdout, stdin))).await {
+        Err(_) => Err(ConnectError::Timeout),
+        Ok(Err(e)) => Err(ConnectError::Failed(e.to_string())),
+        Ok(Ok(s)) => Ok(s),
+    }
+}
+
+pub async fn list_tools(service: &Service) -> Result<Vec<CachedTool>, ServiceError> {
+    Ok(service
+        .peer()
+        .list_all_tools()
+        .await?
+        .into_iter()
+        .map(cached)
+        .collect())
+}
+
+/// One `tools/call`. Dropping the returned future mid-flight makes rmcp send
+/// `notifications/cancelled` for it, which is how timeouts and stops cancel.
+pub async fn call(
+    service: &Service,
+    tool: &str,
+    arguments: serde_json::Map<String, serde_json::Value>,
+) -> Result<CallToolResult, ServiceError> {
+    let params = CallToolRequestParams::new(tool.to_string()).with_arguments(arguments);
+    service.peer().call_tool(params).await
+}
+
+pub fn cached(t: Tool) -> CachedTool {
+    CachedTool {
+        name: t.name.to_string(),
+        title: t
+            .title
+            .clone()
+            .or_else(|| t.annotations.as_ref().and_then(|a| a.title.clone())),
+        description: t.description.map(|d| d.to_string()).unwrap_or_default(),
+        input_schema: serde_json::Value::Object((*t.input_schema).clone()),
+    }
+}

@@ -1,0 +1,30 @@
+//! MCP servers that hermes starts itself over stdio: their config-driven
+//! registry, cached tool catalogs, processes, client sessions, tool naming,
+//! and the mapping of their results to tool output.
+
+mod catalog_cache;
+mod client;
+pub mod naming;
+mod process;
+mod registry;
+mod result;
+mod server;
+
+pub use catalog_cache::{CachedTool, Catalog};
+pub use process::{kill_all_now, SAFE_ENV};
+pub use registry::{check_name, log_dir, Index, IndexedTool, McpRegistry};
+pub use server::{McpServer, StartReport};
+
+#[derive(Debug, thiserror::Error)]
+pub enum McpError {
+    #[error("cannot start MCP server `{server}` ({command}): {reason}")]
+    Spawn {
+        server: String,
+        command: String,
+        reason: String,
+    },
+    #[error(
+        "mcp_servers.{0}: a server name may use only letters, digits, `-` and `_` (and no `__`)"
+    )]
+    BadName(String),
+}

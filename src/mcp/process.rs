@@ -1,0 +1,262 @@
+//! Server processes. hermes spawns each server itself (rather than through
+//! rmcp's child-process transport) so that it owns the child: it reads the exit
+//! status for error messages and kills the whole process group on the way out.
+//!
+//! - environment: a safe base plus the server's `env`; nothing else of hermes'
+//!   environment (API keys included) reaches the server;
+//! - stderr: drained continuously into a per-server log file, the last lines
+//!   kept in memory for error messages — never on the terminal, never left to
+//!   fill a pipe and block the server;
+//! - exit: stdin closed, a grace period, SIGTERM to the group, then SIGKILL;
+//!   and a `Drop` backstop that SIGKILLs the group if that never ran.
+
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+
+use super::McpError;
+use crate::config::McpServerEntry;
+
+/// Variables a server inherits from hermes' environment; everything else it
+/// gets must be named in its `env`.
+pub const SAFE_ENV: &[&str] = &[
+    "PATH",
+    "HOME",
+    "USER",
+    "LOGNAME",
+    "SHELL",
+    "LANG",
+    "LANGUAGE",
+    "LC_ALL",
+    "LC_CTYPE",
+    "LC_MESSAGES",
+    "TERM",
+    "TMPDIR",
+    "TZ",
+    "SYSTEMROOT",
+];
+
+const TAIL_LINES: usize = 20;
+
+/// Process groups of live servers, for [`kill_all_now`] on an abrupt exit
+/// where no destructor runs.
+static LIVE_GROUPS: Mutex<Vec<u32>> = Mutex::new(Vec::new());
+
+/// SIGKILLs every live server group at once; for `std::process::exit` paths.
+pub fn kill_all_now() {
+    if let Ok(groups) = LIVE_GROUPS.lock() {
+        for pid in groups.iter() {
+            #[cfg(unix)]
+            unsafe {
+                libc::killpg(*pid as libc::pid_t, libc::SIGKILL);
+            }
+            #[cfg(not(unix))]
+            let _ = pid;
+        }
+    }
+}
+
+/// The last lines a server wrote to stderr.
+#[derive(Clone, Default, Debug)]
+pub struct StderrTail(Arc<Mutex<VecDeque<String>>>);
+
+impl StderrTail {
+    fn push(&self, line: String) {
+        if let Ok(mut q) = self.0.lock() {
+            if q.len() == TAIL_LINES {
+                q.pop_front();
+            }
+            q.push_back(line);
+        }
+    }
+
+    pub fn last(&self, n: usize) -> Vec<String> {
+        self.0
+            .lock()
+            .map(|q| q.iter().rev().take(n).rev().cloned().collect())
+            .unwrap_or_default()
+    }
+
+    /// ` — last stderr: a | b | c`, or nothing when the server wrote none.
+    pub fn describe(&self) -> String {
+        let lines = self.last(5);
+        if lines.is_empty() {
+            String::new()
+        } else {
+            format!("; last stderr: {}", lines.join(" | "))
+        }
+    }
+}
+
+pub struct Spawned {
+    pub process: ServerProcess,
+    pub stdin: ChildStdin,
+    pub stdout: ChildStdout,
+}
+
+/// A running server process and its group. Dropping it kills the group.
+pub struct ServerProcess {
+    child: Child,
+    pid: Option<u32>,
+    pub tail: StderrTail,
+}
+
+pub fn spawn(name: &str, entry: &McpServerEntry, log_path: &Path) -> Result<Spawned, McpError> {
+    let mut cmd = Command::new(&entry.command);
+    cmd.args(&entry.args)
+        .env_clear()
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    for key in SAFE_ENV {
+        if let Some(v) = std::env::var_os(key) {
+            cmd.env(key, v);
+        }
+    }
+    cmd.envs(&entry.env);
+    if let Some(cwd) = &entry.cwd {
+        cmd.current_dir(cwd);
+    }
+    #[cfg(unix)]
+    cmd.process_group(0);
+    let mut child = cmd.spawn().map_err(|e| McpError::Spawn {
+        server: name.to_string(),
+        command: entry.command.clone(),
+        reason: match e.kind() {
+            std::io::ErrorKind::NotFound => "command not found".to_string(),
+            std::io::ErrorKind::PermissionDenied => "permission denied".to_string(),
+            _ => e.to_string(),
+        },
+    })?;
+    let tail = StderrTail::default();
+    if let Some(stderr) = child.stderr.take() {
+        tokio::spawn(drain(stderr, log_path.to_path_buf(), tail.clone()));
+    }
+    let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+        return Err(McpError::Spawn {
+            server: name.to_string(),
+            command: entry.command.clone(),
+            reason: "no stdio pipes".into(),
+        });
+    };
+    if let (Some(pid), Ok(mut g)) = (child.id(), LIVE_GROUPS.lock()) {
+        g.push(pid);
+    }
+    Ok(Spawned {
+        process: ServerProcess {
+            pid: child.id(),
+            child,
+            tail,
+        },
+        stdin,
+        stdout,
+    })
+}
+
+async fn drain(stderr: tokio::process::ChildStderr, log: PathBuf, tail: StderrTail) {
+    if let Some(dir) = log.parent() {
+        let _ = std::fs::create_dir_all(dir);
+    }
+    let mut file = tokio::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&log)
+        .await
+        .ok();
+    let mut lines = BufReader::new(stderr).lines();
+    while let Ok(Some(line)) = lines.next_line().await {
+        if let Some(f) = file.as_mut() {
+            let _ = f.write_all(format!("{line}\n").as_bytes()).await;
+        }
+        tail.push(line);
+    }
+}
+
+impl ServerProcess {
+    /// The exit code if the process has ended (waiting up to `wait` for it).
+    pub async fn exit_status(&mut self, wait: Duration) -> Option<std::process::ExitStatus> {
+        tokio::time::timeout(wait, self.child.wait())
+            .await
+            .ok()?
+            .ok()
+    }
+
+    /// "exited with code N" / "was killed by signal N" / "is still running".
+    pub async fn describe_exit(&mut self, wait: Duration) -> String {
+        match self.exit_status(wait).await {
+            Some(s) => match (s.code(), signal_of(&s)) {
+                (Some(c), _) => format!("exited with code {c}"),
+                (None, Some(sig)) => format!("was killed by signal {sig}"),
+                _ => "exited".into(),
+            },
+            None => "stopped answering".into(),
+        }
+    }
+
+    /// Stops the server politely, then firmly: the caller has already closed
+    /// stdin (by dropping the connection); wait `grace`, SIGTERM the group,
+    /// wait a second more, SIGKILL it.
+    pub async fn terminate(&mut self, grace: Duration) {
+        if self.exit_status(grace).await.is_some() {
+            self.kill_group(libc_signal::TERM); // stray grandchildren
+            return;
+        }
+        self.kill_group(libc_signal::TERM);
+        if self.exit_status(Duration::from_secs(1)).await.is_none() {
+            self.kill_group(libc_signal::KILL);
+            let _ = self.exit_status(Duration::from_secs(1)).await;
+        }
+    }
+
+    fn kill_group(&self, sig: i32) {
+        #[cfg(unix)]
+        if let Some(pid) = self.pid {
+            // The child leads its own group (process_group(0)), so its pid is the group id.
+            unsafe {
+                libc::killpg(pid as libc::pid_t, sig);
+            }
+        }
+        #[cfg(not(unix))]
+        let _ = sig;
+    }
+}
+
+impl Drop for ServerProcess {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            self.kill_group(libc_signal::KILL);
+        }
+        if let (Some(pid), Ok(mut g)) = (self.pid, LIVE_GROUPS.lock()) {
+            g.retain(|p| *p != pid);
+        }
+    }
+}
+
+#[cfg(unix)]
+mod libc_signal {
+    pub const TERM: i32 = libc::SIGTERM;
+    pub const KILL: i32 = libc::SIGKILL;
+}
+
+#[cfg(not(unix))]
+mod libc_signal {
+    pub const TERM: i32 = 15;
+    pub const KILL: i32 = 9;
+}
+
+#[cfg(unix)]
+fn signal_of(s: &std::process::ExitStatus) -> Option<i32> {
+    use std::os::unix::process::ExitStatusExt;
+    s.signal()
+}
+
+#[cfg(not(unix))]
+fn signal_of(_: &std::process::ExitStatus) -> Option<i32> {
+    None
+}

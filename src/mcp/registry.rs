@@ -1,0 +1,188 @@
+//! All configured MCP servers of a run. Built from config and the on-disk
+//! catalogs only — nothing is started here, so start-up costs the same with
+//! any number of servers. Missing or stale catalogs are filled in the
+//! background; a server's process otherwise starts on its first call.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+use super::catalog_cache::CachedTool;
+use super::naming;
+use super::server::McpServer;
+use super::McpError;
+use crate::config::{McpServerEntry, Paths};
+use crate::tools::ToolOutput;
+use crate::util::glob::glob_match;
+
+/// One exposed tool: its model-facing name, its server and its catalog entry.
+#[derive(Debug, Clone)]
+pub struct IndexedTool {
+    pub name: String,
+    pub server: usize,
+    pub tool: CachedTool,
+}
+
+#[derive(Debug, Default)]
+pub struct Index {
+    pub tools: Vec<IndexedTool>,
+}
+
+impl Index {
+    pub fn get(&self, name: &str) -> Option<&IndexedTool> {
+        self.tools.iter().find(|t| t.name == name)
+    }
+}
+
+pub struct McpRegistry {
+    servers: Vec<Arc<McpServer>>,
+    generation: Arc<AtomicU64>,
+    index: RwLock<(u64, Arc<Index>)>,
+    background: Mutex<Vec<JoinHandle<()>>>,
+}
+
+/// Server names become part of tool names: keep them to what survives as-is.
+pub fn check_name(name: &str) -> Result<(), McpError> {
+    let ok = !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        && !name.contains("__");
+    if ok {
+        Ok(())
+    } else {
+        Err(McpError::BadName(name.to_string()))
+    }
+}
+
+impl McpRegistry {
+    pub fn new(
+        entries: &BTreeMap<String, McpServerEntry>,
+        paths: &Paths,
+    ) -> Result<McpRegistry, McpError> {
+        let generation = Arc::new(AtomicU64::new(1));
+        let mut servers = Vec::new();
+        for (name, entry) in entries {
+            check_name(name)?;
+            if entry.enabled == Some(false) {
+                continue;
+            }
+            servers.push(Arc::new(McpServer::new(
+                name.clone(),
+                entry.clone(),
+                paths.cache_dir.clone(),
+                log_dir(paths),
+                generation.clone(),
+            )));
+        }
+        Ok(McpRegistry {
+            servers,
+            generation,
+            index: RwLock::new((0, Arc::new(Index::default()))),
+            background: Mutex::new(Vec::new()),
+        })
+    }
+
+    pub fn servers(&self) -> &[Arc<McpServer>] {
+        &self.servers
+    }
+
+    pub fn server(&self, name: &str) -> Option<&Arc<McpServer>> {
+        self.servers.iter().find(|s| s.name == name)
+    }
+
+    /// Starts servers whose catalog is missing or stale, in the background.
+    pub fn fill_catalogs_in_background(&self) {
+        let mut bg = match self.background.lock() {
+            Ok(b) => b,
+            Err(_) => return,
+        };
+        for s in &self.servers {
+            let needs = s.catalog().is_none_or(|c| c.is_stale());
+            if needs {
+                let s = s.clone();
+                bg.push(tokio::spawn(async move {
+                    let _ = s.refresh().await;
+                }));
+            }
+        }
+    }
+
+    /// The exposed tools, rebuilt only when a catalog changed.
+    pub fn index(&self) -> Arc<Index> {
+        let gen = self.generation.load(Ordering::SeqCst);
+        if let Ok(idx) = self.index.read() {
+            if idx.0 == gen {
+                return idx.1.clone();
+            }
+        }
+        let built = Arc::new(self.build_index());
+        if let Ok(mut idx) = self.index.write() {
+            *idx = (gen, built.clone());
+        }
+        built
+    }
+
+    fn build_index(&self) -> Index {
+        let mut entries: Vec<(usize, CachedTool)> = Vec::new();
+        for (i, s) in self.servers.iter().enumerate() {
+            let Some(cat) = s.catalog() else { continue };
+            let f = &s.entry.tools;
+            for t in cat.tools {
+                let included =
+                    f.include.is_empty() || f.include.iter().any(|g| glob_match(g, &t.name));
+                let excluded = f.exclude.iter().any(|g| glob_match(g, &t.name));
+                if included && !excluded {
+                    entries.push((i, t));
+                }
+            }
+        }
+        let pairs: Vec<(String, String)> = entries
+            .iter()
+            .map(|(i, t)| (self.servers[*i].name.clone(), t.name.clone()))
+            .collect();
+        let names = naming::assign(&pairs);
+        Index {
+            tools: entries
+                .into_iter()
+                .zip(names)
+                .map(|((server, tool), name)| IndexedTool { name, server, tool })
+                .collect(),
+        }
+    }
+
+    /// Calls a tool by its model-facing name; `None` when no server has it.
+    pub async fn call(
+        &self,
+        name: &str,
+        args: serde_json::Value,
+        cancel: &CancellationToken,
+    ) -> Option<ToolOutput> {
+        let idx = self.index();
+        let t = idx.get(name)?;
+        let server = self.servers[t.server].clone();
+        Some(server.call(&t.tool.name, args, cancel).await)
+    }
+
+    /// Stops background work and every server process.
+    pub async fn shutdown(&self) {
+        if let Ok(mut bg) = self.background.lock() {
+            for h in bg.drain(..) {
+                h.abort();
+            }
+        }
+        let stops = self.servers.iter().map(|s| s.shutdown());
+        futures_util::future::join_all(stops).await;
+    }
+}
+
+pub fn log_dir(paths: &Paths) -> std::path::PathBuf {
+    paths.data_dir.join("logs").join("mcp")
+}
+
+#[allow(dead_code)]
+fn _assert_send_sync(_: &Path) {}

@@ -1,0 +1,335 @@
+//! One configured server: its catalog, its process (started on first need,
+//! restarted after a crash with backoff, given up on after repeated crashes),
+//! and its concurrency gate. Every failure of a call becomes a tool result.
+
+use std::path::PathBuf;
+use std::sync::{Arc, RwLock};
+use std::time::{Duration, Instant};
+
+use rmcp::ServiceError;
+use tokio::sync::{Mutex, Semaphore};
+use tokio_util::sync::CancellationToken;
+
+use super::catalog_cache::{self, CachedTool, Catalog};
+use super::client::{self, ConnectError, Service};
+use super::process::{self, ServerProcess};
+use super::result;
+use crate::config::{Concurrency, McpServerEntry};
+use crate::tools::ToolOutput;
+
+/// Consecutive crashes after which a server is marked failed for this run.
+pub const MAX_CRASHES: u32 = 3;
+const GRACE: Duration = Duration::from_secs(2);
+
+struct Connection {
+    service: Service,
+    process: ServerProcess,
+}
+
+enum State {
+    Idle,
+    Running(Arc<Connection>),
+    Crashed { crashes: u32, at: Instant },
+    Failed(String),
+}
+
+pub struct McpServer {
+    pub name: String,
+    pub entry: McpServerEntry,
+    pub fingerprint: String,
+    cache_dir: PathBuf,
+    log_path: PathBuf,
+    gate: Arc<Semaphore>,
+    state: Mutex<State>,
+    catalog: RwLock<Option<Catalog>>,
+    /// Bumped whenever any catalog changes, so the registry can rebuild names.
+    generation: Arc<std::sync::atomic::AtomicU64>,
+}
+
+/// Timing of a start, for `hermes mcp test`.
+#[derive(Debug, Clone)]
+pub struct StartReport {
+    pub spawn_and_handshake: Duration,
+    pub list: Duration,
+    pub tools: usize,
+    pub server_info: String,
+}
+
+impl McpServer {
+    pub fn new(
+        name: String,
+        entry: McpServerEntry,
+        cache_dir: PathBuf,
+        log_dir: PathBuf,
+        generation: Arc<std::sync::atomic::AtomicU64>,
+    ) -> McpServer {
+        let fingerprint = catalog_cache::fingerprint(&entry);
+        let catalog = catalog_cache::load(&cache_dir, &name, &fingerprint);
+        let permits = match entry.concurrency.unwrap_or(Concurrency::Serial) {
+            Concurrency::Serial => 1,
+            Concurrency::Parallel => Semaphore::MAX_PERMITS,
+            Concurrency::Limit(n) => n as usize,
+        };
+        McpServer {
+            log_path: log_dir.join(format!("{}.log", super::naming::sanitize(&name))),
+            name,
+            entry,
+            fingerprint,
+            cache_dir,
+            gate: Arc::new(Semaphore::new(permits)),
+            state: Mutex::new(State::Idle),
+            catalog: RwLock::new(catalog),
+            generation,
+        }
+    }
+
+    pub fn catalog(&self) -> Option<Catalog> {
+        self.catalog.read().ok()?.clone()
+    }
+
+    pub fn log_path(&self) -> &std::path::Path {
+        &self.log_path
+    }
+
+    pub fn tool_timeout(&self) -> Duration {
+        Duration::from_millis(self.entry.tool_timeout_ms.unwrap_or(60_000))
+    }
+
+    fn startup_timeout(&self) -> Duration {
+        Duration::from_millis(self.entry.startup_timeout_ms.unwrap_or(10_000))
+    }
+
+    fn set_catalog(&self, tools: Vec<CachedTool>) {
+        let cat = Catalog::new(self.fingerprint.clone(), tools);
+        let changed = self
+            .catalog
+            .read()
+            .map(|c| c.as_ref().map(|c| &c.tools) != Some(&cat.tools))
+            .unwrap_or(true);
+        // A cache that cannot be written only costs a start next time.
+        let _ = catalog_cache::store(&self.cache_dir, &self.name, &cat);
+        if let Ok(mut c) = self.catalog.write() {
+            *c = Some(cat);
+        }
+        if changed {
+            self.generation
+                .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        }
+    }
+
+    /// Starts the server if it is not running and refreshes its catalog.
+    pub async fn refresh(self: &Arc<Self>) -> Result<StartReport, String> {
+        let t0 = Instant::now();
+        let conn = self.ensure_running().await?;
+        let spawn_and_handshake = t0.elapsed();
+        let t1 = Instant::now();
+        let tools = tokio::time::timeout(self.startup_timeout(), client::list_tools(&conn.service))
+            .await
+            .map_err(|_| {
+                format!(
+                    "server `{}` did not list its tools within {} ms",
+                    self.name,
+                    self.startup_timeout().as_millis()
+                )
+            })?
+            .map_err(|e| format!("server `{}` failed to list its tools: {e}", self.name))?;
+        let report = StartReport {
+            spawn_and_handshake,
+            list: t1.elapsed(),
+            tools: tools.len(),
+            server_info: conn
+                .service
+                .peer_info()
+                .and_then(|i| i.server_info.clone())
+                .map(|i| format!("{} {}", i.name, i.version))
+                .unwrap_or_default(),
+        };
+        self.set_catalog(tools);
+        Ok(report)
+    }
+
+    async fn ensure_running(self: &Arc<Self>) -> Result<Arc<Connection>, String> {
+        let mut state = self.state.lock().await;
+        match &*state {
+            State::Running(c) if !c.service.is_closed() => return Ok(c.clone()),
+            State::Failed(why) => return Err(why.clone()),
+            State::Crashed { crashes, at } => {
+                // Back off before a restart: 0.5 s, 1 s, 2 s …
+                let wait = Duration::from_millis(500 << crashes.saturating_sub(1).min(5));
+                let since = at.elapsed();
+                if since < wait {
+                    tokio::time::sleep(wait - since).await;
+                }
+            }
+            _ => {}
+        }
+        let spawned =
+            process::spawn(&self.name, &self.entry, &self.log_path).map_err(|e| e.to_string())?;
+        let mut proc_ = spawned.process;
+        let weak = Arc::downgrade(self);
+        let on_tools: client::OnToolsChanged = Arc::new(move |tools| {
+            if let Some(s) = weak.upgrade() {
+                s.set_catalog(tools);
+            }
+        });
+        match client::connect(
+            spawned.stdout,
+            spawned.stdin,
+            Some(on_tools),
+            self.startup_timeout(),
+        )
+        .await
+        {
+            Ok(service) => {
+                let conn = Arc::new(Connection {
+                    service,
+                    process: proc_,
+                });
+                *state = State::Running(conn.clone());
+                Ok(conn)
+            }
+            Err(e) => {
+                let why = match e {
+                    ConnectError::Timeout => format!(
+                        "server `{}` gave no answer to the MCP handshake after {} ms",
+                        self.name,
+                        self.startup_timeout().as_millis()
+                    ),
+                    ConnectError::Failed(detail) => {
+                        match proc_.exit_status(Duration::from_millis(500)).await {
+                            Some(_) => format!(
+                                "server `{}` ({}) {} before the MCP handshake finished",
+                                self.name,
+                                self.entry.command,
+                                proc_.describe_exit(Duration::ZERO).await
+                            ),
+                            None => {
+                                format!("server `{}` failed the MCP handshake: {detail}", self.name)
+                            }
+                        }
+                    }
+                };
+                let why = format!("{why}{}", proc_.tail.describe());
+                proc_.terminate(Duration::ZERO).await;
+                *state = State::Failed(why.clone());
+                Err(why)
+            }
+        }
+    }
+
+    /// One tool call through the gate (FIFO: a serial server takes calls in the
+    /// order they arrived). Never sent when cancelled before it got its slot.
+    pub async fn call(
+        self: &Arc<Self>,
+        tool: &str,
+        args: serde_json::Value,
+        cancel: &CancellationToken,
+    ) -> ToolOutput {
+        let permit = tokio::select! {
+            _ = cancel.cancelled() => return ToolOutput::error("cancelled before it started"),
+            p = self.gate.clone().acquire_owned() => p,
+        };
+        let Ok(_permit) = permit else {
+            return ToolOutput::error(format!("server `{}` is shutting down", self.name));
+        };
+        if cancel.is_cancelled() {
+            return ToolOutput::error("cancelled before it started");
+        }
+        let conn = match self.ensure_running().await {
+            Ok(c) => c,
+            Err(why) => return ToolOutput::error(why),
+        };
+        let arguments = match args {
+            serde_json::Value::Object(m) => m,
+            _ => serde_json::Map::new(),
+        };
+        let timeout = self.tool_timeout();
+        let outcome = tokio::select! {
+            _ = cancel.cancelled() => return ToolOutput::error("interrupted by the user while running; the server was asked to cancel"),
+            r = tokio::time::timeout(timeout, client::call(&conn.service, tool, arguments)) => r,
+        };
+        match outcome {
+            Err(_) => ToolOutput::error(format!(
+                "`{tool}` on server `{}` timed out after {} ms and was cancelled (tool_timeout_ms)",
+                self.name,
+                timeout.as_millis()
+            )),
+            Ok(Ok(r)) => {
+                self.note_success().await;
+                result::to_output(r, result::MAX_OUTPUT_BYTES)
+            }
+            Ok(Err(ServiceError::McpError(e))) => ToolOutput::error(format!(
+                "server `{}` rejected the call: {}",
+                self.name, e.message
+            )),
+            Ok(Err(e)) => self.crashed(conn, tool, e).await,
+        }
+    }
+
+    async fn note_success(&self) {
+        let mut state = self.state.lock().await;
+        if let State::Crashed { .. } = &*state {
+            *state = State::Idle;
+        }
+    }
+
+    async fn crashed(&self, conn: Arc<Connection>, tool: &str, e: ServiceError) -> ToolOutput {
+        let mut state = self.state.lock().await;
+        let crashes = match &*state {
+            State::Crashed { crashes, .. } => crashes + 1,
+            _ => 1,
+        };
+        drop(conn);
+        // Take our own connection out of the state to read its exit status.
+        let exit = match std::mem::replace(&mut *state, State::Idle) {
+            State::Running(c) => match Arc::try_unwrap(c) {
+                Ok(mut c) => {
+                    let exit = c.process.describe_exit(Duration::from_millis(500)).await;
+                    let tail = c.process.tail.describe();
+                    c.process.terminate(Duration::ZERO).await;
+                    format!("{exit}{tail}")
+                }
+                Err(c) => {
+                    let tail = c.process.tail.describe();
+                    format!("lost its connection ({e}){tail}")
+                }
+            },
+            _ => format!("lost its connection ({e})"),
+        };
+        let msg = format!("server `{}` {exit} during the call to `{tool}`", self.name);
+        if crashes >= MAX_CRASHES {
+            let failed = format!(
+                "server `{}` crashed {crashes} times in a row and is marked failed for this session; \
+                 its log is {}",
+                self.name,
+                self.log_path.display()
+            );
+            *state = State::Failed(failed.clone());
+            ToolOutput::error(format!("{msg}; {failed}"))
+        } else {
+            *state = State::Crashed {
+                crashes,
+                at: Instant::now(),
+            };
+            ToolOutput::error(format!("{msg}; it will be restarted on the next call"))
+        }
+    }
+
+    /// Closes stdin, then terminates the process group.
+    pub async fn shutdown(&self) {
+        let mut state = self.state.lock().await;
+        if let State::Running(c) = std::mem::replace(&mut *state, State::Idle) {
+            match Arc::try_unwrap(c) {
+                Ok(Connection {
+                    service,
+                    mut process,
+                }) => {
+                    drop(service);
+                    process.terminate(GRACE).await;
+                }
+                // A call still holds it: dropping ours leaves the Drop backstop.
+                Err(_) => {}
+            }
+        }
+    }
+}

@@ -1,0 +1,212 @@
+//! A small MCP server over stdio for hermes' tests: raw JSON-RPC lines, no SDK,
+//! so what it does on the wire is exactly what the tests read. Tools: echo,
+//! slow, fail, crash, huge, progress, env, image, add_tool. Every message it
+//! receives is logged to stderr (`recv <method> <tool?> id=<id>`), which is how
+//! tests prove what was and was not sent to it.
+//!
+//! Flags: `--page-size N` (tools/list pagination, default 3), `--no-handshake`
+//! (never answers initialize), `--exit-at-start N` (exits with code N at once).
+
+use std::collections::HashSet;
+use std::io::{BufRead, Write};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+type Out = Arc<Mutex<std::io::Stdout>>;
+
+fn send(out: &Out, v: Value) {
+    let mut o = out.lock().unwrap();
+    let _ = writeln!(o, "{v}");
+    let _ = o.flush();
+}
+
+fn tools(extra: bool) -> Vec<Value> {
+    let obj = |props: Value, req: &[&str]| json!({"type": "object", "properties": props, "required": req});
+    let mut t = vec![
+        json!({"name": "echo", "description": "Echo the given text back.",
+               "inputSchema": obj(json!({"text": {"type": "string"}}), &["text"])}),
+        json!({"name": "slow", "description": "Sleep for ms milliseconds, then answer.",
+               "inputSchema": obj(json!({"ms": {"type": "integer"}, "label": {"type": "string"}}), &["ms"])}),
+        json!({"name": "fail", "description": "Return a tool error.",
+               "inputSchema": obj(json!({"message": {"type": "string"}}), &[])}),
+        json!({"name": "crash", "description": "Exit the server process mid-call.",
+               "inputSchema": obj(json!({}), &[])}),
+        json!({"name": "huge", "description": "Return bytes characters of output.",
+               "inputSchema": obj(json!({"bytes": {"type": "integer"}}), &["bytes"])}),
+        json!({"name": "progress", "description": "Report progress steps, then finish.",
+               "inputSchema": obj(json!({"steps": {"type": "integer"}}), &[])}),
+        json!({"name": "env", "description": "Read an environment variable of the server.",
+               "inputSchema": obj(json!({"name": {"type": "string"}}), &["name"])}),
+        json!({"name": "image", "description": "Return a tiny PNG image.",
+               "inputSchema": obj(json!({}), &[])}),
+        json!({"name": "add_tool", "description": "Add a tool named `added` and announce the change.",
+               "inputSchema": obj(json!({}), &[])}),
+    ];
+    if extra {
+        t.push(
+            json!({"name": "added", "description": "A tool that appeared later.",
+                      "inputSchema": obj(json!({}), &[])}),
+        );
+    }
+    t
+}
+
+fn text(s: impl Into<String>) -> Value {
+    json!({"content": [{"type": "text", "text": s.into()}], "isError": false})
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let flag = |name: &str| {
+        args.iter()
+            .position(|a| a == name)
+            .map(|i| args.get(i + 1).cloned())
+    };
+    if let Some(Some(code)) = flag("--exit-at-start") {
+        eprintln!("test server: exiting at start as asked");
+        std::process::exit(code.parse().unwrap_or(1));
+    }
+    let no_handshake = args.iter().any(|a| a == "--no-handshake");
+    let page: usize = flag("--page-size")
+        .flatten()
+        .and_then(|p| p.parse().ok())
+        .unwrap_or(3);
+
+    let out: Out = Arc::new(Mutex::new(std::io::stdout()));
+    let cancelled: Arc<Mutex<HashSet<String>>> = Arc::default();
+    let extra = Arc::new(Mutex::new(false));
+    let stdin = std::io::stdin();
+    for line in stdin.lock().lines() {
+        let Ok(line) = line else { break };
+        let Ok(msg) = serde_json::from_str::<Value>(&line) else {
+            eprintln!("test server: unparseable line {line:?}");
+            continue;
+        };
+        let method = msg["method"].as_str().unwrap_or("").to_string();
+        let id = msg.get("id").cloned();
+        let tool = msg["params"]["name"].as_str().unwrap_or("");
+        eprintln!(
+            "recv {method} {tool} id={}",
+            id.as_ref().map(|i| i.to_string()).unwrap_or_default()
+        );
+        match method.as_str() {
+            "initialize" => {
+                if no_handshake {
+                    continue;
+                }
+                let version = msg["params"]["protocolVersion"].clone();
+                send(
+                    &out,
+                    json!({"jsonrpc": "2.0", "id": id, "result": {
+                    "protocolVersion": version,
+                    "capabilities": {"tools": {"listChanged": true}},
+                    "serverInfo": {"name": "hermes-test-server", "version": "1.0.0"}}}),
+                );
+            }
+            "notifications/cancelled" => {
+                let rid = msg["params"]["requestId"].to_string();
+                eprintln!("cancelled request {rid}");
+                cancelled.lock().unwrap().insert(rid);
+            }
+            "tools/list" => {
+                let all = tools(*extra.lock().unwrap());
+                let start: usize = msg["params"]["cursor"]
+                    .as_str()
+                    .and_then(|c| c.parse().ok())
+                    .unwrap_or(0);
+                let end = (start + page).min(all.len());
+                let mut result = json!({"tools": all[start..end]});
+                if end < all.len() {
+                    result["nextCursor"] = json!(end.to_string());
+                }
+                send(&out, json!({"jsonrpc": "2.0", "id": id, "result": result}));
+            }
+            "tools/call" => {
+                let (out, cancelled, extra) = (out.clone(), cancelled.clone(), extra.clone());
+                std::thread::spawn(move || call(&out, msg, &cancelled, &extra));
+            }
+            "ping" => send(&out, json!({"jsonrpc": "2.0", "id": id, "result": {}})),
+            m if m.starts_with("notifications/") => {}
+            _ => send(
+                &out,
+                json!({"jsonrpc": "2.0", "id": id,
+                "error": {"code": -32601, "message": format!("unknown method {method}")}}),
+            ),
+        }
+    }
+    eprintln!("test server: stdin closed, exiting");
+}
+
+fn call(out: &Out, msg: Value, cancelled: &Mutex<HashSet<String>>, extra: &Mutex<bool>) {
+    let id = msg["id"].clone();
+    let p = &msg["params"];
+    let a = &p["arguments"];
+    let reply = |result: Value| send(out, json!({"jsonrpc": "2.0", "id": id, "result": result}));
+    match p["name"].as_str().unwrap_or("") {
+        "echo" => reply(text(a["text"].as_str().unwrap_or(""))),
+        "slow" => {
+            let ms = a["ms"].as_u64().unwrap_or(100);
+            let label = a["label"].as_str().unwrap_or("");
+            eprintln!("slow start {label} ms={ms}");
+            let deadline = std::time::Instant::now() + Duration::from_millis(ms);
+            while std::time::Instant::now() < deadline {
+                if cancelled.lock().unwrap().contains(&id.to_string()) {
+                    eprintln!("slow cancelled {label}");
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            eprintln!("slow done {label}");
+            reply(text(
+                format!("slept {ms} ms {label}").trim_end().to_string(),
+            ));
+        }
+        "fail" => reply(json!({"content": [{"type": "text",
+            "text": a["message"].as_str().unwrap_or("it failed")}], "isError": true})),
+        "crash" => {
+            eprintln!("test server: crashing on purpose");
+            std::process::exit(3);
+        }
+        "huge" => reply(text(
+            "x".repeat(a["bytes"].as_u64().unwrap_or(1000) as usize),
+        )),
+        "progress" => {
+            let steps = a["steps"].as_u64().unwrap_or(3);
+            if let Some(token) = p["_meta"].get("progressToken") {
+                for i in 1..=steps {
+                    send(
+                        out,
+                        json!({"jsonrpc": "2.0", "method": "notifications/progress",
+                        "params": {"progressToken": token, "progress": i, "total": steps}}),
+                    );
+                }
+            }
+            reply(text(format!("{steps} steps done")));
+        }
+        "env" => {
+            let name = a["name"].as_str().unwrap_or("");
+            reply(text(
+                std::env::var(name).unwrap_or_else(|_| "<unset>".into()),
+            ));
+        }
+        "image" => reply(
+            json!({"content": [{"type": "image", "mimeType": "image/png",
+            "data": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="}]}),
+        ),
+        "add_tool" => {
+            *extra.lock().unwrap() = true;
+            reply(text("added"));
+            send(
+                out,
+                json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}),
+            );
+        }
+        other => send(
+            out,
+            json!({"jsonrpc": "2.0", "id": id,
+            "error": {"code": -32602, "message": format!("unknown tool {other}")}}),
+        ),
+    }
+}
