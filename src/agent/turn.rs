@@ -114,8 +114,9 @@ impl Agent {
             content: user_text.to_string(),
         })
         .await?;
-        let specs = self.tools.specs();
         for request in 1..=self.max_turns {
+            // Per request: a server may have announced new tools since the last one.
+            let specs = self.tools.specs();
             if cancel.is_cancelled() {
                 return Err(AgentError::Cancelled);
             }

@@ -4,7 +4,6 @@
 //! background; a server's process otherwise starts on its first call.
 
 use std::collections::BTreeMap;
-use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
@@ -37,6 +36,9 @@ impl Index {
         self.tools.iter().find(|t| t.name == name)
     }
 }
+
+/// How long after start-up the background catalog fill begins.
+pub const FILL_DELAY: std::time::Duration = std::time::Duration::from_millis(25);
 
 pub struct McpRegistry {
     servers: Vec<Arc<McpServer>>,
@@ -96,20 +98,36 @@ impl McpRegistry {
     }
 
     /// Starts servers whose catalog is missing or stale, in the background.
+    /// The work begins after [`FILL_DELAY`], so that spawning processes and
+    /// reading caches never competes with the first model request.
     pub fn fill_catalogs_in_background(&self) {
-        let mut bg = match self.background.lock() {
-            Ok(b) => b,
-            Err(_) => return,
+        let Ok(mut bg) = self.background.lock() else {
+            return;
         };
         for s in &self.servers {
-            let needs = s.catalog().is_none_or(|c| c.is_stale());
-            if needs {
-                let s = s.clone();
-                bg.push(tokio::spawn(async move {
+            let s = s.clone();
+            bg.push(tokio::spawn(async move {
+                tokio::time::sleep(FILL_DELAY).await;
+                if s.catalog().is_none_or(|c| c.is_stale()) {
                     let _ = s.refresh().await;
-                }));
-            }
+                }
+            }));
         }
+    }
+
+    /// Waits (up to `limit`) for background fills still running, for callers
+    /// that need every catalog, such as a search over all tools.
+    pub async fn wait_for_catalogs(&self, limit: std::time::Duration) {
+        let pending: Vec<Arc<McpServer>> = self
+            .servers
+            .iter()
+            .filter(|s| s.catalog().is_none())
+            .cloned()
+            .collect();
+        let fills = pending.iter().map(|s| async move {
+            let _ = s.refresh().await;
+        });
+        let _ = tokio::time::timeout(limit, futures_util::future::join_all(fills)).await;
     }
 
     /// The exposed tools, rebuilt only when a catalog changed.
@@ -183,6 +201,3 @@ impl McpRegistry {
 pub fn log_dir(paths: &Paths) -> std::path::PathBuf {
     paths.data_dir.join("logs").join("mcp")
 }
-
-#[allow(dead_code)]
-fn _assert_send_sync(_: &Path) {}

@@ -29,7 +29,7 @@ struct Connection {
 enum State {
     Idle,
     Running(Arc<Connection>),
-    Crashed { crashes: u32, at: Instant },
+    Crashed { at: Instant },
     Failed(String),
 }
 
@@ -41,7 +41,11 @@ pub struct McpServer {
     log_path: PathBuf,
     gate: Arc<Semaphore>,
     state: Mutex<State>,
-    catalog: RwLock<Option<Catalog>>,
+    /// Crashes since the last successful call.
+    crashes: std::sync::atomic::AtomicU32,
+    /// `None` until first needed: the disk cache is read lazily, so start-up
+    /// costs nothing per server until a catalog is actually asked for.
+    catalog: RwLock<Option<Option<Catalog>>>,
     /// Bumped whenever any catalog changes, so the registry can rebuild names.
     generation: Arc<std::sync::atomic::AtomicU64>,
 }
@@ -64,7 +68,6 @@ impl McpServer {
         generation: Arc<std::sync::atomic::AtomicU64>,
     ) -> McpServer {
         let fingerprint = catalog_cache::fingerprint(&entry);
-        let catalog = catalog_cache::load(&cache_dir, &name, &fingerprint);
         let permits = match entry.concurrency.unwrap_or(Concurrency::Serial) {
             Concurrency::Serial => 1,
             Concurrency::Parallel => Semaphore::MAX_PERMITS,
@@ -78,13 +81,21 @@ impl McpServer {
             cache_dir,
             gate: Arc::new(Semaphore::new(permits)),
             state: Mutex::new(State::Idle),
-            catalog: RwLock::new(catalog),
+            crashes: std::sync::atomic::AtomicU32::new(0),
+            catalog: RwLock::new(None),
             generation,
         }
     }
 
     pub fn catalog(&self) -> Option<Catalog> {
-        self.catalog.read().ok()?.clone()
+        if let Some(loaded) = self.catalog.read().ok()?.as_ref() {
+            return loaded.clone();
+        }
+        let mut slot = self.catalog.write().ok()?;
+        let loaded = slot.get_or_insert_with(|| {
+            catalog_cache::load(&self.cache_dir, &self.name, &self.fingerprint)
+        });
+        loaded.clone()
     }
 
     pub fn log_path(&self) -> &std::path::Path {
@@ -101,15 +112,11 @@ impl McpServer {
 
     fn set_catalog(&self, tools: Vec<CachedTool>) {
         let cat = Catalog::new(self.fingerprint.clone(), tools);
-        let changed = self
-            .catalog
-            .read()
-            .map(|c| c.as_ref().map(|c| &c.tools) != Some(&cat.tools))
-            .unwrap_or(true);
+        let changed = self.catalog().map(|c| c.tools) != Some(cat.tools.clone());
         // A cache that cannot be written only costs a start next time.
         let _ = catalog_cache::store(&self.cache_dir, &self.name, &cat);
         if let Ok(mut c) = self.catalog.write() {
-            *c = Some(cat);
+            *c = Some(Some(cat));
         }
         if changed {
             self.generation
@@ -153,8 +160,9 @@ impl McpServer {
         match &*state {
             State::Running(c) if !c.service.is_closed() => return Ok(c.clone()),
             State::Failed(why) => return Err(why.clone()),
-            State::Crashed { crashes, at } => {
+            State::Crashed { at } => {
                 // Back off before a restart: 0.5 s, 1 s, 2 s …
+                let crashes = self.crashes.load(std::sync::atomic::Ordering::SeqCst);
                 let wait = Duration::from_millis(500 << crashes.saturating_sub(1).min(5));
                 let since = at.elapsed();
                 if since < wait {
@@ -267,18 +275,15 @@ impl McpServer {
     }
 
     async fn note_success(&self) {
-        let mut state = self.state.lock().await;
-        if let State::Crashed { .. } = &*state {
-            *state = State::Idle;
-        }
+        self.crashes.store(0, std::sync::atomic::Ordering::SeqCst);
     }
 
     async fn crashed(&self, conn: Arc<Connection>, tool: &str, e: ServiceError) -> ToolOutput {
         let mut state = self.state.lock().await;
-        let crashes = match &*state {
-            State::Crashed { crashes, .. } => crashes + 1,
-            _ => 1,
-        };
+        let crashes = self
+            .crashes
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst)
+            + 1;
         drop(conn);
         // Take our own connection out of the state to read its exit status.
         let exit = match std::mem::replace(&mut *state, State::Idle) {
@@ -287,16 +292,19 @@ impl McpServer {
                     let exit = c.process.describe_exit(Duration::from_millis(500)).await;
                     let tail = c.process.tail.describe();
                     c.process.terminate(Duration::ZERO).await;
-                    format!("{exit}{tail}")
+                    (exit, tail)
                 }
-                Err(c) => {
-                    let tail = c.process.tail.describe();
-                    format!("lost its connection ({e}){tail}")
-                }
+                Err(c) => (
+                    format!("lost its connection ({e})"),
+                    c.process.tail.describe(),
+                ),
             },
-            _ => format!("lost its connection ({e})"),
+            _ => (format!("lost its connection ({e})"), String::new()),
         };
-        let msg = format!("server `{}` {exit} during the call to `{tool}`", self.name);
+        let msg = format!(
+            "server `{}` {} during the call to `{tool}`{}",
+            self.name, exit.0, exit.1
+        );
         if crashes >= MAX_CRASHES {
             let failed = format!(
                 "server `{}` crashed {crashes} times in a row and is marked failed for this session; \
@@ -307,10 +315,7 @@ impl McpServer {
             *state = State::Failed(failed.clone());
             ToolOutput::error(format!("{msg}; {failed}"))
         } else {
-            *state = State::Crashed {
-                crashes,
-                at: Instant::now(),
-            };
+            *state = State::Crashed { at: Instant::now() };
             ToolOutput::error(format!("{msg}; it will be restarted on the next call"))
         }
     }
@@ -318,17 +323,16 @@ impl McpServer {
     /// Closes stdin, then terminates the process group.
     pub async fn shutdown(&self) {
         let mut state = self.state.lock().await;
+        // If a call still holds the connection, dropping ours leaves the
+        // process to its Drop backstop (SIGKILL to the group).
         if let State::Running(c) = std::mem::replace(&mut *state, State::Idle) {
-            match Arc::try_unwrap(c) {
-                Ok(Connection {
-                    service,
-                    mut process,
-                }) => {
-                    drop(service);
-                    process.terminate(GRACE).await;
-                }
-                // A call still holds it: dropping ours leaves the Drop backstop.
-                Err(_) => {}
+            if let Ok(Connection {
+                service,
+                mut process,
+            }) = Arc::try_unwrap(c)
+            {
+                drop(service);
+                process.terminate(GRACE).await;
             }
         }
     }

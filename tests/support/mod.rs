@@ -180,3 +180,66 @@ impl Run {
             .collect()
     }
 }
+
+/// Our own MCP test server (built with the tests).
+pub fn test_server() -> &'static str {
+    env!("CARGO_BIN_EXE_hermes-test-mcp-server")
+}
+
+/// A third-party MCP server installed by `scripts/install-test-servers`.
+/// Missing servers fail the test: CI must run these, not skip them.
+pub fn real_server(bin: &str) -> String {
+    let root = std::env::var("HERMES_TEST_SERVERS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| Path::new(env!("CARGO_MANIFEST_DIR")).join(".test-servers"));
+    for sub in ["npm/node_modules/.bin", "py/bin"] {
+        let p = root.join(sub).join(bin);
+        if p.exists() {
+            return p.display().to_string();
+        }
+    }
+    panic!(
+        "MCP server `{bin}` is not installed under {}: run ./scripts/install-test-servers (./scripts/test does)",
+        root.display()
+    );
+}
+
+impl TestEnv {
+    /// Appends `[mcp_servers.NAME]` with `body` to config.toml.
+    pub fn add_server(&self, name: &str, body: &str) {
+        let mut text = std::fs::read_to_string(self.config_path()).unwrap();
+        text.push_str(&format!("\n[mcp_servers.{name}]\n{body}\n"));
+        std::fs::write(self.config_path(), text).unwrap();
+    }
+
+    /// Adds our test server under `name` with extra config lines.
+    pub fn add_test_server(&self, name: &str, extra: &str) {
+        self.add_server(name, &format!("command = {:?}\n{extra}", test_server()));
+    }
+
+    /// Fills a server's catalog cache (`hermes mcp test NAME`).
+    pub fn prefill(&self, name: &str) {
+        self.run(&["mcp", "test", name]).ok();
+    }
+
+    pub fn server_log(&self, name: &str) -> String {
+        std::fs::read_to_string(
+            self.home
+                .path()
+                .join("logs/mcp")
+                .join(format!("{name}.log")),
+        )
+        .unwrap_or_default()
+    }
+
+    /// The `tool` messages of the model request number `n` (0-based).
+    pub fn tool_results(&self, n: usize) -> Vec<serde_json::Value> {
+        self.fake.requests()[n].json()["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|m| m["role"] == "tool")
+            .cloned()
+            .collect()
+    }
+}

@@ -1,0 +1,485 @@
+//! MCP servers end to end: lazy start, cached catalogs, results, faults,
+//! process hygiene — against our test server and real third-party servers.
+
+use crate::support::{real_server, Reply, TestEnv, KEY_ENV};
+
+fn call_and_answer(env: &TestEnv, calls: &[(&str, &str, &str)]) -> crate::support::Run {
+    env.fake.push(Reply::tool_calls(calls));
+    env.fake.push(Reply::text("done"));
+    env.run(&["-q", "go"])
+}
+
+#[test]
+fn a_cached_catalog_offers_tools_and_the_server_starts_on_first_call() {
+    let env = TestEnv::new();
+    env.add_test_server("t", "args = [\"--page-size\", \"2\"]");
+    env.prefill("t");
+    let starts = |env: &TestEnv| env.server_log("t").matches("recv initialize").count();
+    assert_eq!(starts(&env), 1);
+
+    // A turn without tool calls never starts the server.
+    env.fake.push(Reply::text("no tools needed"));
+    env.run(&["-q", "hi"]).ok();
+    assert_eq!(starts(&env), 1, "the server was started without a call");
+    let tools = env.fake.requests()[0].json()["tools"].clone();
+    let names: Vec<&str> = tools
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["function"]["name"].as_str().unwrap())
+        .collect();
+    // All 9 tools arrived over 5 pages of 2.
+    assert_eq!(names.len(), 9, "{names:?}");
+    assert!(names.contains(&"mcp__t__echo") && names.contains(&"mcp__t__add_tool"));
+
+    call_and_answer(&env, &[("c1", "mcp__t__echo", r#"{"text":"ping"}"#)]).ok();
+    assert_eq!(starts(&env), 2);
+    assert_eq!(env.tool_results(2)[0]["content"], "ping");
+}
+
+#[test]
+fn results_errors_images_and_huge_output_are_mapped() {
+    let env = TestEnv::new();
+    env.add_test_server("t", "");
+    env.prefill("t");
+    call_and_answer(
+        &env,
+        &[
+            ("a", "mcp__t__fail", r#"{"message":"disk full"}"#),
+            ("b", "mcp__t__image", "{}"),
+            ("c", "mcp__t__huge", r#"{"bytes":200000}"#),
+        ],
+    )
+    .ok();
+    let r = env.tool_results(1);
+    assert_eq!(r[0]["content"], "Error: disk full");
+    assert_eq!(
+        r[1]["content"],
+        "[image image/png, 70 B, not shown: this provider takes text only]"
+    );
+    let huge = r[2]["content"].as_str().unwrap();
+    assert!(
+        huge.ends_with("[output cut: 134464 of 200000 bytes not shown]"),
+        "{}",
+        &huge[huge.len() - 80..]
+    );
+}
+
+#[test]
+fn servers_get_a_clean_environment_plus_their_own_env() {
+    let env = TestEnv::new();
+    env.add_test_server("t", "env = { SERVER_SETTING = \"on\" }");
+    env.prefill("t");
+    call_and_answer(
+        &env,
+        &[
+            ("a", "mcp__t__env", &format!(r#"{{"name":"{KEY_ENV}"}}"#)),
+            ("b", "mcp__t__env", r#"{"name":"SERVER_SETTING"}"#),
+            ("c", "mcp__t__env", r#"{"name":"HOME"}"#),
+        ],
+    )
+    .ok();
+    let r = env.tool_results(1);
+    assert_eq!(
+        r[0]["content"], "<unset>",
+        "the provider key leaked into the server"
+    );
+    assert_eq!(r[1]["content"], "on");
+    assert_eq!(r[2]["content"], env.home.path().display().to_string());
+}
+
+#[test]
+fn a_crash_mid_call_is_an_error_result_and_the_next_call_restarts_it() {
+    let env = TestEnv::new();
+    env.add_test_server("t", "");
+    env.prefill("t");
+    call_and_answer(
+        &env,
+        &[
+            ("a", "mcp__t__crash", "{}"),
+            ("b", "mcp__t__echo", r#"{"text":"back"}"#),
+        ],
+    )
+    .ok();
+    let r = env.tool_results(1);
+    let crash = r[0]["content"].as_str().unwrap();
+    assert!(
+        crash.contains("server `t` exited with code 3 during the call to `crash`"),
+        "{crash}"
+    );
+    assert!(crash.contains("last stderr: "), "{crash}");
+    assert!(
+        crash.contains("test server: crashing on purpose"),
+        "{crash}"
+    );
+    assert_eq!(r[1]["content"], "back");
+}
+
+#[test]
+fn repeated_crashes_mark_the_server_failed() {
+    let env = TestEnv::new();
+    env.add_test_server("t", "");
+    env.prefill("t");
+    let crash = ("x", "mcp__t__crash", "{}");
+    call_and_answer(
+        &env,
+        &[
+            crash,
+            ("y", "mcp__t__crash", "{}"),
+            ("z", "mcp__t__crash", "{}"),
+            ("w", "mcp__t__echo", r#"{"text":"no"}"#),
+        ],
+    )
+    .ok();
+    let r = env.tool_results(1);
+    assert!(
+        r[2]["content"]
+            .as_str()
+            .unwrap()
+            .contains("crashed 3 times in a row and is marked failed"),
+        "{}",
+        r[2]["content"]
+    );
+    assert!(
+        r[3]["content"].as_str().unwrap().contains("marked failed"),
+        "{}",
+        r[3]["content"]
+    );
+}
+
+#[test]
+fn a_call_past_its_timeout_is_cancelled_at_the_server() {
+    let env = TestEnv::new();
+    env.add_test_server("t", "tool_timeout_ms = 300");
+    env.prefill("t");
+    call_and_answer(
+        &env,
+        &[("a", "mcp__t__slow", r#"{"ms":20000,"label":"long"}"#)],
+    )
+    .ok();
+    let r = env.tool_results(1);
+    assert_eq!(
+        r[0]["content"],
+        "Error: `slow` on server `t` timed out after 300 ms and was cancelled (tool_timeout_ms)"
+    );
+    let log = env.server_log("t");
+    assert!(
+        log.contains("cancelled request"),
+        "no MCP cancellation reached the server:\n{log}"
+    );
+}
+
+#[test]
+fn a_server_that_cannot_start_says_why() {
+    let env = TestEnv::new();
+    let dir = env.home.path();
+    // A wrapper that runs the test server until a flag file appears.
+    let script = dir.join("flaky.sh");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\nif [ -f {flag} ]; then echo 'boom: missing setting' >&2; exit 7; fi\nexec {} \"$@\"\n",
+            crate::support::test_server(),
+            flag = dir.join("broken").display()
+        ),
+    )
+    .unwrap();
+    std::process::Command::new("chmod")
+        .arg("+x")
+        .arg(&script)
+        .status()
+        .unwrap();
+    env.add_server(
+        "f",
+        &format!("command = {:?}", script.display().to_string()),
+    );
+    env.add_server("nf", "command = \"/nonexistent/mcp-server\"");
+    env.add_test_server(
+        "nh",
+        "args = [\"--no-handshake\"]\nstartup_timeout_ms = 300",
+    );
+    env.prefill("f");
+    std::fs::write(dir.join("broken"), "").unwrap();
+
+    call_and_answer(&env, &[("a", "mcp__f__echo", r#"{"text":"x"}"#)]).ok();
+    let r = env.tool_results(1);
+    let msg = r[0]["content"].as_str().unwrap();
+    assert!(
+        msg.contains("exited with code 7 before the MCP handshake finished"),
+        "{msg}"
+    );
+    assert!(msg.contains("last stderr: boom: missing setting"), "{msg}");
+
+    let run = env.run(&["mcp", "test", "nf"]);
+    run.code(1);
+    assert!(
+        run.error_line()
+            .contains("cannot start MCP server `nf` (/nonexistent/mcp-server): command not found"),
+        "{}",
+        run.stderr
+    );
+    let run = env.run(&["mcp", "test", "nh"]);
+    run.code(1);
+    assert!(
+        run.error_line()
+            .contains("server `nh` gave no answer to the MCP handshake after 300 ms"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("hint: its stderr is in"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn list_changed_refreshes_the_catalog() {
+    let env = TestEnv::new();
+    env.add_test_server("t", "");
+    env.prefill("t");
+    env.fake
+        .push(Reply::tool_calls(&[("a", "mcp__t__add_tool", "{}")]));
+    env.fake.push(Reply::tool_calls(&[(
+        "b",
+        "mcp__t__echo",
+        r#"{"text":"wait"}"#,
+    )]));
+    env.fake.push(Reply::text("done"));
+    env.run(&["-q", "go"]).ok();
+    let names = |n: usize| -> Vec<String> {
+        env.fake.requests()[n].json()["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["function"]["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert!(!names(0).contains(&"mcp__t__added".to_string()));
+    // The refresh happens on the notification; by the third request it is in.
+    assert!(
+        names(2).contains(&"mcp__t__added".to_string()),
+        "{:?}\n{}",
+        names(2),
+        env.server_log("t")
+    );
+    let run = env.run(&["mcp", "tools", "t"]);
+    assert!(
+        run.stdout.contains("mcp__t__added"),
+        "the cache was not updated:\n{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn include_and_exclude_filter_the_tools() {
+    let env = TestEnv::new();
+    env.add_test_server(
+        "t",
+        "tools.include = [\"e*\", \"slow\"]\ntools.exclude = [\"env\"]",
+    );
+    env.prefill("t");
+    let run = env.run(&["mcp", "tools", "t"]);
+    let names: Vec<&str> = run
+        .stdout
+        .lines()
+        .map(|l| l.split_whitespace().next().unwrap())
+        .collect();
+    assert_eq!(names, ["mcp__t__echo", "mcp__t__slow"]);
+}
+
+#[test]
+fn no_server_process_outlives_hermes() {
+    let env = TestEnv::new();
+    env.add_test_server("t", "");
+    env.prefill("t");
+    call_and_answer(&env, &[("a", "mcp__t__echo", r#"{"text":"x"}"#)]).ok();
+    // Also stopped when the model errors out mid-run.
+    env.fake.push(Reply::tool_calls(&[(
+        "a",
+        "mcp__t__echo",
+        r#"{"text":"x"}"#,
+    )]));
+    env.fake.push(Reply::status(400, "{}"));
+    env.run(&["-q", "go"]).code(1);
+    let out = std::process::Command::new("pgrep")
+        .args(["-f", crate::support::test_server()])
+        .output()
+        .unwrap();
+    let pids = String::from_utf8_lossy(&out.stdout).to_string();
+    // Other tests run servers in parallel: only ours (HOME-specific) count.
+    for pid in pids.lines() {
+        let environ = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
+        let home = format!("HOME={}", env.home.path().display());
+        assert!(
+            !String::from_utf8_lossy(&environ)
+                .split('\0')
+                .any(|v| v == home),
+            "server process {pid} outlived hermes"
+        );
+    }
+    assert!(
+        env.server_log("t").contains("stdin closed"),
+        "{}",
+        env.server_log("t")
+    );
+}
+
+#[test]
+fn start_up_never_waits_for_a_server() {
+    let env = TestEnv::new();
+    // No cache, no handshake, a long startup timeout: a one-shot that needs no
+    // tool must not wait for it.
+    env.add_test_server(
+        "slowstart",
+        "args = [\"--no-handshake\"]\nstartup_timeout_ms = 60000",
+    );
+    env.fake.push(Reply::text("quick"));
+    let t = std::time::Instant::now();
+    env.run(&["-q", "hi"]).ok();
+    assert!(
+        t.elapsed() < std::time::Duration::from_secs(30),
+        "start-up waited for the server"
+    );
+}
+
+#[test]
+fn mcp_commands_add_list_import_remove() {
+    let env = TestEnv::new();
+    let run = env.run(&[
+        "mcp",
+        "add",
+        "srv",
+        "--env",
+        "A=1",
+        "--",
+        crate::support::test_server(),
+        "--page-size",
+        "4",
+    ]);
+    run.ok();
+    let run = env.run(&["mcp", "list"]);
+    run.ok();
+    assert!(
+        run.stdout.contains("srv") && run.stdout.contains("not started yet"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        env.server_log("srv").is_empty(),
+        "mcp list started a server"
+    );
+    env.prefill("srv");
+    assert!(env.run(&["mcp", "list"]).stdout.contains("9 tools (cached"));
+    let run = env.run(&["mcp", "add", "srv", "--", "x"]);
+    run.code(2);
+    assert!(run.error_line().contains("already configured"));
+
+    let json = env.home.path().join("claude.json");
+    std::fs::write(
+        &json,
+        r#"{"mcpServers": {"files": {"command": "npx", "args": ["-y", "@scope/fs", "/tmp"], "env": {"K": "v"}},
+                           "remote": {"url": "https://example.invalid/mcp"}}}"#,
+    )
+    .unwrap();
+    let run = env.run(&["mcp", "import", json.to_str().unwrap()]);
+    run.ok();
+    assert!(run.stdout.contains("1 added, 1 skipped"), "{}", run.stdout);
+    assert!(run
+        .stderr
+        .contains("remote: remote (url) servers are not supported yet"));
+    let cfg = std::fs::read_to_string(env.config_path()).unwrap();
+    assert!(
+        cfg.contains("[mcp_servers.files]")
+            && cfg.contains("args = [\"-y\", \"@scope/fs\", \"/tmp\"]"),
+        "{cfg}"
+    );
+
+    env.run(&["mcp", "remove", "files"]).ok();
+    assert!(!std::fs::read_to_string(env.config_path())
+        .unwrap()
+        .contains("mcp_servers.files"));
+    env.run(&["mcp", "remove", "files"]).code(2);
+}
+
+#[test]
+fn real_servers_everything_filesystem_time_and_git() {
+    let env = TestEnv::new();
+    let docs = env.cwd.path().join("docs");
+    std::fs::create_dir_all(&docs).unwrap();
+    std::fs::write(docs.join("note.txt"), "hello from a file").unwrap();
+    let repo = env.cwd.path().join("repo");
+    std::fs::create_dir_all(&repo).unwrap();
+    std::process::Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(&repo)
+        .status()
+        .unwrap();
+    std::fs::write(repo.join("new.txt"), "x").unwrap();
+
+    env.add_server(
+        "everything",
+        &format!("command = {:?}", real_server("mcp-server-everything")),
+    );
+    env.add_server(
+        "files",
+        &format!(
+            "command = {:?}\nargs = [{:?}]",
+            real_server("mcp-server-filesystem"),
+            docs.display().to_string()
+        ),
+    );
+    env.add_server(
+        "time",
+        &format!("command = {:?}", real_server("mcp-server-time")),
+    );
+    env.add_server(
+        "git",
+        &format!("command = {:?}", real_server("mcp-server-git")),
+    );
+    for s in ["everything", "files", "time", "git"] {
+        env.prefill(s);
+    }
+    let list = env.run(&["mcp", "list"]);
+    for s in ["everything", "files", "time", "git"] {
+        let line = list.stdout.lines().find(|l| l.starts_with(s)).unwrap();
+        assert!(line.contains(" tools (cached"), "{line}");
+    }
+    call_and_answer(
+        &env,
+        &[
+            ("a", "mcp__everything__echo", r#"{"message":"hi there"}"#),
+            (
+                "b",
+                "mcp__files__read_text_file",
+                &format!(
+                    r#"{{"path":{:?}}}"#,
+                    docs.join("note.txt").display().to_string()
+                ),
+            ),
+            ("c", "mcp__time__get_current_time", r#"{"timezone":"UTC"}"#),
+            (
+                "d",
+                "mcp__git__git_status",
+                &format!(r#"{{"repo_path":{:?}}}"#, repo.display().to_string()),
+            ),
+        ],
+    )
+    .ok();
+    let r = env.tool_results(1);
+    assert_eq!(r[0]["content"], "Echo: hi there");
+    assert_eq!(r[1]["content"], "hello from a file");
+    assert!(
+        r[2]["content"]
+            .as_str()
+            .unwrap()
+            .contains("\"timezone\": \"UTC\""),
+        "{}",
+        r[2]["content"]
+    );
+    assert!(
+        r[3]["content"].as_str().unwrap().contains("new.txt"),
+        "{}",
+        r[3]["content"]
+    );
+}
