@@ -37,7 +37,9 @@ pub async fn run(
         &settings.merged.mcp_servers,
         &settings.paths,
     )?);
-    let tools = Registry::with_builtins(&settings.builtin_tools)?.with_mcp(mcp.clone());
+    let tools = Registry::with_builtins(&settings.builtin_tools)?
+        .with_mcp(mcp.clone())
+        .with_policy(settings.defer_policy());
     let resume = resume_path(cli, &settings.paths.sessions_dir(), cwd)?;
     mcp.fill_catalogs_in_background();
     let result = converse(cli, mode, &settings, cwd, provider, tools, resume).await;

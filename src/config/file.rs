@@ -77,11 +77,33 @@ pub struct ToolsSection {
     /// Built-in tools to offer the model (`echo`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub builtin: Option<Vec<String>>,
+    /// Whether MCP and connector tools are listed to the model or found through
+    /// tool_search / tool_describe / tool_call.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub defer: Option<DeferMode>,
+    /// `auto` defers when there are more tools than this.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub defer_max_tools: Option<usize>,
+    /// `auto` defers when the tool schemas would take more than this share of
+    /// the context window (estimated at 4 bytes a token).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub defer_max_share: Option<f64>,
+    /// The model's context window in tokens, for `defer_max_share`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context_window: Option<usize>,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum DeferMode {
+    Always,
+    Never,
+    Auto,
 }
 
 impl ToolsSection {
     fn is_empty(&self) -> bool {
-        self.builtin.is_none()
+        self == &ToolsSection::default()
     }
 }
 

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 pub use file::{
-    Concurrency, ConfigFile, McpServerEntry, ProviderEntry, ProviderKind, ToolFilter, ToolsSection,
+    Concurrency, ConfigFile, DeferMode, McpServerEntry, ProviderEntry, ProviderKind, ToolFilter, ToolsSection,
 };
 pub use paths::{project_config, Paths};
 
@@ -124,6 +124,20 @@ pub struct Settings {
     pub max_turns: u32,
     pub system_prompt: Option<String>,
     pub builtin_tools: Vec<String>,
+}
+
+impl Settings {
+    /// The `[tools]` deferral settings, defaults filled in.
+    pub fn defer_policy(&self) -> crate::tools::DeferPolicy {
+        let t = &self.merged.tools;
+        let d = crate::tools::DeferPolicy::default();
+        crate::tools::DeferPolicy {
+            mode: t.defer.unwrap_or(DeferMode::Auto),
+            max_tools: t.defer_max_tools.unwrap_or(d.max_tools),
+            max_share: t.defer_max_share.unwrap_or(d.max_share),
+            context_window: t.context_window.unwrap_or(d.context_window),
+        }
+    }
 }
 
 /// Checks one config text as a file at `path` would be checked.

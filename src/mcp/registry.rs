@@ -45,6 +45,7 @@ pub struct McpRegistry {
     generation: Arc<AtomicU64>,
     index: RwLock<(u64, Arc<Index>)>,
     background: Mutex<Vec<JoinHandle<()>>>,
+    pending_fills: tokio::sync::watch::Sender<usize>,
 }
 
 /// Server names become part of tool names: keep them to what survives as-is.
@@ -86,6 +87,7 @@ impl McpRegistry {
             generation,
             index: RwLock::new((0, Arc::new(Index::default()))),
             background: Mutex::new(Vec::new()),
+            pending_fills: tokio::sync::watch::Sender::new(0),
         })
     }
 
@@ -106,7 +108,17 @@ impl McpRegistry {
         };
         for s in &self.servers {
             let s = s.clone();
+            let pending = self.pending_fills.clone();
+            pending.send_modify(|n| *n += 1);
             bg.push(tokio::spawn(async move {
+                // Counts the fill as done however this task ends (even aborted).
+                struct Done(tokio::sync::watch::Sender<usize>);
+                impl Drop for Done {
+                    fn drop(&mut self) {
+                        self.0.send_modify(|n| *n = n.saturating_sub(1));
+                    }
+                }
+                let _done = Done(pending);
                 tokio::time::sleep(FILL_DELAY).await;
                 if s.catalog().is_none_or(|c| c.is_stale()) {
                     let _ = s.refresh().await;
@@ -115,19 +127,11 @@ impl McpRegistry {
         }
     }
 
-    /// Waits (up to `limit`) for background fills still running, for callers
-    /// that need every catalog, such as a search over all tools.
-    pub async fn wait_for_catalogs(&self, limit: std::time::Duration) {
-        let pending: Vec<Arc<McpServer>> = self
-            .servers
-            .iter()
-            .filter(|s| s.catalog().is_none())
-            .cloned()
-            .collect();
-        let fills = pending.iter().map(|s| async move {
-            let _ = s.refresh().await;
-        });
-        let _ = tokio::time::timeout(limit, futures_util::future::join_all(fills)).await;
+    /// Waits, up to `limit`, for background fills still running — for a search
+    /// over all tools. Starts nothing itself.
+    pub async fn wait_for_background_fills(&self, limit: std::time::Duration) {
+        let mut rx = self.pending_fills.subscribe();
+        let _ = tokio::time::timeout(limit, rx.wait_for(|n| *n == 0)).await;
     }
 
     /// The exposed tools, rebuilt only when a catalog changed.

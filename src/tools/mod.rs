@@ -1,15 +1,27 @@
-//! Tools behind one trait, collected in a registry. The turn loop only knows the
-//! registry; MCP servers and built-ins plug in as `Tool`s.
+//! Tools behind one trait, collected in a registry, and the deferred-tools
+//! bridge. The turn loop only knows [`Registry::specs`] and
+//! [`Registry::execute`]; built-ins, MCP tools and the bridge plug in here.
+//! Every call — listed directly or an entry of `tool_call` — goes down one
+//! per-entry path: scope check → argument schema validation → the call.
 
+pub mod bridge;
 mod builtin;
+pub mod catalog;
+pub mod search;
+pub mod validation;
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
 
 use futures_util::future::BoxFuture;
+use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 pub use builtin::Echo;
+pub use catalog::{CatalogTool, ToolCatalog};
 
+use crate::config::DeferMode;
 use crate::mcp::McpRegistry;
 use crate::provider::ToolSpec;
 use crate::session::ToolCall;
@@ -47,12 +59,43 @@ pub trait Tool: Send + Sync {
     ) -> BoxFuture<'a, ToolOutput>;
 }
 
+/// When MCP and connector tools are deferred behind the bridge tools.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DeferPolicy {
+    pub mode: DeferMode,
+    pub max_tools: usize,
+    pub max_share: f64,
+    pub context_window: usize,
+}
+
+impl Default for DeferPolicy {
+    fn default() -> Self {
+        DeferPolicy {
+            mode: DeferMode::Never,
+            max_tools: 40,
+            max_share: 0.1,
+            context_window: 128_000,
+        }
+    }
+}
+
+#[derive(Default)]
+struct Shared {
+    /// Decided once, at the first request, and kept for the run: the tool list
+    /// a session sends must not change shape under the prompt cache.
+    deferred: OnceLock<bool>,
+    catalog: Mutex<Option<(usize, Arc<ToolCatalog>)>>,
+    validators: Mutex<HashMap<String, Option<Arc<jsonschema::Validator>>>>,
+}
+
 /// Every tool a run can offer: the built-ins the config names and the tools of
 /// the configured MCP servers (whose list can grow as catalogs arrive).
 #[derive(Default, Clone)]
 pub struct Registry {
     tools: Vec<Arc<dyn Tool>>,
     mcp: Option<Arc<McpRegistry>>,
+    policy: DeferPolicy,
+    shared: Arc<Shared>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -81,50 +124,200 @@ impl Registry {
         self
     }
 
+    pub fn with_policy(mut self, policy: DeferPolicy) -> Registry {
+        self.policy = policy;
+        self
+    }
+
     pub fn mcp(&self) -> Option<&Arc<McpRegistry>> {
         self.mcp.as_ref()
     }
 
+    /// The deferrable tools (MCP today), rebuilt only when a catalog changed.
+    pub fn catalog(&self) -> Arc<ToolCatalog> {
+        let Some(mcp) = &self.mcp else {
+            return Arc::new(ToolCatalog::new(Vec::new()));
+        };
+        let idx = mcp.index();
+        let key = Arc::as_ptr(&idx) as usize;
+        let mut slot = self.shared.catalog.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((k, c)) = slot.as_ref() {
+            if *k == key {
+                return c.clone();
+            }
+        }
+        let names: Vec<String> = mcp.servers().iter().map(|s| s.name.clone()).collect();
+        let built = Arc::new(ToolCatalog::from_mcp(&idx, &names));
+        *slot = Some((key, built.clone()));
+        self.shared
+            .validators
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clear();
+        built
+    }
+
+    /// Whether MCP tools sit behind the bridge for this run.
+    pub fn deferred(&self) -> bool {
+        *self.shared.deferred.get_or_init(|| self.decide_deferral())
+    }
+
+    fn decide_deferral(&self) -> bool {
+        let Some(mcp) = &self.mcp else { return false };
+        if mcp.servers().is_empty() {
+            return false;
+        }
+        match self.policy.mode {
+            DeferMode::Always => true,
+            DeferMode::Never => false,
+            DeferMode::Auto => {
+                // A server whose tools are not known yet could bring any number.
+                if mcp.servers().iter().any(|s| s.catalog().is_none()) {
+                    return true;
+                }
+                let cat = self.catalog();
+                let bytes: usize = cat
+                    .tools
+                    .iter()
+                    .map(|t| t.name.len() + t.description.len() + t.schema.to_string().len())
+                    .sum();
+                let tokens = bytes / 4;
+                cat.tools.len() > self.policy.max_tools
+                    || tokens as f64 > self.policy.max_share * self.policy.context_window as f64
+            }
+        }
+    }
+
+    /// The tool list of the next request.
     pub fn specs(&self) -> Vec<ToolSpec> {
         let mut specs: Vec<ToolSpec> = self.tools.iter().map(|t| t.spec()).collect();
-        if let Some(mcp) = &self.mcp {
-            specs.extend(mcp.index().tools.iter().map(|t| ToolSpec {
+        if self.deferred() {
+            specs.extend(bridge::specs());
+        } else {
+            specs.extend(self.catalog().tools.iter().map(|t| ToolSpec {
                 name: t.name.clone(),
-                description: t.tool.description.clone(),
-                parameters: t.tool.input_schema.clone(),
+                description: t.description.clone(),
+                parameters: t.schema.clone(),
             }));
         }
         specs
     }
 
-    fn get(&self, name: &str) -> Option<&Arc<dyn Tool>> {
+    fn builtin(&self, name: &str) -> Option<&Arc<dyn Tool>> {
         self.tools.iter().find(|t| t.spec().name == name)
     }
 
-    /// Runs one call. Every failure is a result for the model, never an `Err`.
+    fn builtin_names(&self) -> Vec<String> {
+        self.tools.iter().map(|t| t.spec().name).collect()
+    }
+
+    /// Runs one call as the model sent it. Every failure is a result, never an `Err`.
     pub async fn execute(&self, call: &ToolCall, cancel: &CancellationToken) -> ToolOutput {
         let args = match parse_arguments(&call.arguments) {
             Ok(a) => a,
             Err(e) => return ToolOutput::error(e),
         };
-        if let Some(tool) = self.get(&call.name) {
+        match call.name.as_str() {
+            bridge::SEARCH => self.search(&args).await,
+            bridge::DESCRIBE => {
+                let cat = self.catalog();
+                into_output(bridge::describe(&args, &cat))
+            }
+            bridge::CALL => self.dispatch(&args, cancel).await,
+            name => self.run_entry(name, args, cancel).await,
+        }
+    }
+
+    async fn search(&self, args: &Value) -> ToolOutput {
+        let mut unsearched = Vec::new();
+        if let Some(mcp) = &self.mcp {
+            // Catalogs still being filled in the background are worth a wait;
+            // no server is started for a search.
+            mcp.wait_for_background_fills(Duration::from_secs(15)).await;
+            unsearched = mcp
+                .servers()
+                .iter()
+                .filter(|s| s.catalog().is_none())
+                .map(|s| s.name.clone())
+                .collect();
+        }
+        let cat = self.catalog();
+        into_output(bridge::search(args, &cat, &unsearched))
+    }
+
+    /// `tool_call` reaching the dispatcher: one entry runs; a multi-entry
+    /// local batch gets the old contract's answer (the agent splits batches
+    /// before they get here).
+    async fn dispatch(&self, args: &Value, cancel: &CancellationToken) -> ToolOutput {
+        let entries = match validation::parse_calls(args) {
+            Ok(e) => e,
+            Err(msg) => return ToolOutput::error(msg),
+        };
+        if entries.len() > validation::MAX_CALLS_PER_DISPATCH {
+            return ToolOutput::error(validation::too_many(entries.len()));
+        }
+        if entries.len() == 1 {
+            let e = entries.into_iter().next().expect("one entry");
+            if bridge::is_bridge(&e.name) {
+                return ToolOutput::error(format!("`{}` is not run through tool_call; call it directly", e.name));
+            }
+            return self.run_entry(&e.name, e.arguments, cancel).await;
+        }
+        if entries.iter().all(|e| e.name.starts_with(catalog::CONNECTOR_PREFIX)) {
+            return ToolOutput::error("no connector gateway is configured ([connectors] url in config.toml)");
+        }
+        ToolOutput::error(validation::legacy_batch_error(&entries))
+    }
+
+    /// The per-entry path every call takes: scope check → schema validation → call.
+    pub async fn run_entry(&self, name: &str, args: Value, cancel: &CancellationToken) -> ToolOutput {
+        if let Some(err) = self.check_entry(name, &args) {
+            return ToolOutput::error(err);
+        }
+        if let Some(tool) = self.builtin(name) {
             return tool.call(args, cancel).await;
         }
-        if let Some(mcp) = &self.mcp {
-            if let Some(out) = mcp.call(&call.name, args, cancel).await {
-                return out;
-            }
+        match &self.mcp {
+            Some(mcp) => match mcp.call(name, args, cancel).await {
+                Some(out) => out,
+                None => ToolOutput::error(format!("tool `{name}` is no longer available")),
+            },
+            None => ToolOutput::error(format!("unknown tool `{name}`")),
         }
-        let known: Vec<String> = self.specs().into_iter().map(|s| s.name).collect();
-        ToolOutput::error(format!(
-            "unknown tool `{}`; available tools: {}",
-            call.name,
-            if known.is_empty() {
-                "none".to_string()
-            } else {
-                known.join(", ")
-            }
-        ))
+    }
+
+    /// Scope and schema: `Some(message)` when the entry must not run.
+    pub fn check_entry(&self, name: &str, args: &Value) -> Option<String> {
+        let schema = match self.builtin(name) {
+            Some(t) => t.spec().parameters,
+            None => match self.catalog().get(name) {
+                Some(t) => t.schema.clone(),
+                None => {
+                    return Some(validation::unknown_tool(name, &self.catalog(), &self.builtin_names()))
+                }
+            },
+        };
+        let validator = self.validator(name, &schema);
+        validation::schema_errors(validator.as_deref(), name, args)
+    }
+
+    fn validator(&self, name: &str, schema: &Value) -> Option<Arc<jsonschema::Validator>> {
+        let mut cache = self
+            .shared
+            .validators
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        cache
+            .entry(name.to_string())
+            .or_insert_with(|| jsonschema::validator_for(schema).ok().map(Arc::new))
+            .clone()
+    }
+}
+
+fn into_output(r: Result<String, String>) -> ToolOutput {
+    match r {
+        Ok(s) => ToolOutput::ok(s),
+        Err(e) => ToolOutput::error(e),
     }
 }
 
@@ -143,9 +336,7 @@ pub fn parse_arguments(raw: &str) -> Result<serde_json::Value, String> {
             "arguments must be a JSON object, got {}",
             crate::util::text::excerpt(&other.to_string(), 80)
         )),
-        Err(e) => Err(format!(
-            "arguments are not valid JSON ({e}); send a JSON object"
-        )),
+        Err(e) => Err(format!("arguments are not valid JSON ({e}); send a JSON object")),
     }
 }
 
@@ -159,29 +350,36 @@ mod tests {
         assert_eq!(parse_arguments("{\"a\":1}").unwrap()["a"], 1);
         assert_eq!(parse_arguments("\"{\\\"a\\\":2}\"").unwrap()["a"], 2);
         assert!(parse_arguments("[1]").is_err());
-        assert!(parse_arguments("{oops")
-            .unwrap_err()
-            .contains("not valid JSON"));
+        assert!(parse_arguments("{oops").unwrap_err().contains("not valid JSON"));
     }
 
     #[tokio::test]
-    async fn unknown_tools_are_error_results_naming_the_known_ones() {
+    async fn unknown_tools_are_error_results() {
         let r = Registry::with_builtins(&["echo".into()]).unwrap();
         let out = r
             .execute(
                 &ToolCall {
                     id: "1".into(),
-                    name: "nope".into(),
+                    name: "echoes".into(),
                     arguments: String::new(),
                 },
                 &CancellationToken::new(),
             )
             .await;
         assert!(out.is_error);
-        assert!(
-            out.content.contains("available tools: echo"),
-            "{}",
-            out.content
-        );
+        assert!(out.content.contains("unknown tool `echoes`; closest: `echo`"), "{}", out.content);
+    }
+
+    #[tokio::test]
+    async fn builtin_arguments_are_checked_against_their_schema() {
+        let r = Registry::with_builtins(&["echo".into()]).unwrap();
+        let call = ToolCall {
+            id: "1".into(),
+            name: "echo".into(),
+            arguments: "{\"text\": 5}".into(),
+        };
+        let out = r.execute(&call, &CancellationToken::new()).await;
+        assert!(out.is_error);
+        assert!(out.content.contains("/text: 5 is not of type \"string\""), "{}", out.content);
     }
 }
