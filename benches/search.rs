@@ -4,7 +4,9 @@
 use criterion::{criterion_group, criterion_main, Criterion};
 use hermes::tools::{CatalogTool, ToolCatalog};
 
-const VERBS: &[&str] = &["get", "list", "create", "update", "delete", "search", "read", "write", "sync", "send"];
+const VERBS: &[&str] = &[
+    "get", "list", "create", "update", "delete", "search", "read", "write", "sync", "send",
+];
 const NOUNS: &[&str] = &[
     "file", "issue", "ticket", "user", "message", "channel", "repo", "branch", "commit", "invoice",
     "customer", "order", "event", "calendar", "note", "page", "database", "table", "row", "image",

@@ -102,6 +102,8 @@ pub struct Spawned {
 /// A running server process and its group. Dropping it kills the group.
 pub struct ServerProcess {
     child: Child,
+    /// The stderr drain; awaited on exit so the log holds the last lines.
+    drain: Option<tokio::task::JoinHandle<()>>,
     pid: Option<u32>,
     pub tail: StderrTail,
 }
@@ -135,9 +137,10 @@ pub fn spawn(name: &str, entry: &McpServerEntry, log_path: &Path) -> Result<Spaw
         },
     })?;
     let tail = StderrTail::default();
-    if let Some(stderr) = child.stderr.take() {
-        tokio::spawn(drain(stderr, log_path.to_path_buf(), tail.clone()));
-    }
+    let drain = child
+        .stderr
+        .take()
+        .map(|stderr| tokio::spawn(drain(stderr, log_path.to_path_buf(), tail.clone())));
     let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
         return Err(McpError::Spawn {
             server: name.to_string(),
@@ -152,6 +155,7 @@ pub fn spawn(name: &str, entry: &McpServerEntry, log_path: &Path) -> Result<Spaw
         process: ServerProcess {
             pid: child.id(),
             child,
+            drain,
             tail,
         },
         stdin,
@@ -205,12 +209,16 @@ impl ServerProcess {
     pub async fn terminate(&mut self, grace: Duration) {
         if self.exit_status(grace).await.is_some() {
             self.kill_group(libc_signal::TERM); // stray grandchildren
-            return;
+        } else {
+            self.kill_group(libc_signal::TERM);
+            if self.exit_status(Duration::from_secs(1)).await.is_none() {
+                self.kill_group(libc_signal::KILL);
+                let _ = self.exit_status(Duration::from_secs(1)).await;
+            }
         }
-        self.kill_group(libc_signal::TERM);
-        if self.exit_status(Duration::from_secs(1)).await.is_none() {
-            self.kill_group(libc_signal::KILL);
-            let _ = self.exit_status(Duration::from_secs(1)).await;
+        // The pipe closes with the group; let the log take its last lines.
+        if let Some(d) = self.drain.take() {
+            let _ = tokio::time::timeout(Duration::from_millis(500), d).await;
         }
     }
 

@@ -97,20 +97,37 @@ pub fn specs() -> Vec<ToolSpec> {
 fn strings(input: &Value, key: &str) -> Vec<String> {
     match input.get(key) {
         Some(Value::String(s)) => vec![s.clone()],
-        Some(Value::Array(a)) => a.iter().filter_map(|v| v.as_str().map(str::to_string)).collect(),
+        Some(Value::Array(a)) => a
+            .iter()
+            .filter_map(|v| v.as_str().map(str::to_string))
+            .collect(),
         _ => Vec::new(),
     }
 }
 
 /// `tool_search`. `unsearched` names servers whose tools are not known yet.
-pub fn search(input: &Value, catalog: &ToolCatalog, unsearched: &[String]) -> Result<String, String> {
+pub fn search(
+    input: &Value,
+    catalog: &ToolCatalog,
+    unsearched: &[String],
+) -> Result<String, String> {
     let queries = strings(input, "queries");
-    let queries = if queries.is_empty() { strings(input, "query") } else { queries };
+    let queries = if queries.is_empty() {
+        strings(input, "query")
+    } else {
+        queries
+    };
     if queries.is_empty() {
-        return Err("tool_search: give `queries`, a list of 1 to 7 short descriptions of what you need".into());
+        return Err(
+            "tool_search: give `queries`, a list of 1 to 7 short descriptions of what you need"
+                .into(),
+        );
     }
     if queries.len() > 7 {
-        return Err(format!("tool_search: at most 7 queries, you sent {}", queries.len()));
+        return Err(format!(
+            "tool_search: at most 7 queries, you sent {}",
+            queries.len()
+        ));
     }
     let limit = input
         .get("limit")
@@ -147,7 +164,11 @@ pub fn search(input: &Value, catalog: &ToolCatalog, unsearched: &[String]) -> Re
 /// `tool_describe`: each name's full schema, or an error entry.
 pub fn describe(input: &Value, catalog: &ToolCatalog) -> Result<String, String> {
     let names = strings(input, "names");
-    let names = if names.is_empty() { strings(input, "name") } else { names };
+    let names = if names.is_empty() {
+        strings(input, "name")
+    } else {
+        names
+    };
     if names.is_empty() || names.len() > 10 {
         return Err(format!(
             "tool_describe: give `names`, a list of 1 to 10 full tool names (got {})",

@@ -30,7 +30,11 @@ impl CatalogTool {
         self.schema
             .get("required")
             .and_then(|r| r.as_array())
-            .map(|r| r.iter().filter_map(|v| v.as_str().map(str::to_string)).collect())
+            .map(|r| {
+                r.iter()
+                    .filter_map(|v| v.as_str().map(str::to_string))
+                    .collect()
+            })
             .unwrap_or_default()
     }
 }
@@ -111,9 +115,70 @@ impl ToolCatalog {
         v
     }
 
-    /// The names most like `name`, for "did you mean" messages.
+    /// The names most like `name`, for "did you mean" messages: near-misses
+    /// in spelling first, then what a search for its words finds.
     pub fn closest(&self, name: &str, n: usize) -> Vec<&str> {
-        let query = super::search::words(bare(name)).join(" ");
-        self.index.search(&query, n)
+        let want = bare(name).to_lowercase();
+        let budget = (want.chars().count() / 3).max(2);
+        let mut near: Vec<(usize, &str)> = self
+            .tools
+            .iter()
+            .filter_map(|t| {
+                let d = edit_distance(&want, &t.bare_name().to_lowercase());
+                (d <= budget).then_some((d, t.name.as_str()))
+            })
+            .collect();
+        near.sort();
+        let mut out: Vec<&str> = near.into_iter().map(|(_, n)| n).collect();
+        let query = super::search::words(&want).join(" ");
+        for found in self.index.search(&query, n) {
+            if !out.contains(&found) {
+                out.push(found);
+            }
+        }
+        out.truncate(n);
+        out
+    }
+}
+
+/// Levenshtein distance, for names only (short strings).
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let sub = prev[j] + usize::from(ca != *cb);
+            cur[j + 1] = sub.min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tool(name: &str) -> CatalogTool {
+        CatalogTool {
+            name: name.into(),
+            source: "s".into(),
+            description: String::new(),
+            schema: serde_json::json!({}),
+        }
+    }
+
+    #[test]
+    fn closest_finds_misspellings_and_bare_suffixes() {
+        let c = ToolCatalog::new(vec![
+            tool("mcp__s__echo"),
+            tool("mcp__s__read_file"),
+            tool("mcp__g__git_status"),
+        ]);
+        assert_eq!(c.closest("mcp__s__echoo", 3)[0], "mcp__s__echo");
+        assert_eq!(c.closest("readfile", 3)[0], "mcp__s__read_file");
+        assert_eq!(c.bare_matches("git_status"), ["mcp__g__git_status"]);
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
     }
 }

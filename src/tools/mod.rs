@@ -140,7 +140,11 @@ impl Registry {
         };
         let idx = mcp.index();
         let key = Arc::as_ptr(&idx) as usize;
-        let mut slot = self.shared.catalog.lock().unwrap_or_else(|e| e.into_inner());
+        let mut slot = self
+            .shared
+            .catalog
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
         if let Some((k, c)) = slot.as_ref() {
             if *k == key {
                 return c.clone();
@@ -259,18 +263,31 @@ impl Registry {
         if entries.len() == 1 {
             let e = entries.into_iter().next().expect("one entry");
             if bridge::is_bridge(&e.name) {
-                return ToolOutput::error(format!("`{}` is not run through tool_call; call it directly", e.name));
+                return ToolOutput::error(format!(
+                    "`{}` is not run through tool_call; call it directly",
+                    e.name
+                ));
             }
             return self.run_entry(&e.name, e.arguments, cancel).await;
         }
-        if entries.iter().all(|e| e.name.starts_with(catalog::CONNECTOR_PREFIX)) {
-            return ToolOutput::error("no connector gateway is configured ([connectors] url in config.toml)");
+        if entries
+            .iter()
+            .all(|e| e.name.starts_with(catalog::CONNECTOR_PREFIX))
+        {
+            return ToolOutput::error(
+                "no connector gateway is configured ([connectors] url in config.toml)",
+            );
         }
         ToolOutput::error(validation::legacy_batch_error(&entries))
     }
 
     /// The per-entry path every call takes: scope check → schema validation → call.
-    pub async fn run_entry(&self, name: &str, args: Value, cancel: &CancellationToken) -> ToolOutput {
+    pub async fn run_entry(
+        &self,
+        name: &str,
+        args: Value,
+        cancel: &CancellationToken,
+    ) -> ToolOutput {
         if let Some(err) = self.check_entry(name, &args) {
             return ToolOutput::error(err);
         }
@@ -293,7 +310,11 @@ impl Registry {
             None => match self.catalog().get(name) {
                 Some(t) => t.schema.clone(),
                 None => {
-                    return Some(validation::unknown_tool(name, &self.catalog(), &self.builtin_names()))
+                    return Some(validation::unknown_tool(
+                        name,
+                        &self.catalog(),
+                        &self.builtin_names(),
+                    ))
                 }
             },
         };
@@ -336,7 +357,9 @@ pub fn parse_arguments(raw: &str) -> Result<serde_json::Value, String> {
             "arguments must be a JSON object, got {}",
             crate::util::text::excerpt(&other.to_string(), 80)
         )),
-        Err(e) => Err(format!("arguments are not valid JSON ({e}); send a JSON object")),
+        Err(e) => Err(format!(
+            "arguments are not valid JSON ({e}); send a JSON object"
+        )),
     }
 }
 
@@ -350,7 +373,9 @@ mod tests {
         assert_eq!(parse_arguments("{\"a\":1}").unwrap()["a"], 1);
         assert_eq!(parse_arguments("\"{\\\"a\\\":2}\"").unwrap()["a"], 2);
         assert!(parse_arguments("[1]").is_err());
-        assert!(parse_arguments("{oops").unwrap_err().contains("not valid JSON"));
+        assert!(parse_arguments("{oops")
+            .unwrap_err()
+            .contains("not valid JSON"));
     }
 
     #[tokio::test]
@@ -367,7 +392,12 @@ mod tests {
             )
             .await;
         assert!(out.is_error);
-        assert!(out.content.contains("unknown tool `echoes`; closest: `echo`"), "{}", out.content);
+        assert!(
+            out.content
+                .contains("unknown tool `echoes`; closest: `echo`"),
+            "{}",
+            out.content
+        );
     }
 
     #[tokio::test]
@@ -380,6 +410,10 @@ mod tests {
         };
         let out = r.execute(&call, &CancellationToken::new()).await;
         assert!(out.is_error);
-        assert!(out.content.contains("/text: 5 is not of type \"string\""), "{}", out.content);
+        assert!(
+            out.content.contains("/text: 5 is not of type \"string\""),
+            "{}",
+            out.content
+        );
     }
 }

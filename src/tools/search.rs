@@ -15,8 +15,8 @@ const B: f64 = 0.75;
 const NAME_WEIGHT: u32 = 3;
 
 const STOPWORDS: &[&str] = &[
-    "a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "in", "into", "is", "it",
-    "of", "on", "or", "that", "the", "this", "to", "with", "me", "my", "i", "you", "your",
+    "a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "in", "into", "is", "it", "of",
+    "on", "or", "that", "the", "this", "to", "with", "me", "my", "i", "you", "your",
 ];
 
 /// What the index needs of a tool.
@@ -143,7 +143,8 @@ impl SearchIndex {
             let idf = ((n - df + 0.5) / (df + 0.5) + 1.0).ln();
             for &(doc, tf) in post {
                 let tf = f64::from(tf);
-                let norm = K1 * (1.0 - B + B * f64::from(self.doc_len[doc as usize]) / self.avg_len);
+                let norm =
+                    K1 * (1.0 - B + B * f64::from(self.doc_len[doc as usize]) / self.avg_len);
                 *scores.entry(doc).or_default() += idf * tf * (K1 + 1.0) / (tf + norm);
             }
         }
@@ -190,13 +191,31 @@ mod tests {
     #[test]
     fn stemming_and_name_weight_rank_the_intended_tool() {
         let docs = vec![
-            doc("mcp__fs__read_file", "read_file", "Read the contents of a file.", vec!["path"]),
-            doc("mcp__fs__write_file", "write_file", "Write a file; creates it when missing. Reading is elsewhere.", vec!["path", "content"]),
-            doc("mcp__time__get_current_time", "get_current_time", "Current time in a timezone.", vec!["timezone"]),
+            doc(
+                "mcp__fs__read_file",
+                "read_file",
+                "Read the contents of a file.",
+                vec!["path"],
+            ),
+            doc(
+                "mcp__fs__write_file",
+                "write_file",
+                "Write a file; creates it when missing. Reading is elsewhere.",
+                vec!["path", "content"],
+            ),
+            doc(
+                "mcp__time__get_current_time",
+                "get_current_time",
+                "Current time in a timezone.",
+                vec!["timezone"],
+            ),
         ];
         let idx = SearchIndex::build(&docs);
         assert_eq!(idx.search("reading files", 3)[0], "mcp__fs__read_file");
-        assert_eq!(idx.search("what time is it in Tokyo timezone", 1), ["mcp__time__get_current_time"]);
+        assert_eq!(
+            idx.search("what time is it in Tokyo timezone", 1),
+            ["mcp__time__get_current_time"]
+        );
         assert!(idx.search("zebra", 3).is_empty());
     }
 
@@ -205,7 +224,12 @@ mod tests {
         let docs = vec![
             doc("mcp__b__echo", "echo", "Echo text.", vec![]),
             doc("mcp__a__echo", "echo", "Echo text.", vec![]),
-            doc("mcp__c__shout", "shout", "Echo text loudly, echo echo echo.", vec![]),
+            doc(
+                "mcp__c__shout",
+                "shout",
+                "Echo text loudly, echo echo echo.",
+                vec![],
+            ),
         ];
         let idx = SearchIndex::build(&docs);
         assert_eq!(idx.search("mcp__c__shout", 1), ["mcp__c__shout"]);

@@ -36,15 +36,15 @@ pub fn parse_calls(input: &Value) -> Result<Vec<Entry>, String> {
     let items = match calls {
         Value::Array(a) => a,
         obj @ Value::Object(_) => vec![obj],
-        other => {
-            return Err(format!(
-                "tool_call: `calls` must be an array of {{\"name\", \"arguments\"}} objects, got {}",
-                kind(&other)
-            ))
-        }
+        other => return Err(format!(
+            "tool_call: `calls` must be an array of {{\"name\", \"arguments\"}} objects, got {}",
+            kind(&other)
+        )),
     };
     if items.is_empty() {
-        return Err("tool_call: `calls` is empty; send at least one {\"name\", \"arguments\"} entry".into());
+        return Err(
+            "tool_call: `calls` is empty; send at least one {\"name\", \"arguments\"} entry".into(),
+        );
     }
     items
         .into_iter()
@@ -56,7 +56,10 @@ pub fn parse_calls(input: &Value) -> Result<Vec<Entry>, String> {
 fn entry(i: usize, raw: Value) -> Result<Entry, String> {
     let n = i + 1;
     let Value::Object(obj) = &raw else {
-        return Err(format!("tool_call: entry {n} is {}, not an object with `name` and `arguments`", kind(&raw)));
+        return Err(format!(
+            "tool_call: entry {n} is {}, not an object with `name` and `arguments`",
+            kind(&raw)
+        ));
     };
     let Some(name) = obj.get("name").and_then(|v| v.as_str()) else {
         return Err(format!("tool_call: entry {n} has no string `name`"));
@@ -107,7 +110,10 @@ pub fn too_many(n: usize) -> String {
 /// The old contract's answer to a multi-entry local batch that reached the
 /// dispatcher without being split first.
 pub fn legacy_batch_error(entries: &[Entry]) -> String {
-    let first = entries.first().map(|e| e.raw.to_string()).unwrap_or_default();
+    let first = entries
+        .first()
+        .map(|e| e.raw.to_string())
+        .unwrap_or_default();
     format!(
         "tool_call takes exactly one entry for local tools; you sent {}.\nRetry with only: {{\"calls\":[{first}]}}",
         entries.len()
@@ -120,31 +126,55 @@ pub fn unknown_tool(name: &str, catalog: &ToolCatalog, builtins: &[String]) -> S
     if !bare.is_empty() {
         return format!(
             "`{name}` is not a full tool name; use {}",
-            bare.iter().map(|b| format!("`{b}`")).collect::<Vec<_>>().join(" or ")
+            bare.iter()
+                .map(|b| format!("`{b}`"))
+                .collect::<Vec<_>>()
+                .join(" or ")
         );
     }
-    let mut close: Vec<String> = catalog.closest(name, 3).into_iter().map(str::to_string).collect();
-    close.extend(builtins.iter().filter(|b| b.contains(name) || name.contains(b.as_str())).cloned());
+    let mut close: Vec<String> = catalog
+        .closest(name, 3)
+        .into_iter()
+        .map(str::to_string)
+        .collect();
+    close.extend(
+        builtins
+            .iter()
+            .filter(|b| b.contains(name) || name.contains(b.as_str()))
+            .cloned(),
+    );
     if close.is_empty() {
         format!("unknown tool `{name}`; use tool_search to find tools")
     } else {
         format!(
             "unknown tool `{name}`; closest: {}. Use tool_search to find tools",
-            close.iter().map(|c| format!("`{c}`")).collect::<Vec<_>>().join(", ")
+            close
+                .iter()
+                .map(|c| format!("`{c}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
         )
     }
 }
 
 /// Schema failures as `path: message` lines, or `None` when the arguments fit.
 /// A schema that does not compile is not the model's fault: the call goes on.
-pub fn schema_errors(validator: Option<&jsonschema::Validator>, name: &str, args: &Value) -> Option<String> {
+pub fn schema_errors(
+    validator: Option<&jsonschema::Validator>,
+    name: &str,
+    args: &Value,
+) -> Option<String> {
     let v = validator?;
     let errors: Vec<String> = v
         .iter_errors(args)
         .take(8)
         .map(|e| {
             let path = e.instance_path().to_string();
-            let path = if path.is_empty() { "(top level)".to_string() } else { path };
+            let path = if path.is_empty() {
+                "(top level)".to_string()
+            } else {
+                path
+            };
             format!("{path}: {e}")
         })
         .collect();
@@ -188,7 +218,9 @@ mod tests {
 
     #[test]
     fn legacy_text_is_exact() {
-        let e = parse_calls(&json!({"calls": [{"name": "a", "arguments": {"x": 1}}, {"name": "b"}]})).unwrap();
+        let e =
+            parse_calls(&json!({"calls": [{"name": "a", "arguments": {"x": 1}}, {"name": "b"}]}))
+                .unwrap();
         assert_eq!(
             legacy_batch_error(&e),
             "tool_call takes exactly one entry for local tools; you sent 2.\nRetry with only: {\"calls\":[{\"arguments\":{\"x\":1},\"name\":\"a\"}]}"
@@ -201,7 +233,10 @@ mod tests {
         let v = jsonschema::validator_for(&schema).unwrap();
         let msg = schema_errors(Some(&v), "t", &json!({"o": {"s": 3}})).unwrap();
         assert!(msg.contains("/o/s: "), "{msg}");
-        assert!(msg.contains("(top level): ") && msg.contains("\"n\" is a required property"), "{msg}");
+        assert!(
+            msg.contains("(top level): ") && msg.contains("\"n\" is a required property"),
+            "{msg}"
+        );
         assert!(schema_errors(Some(&v), "t", &json!({"n": 1})).is_none());
     }
 }

@@ -1,3 +1,4 @@
+mod bridge;
 mod config;
 mod errors;
 mod mcp;
