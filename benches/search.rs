@@ -1,7 +1,7 @@
 //! Search index benchmarks (criterion): building the index over 10 000
 //! synthetic tools, and one query over it. Targets: build ≤ 50 ms, query ≤ 1 ms.
 
-use criterion::{criterion_group, criterion_main, Criterion};
+use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
 use hermes::tools::{CatalogTool, ToolCatalog};
 
 const VERBS: &[&str] = &[
@@ -46,7 +46,7 @@ fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("tool_search");
     g.sample_size(20);
     g.bench_function("build index, 10k tools", |b| {
-        b.iter(|| ToolCatalog::new(tools.clone()))
+        b.iter_batched(|| tools.clone(), ToolCatalog::new, BatchSize::LargeInput)
     });
     let catalog = ToolCatalog::new(tools.clone());
     g.bench_function("one query, 10k tools", |b| {

@@ -31,8 +31,13 @@ pub struct Doc<'a> {
 
 pub struct SearchIndex {
     stemmer: Stemmer,
-    /// term → (doc, weighted term frequency)
-    postings: HashMap<String, Vec<(u32, u32)>>,
+    /// Lowercase word → term id (stemming is the costly part of a build, and
+    /// tool texts repeat the same words endlessly, so each word is stemmed once).
+    word_terms: HashMap<String, Option<u32>>,
+    /// Stem → term id.
+    stems: HashMap<String, u32>,
+    /// term id → (doc, weighted term frequency)
+    postings: Vec<Vec<(u32, u32)>>,
     doc_len: Vec<u32>,
     avg_len: f64,
     names: Vec<String>,
@@ -71,48 +76,89 @@ pub fn words(text: &str) -> Vec<String> {
 }
 
 impl SearchIndex {
-    fn terms(&self, text: &str) -> Vec<String> {
-        words(text)
+    /// The term id of a word, adding it to the vocabulary; `None` for stopwords.
+    fn intern(&mut self, word: String) -> Option<u32> {
+        if let Some(t) = self.word_terms.get(&word) {
+            return *t;
+        }
+        let term = if STOPWORDS.contains(&word.as_str()) {
+            None
+        } else {
+            let stem = self.stemmer.stem(&word).into_owned();
+            let next = self.stems.len() as u32;
+            let id = *self.stems.entry(stem).or_insert(next);
+            if id as usize == self.postings.len() {
+                self.postings.push(Vec::new());
+            }
+            Some(id)
+        };
+        self.word_terms.insert(word, term);
+        term
+    }
+
+    /// Term ids of a query; words never seen in any tool are skipped.
+    fn lookup(&self, text: &str) -> Vec<u32> {
+        let mut out: Vec<u32> = words(text)
             .into_iter()
-            .filter(|w| !STOPWORDS.contains(&w.as_str()))
-            .map(|w| self.stemmer.stem(&w).into_owned())
-            .collect()
+            .filter_map(|w| match self.word_terms.get(&w) {
+                Some(t) => *t,
+                None if STOPWORDS.contains(&w.as_str()) => None,
+                None => self.stems.get(self.stemmer.stem(&w).as_ref()).copied(),
+            })
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
     }
 
     pub fn build(docs: &[Doc<'_>]) -> SearchIndex {
         let mut idx = SearchIndex {
             stemmer: Stemmer::create(Algorithm::English),
-            postings: HashMap::new(),
+            word_terms: HashMap::new(),
+            stems: HashMap::new(),
+            postings: Vec::new(),
             doc_len: Vec::with_capacity(docs.len()),
             avg_len: 0.0,
             names: docs.iter().map(|d| d.name.to_string()).collect(),
             bare: docs.iter().map(|d| d.bare_name.to_lowercase()).collect(),
         };
         let mut total = 0u64;
+        let mut tf: Vec<(u32, u32)> = Vec::new();
         for (i, d) in docs.iter().enumerate() {
-            let mut tf: HashMap<String, u32> = HashMap::new();
-            for t in idx.terms(d.bare_name) {
-                *tf.entry(t).or_default() += NAME_WEIGHT;
-            }
-            let rest = [d.source, d.description]
-                .into_iter()
-                .chain(d.params.iter().copied());
-            for text in rest {
-                for t in idx.terms(text) {
-                    *tf.entry(t).or_default() += 1;
+            tf.clear();
+            for w in words(d.bare_name) {
+                if let Some(t) = idx.intern(w) {
+                    tf.push((t, NAME_WEIGHT));
                 }
             }
-            let len: u32 = tf.values().sum();
+            let rest = [d.source, d.description].into_iter().chain(d.params.iter().copied());
+            for text in rest {
+                for w in words(text) {
+                    if let Some(t) = idx.intern(w) {
+                        tf.push((t, 1));
+                    }
+                }
+            }
+            tf.sort_unstable_by_key(|(t, _)| *t);
+            let mut len = 0u32;
+            let mut k = 0;
+            while k < tf.len() {
+                let term = tf[k].0;
+                let mut f = 0;
+                while k < tf.len() && tf[k].0 == term {
+                    f += tf[k].1;
+                    k += 1;
+                }
+                len += f;
+                idx.postings[term as usize].push((i as u32, f));
+            }
             total += u64::from(len);
             idx.doc_len.push(len);
-            for (t, f) in tf {
-                idx.postings.entry(t).or_default().push((i as u32, f));
-            }
         }
         idx.avg_len = if docs.is_empty() {
             1.0
         } else {
-            total as f64 / docs.len() as f64
+            (total as f64 / docs.len() as f64).max(1.0)
         };
         idx
     }
@@ -131,20 +177,13 @@ impl SearchIndex {
         let ql = q.to_lowercase();
         let n = self.names.len() as f64;
         let mut scores: HashMap<u32, f64> = HashMap::new();
-        let mut seen = std::collections::HashSet::new();
-        for t in self.terms(q) {
-            if !seen.insert(t.clone()) {
-                continue;
-            }
-            let Some(post) = self.postings.get(&t) else {
-                continue;
-            };
+        for t in self.lookup(q) {
+            let post = &self.postings[t as usize];
             let df = post.len() as f64;
             let idf = ((n - df + 0.5) / (df + 0.5) + 1.0).ln();
             for &(doc, tf) in post {
                 let tf = f64::from(tf);
-                let norm =
-                    K1 * (1.0 - B + B * f64::from(self.doc_len[doc as usize]) / self.avg_len);
+                let norm = K1 * (1.0 - B + B * f64::from(self.doc_len[doc as usize]) / self.avg_len);
                 *scores.entry(doc).or_default() += idf * tf * (K1 + 1.0) / (tf + norm);
             }
         }
