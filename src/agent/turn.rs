@@ -6,6 +6,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::protocol::{Event, EventTx};
 use super::tool_round;
+use crate::policy::Policy;
 use crate::provider::{ChatRequest, Provider, ProviderError, ProviderEvent};
 use crate::session::{events, Message, Record, SessionError, SessionHandle};
 use crate::tools::Registry;
@@ -47,6 +48,7 @@ pub struct Agent {
     provider: Box<dyn Provider>,
     model: String,
     tools: Registry,
+    policy: Policy,
     session: SessionHandle,
     messages: Vec<Message>,
     max_turns: u32,
@@ -67,11 +69,18 @@ impl Agent {
             provider,
             model,
             tools,
+            policy: Policy::default(),
             session,
             messages,
             max_turns,
             events,
         }
+    }
+
+    /// Hooks and approvals around every tool call.
+    pub fn with_policy(mut self, policy: Policy) -> Agent {
+        self.policy = policy;
+        self
     }
 
     pub fn session(&self) -> &SessionHandle {
@@ -170,10 +179,13 @@ impl Agent {
                     })
                     .await?;
             }
-            let calls = completion.tool_calls.clone();
+            // Split local tool_call batches before the message is persisted:
+            // the session file records the calls as they will run.
+            let mut calls = completion.tool_calls;
+            super::tool_call_batches::expand_local_tool_batches(&mut calls);
             self.push(Message::Assistant {
                 content: completion.content.clone(),
-                tool_calls: completion.tool_calls,
+                tool_calls: calls.clone(),
             })
             .await?;
             if calls.is_empty() {
@@ -186,8 +198,14 @@ impl Agent {
                     model_requests: request,
                 });
             }
-            let results =
-                tool_round::run(&self.tools, &calls, &self.session, &self.events, cancel).await?;
+            let round = tool_round::Round {
+                tools: &self.tools,
+                policy: &self.policy,
+                session: &self.session,
+                events: &self.events,
+                cancel,
+            };
+            let results = round.run(&calls).await?;
             self.messages.extend(results.into_iter().map(Message::Tool));
             if cancel.is_cancelled() {
                 return Err(AgentError::Cancelled);

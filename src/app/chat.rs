@@ -15,6 +15,7 @@ use crate::cli::Cli;
 use crate::config::{self, Overrides, Paths, Settings};
 use crate::frontend::{drive, repl, Printer, Style};
 use crate::mcp::McpRegistry;
+use crate::policy::Policy;
 use crate::provider;
 use crate::session;
 use crate::tools::Registry;
@@ -37,9 +38,13 @@ pub async fn run(
         &settings.merged.mcp_servers,
         &settings.paths,
     )?);
-    let tools = Registry::with_builtins(&settings.builtin_tools)?
+    let mut tools = Registry::with_builtins(&settings.builtin_tools)?
         .with_mcp(mcp.clone())
         .with_policy(settings.defer_policy());
+    if let Some(c) = &settings.merged.connectors {
+        tools = tools.with_gateway(Arc::new(crate::connectors::Gateway::new(c)));
+    }
+    tools.list_connectors_in_background();
     let resume = resume_path(cli, &settings.paths.sessions_dir(), cwd)?;
     mcp.fill_catalogs_in_background();
     let result = converse(cli, mode, &settings, cwd, provider, tools, resume).await;
@@ -78,7 +83,8 @@ async fn converse(
         start.messages,
         settings.max_turns,
         tx,
-    );
+    )
+    .with_policy(Policy::from_config(&settings.merged));
 
     match mode {
         Mode::Repl => {

@@ -26,6 +26,72 @@ pub struct ConfigFile {
     /// MCP servers hermes starts itself over stdio, by name.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub mcp_servers: BTreeMap<String, McpServerEntry>,
+    #[serde(default, skip_serializing_if = "HooksSection::is_empty")]
+    pub hooks: HooksSection,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub approvals: Option<ApprovalsSection>,
+    /// The remote connector gateway whose tools are named `connectors__…`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub connectors: Option<ConnectorsSection>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct HooksSection {
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pre_tool_call: Vec<HookEntry>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub post_tool_call: Vec<HookEntry>,
+}
+
+impl HooksSection {
+    fn is_empty(&self) -> bool {
+        self.pre_tool_call.is_empty() && self.post_tool_call.is_empty()
+    }
+}
+
+/// A command run (through `sh -c`) around tool calls whose name matches.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct HookEntry {
+    /// Glob over the underlying tool name (`mcp__files__write*`); default all.
+    #[serde(rename = "match", skip_serializing_if = "Option::is_none")]
+    pub matcher: Option<String>,
+    pub command: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timeout_ms: Option<u64>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ApprovalsSection {
+    /// `auto`: every call is approved unless it matches `deny`;
+    /// `deny`: every call is denied unless it matches `allow`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mode: Option<ApprovalMode>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub allow: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub deny: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum ApprovalMode {
+    Auto,
+    Deny,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ConnectorsSection {
+    /// Base URL: `GET {url}/tools` lists, `POST {url}/dispatch` runs.
+    pub url: String,
+    /// Variable holding the bearer token.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub token_env: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timeout_ms: Option<u64>,
 }
 
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]

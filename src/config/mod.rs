@@ -11,7 +11,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 pub use file::{
-    Concurrency, ConfigFile, DeferMode, McpServerEntry, ProviderEntry, ProviderKind, ToolFilter,
+    ApprovalMode, ApprovalsSection, Concurrency, ConfigFile, ConnectorsSection, DeferMode, HookEntry,
+    HooksSection, McpServerEntry, ProviderEntry, ProviderKind, ToolFilter,
     ToolsSection,
 };
 pub use paths::{project_config, Paths};

@@ -12,7 +12,7 @@ mod server;
 
 pub use catalog_cache::{CachedTool, Catalog};
 pub use process::{kill_all_now, SAFE_ENV};
-pub use registry::{check_name, log_dir, Index, IndexedTool, McpRegistry};
+pub use registry::{check_name, log_dir, Index, IndexedTool, McpRegistry, FILL_DELAY};
 pub use server::{McpServer, StartReport};
 
 #[derive(Debug, thiserror::Error)]

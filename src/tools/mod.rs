@@ -22,6 +22,7 @@ pub use builtin::Echo;
 pub use catalog::{CatalogTool, ToolCatalog};
 
 use crate::config::DeferMode;
+use crate::connectors::{DispatchCall, Gateway};
 use crate::mcp::McpRegistry;
 use crate::provider::ToolSpec;
 use crate::session::ToolCall;
@@ -84,7 +85,7 @@ struct Shared {
     /// Decided once, at the first request, and kept for the run: the tool list
     /// a session sends must not change shape under the prompt cache.
     deferred: OnceLock<bool>,
-    catalog: Mutex<Option<(usize, Arc<ToolCatalog>)>>,
+    catalog: Mutex<Option<((usize, usize), Arc<ToolCatalog>)>>,
     validators: Mutex<HashMap<String, Option<Arc<jsonschema::Validator>>>>,
 }
 
@@ -94,6 +95,7 @@ struct Shared {
 pub struct Registry {
     tools: Vec<Arc<dyn Tool>>,
     mcp: Option<Arc<McpRegistry>>,
+    gateway: Option<Arc<Gateway>>,
     policy: DeferPolicy,
     shared: Arc<Shared>,
 }
@@ -124,6 +126,21 @@ impl Registry {
         self
     }
 
+    pub fn with_gateway(mut self, gateway: Arc<Gateway>) -> Registry {
+        self.gateway = Some(gateway);
+        self
+    }
+
+    /// Fetches the gateway's listing in the background, after the first request.
+    pub fn list_connectors_in_background(&self) {
+        if let Some(g) = self.gateway.clone() {
+            tokio::spawn(async move {
+                tokio::time::sleep(crate::mcp::FILL_DELAY).await;
+                let _ = g.tools().await;
+            });
+        }
+    }
+
     pub fn with_policy(mut self, policy: DeferPolicy) -> Registry {
         self.policy = policy;
         self
@@ -133,13 +150,19 @@ impl Registry {
         self.mcp.as_ref()
     }
 
-    /// The deferrable tools (MCP today), rebuilt only when a catalog changed.
+    /// The deferrable tools (MCP and connectors), rebuilt only when a catalog
+    /// changed or the connector listing arrived.
     pub fn catalog(&self) -> Arc<ToolCatalog> {
-        let Some(mcp) = &self.mcp else {
-            return Arc::new(ToolCatalog::new(Vec::new()));
-        };
-        let idx = mcp.index();
-        let key = Arc::as_ptr(&idx) as usize;
+        let idx = self.mcp.as_ref().map(|m| m.index());
+        let connectors = self
+            .gateway
+            .as_ref()
+            .map(|g| g.tools_now())
+            .unwrap_or_default();
+        let key = (
+            idx.as_ref().map(|i| Arc::as_ptr(i) as usize).unwrap_or(0),
+            connectors.len(),
+        );
         let mut slot = self
             .shared
             .catalog
@@ -150,8 +173,15 @@ impl Registry {
                 return c.clone();
             }
         }
-        let names: Vec<String> = mcp.servers().iter().map(|s| s.name.clone()).collect();
-        let built = Arc::new(ToolCatalog::from_mcp(&idx, &names));
+        let mut tools = match (&self.mcp, &idx) {
+            (Some(mcp), Some(idx)) => {
+                let names: Vec<String> = mcp.servers().iter().map(|s| s.name.clone()).collect();
+                ToolCatalog::from_mcp(idx, &names).tools
+            }
+            _ => Vec::new(),
+        };
+        tools.extend(connectors);
+        let built = Arc::new(ToolCatalog::new(tools));
         *slot = Some((key, built.clone()));
         self.shared
             .validators
@@ -167,16 +197,21 @@ impl Registry {
     }
 
     fn decide_deferral(&self) -> bool {
-        let Some(mcp) = &self.mcp else { return false };
-        if mcp.servers().is_empty() {
+        let servers = self.mcp.as_ref().map(|m| m.servers().len()).unwrap_or(0);
+        if servers == 0 && self.gateway.is_none() {
             return false;
         }
         match self.policy.mode {
             DeferMode::Always => true,
             DeferMode::Never => false,
             DeferMode::Auto => {
-                // A server whose tools are not known yet could bring any number.
-                if mcp.servers().iter().any(|s| s.catalog().is_none()) {
+                // A source whose tools are not known yet could bring any number.
+                let unknown = self.gateway.is_some()
+                    || self
+                        .mcp
+                        .as_ref()
+                        .is_some_and(|m| m.servers().iter().any(|s| s.catalog().is_none()));
+                if unknown {
                     return true;
                 }
                 let cat = self.catalog();
@@ -227,13 +262,18 @@ impl Registry {
                 let cat = self.catalog();
                 into_output(bridge::describe(&args, &cat))
             }
-            bridge::CALL => self.dispatch(&args, cancel).await,
-            name => self.run_entry(name, args, cancel).await,
+            bridge::CALL => self.dispatch(&call.id, &args, cancel).await,
+            name => self.run_entry(name, &call.id, args, cancel).await,
         }
     }
 
     async fn search(&self, args: &Value) -> ToolOutput {
         let mut unsearched = Vec::new();
+        if let Some(g) = &self.gateway {
+            if let Ok(Err(e)) = tokio::time::timeout(Duration::from_secs(15), g.tools()).await {
+                unsearched.push(format!("connectors ({e})"));
+            }
+        }
         if let Some(mcp) = &self.mcp {
             // Catalogs still being filled in the background are worth a wait;
             // no server is started for a search.
@@ -252,7 +292,7 @@ impl Registry {
     /// `tool_call` reaching the dispatcher: one entry runs; a multi-entry
     /// local batch gets the old contract's answer (the agent splits batches
     /// before they get here).
-    async fn dispatch(&self, args: &Value, cancel: &CancellationToken) -> ToolOutput {
+    async fn dispatch(&self, call_id: &str, args: &Value, cancel: &CancellationToken) -> ToolOutput {
         let entries = match validation::parse_calls(args) {
             Ok(e) => e,
             Err(msg) => return ToolOutput::error(msg),
@@ -268,31 +308,110 @@ impl Registry {
                     e.name
                 ));
             }
-            return self.run_entry(&e.name, e.arguments, cancel).await;
+            return self.run_entry(&e.name, call_id, e.arguments, cancel).await;
         }
         if entries
             .iter()
             .all(|e| e.name.starts_with(catalog::CONNECTOR_PREFIX))
         {
-            return ToolOutput::error(
-                "no connector gateway is configured ([connectors] url in config.toml)",
-            );
+            return self.gateway_batch(call_id, &entries, cancel).await;
         }
         ToolOutput::error(validation::legacy_batch_error(&entries))
     }
 
-    /// The per-entry path every call takes: scope check → schema validation → call.
+    /// A `connectors__`-only batch: one gateway dispatch, results in entry order.
+    async fn gateway_batch(
+        &self,
+        call_id: &str,
+        entries: &[validation::Entry],
+        cancel: &CancellationToken,
+    ) -> ToolOutput {
+        let Some(g) = &self.gateway else {
+            return ToolOutput::error(
+                "no connector gateway is configured ([connectors] url in config.toml)",
+            );
+        };
+        let ids: Vec<String> = entries
+            .iter()
+            .enumerate()
+            .map(|(i, e)| {
+                if i == 0 {
+                    call_id.to_string()
+                } else {
+                    crate::agent::deterministic_call_id(call_id, e, i)
+                }
+            })
+            .collect();
+        let calls: Vec<DispatchCall<'_>> = entries
+            .iter()
+            .zip(&ids)
+            .map(|(e, id)| DispatchCall {
+                id,
+                name: &e.name,
+                arguments: &e.arguments,
+            })
+            .collect();
+        let outs = g.dispatch(&calls, cancel).await;
+        let results: Vec<Value> = entries
+            .iter()
+            .zip(&outs)
+            .map(|(e, o)| serde_json::json!({"name": e.name, "is_error": o.is_error, "content": o.content}))
+            .collect();
+        ToolOutput {
+            is_error: outs.iter().all(|o| o.is_error),
+            content: serde_json::json!({"count": results.len(), "results": results}).to_string(),
+        }
+    }
+
+    /// Scope and schema checks, then the call (without hooks or approval:
+    /// the agent's tool round adds those around [`Registry::call_checked`]).
     pub async fn run_entry(
         &self,
         name: &str,
+        call_id: &str,
         args: Value,
         cancel: &CancellationToken,
     ) -> ToolOutput {
+        if name.starts_with(catalog::CONNECTOR_PREFIX) {
+            self.load_connectors().await;
+        }
         if let Some(err) = self.check_entry(name, &args) {
             return ToolOutput::error(err);
         }
+        self.call_checked(name, call_id, args, cancel).await
+    }
+
+    /// Runs an entry that passed [`Registry::check_entry`].
+    pub async fn call_checked(
+        &self,
+        name: &str,
+        call_id: &str,
+        args: Value,
+        cancel: &CancellationToken,
+    ) -> ToolOutput {
         if let Some(tool) = self.builtin(name) {
-            return tool.call(args, cancel).await;
+            return tokio::select! {
+                out = tool.call(args, cancel) => out,
+                _ = cancel.cancelled() => ToolOutput::error("interrupted by the user while running"),
+            };
+        }
+        if name.starts_with(catalog::CONNECTOR_PREFIX) {
+            let Some(g) = &self.gateway else {
+                return ToolOutput::error(
+                    "no connector gateway is configured ([connectors] url in config.toml)",
+                );
+            };
+            let call = [DispatchCall {
+                id: call_id,
+                name,
+                arguments: &args,
+            }];
+            return g
+                .dispatch(&call, cancel)
+                .await
+                .into_iter()
+                .next()
+                .unwrap_or_else(|| ToolOutput::error("the gateway returned no result"));
         }
         match &self.mcp {
             Some(mcp) => match mcp.call(name, args, cancel).await {
@@ -300,6 +419,13 @@ impl Registry {
                 None => ToolOutput::error(format!("tool `{name}` is no longer available")),
             },
             None => ToolOutput::error(format!("unknown tool `{name}`")),
+        }
+    }
+
+    /// Makes sure the connector listing has been fetched (for a scope check).
+    pub async fn load_connectors(&self) {
+        if let Some(g) = &self.gateway {
+            let _ = g.tools().await;
         }
     }
 

@@ -1,0 +1,170 @@
+//! The remote connector gateway. Its tools are named `connectors__…`; they are
+//! listed once (`GET {url}/tools`) for search, and run with
+//! `POST {url}/dispatch` — a whole `connectors__`-only batch in one request.
+//! Protocol: docs/gateway-protocol.md.
+
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use tokio::sync::OnceCell;
+use tokio_util::sync::CancellationToken;
+
+use crate::config::ConnectorsSection;
+use crate::tools::catalog::CONNECTOR_PREFIX;
+use crate::tools::{CatalogTool, ToolOutput};
+use crate::util::text::excerpt;
+
+#[derive(Debug, Deserialize)]
+struct Listing {
+    tools: Vec<ListedTool>,
+}
+
+#[derive(Debug, Deserialize)]
+struct ListedTool {
+    name: String,
+    #[serde(default)]
+    description: String,
+    #[serde(default = "empty_schema", alias = "inputSchema")]
+    input_schema: Value,
+}
+
+fn empty_schema() -> Value {
+    serde_json::json!({"type": "object"})
+}
+
+#[derive(Debug, Serialize)]
+pub struct DispatchCall<'a> {
+    pub id: &'a str,
+    pub name: &'a str,
+    pub arguments: &'a Value,
+}
+
+#[derive(Debug, Deserialize)]
+struct DispatchReply {
+    results: Vec<DispatchResult>,
+}
+
+#[derive(Debug, Deserialize)]
+struct DispatchResult {
+    id: String,
+    #[serde(default)]
+    content: Value,
+    #[serde(default)]
+    is_error: bool,
+}
+
+pub struct Gateway {
+    url: String,
+    token: Option<String>,
+    client: reqwest::Client,
+    timeout: Duration,
+    listing: OnceCell<Result<Vec<CatalogTool>, String>>,
+}
+
+impl Gateway {
+    pub fn new(cfg: &ConnectorsSection) -> Gateway {
+        Gateway {
+            url: cfg.url.trim_end_matches('/').to_string(),
+            token: cfg.token_env.as_deref().and_then(|v| std::env::var(v).ok()),
+            client: reqwest::Client::new(),
+            timeout: Duration::from_millis(cfg.timeout_ms.unwrap_or(60_000)),
+            listing: OnceCell::new(),
+        }
+    }
+
+    fn request(&self, rb: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
+        let rb = rb.timeout(self.timeout);
+        match &self.token {
+            Some(t) => rb.bearer_auth(t),
+            None => rb,
+        }
+    }
+
+    /// The gateway's tools, fetched once per run.
+    pub async fn tools(&self) -> &Result<Vec<CatalogTool>, String> {
+        self.listing
+            .get_or_init(|| async {
+                let url = format!("{}/tools", self.url);
+                let resp = self
+                    .request(self.client.get(&url))
+                    .send()
+                    .await
+                    .map_err(|e| format!("connector gateway at {url}: {e}"))?;
+                if !resp.status().is_success() {
+                    return Err(format!("connector gateway at {url} answered HTTP {}", resp.status().as_u16()));
+                }
+                let body = resp.bytes().await.map_err(|e| format!("connector gateway at {url}: {e}"))?;
+                let listing: Listing = serde_json::from_slice(&body)
+                    .map_err(|e| format!("connector gateway at {url} sent a listing that is not valid: {e}"))?;
+                Ok(listing
+                    .tools
+                    .into_iter()
+                    .map(|t| CatalogTool {
+                        name: if t.name.starts_with(CONNECTOR_PREFIX) {
+                            t.name
+                        } else {
+                            format!("{CONNECTOR_PREFIX}{}", t.name)
+                        },
+                        source: "connectors".into(),
+                        description: t.description,
+                        schema: t.input_schema,
+                    })
+                    .collect())
+            })
+            .await
+    }
+
+    /// The listing if it has been fetched, without waiting.
+    pub fn tools_now(&self) -> Vec<CatalogTool> {
+        match self.listing.get() {
+            Some(Ok(t)) => t.clone(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// One POST for all `calls`; results come back in the order of `calls`.
+    pub async fn dispatch(&self, calls: &[DispatchCall<'_>], cancel: &CancellationToken) -> Vec<ToolOutput> {
+        let url = format!("{}/dispatch", self.url);
+        let fail = |msg: String| calls.iter().map(|_| ToolOutput::error(msg.clone())).collect();
+        let send = self
+            .request(self.client.post(&url))
+            .header(reqwest::header::CONTENT_TYPE, "application/json")
+            .body(serde_json::json!({ "calls": calls }).to_string())
+            .send();
+        let resp = tokio::select! {
+            _ = cancel.cancelled() => return fail("cancelled before it started".into()),
+            r = send => r,
+        };
+        let resp = match resp {
+            Ok(r) if r.status().is_success() => r,
+            Ok(r) => return fail(format!("connector gateway at {url} answered HTTP {}", r.status().as_u16())),
+            Err(e) => return fail(format!("connector gateway at {url}: {e}")),
+        };
+        let body = match resp.bytes().await {
+            Ok(b) => b,
+            Err(e) => return fail(format!("connector gateway at {url}: {e}")),
+        };
+        let reply: DispatchReply = match serde_json::from_slice(&body) {
+            Ok(r) => r,
+            Err(e) => return fail(format!("connector gateway at {url} sent an invalid reply: {e}")),
+        };
+        calls
+            .iter()
+            .map(|c| match reply.results.iter().find(|r| r.id == c.id) {
+                Some(r) => ToolOutput {
+                    content: match &r.content {
+                        Value::String(s) => s.clone(),
+                        other => other.to_string(),
+                    },
+                    is_error: r.is_error,
+                },
+                None => ToolOutput::error(format!(
+                    "connector gateway returned no result for `{}` (id {})",
+                    c.name,
+                    excerpt(c.id, 40)
+                )),
+            })
+            .collect()
+    }
+}
