@@ -43,7 +43,10 @@ fn canonical(v: &Value) -> String {
                 .collect();
             format!("{{{}}}", parts.join(","))
         }
-        Value::Array(a) => format!("[{}]", a.iter().map(canonical).collect::<Vec<_>>().join(",")),
+        Value::Array(a) => format!(
+            "[{}]",
+            a.iter().map(canonical).collect::<Vec<_>>().join(",")
+        ),
         other => other.to_string(),
     }
 }
@@ -126,11 +129,28 @@ pub fn expand_block_list(blocks: &mut Vec<Box<RawValue>>) -> Result<usize, serde
             parsed.push(None);
             continue;
         };
-        let id_key = if kind == "anthropic" { "id" } else { "toolUseId" };
-        let id = body.get(id_key).and_then(|i| i.as_str()).unwrap_or("").to_string();
-        let name = body.get("name").and_then(|n| n.as_str()).unwrap_or("").to_string();
+        let id_key = if kind == "anthropic" {
+            "id"
+        } else {
+            "toolUseId"
+        };
+        let id = body
+            .get(id_key)
+            .and_then(|i| i.as_str())
+            .unwrap_or("")
+            .to_string();
+        let name = body
+            .get("name")
+            .and_then(|n| n.as_str())
+            .unwrap_or("")
+            .to_string();
         taken.insert(id.clone());
-        parsed.push(Some((kind.to_string(), id, name, body.get("input").cloned().unwrap_or(Value::Null))));
+        parsed.push(Some((
+            kind.to_string(),
+            id,
+            name,
+            body.get("input").cloned().unwrap_or(Value::Null),
+        )));
     }
     let mut out: Vec<Box<RawValue>> = Vec::with_capacity(blocks.len());
     let mut split = 0;
@@ -145,7 +165,11 @@ pub fn expand_block_list(blocks: &mut Vec<Box<RawValue>>) -> Result<usize, serde
         };
         split += 1;
         for (i, e) in entries.iter().enumerate() {
-            let child_id = if i == 0 { id.clone() } else { unique(deterministic_call_id(&id, e, i), &mut taken) };
+            let child_id = if i == 0 {
+                id.clone()
+            } else {
+                unique(deterministic_call_id(&id, e, i), &mut taken)
+            };
             let input = serde_json::json!({ "calls": [e.raw] });
             let block = if kind == "anthropic" {
                 serde_json::json!({"type": "tool_use", "id": child_id, "name": name, "input": input})
@@ -175,26 +199,54 @@ mod tests {
 
     #[test]
     fn a_local_batch_splits_in_place_with_stable_ids() {
-        let mut calls = vec![call("p0", "echo", "{}"), call("p1", "tool_call", BATCH), call("p2", "other", "{}")];
+        let mut calls = vec![
+            call("p0", "echo", "{}"),
+            call("p1", "tool_call", BATCH),
+            call("p2", "other", "{}"),
+        ];
         assert_eq!(expand_local_tool_batches(&mut calls), 1);
         let names: Vec<&str> = calls.iter().map(|c| c.name.as_str()).collect();
-        assert_eq!(names, ["echo", "tool_call", "tool_call", "tool_call", "other"]);
+        assert_eq!(
+            names,
+            ["echo", "tool_call", "tool_call", "tool_call", "other"]
+        );
         assert_eq!(calls[1].id, "p1");
-        assert_eq!(calls[1].arguments, r#"{"calls":[{"arguments":{"path":"a"},"name":"mcp__f__read"}]}"#);
+        assert_eq!(
+            calls[1].arguments,
+            r#"{"calls":[{"arguments":{"path":"a"},"name":"mcp__f__read"}]}"#
+        );
         assert!(calls[2].id.starts_with("p1_1_") && calls[3].id.starts_with("p1_2_"));
-        let mut again = vec![call("p0", "echo", "{}"), call("p1", "tool_call", BATCH), call("p2", "other", "{}")];
+        let mut again = vec![
+            call("p0", "echo", "{}"),
+            call("p1", "tool_call", BATCH),
+            call("p2", "other", "{}"),
+        ];
         expand_local_tool_batches(&mut again);
         assert_eq!(calls, again, "replaying the message must give the same ids");
     }
 
     #[test]
     fn ids_depend_on_name_arguments_and_index_not_key_order() {
-        let e = |args: Value| Entry { name: "n".into(), arguments: args.clone(), raw: args };
+        let e = |args: Value| Entry {
+            name: "n".into(),
+            arguments: args.clone(),
+            raw: args,
+        };
         let a = deterministic_call_id("p", &e(serde_json::json!({"x": 1, "y": 2})), 1);
-        let b = deterministic_call_id("p", &e(serde_json::from_str(r#"{"y":2,"x":1}"#).unwrap()), 1);
+        let b = deterministic_call_id(
+            "p",
+            &e(serde_json::from_str(r#"{"y":2,"x":1}"#).unwrap()),
+            1,
+        );
         assert_eq!(a, b);
-        assert_ne!(a, deterministic_call_id("p", &e(serde_json::json!({"x": 1, "y": 2})), 2));
-        assert_ne!(a, deterministic_call_id("p", &e(serde_json::json!({"x": 2, "y": 2})), 1));
+        assert_ne!(
+            a,
+            deterministic_call_id("p", &e(serde_json::json!({"x": 1, "y": 2})), 2)
+        );
+        assert_ne!(
+            a,
+            deterministic_call_id("p", &e(serde_json::json!({"x": 2, "y": 2})), 1)
+        );
     }
 
     #[test]

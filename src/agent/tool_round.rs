@@ -91,7 +91,11 @@ impl Round<'_> {
         if let Some(err) = self.tools.check_entry(&tool, &args) {
             return Plan::Done(ToolOutput::error(err));
         }
-        if let Verdict::Block(why) = self.policy.pre_tool_call(&tool, &call.id, &args, self.cancel).await {
+        if let Verdict::Block(why) = self
+            .policy
+            .pre_tool_call(&tool, &call.id, &args, self.cancel)
+            .await
+        {
             return Plan::Done(ToolOutput::error(why));
         }
         if let Verdict::Block(why) = self.policy.approve(&tool) {

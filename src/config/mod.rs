@@ -11,9 +11,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 pub use file::{
-    ApprovalMode, ApprovalsSection, Concurrency, ConfigFile, ConnectorsSection, DeferMode, HookEntry,
-    HooksSection, McpServerEntry, ProviderEntry, ProviderKind, ToolFilter,
-    ToolsSection,
+    ApprovalMode, ApprovalsSection, Concurrency, ConfigFile, ConnectorsSection, DeferMode,
+    HookEntry, HooksSection, McpServerEntry, ProviderEntry, ProviderKind, ToolFilter, ToolsSection,
 };
 pub use paths::{project_config, Paths};
 

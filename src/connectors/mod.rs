@@ -92,11 +92,18 @@ impl Gateway {
                     .await
                     .map_err(|e| format!("connector gateway at {url}: {e}"))?;
                 if !resp.status().is_success() {
-                    return Err(format!("connector gateway at {url} answered HTTP {}", resp.status().as_u16()));
+                    return Err(format!(
+                        "connector gateway at {url} answered HTTP {}",
+                        resp.status().as_u16()
+                    ));
                 }
-                let body = resp.bytes().await.map_err(|e| format!("connector gateway at {url}: {e}"))?;
-                let listing: Listing = serde_json::from_slice(&body)
-                    .map_err(|e| format!("connector gateway at {url} sent a listing that is not valid: {e}"))?;
+                let body = resp
+                    .bytes()
+                    .await
+                    .map_err(|e| format!("connector gateway at {url}: {e}"))?;
+                let listing: Listing = serde_json::from_slice(&body).map_err(|e| {
+                    format!("connector gateway at {url} sent a listing that is not valid: {e}")
+                })?;
                 Ok(listing
                     .tools
                     .into_iter()
@@ -124,9 +131,18 @@ impl Gateway {
     }
 
     /// One POST for all `calls`; results come back in the order of `calls`.
-    pub async fn dispatch(&self, calls: &[DispatchCall<'_>], cancel: &CancellationToken) -> Vec<ToolOutput> {
+    pub async fn dispatch(
+        &self,
+        calls: &[DispatchCall<'_>],
+        cancel: &CancellationToken,
+    ) -> Vec<ToolOutput> {
         let url = format!("{}/dispatch", self.url);
-        let fail = |msg: String| calls.iter().map(|_| ToolOutput::error(msg.clone())).collect();
+        let fail = |msg: String| {
+            calls
+                .iter()
+                .map(|_| ToolOutput::error(msg.clone()))
+                .collect()
+        };
         let send = self
             .request(self.client.post(&url))
             .header(reqwest::header::CONTENT_TYPE, "application/json")
@@ -138,7 +154,12 @@ impl Gateway {
         };
         let resp = match resp {
             Ok(r) if r.status().is_success() => r,
-            Ok(r) => return fail(format!("connector gateway at {url} answered HTTP {}", r.status().as_u16())),
+            Ok(r) => {
+                return fail(format!(
+                    "connector gateway at {url} answered HTTP {}",
+                    r.status().as_u16()
+                ))
+            }
             Err(e) => return fail(format!("connector gateway at {url}: {e}")),
         };
         let body = match resp.bytes().await {
@@ -147,7 +168,11 @@ impl Gateway {
         };
         let reply: DispatchReply = match serde_json::from_slice(&body) {
             Ok(r) => r,
-            Err(e) => return fail(format!("connector gateway at {url} sent an invalid reply: {e}")),
+            Err(e) => {
+                return fail(format!(
+                    "connector gateway at {url} sent an invalid reply: {e}"
+                ))
+            }
         };
         calls
             .iter()

@@ -47,7 +47,8 @@ impl Hook {
         output: Option<&ToolOutput>,
         cancel: &CancellationToken,
     ) -> Verdict {
-        let mut input = json!({"event": event, "tool": tool, "call_id": call_id, "arguments": args});
+        let mut input =
+            json!({"event": event, "tool": tool, "call_id": call_id, "arguments": args});
         if let Some(o) = output {
             input["output"] = json!({"content": o.content, "is_error": o.is_error});
         }
@@ -85,18 +86,33 @@ impl Hook {
             Ok(Ok(o)) => o,
         };
         let stderr = String::from_utf8_lossy(&out.stderr);
-        let last: Vec<&str> = stderr.lines().rev().take(3).collect::<Vec<_>>().into_iter().rev().collect();
+        let last: Vec<&str> = stderr
+            .lines()
+            .rev()
+            .take(3)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect();
         match out.status.code() {
             Some(0) => Verdict::Allow,
             Some(2) => Verdict::Block(if stderr.trim().is_empty() {
                 format!("blocked by the {event} hook `{name}`")
             } else {
-                format!("blocked by the {event} hook: {}", excerpt(stderr.trim(), 500))
+                format!(
+                    "blocked by the {event} hook: {}",
+                    excerpt(stderr.trim(), 500)
+                )
             }),
             code => Verdict::Block(format!(
                 "{event} hook `{name}` failed ({}){}",
-                code.map(|c| format!("exit code {c}")).unwrap_or_else(|| "killed by a signal".into()),
-                if last.is_empty() { String::new() } else { format!("; last stderr: {}", last.join(" | ")) }
+                code.map(|c| format!("exit code {c}"))
+                    .unwrap_or_else(|| "killed by a signal".into()),
+                if last.is_empty() {
+                    String::new()
+                } else {
+                    format!("; last stderr: {}", last.join(" | "))
+                }
             )),
         }
     }

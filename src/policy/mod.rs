@@ -30,8 +30,18 @@ impl Policy {
     pub fn from_config(file: &ConfigFile) -> Policy {
         let a = file.approvals.clone().unwrap_or_default();
         Policy {
-            pre: file.hooks.pre_tool_call.iter().map(Hook::from_entry).collect(),
-            post: file.hooks.post_tool_call.iter().map(Hook::from_entry).collect(),
+            pre: file
+                .hooks
+                .pre_tool_call
+                .iter()
+                .map(Hook::from_entry)
+                .collect(),
+            post: file
+                .hooks
+                .post_tool_call
+                .iter()
+                .map(Hook::from_entry)
+                .collect(),
             deny_by_default: a.mode == Some(ApprovalMode::Deny),
             allow: a.allow,
             deny: a.deny,
@@ -39,9 +49,18 @@ impl Policy {
     }
 
     /// Every matching `pre_tool_call` hook, in config order; the first block wins.
-    pub async fn pre_tool_call(&self, tool: &str, call_id: &str, args: &Value, cancel: &CancellationToken) -> Verdict {
+    pub async fn pre_tool_call(
+        &self,
+        tool: &str,
+        call_id: &str,
+        args: &Value,
+        cancel: &CancellationToken,
+    ) -> Verdict {
         for h in self.pre.iter().filter(|h| h.matches(tool)) {
-            if let Verdict::Block(why) = h.run("pre_tool_call", tool, call_id, args, None, cancel).await {
+            if let Verdict::Block(why) = h
+                .run("pre_tool_call", tool, call_id, args, None, cancel)
+                .await
+            {
                 return Verdict::Block(why);
             }
         }
@@ -59,7 +78,10 @@ impl Policy {
     ) -> Vec<String> {
         let mut problems = Vec::new();
         for h in self.post.iter().filter(|h| h.matches(tool)) {
-            if let Verdict::Block(why) = h.run("post_tool_call", tool, call_id, args, Some(output), cancel).await {
+            if let Verdict::Block(why) = h
+                .run("post_tool_call", tool, call_id, args, Some(output), cancel)
+                .await
+            {
                 problems.push(why);
             }
         }
@@ -69,11 +91,17 @@ impl Policy {
     /// Approval, settled per entry.
     pub fn approve(&self, tool: &str) -> Verdict {
         let any = |globs: &[String]| globs.iter().any(|g| glob_match(g, tool));
-        let allowed = if self.deny_by_default { any(&self.allow) } else { !any(&self.deny) };
+        let allowed = if self.deny_by_default {
+            any(&self.allow)
+        } else {
+            !any(&self.deny)
+        };
         if allowed {
             Verdict::Allow
         } else {
-            Verdict::Block(format!("`{tool}` was not approved (the [approvals] settings deny it)"))
+            Verdict::Block(format!(
+                "`{tool}` was not approved (the [approvals] settings deny it)"
+            ))
         }
     }
 }
@@ -84,10 +112,17 @@ mod tests {
 
     #[test]
     fn approvals_follow_mode_and_globs() {
-        let p = Policy { deny: vec!["mcp__*__write*".into()], ..Policy::default() };
+        let p = Policy {
+            deny: vec!["mcp__*__write*".into()],
+            ..Policy::default()
+        };
         assert_eq!(p.approve("mcp__f__read"), Verdict::Allow);
         assert!(matches!(p.approve("mcp__f__write_file"), Verdict::Block(_)));
-        let p = Policy { deny_by_default: true, allow: vec!["mcp__f__read*".into()], ..Policy::default() };
+        let p = Policy {
+            deny_by_default: true,
+            allow: vec!["mcp__f__read*".into()],
+            ..Policy::default()
+        };
         assert_eq!(p.approve("mcp__f__read_file"), Verdict::Allow);
         assert!(matches!(p.approve("mcp__f__write_file"), Verdict::Block(_)));
     }

@@ -292,7 +292,12 @@ impl Registry {
     /// `tool_call` reaching the dispatcher: one entry runs; a multi-entry
     /// local batch gets the old contract's answer (the agent splits batches
     /// before they get here).
-    async fn dispatch(&self, call_id: &str, args: &Value, cancel: &CancellationToken) -> ToolOutput {
+    async fn dispatch(
+        &self,
+        call_id: &str,
+        args: &Value,
+        cancel: &CancellationToken,
+    ) -> ToolOutput {
         let entries = match validation::parse_calls(args) {
             Ok(e) => e,
             Err(msg) => return ToolOutput::error(msg),

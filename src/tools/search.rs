@@ -131,7 +131,9 @@ impl SearchIndex {
                     tf.push((t, NAME_WEIGHT));
                 }
             }
-            let rest = [d.source, d.description].into_iter().chain(d.params.iter().copied());
+            let rest = [d.source, d.description]
+                .into_iter()
+                .chain(d.params.iter().copied());
             for text in rest {
                 for w in words(text) {
                     if let Some(t) = idx.intern(w) {
@@ -183,7 +185,8 @@ impl SearchIndex {
             let idf = ((n - df + 0.5) / (df + 0.5) + 1.0).ln();
             for &(doc, tf) in post {
                 let tf = f64::from(tf);
-                let norm = K1 * (1.0 - B + B * f64::from(self.doc_len[doc as usize]) / self.avg_len);
+                let norm =
+                    K1 * (1.0 - B + B * f64::from(self.doc_len[doc as usize]) / self.avg_len);
                 *scores.entry(doc).or_default() += idf * tf * (K1 + 1.0) / (tf + norm);
             }
         }

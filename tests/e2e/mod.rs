@@ -6,3 +6,4 @@ mod mcp_policy;
 mod oneshot;
 mod repl;
 mod sessions;
+mod split;

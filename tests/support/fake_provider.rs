@@ -236,7 +236,7 @@ fn serve(stream: TcpStream, state: Arc<Mutex<State>>) {
     }
 }
 
-fn read_request(reader: &mut BufReader<TcpStream>) -> Option<Recorded> {
+pub fn read_request(reader: &mut BufReader<TcpStream>) -> Option<Recorded> {
     let mut line = String::new();
     // Blocks until the next request starts; its first byte's time is taken after.
     let n = reader.read_line(&mut line).ok()?;

@@ -3,6 +3,7 @@
 
 #![allow(dead_code)]
 
+pub mod fake_gateway;
 pub mod fake_provider;
 
 use std::io::Write;

@@ -1,0 +1,481 @@
+//! Splitting tool_call batches before persistence (contract §5–§8), end to end:
+//! the real binary, the fake provider, real MCP servers and our test server.
+
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use crate::support::fake_gateway::FakeGateway;
+use crate::support::{real_server, records, Reply, TestEnv};
+
+fn batch(entries: &[(&str, Value)]) -> String {
+    json!({"calls": entries.iter().map(|(n, a)| json!({"name": n, "arguments": a})).collect::<Vec<_>>()}).to_string()
+}
+
+fn env_with(servers: &[(&str, &str)]) -> TestEnv {
+    let env = TestEnv::new();
+    env.write_config("[tools]\ndefer = \"always\"\n");
+    for (name, extra) in servers {
+        env.add_test_server(name, extra);
+        env.prefill(name);
+    }
+    env
+}
+
+/// The assistant tool calls recorded in the session file, in order.
+fn recorded_calls(env: &TestEnv) -> Vec<Value> {
+    let path = env.sessions().pop().unwrap();
+    records(&path)
+        .into_iter()
+        .filter(|r| r["type"] == "message" && r["message"]["role"] == "assistant")
+        .flat_map(|r| {
+            r["message"]["tool_calls"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
+fn contents(results: &[Value]) -> Vec<String> {
+    results
+        .iter()
+        .map(|r| r["content"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn a_local_batch_is_split_before_it_is_persisted_and_costs_one_round_trip() {
+    let env = env_with(&[("t", "concurrency = \"parallel\"")]);
+    let args = batch(&[
+        ("mcp__t__echo", json!({"text": "one"})),
+        ("mcp__t__echo", json!({"text": "two"})),
+        ("mcp__t__slow", json!({"ms": 5, "label": "x"})),
+    ]);
+    env.fake
+        .push(Reply::tool_calls(&[("call_P", "tool_call", &args)]));
+    env.fake.push(Reply::text("done"));
+    env.run(&["-q", "go"]).ok();
+    assert_eq!(
+        env.fake.requests().len(),
+        2,
+        "a batch must cost exactly one model round trip"
+    );
+
+    let calls = recorded_calls(&env);
+    assert_eq!(calls.len(), 3);
+    assert_eq!(calls[0]["id"], "call_P");
+    assert!(calls[1]["id"].as_str().unwrap().starts_with("call_P_1_"));
+    assert!(calls[2]["id"].as_str().unwrap().starts_with("call_P_2_"));
+    for c in &calls {
+        assert_eq!(c["name"], "tool_call");
+        let a: Value = serde_json::from_str(c["arguments"].as_str().unwrap()).unwrap();
+        assert_eq!(
+            a["calls"].as_array().unwrap().len(),
+            1,
+            "each child carries one entry"
+        );
+    }
+    let results = env.tool_results(1);
+    assert_eq!(contents(&results), ["one", "two", "slept 5 ms x"]);
+    let ids: Vec<&Value> = results.iter().map(|r| &r["tool_call_id"]).collect();
+    let call_ids: Vec<&Value> = calls.iter().map(|c| &c["id"]).collect();
+    assert_eq!(ids, call_ids, "every child has its own paired result");
+}
+
+#[test]
+fn the_same_message_gives_the_same_child_ids_and_resume_replays_them_byte_for_byte() {
+    let env = env_with(&[("t", "")]);
+    let args = batch(&[
+        ("mcp__t__echo", json!({"text": "a"})),
+        ("mcp__t__echo", json!({"b": 1, "text": "b"})),
+    ]);
+    for _ in 0..2 {
+        env.fake
+            .push(Reply::tool_calls(&[("call_X", "tool_call", &args)]));
+        env.fake.push(Reply::text("done"));
+    }
+    let first = env.run(&["--json", "-q", "go"]);
+    first.ok();
+    let id = first.events()[0]["id"].as_str().unwrap().to_string();
+    let path = env.sessions().pop().unwrap();
+    let ids_a: Vec<Value> = recorded_calls(&env)
+        .iter()
+        .map(|c| c["id"].clone())
+        .collect();
+    std::thread::sleep(Duration::from_millis(5));
+    env.run(&["-q", "go"]).ok();
+    let ids_b: Vec<Value> = recorded_calls(&env)
+        .iter()
+        .map(|c| c["id"].clone())
+        .collect();
+    assert_eq!(ids_a.len(), 2, "the batch was not split");
+    assert_eq!(
+        ids_a, ids_b,
+        "a replayed message must split into the same ids"
+    );
+
+    let before = std::fs::read(&path).unwrap();
+    env.fake.push(Reply::text("resumed"));
+    env.run(&["--resume", &id, "-q", "more"]).ok();
+    let after = std::fs::read(&path).unwrap();
+    assert_eq!(
+        &after[..before.len()],
+        &before[..],
+        "earlier session bytes changed"
+    );
+    let reqs = env.fake.requests();
+    let earlier = reqs[1].body_str();
+    let resumed = reqs[4].body_str();
+    assert!(
+        resumed.starts_with(&earlier[..earlier.len() - 2]),
+        "the resumed request does not replay the split history byte for byte"
+    );
+}
+
+#[test]
+fn rows_that_stay_whole() {
+    let env = env_with(&[("t", "")]);
+    let gw = FakeGateway::start();
+    let mut cfg = std::fs::read_to_string(env.config_path()).unwrap();
+    cfg.push_str(&format!("\n[connectors]\nurl = \"{}\"\n", gw.url()));
+    std::fs::write(env.config_path(), cfg).unwrap();
+
+    let connectors = batch(&[
+        ("connectors__crm_find_customer", json!({"name": "Ada"})),
+        ("connectors__tickets_open", json!({"title": "Broken"})),
+    ]);
+    let eleven = json!({"calls": (0..11).map(|i| json!({"name": "mcp__t__echo", "arguments": {"text": i.to_string()}})).collect::<Vec<_>>()}).to_string();
+    let single = batch(&[("mcp__t__echo", json!({"text": "solo"}))]);
+    let malformed = r#"{"calls":[{"name":"mcp__t__echo","arguments":{"text":"x"}},7]}"#;
+    env.fake.push(Reply::tool_calls(&[
+        ("c1", "tool_call", &connectors),
+        ("c2", "tool_call", malformed),
+        ("c3", "tool_call", &eleven),
+        ("c4", "tool_call", &single),
+    ]));
+    env.fake.push(Reply::text("done"));
+    env.run(&["-q", "go"]).ok();
+
+    let calls = recorded_calls(&env);
+    assert_eq!(calls.len(), 4, "nothing here may be split: {calls:#?}");
+    let r = contents(&env.tool_results(1));
+    let gw_result: Value = serde_json::from_str(&r[0]).unwrap();
+    assert_eq!(gw_result["count"], 2);
+    assert_eq!(
+        gw_result["results"][0]["content"],
+        "connectors__crm_find_customer ok: {\"name\":\"Ada\"}"
+    );
+    assert_eq!(
+        gw_result["results"][1]["content"],
+        "connectors__tickets_open ok: {\"title\":\"Broken\"}"
+    );
+    let dispatches = gw.dispatches();
+    assert_eq!(
+        dispatches.len(),
+        1,
+        "a connectors batch is ONE gateway dispatch"
+    );
+    assert_eq!(dispatches[0]["calls"].as_array().unwrap().len(), 2);
+    assert_eq!(dispatches[0]["calls"][0]["id"], "c1");
+    assert!(
+        r[1].starts_with("Error: tool_call: entry 2 is a number"),
+        "{}",
+        r[1]
+    );
+    assert!(
+        r[2].starts_with("Error: tool_call takes at most 10 entries; you sent 11"),
+        "{}",
+        r[2]
+    );
+    assert_eq!(r[3], "solo");
+}
+
+#[test]
+fn a_mixed_batch_splits_and_each_connector_entry_is_its_own_dispatch() {
+    let env = env_with(&[("t", "")]);
+    let gw = FakeGateway::start();
+    let mut cfg = std::fs::read_to_string(env.config_path()).unwrap();
+    cfg.push_str(&format!("\n[connectors]\nurl = \"{}\"\n", gw.url()));
+    std::fs::write(env.config_path(), cfg).unwrap();
+    let args = batch(&[
+        ("connectors__tickets_open", json!({"title": "T"})),
+        ("mcp__t__echo", json!({"text": "local"})),
+    ]);
+    env.fake
+        .push(Reply::tool_calls(&[("m", "tool_call", &args)]));
+    env.fake.push(Reply::text("done"));
+    env.run(&["-q", "go"]).ok();
+    assert_eq!(recorded_calls(&env).len(), 2);
+    assert_eq!(
+        contents(&env.tool_results(1)),
+        ["connectors__tickets_open ok: {\"title\":\"T\"}", "local"]
+    );
+    assert_eq!(gw.dispatches().len(), 1);
+}
+
+#[test]
+fn a_hook_blocks_the_write_entry_while_the_read_entry_of_the_batch_runs() {
+    let env = TestEnv::new();
+    let docs = env.cwd.path().join("docs");
+    std::fs::create_dir_all(&docs).unwrap();
+    std::fs::write(docs.join("a.txt"), "alpha").unwrap();
+    let hook_log = env.home.path().join("hook.log");
+    env.write_config(&format!(
+        "[tools]\ndefer = \"always\"\n\n[[hooks.pre_tool_call]]\nmatch = \"mcp__files__write*\"\ncommand = \"cat >> {}; echo 'writes are blocked in this repo' >&2; exit 2\"\n",
+        hook_log.display()
+    ));
+    env.add_server(
+        "files",
+        &format!(
+            "command = {:?}\nargs = [{:?}]\nconcurrency = \"parallel\"",
+            real_server("mcp-server-filesystem"),
+            docs.display().to_string()
+        ),
+    );
+    env.prefill("files");
+    let args = batch(&[
+        (
+            "mcp__files__read_text_file",
+            json!({"path": docs.join("a.txt")}),
+        ),
+        (
+            "mcp__files__write_file",
+            json!({"path": docs.join("b.txt"), "content": "beta"}),
+        ),
+    ]);
+    env.fake
+        .push(Reply::tool_calls(&[("w", "tool_call", &args)]));
+    env.fake.push(Reply::text("done"));
+    env.run(&["-q", "go"]).ok();
+    let r = contents(&env.tool_results(1));
+    assert_eq!(r[0], "alpha");
+    assert_eq!(
+        r[1],
+        "Error: blocked by the pre_tool_call hook: writes are blocked in this repo"
+    );
+    assert!(!docs.join("b.txt").exists(), "the blocked write ran");
+    let seen: Value =
+        serde_json::from_str(std::fs::read_to_string(&hook_log).unwrap().trim()).unwrap();
+    assert_eq!(
+        seen["tool"], "mcp__files__write_file",
+        "the hook must see the underlying tool"
+    );
+    let child_id = recorded_calls(&env)[1]["id"].clone();
+    assert!(child_id.as_str().unwrap().starts_with("w_1_"));
+    assert_eq!(
+        seen["call_id"], child_id,
+        "the hook must see the child's id"
+    );
+}
+
+#[test]
+fn one_denied_entry_leaves_the_others() {
+    let env = env_with(&[("t", "")]);
+    let mut cfg = std::fs::read_to_string(env.config_path()).unwrap();
+    cfg.push_str("\n[approvals]\ndeny = [\"mcp__t__fail\"]\n");
+    std::fs::write(env.config_path(), cfg).unwrap();
+    let args = batch(&[
+        ("mcp__t__echo", json!({"text": "a"})),
+        ("mcp__t__fail", json!({})),
+        ("mcp__t__echo", json!({"text": "c"})),
+    ]);
+    env.fake
+        .push(Reply::tool_calls(&[("d", "tool_call", &args)]));
+    env.fake.push(Reply::text("done"));
+    env.run(&["-q", "go"]).ok();
+    let r = contents(&env.tool_results(1));
+    assert_eq!(r[0], "a");
+    assert_eq!(
+        r[1],
+        "Error: `mcp__t__fail` was not approved (the [approvals] settings deny it)"
+    );
+    assert_eq!(r[2], "c");
+    assert!(
+        !env.server_log("t").contains("tools/call fail"),
+        "a denied entry reached the server"
+    );
+}
+
+#[test]
+fn entries_finishing_in_reverse_order_come_back_in_entry_order() {
+    let env = env_with(&[("t", "concurrency = \"parallel\"")]);
+    let args = batch(&[
+        ("mcp__t__slow", json!({"ms": 600, "label": "first"})),
+        ("mcp__t__slow", json!({"ms": 300, "label": "second"})),
+        ("mcp__t__slow", json!({"ms": 1, "label": "third"})),
+    ]);
+    env.fake
+        .push(Reply::tool_calls(&[("r", "tool_call", &args)]));
+    env.fake.push(Reply::text("done"));
+    let run = env.run(&["--json", "-q", "go"]);
+    run.ok();
+    let done: Vec<String> = env
+        .server_log("t")
+        .lines()
+        .filter_map(|l| l.strip_prefix("slow done "))
+        .map(str::to_string)
+        .collect();
+    assert_eq!(
+        done,
+        ["third", "second", "first"],
+        "the server did not finish in reverse order"
+    );
+    assert_eq!(
+        contents(&env.tool_results(1)),
+        [
+            "slept 600 ms first",
+            "slept 300 ms second",
+            "slept 1 ms third"
+        ]
+    );
+    // The session file got them as they finished.
+    let path = env.sessions().pop().unwrap();
+    let persisted: Vec<String> = records(&path)
+        .into_iter()
+        .filter(|r| r["type"] == "tool_result")
+        .map(|r| r["content"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(
+        persisted,
+        [
+            "slept 1 ms third",
+            "slept 300 ms second",
+            "slept 600 ms first"
+        ]
+    );
+}
+
+#[test]
+fn parallel_and_serial_servers_each_follow_their_policy() {
+    let env = env_with(&[("p", "concurrency = \"parallel\""), ("s", "")]);
+    let args = batch(&[
+        ("mcp__s__slow", json!({"ms": 200, "label": "s1"})),
+        ("mcp__p__slow", json!({"ms": 200, "label": "p1"})),
+        ("mcp__s__slow", json!({"ms": 200, "label": "s2"})),
+        ("mcp__p__slow", json!({"ms": 200, "label": "p2"})),
+    ]);
+    env.fake
+        .push(Reply::tool_calls(&[("m", "tool_call", &args)]));
+    env.fake.push(Reply::text("done"));
+    env.run(&["-q", "go"]).ok();
+    let slow = |name: &str| -> Vec<String> {
+        env.server_log(name)
+            .lines()
+            .filter(|l| l.starts_with("slow "))
+            .map(|l| l.replace(" ms=200", ""))
+            .collect()
+    };
+    assert_eq!(
+        slow("s"),
+        [
+            "slow start s1",
+            "slow done s1",
+            "slow start s2",
+            "slow done s2"
+        ]
+    );
+    let p = slow("p");
+    assert!(
+        p[0].starts_with("slow start") && p[1].starts_with("slow start"),
+        "{p:?}"
+    );
+    assert_eq!(
+        contents(&env.tool_results(1)),
+        [
+            "slept 200 ms s1",
+            "slept 200 ms p1",
+            "slept 200 ms s2",
+            "slept 200 ms p2"
+        ]
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn stop_mid_batch_never_sends_the_entries_that_had_not_started() {
+    let env = env_with(&[("t", "")]);
+    let args = batch(&[
+        ("mcp__t__slow", json!({"ms": 20000, "label": "running"})),
+        ("mcp__t__slow", json!({"ms": 10, "label": "waiting1"})),
+        ("mcp__t__slow", json!({"ms": 10, "label": "waiting2"})),
+    ]);
+    env.fake
+        .push(Reply::tool_calls(&[("s", "tool_call", &args)]));
+    env.fake.push(Reply::text("never asked"));
+    let mut child = env
+        .cmd()
+        .args(["-q", "go"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while !env.server_log("t").contains("slow start running") {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the first entry never started"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+    }
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+
+    let log = env.server_log("t");
+    assert_eq!(
+        log.matches("recv tools/call").count(),
+        1,
+        "a not-started entry was sent:\n{log}"
+    );
+    assert!(
+        !log.contains("waiting1") && !log.contains("waiting2"),
+        "{log}"
+    );
+    assert!(
+        log.contains("cancelled request"),
+        "the running entry got no MCP cancellation:\n{log}"
+    );
+
+    let path = env.sessions().pop().unwrap();
+    let recs = records(&path); // every line parses: the file stays valid
+    let calls = recorded_calls(&env);
+    let results: Vec<&Value> = recs.iter().filter(|r| r["type"] == "tool_result").collect();
+    assert_eq!(results.len(), 3, "every call id must keep a result");
+    for c in &calls {
+        let r = results
+            .iter()
+            .find(|r| r["tool_call_id"] == c["id"])
+            .expect("paired result");
+        assert_eq!(r["is_error"], true);
+    }
+    let texts: Vec<&str> = results
+        .iter()
+        .map(|r| r["content"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        texts
+            .iter()
+            .filter(|t| **t == "cancelled before it started")
+            .count(),
+        2,
+        "{texts:?}"
+    );
+    assert!(
+        texts
+            .iter()
+            .any(|t| t.starts_with("interrupted by the user while running")),
+        "{texts:?}"
+    );
+    assert_eq!(
+        env.fake.requests().len(),
+        1,
+        "no model request after the stop"
+    );
+    assert!(
+        log.contains("stdin closed"),
+        "the server was not shut down:\n{log}"
+    );
+}
