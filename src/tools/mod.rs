@@ -80,12 +80,16 @@ impl Default for DeferPolicy {
     }
 }
 
+/// Identifies the inputs a catalog was built from: the MCP index and the
+/// number of connector tools listed.
+type CatalogKey = (usize, usize);
+
 #[derive(Default)]
 struct Shared {
     /// Decided once, at the first request, and kept for the run: the tool list
     /// a session sends must not change shape under the prompt cache.
     deferred: OnceLock<bool>,
-    catalog: Mutex<Option<((usize, usize), Arc<ToolCatalog>)>>,
+    catalog: Mutex<Option<(CatalogKey, Arc<ToolCatalog>)>>,
     validators: Mutex<HashMap<String, Option<Arc<jsonschema::Validator>>>>,
 }
 
