@@ -49,6 +49,7 @@ pub struct Agent {
     model: String,
     tools: Registry,
     policy: Policy,
+    split_batches: bool,
     session: SessionHandle,
     messages: Vec<Message>,
     max_turns: u32,
@@ -70,6 +71,7 @@ impl Agent {
             model,
             tools,
             policy: Policy::default(),
+            split_batches: true,
             session,
             messages,
             max_turns,
@@ -80,6 +82,12 @@ impl Agent {
     /// Hooks and approvals around every tool call.
     pub fn with_policy(mut self, policy: Policy) -> Agent {
         self.policy = policy;
+        self
+    }
+
+    /// Whether local `tool_call` batches are split (on unless configured off).
+    pub fn with_split_batches(mut self, on: bool) -> Agent {
+        self.split_batches = on;
         self
     }
 
@@ -182,7 +190,9 @@ impl Agent {
             // Split local tool_call batches before the message is persisted:
             // the session file records the calls as they will run.
             let mut calls = completion.tool_calls;
-            super::tool_call_batches::expand_local_tool_batches(&mut calls);
+            if self.split_batches {
+                super::tool_call_batches::expand_local_tool_batches(&mut calls);
+            }
             self.push(Message::Assistant {
                 content: completion.content.clone(),
                 tool_calls: calls.clone(),

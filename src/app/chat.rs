@@ -84,7 +84,8 @@ async fn converse(
         settings.max_turns,
         tx,
     )
-    .with_policy(Policy::from_config(&settings.merged));
+    .with_policy(Policy::from_config(&settings.merged))
+    .with_split_batches(settings.merged.tools.split_batches.unwrap_or(true));
 
     match mode {
         Mode::Repl => {

@@ -85,14 +85,53 @@ pub fn load(cache_dir: &Path, server: &str, fingerprint: &str) -> Option<Catalog
 }
 
 /// Writes atomically (temp file + rename): a reader never sees half a catalog.
+/// Also records the catalog's size in the shared summary file.
 pub fn store(cache_dir: &Path, server: &str, catalog: &Catalog) -> std::io::Result<()> {
     let p = path(cache_dir, server);
+    write_atomic(&p, &serde_json::to_vec_pretty(catalog)?)?;
+    let mut all = load_summaries(cache_dir);
+    all.insert(
+        server.to_string(),
+        Summary {
+            fingerprint: catalog.fingerprint.clone(),
+            tools: catalog.tools.len(),
+            bytes: serde_json::to_vec(&catalog.tools)
+                .map(|v| v.len())
+                .unwrap_or(0),
+        },
+    );
+    write_atomic(&summary_path(cache_dir), &serde_json::to_vec(&all)?)
+}
+
+fn write_atomic(p: &Path, bytes: &[u8]) -> std::io::Result<()> {
     if let Some(dir) = p.parent() {
         std::fs::create_dir_all(dir)?;
     }
-    let tmp = p.with_extension(format!("json.{}.tmp", std::process::id()));
-    std::fs::write(&tmp, serde_json::to_vec_pretty(catalog)?)?;
-    std::fs::rename(&tmp, &p)
+    let tmp = p.with_extension(format!("{}.tmp", std::process::id()));
+    std::fs::write(&tmp, bytes)?;
+    std::fs::rename(&tmp, p)
+}
+
+/// How big a server's cached catalog is, without reading it: one small file
+/// for all servers, so deciding whether to defer tools costs one read at
+/// start-up whatever the number of servers.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    pub fingerprint: String,
+    pub tools: usize,
+    /// Bytes of the tools' compact JSON (names, descriptions, schemas).
+    pub bytes: usize,
+}
+
+fn summary_path(cache_dir: &Path) -> PathBuf {
+    cache_dir.join("mcp").join("summary.json")
+}
+
+pub fn load_summaries(cache_dir: &Path) -> std::collections::BTreeMap<String, Summary> {
+    std::fs::read(summary_path(cache_dir))
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .unwrap_or_default()
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@ mod registry;
 mod result;
 mod server;
 
-pub use catalog_cache::{CachedTool, Catalog};
+pub use catalog_cache::{CachedTool, Catalog, Summary};
 pub use process::{kill_all_now, SAFE_ENV};
 pub use registry::{check_name, log_dir, Index, IndexedTool, McpRegistry, FILL_DELAY};
 pub use server::{McpServer, StartReport};

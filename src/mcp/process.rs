@@ -191,9 +191,21 @@ impl ServerProcess {
             .ok()
     }
 
-    /// "exited with code N" / "was killed by signal N" / "is still running".
+    /// Once the process has ended, waits (briefly) for its last stderr lines
+    /// to reach the tail, so error messages quote them.
+    pub async fn settle_stderr(&mut self) {
+        if let Ok(Some(_)) = self.child.try_wait() {
+            if let Some(d) = self.drain.take() {
+                let _ = tokio::time::timeout(Duration::from_millis(500), d).await;
+            }
+        }
+    }
+
+    /// "exited with code N" / "was killed by signal N" / "stopped answering".
     pub async fn describe_exit(&mut self, wait: Duration) -> String {
-        match self.exit_status(wait).await {
+        let status = self.exit_status(wait).await;
+        self.settle_stderr().await;
+        match status {
             Some(s) => match (s.code(), signal_of(&s)) {
                 (Some(c), _) => format!("exited with code {c}"),
                 (None, Some(sig)) => format!("was killed by signal {sig}"),

@@ -177,6 +177,23 @@ impl McpRegistry {
         }
     }
 
+    /// Each server's catalog size from the summary file, `None` where it has
+    /// no catalog for its current launch config. Reads one small file.
+    pub fn summaries(&self) -> Vec<Option<super::catalog_cache::Summary>> {
+        let Some(first) = self.servers.first() else {
+            return Vec::new();
+        };
+        let all = super::catalog_cache::load_summaries(first.cache_dir());
+        self.servers
+            .iter()
+            .map(|s| {
+                all.get(&s.name)
+                    .filter(|sum| sum.fingerprint == s.fingerprint)
+                    .cloned()
+            })
+            .collect()
+    }
+
     /// Calls a tool by its model-facing name; `None` when no server has it.
     pub async fn call(
         &self,

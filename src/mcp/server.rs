@@ -98,6 +98,10 @@ impl McpServer {
         loaded.clone()
     }
 
+    pub fn cache_dir(&self) -> &std::path::Path {
+        &self.cache_dir
+    }
+
     pub fn log_path(&self) -> &std::path::Path {
         &self.log_path
     }

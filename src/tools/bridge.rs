@@ -137,7 +137,7 @@ pub fn search(
     let mut results = Vec::new();
     let mut tools = serde_json::Map::new();
     for q in &queries {
-        let names = catalog.index.search(q, limit);
+        let names = catalog.index().search(q, limit);
         for n in &names {
             if let Some(t) = catalog.get(n) {
                 tools.entry(n.to_string()).or_insert_with(|| {

@@ -52,27 +52,11 @@ pub fn bare(name: &str) -> &str {
 pub struct ToolCatalog {
     pub tools: Vec<CatalogTool>,
     by_name: HashMap<String, usize>,
-    pub index: SearchIndex,
+    index: std::sync::OnceLock<SearchIndex>,
 }
 
 impl ToolCatalog {
     pub fn new(tools: Vec<CatalogTool>) -> ToolCatalog {
-        let docs: Vec<Doc<'_>> = tools
-            .iter()
-            .map(|t| Doc {
-                name: &t.name,
-                bare_name: t.bare_name(),
-                source: &t.source,
-                description: &t.description,
-                params: t
-                    .schema
-                    .get("properties")
-                    .and_then(|p| p.as_object())
-                    .map(|p| p.keys().map(String::as_str).collect())
-                    .unwrap_or_default(),
-            })
-            .collect();
-        let index = SearchIndex::build(&docs);
         let by_name = tools
             .iter()
             .enumerate()
@@ -81,8 +65,32 @@ impl ToolCatalog {
         ToolCatalog {
             tools,
             by_name,
-            index,
+            index: std::sync::OnceLock::new(),
         }
+    }
+
+    /// The search index, built on the first search: listing tools or checking
+    /// a call never pays for it.
+    pub fn index(&self) -> &SearchIndex {
+        self.index.get_or_init(|| {
+            let docs: Vec<Doc<'_>> = self
+                .tools
+                .iter()
+                .map(|t| Doc {
+                    name: &t.name,
+                    bare_name: t.bare_name(),
+                    source: &t.source,
+                    description: &t.description,
+                    params: t
+                        .schema
+                        .get("properties")
+                        .and_then(|p| p.as_object())
+                        .map(|p| p.keys().map(String::as_str).collect())
+                        .unwrap_or_default(),
+                })
+                .collect();
+            SearchIndex::build(&docs)
+        })
     }
 
     pub fn from_mcp(idx: &McpIndex, server_names: &[String]) -> ToolCatalog {
@@ -131,7 +139,7 @@ impl ToolCatalog {
         near.sort();
         let mut out: Vec<&str> = near.into_iter().map(|(_, n)| n).collect();
         let query = super::search::words(&want).join(" ");
-        for found in self.index.search(&query, n) {
+        for found in self.index().search(&query, n) {
             if !out.contains(&found) {
                 out.push(found);
             }

@@ -209,23 +209,22 @@ impl Registry {
             DeferMode::Always => true,
             DeferMode::Never => false,
             DeferMode::Auto => {
+                // Decided from catalog sizes alone (one small file), so a
+                // deferred run never parses a catalog before its first request.
                 // A source whose tools are not known yet could bring any number.
-                let unknown = self.gateway.is_some()
-                    || self
-                        .mcp
-                        .as_ref()
-                        .is_some_and(|m| m.servers().iter().any(|s| s.catalog().is_none()));
-                if unknown {
+                if self.gateway.is_some() {
                     return true;
                 }
-                let cat = self.catalog();
-                let bytes: usize = cat
-                    .tools
-                    .iter()
-                    .map(|t| t.name.len() + t.description.len() + t.schema.to_string().len())
-                    .sum();
+                let Some(mcp) = &self.mcp else { return false };
+                let mut tools = 0;
+                let mut bytes = 0;
+                for s in mcp.summaries() {
+                    let Some(s) = s else { return true };
+                    tools += s.tools;
+                    bytes += s.bytes;
+                }
                 let tokens = bytes / 4;
-                cat.tools.len() > self.policy.max_tools
+                tools > self.policy.max_tools
                     || tokens as f64 > self.policy.max_share * self.policy.context_window as f64
             }
         }

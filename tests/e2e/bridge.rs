@@ -269,7 +269,7 @@ fn search_recall_at_3_over_real_servers_is_at_least_0_9() {
     );
     let mut misses = Vec::new();
     for (q, want) in LABELLED {
-        let got = catalog.index.search(q, 3);
+        let got = catalog.index().search(q, 3);
         if !got.contains(want) {
             misses.push(format!("{q:?} → {got:?} (wanted {want})"));
         }
