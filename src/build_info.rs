@@ -1,4 +1,22 @@
-//! Version information embedded at build time.
+//! Version information embedded at build time (see `build.rs`).
 
-/// `0.1.0`; the update issue adds the commit and its date here.
-pub const VERSION_LINE: &str = env!("CARGO_PKG_VERSION");
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+pub const COMMIT: &str = env!("HERMES_COMMIT");
+pub const COMMIT_DATE: &str = env!("HERMES_COMMIT_DATE");
+/// The checkout this binary was built from; `hermes update` pulls there.
+pub const CHECKOUT: &str = env!("HERMES_CHECKOUT");
+
+/// `0.1.0 (1a2b3c4d5e6f 2026-11-29)`
+pub const VERSION_LINE: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (",
+    env!("HERMES_COMMIT"),
+    " ",
+    env!("HERMES_COMMIT_DATE"),
+    ")"
+);
+
+/// The first 12 characters of a commit id.
+pub fn short(commit: &str) -> &str {
+    &commit[..commit.len().min(12)]
+}

@@ -75,6 +75,15 @@ pub enum Command {
         #[command(subcommand)]
         action: SessionsAction,
     },
+    /// Update this installation from the git checkout it was built from.
+    Update {
+        /// Only report whether an update is available.
+        #[arg(long)]
+        check: bool,
+        /// `main` follows the branch; `stable` the newest v* tag.
+        #[arg(long, value_enum, default_value = "main")]
+        channel: UpdateChannel,
+    },
     /// Manage MCP servers.
     Mcp {
         #[command(subcommand)]
@@ -124,4 +133,10 @@ pub enum SessionsAction {
     },
     /// Print a session's conversation.
     Show { id: String },
+}
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum UpdateChannel {
+    Main,
+    Stable,
 }

@@ -13,6 +13,10 @@
 //! - [`tools`] — the tool trait and registry the tool round calls into.
 //! - [`session`] — the message model and the append-only JSON Lines session file
 //!   (single writer), read back for `--resume`.
+//! - [`mcp`] — MCP servers started over stdio: registry, catalogs, processes.
+//! - [`policy`] — hooks and approvals around each tool call.
+//! - [`connectors`] — the remote connector gateway.
+//! - [`update`] — `hermes update` from the git checkout.
 
 pub mod agent;
 pub mod app;
@@ -26,4 +30,5 @@ pub mod policy;
 pub mod provider;
 pub mod session;
 pub mod tools;
+pub mod update;
 pub mod util;

@@ -97,3 +97,36 @@ pub fn sessions(action: &SessionsAction, paths: &Paths, cwd: &Path) -> anyhow::R
     }
     Ok(ExitCode::SUCCESS)
 }
+
+pub fn update(
+    paths: &Paths,
+    check: bool,
+    channel: crate::cli::UpdateChannel,
+) -> anyhow::Result<ExitCode> {
+    use crate::update::{self, Channel};
+    let channel = match channel {
+        crate::cli::UpdateChannel::Main => Channel::Main,
+        crate::cli::UpdateChannel::Stable => Channel::Stable,
+    };
+    let plan = update::plan(paths, channel)?;
+    let current = crate::build_info::short(&plan.current).to_string();
+    if plan.incoming.is_empty() {
+        println!("already up to date at {current} ({})", plan.target_name);
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!(
+        "{} incoming commit(s) on {}:",
+        plan.incoming.len(),
+        plan.target_name
+    );
+    for line in &plan.incoming {
+        println!("  {line}");
+    }
+    if check {
+        println!("run `hermes update` to install them");
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!("building into {} …", plan.root.display());
+    println!("{}", update::apply(paths, &plan, channel)?);
+    Ok(ExitCode::SUCCESS)
+}

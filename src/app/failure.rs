@@ -39,6 +39,8 @@ impl Failure {
             (2, u.hint.clone())
         } else if let Some(r) = e.downcast_ref::<RuntimeError>() {
             (1, r.hint.clone())
+        } else if let Some(u) = e.downcast_ref::<crate::update::UpdateError>() {
+            (1, u.hint())
         } else if e.downcast_ref::<McpError>().is_some() {
             (
                 2,

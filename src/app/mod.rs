@@ -48,6 +48,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Config { action }) => commands::config(action, &paths, &cwd, &overrides),
         Some(Command::Sessions { action }) => commands::sessions(action, &paths, &cwd),
         Some(Command::Mcp { action }) => mcp_commands::run(action, &paths, &cwd, &overrides).await,
+        Some(Command::Update { check, channel }) => commands::update(&paths, *check, *channel),
         None => chat::run(&cli, paths, &cwd, &overrides).await,
     }
 }

@@ -18,6 +18,7 @@ commands:
   /new       start a new session (the current one stays on disk)
   /session   show the current session's id and file
   /stop      stop the running turn (Ctrl-C does the same)
+  /update    check whether a newer hermes is available
   /quit      leave (Ctrl-D does the same)";
 
 pub struct ReplContext<'a> {
@@ -110,6 +111,12 @@ async fn command(text: &str, agent: &mut Agent, ctx: &ReplContext<'_>) -> anyhow
             agent.session().path().display()
         ),
         "/stop" => eprintln!("nothing is running."),
+        "/update" => {
+            let paths = ctx.settings.paths.clone();
+            let line =
+                tokio::task::spawn_blocking(move || crate::update::status_line(&paths)).await?;
+            eprintln!("{line}");
+        }
         "/new" => {
             let start = open_session(ctx.settings, ctx.cwd, None).await?;
             let id = start.handle.id().to_string();

@@ -7,3 +7,4 @@ mod oneshot;
 mod repl;
 mod sessions;
 mod split;
+mod update;
