@@ -126,7 +126,13 @@ fn git(dir: &Path, args: &[&str]) -> Result<String, UpdateError> {
         return Err(UpdateError::Git {
             path: dir.to_path_buf(),
             args: args.join(" "),
-            stderr: String::from_utf8_lossy(&out.stderr).trim().to_string(),
+            stderr: String::from_utf8_lossy(&out.stderr)
+                .lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .take(2)
+                .collect::<Vec<_>>()
+                .join(" | "),
         });
     }
     Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())

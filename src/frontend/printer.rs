@@ -87,8 +87,10 @@ impl Printer {
         }
     }
 
-    /// Ends a partly written stdout line, so what follows starts on its own line.
+    /// Ends a partly written stdout line (and any spinner), so what follows
+    /// starts on its own line.
     pub fn end_line(&mut self) {
+        self.stop_spinner();
         if !self.at_line_start {
             out(b"\n");
             self.at_line_start = true;
