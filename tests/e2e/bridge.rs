@@ -6,7 +6,7 @@ use hermes::mcp::McpRegistry;
 use hermes::tools::Registry;
 use serde_json::{json, Value};
 
-use crate::support::{real_server, Reply, TestEnv};
+use crate::support::{Reply, TestEnv};
 
 fn deferred_env() -> TestEnv {
     let env = TestEnv::new();
@@ -171,29 +171,7 @@ fn real_env() -> TestEnv {
     let docs = env.cwd.path().join("docs");
     std::fs::create_dir_all(&docs).unwrap();
     std::fs::write(docs.join("plan.md"), "step one: ship").unwrap();
-    env.add_server(
-        "everything",
-        &format!("command = {:?}", real_server("mcp-server-everything")),
-    );
-    env.add_server(
-        "files",
-        &format!(
-            "command = {:?}\nargs = [{:?}]",
-            real_server("mcp-server-filesystem"),
-            docs.display().to_string()
-        ),
-    );
-    env.add_server(
-        "time",
-        &format!("command = {:?}", real_server("mcp-server-time")),
-    );
-    env.add_server(
-        "git",
-        &format!("command = {:?}", real_server("mcp-server-git")),
-    );
-    for s in ["everything", "files", "time", "git"] {
-        env.prefill(s);
-    }
+    env.add_real_servers(&docs);
     env
 }
 

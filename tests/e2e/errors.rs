@@ -234,10 +234,7 @@ fn an_unknown_session_id_is_a_usage_error() {
 fn a_garbage_line_in_a_session_is_reported_and_the_file_left_alone() {
     let env = TestEnv::new();
     env.fake.push(Reply::text("one"));
-    let id = env.run(&["--json", "-q", "hi"]).events()[0]["id"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let id = env.run_for_session_id(&["--json", "-q", "hi"]);
     let path = env.only_session();
     let mut bytes = std::fs::read(&path).unwrap();
     let lines = bytes.iter().filter(|b| **b == b'\n').count();
@@ -273,10 +270,7 @@ fn a_garbage_line_in_a_session_is_reported_and_the_file_left_alone() {
 fn a_torn_last_line_is_skipped_and_the_session_goes_on() {
     let env = TestEnv::new();
     env.fake.push(Reply::text("one"));
-    let id = env.run(&["--json", "-q", "hi"]).events()[0]["id"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let id = env.run_for_session_id(&["--json", "-q", "hi"]);
     let path = env.only_session();
     let mut bytes = std::fs::read(&path).unwrap();
     bytes.extend_from_slice(br#"{"type":"message","ts":"x","mess"#);

@@ -1,7 +1,7 @@
 //! MCP servers end to end: lazy start, cached catalogs, results, faults,
 //! process hygiene — against our test server and real third-party servers.
 
-use crate::support::{real_server, Reply, TestEnv, KEY_ENV};
+use crate::support::{Reply, TestEnv, KEY_ENV};
 
 fn call_and_answer(env: &TestEnv, calls: &[(&str, &str, &str)]) -> crate::support::Run {
     env.fake.push(Reply::tool_calls(calls));
@@ -417,29 +417,7 @@ fn real_servers_everything_filesystem_time_and_git() {
         .unwrap();
     std::fs::write(repo.join("new.txt"), "x").unwrap();
 
-    env.add_server(
-        "everything",
-        &format!("command = {:?}", real_server("mcp-server-everything")),
-    );
-    env.add_server(
-        "files",
-        &format!(
-            "command = {:?}\nargs = [{:?}]",
-            real_server("mcp-server-filesystem"),
-            docs.display().to_string()
-        ),
-    );
-    env.add_server(
-        "time",
-        &format!("command = {:?}", real_server("mcp-server-time")),
-    );
-    env.add_server(
-        "git",
-        &format!("command = {:?}", real_server("mcp-server-git")),
-    );
-    for s in ["everything", "files", "time", "git"] {
-        env.prefill(s);
-    }
+    env.add_real_servers(&docs);
     let list = env.run(&["mcp", "list"]);
     for s in ["everything", "files", "time", "git"] {
         let line = list.stdout.lines().find(|l| l.starts_with(s)).unwrap();

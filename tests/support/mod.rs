@@ -218,6 +218,41 @@ impl TestEnv {
         self.add_server(name, &format!("command = {:?}\n{extra}", test_server()));
     }
 
+    /// The four third-party servers — everything, files (serving `docs`),
+    /// time, git — configured and their catalogs filled.
+    pub fn add_real_servers(&self, docs: &Path) {
+        self.add_server(
+            "everything",
+            &format!("command = {:?}", real_server("mcp-server-everything")),
+        );
+        self.add_server(
+            "files",
+            &format!(
+                "command = {:?}\nargs = [{:?}]",
+                real_server("mcp-server-filesystem"),
+                docs.display().to_string()
+            ),
+        );
+        self.add_server(
+            "time",
+            &format!("command = {:?}", real_server("mcp-server-time")),
+        );
+        self.add_server(
+            "git",
+            &format!("command = {:?}", real_server("mcp-server-git")),
+        );
+        for s in ["everything", "files", "time", "git"] {
+            self.prefill(s);
+        }
+    }
+
+    /// Runs one `--json` turn and returns its session id.
+    pub fn run_for_session_id(&self, args: &[&str]) -> String {
+        let run = self.run(args);
+        run.ok();
+        run.events()[0]["id"].as_str().unwrap().to_string()
+    }
+
     /// Fills a server's catalog cache (`hermes mcp test NAME`).
     pub fn prefill(&self, name: &str) {
         self.run(&["mcp", "test", name]).ok();
