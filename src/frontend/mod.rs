@@ -4,5 +4,6 @@
 
 mod printer;
 pub mod repl;
+mod typeahead;
 
 pub use printer::{drive, Printer, Style};

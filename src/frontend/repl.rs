@@ -1,14 +1,18 @@
 //! The interactive session: a rustyline prompt with a history file, streamed
 //! replies, and slash commands. The line editor blocks, so each read runs on the
-//! blocking pool; Ctrl-C during a turn stops the turn, not the program.
+//! blocking pool; Ctrl-C or `/stop` during a turn stops the turn, not the
+//! program, and other lines typed during a turn are sent after it.
 
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use rustyline::error::ReadlineError;
 use tokio::sync::mpsc::UnboundedReceiver;
 use tokio_util::sync::CancellationToken;
 
 use super::printer::{drive, Printer};
+use super::typeahead::TypeAhead;
 use crate::agent::{open_session, Agent, AgentError, Event};
 use crate::config::Settings;
 
@@ -17,7 +21,7 @@ commands:
   /help      this list
   /new       start a new session (the current one stays on disk)
   /session   show the current session's id and file
-  /stop      stop the running turn (Ctrl-C does the same)
+  /stop      while a turn runs: stop it (Ctrl-C does the same)
   /update    check whether a newer hermes is available
   /quit      leave (Ctrl-D does the same)";
 
@@ -49,13 +53,28 @@ pub async fn run(
         ctx.settings.provider.model,
         agent.session().id()
     );
+    let tty = std::io::stdin().is_terminal();
+    let queued: Arc<Mutex<Vec<String>>> = Arc::default();
     loop {
-        let (ed, line) = tokio::task::spawn_blocking(move || {
-            let r = editor.readline("› ");
-            (editor, r)
-        })
-        .await?;
-        editor = ed;
+        let typed = queued
+            .lock()
+            .ok()
+            .and_then(|mut q| (!q.is_empty()).then(|| q.remove(0)));
+        let line = match typed {
+            Some(t) => {
+                eprintln!("› {t}");
+                Ok(t)
+            }
+            None => {
+                let (ed, line) = tokio::task::spawn_blocking(move || {
+                    let r = editor.readline("› ");
+                    (editor, r)
+                })
+                .await?;
+                editor = ed;
+                line
+            }
+        };
         let line = match line {
             Ok(l) => l,
             Err(ReadlineError::Interrupted) => continue,
@@ -83,8 +102,12 @@ pub async fn run(
                 }
             })
         };
+        let typeahead = tty.then(|| TypeAhead::start(cancel.clone(), queued.clone()));
         let res = drive(agent.run_turn(text, &cancel), rx, printer).await;
         on_ctrl_c.abort();
+        if let Some(t) = typeahead {
+            t.finish().await;
+        }
         printer.end_line();
         match res {
             Ok(_) => {}

@@ -1,6 +1,9 @@
 //! The interactive loop, driven through a pipe with `--interactive`.
 
-use crate::support::{Reply, TestEnv};
+use std::io::Write;
+use std::time::{Duration, Instant};
+
+use crate::support::{records, Reply, TestEnv};
 
 #[test]
 fn repl_chats_and_runs_slash_commands() {
@@ -56,4 +59,70 @@ fn repl_keeps_going_after_a_failed_turn() {
         run.stderr
     );
     assert!(run.stdout.contains("second try works"), "{}", run.stdout);
+}
+
+fn wait_for(what: &str, mut cond: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !cond() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// `/stop` typed in a real terminal (a pty from `script`) while a tool runs.
+#[cfg(target_os = "linux")]
+#[test]
+fn slash_stop_in_a_terminal_stops_the_running_turn() {
+    let env = TestEnv::new();
+    env.write_config("[tools]\ndefer = \"always\"\n");
+    env.add_test_server("t", "");
+    env.prefill("t");
+    env.fake.push(Reply::tool_calls(&[(
+        "c1",
+        "tool_call",
+        r#"{"calls":[{"name":"mcp__t__slow","arguments":{"ms":20000,"label":"long"}}]}"#,
+    )]));
+    env.fake.push(Reply::text("never asked"));
+    let hermes = env!("CARGO_BIN_EXE_hermes");
+    let mut child = env
+        .command("script")
+        .args(["-qfec", hermes, "/dev/null"])
+        .env("TERM", "xterm")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    stdin.write_all(b"run the slow tool\r").unwrap();
+    wait_for("the tool to start", || {
+        env.server_log("t").contains("slow start long")
+    });
+    stdin.write_all(b"/stop\r").unwrap();
+    wait_for("the MCP cancellation", || {
+        env.server_log("t").contains("cancelled request")
+    });
+    stdin.write_all(b"/quit\r").unwrap();
+    let out = child.wait_with_output().unwrap();
+    let screen = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{screen}");
+    assert!(screen.contains("stopped."), "{screen}");
+    assert_eq!(
+        env.fake.requests().len(),
+        1,
+        "a model request followed the stop"
+    );
+    let path = env.sessions().pop().unwrap();
+    let result = records(&path)
+        .into_iter()
+        .find(|r| r["type"] == "tool_result")
+        .unwrap();
+    assert!(
+        result["content"]
+            .as_str()
+            .unwrap()
+            .starts_with("interrupted by the user while running"),
+        "{result}"
+    );
 }

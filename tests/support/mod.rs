@@ -50,7 +50,12 @@ impl TestEnv {
     }
 
     pub fn cmd(&self) -> Command {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_hermes"));
+        self.command(env!("CARGO_BIN_EXE_hermes"))
+    }
+
+    /// `program` with this test's clean environment and working directory.
+    pub fn command(&self, program: &str) -> Command {
+        let mut c = Command::new(program);
         c.env_clear()
             .env("PATH", std::env::var_os("PATH").unwrap_or_default())
             .env("HOME", self.home.path())
