@@ -103,28 +103,34 @@ impl McpRegistry {
     /// The work begins after [`FILL_DELAY`], so that spawning processes and
     /// reading caches never competes with the first model request.
     pub fn fill_catalogs_in_background(&self) {
+        if self.servers.is_empty() {
+            return;
+        }
         let Ok(mut bg) = self.background.lock() else {
             return;
         };
-        for s in &self.servers {
-            let s = s.clone();
-            let pending = self.pending_fills.clone();
-            pending.send_modify(|n| *n += 1);
-            bg.push(tokio::spawn(async move {
-                // Counts the fill as done however this task ends (even aborted).
-                struct Done(tokio::sync::watch::Sender<usize>);
-                impl Drop for Done {
-                    fn drop(&mut self) {
-                        self.0.send_modify(|n| *n = n.saturating_sub(1));
-                    }
+        let servers = self.servers.clone();
+        let pending = self.pending_fills.clone();
+        pending.send_modify(|n| *n += 1);
+        // One task for all servers: spawning costs a wake-up of the runtime,
+        // and start-up must not grow with the number of servers.
+        bg.push(tokio::spawn(async move {
+            // Counts the fill as done however this task ends (even aborted).
+            struct Done(tokio::sync::watch::Sender<usize>);
+            impl Drop for Done {
+                fn drop(&mut self) {
+                    self.0.send_modify(|n| *n = n.saturating_sub(1));
                 }
-                let _done = Done(pending);
-                tokio::time::sleep(FILL_DELAY).await;
+            }
+            let _done = Done(pending);
+            tokio::time::sleep(FILL_DELAY).await;
+            let fills = servers.iter().map(|s| async move {
                 if s.catalog().is_none_or(|c| c.is_stale()) {
                     let _ = s.refresh().await;
                 }
-            }));
-        }
+            });
+            futures_util::future::join_all(fills).await;
+        }));
     }
 
     /// Waits, up to `limit`, for background fills still running — for a search
