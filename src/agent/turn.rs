@@ -95,10 +95,6 @@ impl Agent {
         &self.session
     }
 
-    pub fn messages(&self) -> &[Message] {
-        &self.messages
-    }
-
     fn emit(&self, e: Event) {
         let _ = self.events.send(e);
     }

@@ -61,11 +61,6 @@ pub fn assign(pairs: &[(String, String)]) -> Vec<String> {
     names
 }
 
-/// Splits a qualified name back into its sanitised server part, when it has one.
-pub fn server_part(name: &str) -> Option<&str> {
-    name.strip_prefix(PREFIX)?.split("__").next()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -107,11 +102,5 @@ mod tests {
         let names = assign(&pairs);
         assert_ne!(names[0], names[1]);
         assert!(names.iter().all(|n| n.len() <= MAX_LEN));
-    }
-
-    #[test]
-    fn server_part_reads_back() {
-        assert_eq!(server_part("mcp__files__read"), Some("files"));
-        assert_eq!(server_part("read"), None);
     }
 }

@@ -150,10 +150,6 @@ impl Registry {
         self
     }
 
-    pub fn mcp(&self) -> Option<&Arc<McpRegistry>> {
-        self.mcp.as_ref()
-    }
-
     /// The deferrable tools (MCP and connectors), rebuilt only when a catalog
     /// changed or the connector listing arrived.
     pub fn catalog(&self) -> Arc<ToolCatalog> {
