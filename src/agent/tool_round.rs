@@ -19,6 +19,7 @@ use tokio_util::sync::CancellationToken;
 use super::protocol::{Event, EventTx};
 use crate::policy::{Policy, Verdict};
 use crate::session::{Record, SessionError, SessionHandle, ToolCall, ToolResult};
+use crate::tools::catalog::CONNECTOR_PREFIX;
 use crate::tools::{bridge, parse_arguments, validation, Registry, ToolOutput};
 use crate::util::time::Utc;
 
@@ -26,8 +27,14 @@ use crate::util::time::Utc;
 enum Plan {
     /// Down the per-entry path: the underlying tool and its arguments.
     Entry { tool: String, args: Value },
+    /// A `connectors__`-only batch: each entry checked (scope, schema, hooks,
+    /// approval) like any other, the allowed ones sent in one dispatch.
+    Batch {
+        entries: Vec<validation::Entry>,
+        refused: Vec<Option<String>>,
+    },
     /// As it is: `tool_search`, `tool_describe`, or a `tool_call` the
-    /// dispatcher answers whole (malformed, too many, a connectors batch).
+    /// dispatcher answers whole (malformed, too many).
     Whole,
     /// Settled before running.
     Done(ToolOutput),
@@ -46,6 +53,15 @@ fn plan(call: &ToolCall) -> Plan {
                 Plan::Entry {
                     tool: e.name,
                     args: e.arguments,
+                }
+            }
+            Ok(entries)
+                if entries.len() <= validation::MAX_CALLS_PER_DISPATCH
+                    && entries.iter().all(|e| e.name.starts_with(CONNECTOR_PREFIX)) =>
+            {
+                Plan::Batch {
+                    refused: vec![None; entries.len()],
+                    entries,
                 }
             }
             _ => Plan::Whole,
@@ -81,27 +97,40 @@ impl Round<'_> {
         if self.cancel.is_cancelled() {
             return Plan::Done(ToolOutput::error("cancelled before it started"));
         }
-        let (tool, args) = match plan(call) {
-            Plan::Entry { tool, args } => (tool, args),
-            other => return other,
-        };
-        if tool.starts_with(crate::tools::catalog::CONNECTOR_PREFIX) {
+        match plan(call) {
+            Plan::Entry { tool, args } => match self.check_one(&tool, &call.id, &args).await {
+                Some(why) => Plan::Done(ToolOutput::error(why)),
+                None => Plan::Entry { tool, args },
+            },
+            Plan::Batch { entries, .. } => {
+                let ids = Registry::batch_ids(&call.id, &entries);
+                let checks = entries
+                    .iter()
+                    .zip(&ids)
+                    .map(|(e, id)| self.check_one(&e.name, id, &e.arguments));
+                let refused = futures_util::future::join_all(checks).await;
+                Plan::Batch { entries, refused }
+            }
+            other => other,
+        }
+    }
+
+    /// Scope, schema, `pre_tool_call` hooks and approval for one entry:
+    /// `Some(reason)` when it must not run.
+    async fn check_one(&self, tool: &str, id: &str, args: &Value) -> Option<String> {
+        if tool.starts_with(CONNECTOR_PREFIX) {
             self.tools.load_connectors().await;
         }
-        if let Some(err) = self.tools.check_entry(&tool, &args) {
-            return Plan::Done(ToolOutput::error(err));
+        if let Some(err) = self.tools.check_entry(tool, args) {
+            return Some(err);
         }
-        if let Verdict::Block(why) = self
-            .policy
-            .pre_tool_call(&tool, &call.id, &args, self.cancel)
-            .await
-        {
-            return Plan::Done(ToolOutput::error(why));
+        if let Verdict::Block(why) = self.policy.pre_tool_call(tool, id, args, self.cancel).await {
+            return Some(why);
         }
-        if let Verdict::Block(why) = self.policy.approve(&tool) {
-            return Plan::Done(ToolOutput::error(why));
+        match self.policy.approve(tool) {
+            Verdict::Block(why) => Some(why),
+            Verdict::Allow => None,
         }
-        Plan::Entry { tool, args }
     }
 
     async fn execute(&self, call: &ToolCall, plan: Plan) -> Result<ToolResult, SessionError> {
@@ -114,6 +143,14 @@ impl Round<'_> {
         };
         let (tool, output) = match plan {
             Plan::Done(out) => (call.name.clone(), out),
+            Plan::Batch { entries, refused } => {
+                started(&call.name);
+                let out = self
+                    .tools
+                    .gateway_batch(&call.id, &entries, &refused, self.cancel)
+                    .await;
+                (call.name.clone(), out)
+            }
             Plan::Whole => {
                 started(&call.name);
                 let out = tokio::select! {

@@ -318,24 +318,22 @@ impl Registry {
             .iter()
             .all(|e| e.name.starts_with(catalog::CONNECTOR_PREFIX))
         {
-            return self.gateway_batch(call_id, &entries, cancel).await;
+            self.load_connectors().await;
+            let refused: Vec<Option<String>> = entries
+                .iter()
+                .map(|e| self.check_entry(&e.name, &e.arguments))
+                .collect();
+            return self
+                .gateway_batch(call_id, &entries, &refused, cancel)
+                .await;
         }
         ToolOutput::error(validation::legacy_batch_error(&entries))
     }
 
-    /// A `connectors__`-only batch: one gateway dispatch, results in entry order.
-    async fn gateway_batch(
-        &self,
-        call_id: &str,
-        entries: &[validation::Entry],
-        cancel: &CancellationToken,
-    ) -> ToolOutput {
-        let Some(g) = &self.gateway else {
-            return ToolOutput::error(
-                "no connector gateway is configured ([connectors] url in config.toml)",
-            );
-        };
-        let ids: Vec<String> = entries
+    /// Ids of a `connectors__` batch's entries: the call's own id for the
+    /// first, deterministic ones after it (as a split would give).
+    pub fn batch_ids(call_id: &str, entries: &[validation::Entry]) -> Vec<String> {
+        entries
             .iter()
             .enumerate()
             .map(|(i, e)| {
@@ -345,25 +343,64 @@ impl Registry {
                     crate::agent::deterministic_call_id(call_id, e, i)
                 }
             })
-            .collect();
+            .collect()
+    }
+
+    /// A `connectors__`-only batch: ONE gateway dispatch for the entries not
+    /// `refused` (by scope, schema, hooks or approval), results in entry order.
+    pub async fn gateway_batch(
+        &self,
+        call_id: &str,
+        entries: &[validation::Entry],
+        refused: &[Option<String>],
+        cancel: &CancellationToken,
+    ) -> ToolOutput {
+        let Some(g) = &self.gateway else {
+            return ToolOutput::error(
+                "no connector gateway is configured ([connectors] url in config.toml)",
+            );
+        };
+        let ids = Self::batch_ids(call_id, entries);
         let calls: Vec<DispatchCall<'_>> = entries
             .iter()
             .zip(&ids)
-            .map(|(e, id)| DispatchCall {
+            .zip(refused)
+            .filter(|(_, r)| r.is_none())
+            .map(|((e, id), _)| DispatchCall {
                 id,
                 name: &e.name,
                 arguments: &e.arguments,
             })
             .collect();
-        let outs = g.dispatch(&calls, cancel).await;
-        let results: Vec<Value> = entries
+        let mut outs = if calls.is_empty() {
+            Vec::new()
+        } else {
+            g.dispatch(&calls, cancel).await
+        }
+        .into_iter();
+        let results: Vec<(String, ToolOutput)> = entries
             .iter()
-            .zip(&outs)
-            .map(|(e, o)| serde_json::json!({"name": e.name, "is_error": o.is_error, "content": o.content}))
+            .zip(refused)
+            .map(|(e, r)| {
+                let out = match r {
+                    Some(why) => ToolOutput::error(why.clone()),
+                    None => outs
+                        .next()
+                        .unwrap_or_else(|| ToolOutput::error("no result")),
+                };
+                (e.name.clone(), out)
+            })
             .collect();
         ToolOutput {
-            is_error: outs.iter().all(|o| o.is_error),
-            content: serde_json::json!({"count": results.len(), "results": results}).to_string(),
+            is_error: results.iter().all(|(_, o)| o.is_error),
+            content: serde_json::json!({
+                "count": results.len(),
+                "results": results
+                    .iter()
+                    .map(|(n, o)| serde_json::json!({"name": n, "is_error": o.is_error, "content": o.content}))
+                    .collect::<Vec<_>>(),
+            })
+            .to_string(),
         }
     }
 

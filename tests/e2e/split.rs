@@ -479,3 +479,48 @@ fn stop_mid_batch_never_sends_the_entries_that_had_not_started() {
         "the server was not shut down:\n{log}"
     );
 }
+
+#[test]
+fn a_connectors_batch_is_checked_entry_by_entry_before_its_one_dispatch() {
+    let env = env_with(&[]);
+    let gw = FakeGateway::start();
+    let mut cfg = std::fs::read_to_string(env.config_path()).unwrap();
+    cfg.push_str(&format!(
+        "\n[connectors]\nurl = \"{}\"\n\n[approvals]\ndeny = [\"connectors__tickets_*\"]\n",
+        gw.url()
+    ));
+    std::fs::write(env.config_path(), cfg).unwrap();
+    let args = batch(&[
+        ("connectors__crm_find_customer", json!({"name": "Ada"})),
+        ("connectors__tickets_open", json!({"title": "T"})),
+        ("connectors__crm_find_customer", json!({"name": 7})),
+    ]);
+    env.fake
+        .push(Reply::tool_calls(&[("g", "tool_call", &args)]));
+    env.fake.push(Reply::text("done"));
+    env.run(&["-q", "go"]).ok();
+    let r: Value = serde_json::from_str(&contents(&env.tool_results(1))[0]).unwrap();
+    assert_eq!(r["count"], 3);
+    assert_eq!(
+        r["results"][0]["content"],
+        "connectors__crm_find_customer ok: {\"name\":\"Ada\"}"
+    );
+    assert_eq!(
+        r["results"][1]["content"],
+        "`connectors__tickets_open` was not approved (the [approvals] settings deny it)"
+    );
+    assert!(
+        r["results"][2]["content"]
+            .as_str()
+            .unwrap()
+            .contains("/name: 7 is not of type \"string\""),
+        "{r}"
+    );
+    let d = gw.dispatches();
+    assert_eq!(d.len(), 1);
+    assert_eq!(
+        d[0]["calls"].as_array().unwrap().len(),
+        1,
+        "refused entries were sent: {d:?}"
+    );
+}
