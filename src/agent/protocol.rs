@@ -36,6 +36,15 @@ pub enum Event {
         name: String,
         arguments: String,
     },
+    /// A server's progress report on a running call.
+    ToolProgress {
+        server: String,
+        progress: f64,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        total: Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        message: Option<String>,
+    },
     ToolCallFinished {
         id: String,
         name: String,

@@ -65,6 +65,17 @@ async fn converse(
     let start = open_session(settings, cwd, resume.as_deref()).await?;
 
     let (tx, mut rx) = mpsc::unbounded_channel();
+    if let Some(mcp) = tools.mcp_registry() {
+        let progress = tx.clone();
+        mcp.on_progress(Arc::new(move |p| {
+            let _ = progress.send(Event::ToolProgress {
+                server: p.server,
+                progress: p.progress,
+                total: p.total,
+                message: p.message,
+            });
+        }));
+    }
     let style = if cli.json { Style::Json } else { Style::Text };
     let mut printer = Printer::new(style);
     let _ = tx.send(Event::SessionStarted {

@@ -63,6 +63,19 @@ impl Printer {
                 let mark = if *is_error { "✗" } else { "✓" };
                 eprintln!("  {mark} {}", excerpt(content, 160));
             }
+            Event::ToolProgress {
+                server,
+                progress,
+                total,
+                message,
+            } => {
+                let of = total.map(|t| format!("/{t}")).unwrap_or_default();
+                let msg = message
+                    .as_deref()
+                    .map(|m| format!(" {m}"))
+                    .unwrap_or_default();
+                eprintln!("  … {server}: {progress}{of}{msg}");
+            }
             Event::Retrying {
                 attempt,
                 delay_ms,

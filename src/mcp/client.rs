@@ -16,8 +16,23 @@ use super::catalog_cache::CachedTool;
 /// Called with the server's new tool list after it announced a change.
 pub type OnToolsChanged = Arc<dyn Fn(Vec<CachedTool>) + Send + Sync>;
 
+/// A progress report from a server about one of its running calls.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Progress {
+    pub server: String,
+    pub progress: f64,
+    pub total: Option<f64>,
+    pub message: Option<String>,
+}
+
+pub type ProgressFn = Arc<dyn Fn(Progress) + Send + Sync>;
+/// Where progress goes; set once the front end exists, shared by every server.
+pub type ProgressSink = Arc<std::sync::Mutex<Option<ProgressFn>>>;
+
 pub struct Handler {
+    server: String,
     on_tools: Option<OnToolsChanged>,
+    progress: ProgressSink,
 }
 
 impl ClientHandler for Handler {
@@ -29,6 +44,22 @@ impl ClientHandler for Handler {
             Implementation::new("hermes", env!("CARGO_PKG_VERSION")),
         )
         .with_protocol_version(ProtocolVersion::V_2025_06_18)
+    }
+
+    async fn on_progress(
+        &self,
+        p: rmcp::model::ProgressNotificationParam,
+        _cx: NotificationContext<RoleClient>,
+    ) {
+        let sink = self.progress.lock().ok().and_then(|s| s.clone());
+        if let Some(f) = sink {
+            f(Progress {
+                server: self.server.clone(),
+                progress: p.progress,
+                total: p.total,
+                message: p.message,
+            });
+        }
     }
 
     async fn on_tool_list_changed(&self, cx: NotificationContext<RoleClient>) {
@@ -51,12 +82,18 @@ pub enum ConnectError {
 
 /// The handshake over the server's pipes, bounded by `timeout`.
 pub async fn connect(
+    server: &str,
     stdout: tokio::process::ChildStdout,
     stdin: tokio::process::ChildStdin,
     on_tools: Option<OnToolsChanged>,
+    progress: ProgressSink,
     timeout: Duration,
 ) -> Result<Service, ConnectError> {
-    let handler = Handler { on_tools };
+    let handler = Handler {
+        server: server.to_string(),
+        on_tools,
+        progress,
+    };
     match tokio::time::timeout(timeout, handler.serve((stdout, stdin))).await {
         Err(_) => Err(ConnectError::Timeout),
         Ok(Err(e)) => Err(ConnectError::Failed(e.to_string())),

@@ -11,6 +11,7 @@ mod result;
 mod server;
 
 pub use catalog_cache::{CachedTool, Catalog, Summary};
+pub use client::{Progress, ProgressFn};
 pub use process::{kill_all_now, SAFE_ENV};
 pub use registry::{check_name, log_dir, Index, IndexedTool, McpRegistry, FILL_DELAY};
 pub use server::{McpServer, StartReport};

@@ -46,6 +46,7 @@ pub struct McpRegistry {
     index: RwLock<(u64, Arc<Index>)>,
     background: Mutex<Vec<JoinHandle<()>>>,
     pending_fills: tokio::sync::watch::Sender<usize>,
+    progress: super::client::ProgressSink,
 }
 
 /// Server names become part of tool names: keep them to what survives as-is.
@@ -68,6 +69,7 @@ impl McpRegistry {
         paths: &Paths,
     ) -> Result<McpRegistry, McpError> {
         let generation = Arc::new(AtomicU64::new(1));
+        let progress: super::client::ProgressSink = Arc::default();
         let mut servers = Vec::new();
         for (name, entry) in entries {
             check_name(name)?;
@@ -80,6 +82,7 @@ impl McpRegistry {
                 paths.cache_dir.clone(),
                 log_dir(paths),
                 generation.clone(),
+                progress.clone(),
             )));
         }
         Ok(McpRegistry {
@@ -88,7 +91,15 @@ impl McpRegistry {
             index: RwLock::new((0, Arc::new(Index::default()))),
             background: Mutex::new(Vec::new()),
             pending_fills: tokio::sync::watch::Sender::new(0),
+            progress,
         })
+    }
+
+    /// Where servers' progress notifications go from now on.
+    pub fn on_progress(&self, f: super::client::ProgressFn) {
+        if let Ok(mut slot) = self.progress.lock() {
+            *slot = Some(f);
+        }
     }
 
     pub fn servers(&self) -> &[Arc<McpServer>] {

@@ -48,6 +48,7 @@ pub struct McpServer {
     catalog: RwLock<Option<Option<Catalog>>>,
     /// Bumped whenever any catalog changes, so the registry can rebuild names.
     generation: Arc<std::sync::atomic::AtomicU64>,
+    progress: client::ProgressSink,
 }
 
 /// Timing of a start, for `hermes mcp test`.
@@ -66,6 +67,7 @@ impl McpServer {
         cache_dir: PathBuf,
         log_dir: PathBuf,
         generation: Arc<std::sync::atomic::AtomicU64>,
+        progress: client::ProgressSink,
     ) -> McpServer {
         let fingerprint = catalog_cache::fingerprint(&entry);
         let permits = match entry.concurrency.unwrap_or(Concurrency::Serial) {
@@ -84,6 +86,7 @@ impl McpServer {
             crashes: std::sync::atomic::AtomicU32::new(0),
             catalog: RwLock::new(None),
             generation,
+            progress,
         }
     }
 
@@ -185,9 +188,11 @@ impl McpServer {
             }
         });
         match client::connect(
+            &self.name,
             spawned.stdout,
             spawned.stdin,
             Some(on_tools),
+            self.progress.clone(),
             self.startup_timeout(),
         )
         .await

@@ -145,6 +145,10 @@ impl Registry {
         }
     }
 
+    pub fn mcp_registry(&self) -> Option<&Arc<McpRegistry>> {
+        self.mcp.as_ref()
+    }
+
     pub fn with_policy(mut self, policy: DeferPolicy) -> Registry {
         self.policy = policy;
         self

@@ -461,3 +461,33 @@ fn real_servers_everything_filesystem_time_and_git() {
         r[3]["content"]
     );
 }
+
+#[test]
+fn progress_notifications_reach_the_event_stream() {
+    let env = TestEnv::new();
+    env.add_test_server("t", "");
+    env.prefill("t");
+    env.fake.push(Reply::tool_calls(&[(
+        "a",
+        "mcp__t__progress",
+        r#"{"steps":3}"#,
+    )]));
+    env.fake.push(Reply::text("done"));
+    let run = env.run(&["--json", "-q", "go"]);
+    run.ok();
+    let progress: Vec<serde_json::Value> = run
+        .events()
+        .into_iter()
+        .filter(|e| e["type"] == "tool_progress")
+        .collect();
+    assert_eq!(progress.len(), 3, "{}", run.stdout);
+    assert_eq!(progress[0]["server"], "t");
+    assert_eq!(progress[0]["total"], 3.0);
+    let mut seen: Vec<f64> = progress
+        .iter()
+        .map(|p| p["progress"].as_f64().unwrap())
+        .collect();
+    seen.sort_by(f64::total_cmp);
+    assert_eq!(seen, [1.0, 2.0, 3.0]);
+    assert_eq!(env.tool_results(1)[0]["content"], "3 steps done");
+}
