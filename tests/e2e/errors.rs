@@ -301,3 +301,54 @@ fn an_empty_prompt_is_a_usage_error() {
     run.code(2);
     assert_eq!(run.error_line(), "error: the prompt is empty");
 }
+
+#[test]
+fn forbidden_is_reported_like_unauthorized() {
+    let env = TestEnv::new();
+    env.fake
+        .push(Reply::status(403, r#"{"error":{"message":"no access"}}"#));
+    let run = env.run(&["-q", "hi"]);
+    run.code(1);
+    assert!(
+        run.error_line()
+            .contains("provider `fake` refused the API key (HTTP 403)"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn ctrl_c_while_waiting_for_the_model_exits_130_and_saves_nothing_partial() {
+    let env = TestEnv::new();
+    env.fake
+        .push(Reply::text("too late").delayed(std::time::Duration::from_secs(10)));
+    let child = env
+        .cmd()
+        .args(["-q", "hi"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while env.fake.requests().is_empty() {
+        assert!(std::time::Instant::now() < deadline, "no request arrived");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+    }
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let recs = records(&env.only_session());
+    assert!(
+        recs.iter().all(|r| r["message"]["role"] != "assistant"),
+        "{recs:?}"
+    );
+    assert_eq!(recs.last().unwrap()["message"]["content"], "hi");
+}
