@@ -330,11 +330,7 @@ fn ctrl_c_while_waiting_for_the_model_exits_130_and_saves_nothing_partial() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-    while env.fake.requests().is_empty() {
-        assert!(std::time::Instant::now() < deadline, "no request arrived");
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
+    crate::support::wait_for("the request", || !env.fake.requests().is_empty());
     unsafe {
         libc::kill(child.id() as i32, libc::SIGINT);
     }

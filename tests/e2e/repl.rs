@@ -1,9 +1,9 @@
 //! The interactive loop, driven through a pipe with `--interactive`.
 
 use std::io::Write;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use crate::support::{records, Reply, TestEnv};
+use crate::support::{records, wait_for, Reply, TestEnv};
 
 #[test]
 fn repl_chats_and_runs_slash_commands() {
@@ -59,14 +59,6 @@ fn repl_keeps_going_after_a_failed_turn() {
         run.stderr
     );
     assert!(run.stdout.contains("second try works"), "{}", run.stdout);
-}
-
-fn wait_for(what: &str, mut cond: impl FnMut() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while !cond() {
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
 }
 
 /// `/stop` typed in a real terminal (a pty from `script`) while a tool runs.

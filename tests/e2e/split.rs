@@ -410,14 +410,9 @@ fn stop_mid_batch_never_sends_the_entries_that_had_not_started() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    let deadline = std::time::Instant::now() + Duration::from_secs(20);
-    while !env.server_log("t").contains("slow start running") {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the first entry never started"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    crate::support::wait_for("the first entry to start", || {
+        env.server_log("t").contains("slow start running")
+    });
     unsafe {
         libc::kill(child.id() as i32, libc::SIGINT);
     }

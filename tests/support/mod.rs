@@ -284,3 +284,15 @@ impl TestEnv {
             .collect()
     }
 }
+
+/// Polls `cond` every 20 ms; fails the test after 20 s, naming `what`.
+pub fn wait_for(what: &str, mut cond: impl FnMut() -> bool) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while !cond() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "timed out waiting for {what}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
