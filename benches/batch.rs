@@ -12,7 +12,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use fake_provider::{FakeProvider, Reply};
+use fake_provider::{call_id, FakeProvider, Reply};
 use serde_json::json;
 
 const REPLY: Duration = Duration::from_millis(500);
@@ -77,13 +77,14 @@ struct Sample {
 fn run(fake: &FakeProvider, s: &Setup, split: bool) -> Sample {
     fake.clear_requests();
     let batch = json!({ "calls": s.entries }).to_string();
-    fake.push(Reply::tool_calls(&[("call_1", "tool_call", &batch)]).delayed(REPLY));
+    fake.push(Reply::tool_calls(&[(&call_id("1"), "tool_call", &batch)]).delayed(REPLY));
     if !split {
         // The legacy contract: the model retries one entry per call.
         for (i, e) in s.entries.iter().enumerate() {
             let one = json!({ "calls": [e] }).to_string();
             fake.push(
-                Reply::tool_calls(&[(&format!("retry_{i}"), "tool_call", &one)]).delayed(REPLY),
+                Reply::tool_calls(&[(&call_id(&format!("retry_{i}")), "tool_call", &one)])
+                    .delayed(REPLY),
             );
         }
     }

@@ -10,6 +10,8 @@
 //! - [`agent`] — the turn loop and tool rounds; emits [`agent::Event`]s.
 //! - [`provider`] — model APIs (OpenAI-compatible Chat Completions over SSE),
 //!   retries and stream assembly.
+//! - [`call`] — a tool call as a value: names, entries, ids, the one
+//!   classification shared by the split, the round and the dispatcher.
 //! - [`tools`] — the tool trait and registry the tool round calls into.
 //! - [`session`] — the message model and the append-only JSON Lines session file
 //!   (single writer), read back for `--resume`.
@@ -21,6 +23,7 @@
 pub mod agent;
 pub mod app;
 pub mod build_info;
+pub mod call;
 pub mod cli;
 pub mod config;
 pub mod connectors;

@@ -9,5 +9,5 @@ mod turn;
 
 pub use protocol::{Event, EventTx};
 pub use session_setup::{default_system_prompt, open_session, SessionStart};
-pub use tool_call_batches::{deterministic_call_id, expand_block_list, expand_local_tool_batches};
+pub use tool_call_batches::{assign_missing_ids, expand_block_list, expand_local_tool_batches};
 pub use turn::{Agent, AgentError, TurnOutcome};

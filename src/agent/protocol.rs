@@ -31,6 +31,14 @@ pub enum Event {
         completion_tokens: u64,
         total_tokens: u64,
     },
+    /// An entry passed its checks and waits for its server (concurrency gate,
+    /// start-up). `name` is the underlying tool, `arguments` the entry's own.
+    ToolCallQueued {
+        id: String,
+        name: String,
+        arguments: String,
+    },
+    /// The entry is being sent to its tool now.
     ToolCallStarted {
         id: String,
         name: String,

@@ -14,6 +14,8 @@ pub struct SessionStart {
     pub handle: SessionHandle,
     pub messages: Vec<Message>,
     pub resumed: bool,
+    /// The deferral decision the session recorded, to be kept (resume).
+    pub deferred: Option<bool>,
     pub warnings: Vec<String>,
 }
 
@@ -73,6 +75,7 @@ async fn new_session(settings: &Settings, cwd: &Path) -> Result<SessionStart, Se
         handle,
         messages: vec![system],
         resumed: false,
+        deferred: None,
         warnings: Vec::new(),
     })
 }
@@ -83,6 +86,7 @@ async fn resume_session(path: &Path) -> Result<SessionStart, SessionError> {
         mut messages,
         unanswered,
         torn_tail,
+        deferred,
         warnings,
     } = session::load(path)?;
     let handle = SessionHandle::append_to(path, &meta.id)?;
@@ -116,6 +120,8 @@ async fn resume_session(path: &Path) -> Result<SessionStart, SessionError> {
             .await?;
         messages.push(Message::Tool(result));
     }
+    // The repairs answer the last round; they go where the model expects them.
+    session::in_entry_order(&mut messages);
     handle
         .append(&Record::Event {
             ts,
@@ -127,6 +133,7 @@ async fn resume_session(path: &Path) -> Result<SessionStart, SessionError> {
         handle,
         messages,
         resumed: true,
+        deferred,
         warnings,
     })
 }

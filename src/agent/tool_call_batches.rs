@@ -9,58 +9,16 @@ use std::collections::HashSet;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
+use crate::call::{classify, ids, names, CallClass, Entry};
 use crate::session::ToolCall;
-use crate::tools::bridge;
-use crate::tools::catalog::CONNECTOR_PREFIX;
-use crate::tools::validation::{parse_calls, Entry, MAX_CALLS_PER_DISPATCH};
 
-/// The entries a `tool_call` splits into, or `None` when the contract says to
-/// leave it whole (malformed, over the limit, a single entry, connectors only).
-fn split_entries(name: &str, arguments: &Value) -> Option<Vec<Entry>> {
-    if name != bridge::CALL {
-        return None;
+/// The entries a call splits into, or `None` when the contract leaves it
+/// whole — decided by the one classification.
+fn split_entries(name: &str, raw_arguments: &str) -> Option<Vec<Entry>> {
+    match classify(name, raw_arguments) {
+        CallClass::Split(entries) => Some(entries),
+        _ => None,
     }
-    let entries = parse_calls(arguments).ok()?;
-    let n = entries.len();
-    if !(2..=MAX_CALLS_PER_DISPATCH).contains(&n) {
-        return None;
-    }
-    if entries.iter().all(|e| e.name.starts_with(CONNECTOR_PREFIX)) {
-        return None;
-    }
-    Some(entries)
-}
-
-/// Keys sorted, no spaces: the same entry always hashes the same.
-fn canonical(v: &Value) -> String {
-    match v {
-        Value::Object(m) => {
-            let mut keys: Vec<&String> = m.keys().collect();
-            keys.sort();
-            let parts: Vec<String> = keys
-                .into_iter()
-                .map(|k| format!("{}:{}", Value::String(k.clone()), canonical(&m[k])))
-                .collect();
-            format!("{{{}}}", parts.join(","))
-        }
-        Value::Array(a) => format!(
-            "[{}]",
-            a.iter().map(canonical).collect::<Vec<_>>().join(",")
-        ),
-        other => other.to_string(),
-    }
-}
-
-/// The id of child `index` ≥ 1: a hash of the parent id, the entry's name, its
-/// canonical arguments and the index. Replaying a message yields the same ids.
-pub fn deterministic_call_id(parent_id: &str, entry: &Entry, index: usize) -> String {
-    let key = format!(
-        "{parent_id}\u{0}{}\u{0}{}\u{0}{index}",
-        entry.name,
-        canonical(&entry.arguments)
-    );
-    let h = crate::util::hash::fnv1a(key.as_bytes());
-    format!("{parent_id}_{index}_{:012x}", h & 0xffff_ffff_ffff)
 }
 
 /// A child's arguments: `{"calls":[entry]}`, the entry as the model wrote it.
@@ -68,16 +26,21 @@ fn child_arguments(entry: &Entry) -> String {
     format!("{{\"calls\":[{}]}}", entry.raw)
 }
 
-/// Makes `id` unique among `taken` with a stable suffix.
-fn unique(id: String, taken: &mut HashSet<String>) -> String {
-    let mut candidate = id.clone();
-    let mut n = 1;
-    while taken.contains(&candidate) {
-        n += 1;
-        candidate = format!("{id}~{n}");
+/// Gives every call that arrived without an id one that is unique in the
+/// session and derived from the call and `position` (the history length), so
+/// the same message always gets the same ids. `taken` holds the session's ids.
+pub fn assign_missing_ids(calls: &mut [ToolCall], position: usize, taken: &mut HashSet<String>) {
+    taken.extend(
+        calls
+            .iter()
+            .filter(|c| !c.id.is_empty())
+            .map(|c| c.id.clone()),
+    );
+    for (i, c) in calls.iter_mut().enumerate() {
+        if c.id.is_empty() {
+            c.id = ids::missing_id(position, i, &c.name, &c.arguments, taken);
+        }
     }
-    taken.insert(candidate.clone());
-    candidate
 }
 
 /// Expands every splittable `tool_call` of one assistant message in place.
@@ -87,21 +50,16 @@ pub fn expand_local_tool_batches(calls: &mut Vec<ToolCall>) -> usize {
     let mut out = Vec::with_capacity(calls.len());
     let mut split = 0;
     for call in calls.drain(..) {
-        let args = crate::tools::parse_arguments(&call.arguments).unwrap_or(Value::Null);
-        let Some(entries) = split_entries(&call.name, &args) else {
+        let Some(entries) = split_entries(&call.name, &call.arguments) else {
             out.push(call);
             continue;
         };
         split += 1;
-        for (i, e) in entries.iter().enumerate() {
-            let id = if i == 0 {
-                call.id.clone()
-            } else {
-                unique(deterministic_call_id(&call.id, e, i), &mut taken)
-            };
+        let ids = ids::entry_ids(&call.id, &entries, &mut taken);
+        for (e, id) in entries.iter().zip(ids) {
             out.push(ToolCall {
                 id,
-                name: bridge::CALL.to_string(),
+                name: names::CALL.to_string(),
                 arguments: child_arguments(e),
             });
         }
@@ -110,71 +68,75 @@ pub fn expand_local_tool_batches(calls: &mut Vec<ToolCall>) -> usize {
     split
 }
 
+/// Where a block list keeps a tool use: Anthropic `{"type":"tool_use", "id"}`
+/// or Bedrock `{"toolUse": {"toolUseId"}}`.
+#[derive(Clone, Copy, PartialEq)]
+enum BlockKind {
+    Anthropic,
+    Bedrock,
+}
+
+struct ToolUse {
+    kind: BlockKind,
+    id: String,
+    name: String,
+    input: Value,
+}
+
+fn tool_use(v: &Value) -> Option<ToolUse> {
+    let (kind, body, id_key) = if v.get("type").and_then(|t| t.as_str()) == Some("tool_use") {
+        (BlockKind::Anthropic, v, "id")
+    } else {
+        (BlockKind::Bedrock, v.get("toolUse")?, "toolUseId")
+    };
+    let text = |k: &str| {
+        body.get(k)
+            .and_then(|i| i.as_str())
+            .unwrap_or("")
+            .to_string()
+    };
+    Some(ToolUse {
+        kind,
+        id: text(id_key),
+        name: text("name"),
+        input: body.get("input").cloned().unwrap_or(Value::Null),
+    })
+}
+
 /// The same split over a provider-native block list (Anthropic Messages or
 /// Bedrock Converse `content`): each splittable `tool_use`/`toolUse` block is
 /// replaced, at its position, by its children's blocks; every other block —
 /// text, `thinking` with its signature, `redacted_thinking` — is kept as the
 /// very bytes it arrived as.
 pub fn expand_block_list(blocks: &mut Vec<Box<RawValue>>) -> Result<usize, serde_json::Error> {
-    let mut taken: HashSet<String> = HashSet::new();
-    let mut parsed: Vec<Option<(String, String, String, Value)>> = Vec::with_capacity(blocks.len());
+    let mut parsed: Vec<Option<ToolUse>> = Vec::with_capacity(blocks.len());
     for b in blocks.iter() {
         let v: Value = serde_json::from_str(b.get())?;
-        let anthropic = v.get("type").and_then(|t| t.as_str()) == Some("tool_use");
-        let (kind, body) = if anthropic {
-            ("anthropic", &v)
-        } else if let Some(tu) = v.get("toolUse") {
-            ("bedrock", tu)
-        } else {
-            parsed.push(None);
-            continue;
-        };
-        let id_key = if kind == "anthropic" {
-            "id"
-        } else {
-            "toolUseId"
-        };
-        let id = body
-            .get(id_key)
-            .and_then(|i| i.as_str())
-            .unwrap_or("")
-            .to_string();
-        let name = body
-            .get("name")
-            .and_then(|n| n.as_str())
-            .unwrap_or("")
-            .to_string();
-        taken.insert(id.clone());
-        parsed.push(Some((
-            kind.to_string(),
-            id,
-            name,
-            body.get("input").cloned().unwrap_or(Value::Null),
-        )));
+        parsed.push(tool_use(&v));
     }
+    let mut taken: HashSet<String> = parsed.iter().flatten().map(|t| t.id.clone()).collect();
     let mut out: Vec<Box<RawValue>> = Vec::with_capacity(blocks.len());
     let mut split = 0;
     for (raw, info) in blocks.drain(..).zip(parsed) {
-        let Some((kind, id, name, input)) = info else {
+        let Some(tu) = info else {
             out.push(raw);
             continue;
         };
-        let Some(entries) = split_entries(&name, &input) else {
+        let Some(entries) = split_entries(&tu.name, &tu.input.to_string()) else {
             out.push(raw);
             continue;
         };
         split += 1;
-        for (i, e) in entries.iter().enumerate() {
-            let child_id = if i == 0 {
-                id.clone()
-            } else {
-                unique(deterministic_call_id(&id, e, i), &mut taken)
-            };
+        let ids = ids::entry_ids(&tu.id, &entries, &mut taken);
+        for (e, child_id) in entries.iter().zip(ids) {
             let input = serde_json::json!({ "calls": [e.raw] });
-            let block = if kind == "anthropic" {
-                serde_json::json!({"type": "tool_use", "id": child_id, "name": name, "input": input})
-            } else {
-                serde_json::json!({"toolUse": {"toolUseId": child_id, "name": name, "input": input}})
+            let block = match tu.kind {
+                BlockKind::Anthropic => {
+                    serde_json::json!({"type": "tool_use", "id": child_id, "name": tu.name, "input": input})
+                }
+                BlockKind::Bedrock => {
+                    serde_json::json!({"toolUse": {"toolUseId": child_id, "name": tu.name, "input": input}})
+                }
             };
             out.push(RawValue::from_string(block.to_string())?);
         }
@@ -195,58 +157,45 @@ mod tests {
         }
     }
 
+    const P0: &str = "call_k3J9xQ2mV8nR4tY7wZ1aB5cD";
+    const P1: &str = "call_Hq8Lm2Np4Rs6Tu0Vw3Xy5Za7";
+    const P2: &str = "call_Ab1Cd2Ef3Gh4Ij5Kl6Mn7Op8";
     const BATCH: &str = r#"{"calls":[{"name":"mcp__f__read","arguments":{"path":"a"}},{"name":"mcp__f__read","arguments":{"path":"b"}},{"name":"mcp__t__open","arguments":{"title":"x"}}]}"#;
 
+    fn message() -> Vec<ToolCall> {
+        vec![
+            call(P0, "echo", "{}"),
+            call(P1, "tool_call", BATCH),
+            call(P2, "other", "{}"),
+        ]
+    }
+
     #[test]
-    fn a_local_batch_splits_in_place_with_stable_ids() {
-        let mut calls = vec![
-            call("p0", "echo", "{}"),
-            call("p1", "tool_call", BATCH),
-            call("p2", "other", "{}"),
-        ];
+    fn a_local_batch_splits_in_place_with_stable_legal_ids() {
+        let mut calls = message();
         assert_eq!(expand_local_tool_batches(&mut calls), 1);
         let names: Vec<&str> = calls.iter().map(|c| c.name.as_str()).collect();
         assert_eq!(
             names,
             ["echo", "tool_call", "tool_call", "tool_call", "other"]
         );
-        assert_eq!(calls[1].id, "p1");
+        assert_eq!(calls[1].id, P1, "child 0 keeps the parent id");
         assert_eq!(
             calls[1].arguments,
             r#"{"calls":[{"arguments":{"path":"a"},"name":"mcp__f__read"}]}"#
         );
-        assert!(calls[2].id.starts_with("p1_1_") && calls[3].id.starts_with("p1_2_"));
-        let mut again = vec![
-            call("p0", "echo", "{}"),
-            call("p1", "tool_call", BATCH),
-            call("p2", "other", "{}"),
-        ];
+        for c in &calls[2..4] {
+            assert!(
+                ids::is_legal(&c.id) && c.id.starts_with("call_"),
+                "{}",
+                c.id
+            );
+        }
+        let all: HashSet<&str> = calls.iter().map(|c| c.id.as_str()).collect();
+        assert_eq!(all.len(), 5, "ids are unique in the message");
+        let mut again = message();
         expand_local_tool_batches(&mut again);
         assert_eq!(calls, again, "replaying the message must give the same ids");
-    }
-
-    #[test]
-    fn ids_depend_on_name_arguments_and_index_not_key_order() {
-        let e = |args: Value| Entry {
-            name: "n".into(),
-            arguments: args.clone(),
-            raw: args,
-        };
-        let a = deterministic_call_id("p", &e(serde_json::json!({"x": 1, "y": 2})), 1);
-        let b = deterministic_call_id(
-            "p",
-            &e(serde_json::from_str(r#"{"y":2,"x":1}"#).unwrap()),
-            1,
-        );
-        assert_eq!(a, b);
-        assert_ne!(
-            a,
-            deterministic_call_id("p", &e(serde_json::json!({"x": 1, "y": 2})), 2)
-        );
-        assert_ne!(
-            a,
-            deterministic_call_id("p", &e(serde_json::json!({"x": 2, "y": 2})), 1)
-        );
     }
 
     #[test]
@@ -261,7 +210,7 @@ mod tests {
             r#"{"calls":[{"name":"mcp__a__b","arguments":{}}]}"#.to_string(),
         ];
         for args in cases {
-            let mut calls = vec![call("p", "tool_call", &args)];
+            let mut calls = vec![call(P0, "tool_call", &args)];
             let before = calls.clone();
             assert_eq!(expand_local_tool_batches(&mut calls), 0, "{args}");
             assert_eq!(calls, before);
@@ -271,19 +220,59 @@ mod tests {
     #[test]
     fn a_mixed_batch_with_connectors_is_split() {
         let args = r#"{"calls":[{"name":"connectors__crm_find","arguments":{}},{"name":"mcp__a__b","arguments":{}}]}"#;
-        let mut calls = vec![call("p", "tool_call", args)];
+        let mut calls = vec![call(P0, "tool_call", args)];
         assert_eq!(expand_local_tool_batches(&mut calls), 1);
         assert_eq!(calls.len(), 2);
     }
 
     #[test]
-    fn a_colliding_child_id_gets_a_stable_suffix() {
+    fn a_batch_with_one_bad_argument_is_split_all_the_same() {
+        let args = r#"{"calls":[{"name":"mcp__a__b","arguments":{"x":1}},{"name":"mcp__a__c","arguments":"{oops"}]}"#;
+        let mut calls = vec![call(P0, "tool_call", args)];
+        assert_eq!(expand_local_tool_batches(&mut calls), 1);
+        assert_eq!(
+            calls[1].arguments,
+            r#"{"calls":[{"arguments":"{oops","name":"mcp__a__c"}]}"#
+        );
+    }
+
+    #[test]
+    fn a_colliding_child_id_gets_another_legal_id() {
         let batch = r#"{"calls":[{"name":"mcp__a__b","arguments":{}},{"name":"mcp__a__c","arguments":{}}]}"#;
-        let entries = parse_calls(&serde_json::from_str(batch).unwrap()).unwrap();
-        let clash = deterministic_call_id("p", &entries[1], 1);
-        let mut calls = vec![call(&clash, "echo", "{}"), call("p", "tool_call", batch)];
+        let mut alone = vec![call(P1, "tool_call", batch)];
+        expand_local_tool_batches(&mut alone);
+        let clash = alone[1].id.clone();
+        let mut calls = vec![call(&clash, "echo", "{}"), call(P1, "tool_call", batch)];
         expand_local_tool_batches(&mut calls);
-        assert_eq!(calls[2].id, format!("{clash}~2"));
+        assert_ne!(calls[2].id, clash);
+        assert!(ids::is_legal(&calls[2].id) && calls[2].id.len() == clash.len());
+    }
+
+    #[test]
+    fn calls_without_ids_get_session_unique_ones() {
+        let mut taken: HashSet<String> = [P0.to_string()].into();
+        let mut a = vec![
+            call("", "echo", "{}"),
+            call("", "echo", "{}"),
+            call(P2, "x", "{}"),
+        ];
+        assign_missing_ids(&mut a, 4, &mut taken);
+        assert_ne!(a[0].id, a[1].id);
+        assert_eq!(a[2].id, P2);
+        let mut b = vec![call("", "echo", "{}")];
+        assign_missing_ids(&mut b, 7, &mut taken);
+        assert!(
+            b[0].id != a[0].id && b[0].id != a[1].id,
+            "a later round reuses no id"
+        );
+        let mut replay = vec![
+            call("", "echo", "{}"),
+            call("", "echo", "{}"),
+            call(P2, "x", "{}"),
+        ];
+        assign_missing_ids(&mut replay, 4, &mut [P0.to_string()].into());
+        assert_eq!(replay, a);
+        assert!(a.iter().all(|c| ids::is_legal(&c.id)));
     }
 
     #[test]
@@ -291,9 +280,9 @@ mod tests {
         let blocks_json = r#"[
             {"type":"thinking","thinking":"plan  it","signature":"EqQBCgIYAhIM+/sig=="},
             {"type": "text", "text": "Reading both."},
-            {"type":"tool_use","id":"toolu_1","name":"tool_call","input":{"calls":[{"name":"mcp__f__read","arguments":{"path":"a"}},{"name":"mcp__f__read","arguments":{"path":"b"}}]}},
+            {"type":"tool_use","id":"toolu_01A09q90qw90lq917835lq9","name":"tool_call","input":{"calls":[{"name":"mcp__f__read","arguments":{"path":"a"}},{"name":"mcp__f__read","arguments":{"path":"b"}}]}},
             {"type":"redacted_thinking","data":"opaque=="},
-            {"type":"tool_use","id":"toolu_2","name":"tool_call","input":{"calls":[{"name":"mcp__f__read","arguments":{"path":"c"}}]}}
+            {"type":"tool_use","id":"toolu_01B19r91rx91mr928946mr0","name":"tool_call","input":{"calls":[{"name":"mcp__f__read","arguments":{"path":"c"}}]}}
         ]"#;
         let mut blocks: Vec<Box<RawValue>> = serde_json::from_str(blocks_json).unwrap();
         let originals: Vec<String> = blocks.iter().map(|b| b.get().to_string()).collect();
@@ -306,16 +295,24 @@ mod tests {
         assert_eq!(got[5], originals[4]);
         let c0: Value = serde_json::from_str(&got[2]).unwrap();
         let c1: Value = serde_json::from_str(&got[3]).unwrap();
-        assert_eq!(c0["id"], "toolu_1");
+        assert_eq!(c0["id"], "toolu_01A09q90qw90lq917835lq9");
         assert_eq!(c0["input"]["calls"][0]["arguments"]["path"], "a");
-        assert!(c1["id"].as_str().unwrap().starts_with("toolu_1_1_"));
+        let id1 = c1["id"].as_str().unwrap();
+        assert!(
+            id1.starts_with("toolu_") && ids::is_legal(id1) && id1 != c0["id"],
+            "{id1}"
+        );
         assert_eq!(c1["input"]["calls"][0]["arguments"]["path"], "b");
 
-        let bedrock = r#"[{"text":"x"},{"toolUse":{"toolUseId":"t1","name":"tool_call","input":{"calls":[{"name":"mcp__a__b","arguments":{}},{"name":"mcp__a__c","arguments":{}}]}}}]"#;
+        let bedrock = r#"[{"text":"x"},{"toolUse":{"toolUseId":"tooluse_kZJMlvQmRJ6eAyJE5GIl7Q","name":"tool_call","input":{"calls":[{"name":"mcp__a__b","arguments":{}},{"name":"mcp__a__c","arguments":{}}]}}}]"#;
         let mut blocks: Vec<Box<RawValue>> = serde_json::from_str(bedrock).unwrap();
         assert_eq!(expand_block_list(&mut blocks).unwrap(), 1);
         assert_eq!(blocks[0].get(), r#"{"text":"x"}"#);
         let c: Value = serde_json::from_str(blocks[2].get()).unwrap();
         assert_eq!(c["toolUse"]["input"]["calls"][0]["name"], "mcp__a__c");
+        assert!(c["toolUse"]["toolUseId"]
+            .as_str()
+            .unwrap()
+            .starts_with("tooluse_"));
     }
 }

@@ -2,75 +2,53 @@
 //! assistant message — a directly listed tool or a split `tool_call` child —
 //! goes down the same per-entry path:
 //!
-//! scope check → argument schema validation → `pre_tool_call` hooks →
-//! approval → the server's concurrency gate → the call → its result appended
-//! to the session file as soon as it exists → `post_tool_call` hooks.
+//! classification → the name resolved once (scope; waits for a catalog still
+//! loading) → argument schema validation → `pre_tool_call` hooks → approval →
+//! `queued` → the server's concurrency gate and start-up → `started`, the
+//! call → its result appended to the session file as soon as it exists →
+//! `post_tool_call` hooks.
 //!
 //! The checks run for all entries first; then every approved entry starts at
 //! once, in entry order, so a serial server's FIFO gate takes them in that
 //! order while a parallel one runs them together. Results go back to the
 //! model in entry order whatever order they finished in. A stop cancels the
-//! round: entries not yet sent never are, running ones are cancelled, and
-//! every call id still gets a result.
+//! round and wins over every step before a send: entries not yet sent never
+//! are, running ones are cancelled, every call id still gets a result, and
+//! post-hooks run only for entries that were sent, and not past the stop.
+
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::protocol::{Event, EventTx};
+use crate::call::{classify, ids, names::Bridge, CallClass, Entry, ToolOutput, ToolRef};
 use crate::policy::{Policy, Verdict};
 use crate::session::{Record, SessionError, SessionHandle, ToolCall, ToolResult};
-use crate::tools::catalog::CONNECTOR_PREFIX;
-use crate::tools::{bridge, parse_arguments, validation, Registry, ToolOutput};
+use crate::tools::{validation, Registry};
 use crate::util::time::Utc;
 
-/// How a call of the message is run.
+const NOT_STARTED: &str = "cancelled before it started";
+
+/// How a call of the message is run, once checked.
 enum Plan {
-    /// Down the per-entry path: the underlying tool and its arguments.
-    Entry { tool: String, args: Value },
+    /// Down the per-entry path: the resolved tool and the entry's arguments.
+    Entry {
+        name: String,
+        tool: ToolRef,
+        args: Value,
+    },
     /// A `connectors__`-only batch: each entry checked (scope, schema, hooks,
     /// approval) like any other, the allowed ones sent in one dispatch.
     Batch {
-        entries: Vec<validation::Entry>,
+        entries: Vec<Entry>,
         refused: Vec<Option<String>>,
     },
-    /// As it is: `tool_search`, `tool_describe`, or a `tool_call` the
-    /// dispatcher answers whole (malformed, too many).
-    Whole,
-    /// Settled before running.
+    /// `tool_search` / `tool_describe`, answered by the bridge.
+    Bridge(Bridge),
+    /// Settled before running (an error result).
     Done(ToolOutput),
-}
-
-fn plan(call: &ToolCall) -> Plan {
-    let args = match parse_arguments(&call.arguments) {
-        Ok(a) => a,
-        Err(e) => return Plan::Done(ToolOutput::error(e)),
-    };
-    match call.name.as_str() {
-        bridge::SEARCH | bridge::DESCRIBE => Plan::Whole,
-        bridge::CALL => match validation::parse_calls(&args) {
-            Ok(mut entries) if entries.len() == 1 && !bridge::is_bridge(&entries[0].name) => {
-                let e = entries.remove(0);
-                Plan::Entry {
-                    tool: e.name,
-                    args: e.arguments,
-                }
-            }
-            Ok(entries)
-                if entries.len() <= validation::MAX_CALLS_PER_DISPATCH
-                    && entries.iter().all(|e| e.name.starts_with(CONNECTOR_PREFIX)) =>
-            {
-                Plan::Batch {
-                    refused: vec![None; entries.len()],
-                    entries,
-                }
-            }
-            _ => Plan::Whole,
-        },
-        name => Plan::Entry {
-            tool: name.to_string(),
-            args,
-        },
-    }
 }
 
 pub struct Round<'a> {
@@ -94,89 +72,126 @@ impl Round<'_> {
     }
 
     async fn check(&self, call: &ToolCall) -> Plan {
-        if self.cancel.is_cancelled() {
-            return Plan::Done(ToolOutput::error("cancelled before it started"));
+        tokio::select! {
+            biased;
+            _ = self.cancel.cancelled() => Plan::Done(ToolOutput::error(NOT_STARTED)),
+            plan = self.plan(call) => plan,
         }
-        match plan(call) {
-            Plan::Entry { tool, args } => match self.check_one(&tool, &call.id, &args).await {
-                Some(why) => Plan::Done(ToolOutput::error(why)),
-                None => Plan::Entry { tool, args },
-            },
-            Plan::Batch { entries, .. } => {
-                let ids = Registry::batch_ids(&call.id, &entries);
-                let checks = entries
-                    .iter()
-                    .zip(&ids)
-                    .map(|(e, id)| self.check_one(&e.name, id, &e.arguments));
+    }
+
+    async fn plan(&self, call: &ToolCall) -> Plan {
+        match classify(&call.name, &call.arguments) {
+            CallClass::Bridge(b) => Plan::Bridge(b),
+            CallClass::Invalid(msg) => Plan::Done(ToolOutput::error(msg)),
+            // Only reached when the split was skipped: the old contract's answer.
+            CallClass::Split(entries) => {
+                Plan::Done(ToolOutput::error(validation::legacy_batch_error(&entries)))
+            }
+            CallClass::Direct { tool, arguments } => {
+                let args = match arguments {
+                    Ok(a) => a,
+                    Err(why) => return Plan::Done(ToolOutput::error(why)),
+                };
+                match self.check_one(&tool, &call.id, &args).await {
+                    Ok(r) => Plan::Entry {
+                        name: tool,
+                        tool: r,
+                        args,
+                    },
+                    Err(why) => Plan::Done(ToolOutput::error(why)),
+                }
+            }
+            CallClass::ConnectorBatch(entries) => {
+                let ids = ids::entry_ids(&call.id, &entries, &mut HashSet::new());
+                let checks = entries.iter().zip(&ids).map(|(e, id)| async move {
+                    match &e.arguments {
+                        Err(why) => Some(why.clone()),
+                        Ok(args) => self.check_one(&e.name, id, args).await.err(),
+                    }
+                });
                 let refused = futures_util::future::join_all(checks).await;
                 Plan::Batch { entries, refused }
             }
-            other => other,
         }
     }
 
-    /// Scope, schema, `pre_tool_call` hooks and approval for one entry:
-    /// `Some(reason)` when it must not run.
-    async fn check_one(&self, tool: &str, id: &str, args: &Value) -> Option<String> {
-        if tool.starts_with(CONNECTOR_PREFIX) {
-            self.tools.load_connectors().await;
+    /// Resolution and schema, `pre_tool_call` hooks and approval for one
+    /// entry: the tool to run, or why it must not run.
+    async fn check_one(&self, name: &str, id: &str, args: &Value) -> Result<ToolRef, String> {
+        let tool = self.tools.resolve_and_check(name, args).await?;
+        if let Verdict::Block(why) = self.policy.pre_tool_call(name, id, args, self.cancel).await {
+            return Err(why);
         }
-        if let Some(err) = self.tools.check_entry(tool, args) {
-            return Some(err);
+        match self.policy.approve(name) {
+            Verdict::Block(why) => Err(why),
+            Verdict::Allow => Ok(tool),
         }
-        if let Verdict::Block(why) = self.policy.pre_tool_call(tool, id, args, self.cancel).await {
-            return Some(why);
-        }
-        match self.policy.approve(tool) {
-            Verdict::Block(why) => Some(why),
-            Verdict::Allow => None,
-        }
+    }
+
+    fn emit(&self, e: Event) {
+        let _ = self.events.send(e);
     }
 
     async fn execute(&self, call: &ToolCall, plan: Plan) -> Result<ToolResult, SessionError> {
-        let started = |tool: &str| {
-            let _ = self.events.send(Event::ToolCallStarted {
-                id: call.id.clone(),
-                name: tool.to_string(),
-                arguments: call.arguments.clone(),
-            });
+        let id = call.id.clone();
+        let queued = |name: &str, arguments: String| {
+            self.emit(Event::ToolCallQueued {
+                id: id.clone(),
+                name: name.to_string(),
+                arguments,
+            })
+        };
+        let started = |name: &str, arguments: String| {
+            self.emit(Event::ToolCallStarted {
+                id: id.clone(),
+                name: name.to_string(),
+                arguments,
+            })
         };
         let (tool, output) = match plan {
             Plan::Done(out) => (call.name.clone(), out),
+            _ if self.cancel.is_cancelled() => (call.name.clone(), ToolOutput::error(NOT_STARTED)),
             Plan::Batch { entries, refused } => {
-                started(&call.name);
+                queued(&call.name, call.arguments.clone());
+                started(&call.name, call.arguments.clone());
                 let out = self
                     .tools
                     .gateway_batch(&call.id, &entries, &refused, self.cancel)
                     .await;
                 (call.name.clone(), out)
             }
-            Plan::Whole => {
-                started(&call.name);
+            Plan::Bridge(b) => {
+                queued(&call.name, call.arguments.clone());
+                started(&call.name, call.arguments.clone());
                 let out = tokio::select! {
-                    out = self.tools.execute(call, self.cancel) => out,
+                    biased;
                     _ = self.cancel.cancelled() => ToolOutput::error("interrupted by the user while running"),
+                    out = self.tools.bridge(b, &call.arguments) => out,
                 };
                 (call.name.clone(), out)
             }
-            Plan::Entry { tool, args } => {
-                if self.cancel.is_cancelled() {
-                    (tool, ToolOutput::error("cancelled before it started"))
-                } else {
-                    started(&tool);
-                    let out = self
-                        .tools
-                        .call_checked(&tool, &call.id, args.clone(), self.cancel)
-                        .await;
+            Plan::Entry { name, tool, args } => {
+                let shown = args.to_string();
+                queued(&name, shown.clone());
+                let sent = AtomicBool::new(false);
+                let on_start = || {
+                    sent.store(true, Ordering::SeqCst);
+                    started(&name, shown.clone());
+                };
+                let out = self
+                    .tools
+                    .call_checked(&tool, &call.id, args.clone(), self.cancel, &on_start)
+                    .await;
+                if sent.load(Ordering::SeqCst) {
                     for problem in self
                         .policy
-                        .post_tool_call(&tool, &call.id, &args, &out, &CancellationToken::new())
+                        .post_tool_call(&name, &call.id, &args, &out, self.cancel)
                         .await
                     {
-                        let _ = self.events.send(Event::Warning { message: problem });
+                        self.emit(Event::Warning { message: problem });
                     }
-                    (tool, out)
                 }
+                (name, out)
             }
         };
         let result = ToolResult {
@@ -192,7 +207,7 @@ impl Round<'_> {
                 result: result.clone(),
             })
             .await?;
-        let _ = self.events.send(Event::ToolCallFinished {
+        self.emit(Event::ToolCallFinished {
             id: result.tool_call_id.clone(),
             name: tool,
             is_error: result.is_error,

@@ -50,6 +50,8 @@ pub struct Agent {
     tools: Registry,
     policy: Policy,
     split_batches: bool,
+    /// Whether the session file holds this session's deferral decision.
+    deferral_recorded: bool,
     session: SessionHandle,
     messages: Vec<Message>,
     max_turns: u32,
@@ -72,6 +74,7 @@ impl Agent {
             tools,
             policy: Policy::default(),
             split_batches: true,
+            deferral_recorded: false,
             session,
             messages,
             max_turns,
@@ -91,6 +94,13 @@ impl Agent {
         self
     }
 
+    /// Whether the session already records its deferral decision (a resumed
+    /// one that made a request before): then it is not written again.
+    pub fn with_deferral_recorded(mut self, recorded: bool) -> Agent {
+        self.deferral_recorded = recorded;
+        self
+    }
+
     pub fn session(&self) -> &SessionHandle {
         &self.session
     }
@@ -103,6 +113,7 @@ impl Agent {
     pub fn switch_session(&mut self, session: SessionHandle, messages: Vec<Message>) {
         self.session = session;
         self.messages = messages;
+        self.deferral_recorded = false;
     }
 
     pub async fn run_turn(
@@ -133,6 +144,7 @@ impl Agent {
             if cancel.is_cancelled() {
                 return Err(AgentError::Cancelled);
             }
+            self.record_deferral().await?;
             self.emit(Event::ModelRequest { request });
             let events = self.events.clone();
             let on_event = move |e: ProviderEvent| {
@@ -186,6 +198,12 @@ impl Agent {
             // Split local tool_call batches before the message is persisted:
             // the session file records the calls as they will run.
             let mut calls = completion.tool_calls;
+            let mut taken = self.call_ids();
+            super::tool_call_batches::assign_missing_ids(
+                &mut calls,
+                self.messages.len(),
+                &mut taken,
+            );
             if self.split_batches {
                 super::tool_call_batches::expand_local_tool_batches(&mut calls);
             }
@@ -218,6 +236,36 @@ impl Agent {
             }
         }
         Err(AgentError::MaxTurns(self.max_turns))
+    }
+
+    /// Writes the deferral decision once per session, at its first request.
+    async fn record_deferral(&mut self) -> Result<(), SessionError> {
+        if self.deferral_recorded || !self.tools.has_deferrable_sources() {
+            return Ok(());
+        }
+        let mut data = serde_json::Map::new();
+        data.insert("deferred".into(), self.tools.deferred().into());
+        self.session
+            .append(&Record::Event {
+                ts: Utc::now().rfc3339(),
+                event: events::TOOLS.into(),
+                data,
+            })
+            .await?;
+        self.deferral_recorded = true;
+        Ok(())
+    }
+
+    /// Every tool-call id of the session so far.
+    fn call_ids(&self) -> std::collections::HashSet<String> {
+        self.messages
+            .iter()
+            .flat_map(|m| match m {
+                Message::Assistant { tool_calls, .. } => tool_calls.as_slice(),
+                _ => &[],
+            })
+            .map(|c| c.id.clone())
+            .collect()
     }
 
     async fn push(&mut self, message: Message) -> Result<(), SessionError> {

@@ -63,6 +63,10 @@ async fn converse(
     resume: Option<PathBuf>,
 ) -> anyhow::Result<ExitCode> {
     let start = open_session(settings, cwd, resume.as_deref()).await?;
+    // A resumed session offers the tool definitions it offered before.
+    if let Some(deferred) = start.deferred {
+        tools.keep_deferral(deferred);
+    }
 
     let (tx, mut rx) = mpsc::unbounded_channel();
     if let Some(mcp) = tools.mcp_registry() {
@@ -95,6 +99,7 @@ async fn converse(
         settings.max_turns,
         tx,
     )
+    .with_deferral_recorded(start.deferred.is_some())
     .with_policy(Policy::from_config(&settings.merged))
     .with_split_batches(settings.merged.tools.split_batches.unwrap_or(true));
 

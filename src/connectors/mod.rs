@@ -10,18 +10,26 @@ use serde_json::Value;
 use tokio::sync::OnceCell;
 use tokio_util::sync::CancellationToken;
 
+use crate::call::names::CONNECTOR_PREFIX;
+use crate::call::ToolOutput;
 use crate::config::ConnectorsSection;
-use crate::tools::catalog::CONNECTOR_PREFIX;
-use crate::tools::{CatalogTool, ToolOutput};
 use crate::util::text::excerpt;
 
 #[derive(Debug, Deserialize)]
 struct Listing {
-    tools: Vec<ListedTool>,
+    tools: Vec<WireTool>,
+}
+
+/// One tool of the gateway's listing, named with its `connectors__` prefix.
+#[derive(Debug, Clone)]
+pub struct ConnectorTool {
+    pub name: String,
+    pub description: String,
+    pub schema: Value,
 }
 
 #[derive(Debug, Deserialize)]
-struct ListedTool {
+struct WireTool {
     name: String,
     #[serde(default)]
     description: String,
@@ -59,7 +67,7 @@ pub struct Gateway {
     token: Option<String>,
     client: reqwest::Client,
     timeout: Duration,
-    listing: OnceCell<Result<Vec<CatalogTool>, String>>,
+    listing: OnceCell<Result<Vec<ConnectorTool>, String>>,
 }
 
 impl Gateway {
@@ -82,7 +90,7 @@ impl Gateway {
     }
 
     /// The gateway's tools, fetched once per run.
-    pub async fn tools(&self) -> &Result<Vec<CatalogTool>, String> {
+    pub async fn tools(&self) -> &Result<Vec<ConnectorTool>, String> {
         self.listing
             .get_or_init(|| async {
                 let url = format!("{}/tools", self.url);
@@ -107,13 +115,12 @@ impl Gateway {
                 Ok(listing
                     .tools
                     .into_iter()
-                    .map(|t| CatalogTool {
+                    .map(|t| ConnectorTool {
                         name: if t.name.starts_with(CONNECTOR_PREFIX) {
                             t.name
                         } else {
                             format!("{CONNECTOR_PREFIX}{}", t.name)
                         },
-                        source: "connectors".into(),
                         description: t.description,
                         schema: t.input_schema,
                     })
@@ -123,7 +130,7 @@ impl Gateway {
     }
 
     /// The listing if it has been fetched, without waiting.
-    pub fn tools_now(&self) -> Vec<CatalogTool> {
+    pub fn tools_now(&self) -> Vec<ConnectorTool> {
         match self.listing.get() {
             Some(Ok(t)) => t.clone(),
             _ => Vec::new(),

@@ -50,6 +50,8 @@ impl Printer {
                 out(text.as_bytes());
                 self.at_line_start = text.ends_with('\n');
             }
+            // The line appears when the entry really starts.
+            Event::ToolCallQueued { .. } => {}
             Event::ToolCallStarted {
                 name, arguments, ..
             } => {

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 
 use crate::util::hash::fnv1a;
 
-pub const PREFIX: &str = "mcp__";
+pub use crate::call::names::MCP_PREFIX as PREFIX;
 pub const MAX_LEN: usize = 64;
 
 pub fn sanitize(part: &str) -> String {

@@ -14,8 +14,8 @@ use super::catalog_cache::CachedTool;
 use super::naming;
 use super::server::McpServer;
 use super::McpError;
+use crate::call::ToolOutput;
 use crate::config::{McpServerEntry, Paths};
-use crate::tools::ToolOutput;
 use crate::util::glob::glob_match;
 
 /// One exposed tool: its model-facing name, its server and its catalog entry.
@@ -221,7 +221,30 @@ impl McpRegistry {
         let idx = self.index();
         let t = idx.get(name)?;
         let server = self.servers[t.server].clone();
-        Some(server.call(&t.tool.name, args, cancel).await)
+        Some(server.call(&t.tool.name, args, cancel, &|| {}).await)
+    }
+
+    /// Loads the catalog of the server a model-facing name belongs to, when
+    /// it has none yet: the name may be one of its tools. Starts the server if
+    /// need be (that is what a call to it would do), bounded by its start-up
+    /// timeout. `None` when no server without a catalog could own the name.
+    pub async fn load_catalog_for(&self, name: &str) -> Option<Result<(), String>> {
+        let owners: Vec<&Arc<McpServer>> = self
+            .servers
+            .iter()
+            .filter(|s| {
+                let prefix = format!("{}{}__", naming::PREFIX, naming::sanitize(&s.name));
+                name.starts_with(&prefix) && s.catalog().is_none()
+            })
+            .collect();
+        if owners.is_empty() {
+            return None;
+        }
+        let loads = owners
+            .into_iter()
+            .map(|s| async move { s.refresh().await.map(|_| ()) });
+        let results = futures_util::future::join_all(loads).await;
+        Some(results.into_iter().collect())
     }
 
     /// Stops background work and every server process.

@@ -5,7 +5,7 @@
 
 use rmcp::model::{CallToolResult, ContentBlock, ResourceContents};
 
-use crate::tools::ToolOutput;
+use crate::call::ToolOutput;
 
 /// Bytes of tool output passed to the model before the rest is cut.
 pub const MAX_OUTPUT_BYTES: usize = 64 * 1024;

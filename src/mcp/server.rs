@@ -14,8 +14,8 @@ use super::catalog_cache::{self, CachedTool, Catalog};
 use super::client::{self, ConnectError, Service};
 use super::process::{self, ServerProcess};
 use super::result;
+use crate::call::ToolOutput;
 use crate::config::{Concurrency, McpServerEntry};
-use crate::tools::ToolOutput;
 
 /// Consecutive crashes after which a server is marked failed for this run.
 pub const MAX_CRASHES: u32 = 3;
@@ -235,33 +235,45 @@ impl McpServer {
     }
 
     /// One tool call through the gate (FIFO: a serial server takes calls in the
-    /// order they arrived). Never sent when cancelled before it got its slot.
+    /// order they arrived). A stop wins over every step before the send
+    /// (`biased`): an entry cancelled while it waits for its slot or for the
+    /// server to start is never sent. `on_start` is called right before the
+    /// request goes out.
     pub async fn call(
         self: &Arc<Self>,
         tool: &str,
         args: serde_json::Value,
         cancel: &CancellationToken,
+        on_start: &(dyn Fn() + Send + Sync),
     ) -> ToolOutput {
+        let not_started = || ToolOutput::error("cancelled before it started");
         let permit = tokio::select! {
-            _ = cancel.cancelled() => return ToolOutput::error("cancelled before it started"),
+            biased;
+            _ = cancel.cancelled() => return not_started(),
             p = self.gate.clone().acquire_owned() => p,
         };
         let Ok(_permit) = permit else {
             return ToolOutput::error(format!("server `{}` is shutting down", self.name));
         };
-        if cancel.is_cancelled() {
-            return ToolOutput::error("cancelled before it started");
-        }
-        let conn = match self.ensure_running().await {
-            Ok(c) => c,
-            Err(why) => return ToolOutput::error(why),
+        let conn = tokio::select! {
+            biased;
+            _ = cancel.cancelled() => return not_started(),
+            c = self.ensure_running() => match c {
+                Ok(c) => c,
+                Err(why) => return ToolOutput::error(why),
+            },
         };
+        if cancel.is_cancelled() {
+            return not_started();
+        }
+        on_start();
         let arguments = match args {
             serde_json::Value::Object(m) => m,
             _ => serde_json::Map::new(),
         };
         let timeout = self.tool_timeout();
         let outcome = tokio::select! {
+            biased;
             _ = cancel.cancelled() => return ToolOutput::error("interrupted by the user while running; the server was asked to cancel"),
             r = tokio::time::timeout(timeout, client::call(&conn.service, tool, arguments)) => r,
         };

@@ -13,8 +13,8 @@ use tokio::io::AsyncWriteExt;
 use tokio_util::sync::CancellationToken;
 
 use super::Verdict;
+use crate::call::ToolOutput;
 use crate::config::HookEntry;
-use crate::tools::ToolOutput;
 use crate::util::glob::glob_match;
 use crate::util::text::excerpt;
 

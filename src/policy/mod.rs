@@ -67,21 +67,26 @@ impl Policy {
         Verdict::Allow
     }
 
-    /// Runs every matching `post_tool_call` hook; their failures are reported, not fatal.
+    /// Runs every matching `post_tool_call` hook; their failures are reported,
+    /// not fatal. `cancel` is the round's: after a stop no further hook starts,
+    /// a running one is ended, and neither is reported as a failure.
     pub async fn post_tool_call(
         &self,
         tool: &str,
         call_id: &str,
         args: &Value,
-        output: &crate::tools::ToolOutput,
+        output: &crate::call::ToolOutput,
         cancel: &CancellationToken,
     ) -> Vec<String> {
         let mut problems = Vec::new();
         for h in self.post.iter().filter(|h| h.matches(tool)) {
-            if let Verdict::Block(why) = h
+            if cancel.is_cancelled() {
+                break;
+            }
+            let verdict = h
                 .run("post_tool_call", tool, call_id, args, Some(output), cancel)
-                .await
-            {
+                .await;
+            if let (Verdict::Block(why), false) = (verdict, cancel.is_cancelled()) {
                 problems.push(why);
             }
         }

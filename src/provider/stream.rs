@@ -135,16 +135,9 @@ impl Assembler {
     pub fn finish(self) -> Completion {
         let mut calls: Vec<(usize, ToolCall)> = self.calls;
         calls.sort_by_key(|(i, _)| *i);
-        let tool_calls = calls
-            .into_iter()
-            .enumerate()
-            .map(|(n, (_, mut c))| {
-                if c.id.is_empty() {
-                    c.id = format!("call_{n}");
-                }
-                c
-            })
-            .collect();
+        // A call without an id keeps it empty: the turn loop gives it one
+        // that is unique in the whole session.
+        let tool_calls = calls.into_iter().map(|(_, c)| c).collect();
         Completion {
             content: self.content,
             tool_calls,
@@ -200,7 +193,7 @@ mod tests {
             {"function":{"name":"a","arguments":{"x":1}}}]}}]}),
         ));
         let c = a.finish();
-        assert_eq!(c.tool_calls[0].id, "call_0");
+        assert_eq!(c.tool_calls[0].id, "");
         assert_eq!(c.tool_calls[0].arguments, "{\"x\":1}");
     }
 }

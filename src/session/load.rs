@@ -17,6 +17,8 @@ pub struct LoadedSession {
     pub unanswered: Vec<ToolCall>,
     /// 1-based number of a torn last line, which has no newline yet.
     pub torn_tail: Option<usize>,
+    /// The recorded deferral decision (`tools` event), if any request was made.
+    pub deferred: Option<bool>,
     pub warnings: Vec<String>,
 }
 
@@ -60,6 +62,7 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<LoadedSession, SessionError> {
     let mut meta = None;
     let mut messages = Vec::new();
     let mut answered = HashSet::new();
+    let mut deferred = None;
     for (line, rec) in parsed {
         let rec = match rec {
             Ok(r) => r,
@@ -85,9 +88,13 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<LoadedSession, SessionError> {
                 answered.insert(result.tool_call_id.clone());
                 messages.push(Message::Tool(result));
             }
+            Record::Event { event, data, .. } if event == events::TOOLS => {
+                deferred = data.get("deferred").and_then(|d| d.as_bool()).or(deferred);
+            }
             Record::Event { .. } => {}
         }
     }
+    in_entry_order(&mut messages);
     let meta = meta.ok_or_else(|| SessionError::NotASession {
         path: path.to_path_buf(),
     })?;
@@ -105,8 +112,45 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<LoadedSession, SessionError> {
         messages,
         unanswered,
         torn_tail,
+        deferred,
         warnings,
     })
+}
+
+/// Puts the results of every tool round in the order of the calls they
+/// answer. The file holds them in the order they finished (each is written
+/// the moment it exists); the model was sent them in entry order, and a
+/// resumed history must be byte for byte what was sent. Results with an id
+/// the round does not know keep their place after the known ones.
+pub fn in_entry_order(messages: &mut [Message]) {
+    let mut i = 0;
+    while i < messages.len() {
+        let order: Vec<String> = match &messages[i] {
+            Message::Assistant { tool_calls, .. } if !tool_calls.is_empty() => {
+                tool_calls.iter().map(|c| c.id.clone()).collect()
+            }
+            _ => {
+                i += 1;
+                continue;
+            }
+        };
+        let start = i + 1;
+        let end = start
+            + messages[start..]
+                .iter()
+                .take_while(|m| matches!(m, Message::Tool(_)))
+                .count();
+        let rank = |m: &Message| match m {
+            Message::Tool(r) => order
+                .iter()
+                .position(|id| *id == r.tool_call_id)
+                .unwrap_or(order.len()),
+            _ => order.len(),
+        };
+        // Stable: two results for one id (never written by hermes) keep their order.
+        messages[start..end].sort_by_key(rank);
+        i = end.max(start);
+    }
 }
 
 #[cfg(test)]
@@ -157,6 +201,38 @@ mod tests {
         let s = parse(Path::new("f"), text.as_bytes()).unwrap();
         assert_eq!(s.unanswered.len(), 1);
         assert_eq!(s.unanswered[0].id, "b");
+    }
+
+    #[test]
+    fn results_come_back_in_entry_order_whatever_order_they_were_written_in() {
+        let result = |id: &str| {
+            format!(
+                r#"{{"type":"tool_result","ts":"t","tool_call_id":"{id}","name":"tool_call","content":"{id}","is_error":false}}"#
+            )
+        };
+        let text = [
+            META.to_string(),
+            user("x"),
+            r#"{"type":"message","ts":"t","message":{"role":"assistant","tool_calls":[{"id":"a","name":"tool_call","arguments":"{}"},{"id":"b","name":"tool_call","arguments":"{}"},{"id":"c","name":"tool_call","arguments":"{}"}]}}"#.to_string(),
+            result("c"),
+            r#"{"type":"event","ts":"t","event":"tools","deferred":true}"#.to_string(),
+            result("a"),
+            result("b"),
+            user("y"),
+        ]
+        .join("\n")
+            + "\n";
+        let s = parse(Path::new("f"), text.as_bytes()).unwrap();
+        let ids: Vec<&str> = s.messages[2..5]
+            .iter()
+            .map(|m| match m {
+                Message::Tool(r) => r.tool_call_id.as_str(),
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(ids, ["a", "b", "c"]);
+        assert!(matches!(s.messages[5], Message::User { .. }));
+        assert_eq!(s.deferred, Some(true));
     }
 
     #[test]

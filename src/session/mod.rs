@@ -10,7 +10,7 @@ mod store;
 use std::path::{Path, PathBuf};
 
 pub use index::{find, latest_in, list, new_id, path_for, Summary};
-pub use load::{load, parse, LoadedSession};
+pub use load::{in_entry_order, load, parse, LoadedSession};
 pub use message::{Message, ToolCall, ToolResult};
 pub use record::{events, Meta, Record, FORMAT_VERSION};
 pub use store::SessionHandle;

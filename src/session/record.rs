@@ -45,4 +45,8 @@ pub mod events {
     /// A torn line (crash mid-write) found when a session was resumed; it names the line.
     pub const TORN_LINE: &str = "torn_line";
     pub const RESUMED: &str = "resumed";
+    /// Whether this session's MCP and connector tools sit behind the bridge
+    /// (`{"deferred": bool}`), decided at its first request and kept for its
+    /// whole life, so a resumed session offers the same tool definitions.
+    pub const TOOLS: &str = "tools";
 }

@@ -9,13 +9,7 @@ use super::catalog::ToolCatalog;
 use crate::provider::ToolSpec;
 use crate::util::text::excerpt;
 
-pub const SEARCH: &str = "tool_search";
-pub const DESCRIBE: &str = "tool_describe";
-pub const CALL: &str = "tool_call";
-
-pub fn is_bridge(name: &str) -> bool {
-    matches!(name, SEARCH | DESCRIBE | CALL)
-}
+pub use crate::call::names::{is_bridge, CALL, DESCRIBE, SEARCH};
 
 pub fn specs() -> Vec<ToolSpec> {
     vec![

@@ -22,7 +22,7 @@ impl CatalogTool {
     }
 
     pub fn is_connector(&self) -> bool {
-        self.name.starts_with(CONNECTOR_PREFIX)
+        crate::call::names::is_connector(&self.name)
     }
 
     /// Top-level required parameters, as the schema lists them.
@@ -39,14 +39,7 @@ impl CatalogTool {
     }
 }
 
-pub const CONNECTOR_PREFIX: &str = "connectors__";
-
-pub fn bare(name: &str) -> &str {
-    if let Some(rest) = name.strip_prefix(crate::mcp::naming::PREFIX) {
-        return rest.split_once("__").map(|(_, t)| t).unwrap_or(rest);
-    }
-    name.strip_prefix(CONNECTOR_PREFIX).unwrap_or(name)
-}
+pub use crate::call::names::bare;
 
 #[derive(Debug)]
 pub struct ToolCatalog {

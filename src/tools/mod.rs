@@ -2,7 +2,9 @@
 //! bridge. The turn loop only knows [`Registry::specs`] and
 //! [`Registry::execute`]; built-ins, MCP tools and the bridge plug in here.
 //! Every call — listed directly or an entry of `tool_call` — goes down one
-//! per-entry path: scope check → argument schema validation → the call.
+//! per-entry path: the name resolved once into a [`ToolRef`] (scope check) →
+//! argument schema validation → the call. Which calls are entries, batches or
+//! errors is decided by [`crate::call::classify`], nowhere else.
 
 pub mod bridge;
 mod builtin;
@@ -10,7 +12,7 @@ pub mod catalog;
 pub mod search;
 pub mod validation;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
@@ -21,35 +23,17 @@ use tokio_util::sync::CancellationToken;
 pub use builtin::Echo;
 pub use catalog::{CatalogTool, ToolCatalog};
 
+pub use crate::call::ToolOutput;
+use crate::call::{classify, ids, names, CallClass, Entry, ToolRef};
 use crate::config::DeferMode;
 use crate::connectors::{DispatchCall, Gateway};
 use crate::mcp::McpRegistry;
 use crate::provider::ToolSpec;
 use crate::session::ToolCall;
 
-/// What a tool gives back. `is_error` marks a failure the model should read and
-/// act on; it never ends the turn.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ToolOutput {
-    pub content: String,
-    pub is_error: bool,
-}
-
-impl ToolOutput {
-    pub fn ok(content: impl Into<String>) -> Self {
-        ToolOutput {
-            content: content.into(),
-            is_error: false,
-        }
-    }
-
-    pub fn error(content: impl Into<String>) -> Self {
-        ToolOutput {
-            content: content.into(),
-            is_error: true,
-        }
-    }
-}
+/// Called once when an entry is about to be sent to its tool (after its
+/// server's concurrency gate and start-up): the moment it is "started".
+pub type OnStart<'a> = &'a (dyn Fn() + Send + Sync);
 
 pub trait Tool: Send + Sync {
     fn spec(&self) -> ToolSpec;
@@ -184,7 +168,12 @@ impl Registry {
             }
             _ => Vec::new(),
         };
-        tools.extend(connectors);
+        tools.extend(connectors.into_iter().map(|t| CatalogTool {
+            name: t.name,
+            source: "connectors".into(),
+            description: t.description,
+            schema: t.schema,
+        }));
         let built = Arc::new(ToolCatalog::new(tools));
         *slot = Some((key, built.clone()));
         self.shared
@@ -200,9 +189,22 @@ impl Registry {
         *self.shared.deferred.get_or_init(|| self.decide_deferral())
     }
 
-    fn decide_deferral(&self) -> bool {
+    /// Keeps the decision a resumed session recorded, so it offers the same
+    /// tool definitions as before whatever the catalogs look like now.
+    /// Returns false when a decision was already made.
+    pub fn keep_deferral(&self, deferred: bool) -> bool {
+        self.shared.deferred.set(deferred).is_ok()
+    }
+
+    /// Whether any tool could be deferred (an MCP server or a gateway is
+    /// configured); only then is there a decision worth recording.
+    pub fn has_deferrable_sources(&self) -> bool {
         let servers = self.mcp.as_ref().map(|m| m.servers().len()).unwrap_or(0);
-        if servers == 0 && self.gateway.is_none() {
+        servers > 0 || self.gateway.is_some()
+    }
+
+    fn decide_deferral(&self) -> bool {
+        if !self.has_deferrable_sources() {
             return false;
         }
         match self.policy.mode {
@@ -253,20 +255,51 @@ impl Registry {
         self.tools.iter().map(|t| t.spec().name).collect()
     }
 
-    /// Runs one call as the model sent it. Every failure is a result, never an `Err`.
+    /// Runs one call as the model sent it, without hooks or approval: the
+    /// dispatcher for callers that skip the agent's split and tool round.
+    /// Every failure is a result, never an `Err`.
     pub async fn execute(&self, call: &ToolCall, cancel: &CancellationToken) -> ToolOutput {
-        let args = match parse_arguments(&call.arguments) {
+        match classify(&call.name, &call.arguments) {
+            CallClass::Bridge(b) => self.bridge(b, &call.arguments).await,
+            CallClass::Invalid(msg) => ToolOutput::error(msg),
+            // The old contract's answer: only the agent splits batches.
+            CallClass::Split(entries) => {
+                ToolOutput::error(validation::legacy_batch_error(&entries))
+            }
+            CallClass::ConnectorBatch(entries) => {
+                let mut refused = Vec::with_capacity(entries.len());
+                for e in &entries {
+                    refused.push(match &e.arguments {
+                        Err(why) => Some(why.clone()),
+                        Ok(args) => self.resolve_and_check(&e.name, args).await.err(),
+                    });
+                }
+                self.gateway_batch(&call.id, &entries, &refused, cancel)
+                    .await
+            }
+            CallClass::Direct { tool, arguments } => {
+                let args = match arguments {
+                    Ok(a) => a,
+                    Err(e) => return ToolOutput::error(e),
+                };
+                match self.resolve_and_check(&tool, &args).await {
+                    Ok(r) => self.call_checked(&r, &call.id, args, cancel, &|| {}).await,
+                    Err(e) => ToolOutput::error(e),
+                }
+            }
+        }
+    }
+
+    /// `tool_search` or `tool_describe`.
+    pub async fn bridge(&self, which: names::Bridge, raw_arguments: &str) -> ToolOutput {
+        let args = match crate::call::parse_arguments(raw_arguments) {
             Ok(a) => a,
             Err(e) => return ToolOutput::error(e),
         };
-        match call.name.as_str() {
-            bridge::SEARCH => self.search(&args).await,
-            bridge::DESCRIBE => {
-                let cat = self.catalog();
-                into_output(bridge::describe(&args, &cat))
-            }
-            bridge::CALL => self.dispatch(&call.id, &args, cancel).await,
-            name => self.run_entry(name, &call.id, args, cancel).await,
+        match which {
+            names::Bridge::Search => self.search(&args).await,
+            names::Bridge::Describe => into_output(bridge::describe(&args, &self.catalog())),
+            names::Bridge::Call => ToolOutput::error("tool_call is not answered by the bridge"),
         }
     }
 
@@ -292,62 +325,10 @@ impl Registry {
         into_output(bridge::search(args, &cat, &unsearched))
     }
 
-    /// `tool_call` reaching the dispatcher: one entry runs; a multi-entry
-    /// local batch gets the old contract's answer (the agent splits batches
-    /// before they get here).
-    async fn dispatch(
-        &self,
-        call_id: &str,
-        args: &Value,
-        cancel: &CancellationToken,
-    ) -> ToolOutput {
-        let entries = match validation::parse_calls(args) {
-            Ok(e) => e,
-            Err(msg) => return ToolOutput::error(msg),
-        };
-        if entries.len() > validation::MAX_CALLS_PER_DISPATCH {
-            return ToolOutput::error(validation::too_many(entries.len()));
-        }
-        if entries.len() == 1 {
-            let e = entries.into_iter().next().expect("one entry");
-            if bridge::is_bridge(&e.name) {
-                return ToolOutput::error(format!(
-                    "`{}` is not run through tool_call; call it directly",
-                    e.name
-                ));
-            }
-            return self.run_entry(&e.name, call_id, e.arguments, cancel).await;
-        }
-        if entries
-            .iter()
-            .all(|e| e.name.starts_with(catalog::CONNECTOR_PREFIX))
-        {
-            self.load_connectors().await;
-            let refused: Vec<Option<String>> = entries
-                .iter()
-                .map(|e| self.check_entry(&e.name, &e.arguments))
-                .collect();
-            return self
-                .gateway_batch(call_id, &entries, &refused, cancel)
-                .await;
-        }
-        ToolOutput::error(validation::legacy_batch_error(&entries))
-    }
-
     /// Ids of a `connectors__` batch's entries: the call's own id for the
-    /// first, deterministic ones after it (as a split would give).
-    pub fn batch_ids(call_id: &str, entries: &[validation::Entry]) -> Vec<String> {
-        entries
-            .iter()
-            .enumerate()
-            .map(|(i, e)| {
-                if i == 0 {
-                    call_id.to_string()
-                } else {
-                    crate::agent::deterministic_call_id(call_id, e, i)
-                }
-            })
-            .collect()
+    /// first, child ids after it (as a split would give).
+    pub fn batch_ids(call_id: &str, entries: &[Entry]) -> Vec<String> {
+        ids::entry_ids(call_id, entries, &mut HashSet::new())
     }
 
     /// A `connectors__`-only batch: ONE gateway dispatch for the entries not
@@ -355,7 +336,7 @@ impl Registry {
     pub async fn gateway_batch(
         &self,
         call_id: &str,
-        entries: &[validation::Entry],
+        entries: &[Entry],
         refused: &[Option<String>],
         cancel: &CancellationToken,
     ) -> ToolOutput {
@@ -369,11 +350,13 @@ impl Registry {
             .iter()
             .zip(&ids)
             .zip(refused)
-            .filter(|(_, r)| r.is_none())
-            .map(|((e, id), _)| DispatchCall {
-                id,
-                name: &e.name,
-                arguments: &e.arguments,
+            .filter_map(|((e, id), r)| match (&e.arguments, r) {
+                (Ok(arguments), None) => Some(DispatchCall {
+                    id,
+                    name: &e.name,
+                    arguments,
+                }),
+                _ => None,
             })
             .collect();
         let mut outs = if calls.is_empty() {
@@ -386,9 +369,9 @@ impl Registry {
             .iter()
             .zip(refused)
             .map(|(e, r)| {
-                let out = match r {
-                    Some(why) => ToolOutput::error(why.clone()),
-                    None => outs
+                let out = match (r, &e.arguments) {
+                    (Some(why), _) | (None, Err(why)) => ToolOutput::error(why.clone()),
+                    (None, Ok(_)) => outs
                         .next()
                         .unwrap_or_else(|| ToolOutput::error("no result")),
                 };
@@ -408,62 +391,99 @@ impl Registry {
         }
     }
 
-    /// Scope and schema checks, then the call (without hooks or approval:
-    /// the agent's tool round adds those around [`Registry::call_checked`]).
-    pub async fn run_entry(
-        &self,
-        name: &str,
-        call_id: &str,
-        args: Value,
-        cancel: &CancellationToken,
-    ) -> ToolOutput {
-        if name.starts_with(catalog::CONNECTOR_PREFIX) {
+    /// Resolves a model-facing name once into what runs it (the scope
+    /// check). A name on a configured server whose catalog is not loaded yet
+    /// (a cold start, a resumed session that knows the names) waits for that
+    /// catalog, bounded by the server's start-up timeout.
+    pub async fn resolve(&self, name: &str) -> Result<ToolRef, String> {
+        if self.builtin(name).is_some() {
+            return Ok(ToolRef::Builtin(name.to_string()));
+        }
+        if names::is_connector(name) {
             self.load_connectors().await;
+            if self.catalog().get(name).is_some() {
+                return Ok(ToolRef::Connector(name.to_string()));
+            }
+        } else if let Some(mcp) = &self.mcp {
+            if let Some(r) = mcp_ref(mcp, name) {
+                return Ok(r);
+            }
+            if let Some(Err(why)) = mcp.load_catalog_for(name).await {
+                return Err(format!("`{name}` cannot be run: {why}"));
+            }
+            if let Some(r) = mcp_ref(mcp, name) {
+                return Ok(r);
+            }
         }
-        if let Some(err) = self.check_entry(name, &args) {
-            return ToolOutput::error(err);
-        }
-        self.call_checked(name, call_id, args, cancel).await
+        Err(validation::unknown_tool(
+            name,
+            &self.catalog(),
+            &self.builtin_names(),
+        ))
     }
 
-    /// Runs an entry that passed [`Registry::check_entry`].
+    /// [`Registry::resolve`] and [`Registry::check_args`] together.
+    pub async fn resolve_and_check(&self, name: &str, args: &Value) -> Result<ToolRef, String> {
+        let r = self.resolve(name).await?;
+        match self.check_args(name, &r, args) {
+            Some(err) => Err(err),
+            None => Ok(r),
+        }
+    }
+
+    /// Runs an entry that passed [`Registry::check_args`]. `on_start` is
+    /// called when it is about to be sent; an entry cancelled before that is
+    /// never sent.
     pub async fn call_checked(
         &self,
-        name: &str,
+        tool: &ToolRef,
         call_id: &str,
         args: Value,
         cancel: &CancellationToken,
+        on_start: OnStart<'_>,
     ) -> ToolOutput {
-        if let Some(tool) = self.builtin(name) {
-            return tokio::select! {
-                out = tool.call(args, cancel) => out,
-                _ = cancel.cancelled() => ToolOutput::error("interrupted by the user while running"),
-            };
-        }
-        if name.starts_with(catalog::CONNECTOR_PREFIX) {
-            let Some(g) = &self.gateway else {
-                return ToolOutput::error(
-                    "no connector gateway is configured ([connectors] url in config.toml)",
-                );
-            };
-            let call = [DispatchCall {
-                id: call_id,
-                name,
-                arguments: &args,
-            }];
-            return g
-                .dispatch(&call, cancel)
-                .await
-                .into_iter()
-                .next()
-                .unwrap_or_else(|| ToolOutput::error("the gateway returned no result"));
-        }
-        match &self.mcp {
-            Some(mcp) => match mcp.call(name, args, cancel).await {
-                Some(out) => out,
-                None => ToolOutput::error(format!("tool `{name}` is no longer available")),
-            },
-            None => ToolOutput::error(format!("unknown tool `{name}`")),
+        match tool {
+            ToolRef::Builtin(name) => {
+                let Some(t) = self.builtin(name) else {
+                    return ToolOutput::error(format!("unknown tool `{name}`"));
+                };
+                if cancel.is_cancelled() {
+                    return ToolOutput::error("cancelled before it started");
+                }
+                on_start();
+                tokio::select! {
+                    biased;
+                    _ = cancel.cancelled() => ToolOutput::error("interrupted by the user while running"),
+                    out = t.call(args, cancel) => out,
+                }
+            }
+            ToolRef::Connector(name) => {
+                let Some(g) = &self.gateway else {
+                    return ToolOutput::error(
+                        "no connector gateway is configured ([connectors] url in config.toml)",
+                    );
+                };
+                if cancel.is_cancelled() {
+                    return ToolOutput::error("cancelled before it started");
+                }
+                on_start();
+                let call = [DispatchCall {
+                    id: call_id,
+                    name,
+                    arguments: &args,
+                }];
+                g.dispatch(&call, cancel)
+                    .await
+                    .into_iter()
+                    .next()
+                    .unwrap_or_else(|| ToolOutput::error("the gateway returned no result"))
+            }
+            ToolRef::Mcp { server, tool, .. } => {
+                match self.mcp.as_ref().and_then(|m| m.server(server)) {
+                    Some(s) => s.call(tool, args, cancel, on_start).await,
+                    None => ToolOutput::error(format!("server `{server}` is not configured")),
+                }
+            }
         }
     }
 
@@ -474,20 +494,12 @@ impl Registry {
         }
     }
 
-    /// Scope and schema: `Some(message)` when the entry must not run.
-    pub fn check_entry(&self, name: &str, args: &Value) -> Option<String> {
-        let schema = match self.builtin(name) {
-            Some(t) => t.spec().parameters,
-            None => match self.catalog().get(name) {
-                Some(t) => t.schema.clone(),
-                None => {
-                    return Some(validation::unknown_tool(
-                        name,
-                        &self.catalog(),
-                        &self.builtin_names(),
-                    ))
-                }
-            },
+    /// Schema validation of a resolved entry: `Some(message)` when its
+    /// arguments do not fit.
+    pub fn check_args(&self, name: &str, tool: &ToolRef, args: &Value) -> Option<String> {
+        let schema = match tool {
+            ToolRef::Builtin(n) => self.builtin(n)?.spec().parameters,
+            ToolRef::Mcp { .. } | ToolRef::Connector(_) => self.catalog().get(name)?.schema.clone(),
         };
         let validator = self.validator(name, &schema);
         validation::schema_errors(validator.as_deref(), name, args)
@@ -506,6 +518,16 @@ impl Registry {
     }
 }
 
+/// The MCP tool exposed under `name`, if its server's catalog has it.
+fn mcp_ref(mcp: &McpRegistry, name: &str) -> Option<ToolRef> {
+    let idx = mcp.index();
+    let t = idx.get(name)?;
+    Some(ToolRef::Mcp {
+        server: mcp.servers().get(t.server)?.name.clone(),
+        tool: t.tool.name.clone(),
+    })
+}
+
 fn into_output(r: Result<String, String>) -> ToolOutput {
     match r {
         Ok(s) => ToolOutput::ok(s),
@@ -513,41 +535,9 @@ fn into_output(r: Result<String, String>) -> ToolOutput {
     }
 }
 
-/// Arguments as models send them: a JSON object, an empty string for none, or a
-/// JSON string that itself holds the object.
-pub fn parse_arguments(raw: &str) -> Result<serde_json::Value, String> {
-    let raw = raw.trim();
-    if raw.is_empty() {
-        return Ok(serde_json::json!({}));
-    }
-    match serde_json::from_str::<serde_json::Value>(raw) {
-        Ok(serde_json::Value::Object(m)) => Ok(serde_json::Value::Object(m)),
-        Ok(serde_json::Value::String(inner)) => parse_arguments(&inner),
-        Ok(serde_json::Value::Null) => Ok(serde_json::json!({})),
-        Ok(other) => Err(format!(
-            "arguments must be a JSON object, got {}",
-            crate::util::text::excerpt(&other.to_string(), 80)
-        )),
-        Err(e) => Err(format!(
-            "arguments are not valid JSON ({e}); send a JSON object"
-        )),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn arguments_are_parsed_leniently() {
-        assert_eq!(parse_arguments("").unwrap(), serde_json::json!({}));
-        assert_eq!(parse_arguments("{\"a\":1}").unwrap()["a"], 1);
-        assert_eq!(parse_arguments("\"{\\\"a\\\":2}\"").unwrap()["a"], 2);
-        assert!(parse_arguments("[1]").is_err());
-        assert!(parse_arguments("{oops")
-            .unwrap_err()
-            .contains("not valid JSON"));
-    }
 
     #[tokio::test]
     async fn unknown_tools_are_error_results() {

@@ -1,113 +1,13 @@
-//! What the dispatcher checks before anything runs, each failure a tool result
-//! the model can act on: the shape of `tool_call`'s `calls`, the entry count,
-//! the tool name (with the closest names, or the full names of a bare suffix),
-//! and the arguments against the tool's JSON Schema (naming failing paths).
+//! The dispatcher's answers, each a tool result the model can act on: the old
+//! contract's text for an unsplit local batch, an unknown tool name (with the
+//! closest names, or the full names of a bare suffix), and arguments that do
+//! not fit the tool's JSON Schema (naming failing paths). The shape of
+//! `tool_call` itself is read in [`crate::call`].
 
 use serde_json::Value;
 
 use super::catalog::ToolCatalog;
-
-/// The most entries one `tool_call` may carry.
-pub const MAX_CALLS_PER_DISPATCH: usize = 10;
-
-/// One `{name, arguments}` entry of a `tool_call`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Entry {
-    pub name: String,
-    /// Always an object (a string was parsed, `""`/missing became `{}`).
-    pub arguments: Value,
-    /// The entry as the model sent it, for messages that quote it back.
-    pub raw: Value,
-}
-
-/// `tool_call`'s input, leniently: `calls` as an array, a JSON string holding
-/// one, or a single `{name, arguments}` object; or that object bare.
-pub fn parse_calls(input: &Value) -> Result<Vec<Entry>, String> {
-    let calls = match input.get("calls") {
-        Some(Value::String(s)) => serde_json::from_str::<Value>(s).map_err(|e| {
-            format!("tool_call: `calls` is a string that is not valid JSON ({e}); send `calls` as an array of {{\"name\": …, \"arguments\": {{…}}}} objects")
-        })?,
-        Some(v) => v.clone(),
-        None if input.get("name").is_some() => input.clone(),
-        None => {
-            return Err("tool_call: missing `calls`; send {\"calls\": [{\"name\": \"…\", \"arguments\": {…}}]}".into())
-        }
-    };
-    let items = match calls {
-        Value::Array(a) => a,
-        obj @ Value::Object(_) => vec![obj],
-        other => {
-            return Err(format!(
-            "tool_call: `calls` must be an array of {{\"name\", \"arguments\"}} objects, got {}",
-            kind(&other)
-        ))
-        }
-    };
-    if items.is_empty() {
-        return Err(
-            "tool_call: `calls` is empty; send at least one {\"name\", \"arguments\"} entry".into(),
-        );
-    }
-    items
-        .into_iter()
-        .enumerate()
-        .map(|(i, raw)| entry(i, raw))
-        .collect()
-}
-
-fn entry(i: usize, raw: Value) -> Result<Entry, String> {
-    let n = i + 1;
-    let Value::Object(obj) = &raw else {
-        return Err(format!(
-            "tool_call: entry {n} is {}, not an object with `name` and `arguments`",
-            kind(&raw)
-        ));
-    };
-    let Some(name) = obj.get("name").and_then(|v| v.as_str()) else {
-        return Err(format!("tool_call: entry {n} has no string `name`"));
-    };
-    let arguments = match obj.get("arguments") {
-        None | Some(Value::Null) => Value::Object(Default::default()),
-        Some(Value::String(s)) if s.trim().is_empty() => Value::Object(Default::default()),
-        Some(Value::String(s)) => match serde_json::from_str::<Value>(s) {
-            Ok(v @ Value::Object(_)) => v,
-            _ => {
-                return Err(format!(
-                    "tool_call: entry {n} (`{name}`): `arguments` is a string that is not a JSON object"
-                ))
-            }
-        },
-        Some(v @ Value::Object(_)) => v.clone(),
-        Some(other) => {
-            return Err(format!(
-                "tool_call: entry {n} (`{name}`): `arguments` must be an object, got {}",
-                kind(other)
-            ))
-        }
-    };
-    Ok(Entry {
-        name: name.to_string(),
-        arguments,
-        raw,
-    })
-}
-
-fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
-pub fn too_many(n: usize) -> String {
-    format!(
-        "tool_call takes at most {MAX_CALLS_PER_DISPATCH} entries; you sent {n}. Send the rest in another tool_call."
-    )
-}
+use crate::call::Entry;
 
 /// The old contract's answer to a multi-entry local batch that reached the
 /// dispatcher without being split first.
@@ -196,33 +96,11 @@ mod tests {
     use serde_json::json;
 
     #[test]
-    fn lenient_shapes_parse() {
-        let one = |v: Value| parse_calls(&v).unwrap();
-        let a = one(json!({"calls": [{"name": "x", "arguments": {"a": 1}}]}));
-        assert_eq!(a[0].arguments, json!({"a": 1}));
-        let b = one(json!({"calls": "[{\"name\":\"x\",\"arguments\":\"{\\\"a\\\":1}\"}]"}));
-        assert_eq!(b[0].arguments, json!({"a": 1}));
-        let c = one(json!({"name": "x"}));
-        assert_eq!(c[0].arguments, json!({}));
-        let d = one(json!({"calls": {"name": "x", "arguments": ""}}));
-        assert_eq!(d[0].name, "x");
-    }
-
-    #[test]
-    fn malformed_calls_say_what_is_wrong() {
-        let err = |v: Value| parse_calls(&v).unwrap_err();
-        assert!(err(json!({"calls": "[{oops"})).contains("not valid JSON"));
-        assert!(err(json!({"calls": [1]})).contains("entry 1 is a number"));
-        assert!(err(json!({"calls": [{"arguments": {}}]})).contains("entry 1 has no string `name`"));
-        assert!(err(json!({"calls": []})).contains("empty"));
-        assert!(err(json!({})).contains("missing `calls`"));
-    }
-
-    #[test]
     fn legacy_text_is_exact() {
-        let e =
-            parse_calls(&json!({"calls": [{"name": "a", "arguments": {"x": 1}}, {"name": "b"}]}))
-                .unwrap();
+        let e = crate::call::parse_calls(
+            &json!({"calls": [{"name": "a", "arguments": {"x": 1}}, {"name": "b"}]}),
+        )
+        .unwrap();
         assert_eq!(
             legacy_batch_error(&e),
             "tool_call takes exactly one entry for local tools; you sent 2.\nRetry with only: {\"calls\":[{\"arguments\":{\"x\":1},\"name\":\"a\"}]}"

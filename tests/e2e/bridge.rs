@@ -6,7 +6,7 @@ use hermes::mcp::McpRegistry;
 use hermes::tools::Registry;
 use serde_json::{json, Value};
 
-use crate::support::{Reply, TestEnv};
+use crate::support::{call_id, Reply, TestEnv};
 
 fn deferred_env() -> TestEnv {
     let env = TestEnv::new();
@@ -36,7 +36,7 @@ fn tools_bytes(body: &str) -> &str {
 fn bridge_tools_replace_mcp_tools_and_stay_byte_identical() {
     let env = deferred_env();
     env.fake.push(Reply::tool_calls(&[(
-        "a",
+        &call_id("a"),
         "tool_search",
         r#"{"queries":["echo text back"]}"#,
     )]));
@@ -74,10 +74,10 @@ fn bridge_tools_replace_mcp_tools_and_stay_byte_identical() {
 fn describe_then_call_through_the_bridge() {
     let env = deferred_env();
     env.fake.push(Reply::tool_calls(&[
-        ("a", "tool_describe", r#"{"names":["mcp__t__echo","mcp__t__nope"]}"#),
-        ("b", "tool_call", r#"{"calls":[{"name":"mcp__t__echo","arguments":{"text":"via bridge"}}]}"#),
-        ("c", "tool_call", r#"{"calls":"[{\"name\":\"mcp__t__echo\",\"arguments\":\"{\\\"text\\\":\\\"lenient\\\"}\"}]"}"#),
-        ("d", "tool_call", r#"{"name":"mcp__t__echo","arguments":{"text":"bare"}}"#),
+        (&call_id("a"), "tool_describe", r#"{"names":["mcp__t__echo","mcp__t__nope"]}"#),
+        (&call_id("b"), "tool_call", r#"{"calls":[{"name":"mcp__t__echo","arguments":{"text":"via bridge"}}]}"#),
+        (&call_id("c"), "tool_call", r#"{"calls":"[{\"name\":\"mcp__t__echo\",\"arguments\":\"{\\\"text\\\":\\\"lenient\\\"}\"}]"}"#),
+        (&call_id("d"), "tool_call", r#"{"name":"mcp__t__echo","arguments":{"text":"bare"}}"#),
     ]));
     env.fake.push(Reply::text("done"));
     env.run(&["-q", "go"]).ok();
@@ -114,7 +114,7 @@ fn every_malformed_call_gets_an_error_the_model_can_fix() {
     let calls: Vec<(String, &str, String)> = cases
         .iter()
         .enumerate()
-        .map(|(i, (_, args, _))| (format!("c{i}"), "tool_call", args.clone()))
+        .map(|(i, (_, args, _))| (call_id(&format!("c{i}")), "tool_call", args.clone()))
         .collect();
     let refs: Vec<(&str, &str, &str)> = calls
         .iter()
@@ -150,7 +150,7 @@ fn a_batch_that_reaches_the_dispatcher_gets_the_legacy_answer() {
         let mcp = std::sync::Arc::new(McpRegistry::new(&merged.mcp_servers, &paths).unwrap());
         let reg = Registry::default().with_mcp(mcp.clone());
         let call = hermes::session::ToolCall {
-            id: "x".into(),
+            id: call_id("x"),
             name: "tool_call".into(),
             arguments: r#"{"calls":[{"name":"mcp__t__echo","arguments":{"text":"a"}},{"name":"mcp__t__echo","arguments":{"text":"b"}}]}"#.into(),
         };
@@ -264,18 +264,18 @@ fn search_recall_at_3_over_real_servers_is_at_least_0_9() {
 fn a_model_that_sees_only_the_bridge_finds_and_calls_real_tools() {
     let env = real_env();
     env.fake.push(Reply::tool_calls(&[(
-        "s",
+        &call_id("s"),
         "tool_search",
         r#"{"queries":["current time in a timezone","read a text file"],"limit":3}"#,
     )]));
     env.fake.push(Reply::tool_calls(&[(
-        "t",
+        &call_id("t"),
         "tool_call",
         r#"{"calls":[{"name":"mcp__time__get_current_time","arguments":{"timezone":"UTC"}}]}"#,
     )]));
     let plan = env.cwd.path().join("docs/plan.md").display().to_string();
     env.fake.push(Reply::tool_calls(&[(
-        "f",
+        &call_id("f"),
         "tool_call",
         &json!({"calls": [{"name": "mcp__files__read_text_file", "arguments": {"path": plan}}]})
             .to_string(),

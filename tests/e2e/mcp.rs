@@ -1,7 +1,7 @@
 //! MCP servers end to end: lazy start, cached catalogs, results, faults,
 //! process hygiene — against our test server and real third-party servers.
 
-use crate::support::{Reply, TestEnv, KEY_ENV};
+use crate::support::{call_id, Reply, TestEnv, KEY_ENV};
 
 fn call_and_answer(env: &TestEnv, calls: &[(&str, &str, &str)]) -> crate::support::Run {
     env.fake.push(Reply::tool_calls(calls));
@@ -32,7 +32,11 @@ fn a_cached_catalog_offers_tools_and_the_server_starts_on_first_call() {
     assert_eq!(names.len(), 9, "{names:?}");
     assert!(names.contains(&"mcp__t__echo") && names.contains(&"mcp__t__add_tool"));
 
-    call_and_answer(&env, &[("c1", "mcp__t__echo", r#"{"text":"ping"}"#)]).ok();
+    call_and_answer(
+        &env,
+        &[(&call_id("c1"), "mcp__t__echo", r#"{"text":"ping"}"#)],
+    )
+    .ok();
     assert_eq!(starts(&env), 2);
     assert_eq!(env.tool_results(2)[0]["content"], "ping");
 }
@@ -45,9 +49,9 @@ fn results_errors_images_and_huge_output_are_mapped() {
     call_and_answer(
         &env,
         &[
-            ("a", "mcp__t__fail", r#"{"message":"disk full"}"#),
-            ("b", "mcp__t__image", "{}"),
-            ("c", "mcp__t__huge", r#"{"bytes":200000}"#),
+            (&call_id("a"), "mcp__t__fail", r#"{"message":"disk full"}"#),
+            (&call_id("b"), "mcp__t__image", "{}"),
+            (&call_id("c"), "mcp__t__huge", r#"{"bytes":200000}"#),
         ],
     )
     .ok();
@@ -73,9 +77,13 @@ fn servers_get_a_clean_environment_plus_their_own_env() {
     call_and_answer(
         &env,
         &[
-            ("a", "mcp__t__env", &format!(r#"{{"name":"{KEY_ENV}"}}"#)),
-            ("b", "mcp__t__env", r#"{"name":"SERVER_SETTING"}"#),
-            ("c", "mcp__t__env", r#"{"name":"HOME"}"#),
+            (
+                &call_id("a"),
+                "mcp__t__env",
+                &format!(r#"{{"name":"{KEY_ENV}"}}"#),
+            ),
+            (&call_id("b"), "mcp__t__env", r#"{"name":"SERVER_SETTING"}"#),
+            (&call_id("c"), "mcp__t__env", r#"{"name":"HOME"}"#),
         ],
     )
     .ok();
@@ -96,8 +104,8 @@ fn a_crash_mid_call_is_an_error_result_and_the_next_call_restarts_it() {
     call_and_answer(
         &env,
         &[
-            ("a", "mcp__t__crash", "{}"),
-            ("b", "mcp__t__echo", r#"{"text":"back"}"#),
+            (&call_id("a"), "mcp__t__crash", "{}"),
+            (&call_id("b"), "mcp__t__echo", r#"{"text":"back"}"#),
         ],
     )
     .ok();
@@ -120,14 +128,15 @@ fn repeated_crashes_mark_the_server_failed() {
     let env = TestEnv::new();
     env.add_test_server("t", "");
     env.prefill("t");
-    let crash = ("x", "mcp__t__crash", "{}");
+    let x = call_id("x");
+    let crash = (x.as_str(), "mcp__t__crash", "{}");
     call_and_answer(
         &env,
         &[
             crash,
-            ("y", "mcp__t__crash", "{}"),
-            ("z", "mcp__t__crash", "{}"),
-            ("w", "mcp__t__echo", r#"{"text":"no"}"#),
+            (&call_id("y"), "mcp__t__crash", "{}"),
+            (&call_id("z"), "mcp__t__crash", "{}"),
+            (&call_id("w"), "mcp__t__echo", r#"{"text":"no"}"#),
         ],
     )
     .ok();
@@ -154,7 +163,11 @@ fn a_call_past_its_timeout_is_cancelled_at_the_server() {
     env.prefill("t");
     call_and_answer(
         &env,
-        &[("a", "mcp__t__slow", r#"{"ms":20000,"label":"long"}"#)],
+        &[(
+            &call_id("a"),
+            "mcp__t__slow",
+            r#"{"ms":20000,"label":"long"}"#,
+        )],
     )
     .ok();
     let r = env.tool_results(1);
@@ -201,7 +214,7 @@ fn a_server_that_cannot_start_says_why() {
     env.prefill("f");
     std::fs::write(dir.join("broken"), "").unwrap();
 
-    call_and_answer(&env, &[("a", "mcp__f__echo", r#"{"text":"x"}"#)]).ok();
+    call_and_answer(&env, &[(&call_id("a"), "mcp__f__echo", r#"{"text":"x"}"#)]).ok();
     let r = env.tool_results(1);
     let msg = r[0]["content"].as_str().unwrap();
     assert!(
@@ -238,10 +251,13 @@ fn list_changed_refreshes_the_catalog() {
     let env = TestEnv::new();
     env.add_test_server("t", "");
     env.prefill("t");
-    env.fake
-        .push(Reply::tool_calls(&[("a", "mcp__t__add_tool", "{}")]));
     env.fake.push(Reply::tool_calls(&[(
-        "b",
+        &call_id("a"),
+        "mcp__t__add_tool",
+        "{}",
+    )]));
+    env.fake.push(Reply::tool_calls(&[(
+        &call_id("b"),
         "mcp__t__echo",
         r#"{"text":"wait"}"#,
     )]));
@@ -293,10 +309,10 @@ fn no_server_process_outlives_hermes() {
     let env = TestEnv::new();
     env.add_test_server("t", "");
     env.prefill("t");
-    call_and_answer(&env, &[("a", "mcp__t__echo", r#"{"text":"x"}"#)]).ok();
+    call_and_answer(&env, &[(&call_id("a"), "mcp__t__echo", r#"{"text":"x"}"#)]).ok();
     // Also stopped when the model errors out mid-run.
     env.fake.push(Reply::tool_calls(&[(
-        "a",
+        &call_id("a"),
         "mcp__t__echo",
         r#"{"text":"x"}"#,
     )]));
@@ -426,18 +442,26 @@ fn real_servers_everything_filesystem_time_and_git() {
     call_and_answer(
         &env,
         &[
-            ("a", "mcp__everything__echo", r#"{"message":"hi there"}"#),
             (
-                "b",
+                &call_id("a"),
+                "mcp__everything__echo",
+                r#"{"message":"hi there"}"#,
+            ),
+            (
+                &call_id("b"),
                 "mcp__files__read_text_file",
                 &format!(
                     r#"{{"path":{:?}}}"#,
                     docs.join("note.txt").display().to_string()
                 ),
             ),
-            ("c", "mcp__time__get_current_time", r#"{"timezone":"UTC"}"#),
             (
-                "d",
+                &call_id("c"),
+                "mcp__time__get_current_time",
+                r#"{"timezone":"UTC"}"#,
+            ),
+            (
+                &call_id("d"),
                 "mcp__git__git_status",
                 &format!(r#"{{"repo_path":{:?}}}"#, repo.display().to_string()),
             ),
@@ -468,7 +492,7 @@ fn progress_notifications_reach_the_event_stream() {
     env.add_test_server("t", "");
     env.prefill("t");
     env.fake.push(Reply::tool_calls(&[(
-        "a",
+        &call_id("a"),
         "mcp__t__progress",
         r#"{"steps":3}"#,
     )]));

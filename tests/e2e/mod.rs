@@ -1,6 +1,7 @@
 mod bridge;
 mod config;
 mod errors;
+mod fake_provider;
 mod mcp;
 mod mcp_policy;
 mod oneshot;

@@ -1,6 +1,6 @@
 //! One-shot runs: streaming, the tool loop, JSON events, max turns.
 
-use crate::support::{records, Reply, TestEnv};
+use crate::support::{call_id, records, Reply, TestEnv};
 
 #[test]
 fn one_shot_streams_the_reply_and_writes_a_session() {
@@ -64,8 +64,8 @@ fn tool_calls_run_and_their_results_go_back_to_the_model() {
     let env = TestEnv::new();
     env.write_config("[tools]\nbuiltin = [\"echo\"]\n");
     env.fake.push(Reply::tool_calls(&[
-        ("call_a", "echo", r#"{"text":"ping"}"#),
-        ("call_b", "nope", "{}"),
+        (&call_id("a"), "echo", r#"{"text":"ping"}"#),
+        (&call_id("b"), "nope", "{}"),
     ]));
     env.fake.push(Reply::text("all done"));
     let run = env.run(&["-q", "use the tools"]);
@@ -89,9 +89,9 @@ fn tool_calls_run_and_their_results_go_back_to_the_model() {
     );
     assert_eq!(
         msgs[3],
-        serde_json::json!({"role":"tool","tool_call_id":"call_a","content":"ping"})
+        serde_json::json!({"role":"tool","tool_call_id":call_id("a"),"content":"ping"})
     );
-    assert_eq!(msgs[4]["tool_call_id"], "call_b");
+    assert_eq!(msgs[4]["tool_call_id"], call_id("b"));
     let err = msgs[4]["content"].as_str().unwrap();
     assert!(err.starts_with("Error: unknown tool `nope`"), "{err}");
 
@@ -121,10 +121,16 @@ fn json_mode_prints_one_event_per_line() {
 fn max_turns_stops_a_model_that_keeps_calling_tools() {
     let env = TestEnv::new();
     env.write_config("[tools]\nbuiltin = [\"echo\"]\n");
-    env.fake
-        .push(Reply::tool_calls(&[("c1", "echo", r#"{"text":"a"}"#)]));
-    env.fake
-        .push(Reply::tool_calls(&[("c2", "echo", r#"{"text":"b"}"#)]));
+    env.fake.push(Reply::tool_calls(&[(
+        &call_id("c1"),
+        "echo",
+        r#"{"text":"a"}"#,
+    )]));
+    env.fake.push(Reply::tool_calls(&[(
+        &call_id("c2"),
+        "echo",
+        r#"{"text":"b"}"#,
+    )]));
     let run = env.run(&["--max-turns", "2", "-q", "loop"]);
     run.code(1);
     assert!(run
@@ -138,7 +144,7 @@ fn resume_sends_the_earlier_messages_byte_identical() {
     let env = TestEnv::new();
     env.write_config("[tools]\nbuiltin = [\"echo\"]\n");
     env.fake.push(Reply::tool_calls(&[(
-        "c1",
+        &call_id("c1"),
         "echo",
         r#"{"text": "x", "n": [1, 2]}"#,
     )]));

@@ -3,7 +3,7 @@
 use std::io::Write;
 use std::time::Duration;
 
-use crate::support::{records, wait_for, Reply, TestEnv};
+use crate::support::{call_id, records, wait_for, Reply, TestEnv};
 
 #[test]
 fn repl_chats_and_runs_slash_commands() {
@@ -70,7 +70,7 @@ fn slash_stop_in_a_terminal_stops_the_running_turn() {
     env.add_test_server("t", "");
     env.prefill("t");
     env.fake.push(Reply::tool_calls(&[(
-        "c1",
+        &call_id("c1"),
         "tool_call",
         r#"{"calls":[{"name":"mcp__t__slow","arguments":{"ms":20000,"label":"long"}}]}"#,
     )]));

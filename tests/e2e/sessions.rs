@@ -1,6 +1,6 @@
 //! `hermes sessions list` and `hermes sessions show`.
 
-use crate::support::{Reply, TestEnv};
+use crate::support::{call_id, Reply, TestEnv};
 
 #[test]
 fn sessions_are_listed_newest_first_and_shown() {
@@ -11,8 +11,11 @@ fn sessions_are_listed_newest_first_and_shown() {
         .as_str()
         .unwrap()
         .to_string();
-    env.fake
-        .push(Reply::tool_calls(&[("c1", "echo", r#"{"text":"pong"}"#)]));
+    env.fake.push(Reply::tool_calls(&[(
+        &call_id("c1"),
+        "echo",
+        r#"{"text":"pong"}"#,
+    )]));
     env.fake.push(Reply::text("second reply"));
     let b = env.run(&["--json", "-q", "second question"]).events()[0]["id"]
         .as_str()

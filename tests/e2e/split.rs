@@ -6,7 +6,7 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 use crate::support::fake_gateway::FakeGateway;
-use crate::support::{real_server, records, Reply, TestEnv};
+use crate::support::{assert_legal_id, call_id, real_server, records, Reply, TestEnv};
 
 fn batch(entries: &[(&str, Value)]) -> String {
     json!({"calls": entries.iter().map(|(n, a)| json!({"name": n, "arguments": a})).collect::<Vec<_>>()}).to_string()
@@ -53,7 +53,7 @@ fn a_local_batch_is_split_before_it_is_persisted_and_costs_one_round_trip() {
         ("mcp__t__slow", json!({"ms": 5, "label": "x"})),
     ]);
     env.fake
-        .push(Reply::tool_calls(&[("call_P", "tool_call", &args)]));
+        .push(Reply::tool_calls(&[(&call_id("P"), "tool_call", &args)]));
     env.fake.push(Reply::text("done"));
     env.run(&["-q", "go"]).ok();
     assert_eq!(
@@ -64,9 +64,19 @@ fn a_local_batch_is_split_before_it_is_persisted_and_costs_one_round_trip() {
 
     let calls = recorded_calls(&env);
     assert_eq!(calls.len(), 3);
-    assert_eq!(calls[0]["id"], "call_P");
-    assert!(calls[1]["id"].as_str().unwrap().starts_with("call_P_1_"));
-    assert!(calls[2]["id"].as_str().unwrap().starts_with("call_P_2_"));
+    assert_eq!(
+        calls[0]["id"],
+        call_id("P"),
+        "child 0 keeps the parent's id"
+    );
+    let ids: Vec<&str> = calls.iter().map(|c| c["id"].as_str().unwrap()).collect();
+    for (i, id) in ids.iter().enumerate().skip(1) {
+        assert_legal_id(id);
+        assert!(
+            !ids[..i].contains(id),
+            "child {i} repeats an earlier id: {ids:?}"
+        );
+    }
     for c in &calls {
         assert_eq!(c["name"], "tool_call");
         let a: Value = serde_json::from_str(c["arguments"].as_str().unwrap()).unwrap();
@@ -92,7 +102,7 @@ fn the_same_message_gives_the_same_child_ids_and_resume_replays_them_byte_for_by
     ]);
     for _ in 0..2 {
         env.fake
-            .push(Reply::tool_calls(&[("call_X", "tool_call", &args)]));
+            .push(Reply::tool_calls(&[(&call_id("X"), "tool_call", &args)]));
         env.fake.push(Reply::text("done"));
     }
     let first = env.run(&["--json", "-q", "go"]);
@@ -149,10 +159,10 @@ fn rows_that_stay_whole() {
     let single = batch(&[("mcp__t__echo", json!({"text": "solo"}))]);
     let malformed = r#"{"calls":[{"name":"mcp__t__echo","arguments":{"text":"x"}},7]}"#;
     env.fake.push(Reply::tool_calls(&[
-        ("c1", "tool_call", &connectors),
-        ("c2", "tool_call", malformed),
-        ("c3", "tool_call", &eleven),
-        ("c4", "tool_call", &single),
+        (&call_id("c1"), "tool_call", &connectors),
+        (&call_id("c2"), "tool_call", malformed),
+        (&call_id("c3"), "tool_call", &eleven),
+        (&call_id("c4"), "tool_call", &single),
     ]));
     env.fake.push(Reply::text("done"));
     env.run(&["-q", "go"]).ok();
@@ -177,7 +187,7 @@ fn rows_that_stay_whole() {
         "a connectors batch is ONE gateway dispatch"
     );
     assert_eq!(dispatches[0]["calls"].as_array().unwrap().len(), 2);
-    assert_eq!(dispatches[0]["calls"][0]["id"], "c1");
+    assert_eq!(dispatches[0]["calls"][0]["id"], call_id("c1"));
     assert!(
         r[1].starts_with("Error: tool_call: entry 2 is a number"),
         "{}",
@@ -203,7 +213,7 @@ fn a_mixed_batch_splits_and_each_connector_entry_is_its_own_dispatch() {
         ("mcp__t__echo", json!({"text": "local"})),
     ]);
     env.fake
-        .push(Reply::tool_calls(&[("m", "tool_call", &args)]));
+        .push(Reply::tool_calls(&[(&call_id("m"), "tool_call", &args)]));
     env.fake.push(Reply::text("done"));
     env.run(&["-q", "go"]).ok();
     assert_eq!(recorded_calls(&env).len(), 2);
@@ -245,7 +255,7 @@ fn a_hook_blocks_the_write_entry_while_the_read_entry_of_the_batch_runs() {
         ),
     ]);
     env.fake
-        .push(Reply::tool_calls(&[("w", "tool_call", &args)]));
+        .push(Reply::tool_calls(&[(&call_id("w"), "tool_call", &args)]));
     env.fake.push(Reply::text("done"));
     env.run(&["-q", "go"]).ok();
     let r = contents(&env.tool_results(1));
@@ -262,7 +272,8 @@ fn a_hook_blocks_the_write_entry_while_the_read_entry_of_the_batch_runs() {
         "the hook must see the underlying tool"
     );
     let child_id = recorded_calls(&env)[1]["id"].clone();
-    assert!(child_id.as_str().unwrap().starts_with("w_1_"));
+    assert_legal_id(child_id.as_str().unwrap());
+    assert_ne!(child_id, call_id("w"), "the child has an id of its own");
     assert_eq!(
         seen["call_id"], child_id,
         "the hook must see the child's id"
@@ -281,7 +292,7 @@ fn one_denied_entry_leaves_the_others() {
         ("mcp__t__echo", json!({"text": "c"})),
     ]);
     env.fake
-        .push(Reply::tool_calls(&[("d", "tool_call", &args)]));
+        .push(Reply::tool_calls(&[(&call_id("d"), "tool_call", &args)]));
     env.fake.push(Reply::text("done"));
     env.run(&["-q", "go"]).ok();
     let r = contents(&env.tool_results(1));
@@ -306,7 +317,7 @@ fn entries_finishing_in_reverse_order_come_back_in_entry_order() {
         ("mcp__t__slow", json!({"ms": 1, "label": "third"})),
     ]);
     env.fake
-        .push(Reply::tool_calls(&[("r", "tool_call", &args)]));
+        .push(Reply::tool_calls(&[(&call_id("r"), "tool_call", &args)]));
     env.fake.push(Reply::text("done"));
     let run = env.run(&["--json", "-q", "go"]);
     run.ok();
@@ -356,7 +367,7 @@ fn parallel_and_serial_servers_each_follow_their_policy() {
         ("mcp__p__slow", json!({"ms": 200, "label": "p2"})),
     ]);
     env.fake
-        .push(Reply::tool_calls(&[("m", "tool_call", &args)]));
+        .push(Reply::tool_calls(&[(&call_id("m"), "tool_call", &args)]));
     env.fake.push(Reply::text("done"));
     env.run(&["-q", "go"]).ok();
     let slow = |name: &str| -> Vec<String> {
@@ -401,7 +412,7 @@ fn stop_mid_batch_never_sends_the_entries_that_had_not_started() {
         ("mcp__t__slow", json!({"ms": 10, "label": "waiting2"})),
     ]);
     env.fake
-        .push(Reply::tool_calls(&[("s", "tool_call", &args)]));
+        .push(Reply::tool_calls(&[(&call_id("s"), "tool_call", &args)]));
     env.fake.push(Reply::text("never asked"));
     let mut child = env
         .cmd()
@@ -491,7 +502,7 @@ fn a_connectors_batch_is_checked_entry_by_entry_before_its_one_dispatch() {
         ("connectors__crm_find_customer", json!({"name": 7})),
     ]);
     env.fake
-        .push(Reply::tool_calls(&[("g", "tool_call", &args)]));
+        .push(Reply::tool_calls(&[(&call_id("g"), "tool_call", &args)]));
     env.fake.push(Reply::text("done"));
     env.run(&["-q", "go"]).ok();
     let r: Value = serde_json::from_str(&contents(&env.tool_results(1))[0]).unwrap();

@@ -2,6 +2,36 @@
 //! chunked transfer encoding, scripted replies served in order, and every request
 //! recorded with its raw body and arrival time. Blocking std networking on its own
 //! threads, so tests and benches need no runtime of their own.
+//!
+//! It is as strict as the real Chat Completions API. Every POST whose body is
+//! JSON with a `messages` array is checked by [`validate`] before a scripted
+//! reply is taken; a request that breaks a rule is recorded as usual, answered
+//! `400` with the real API's error body
+//! (`{"error":{"message":…,"type":"invalid_request_error","param":…,"code":…}}`),
+//! and the scripted reply stays queued for the next request. The rules, checked
+//! in this order (the first violation wins):
+//!
+//! 1. `tools` has at most 128 entries (`array_above_max_length`).
+//! 2. every `tools[i].function.name` is 1–64 characters of `[a-zA-Z0-9_-]`
+//!    (`string_above_max_length`, else `invalid_value`).
+//! 3. in every assistant message with `tool_calls` (which must not be empty:
+//!    `empty_array`), each `tool_calls[k].id` is 1–40 characters
+//!    (`string_below_min_length` / `string_above_max_length`) of
+//!    `[A-Za-z0-9_-]` (`invalid_value`), and each `tool_calls[k].function.name`
+//!    follows rule 2. OpenAI itself takes any characters in an id; the
+//!    character rule is Anthropic's (and Bedrock's): the fake applies the
+//!    strictest rule of the providers hermes supports.
+//! 4. an assistant message with `tool_calls` is followed immediately by one
+//!    `tool` message per id, in any order (else `code: null`, param
+//!    `messages.[m].role`), and every `tool` message answers an id of the
+//!    nearest assistant `tool_calls` message before it with only `tool`
+//!    messages between (else `code: null`, param `messages.[t].role`).
+//!
+//! A required string that is missing or not a string gets the real API's
+//! `missing_required_parameter` / `invalid_type` answer.
+//!
+//! Scripted tool calls must use realistic ids: [`call_id`] makes one from a
+//! readable label, and [`Reply::tool_calls`] refuses anything else.
 
 #![allow(dead_code)]
 
@@ -51,8 +81,17 @@ impl Reply {
     }
 
     /// Tool calls, streamed as real servers do: id and name first, then the
-    /// arguments in pieces.
+    /// arguments in pieces. Ids must look like OpenAI's (`call_` and 24
+    /// alphanumerics; make them with [`call_id`]): anything else is a test bug.
+    #[track_caller]
     pub fn tool_calls(calls: &[(&str, &str, &str)]) -> Reply {
+        for (id, _, _) in calls {
+            assert!(
+                is_realistic_id(id),
+                "test bug: tool-call id {id:?} is not realistic; real ids are `call_` and 24 \
+                 alphanumerics: use call_id({id:?})"
+            );
+        }
         let mut events = Vec::new();
         for (i, (id, name, args)) in calls.iter().enumerate() {
             events.push(delta(serde_json::json!({"tool_calls": [{
@@ -115,6 +154,38 @@ impl Reply {
         }
         self
     }
+}
+
+/// A realistic, deterministic tool-call id for `label`: `call_` and 24 ASCII
+/// alphanumerics, like OpenAI's. The label's alphanumerics come first (at most
+/// 16, so the label stays readable in the id), then filler derived from an
+/// FNV-1a hash of the whole label, so different labels give different ids.
+pub fn call_id(label: &str) -> String {
+    const BASE62: &[u8; 62] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+    let mut id = String::from("call_");
+    id.extend(label.chars().filter(char::is_ascii_alphanumeric).take(16));
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in label.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    while id.len() < 5 + 24 {
+        // splitmix64 over the hash: well-spread filler characters.
+        h = h.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = h;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^= z >> 31;
+        id.push(BASE62[(z % 62) as usize] as char);
+    }
+    id
+}
+
+/// Whether `id` has the shape of a real OpenAI tool-call id: `call_` and 24
+/// ASCII alphanumerics.
+pub fn is_realistic_id(id: &str) -> bool {
+    id.strip_prefix("call_")
+        .is_some_and(|rest| rest.len() == 24 && rest.bytes().all(|b| b.is_ascii_alphanumeric()))
 }
 
 pub fn delta(d: serde_json::Value) -> String {
@@ -211,6 +282,11 @@ impl FakeProvider {
     pub fn pending(&self) -> usize {
         self.state.lock().unwrap().script.len()
     }
+
+    /// The port it listens on (127.0.0.1).
+    pub fn port(&self) -> u16 {
+        self.port
+    }
 }
 
 fn serve(stream: TcpStream, state: Arc<Mutex<State>>) {
@@ -218,10 +294,16 @@ fn serve(stream: TcpStream, state: Arc<Mutex<State>>) {
     let mut reader = BufReader::new(stream.try_clone().expect("clone stream"));
     // Keep-alive: serve requests on this connection until the client closes it.
     while let Some(req) = read_request(&mut reader) {
+        // A Chat Completions request that breaks a rule the real API enforces
+        // gets its 400; the scripted reply waits for the next request.
+        let rejected = chat_request(&req).and_then(|body| validate(&body).err());
         let reply = {
             let mut st = state.lock().unwrap();
             st.requests.push(req);
-            st.script.pop_front()
+            match rejected {
+                Some(error) => Some(Reply::status(400, &error)),
+                None => st.script.pop_front(),
+            }
         };
         let reply = reply.unwrap_or_else(|| {
             Reply::status(
@@ -234,6 +316,252 @@ fn serve(stream: TcpStream, state: Arc<Mutex<State>>) {
             return;
         }
     }
+}
+
+/// The body of a Chat Completions request: a POST whose body is JSON with a
+/// `messages` array.
+fn chat_request(req: &Recorded) -> Option<serde_json::Value> {
+    if req.method != "POST" {
+        return None;
+    }
+    let body: serde_json::Value = serde_json::from_slice(&req.body).ok()?;
+    body["messages"].is_array().then_some(body)
+}
+
+/// Checks a Chat Completions request body against the rules in this file's
+/// header, in that order. `Err` holds the real API's JSON error body for the
+/// first rule broken.
+pub fn validate(body: &serde_json::Value) -> Result<(), String> {
+    let empty = Vec::new();
+    let tools = body["tools"].as_array().unwrap_or(&empty);
+    if tools.len() > 128 {
+        return Err(invalid(
+            format!(
+                "Invalid 'tools': array too long. Expected an array with maximum length 128, \
+                 but got an array with length {} instead.",
+                tools.len()
+            ),
+            "tools",
+            Some("array_above_max_length"),
+        ));
+    }
+    for (i, tool) in tools.iter().enumerate() {
+        check_name(
+            &tool["function"]["name"],
+            &format!("tools[{i}].function.name"),
+        )?;
+    }
+
+    let messages = body["messages"].as_array().unwrap_or(&empty);
+    for (m, msg) in messages.iter().enumerate() {
+        if msg["role"] != "assistant" || msg["tool_calls"].is_null() {
+            continue;
+        }
+        let path = format!("messages[{m}].tool_calls");
+        let Some(calls) = msg["tool_calls"].as_array() else {
+            return Err(invalid_type(&path, &msg["tool_calls"], "an array"));
+        };
+        if calls.is_empty() {
+            return Err(invalid(
+                format!(
+                    "Invalid '{path}': empty array. Expected an array with minimum length 1, \
+                     but got an empty array instead."
+                ),
+                &path,
+                Some("empty_array"),
+            ));
+        }
+        for (k, call) in calls.iter().enumerate() {
+            check_id(&call["id"], &format!("{path}[{k}].id"))?;
+            check_name(
+                &call["function"]["name"],
+                &format!("{path}[{k}].function.name"),
+            )?;
+        }
+    }
+
+    check_pairing(messages)
+}
+
+/// The nearest assistant `tool_calls` message still taking `tool` answers.
+struct Open<'a> {
+    index: usize,
+    ids: Vec<&'a str>,
+    answered: Vec<bool>,
+}
+
+/// The pairing error for `open`'s ids that got no `tool` message, if any.
+fn unanswered(open: &Open<'_>) -> Result<(), String> {
+    let missing: Vec<&str> = open
+        .ids
+        .iter()
+        .zip(&open.answered)
+        .filter(|(_, done)| !**done)
+        .map(|(id, _)| *id)
+        .collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    Err(invalid(
+        format!(
+            "An assistant message with 'tool_calls' must be followed by tool messages \
+             responding to each 'tool_call_id'. The following tool_call_ids did not have \
+             response messages: {}",
+            missing.join(", ")
+        ),
+        &format!("messages.[{}].role", open.index),
+        None,
+    ))
+}
+
+fn check_pairing(messages: &[serde_json::Value]) -> Result<(), String> {
+    let mut open: Option<Open<'_>> = None;
+    for (t, msg) in messages.iter().enumerate() {
+        if msg["role"] == "tool" {
+            let answered = open.as_mut().and_then(|o| {
+                let id = msg["tool_call_id"].as_str()?;
+                let k = o.ids.iter().position(|x| *x == id)?;
+                o.answered[k] = true;
+                Some(())
+            });
+            if answered.is_none() {
+                return Err(invalid(
+                    "Invalid parameter: messages with role 'tool' must be a response to a \
+                     preceeding message with 'tool_calls'."
+                        .into(),
+                    &format!("messages.[{t}].role"),
+                    None,
+                ));
+            }
+            continue;
+        }
+        if let Some(o) = open.take() {
+            unanswered(&o)?;
+        }
+        if msg["role"] == "assistant" {
+            if let Some(calls) = msg["tool_calls"].as_array() {
+                let ids: Vec<&str> = calls.iter().filter_map(|c| c["id"].as_str()).collect();
+                open = Some(Open {
+                    index: t,
+                    answered: vec![false; ids.len()],
+                    ids,
+                });
+            }
+        }
+    }
+    match open {
+        Some(o) => unanswered(&o),
+        None => Ok(()),
+    }
+}
+
+/// A function name: 1–64 characters of `[a-zA-Z0-9_-]`.
+fn check_name(v: &serde_json::Value, path: &str) -> Result<(), String> {
+    let name = required_str(v, path)?;
+    let n = name.chars().count();
+    if n > 64 {
+        return Err(invalid(
+            format!(
+                "Invalid '{path}': string too long. Expected a string with maximum length 64, \
+                 but got a string with length {n} instead."
+            ),
+            path,
+            Some("string_above_max_length"),
+        ));
+    }
+    if !matches_id_pattern(name) {
+        return Err(pattern_error(path));
+    }
+    Ok(())
+}
+
+/// A tool-call id: 1–40 characters (OpenAI) of `[A-Za-z0-9_-]` (Anthropic,
+/// Bedrock): the strictest rule of the providers hermes supports.
+fn check_id(v: &serde_json::Value, path: &str) -> Result<(), String> {
+    let id = required_str(v, path)?;
+    let n = id.chars().count();
+    if n == 0 {
+        return Err(invalid(
+            format!(
+                "Invalid '{path}': string too short. Expected a string with minimum length 1, \
+                 but got an empty string instead."
+            ),
+            path,
+            Some("string_below_min_length"),
+        ));
+    }
+    if n > 40 {
+        return Err(invalid(
+            format!(
+                "Invalid '{path}': string too long. Expected a string with maximum length 40, \
+                 but got a string with length {n} instead."
+            ),
+            path,
+            Some("string_above_max_length"),
+        ));
+    }
+    if !matches_id_pattern(id) {
+        return Err(pattern_error(path));
+    }
+    Ok(())
+}
+
+/// `^[a-zA-Z0-9_-]+$`
+fn matches_id_pattern(s: &str) -> bool {
+    !s.is_empty()
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
+
+fn pattern_error(path: &str) -> String {
+    invalid(
+        format!(
+            "Invalid '{path}': string does not match pattern. Expected a string that matches \
+             the pattern '^[a-zA-Z0-9_-]+$'."
+        ),
+        path,
+        Some("invalid_value"),
+    )
+}
+
+fn required_str<'a>(v: &'a serde_json::Value, path: &str) -> Result<&'a str, String> {
+    match v {
+        serde_json::Value::String(s) => Ok(s.as_str()),
+        serde_json::Value::Null => Err(invalid(
+            format!("Missing required parameter: '{path}'."),
+            path,
+            Some("missing_required_parameter"),
+        )),
+        other => Err(invalid_type(path, other, "a string")),
+    }
+}
+
+fn invalid_type(path: &str, got: &serde_json::Value, expected: &str) -> String {
+    let got = match got {
+        serde_json::Value::Null => "null",
+        serde_json::Value::Bool(_) => "a boolean",
+        serde_json::Value::Number(n) if n.is_f64() => "a decimal",
+        serde_json::Value::Number(_) => "an integer",
+        serde_json::Value::String(_) => "a string",
+        serde_json::Value::Array(_) => "an array",
+        serde_json::Value::Object(_) => "an object",
+    };
+    invalid(
+        format!("Invalid type for '{path}': expected {expected}, but got {got} instead."),
+        path,
+        Some("invalid_type"),
+    )
+}
+
+/// The real API's error body, fields in its order.
+fn invalid(message: String, param: &str, code: Option<&str>) -> String {
+    let s = |v: &str| serde_json::Value::from(v).to_string();
+    format!(
+        r#"{{"error":{{"message":{},"type":"invalid_request_error","param":{},"code":{}}}}}"#,
+        s(message.as_str()),
+        s(param),
+        code.map_or_else(|| "null".to_string(), s)
+    )
 }
 
 pub fn read_request(reader: &mut BufReader<TcpStream>) -> Option<Recorded> {

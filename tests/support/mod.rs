@@ -10,7 +10,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-pub use fake_provider::{FakeProvider, Reply};
+pub use fake_provider::{call_id, FakeProvider, Reply};
 
 pub const KEY_ENV: &str = "HERMES_TEST_KEY";
 
@@ -295,4 +295,24 @@ pub fn wait_for(what: &str, mut cond: impl FnMut() -> bool) {
         );
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
+}
+
+/// Asserts `id` is a tool-call id every provider hermes supports takes, shaped
+/// like the ones hermes makes from realistic ids: `call_`, at most 40
+/// characters, only `[A-Za-z0-9_-]`.
+#[track_caller]
+pub fn assert_legal_id(id: &str) {
+    assert!(
+        id.starts_with("call_"),
+        "id {id:?} does not start with `call_`"
+    );
+    assert!(
+        id.chars().count() <= 40,
+        "id {id:?} is longer than 40 characters"
+    );
+    assert!(
+        id.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-'),
+        "id {id:?} has characters outside [A-Za-z0-9_-]"
+    );
 }

@@ -1,0 +1,200 @@
+//! The entries of a `tool_call`, read leniently as real models send them. An
+//! entry whose `arguments` cannot be used still is an entry (it has a name): it
+//! is split off like the others and fails alone (contract §5).
+
+use serde_json::Value;
+
+/// The most entries one `tool_call` may carry.
+pub const MAX_CALLS_PER_DISPATCH: usize = 10;
+
+/// One `{name, arguments}` entry of a `tool_call`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Entry {
+    pub name: String,
+    /// An object (a JSON string was parsed, `""`/missing/`null` became `{}`),
+    /// or why the model's `arguments` cannot be used.
+    pub arguments: Result<Value, String>,
+    /// The entry as the model sent it, for the child's arguments and for
+    /// messages that quote it back.
+    pub raw: Value,
+}
+
+impl Entry {
+    /// The arguments as they identify the entry: the parsed object, or what
+    /// the model sent when it could not be parsed.
+    pub fn identity_arguments(&self) -> &Value {
+        match &self.arguments {
+            Ok(v) => v,
+            Err(_) => self.raw.get("arguments").unwrap_or(&Value::Null),
+        }
+    }
+}
+
+/// `tool_call`'s input: `calls` as an array, a JSON string holding one, or a
+/// single `{name, arguments}` object; or that object bare. `Err` only when the
+/// batch itself is malformed (no entries, an entry that is not an object or
+/// has no string `name`).
+pub fn parse_calls(input: &Value) -> Result<Vec<Entry>, String> {
+    let calls = match input.get("calls") {
+        Some(Value::String(s)) => serde_json::from_str::<Value>(s).map_err(|e| {
+            format!("tool_call: `calls` is a string that is not valid JSON ({e}); send `calls` as an array of {{\"name\": …, \"arguments\": {{…}}}} objects")
+        })?,
+        Some(v) => v.clone(),
+        None if input.get("name").is_some() => input.clone(),
+        None => {
+            return Err("tool_call: missing `calls`; send {\"calls\": [{\"name\": \"…\", \"arguments\": {…}}]}".into())
+        }
+    };
+    let items = match calls {
+        Value::Array(a) => a,
+        obj @ Value::Object(_) => vec![obj],
+        other => return Err(format!(
+            "tool_call: `calls` must be an array of {{\"name\", \"arguments\"}} objects, got {}",
+            kind(&other)
+        )),
+    };
+    if items.is_empty() {
+        return Err(
+            "tool_call: `calls` is empty; send at least one {\"name\", \"arguments\"} entry".into(),
+        );
+    }
+    items
+        .into_iter()
+        .enumerate()
+        .map(|(i, raw)| entry(i, raw))
+        .collect()
+}
+
+fn entry(i: usize, raw: Value) -> Result<Entry, String> {
+    let n = i + 1;
+    let Value::Object(obj) = &raw else {
+        return Err(format!(
+            "tool_call: entry {n} is {}, not an object with `name` and `arguments`",
+            kind(&raw)
+        ));
+    };
+    let Some(name) = obj.get("name").and_then(|v| v.as_str()) else {
+        return Err(format!("tool_call: entry {n} has no string `name`"));
+    };
+    let arguments = match obj.get("arguments") {
+        None | Some(Value::Null) => Ok(Value::Object(Default::default())),
+        Some(Value::String(s)) if s.trim().is_empty() => Ok(Value::Object(Default::default())),
+        Some(Value::String(s)) => match serde_json::from_str::<Value>(s) {
+            Ok(v @ Value::Object(_)) => Ok(v),
+            _ => Err(format!(
+                "`arguments` of `{name}` is a string that is not a JSON object; send an object"
+            )),
+        },
+        Some(v @ Value::Object(_)) => Ok(v.clone()),
+        Some(other) => Err(format!(
+            "`arguments` of `{name}` must be an object, got {}",
+            kind(other)
+        )),
+    };
+    Ok(Entry {
+        name: name.to_string(),
+        arguments,
+        raw,
+    })
+}
+
+pub(crate) fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+pub fn too_many(n: usize) -> String {
+    format!(
+        "tool_call takes at most {MAX_CALLS_PER_DISPATCH} entries; you sent {n}. Send the rest in another tool_call."
+    )
+}
+
+/// Arguments as models send them: a JSON object, an empty string for none, or a
+/// JSON string that itself holds the object.
+pub fn parse_arguments(raw: &str) -> Result<Value, String> {
+    let raw = raw.trim();
+    if raw.is_empty() {
+        return Ok(serde_json::json!({}));
+    }
+    match serde_json::from_str::<Value>(raw) {
+        Ok(Value::Object(m)) => Ok(Value::Object(m)),
+        Ok(Value::String(inner)) => parse_arguments(&inner),
+        Ok(Value::Null) => Ok(serde_json::json!({})),
+        Ok(other) => Err(format!(
+            "arguments must be a JSON object, got {}",
+            crate::util::text::excerpt(&other.to_string(), 80)
+        )),
+        Err(e) => Err(format!(
+            "arguments are not valid JSON ({e}); send a JSON object"
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn arguments_are_parsed_leniently() {
+        assert_eq!(parse_arguments("").unwrap(), json!({}));
+        assert_eq!(parse_arguments("{\"a\":1}").unwrap()["a"], 1);
+        assert_eq!(parse_arguments("\"{\\\"a\\\":2}\"").unwrap()["a"], 2);
+        assert!(parse_arguments("[1]").is_err());
+        assert!(parse_arguments("{oops")
+            .unwrap_err()
+            .contains("not valid JSON"));
+    }
+
+    #[test]
+    fn lenient_shapes_parse() {
+        let one = |v: Value| parse_calls(&v).unwrap();
+        let a = one(json!({"calls": [{"name": "x", "arguments": {"a": 1}}]}));
+        assert_eq!(a[0].arguments, Ok(json!({"a": 1})));
+        let b = one(json!({"calls": "[{\"name\":\"x\",\"arguments\":\"{\\\"a\\\":1}\"}]"}));
+        assert_eq!(b[0].arguments, Ok(json!({"a": 1})));
+        let c = one(json!({"name": "x"}));
+        assert_eq!(c[0].arguments, Ok(json!({})));
+        let d = one(json!({"calls": {"name": "x", "arguments": ""}}));
+        assert_eq!(d[0].name, "x");
+    }
+
+    #[test]
+    fn bad_arguments_stay_an_entry_that_says_what_is_wrong() {
+        let e = parse_calls(&json!({"calls": [
+            {"name": "a", "arguments": {"x": 1}},
+            {"name": "b", "arguments": "{not json"},
+            {"name": "c", "arguments": [1, 2]}
+        ]}))
+        .unwrap();
+        assert_eq!(e.len(), 3);
+        assert!(e[0].arguments.is_ok());
+        assert!(e[1]
+            .arguments
+            .as_ref()
+            .unwrap_err()
+            .contains("`b` is a string that is not a JSON object"));
+        assert!(e[2]
+            .arguments
+            .as_ref()
+            .unwrap_err()
+            .contains("`c` must be an object, got an array"));
+        assert_eq!(e[2].identity_arguments(), &json!([1, 2]));
+    }
+
+    #[test]
+    fn malformed_calls_say_what_is_wrong() {
+        let err = |v: Value| parse_calls(&v).unwrap_err();
+        assert!(err(json!({"calls": "[{oops"})).contains("not valid JSON"));
+        assert!(err(json!({"calls": [1]})).contains("entry 1 is a number"));
+        assert!(err(json!({"calls": [{"arguments": {}}]})).contains("entry 1 has no string `name`"));
+        assert!(err(json!({"calls": []})).contains("empty"));
+        assert!(err(json!({})).contains("missing `calls`"));
+    }
+}

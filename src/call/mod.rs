@@ -1,0 +1,18 @@
+//! A tool call as a value, before anything runs it: the names that carry
+//! meaning (bridge tools, `mcp__` and `connectors__` prefixes), the entries of a
+//! `tool_call`, the ids of split children, the one classification of a call
+//! that the split, the tool round and the dispatcher all share, and the
+//! [`ToolOutput`] every tool gives back.
+//!
+//! A leaf: it imports nothing from the modules that run tools (`tools`, `mcp`,
+//! `connectors`, `agent`), so each of them can depend on it.
+
+mod classify;
+mod entry;
+pub mod ids;
+pub mod names;
+mod output;
+
+pub use classify::{classify, CallClass, ToolRef};
+pub use entry::{parse_arguments, parse_calls, too_many, Entry, MAX_CALLS_PER_DISPATCH};
+pub use output::ToolOutput;
