@@ -48,10 +48,12 @@ pub fn parse_calls(input: &Value) -> Result<Vec<Entry>, String> {
     let items = match calls {
         Value::Array(a) => a,
         obj @ Value::Object(_) => vec![obj],
-        other => return Err(format!(
+        other => {
+            return Err(format!(
             "tool_call: `calls` must be an array of {{\"name\", \"arguments\"}} objects, got {}",
             kind(&other)
-        )),
+        ))
+        }
     };
     if items.is_empty() {
         return Err(

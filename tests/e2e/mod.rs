@@ -9,3 +9,4 @@ mod repl;
 mod sessions;
 mod split;
 mod update;
+mod wire;

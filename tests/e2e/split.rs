@@ -8,11 +8,11 @@ use serde_json::{json, Value};
 use crate::support::fake_gateway::FakeGateway;
 use crate::support::{assert_legal_id, call_id, real_server, records, Reply, TestEnv};
 
-fn batch(entries: &[(&str, Value)]) -> String {
+pub(crate) fn batch(entries: &[(&str, Value)]) -> String {
     json!({"calls": entries.iter().map(|(n, a)| json!({"name": n, "arguments": a})).collect::<Vec<_>>()}).to_string()
 }
 
-fn env_with(servers: &[(&str, &str)]) -> TestEnv {
+pub(crate) fn env_with(servers: &[(&str, &str)]) -> TestEnv {
     let env = TestEnv::new();
     env.write_config("[tools]\ndefer = \"always\"\n");
     for (name, extra) in servers {
@@ -23,7 +23,7 @@ fn env_with(servers: &[(&str, &str)]) -> TestEnv {
 }
 
 /// The assistant tool calls recorded in the session file, in order.
-fn recorded_calls(env: &TestEnv) -> Vec<Value> {
+pub(crate) fn recorded_calls(env: &TestEnv) -> Vec<Value> {
     let path = env.sessions().pop().unwrap();
     records(&path)
         .into_iter()
@@ -37,7 +37,7 @@ fn recorded_calls(env: &TestEnv) -> Vec<Value> {
         .collect()
 }
 
-fn contents(results: &[Value]) -> Vec<String> {
+pub(crate) fn contents(results: &[Value]) -> Vec<String> {
     results
         .iter()
         .map(|r| r["content"].as_str().unwrap().to_string())

@@ -5,7 +5,10 @@
 //! tests prove what was and was not sent to it.
 //!
 //! Flags: `--page-size N` (tools/list pagination, default 3), `--no-handshake`
-//! (never answers initialize), `--exit-at-start N` (exits with code N at once).
+//! (never answers initialize), `--exit-at-start N` (exits with code N at once),
+//! `--handshake-delay-file PATH` (when PATH exists, waits the milliseconds it
+//! holds before answering initialize: a server still starting, switched on
+//! after its catalog was cached without changing its launch config).
 
 use std::collections::HashSet;
 use std::io::{BufRead, Write};
@@ -95,6 +98,13 @@ fn main() {
             "initialize" => {
                 if no_handshake {
                     continue;
+                }
+                if let Some(Some(path)) = flag("--handshake-delay-file") {
+                    if let Ok(ms) = std::fs::read_to_string(&path) {
+                        let ms: u64 = ms.trim().parse().unwrap_or(0);
+                        eprintln!("test server: starting slowly ({ms} ms)");
+                        std::thread::sleep(Duration::from_millis(ms));
+                    }
                 }
                 let version = msg["params"]["protocolVersion"].clone();
                 send(
