@@ -187,13 +187,7 @@ impl Agent {
                 data.insert("prompt_tokens".into(), u.prompt_tokens.into());
                 data.insert("completion_tokens".into(), u.completion_tokens.into());
                 data.insert("total_tokens".into(), u.total_tokens.into());
-                self.session
-                    .append(&Record::Event {
-                        ts: Utc::now().rfc3339(),
-                        event: events::USAGE.into(),
-                        data,
-                    })
-                    .await?;
+                self.record_event(events::USAGE, data).await?;
             }
             // Split local tool_call batches before the message is persisted:
             // the session file records the calls as they will run.
@@ -245,15 +239,23 @@ impl Agent {
         }
         let mut data = serde_json::Map::new();
         data.insert("deferred".into(), self.tools.deferred().into());
+        self.record_event(events::TOOLS, data).await?;
+        self.deferral_recorded = true;
+        Ok(())
+    }
+
+    async fn record_event(
+        &self,
+        event: &str,
+        data: serde_json::Map<String, serde_json::Value>,
+    ) -> Result<(), SessionError> {
         self.session
             .append(&Record::Event {
                 ts: Utc::now().rfc3339(),
-                event: events::TOOLS.into(),
+                event: event.into(),
                 data,
             })
-            .await?;
-        self.deferral_recorded = true;
-        Ok(())
+            .await
     }
 
     /// Every tool-call id of the session so far.

@@ -323,17 +323,9 @@ fn ctrl_c_while_waiting_for_the_model_exits_130_and_saves_nothing_partial() {
     let env = TestEnv::new();
     env.fake
         .push(Reply::text("too late").delayed(std::time::Duration::from_secs(10)));
-    let child = env
-        .cmd()
-        .args(["-q", "hi"])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = env.spawn(&["-q", "hi"]);
     crate::support::wait_for("the request", || !env.fake.requests().is_empty());
-    unsafe {
-        libc::kill(child.id() as i32, libc::SIGINT);
-    }
+    crate::support::interrupt(&child);
     let out = child.wait_with_output().unwrap();
     assert_eq!(
         out.status.code(),

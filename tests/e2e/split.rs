@@ -37,6 +37,35 @@ pub(crate) fn recorded_calls(env: &TestEnv) -> Vec<Value> {
         .collect()
 }
 
+/// Runs `hermes [flags] -q go` on a scripted `tool_call` batch and presses
+/// Ctrl-C once server `t`'s log shows `when`. Returns hermes' output, after it
+/// exited with 130, and how long it took to exit after the signal.
+#[cfg(unix)]
+pub(crate) fn interrupted_batch(
+    env: &TestEnv,
+    flags: &[&str],
+    args: &str,
+    when: &str,
+) -> (std::process::Output, Duration) {
+    env.fake
+        .push(Reply::tool_calls(&[(&call_id("stop"), "tool_call", args)]));
+    let mut cmd = flags.to_vec();
+    cmd.extend(["-q", "go"]);
+    let child = env.spawn(&cmd);
+    crate::support::wait_for(when, || env.server_log("t").contains(when));
+    let signalled = std::time::Instant::now();
+    crate::support::interrupt(&child);
+    let out = child.wait_with_output().unwrap();
+    let took = signalled.elapsed();
+    assert_eq!(
+        out.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out, took)
+}
+
 pub(crate) fn contents(results: &[Value]) -> Vec<String> {
     results
         .iter()
@@ -411,24 +440,7 @@ fn stop_mid_batch_never_sends_the_entries_that_had_not_started() {
         ("mcp__t__slow", json!({"ms": 10, "label": "waiting1"})),
         ("mcp__t__slow", json!({"ms": 10, "label": "waiting2"})),
     ]);
-    env.fake
-        .push(Reply::tool_calls(&[(&call_id("s"), "tool_call", &args)]));
-    env.fake.push(Reply::text("never asked"));
-    let mut child = env
-        .cmd()
-        .args(["-q", "go"])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    crate::support::wait_for("the first entry to start", || {
-        env.server_log("t").contains("slow start running")
-    });
-    unsafe {
-        libc::kill(child.id() as i32, libc::SIGINT);
-    }
-    let status = child.wait().unwrap();
-    assert_eq!(status.code(), Some(130));
+    interrupted_batch(&env, &[], &args, "slow start running");
 
     let log = env.server_log("t");
     assert_eq!(

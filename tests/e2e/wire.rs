@@ -3,13 +3,13 @@
 //! `--continue` too (contract §5–§7). Every request here goes to the strict
 //! fake provider, which answers 400 to what the real API rejects.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use super::split::{batch, contents, env_with, recorded_calls};
+use super::split::{batch, contents, env_with, interrupted_batch, recorded_calls};
 use crate::support::fake_provider::{delta, finish, usage};
-use crate::support::{assert_legal_id, call_id, records, wait_for, Reply, TestEnv};
+use crate::support::{assert_legal_id, call_id, records, Reply, TestEnv};
 
 /// Each request's body, less its closing `]}`, starts the next one: the same
 /// model, tools and messages, then more messages.
@@ -226,13 +226,6 @@ fn calls_without_ids_get_ids_unique_in_the_session() {
 }
 
 #[cfg(unix)]
-fn sigint(child: &std::process::Child) {
-    unsafe {
-        libc::kill(child.id() as i32, libc::SIGINT);
-    }
-}
-
-#[cfg(unix)]
 #[test]
 fn a_stop_while_the_server_is_still_starting_returns_at_once_and_sends_nothing() {
     let env = TestEnv::new();
@@ -251,28 +244,9 @@ fn a_stop_while_the_server_is_still_starting_returns_at_once_and_sends_nothing()
         ("mcp__t__echo", json!({"text": "one"})),
         ("mcp__t__echo", json!({"text": "two"})),
     ]);
-    env.fake
-        .push(Reply::tool_calls(&[(&call_id("S"), "tool_call", &args)]));
-    let mut child = env
-        .cmd()
-        .args(["-q", "go"])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    wait_for("the server to start slowly", || {
-        env.server_log("t").contains("starting slowly")
-    });
-    let stopped = Instant::now();
-    sigint(&child);
-    let status = child.wait().unwrap();
-    assert_eq!(status.code(), Some(130));
+    let (_, took) = interrupted_batch(&env, &[], &args, "starting slowly");
     // The handshake alone would take 30 s; the stop must not wait for it.
-    assert!(
-        stopped.elapsed() < Duration::from_secs(15),
-        "{:?}",
-        stopped.elapsed()
-    );
+    assert!(took < Duration::from_secs(15), "{took:?}");
     let log = env.server_log("t");
     assert!(
         !log.contains("recv tools/call"),
@@ -304,20 +278,7 @@ fn after_a_stop_no_post_hook_runs_for_entries_that_were_never_sent() {
         ("mcp__t__echo", json!({"text": "never1"})),
         ("mcp__t__echo", json!({"text": "never2"})),
     ]);
-    env.fake
-        .push(Reply::tool_calls(&[(&call_id("H"), "tool_call", &args)]));
-    let mut child = env
-        .cmd()
-        .args(["-q", "go"])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    wait_for("the slow entry to start", || {
-        env.server_log("t").contains("slow start running")
-    });
-    sigint(&child);
-    assert_eq!(child.wait().unwrap().code(), Some(130));
+    interrupted_batch(&env, &[], &args, "slow start running");
     let seen = std::fs::read_to_string(&hook_log).unwrap_or_default();
     let texts: Vec<Value> = seen
         .lines()
@@ -338,21 +299,7 @@ fn queued_and_started_events_carry_the_entry_itself_and_started_means_sent() {
         ("mcp__t__slow", json!({"ms": 20000, "label": "a"})),
         ("mcp__t__slow", json!({"ms": 10, "label": "b"})),
     ]);
-    env.fake
-        .push(Reply::tool_calls(&[(&call_id("Q"), "tool_call", &args)]));
-    let child = env
-        .cmd()
-        .args(["--json", "-q", "go"])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    wait_for("the first entry to start", || {
-        env.server_log("t").contains("slow start a")
-    });
-    sigint(&child);
-    let out = child.wait_with_output().unwrap();
-    assert_eq!(out.status.code(), Some(130));
+    let (out, _) = interrupted_batch(&env, &["--json"], &args, "slow start a");
     let events: Vec<Value> = String::from_utf8_lossy(&out.stdout)
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())

@@ -460,14 +460,7 @@ fn check_name(v: &serde_json::Value, path: &str) -> Result<(), String> {
     let name = required_str(v, path)?;
     let n = name.chars().count();
     if n > 64 {
-        return Err(invalid(
-            format!(
-                "Invalid '{path}': string too long. Expected a string with maximum length 64, \
-                 but got a string with length {n} instead."
-            ),
-            path,
-            Some("string_above_max_length"),
-        ));
+        return Err(too_long(path, 64, n));
     }
     if !matches_id_pattern(name) {
         return Err(pattern_error(path));
@@ -491,19 +484,24 @@ fn check_id(v: &serde_json::Value, path: &str) -> Result<(), String> {
         ));
     }
     if n > 40 {
-        return Err(invalid(
-            format!(
-                "Invalid '{path}': string too long. Expected a string with maximum length 40, \
-                 but got a string with length {n} instead."
-            ),
-            path,
-            Some("string_above_max_length"),
-        ));
+        return Err(too_long(path, 40, n));
     }
     if !matches_id_pattern(id) {
         return Err(pattern_error(path));
     }
     Ok(())
+}
+
+/// The real API's answer to a string over its `max` length.
+fn too_long(path: &str, max: usize, n: usize) -> String {
+    invalid(
+        format!(
+            "Invalid '{path}': string too long. Expected a string with maximum length {max}, \
+             but got a string with length {n} instead."
+        ),
+        path,
+        Some("string_above_max_length"),
+    )
 }
 
 /// `^[a-zA-Z0-9_-]+$`

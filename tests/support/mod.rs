@@ -70,6 +70,16 @@ impl TestEnv {
         Run::from(self.cmd().args(args).output().unwrap())
     }
 
+    /// Starts hermes with `args`, stdout and stderr captured, without waiting.
+    pub fn spawn(&self, args: &[&str]) -> std::process::Child {
+        self.cmd()
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    }
+
     pub fn run_with_stdin(&self, args: &[&str], stdin: &str) -> Run {
         let mut child = self
             .cmd()
@@ -315,4 +325,13 @@ pub fn assert_legal_id(id: &str) {
             .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-'),
         "id {id:?} has characters outside [A-Za-z0-9_-]"
     );
+}
+
+/// Ctrl-C for a running hermes: SIGINT to its process.
+#[cfg(unix)]
+pub fn interrupt(child: &std::process::Child) {
+    // SAFETY: kill(2) with a pid we spawned and a valid signal number.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+    }
 }
