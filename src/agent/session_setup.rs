@@ -6,7 +6,8 @@ use std::path::Path;
 
 use crate::config::Settings;
 use crate::session::{
-    self, events, LoadedSession, Message, Meta, Record, SessionError, SessionHandle, ToolResult,
+    self, LoadedSession, Message, Meta, Record, SessionError, SessionEvent, SessionHandle,
+    ToolResult,
 };
 use crate::util::time::Utc;
 
@@ -95,13 +96,10 @@ async fn resume_session(path: &Path) -> Result<SessionStart, SessionError> {
         // End the fragment so new records start on a line of their own, and say
         // which line it was so later loads skip it knowingly.
         handle.append_raw(b"\n".to_vec()).await?;
-        let mut data = serde_json::Map::new();
-        data.insert("line".into(), line.into());
         handle
             .append(&Record::Event {
                 ts: ts.clone(),
-                event: events::TORN_LINE.into(),
-                data,
+                event: SessionEvent::TornLine { line: line as u64 },
             })
             .await?;
     }
@@ -125,8 +123,7 @@ async fn resume_session(path: &Path) -> Result<SessionStart, SessionError> {
     handle
         .append(&Record::Event {
             ts,
-            event: events::RESUMED.into(),
-            data: serde_json::Map::new(),
+            event: SessionEvent::Resumed,
         })
         .await?;
     Ok(SessionStart {

@@ -8,7 +8,7 @@ use super::protocol::{Event, EventTx};
 use super::tool_round;
 use crate::policy::Policy;
 use crate::provider::{ChatRequest, Provider, ProviderError, ProviderEvent};
-use crate::session::{events, Message, Record, SessionError, SessionHandle};
+use crate::session::{Message, Record, SessionError, SessionEvent, SessionHandle};
 use crate::tools::Registry;
 use crate::util::time::Utc;
 
@@ -183,11 +183,12 @@ impl Agent {
                     completion_tokens: u.completion_tokens,
                     total_tokens: u.total_tokens,
                 });
-                let mut data = serde_json::Map::new();
-                data.insert("prompt_tokens".into(), u.prompt_tokens.into());
-                data.insert("completion_tokens".into(), u.completion_tokens.into());
-                data.insert("total_tokens".into(), u.total_tokens.into());
-                self.record_event(events::USAGE, data).await?;
+                self.record_event(SessionEvent::Usage {
+                    completion_tokens: u.completion_tokens,
+                    prompt_tokens: u.prompt_tokens,
+                    total_tokens: u.total_tokens,
+                })
+                .await?;
             }
             // Split local tool_call batches before the message is persisted:
             // the session file records the calls as they will run.
@@ -237,23 +238,19 @@ impl Agent {
         if self.deferral_recorded || !self.tools.has_deferrable_sources() {
             return Ok(());
         }
-        let mut data = serde_json::Map::new();
-        data.insert("deferred".into(), self.tools.deferred().into());
-        self.record_event(events::TOOLS, data).await?;
+        self.record_event(SessionEvent::Tools {
+            deferred: self.tools.deferred(),
+        })
+        .await?;
         self.deferral_recorded = true;
         Ok(())
     }
 
-    async fn record_event(
-        &self,
-        event: &str,
-        data: serde_json::Map<String, serde_json::Value>,
-    ) -> Result<(), SessionError> {
+    async fn record_event(&self, event: SessionEvent) -> Result<(), SessionError> {
         self.session
             .append(&Record::Event {
                 ts: Utc::now().rfc3339(),
-                event: event.into(),
-                data,
+                event,
             })
             .await
     }

@@ -153,17 +153,24 @@ impl McpRegistry {
 
     /// The exposed tools, rebuilt only when a catalog changed.
     pub fn index(&self) -> Arc<Index> {
+        self.index_with_generation().1
+    }
+
+    /// The exposed tools and the catalog generation they were built from:
+    /// the generation changes whenever any catalog does, so callers that
+    /// cache something derived from the index can key it by that number.
+    pub fn index_with_generation(&self) -> (u64, Arc<Index>) {
         let gen = self.generation.load(Ordering::SeqCst);
         if let Ok(idx) = self.index.read() {
             if idx.0 == gen {
-                return idx.1.clone();
+                return (gen, idx.1.clone());
             }
         }
         let built = Arc::new(self.build_index());
         if let Ok(mut idx) = self.index.write() {
             *idx = (gen, built.clone());
         }
-        built
+        (gen, built)
     }
 
     fn build_index(&self) -> Index {

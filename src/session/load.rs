@@ -6,7 +6,7 @@ use std::collections::HashSet;
 use std::path::Path;
 
 use super::message::{Message, ToolCall};
-use super::record::{events, Meta, Record};
+use super::record::{Meta, Record, SessionEvent};
 use super::SessionError;
 
 #[derive(Debug, Clone)]
@@ -52,9 +52,10 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<LoadedSession, SessionError> {
     let acknowledged: HashSet<u64> = parsed
         .iter()
         .filter_map(|(_, r)| match r {
-            Ok(Record::Event { event, data, .. }) if event == events::TORN_LINE => {
-                data.get("line").and_then(|l| l.as_u64())
-            }
+            Ok(Record::Event {
+                event: SessionEvent::TornLine { line },
+                ..
+            }) => Some(*line),
             _ => None,
         })
         .collect();
@@ -88,9 +89,10 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<LoadedSession, SessionError> {
                 answered.insert(result.tool_call_id.clone());
                 messages.push(Message::Tool(result));
             }
-            Record::Event { event, data, .. } if event == events::TOOLS => {
-                deferred = data.get("deferred").and_then(|d| d.as_bool()).or(deferred);
-            }
+            Record::Event {
+                event: SessionEvent::Tools { deferred: d },
+                ..
+            } => deferred = Some(d),
             Record::Event { .. } => {}
         }
     }
@@ -233,6 +235,49 @@ mod tests {
         assert_eq!(ids, ["a", "b", "c"]);
         assert!(matches!(s.messages[5], Message::User { .. }));
         assert_eq!(s.deferred, Some(true));
+    }
+
+    /// A session written before events were typed: it loads, and every record
+    /// hermes wrote reads and writes back as the very same bytes.
+    #[test]
+    fn a_committed_earlier_session_still_loads_and_round_trips() {
+        let text = include_str!("../../tests/fixtures/session-v1.jsonl");
+        let s = parse(Path::new("session-v1.jsonl"), text.as_bytes()).unwrap();
+        assert_eq!(s.deferred, Some(true));
+        assert_eq!(s.torn_tail, None, "the torn line was acknowledged");
+        let roles: Vec<&str> = s
+            .messages
+            .iter()
+            .map(|m| match m {
+                Message::System { .. } => "system",
+                Message::User { .. } => "user",
+                Message::Assistant { .. } => "assistant",
+                Message::Tool(_) => "tool",
+            })
+            .collect();
+        assert_eq!(
+            roles,
+            ["system", "user", "assistant", "tool", "tool", "assistant"]
+        );
+        let Message::Tool(first) = &s.messages[3] else {
+            unreachable!()
+        };
+        assert_eq!(first.content, "alpha", "results come back in entry order");
+        for (n, line) in text.lines().enumerate() {
+            let Ok(rec) = serde_json::from_str::<Record>(line) else {
+                assert_eq!(n + 1, 10, "only the torn line may fail to parse");
+                continue;
+            };
+            if let Record::Event {
+                event: SessionEvent::Unknown,
+                ..
+            } = rec
+            {
+                assert!(line.contains("some_later_event"));
+                continue;
+            }
+            assert_eq!(serde_json::to_string(&rec).unwrap(), line, "line {}", n + 1);
+        }
     }
 
     #[test]

@@ -21,10 +21,39 @@ pub enum Record {
     },
     Event {
         ts: String,
-        event: String,
-        #[serde(default, flatten)]
-        data: serde_json::Map<String, serde_json::Value>,
+        #[serde(flatten)]
+        event: SessionEvent,
     },
+}
+
+/// What hermes notes in a session beside the conversation. Serialised flat
+/// into the record: `{"type":"event","ts":…,"event":"usage",…}`; the fields
+/// of each are in the order earlier versions wrote them (alphabetical), so a
+/// record reads and writes back byte for byte.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum SessionEvent {
+    /// Token counts of one model request.
+    Usage {
+        completion_tokens: u64,
+        prompt_tokens: u64,
+        total_tokens: u64,
+    },
+    /// A torn line (crash mid-write) found when the session was resumed.
+    TornLine {
+        line: u64,
+    },
+    Resumed,
+    /// Whether this session's MCP and connector tools sit behind the bridge,
+    /// decided at its first request and kept for its whole life, so a
+    /// resumed session offers the same tool definitions.
+    Tools {
+        deferred: bool,
+    },
+    /// An event this version does not know (written by a newer hermes):
+    /// read and skipped.
+    #[serde(other)]
+    Unknown,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -36,17 +65,4 @@ pub struct Meta {
     pub provider: String,
     pub model: String,
     pub hermes_version: String,
-}
-
-/// Event names written by hermes itself.
-pub mod events {
-    /// Token counts of one model request.
-    pub const USAGE: &str = "usage";
-    /// A torn line (crash mid-write) found when a session was resumed; it names the line.
-    pub const TORN_LINE: &str = "torn_line";
-    pub const RESUMED: &str = "resumed";
-    /// Whether this session's MCP and connector tools sit behind the bridge
-    /// (`{"deferred": bool}`), decided at its first request and kept for its
-    /// whole life, so a resumed session offers the same tool definitions.
-    pub const TOOLS: &str = "tools";
 }

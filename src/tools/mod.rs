@@ -64,9 +64,10 @@ impl Default for DeferPolicy {
     }
 }
 
-/// Identifies the inputs a catalog was built from: the MCP index and the
-/// number of connector tools listed.
-type CatalogKey = (usize, usize);
+/// Identifies the inputs a catalog was built from: the MCP registry's
+/// catalog generation (0 without MCP) and the number of connector tools
+/// listed. A generation, unlike the address of an index, is never reused.
+type CatalogKey = (u64, usize);
 
 #[derive(Default)]
 struct Shared {
@@ -141,16 +142,19 @@ impl Registry {
     /// The deferrable tools (MCP and connectors), rebuilt only when a catalog
     /// changed or the connector listing arrived.
     pub fn catalog(&self) -> Arc<ToolCatalog> {
-        let idx = self.mcp.as_ref().map(|m| m.index());
+        let (generation, idx) = match &self.mcp {
+            Some(m) => {
+                let (g, i) = m.index_with_generation();
+                (g, Some(i))
+            }
+            None => (0, None),
+        };
         let connectors = self
             .gateway
             .as_ref()
             .map(|g| g.tools_now())
             .unwrap_or_default();
-        let key = (
-            idx.as_ref().map(|i| Arc::as_ptr(i) as usize).unwrap_or(0),
-            connectors.len(),
-        );
+        let key = (generation, connectors.len());
         let mut slot = self
             .shared
             .catalog
