@@ -1,19 +1,24 @@
 //! Scenario "three servers, one 3-entry batch" (read two files, open a
 //! ticket) with a fake provider that takes 500 ms per reply: the split path
 //! against the legacy reject-and-retry path, release build, interleaved runs.
+//! Both drive the library in-process through `app::assemble`, the wiring the
+//! binary uses; the legacy row turns the split off on the `Agent` itself, since
+//! no user setting does (the split is the behaviour, not an option).
 //!
 //! `cargo bench --bench batch` (needs ./scripts/install-test-servers).
 
 #[path = "../tests/support/fake_provider.rs"]
 mod fake_provider;
 
-use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use fake_provider::{call_id, FakeProvider, Reply};
+use hermes::agent::Event;
+use hermes::config::{Overrides, Paths};
 use serde_json::json;
+use tokio_util::sync::CancellationToken;
 
 const REPLY: Duration = Duration::from_millis(500);
 
@@ -30,7 +35,7 @@ struct Setup {
     entries: Vec<serde_json::Value>,
 }
 
-fn setup(fake: &FakeProvider, split: bool) -> Setup {
+fn setup(fake: &FakeProvider) -> Setup {
     let home = tempfile::tempdir().unwrap();
     let a = home.path().join("a");
     let b = home.path().join("b");
@@ -40,8 +45,8 @@ fn setup(fake: &FakeProvider, split: bool) -> Setup {
     std::fs::write(b.join("notes.md"), "the notes").unwrap();
     let fs = server_bin("mcp-server-filesystem");
     let cfg = format!(
-        "provider = \"fake\"\nmodel = \"m\"\n[providers.fake]\nbase_url = \"{}\"\napi_key_env = \"BENCH_KEY\"\n\
-         [tools]\ndefer = \"always\"\nsplit_batches = {split}\n\
+        "provider = \"fake\"\nmodel = \"m\"\n[providers.fake]\nbase_url = \"{}\"\napi_key = \"k\"\n\
+         [tools]\ndefer = \"always\"\n\
          [mcp_servers.docs]\ncommand = {fs:?}\nargs = [{:?}]\n\
          [mcp_servers.notes]\ncommand = {fs:?}\nargs = [{:?}]\n\
          [mcp_servers.tickets]\ncommand = {:?}\n",
@@ -89,38 +94,51 @@ fn run(fake: &FakeProvider, s: &Setup, split: bool) -> Sample {
         }
     }
     fake.push(Reply::text("Read both files and opened the ticket.").delayed(REPLY));
-    let t = Instant::now();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_hermes"))
-        .args([
-            "--json",
-            "-q",
-            "read the spec and notes, then open a ticket",
-        ])
-        .env("HERMES_HOME", s.home.path())
-        .env("BENCH_KEY", "k")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
+    let home = s.home.path();
+    let settings = hermes::config::resolve(Paths::under(home), home, &Overrides::default())
+        .expect("bench config resolves");
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
         .unwrap();
-    let mut started = std::collections::HashMap::new();
-    let mut slowest = Duration::ZERO;
-    for line in BufReader::new(child.stdout.take().unwrap()).lines() {
-        let ev: serde_json::Value = serde_json::from_str(&line.unwrap()).unwrap();
-        let id = ev["id"].as_str().unwrap_or("").to_string();
-        match ev["type"].as_str() {
-            Some("tool_call_started") => {
-                started.insert(id, Instant::now());
+    let t = Instant::now();
+    let slowest = rt.block_on(async {
+        let conv = hermes::app::assemble(&settings, home, None).await.unwrap();
+        let mut events = conv.events;
+        let mut agent = conv.agent.with_split_batches(split);
+        let cancel = CancellationToken::new();
+        let turn = agent.run_turn("read the spec and notes, then open a ticket", &cancel);
+        tokio::pin!(turn);
+        // From queued (checks passed) to finished: includes the server's
+        // lazy start on first use.
+        let mut queued = std::collections::HashMap::new();
+        let mut slowest = Duration::ZERO;
+        let mut note = |ev: Event| match ev {
+            Event::ToolCallQueued { id, .. } => {
+                queued.insert(id, Instant::now());
             }
-            Some("tool_call_finished") => {
-                if let Some(s) = started.get(&id) {
-                    slowest = slowest.max(s.elapsed());
+            Event::ToolCallFinished { id, content, .. } => {
+                if let Some(q) = queued.get(&id) {
+                    slowest = slowest.max(q.elapsed());
                 }
-                assert_ne!(ev["content"], "", "empty tool result");
+                assert_ne!(content, "", "empty tool result");
             }
             _ => {}
+        };
+        let outcome = loop {
+            tokio::select! {
+                biased;
+                Some(ev) = events.recv() => note(ev),
+                r = &mut turn => break r,
+            }
+        };
+        while let Ok(ev) = events.try_recv() {
+            note(ev);
         }
-    }
-    assert!(child.wait().unwrap().success());
+        outcome.expect("the turn succeeds");
+        conv.mcp.shutdown().await;
+        slowest
+    });
     Sample {
         wall: t.elapsed(),
         requests: fake.requests().len(),
@@ -139,8 +157,8 @@ fn main() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(7);
     let fake = FakeProvider::start();
-    let split = setup(&fake, true);
-    let legacy = setup(&fake, false);
+    let split = setup(&fake);
+    let legacy = setup(&fake);
     let (mut s, mut l) = (Vec::new(), Vec::new());
     for _ in 0..runs {
         s.push(run(&fake, &split, true));

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use hermes::config::{Concurrency, McpServerEntry, Paths};
+use hermes::config::{Concurrency, McpServerSettings, Paths};
 use hermes::mcp::McpRegistry;
 use hermes::session::ToolCall;
 use hermes::tools::Registry;
@@ -31,10 +31,9 @@ fn registry(home: &std::path::Path, concurrency: Concurrency) -> Arc<McpRegistry
     let mut servers = BTreeMap::new();
     servers.insert(
         "t".to_string(),
-        McpServerEntry {
-            command: SERVER.into(),
-            concurrency: Some(concurrency),
-            ..McpServerEntry::default()
+        McpServerSettings {
+            concurrency,
+            ..McpServerSettings::command(SERVER)
         },
     );
     Arc::new(McpRegistry::new(&servers, &Paths::under(home)).unwrap())

@@ -33,55 +33,57 @@ pub async fn run(
 ) -> anyhow::Result<ExitCode> {
     let mode = mode(cli)?;
     let settings = config::resolve(paths, cwd, overrides)?;
-    let provider = provider::from_settings(&settings.provider)?;
-    let mcp = Arc::new(McpRegistry::new(
-        &settings.merged.mcp_servers,
-        &settings.paths,
-    )?);
-    let mut tools = Registry::with_builtins(&settings.builtin_tools)?
-        .with_mcp(mcp.clone())
-        .with_policy(settings.defer_policy());
-    if let Some(c) = &settings.merged.connectors {
-        tools = tools.with_gateway(Arc::new(crate::connectors::Gateway::new(c)));
-    }
-    tools.list_connectors_in_background();
     let resume = resume_path(cli, &settings.paths.sessions_dir(), cwd)?;
-    mcp.fill_catalogs_in_background();
-    let result = converse(cli, mode, &settings, cwd, provider, tools, resume).await;
+    let conversation = assemble(&settings, cwd, resume.as_deref()).await?;
+    let mcp = conversation.mcp.clone();
+    let result = converse(cli, mode, &settings, cwd, conversation).await;
     // Every exit path, error or not, stops the servers: no orphans.
     mcp.shutdown().await;
     result
 }
 
-async fn converse(
-    cli: &Cli,
-    mode: Mode,
+/// A conversation ready to run: the agent over its session, the events it
+/// will emit, and the MCP registry to shut down when done.
+pub struct Conversation {
+    pub agent: Agent,
+    pub events: mpsc::UnboundedReceiver<Event>,
+    pub mcp: Arc<McpRegistry>,
+}
+
+/// Wires a conversation from settings — provider, MCP registry, tools,
+/// policy, session (new, or `resume`) — the one place that does, for the
+/// binary and for benchmarks that drive the library. The first events
+/// (`session_started`, warnings) are already queued.
+pub async fn assemble(
     settings: &Settings,
     cwd: &Path,
-    provider: Box<dyn provider::Provider>,
-    tools: Registry,
-    resume: Option<PathBuf>,
-) -> anyhow::Result<ExitCode> {
-    let start = open_session(settings, cwd, resume.as_deref()).await?;
+    resume: Option<&Path>,
+) -> anyhow::Result<Conversation> {
+    let provider = provider::from_settings(&settings.provider)?;
+    let mcp = Arc::new(McpRegistry::new(&settings.mcp_servers, &settings.paths)?);
+    let mut tools = Registry::with_builtins(&settings.builtin_tools)?
+        .with_mcp(mcp.clone())
+        .with_policy(settings.defer.clone());
+    if let Some(c) = &settings.connectors {
+        tools = tools.with_gateway(Arc::new(crate::connectors::Gateway::new(c)));
+    }
+    tools.list_connectors_in_background();
+    mcp.fill_catalogs_in_background();
+    let start = open_session(settings, cwd, resume).await?;
     // A resumed session offers the tool definitions it offered before.
     if let Some(deferred) = start.deferred {
         tools.keep_deferral(deferred);
     }
-
-    let (tx, mut rx) = mpsc::unbounded_channel();
-    if let Some(mcp) = tools.mcp_registry() {
-        let progress = tx.clone();
-        mcp.on_progress(Arc::new(move |p| {
-            let _ = progress.send(Event::ToolProgress {
-                server: p.server,
-                progress: p.progress,
-                total: p.total,
-                message: p.message,
-            });
-        }));
-    }
-    let style = if cli.json { Style::Json } else { Style::Text };
-    let mut printer = Printer::new(style);
+    let (tx, rx) = mpsc::unbounded_channel();
+    let progress = tx.clone();
+    mcp.on_progress(Arc::new(move |p| {
+        let _ = progress.send(Event::ToolProgress {
+            server: p.server,
+            progress: p.progress,
+            total: p.total,
+            message: p.message,
+        });
+    }));
     let _ = tx.send(Event::SessionStarted {
         id: start.handle.id().to_string(),
         path: start.handle.path().display().to_string(),
@@ -100,9 +102,26 @@ async fn converse(
         tx,
     )
     .with_deferral_recorded(start.deferred.is_some())
-    .with_policy(Policy::from_config(&settings.merged))
-    .with_split_batches(settings.merged.tools.split_batches.unwrap_or(true));
+    .with_policy(Policy::from_settings(&settings.hooks, &settings.approvals));
+    Ok(Conversation {
+        agent,
+        events: rx,
+        mcp,
+    })
+}
 
+async fn converse(
+    cli: &Cli,
+    mode: Mode,
+    settings: &Settings,
+    cwd: &Path,
+    conversation: Conversation,
+) -> anyhow::Result<ExitCode> {
+    let Conversation {
+        agent, mut events, ..
+    } = conversation;
+    let style = if cli.json { Style::Json } else { Style::Text };
+    let mut printer = Printer::new(style);
     match mode {
         Mode::Repl => {
             let ctx = repl::ReplContext {
@@ -110,7 +129,7 @@ async fn converse(
                 cwd,
                 history: settings.paths.history_file(),
             };
-            repl::run(agent, ctx, &mut rx, &mut printer).await?;
+            repl::run(agent, ctx, &mut events, &mut printer).await?;
             Ok(ExitCode::SUCCESS)
         }
         Mode::OneShot(prompt) => {
@@ -129,7 +148,7 @@ async fn converse(
                     }
                 })
             };
-            let res = drive(agent.run_turn(&prompt, &cancel), &mut rx, &mut printer).await;
+            let res = drive(agent.run_turn(&prompt, &cancel), &mut events, &mut printer).await;
             on_ctrl_c.abort();
             printer.end_line();
             res?;

@@ -48,12 +48,13 @@ pub async fn run(
         McpAction::Import { file } => import(file, &user_file),
         McpAction::List => {
             let (merged, _) = config::load_merged(paths, cwd, ov)?;
-            let registry = McpRegistry::new(&merged.mcp_servers, paths)?;
-            if merged.mcp_servers.is_empty() {
+            let servers = config::mcp_servers(&merged);
+            let registry = McpRegistry::new(&servers, paths)?;
+            if servers.is_empty() {
                 eprintln!("no MCP servers configured; add one with `hermes mcp add NAME -- COMMAND ARGS…`");
             }
             let index = registry.index();
-            for (name, entry) in &merged.mcp_servers {
+            for (name, entry) in &servers {
                 let state = match registry.server(name) {
                     None => "disabled".to_string(),
                     Some(s) => match s.catalog() {
@@ -137,9 +138,10 @@ fn one_server(
     name: &str,
 ) -> anyhow::Result<(Arc<McpRegistry>, Arc<mcp::McpServer>)> {
     let (merged, _) = config::load_merged(paths, cwd, ov)?;
-    let registry = Arc::new(McpRegistry::new(&merged.mcp_servers, paths)?);
+    let servers = config::mcp_servers(&merged);
+    let registry = Arc::new(McpRegistry::new(&servers, paths)?);
     let server = registry.server(name).cloned().ok_or_else(|| {
-        let why = if merged.mcp_servers.contains_key(name) {
+        let why = if servers.contains_key(name) {
             "is disabled"
         } else {
             "is not configured"

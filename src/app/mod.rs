@@ -13,6 +13,7 @@ use clap::Parser;
 
 use crate::cli::{Cli, Command};
 use crate::config::{Overrides, Paths};
+pub use chat::{assemble, Conversation};
 pub use failure::{Failure, RuntimeError, UsageError};
 
 pub fn main() -> ExitCode {

@@ -157,10 +157,6 @@ pub struct ToolsSection {
     /// The model's context window in tokens, for `defer_max_share`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub context_window: Option<usize>,
-    /// `false` skips splitting local `tool_call` batches, so they meet the
-    /// dispatcher's old reject-and-retry answer (for comparison benchmarks).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub split_batches: Option<bool>,
 }
 
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]

@@ -12,7 +12,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::call::names::CONNECTOR_PREFIX;
 use crate::call::ToolOutput;
-use crate::config::ConnectorsSection;
+use crate::config::ConnectorSettings;
 use crate::util::text::excerpt;
 
 #[derive(Debug, Deserialize)]
@@ -71,12 +71,12 @@ pub struct Gateway {
 }
 
 impl Gateway {
-    pub fn new(cfg: &ConnectorsSection) -> Gateway {
+    pub fn new(cfg: &ConnectorSettings) -> Gateway {
         Gateway {
             url: cfg.url.trim_end_matches('/').to_string(),
             token: cfg.token_env.as_deref().and_then(|v| std::env::var(v).ok()),
             client: reqwest::Client::new(),
-            timeout: Duration::from_millis(cfg.timeout_ms.unwrap_or(60_000)),
+            timeout: cfg.timeout,
             listing: OnceCell::new(),
         }
     }

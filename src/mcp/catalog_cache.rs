@@ -8,7 +8,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::McpServerEntry;
+use crate::config::McpServerSettings;
 use crate::util::hash;
 
 const VERSION: u32 = 1;
@@ -61,7 +61,7 @@ fn now_secs() -> u64 {
 }
 
 /// What identifies a server's launch: the same fingerprint means the same tools.
-pub fn fingerprint(entry: &McpServerEntry) -> String {
+pub fn fingerprint(entry: &McpServerSettings) -> String {
     let key = serde_json::json!({
         "command": entry.command,
         "args": entry.args,
@@ -138,11 +138,8 @@ pub fn load_summaries(cache_dir: &Path) -> std::collections::BTreeMap<String, Su
 mod tests {
     use super::*;
 
-    fn entry(cmd: &str) -> McpServerEntry {
-        McpServerEntry {
-            command: cmd.into(),
-            ..McpServerEntry::default()
-        }
+    fn entry(cmd: &str) -> McpServerSettings {
+        McpServerSettings::command(cmd)
     }
 
     #[test]
@@ -170,7 +167,7 @@ mod tests {
         let mut a = entry("srv");
         let b = a.clone();
         a.tools.include = vec!["x*".into()];
-        a.concurrency = Some(crate::config::Concurrency::Parallel);
+        a.concurrency = crate::config::Concurrency::Parallel;
         assert_eq!(fingerprint(&a), fingerprint(&b));
         a.args.push("--flag".into());
         assert_ne!(fingerprint(&a), fingerprint(&b));

@@ -20,7 +20,7 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 
 use super::McpError;
-use crate::config::McpServerEntry;
+use crate::config::McpServerSettings;
 
 /// Variables a server inherits from hermes' environment; everything else it
 /// gets must be named in its `env`.
@@ -108,7 +108,7 @@ pub struct ServerProcess {
     pub tail: StderrTail,
 }
 
-pub fn spawn(name: &str, entry: &McpServerEntry, log_path: &Path) -> Result<Spawned, McpError> {
+pub fn spawn(name: &str, entry: &McpServerSettings, log_path: &Path) -> Result<Spawned, McpError> {
     let mut cmd = Command::new(&entry.command);
     cmd.args(&entry.args)
         .env_clear()

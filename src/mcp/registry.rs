@@ -15,7 +15,7 @@ use super::naming;
 use super::server::McpServer;
 use super::McpError;
 use crate::call::ToolOutput;
-use crate::config::{McpServerEntry, Paths};
+use crate::config::{McpServerSettings, Paths};
 use crate::util::glob::glob_match;
 
 /// One exposed tool: its model-facing name, its server and its catalog entry.
@@ -65,7 +65,7 @@ pub fn check_name(name: &str) -> Result<(), McpError> {
 
 impl McpRegistry {
     pub fn new(
-        entries: &BTreeMap<String, McpServerEntry>,
+        entries: &BTreeMap<String, McpServerSettings>,
         paths: &Paths,
     ) -> Result<McpRegistry, McpError> {
         let generation = Arc::new(AtomicU64::new(1));
@@ -73,7 +73,7 @@ impl McpRegistry {
         let mut servers = Vec::new();
         for (name, entry) in entries {
             check_name(name)?;
-            if entry.enabled == Some(false) {
+            if !entry.enabled {
                 continue;
             }
             servers.push(Arc::new(McpServer::new(

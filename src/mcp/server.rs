@@ -15,7 +15,7 @@ use super::client::{self, ConnectError, Service};
 use super::process::{self, ServerProcess};
 use super::result;
 use crate::call::ToolOutput;
-use crate::config::{Concurrency, McpServerEntry};
+use crate::config::{Concurrency, McpServerSettings};
 
 /// Consecutive crashes after which a server is marked failed for this run.
 pub const MAX_CRASHES: u32 = 3;
@@ -35,7 +35,7 @@ enum State {
 
 pub struct McpServer {
     pub name: String,
-    pub entry: McpServerEntry,
+    pub entry: McpServerSettings,
     pub fingerprint: String,
     cache_dir: PathBuf,
     log_path: PathBuf,
@@ -63,14 +63,14 @@ pub struct StartReport {
 impl McpServer {
     pub fn new(
         name: String,
-        entry: McpServerEntry,
+        entry: McpServerSettings,
         cache_dir: PathBuf,
         log_dir: PathBuf,
         generation: Arc<std::sync::atomic::AtomicU64>,
         progress: client::ProgressSink,
     ) -> McpServer {
         let fingerprint = catalog_cache::fingerprint(&entry);
-        let permits = match entry.concurrency.unwrap_or(Concurrency::Serial) {
+        let permits = match entry.concurrency {
             Concurrency::Serial => 1,
             Concurrency::Parallel => Semaphore::MAX_PERMITS,
             Concurrency::Limit(n) => n as usize,
@@ -110,11 +110,11 @@ impl McpServer {
     }
 
     pub fn tool_timeout(&self) -> Duration {
-        Duration::from_millis(self.entry.tool_timeout_ms.unwrap_or(60_000))
+        self.entry.tool_timeout
     }
 
     fn startup_timeout(&self) -> Duration {
-        Duration::from_millis(self.entry.startup_timeout_ms.unwrap_or(10_000))
+        self.entry.startup_timeout
     }
 
     fn set_catalog(&self, tools: Vec<CachedTool>) {

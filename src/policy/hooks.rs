@@ -14,7 +14,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::Verdict;
 use crate::call::ToolOutput;
-use crate::config::HookEntry;
+use crate::config::HookSettings;
 use crate::util::glob::glob_match;
 use crate::util::text::excerpt;
 
@@ -26,11 +26,11 @@ pub struct Hook {
 }
 
 impl Hook {
-    pub fn from_entry(e: &HookEntry) -> Hook {
+    pub fn from_settings(e: &HookSettings) -> Hook {
         Hook {
-            matcher: e.matcher.clone().unwrap_or_else(|| "*".into()),
+            matcher: e.matcher.clone(),
             command: e.command.clone(),
-            timeout: Duration::from_millis(e.timeout_ms.unwrap_or(10_000)),
+            timeout: e.timeout,
         }
     }
 

@@ -7,7 +7,7 @@ mod hooks;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::config::{ApprovalMode, ConfigFile};
+use crate::config::{ApprovalMode, ApprovalSettings, HooksSettings};
 use crate::util::glob::glob_match;
 pub use hooks::Hook;
 
@@ -27,24 +27,21 @@ pub struct Policy {
 }
 
 impl Policy {
-    pub fn from_config(file: &ConfigFile) -> Policy {
-        let a = file.approvals.clone().unwrap_or_default();
+    pub fn from_settings(hooks: &HooksSettings, approvals: &ApprovalSettings) -> Policy {
         Policy {
-            pre: file
-                .hooks
+            pre: hooks
                 .pre_tool_call
                 .iter()
-                .map(Hook::from_entry)
+                .map(Hook::from_settings)
                 .collect(),
-            post: file
-                .hooks
+            post: hooks
                 .post_tool_call
                 .iter()
-                .map(Hook::from_entry)
+                .map(Hook::from_settings)
                 .collect(),
-            deny_by_default: a.mode == Some(ApprovalMode::Deny),
-            allow: a.allow,
-            deny: a.deny,
+            deny_by_default: approvals.mode == ApprovalMode::Deny,
+            allow: approvals.allow.clone(),
+            deny: approvals.deny.clone(),
         }
     }
 

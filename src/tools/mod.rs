@@ -25,7 +25,7 @@ pub use catalog::{CatalogTool, ToolCatalog};
 
 pub use crate::call::ToolOutput;
 use crate::call::{classify, ids, names, CallClass, Entry, ToolRef};
-use crate::config::DeferMode;
+use crate::config::{DeferMode, DeferPolicy};
 use crate::connectors::{DispatchCall, Gateway};
 use crate::mcp::McpRegistry;
 use crate::provider::ToolSpec;
@@ -42,26 +42,6 @@ pub trait Tool: Send + Sync {
         args: serde_json::Value,
         cancel: &'a CancellationToken,
     ) -> BoxFuture<'a, ToolOutput>;
-}
-
-/// When MCP and connector tools are deferred behind the bridge tools.
-#[derive(Debug, Clone, PartialEq)]
-pub struct DeferPolicy {
-    pub mode: DeferMode,
-    pub max_tools: usize,
-    pub max_share: f64,
-    pub context_window: usize,
-}
-
-impl Default for DeferPolicy {
-    fn default() -> Self {
-        DeferPolicy {
-            mode: DeferMode::Never,
-            max_tools: 40,
-            max_share: 0.1,
-            context_window: 128_000,
-        }
-    }
 }
 
 /// Identifies the inputs a catalog was built from: the MCP registry's

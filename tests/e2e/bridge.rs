@@ -147,7 +147,7 @@ fn a_batch_that_reaches_the_dispatcher_gets_the_legacy_answer() {
         .build()
         .unwrap();
     let out = rt.block_on(async {
-        let mcp = std::sync::Arc::new(McpRegistry::new(&merged.mcp_servers, &paths).unwrap());
+        let mcp = std::sync::Arc::new(McpRegistry::new(&hermes::config::mcp_servers(&merged), &paths).unwrap());
         let reg = Registry::default().with_mcp(mcp.clone());
         let call = hermes::session::ToolCall {
             id: call_id("x"),
@@ -238,7 +238,9 @@ fn search_recall_at_3_over_real_servers_is_at_least_0_9() {
     let paths = Paths::under(env.home.path());
     let (merged, _) =
         hermes::config::load_merged(&paths, env.cwd.path(), &Overrides::default()).unwrap();
-    let mcp = std::sync::Arc::new(McpRegistry::new(&merged.mcp_servers, &paths).unwrap());
+    let mcp = std::sync::Arc::new(
+        McpRegistry::new(&hermes::config::mcp_servers(&merged), &paths).unwrap(),
+    );
     let catalog = Registry::default().with_mcp(mcp).catalog();
     assert!(
         catalog.tools.len() >= 40,

@@ -86,3 +86,22 @@ fn presets_work_without_a_config_section() {
     assert_eq!(env.fake.requests()[0].json()["model"], "llama3.2");
     assert_eq!(env.fake.requests()[0].header("authorization"), None);
 }
+
+#[test]
+fn the_removed_split_batches_key_is_an_error_that_says_to_delete_it() {
+    let env = TestEnv::new();
+    env.write_config("[tools]\nsplit_batches = false\n");
+    let run = env.run(&["-q", "hi"]);
+    run.code(2);
+    let err = run.error_line();
+    assert!(
+        err.contains("config.toml:4: tools.split_batches: unknown key `split_batches`"),
+        "{err}"
+    );
+    assert!(
+        run.stderr
+            .contains("hint: remove that line: hermes always splits local tool_call batches"),
+        "{}",
+        run.stderr
+    );
+}

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use hermes::config::{Concurrency, McpServerEntry, Paths};
+use hermes::config::{Concurrency, McpServerSettings, Paths};
 use hermes::mcp::McpRegistry;
 use tokio_util::sync::CancellationToken;
 
@@ -12,10 +12,9 @@ fn registry(home: &std::path::Path, concurrency: Concurrency) -> Arc<McpRegistry
     let mut servers = BTreeMap::new();
     servers.insert(
         "t".to_string(),
-        McpServerEntry {
-            command: crate::support::test_server().to_string(),
-            concurrency: Some(concurrency),
-            ..McpServerEntry::default()
+        McpServerSettings {
+            concurrency,
+            ..McpServerSettings::command(crate::support::test_server().to_string())
         },
     );
     Arc::new(McpRegistry::new(&servers, &Paths::under(home)).unwrap())

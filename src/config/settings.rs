@@ -1,0 +1,355 @@
+//! The settings a run works with: flags, layers and presets resolved once
+//! into fully typed values, every default filled in here and nowhere else
+//! (ripgrep's low-level → high-level args). Callers get no `Option` that
+//! stands for "use the default"; an `Option` left means "not configured".
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use super::file::{
+    ApprovalMode, Concurrency, ConfigFile, DeferMode, HookEntry, McpServerEntry, ProviderKind,
+    ToolFilter,
+};
+use super::{load_merged, presets, ConfigError, Overrides, Paths};
+
+/// Every built-in default, in one place.
+pub mod defaults {
+    use super::{ApprovalMode, Concurrency, DeferMode};
+
+    pub const PROVIDER: &str = "openai";
+    /// Model requests allowed in one user turn.
+    pub const MAX_TURNS: u32 = 50;
+    pub const MAX_RETRIES: u32 = 4;
+    pub const RETRY_BASE_MS: u64 = 500;
+    pub const RETRY_MAX_MS: u64 = 30_000;
+    pub const CONNECT_TIMEOUT_MS: u64 = 10_000;
+    pub const IDLE_TIMEOUT_MS: u64 = 120_000;
+    pub const DEFER: DeferMode = DeferMode::Auto;
+    pub const DEFER_MAX_TOOLS: usize = 40;
+    pub const DEFER_MAX_SHARE: f64 = 0.1;
+    pub const CONTEXT_WINDOW: usize = 128_000;
+    pub const CONCURRENCY: Concurrency = Concurrency::Serial;
+    pub const STARTUP_TIMEOUT_MS: u64 = 10_000;
+    pub const TOOL_TIMEOUT_MS: u64 = 60_000;
+    /// Hooks match every tool unless they say otherwise.
+    pub const HOOK_MATCH: &str = "*";
+    pub const HOOK_TIMEOUT_MS: u64 = 10_000;
+    pub const APPROVAL_MODE: ApprovalMode = ApprovalMode::Auto;
+    pub const CONNECTOR_TIMEOUT_MS: u64 = 60_000;
+}
+
+#[derive(Debug, Clone)]
+pub struct RetryPolicy {
+    pub max_retries: u32,
+    pub base: Duration,
+    pub max: Duration,
+}
+
+#[derive(Debug, Clone)]
+pub struct ProviderSettings {
+    pub name: String,
+    pub kind: ProviderKind,
+    pub base_url: String,
+    pub api_key_env: Option<String>,
+    /// The key's value, read from `api_key_env` (or `api_key`) at resolution.
+    pub api_key: Option<String>,
+    pub model: String,
+    pub headers: Vec<(String, String)>,
+    pub retry: RetryPolicy,
+    pub connect_timeout: Duration,
+    pub idle_timeout: Duration,
+}
+
+/// When MCP and connector tools are deferred behind the bridge tools.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DeferPolicy {
+    pub mode: DeferMode,
+    pub max_tools: usize,
+    pub max_share: f64,
+    pub context_window: usize,
+}
+
+impl Default for DeferPolicy {
+    fn default() -> Self {
+        DeferPolicy {
+            mode: defaults::DEFER,
+            max_tools: defaults::DEFER_MAX_TOOLS,
+            max_share: defaults::DEFER_MAX_SHARE,
+            context_window: defaults::CONTEXT_WINDOW,
+        }
+    }
+}
+
+/// One configured MCP server, defaults filled in.
+#[derive(Debug, Clone, PartialEq)]
+pub struct McpServerSettings {
+    pub command: String,
+    pub args: Vec<String>,
+    pub env: BTreeMap<String, String>,
+    /// The server's working directory; hermes' own when not configured.
+    pub cwd: Option<String>,
+    pub enabled: bool,
+    pub concurrency: Concurrency,
+    pub startup_timeout: Duration,
+    pub tool_timeout: Duration,
+    pub tools: ToolFilter,
+}
+
+impl McpServerSettings {
+    pub fn from_entry(e: &McpServerEntry) -> McpServerSettings {
+        McpServerSettings {
+            command: e.command.clone(),
+            args: e.args.clone(),
+            env: e.env.clone(),
+            cwd: e.cwd.clone(),
+            enabled: e.enabled.unwrap_or(true),
+            concurrency: e.concurrency.unwrap_or(defaults::CONCURRENCY),
+            startup_timeout: ms(e.startup_timeout_ms.unwrap_or(defaults::STARTUP_TIMEOUT_MS)),
+            tool_timeout: ms(e.tool_timeout_ms.unwrap_or(defaults::TOOL_TIMEOUT_MS)),
+            tools: e.tools.clone(),
+        }
+    }
+
+    /// A server run with `command` and every default: for tests and benches.
+    pub fn command(command: impl Into<String>) -> McpServerSettings {
+        McpServerSettings::from_entry(&McpServerEntry {
+            command: command.into(),
+            ..McpServerEntry::default()
+        })
+    }
+}
+
+/// The configured MCP servers, by name, defaults filled in.
+pub fn mcp_servers(file: &ConfigFile) -> BTreeMap<String, McpServerSettings> {
+    file.mcp_servers
+        .iter()
+        .map(|(n, e)| (n.clone(), McpServerSettings::from_entry(e)))
+        .collect()
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct HookSettings {
+    /// Glob over the underlying tool name.
+    pub matcher: String,
+    pub command: String,
+    pub timeout: Duration,
+}
+
+impl HookSettings {
+    fn from_entry(e: &HookEntry) -> HookSettings {
+        HookSettings {
+            matcher: e
+                .matcher
+                .clone()
+                .unwrap_or_else(|| defaults::HOOK_MATCH.into()),
+            command: e.command.clone(),
+            timeout: ms(e.timeout_ms.unwrap_or(defaults::HOOK_TIMEOUT_MS)),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct HooksSettings {
+    pub pre_tool_call: Vec<HookSettings>,
+    pub post_tool_call: Vec<HookSettings>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ApprovalSettings {
+    pub mode: ApprovalMode,
+    pub allow: Vec<String>,
+    pub deny: Vec<String>,
+}
+
+impl Default for ApprovalSettings {
+    fn default() -> Self {
+        ApprovalSettings {
+            mode: defaults::APPROVAL_MODE,
+            allow: Vec::new(),
+            deny: Vec::new(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConnectorSettings {
+    pub url: String,
+    /// Variable holding the bearer token; no token is sent without one.
+    pub token_env: Option<String>,
+    pub timeout: Duration,
+}
+
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub paths: Paths,
+    /// The files that contributed, lowest layer first.
+    pub sources: Vec<PathBuf>,
+    pub provider: ProviderSettings,
+    pub max_turns: u32,
+    /// Replaces the built-in system prompt (which names the session's working
+    /// directory and date) when configured.
+    pub system_prompt: Option<String>,
+    pub builtin_tools: Vec<String>,
+    pub defer: DeferPolicy,
+    pub mcp_servers: BTreeMap<String, McpServerSettings>,
+    pub hooks: HooksSettings,
+    pub approvals: ApprovalSettings,
+    /// The connector gateway, when one is configured.
+    pub connectors: Option<ConnectorSettings>,
+}
+
+pub fn resolve(paths: Paths, cwd: &Path, ov: &Overrides) -> Result<Settings, ConfigError> {
+    let (file, sources) = load_merged(&paths, cwd, ov)?;
+    let provider = resolve_provider(&file, ov)?;
+    let t = &file.tools;
+    let approvals = file.approvals.clone().unwrap_or_default();
+    Ok(Settings {
+        paths,
+        sources,
+        provider,
+        max_turns: ov
+            .max_turns
+            .or(file.max_turns)
+            .unwrap_or(defaults::MAX_TURNS)
+            .max(1),
+        system_prompt: file.system_prompt.clone(),
+        builtin_tools: t.builtin.clone().unwrap_or_default(),
+        defer: DeferPolicy {
+            mode: t.defer.unwrap_or(defaults::DEFER),
+            max_tools: t.defer_max_tools.unwrap_or(defaults::DEFER_MAX_TOOLS),
+            max_share: t.defer_max_share.unwrap_or(defaults::DEFER_MAX_SHARE),
+            context_window: t.context_window.unwrap_or(defaults::CONTEXT_WINDOW),
+        },
+        mcp_servers: mcp_servers(&file),
+        hooks: HooksSettings {
+            pre_tool_call: file
+                .hooks
+                .pre_tool_call
+                .iter()
+                .map(HookSettings::from_entry)
+                .collect(),
+            post_tool_call: file
+                .hooks
+                .post_tool_call
+                .iter()
+                .map(HookSettings::from_entry)
+                .collect(),
+        },
+        approvals: ApprovalSettings {
+            mode: approvals.mode.unwrap_or(defaults::APPROVAL_MODE),
+            allow: approvals.allow,
+            deny: approvals.deny,
+        },
+        connectors: file.connectors.as_ref().map(|c| ConnectorSettings {
+            url: c.url.clone(),
+            token_env: c.token_env.clone(),
+            timeout: ms(c.timeout_ms.unwrap_or(defaults::CONNECTOR_TIMEOUT_MS)),
+        }),
+    })
+}
+
+fn ms(n: u64) -> Duration {
+    Duration::from_millis(n)
+}
+
+fn resolve_provider(file: &ConfigFile, ov: &Overrides) -> Result<ProviderSettings, ConfigError> {
+    let name = ov
+        .provider
+        .clone()
+        .or_else(|| file.provider.clone())
+        .unwrap_or_else(|| defaults::PROVIDER.to_string());
+    let preset = presets::preset(&name);
+    let entry = match (preset, file.providers.get(&name)) {
+        (Some(p), Some(user)) => presets::overlay(p, user),
+        (Some(p), None) => p,
+        (None, Some(user)) => user.clone(),
+        (None, None) => {
+            let mut known: Vec<String> = presets::NAMES.iter().map(|s| s.to_string()).collect();
+            known.extend(file.providers.keys().cloned());
+            known.sort();
+            known.dedup();
+            return Err(ConfigError::UnknownProvider { name, known });
+        }
+    };
+    let kind = entry.kind.unwrap_or(ProviderKind::Openai);
+    if kind != ProviderKind::Openai {
+        return Err(ConfigError::UnsupportedKind {
+            name,
+            kind: format!("{kind:?}").to_lowercase(),
+        });
+    }
+    let base_url = entry
+        .base_url
+        .clone()
+        .filter(|u| !u.trim().is_empty())
+        .ok_or_else(|| ConfigError::NoBaseUrl { name: name.clone() })?;
+    if !(base_url.starts_with("http://") || base_url.starts_with("https://")) {
+        return Err(ConfigError::BadValue {
+            what: format!("providers.{name}.base_url"),
+            expected: "an http:// or https:// URL",
+            got: base_url,
+        });
+    }
+    let model = ov
+        .model
+        .clone()
+        .or_else(|| file.model.clone())
+        .or_else(|| entry.model.clone())
+        .filter(|m| !m.trim().is_empty())
+        .ok_or_else(|| ConfigError::NoModel {
+            provider: name.clone(),
+        })?;
+    let api_key = entry.api_key.clone().or_else(|| {
+        entry
+            .api_key_env
+            .as_deref()
+            .and_then(|v| std::env::var(v).ok())
+            .filter(|k| !k.trim().is_empty())
+    });
+    Ok(ProviderSettings {
+        kind,
+        base_url: base_url.trim_end_matches('/').to_string(),
+        api_key_env: entry.api_key_env.clone(),
+        api_key,
+        model,
+        headers: entry.headers.clone().into_iter().collect(),
+        retry: RetryPolicy {
+            max_retries: entry.max_retries.unwrap_or(defaults::MAX_RETRIES),
+            base: ms(entry.retry_base_ms.unwrap_or(defaults::RETRY_BASE_MS)),
+            max: ms(entry.retry_max_ms.unwrap_or(defaults::RETRY_MAX_MS)),
+        },
+        connect_timeout: ms(entry
+            .connect_timeout_ms
+            .unwrap_or(defaults::CONNECT_TIMEOUT_MS)),
+        idle_timeout: ms(entry.idle_timeout_ms.unwrap_or(defaults::IDLE_TIMEOUT_MS)),
+        name,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_empty_config_resolves_to_the_documented_defaults() {
+        let home = tempfile::tempdir().unwrap();
+        let ov = Overrides {
+            config_path: Some(home.path().join("missing.toml")),
+            ..Overrides::default()
+        };
+        std::fs::write(home.path().join("missing.toml"), "").unwrap();
+        let s = resolve(Paths::under(home.path()), home.path(), &ov).unwrap();
+        assert_eq!(s.provider.name, "openai");
+        assert_eq!(s.max_turns, 50);
+        assert_eq!(s.defer, DeferPolicy::default());
+        assert_eq!(s.defer.mode, DeferMode::Auto, "the product default is auto");
+        assert_eq!(s.approvals.mode, ApprovalMode::Auto);
+        assert!(s.connectors.is_none() && s.mcp_servers.is_empty());
+        let server = McpServerSettings::command("x");
+        assert_eq!(server.concurrency, Concurrency::Serial);
+        assert_eq!(server.startup_timeout, Duration::from_secs(10));
+        assert_eq!(server.tool_timeout, Duration::from_secs(60));
+        assert!(server.enabled);
+    }
+}
