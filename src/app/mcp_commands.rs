@@ -82,7 +82,7 @@ pub async fn run(
             if server.catalog().is_none() {
                 let r = server.refresh().await;
                 registry.shutdown().await;
-                r.map_err(|why| usage(why, &log_hint(&server)))?;
+                r.map_err(|why| usage(why.to_string(), &log_hint(&server)))?;
             }
             for t in registry
                 .index()
@@ -121,7 +121,7 @@ pub async fn run(
                     println!("  stderr log         {}", server.log_path().display());
                     Ok(ExitCode::SUCCESS)
                 }
-                Err(why) => Err(usage_runtime(why, &log_hint(&server))),
+                Err(why) => Err(usage_runtime(why.to_string(), &log_hint(&server))),
             }
         }
     }

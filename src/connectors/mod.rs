@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use tokio::sync::OnceCell;
+use tokio::sync::Mutex;
 use tokio_util::sync::CancellationToken;
 
 use crate::call::names::CONNECTOR_PREFIX;
@@ -62,12 +62,32 @@ struct DispatchResult {
     is_error: bool,
 }
 
+/// Why the gateway could not be used.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum GatewayError {
+    #[error("connector gateway at {url}: {reason}")]
+    Unreachable { url: String, reason: String },
+    #[error("connector gateway at {url} answered HTTP {status}")]
+    Status { url: String, status: u16 },
+    #[error("connector gateway at {url} sent a listing that is not valid: {reason}")]
+    BadListing { url: String, reason: String },
+}
+
+/// After a failed listing, calls within this long get the same error
+/// instead of another request: a gateway that is down is not asked once per
+/// entry, and one that comes back is listed again soon.
+const RETRY_AFTER: Duration = Duration::from_secs(5);
+
 pub struct Gateway {
     url: String,
     token: Option<String>,
     client: reqwest::Client,
     timeout: Duration,
-    listing: OnceCell<Result<Vec<ConnectorTool>, String>>,
+    /// A successful listing, kept for the run and read without waiting.
+    listing: std::sync::OnceLock<Vec<ConnectorTool>>,
+    /// The last failed listing, kept only for [`RETRY_AFTER`]. The lock makes
+    /// concurrent callers share one request.
+    failed: Mutex<Option<(tokio::time::Instant, GatewayError)>>,
 }
 
 impl Gateway {
@@ -77,7 +97,8 @@ impl Gateway {
             token: cfg.token_env.as_deref().and_then(|v| std::env::var(v).ok()),
             client: reqwest::Client::new(),
             timeout: cfg.timeout,
-            listing: OnceCell::new(),
+            listing: std::sync::OnceLock::new(),
+            failed: Mutex::new(None),
         }
     }
 
@@ -89,52 +110,75 @@ impl Gateway {
         }
     }
 
-    /// The gateway's tools, fetched once per run.
-    pub async fn tools(&self) -> &Result<Vec<ConnectorTool>, String> {
-        self.listing
-            .get_or_init(|| async {
-                let url = format!("{}/tools", self.url);
-                let resp = self
-                    .request(self.client.get(&url))
-                    .send()
-                    .await
-                    .map_err(|e| format!("connector gateway at {url}: {e}"))?;
-                if !resp.status().is_success() {
-                    return Err(format!(
-                        "connector gateway at {url} answered HTTP {}",
-                        resp.status().as_u16()
-                    ));
-                }
-                let body = resp
-                    .bytes()
-                    .await
-                    .map_err(|e| format!("connector gateway at {url}: {e}"))?;
-                let listing: Listing = serde_json::from_slice(&body).map_err(|e| {
-                    format!("connector gateway at {url} sent a listing that is not valid: {e}")
-                })?;
-                Ok(listing
-                    .tools
-                    .into_iter()
-                    .map(|t| ConnectorTool {
-                        name: if t.name.starts_with(CONNECTOR_PREFIX) {
-                            t.name
-                        } else {
-                            format!("{CONNECTOR_PREFIX}{}", t.name)
-                        },
-                        description: t.description,
-                        schema: t.input_schema,
-                    })
-                    .collect())
-            })
+    /// The gateway's tools: fetched once per run when the gateway answers,
+    /// fetched again (after a short pause) when it did not.
+    pub async fn tools(&self) -> Result<Vec<ConnectorTool>, GatewayError> {
+        if let Some(t) = self.listing.get() {
+            return Ok(t.clone());
+        }
+        let mut failed = self.failed.lock().await;
+        // Another caller may have listed while this one waited for the lock.
+        if let Some(t) = self.listing.get() {
+            return Ok(t.clone());
+        }
+        if let Some((at, e)) = failed.as_ref() {
+            if at.elapsed() < RETRY_AFTER {
+                return Err(e.clone());
+            }
+        }
+        match self.fetch_listing().await {
+            Ok(t) => {
+                *failed = None;
+                Ok(self.listing.get_or_init(|| t).clone())
+            }
+            Err(e) => {
+                *failed = Some((tokio::time::Instant::now(), e.clone()));
+                Err(e)
+            }
+        }
+    }
+
+    async fn fetch_listing(&self) -> Result<Vec<ConnectorTool>, GatewayError> {
+        let url = format!("{}/tools", self.url);
+        let unreachable = |e: reqwest::Error| GatewayError::Unreachable {
+            url: url.clone(),
+            reason: e.to_string(),
+        };
+        let resp = self
+            .request(self.client.get(&url))
+            .send()
             .await
+            .map_err(unreachable)?;
+        if !resp.status().is_success() {
+            return Err(GatewayError::Status {
+                url,
+                status: resp.status().as_u16(),
+            });
+        }
+        let body = resp.bytes().await.map_err(unreachable)?;
+        let listing: Listing =
+            serde_json::from_slice(&body).map_err(|e| GatewayError::BadListing {
+                url: url.clone(),
+                reason: e.to_string(),
+            })?;
+        Ok(listing
+            .tools
+            .into_iter()
+            .map(|t| ConnectorTool {
+                name: if t.name.starts_with(CONNECTOR_PREFIX) {
+                    t.name
+                } else {
+                    format!("{CONNECTOR_PREFIX}{}", t.name)
+                },
+                description: t.description,
+                schema: t.input_schema,
+            })
+            .collect())
     }
 
     /// The listing if it has been fetched, without waiting.
     pub fn tools_now(&self) -> Vec<ConnectorTool> {
-        match self.listing.get() {
-            Some(Ok(t)) => t.clone(),
-            _ => Vec::new(),
-        }
+        self.listing.get().cloned().unwrap_or_default()
     }
 
     /// One POST for all `calls`; results come back in the order of `calls`.

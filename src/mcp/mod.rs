@@ -4,6 +4,7 @@
 
 mod catalog_cache;
 mod client;
+mod error;
 pub mod naming;
 mod process;
 mod registry;
@@ -12,6 +13,7 @@ mod server;
 
 pub use catalog_cache::{CachedTool, Catalog, Summary};
 pub use client::{Progress, ProgressFn};
+pub use error::ServerError;
 pub use process::{kill_all_now, SAFE_ENV};
 pub use registry::{check_name, log_dir, Index, IndexedTool, McpRegistry, FILL_DELAY};
 pub use server::{McpServer, StartReport};

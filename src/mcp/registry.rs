@@ -13,7 +13,7 @@ use tokio_util::sync::CancellationToken;
 use super::catalog_cache::CachedTool;
 use super::naming;
 use super::server::McpServer;
-use super::McpError;
+use super::{McpError, ServerError};
 use crate::call::ToolOutput;
 use crate::config::{McpServerSettings, Paths};
 use crate::util::glob::glob_match;
@@ -235,7 +235,7 @@ impl McpRegistry {
     /// it has none yet: the name may be one of its tools. Starts the server if
     /// need be (that is what a call to it would do), bounded by its start-up
     /// timeout. `None` when no server without a catalog could own the name.
-    pub async fn load_catalog_for(&self, name: &str) -> Option<Result<(), String>> {
+    pub async fn load_catalog_for(&self, name: &str) -> Option<Result<(), ServerError>> {
         let owners: Vec<&Arc<McpServer>> = self
             .servers
             .iter()

@@ -12,6 +12,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::catalog_cache::{self, CachedTool, Catalog};
 use super::client::{self, ConnectError, Service};
+use super::error::ServerError;
 use super::process::{self, ServerProcess};
 use super::result;
 use crate::call::ToolOutput;
@@ -30,7 +31,7 @@ enum State {
     Idle,
     Running(Arc<Connection>),
     Crashed { at: Instant },
-    Failed(String),
+    Failed(ServerError),
 }
 
 pub struct McpServer {
@@ -132,21 +133,21 @@ impl McpServer {
     }
 
     /// Starts the server if it is not running and refreshes its catalog.
-    pub async fn refresh(self: &Arc<Self>) -> Result<StartReport, String> {
+    pub async fn refresh(self: &Arc<Self>) -> Result<StartReport, ServerError> {
         let t0 = Instant::now();
         let conn = self.ensure_running().await?;
         let spawn_and_handshake = t0.elapsed();
         let t1 = Instant::now();
         let tools = tokio::time::timeout(self.startup_timeout(), client::list_tools(&conn.service))
             .await
-            .map_err(|_| {
-                format!(
-                    "server `{}` did not list its tools within {} ms",
-                    self.name,
-                    self.startup_timeout().as_millis()
-                )
+            .map_err(|_| ServerError::ListTimeout {
+                server: self.name.clone(),
+                ms: self.startup_timeout().as_millis(),
             })?
-            .map_err(|e| format!("server `{}` failed to list its tools: {e}", self.name))?;
+            .map_err(|e| ServerError::List {
+                server: self.name.clone(),
+                detail: e.to_string(),
+            })?;
         let report = StartReport {
             spawn_and_handshake,
             list: t1.elapsed(),
@@ -162,7 +163,7 @@ impl McpServer {
         Ok(report)
     }
 
-    async fn ensure_running(self: &Arc<Self>) -> Result<Arc<Connection>, String> {
+    async fn ensure_running(self: &Arc<Self>) -> Result<Arc<Connection>, ServerError> {
         let mut state = self.state.lock().await;
         match &*state {
             State::Running(c) if !c.service.is_closed() => return Ok(c.clone()),
@@ -178,8 +179,8 @@ impl McpServer {
             }
             _ => {}
         }
-        let spawned =
-            process::spawn(&self.name, &self.entry, &self.log_path).map_err(|e| e.to_string())?;
+        let spawned = process::spawn(&self.name, &self.entry, &self.log_path)
+            .map_err(|e| ServerError::Spawn(e.to_string()))?;
         let mut proc_ = spawned.process;
         let weak = Arc::downgrade(self);
         let on_tools: client::OnToolsChanged = Arc::new(move |tools| {
@@ -206,27 +207,29 @@ impl McpServer {
                 Ok(conn)
             }
             Err(e) => {
+                let server = self.name.clone();
                 let why = match e {
-                    ConnectError::Timeout => format!(
-                        "server `{}` gave no answer to the MCP handshake after {} ms",
-                        self.name,
-                        self.startup_timeout().as_millis()
-                    ),
+                    ConnectError::Timeout => ServerError::HandshakeTimeout {
+                        server,
+                        ms: self.startup_timeout().as_millis(),
+                        tail: proc_.tail.describe(),
+                    },
                     ConnectError::Failed(detail) => {
                         match proc_.exit_status(Duration::from_millis(500)).await {
-                            Some(_) => format!(
-                                "server `{}` ({}) {} before the MCP handshake finished",
-                                self.name,
-                                self.entry.command,
-                                proc_.describe_exit(Duration::ZERO).await
-                            ),
-                            None => {
-                                format!("server `{}` failed the MCP handshake: {detail}", self.name)
-                            }
+                            Some(_) => ServerError::ExitedBeforeHandshake {
+                                server,
+                                command: self.entry.command.clone(),
+                                exit: proc_.describe_exit(Duration::ZERO).await,
+                                tail: proc_.tail.describe(),
+                            },
+                            None => ServerError::Handshake {
+                                server,
+                                detail,
+                                tail: proc_.tail.describe(),
+                            },
                         }
                     }
                 };
-                let why = format!("{why}{}", proc_.tail.describe());
                 proc_.terminate(Duration::ZERO).await;
                 *state = State::Failed(why.clone());
                 Err(why)
@@ -260,7 +263,7 @@ impl McpServer {
             _ = cancel.cancelled() => return not_started(),
             c = self.ensure_running() => match c {
                 Ok(c) => c,
-                Err(why) => return ToolOutput::error(why),
+                Err(why) => return ToolOutput::error(why.to_string()),
             },
         };
         if cancel.is_cancelled() {
@@ -327,12 +330,11 @@ impl McpServer {
             self.name, exit.0, exit.1
         );
         if crashes >= MAX_CRASHES {
-            let failed = format!(
-                "server `{}` crashed {crashes} times in a row and is marked failed for this session; \
-                 its log is {}",
-                self.name,
-                self.log_path.display()
-            );
+            let failed = ServerError::CrashedTooOften {
+                server: self.name.clone(),
+                crashes,
+                log: self.log_path.clone(),
+            };
             *state = State::Failed(failed.clone());
             ToolOutput::error(format!("{msg}; {failed}"))
         } else {

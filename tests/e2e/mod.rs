@@ -1,5 +1,6 @@
 mod bridge;
 mod config;
+mod connectors;
 mod errors;
 mod fake_provider;
 mod mcp;

@@ -13,6 +13,8 @@ use super::fake_provider::{read_request, Recorded};
 pub struct FakeGateway {
     port: u16,
     requests: Arc<Mutex<Vec<Recorded>>>,
+    /// How many `GET /tools` still answer 503 (a gateway that is down).
+    failing_listings: Arc<Mutex<usize>>,
 }
 
 impl FakeGateway {
@@ -20,18 +22,31 @@ impl FakeGateway {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
         let requests: Arc<Mutex<Vec<Recorded>>> = Arc::default();
+        let failing_listings: Arc<Mutex<usize>> = Arc::default();
         let reqs = requests.clone();
+        let failing = failing_listings.clone();
         std::thread::spawn(move || {
             for conn in listener.incoming() {
                 let Ok(mut stream) = conn else { continue };
                 let reqs = reqs.clone();
+                let failing = failing.clone();
                 std::thread::spawn(move || {
                     let mut reader = BufReader::new(stream.try_clone().unwrap());
                     while let Some(req) = read_request(&mut reader) {
-                        let body = answer(&req);
+                        let down = req.path == "/tools" && {
+                            let mut n = failing.lock().unwrap();
+                            let down = *n > 0;
+                            *n = n.saturating_sub(1);
+                            down
+                        };
+                        let (status, body) = if down {
+                            ("503 Service Unavailable", r#"{"error":"down"}"#.to_string())
+                        } else {
+                            ("200 OK", answer(&req))
+                        };
                         reqs.lock().unwrap().push(req);
                         let head = format!(
-                            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+                            "HTTP/1.1 {status}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
                             body.len()
                         );
                         if stream
@@ -45,7 +60,23 @@ impl FakeGateway {
                 });
             }
         });
-        FakeGateway { port, requests }
+        FakeGateway {
+            port,
+            requests,
+            failing_listings,
+        }
+    }
+
+    /// The next `n` listings answer 503.
+    pub fn fail_listings(&self, n: usize) {
+        *self.failing_listings.lock().unwrap() = n;
+    }
+
+    pub fn listings(&self) -> usize {
+        self.requests()
+            .iter()
+            .filter(|r| r.path == "/tools")
+            .count()
     }
 
     pub fn url(&self) -> String {

@@ -1,0 +1,46 @@
+//! Why a server cannot be used. Each message names the server and, where
+//! the process said anything, its last stderr lines (`tail`, already
+//! formatted by the stderr drain), so one line tells the user what to fix.
+
+use std::path::PathBuf;
+
+/// A server that could not start, list its tools, or stay up. Kept as the
+/// server's state once it is marked failed, so every later call gets the
+/// same answer without starting it again.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ServerError {
+    #[error("{0}")]
+    Spawn(String),
+    #[error("server `{server}` gave no answer to the MCP handshake after {ms} ms{tail}")]
+    HandshakeTimeout {
+        server: String,
+        ms: u128,
+        tail: String,
+    },
+    #[error("server `{server}` ({command}) {exit} before the MCP handshake finished{tail}")]
+    ExitedBeforeHandshake {
+        server: String,
+        command: String,
+        exit: String,
+        tail: String,
+    },
+    #[error("server `{server}` failed the MCP handshake: {detail}{tail}")]
+    Handshake {
+        server: String,
+        detail: String,
+        tail: String,
+    },
+    #[error("server `{server}` did not list its tools within {ms} ms")]
+    ListTimeout { server: String, ms: u128 },
+    #[error("server `{server}` failed to list its tools: {detail}")]
+    List { server: String, detail: String },
+    #[error(
+        "server `{server}` crashed {crashes} times in a row and is marked failed for this session; its log is {}",
+        log.display()
+    )]
+    CrashedTooOften {
+        server: String,
+        crashes: u32,
+        log: PathBuf,
+    },
+}
