@@ -2,8 +2,8 @@
 //!
 //! The data path of a turn, and the module that owns each step:
 //!
-//! - [`cli`] — flags; [`app`] — the binary's edge: resolves settings, picks a
-//!   front end, maps outcomes to exit codes.
+//! - [`app`] — the binary's edge: flags (`app::cli`, one file per subcommand
+//!   in `app::commands`), settings resolved once, the front end, exit codes.
 //! - [`config`] — config files, layers and presets, resolved once into `Settings`.
 //! - [`frontend`] — the REPL and the one-shot / `--json` printers, consumers of
 //!   the core's event stream.
@@ -24,7 +24,6 @@ pub mod agent;
 pub mod app;
 pub mod build_info;
 pub mod call;
-pub mod cli;
 pub mod config;
 pub mod connectors;
 pub mod frontend;

@@ -3,16 +3,16 @@
 
 use std::io::{IsTerminal, Read};
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 use std::sync::Arc;
 
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use super::UsageError;
+use super::cli::Cli;
+use super::commands::Context;
+use super::CommandError;
 use crate::agent::{open_session, Agent, Event};
-use crate::cli::Cli;
-use crate::config::{self, Overrides, Paths, Settings};
+use crate::config::{self, Settings};
 use crate::frontend::{drive, repl, Printer, Style};
 use crate::mcp::McpRegistry;
 use crate::policy::Policy;
@@ -25,14 +25,10 @@ enum Mode {
     Repl,
 }
 
-pub async fn run(
-    cli: &Cli,
-    paths: Paths,
-    cwd: &Path,
-    overrides: &Overrides,
-) -> anyhow::Result<ExitCode> {
+pub async fn run(cli: &Cli, ctx: &Context<'_>) -> Result<(), CommandError> {
+    let cwd = ctx.cwd;
     let mode = mode(cli)?;
-    let settings = config::resolve(paths, cwd, overrides)?;
+    let settings = config::resolve(ctx.paths.clone(), cwd, ctx.overrides)?;
     let resume = resume_path(cli, &settings.paths.sessions_dir(), cwd)?;
     let conversation = assemble(&settings, cwd, resume.as_deref()).await?;
     let mcp = conversation.mcp.clone();
@@ -58,7 +54,7 @@ pub async fn assemble(
     settings: &Settings,
     cwd: &Path,
     resume: Option<&Path>,
-) -> anyhow::Result<Conversation> {
+) -> Result<Conversation, CommandError> {
     let provider = provider::from_settings(&settings.provider)?;
     let mcp = Arc::new(McpRegistry::new(&settings.mcp_servers, &settings.paths)?);
     let mut tools = Registry::with_builtins(&settings.builtin_tools)?
@@ -116,7 +112,7 @@ async fn converse(
     settings: &Settings,
     cwd: &Path,
     conversation: Conversation,
-) -> anyhow::Result<ExitCode> {
+) -> Result<(), CommandError> {
     let Conversation {
         agent, mut events, ..
     } = conversation;
@@ -130,7 +126,7 @@ async fn converse(
                 history: settings.paths.history_file(),
             };
             repl::run(agent, ctx, &mut events, &mut printer).await?;
-            Ok(ExitCode::SUCCESS)
+            Ok(())
         }
         Mode::OneShot(prompt) => {
             let mut agent = agent;
@@ -152,13 +148,13 @@ async fn converse(
             on_ctrl_c.abort();
             printer.end_line();
             res?;
-            Ok(ExitCode::SUCCESS)
+            Ok(())
         }
     }
 }
 
-fn mode(cli: &Cli) -> anyhow::Result<Mode> {
-    let from_stdin = || -> anyhow::Result<String> {
+fn mode(cli: &Cli) -> Result<Mode, CommandError> {
+    let from_stdin = || -> Result<String, CommandError> {
         let mut s = String::new();
         std::io::stdin().read_to_string(&mut s)?;
         Ok(s)
@@ -170,27 +166,29 @@ fn mode(cli: &Cli) -> anyhow::Result<Mode> {
         None => from_stdin()?,
     };
     if prompt.trim().is_empty() {
-        return Err(UsageError {
-            message: "the prompt is empty".into(),
-            hint: Some("pass a prompt with -q \"…\" or pipe one on stdin".into()),
-        }
-        .into());
+        return Err(CommandError::usage(
+            "the prompt is empty",
+            "pass a prompt with -q \"…\" or pipe one on stdin",
+        ));
     }
     Ok(Mode::OneShot(prompt))
 }
 
-fn resume_path(cli: &Cli, sessions_dir: &Path, cwd: &Path) -> anyhow::Result<Option<PathBuf>> {
+fn resume_path(
+    cli: &Cli,
+    sessions_dir: &Path,
+    cwd: &Path,
+) -> Result<Option<PathBuf>, CommandError> {
     if let Some(id) = &cli.resume {
         return Ok(Some(session::find(sessions_dir, id)?));
     }
     if cli.continue_last {
         return match session::latest_in(sessions_dir, cwd) {
             Some(s) => Ok(Some(s.path)),
-            None => Err(UsageError {
-                message: format!("no session was started in {}", cwd.display()),
-                hint: Some("`hermes sessions list` shows all sessions; use --resume ID".into()),
-            }
-            .into()),
+            None => Err(CommandError::usage(
+                format!("no session was started in {}", cwd.display()),
+                "`hermes sessions list` shows all sessions; use --resume ID",
+            )),
         };
     }
     Ok(None)

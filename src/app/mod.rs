@@ -1,20 +1,22 @@
-//! The binary's edge: resolve flags and config once, pick the front end, and map
-//! every outcome to an exit code (0 ok, 1 runtime failure, 2 usage or config
-//! error, 130 interrupted) with `error:` and `hint:` lines on stderr.
+//! The binary's edge: parse flags, resolve settings once, run the
+//! conversation or a subcommand, and map the outcome to an exit code (0 ok,
+//! 1 runtime failure, 2 usage or config error, 130 interrupted) with
+//! `error:` and `hint:` lines on stderr.
 
 mod chat;
-mod commands;
-mod failure;
-mod mcp_commands;
+pub mod cli;
+pub mod commands;
+mod error;
 
 use std::process::ExitCode;
 
 use clap::Parser;
 
-use crate::cli::{Cli, Command};
-use crate::config::{Overrides, Paths};
 pub use chat::{assemble, Conversation};
-pub use failure::{Failure, RuntimeError, UsageError};
+use cli::{Cli, Command};
+pub use error::{CommandError, Exit};
+
+use crate::config::{Overrides, Paths};
 
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -24,18 +26,18 @@ pub fn main() -> ExitCode {
         .build()
     {
         Ok(r) => r,
-        Err(e) => return failure::report(&anyhow::Error::from(e), json),
+        Err(e) => return error::report(&e.into(), json),
     };
     let result = runtime.block_on(run(cli));
     // Don't wait for a line editor blocked on the terminal.
     runtime.shutdown_background();
     match result {
-        Ok(code) => code,
-        Err(e) => failure::report(&e, json),
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => error::report(&e, json),
     }
 }
 
-async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+async fn run(cli: Cli) -> Result<(), CommandError> {
     let cwd = std::env::current_dir()?;
     let paths = Paths::discover()?;
     let overrides = Overrides {
@@ -45,11 +47,16 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         model: cli.model.clone(),
         max_turns: cli.max_turns,
     };
+    let ctx = commands::Context {
+        paths: &paths,
+        cwd: &cwd,
+        overrides: &overrides,
+    };
     match &cli.command {
-        Some(Command::Config { action }) => commands::config(action, &paths, &cwd, &overrides),
-        Some(Command::Sessions { action }) => commands::sessions(action, &paths, &cwd),
-        Some(Command::Mcp { action }) => mcp_commands::run(action, &paths, &cwd, &overrides).await,
-        Some(Command::Update { check, channel }) => commands::update(&paths, *check, *channel),
-        None => chat::run(&cli, paths, &cwd, &overrides).await,
+        Some(Command::Config { action }) => commands::config::run(action, &ctx),
+        Some(Command::Sessions { action }) => commands::sessions::run(action, &ctx),
+        Some(Command::Mcp { action }) => commands::mcp::run(action, &ctx).await,
+        Some(Command::Update(args)) => commands::update::run(args, &ctx),
+        None => chat::run(&cli, &ctx).await,
     }
 }

@@ -6,4 +6,4 @@ mod printer;
 pub mod repl;
 mod typeahead;
 
-pub use printer::{drive, Printer, Style};
+pub use printer::{drive, out, Printer, Style};

@@ -138,7 +138,8 @@ impl Drop for Printer {
     }
 }
 
-fn out(bytes: &[u8]) {
+/// Writes to stdout; a closed pipe (`| head`) is not an error.
+pub fn out(bytes: &[u8]) {
     let mut stdout = std::io::stdout().lock();
     let _ = stdout.write_all(bytes).and_then(|_| stdout.flush());
 }

@@ -25,6 +25,18 @@ commands:
   /update    check whether a newer hermes is available
   /quit      leave (Ctrl-D does the same)";
 
+/// What ends the interactive session with an error (a failed turn does not:
+/// it is reported and the prompt comes back).
+#[derive(Debug, thiserror::Error)]
+pub enum ReplError {
+    #[error("the line editor failed: {0}")]
+    Editor(#[from] ReadlineError),
+    #[error(transparent)]
+    Session(#[from] crate::session::SessionError),
+    #[error("a background task failed: {0}")]
+    Task(#[from] tokio::task::JoinError),
+}
+
 pub struct ReplContext<'a> {
     pub settings: &'a Settings,
     pub cwd: &'a Path,
@@ -41,7 +53,7 @@ pub async fn run(
     ctx: ReplContext<'_>,
     rx: &mut UnboundedReceiver<Event>,
     printer: &mut Printer,
-) -> anyhow::Result<()> {
+) -> Result<(), ReplError> {
     let mut editor = rustyline::DefaultEditor::new()?;
     if let Some(dir) = ctx.history.parent() {
         let _ = std::fs::create_dir_all(dir);
@@ -79,7 +91,7 @@ pub async fn run(
             Ok(l) => l,
             Err(ReadlineError::Interrupted) => continue,
             Err(ReadlineError::Eof) => break,
-            Err(e) => return Err(e.into()),
+            Err(e) => return Err(ReplError::Editor(e)),
         };
         let text = line.trim();
         if text.is_empty() {
@@ -123,7 +135,7 @@ pub async fn run(
     Ok(())
 }
 
-async fn command(text: &str, agent: &mut Agent, ctx: &ReplContext<'_>) -> anyhow::Result<Flow> {
+async fn command(text: &str, agent: &mut Agent, ctx: &ReplContext<'_>) -> Result<Flow, ReplError> {
     let word = text.split_whitespace().next().unwrap_or("");
     match word {
         "/quit" | "/exit" | "/q" => return Ok(Flow::Quit),

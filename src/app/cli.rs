@@ -1,8 +1,11 @@
-//! Command-line flags. Parsed here, validated by clap, resolved once in `app`.
+//! The top-level flags (those of a conversation, and the global ones). Each
+//! subcommand's own flags live beside its code in `commands/`.
 
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
+
+use super::commands;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -68,75 +71,18 @@ pub enum Command {
     /// Inspect the configuration.
     Config {
         #[command(subcommand)]
-        action: ConfigAction,
+        action: commands::config::ConfigCommand,
     },
     /// List and show recorded sessions.
     Sessions {
         #[command(subcommand)]
-        action: SessionsAction,
+        action: commands::sessions::SessionsCommand,
     },
     /// Update this installation from the git checkout it was built from.
-    Update {
-        /// Only report whether an update is available.
-        #[arg(long)]
-        check: bool,
-        /// `main` follows the branch; `stable` the newest v* tag.
-        #[arg(long, value_enum, default_value = "main")]
-        channel: UpdateChannel,
-    },
+    Update(commands::update::UpdateArgs),
     /// Manage MCP servers.
     Mcp {
         #[command(subcommand)]
-        action: McpAction,
+        action: commands::mcp::McpCommand,
     },
-}
-
-#[derive(Debug, Subcommand)]
-pub enum McpAction {
-    /// List configured servers with their state and tool count (from the cache; starts nothing).
-    List,
-    /// List a server's tools (from the cache; starts the server if it has none).
-    Tools { name: String },
-    /// Add a server to the user config: hermes mcp add NAME -- COMMAND ARGS…
-    Add {
-        name: String,
-        /// Environment variable for the server (repeatable).
-        #[arg(long = "env", value_name = "KEY=VALUE")]
-        env: Vec<String>,
-        /// The command and its arguments.
-        #[arg(last = true, required = true, value_name = "COMMAND")]
-        command: Vec<String>,
-    },
-    /// Remove a server from the user config.
-    Remove { name: String },
-    /// Start a server, do the handshake, list its tools, and report timings.
-    Test { name: String },
-    /// Add the servers of an `mcpServers` JSON file (Claude Desktop, .mcp.json, Cursor).
-    Import { file: PathBuf },
-}
-
-#[derive(Debug, Subcommand)]
-pub enum ConfigAction {
-    /// Print where the config files are.
-    Path,
-    /// Print the merged configuration, secrets masked.
-    Show,
-}
-
-#[derive(Debug, Subcommand)]
-pub enum SessionsAction {
-    /// List sessions, newest first.
-    List {
-        /// Only sessions started in this directory.
-        #[arg(long)]
-        here: bool,
-    },
-    /// Print a session's conversation.
-    Show { id: String },
-}
-
-#[derive(Debug, Clone, Copy, clap::ValueEnum)]
-pub enum UpdateChannel {
-    Main,
-    Stable,
 }

@@ -1,0 +1,37 @@
+//! `hermes config path|show`: read-only views that need no provider key.
+
+use clap::Subcommand;
+
+use super::Context;
+use crate::app::CommandError;
+use crate::config;
+
+#[derive(Debug, Subcommand)]
+pub enum ConfigCommand {
+    /// Print where the config files are.
+    Path,
+    /// Print the merged configuration, secrets masked.
+    Show,
+}
+
+pub fn run(cmd: &ConfigCommand, ctx: &Context<'_>) -> Result<(), CommandError> {
+    match cmd {
+        ConfigCommand::Path => {
+            println!("{}", ctx.user_config().display());
+            if let Some(p) = config::project_config(ctx.cwd) {
+                println!("{}", p.display());
+            }
+        }
+        ConfigCommand::Show => {
+            let (merged, sources) = config::load_merged(ctx.paths, ctx.cwd, ctx.overrides)?;
+            if sources.is_empty() {
+                println!("# no config files; built-in defaults");
+            }
+            for s in &sources {
+                println!("# from {}", s.display());
+            }
+            print!("{}", config::show_masked(&merged));
+        }
+    }
+    Ok(())
+}

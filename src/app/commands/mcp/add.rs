@@ -1,0 +1,42 @@
+//! `hermes mcp add NAME [--env K=V]… -- COMMAND ARGS…`
+
+use clap::Args;
+
+use super::{edit_config, insert_server, toml_entry};
+use crate::app::commands::Context;
+use crate::app::CommandError;
+
+#[derive(Debug, Args)]
+pub struct AddArgs {
+    name: String,
+    /// Environment variable for the server (repeatable).
+    #[arg(long = "env", value_name = "KEY=VALUE")]
+    env: Vec<String>,
+    /// The command and its arguments.
+    #[arg(last = true, required = true, value_name = "COMMAND")]
+    command: Vec<String>,
+}
+
+pub fn run(a: &AddArgs, ctx: &Context<'_>) -> Result<(), CommandError> {
+    let user_file = ctx.user_config();
+    let entry = toml_entry(&a.command, &parse_env(&a.env)?);
+    edit_config(&user_file, |doc| insert_server(doc, &a.name, entry))?;
+    println!("added MCP server `{}` to {}", a.name, user_file.display());
+    Ok(())
+}
+
+fn parse_env(pairs: &[String]) -> Result<Vec<(String, String)>, CommandError> {
+    pairs
+        .iter()
+        .map(|p| {
+            p.split_once('=')
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .ok_or_else(|| {
+                    CommandError::usage(
+                        format!("--env {p}: expected KEY=VALUE"),
+                        "e.g. --env LOG_LEVEL=warn",
+                    )
+                })
+        })
+        .collect()
+}

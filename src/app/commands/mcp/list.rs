@@ -1,0 +1,48 @@
+//! `hermes mcp list`: configured servers, their state and tool counts, from
+//! config and the cached catalogs only — it starts nothing.
+
+use crate::app::commands::Context;
+use crate::app::CommandError;
+use crate::config;
+use crate::mcp::McpRegistry;
+
+pub fn run(ctx: &Context<'_>) -> Result<(), CommandError> {
+    let (merged, _) = config::load_merged(ctx.paths, ctx.cwd, ctx.overrides)?;
+    let servers = config::mcp_servers(&merged);
+    let registry = McpRegistry::new(&servers, ctx.paths)?;
+    if servers.is_empty() {
+        eprintln!("no MCP servers configured; add one with `hermes mcp add NAME -- COMMAND ARGS…`");
+    }
+    let index = registry.index();
+    for (name, entry) in &servers {
+        let state = match registry.server(name) {
+            None => "disabled".to_string(),
+            Some(s) => match s.catalog() {
+                None => "not started yet (no cached catalog)".to_string(),
+                Some(c) => {
+                    let exposed = index
+                        .tools
+                        .iter()
+                        .filter(|t| registry.servers()[t.server].name == *name)
+                        .count();
+                    format!("{exposed} tools (cached {} ago)", age(c.age_secs()))
+                }
+            },
+        };
+        let cmdline = std::iter::once(entry.command.as_str())
+            .chain(entry.args.iter().map(String::as_str))
+            .collect::<Vec<_>>()
+            .join(" ");
+        println!("{name:<16} {state:<36} {cmdline}");
+    }
+    Ok(())
+}
+
+fn age(secs: u64) -> String {
+    match secs {
+        s if s < 120 => format!("{s} s"),
+        s if s < 7200 => format!("{} min", s / 60),
+        s if s < 172_800 => format!("{} h", s / 3600),
+        s => format!("{} d", s / 86_400),
+    }
+}

@@ -1,0 +1,163 @@
+//! `hermes mcp …`: list, inspect, test, add, remove and import MCP servers,
+//! one file each. `list` reads only config and cached catalogs; `add`,
+//! `remove` and `import` edit the user config in place (comments and layout
+//! kept) and validate the result before writing it.
+
+mod add;
+mod import;
+mod list;
+mod remove;
+mod test;
+mod tools;
+
+use std::path::Path;
+use std::sync::Arc;
+
+use clap::Subcommand;
+
+use super::Context;
+use crate::app::CommandError;
+use crate::config;
+use crate::mcp::{self, McpRegistry, McpServer};
+
+#[derive(Debug, Subcommand)]
+pub enum McpCommand {
+    /// List configured servers with their state and tool count (from the cache; starts nothing).
+    List,
+    /// List a server's tools (from the cache; starts the server if it has none).
+    Tools(tools::ToolsArgs),
+    /// Add a server to the user config: hermes mcp add NAME -- COMMAND ARGS…
+    Add(add::AddArgs),
+    /// Remove a server from the user config.
+    Remove(remove::RemoveArgs),
+    /// Start a server, do the handshake, list its tools, and report timings.
+    Test(test::TestArgs),
+    /// Add the servers of an `mcpServers` JSON file (Claude Desktop, .mcp.json, Cursor).
+    Import(import::ImportArgs),
+}
+
+pub async fn run(cmd: &McpCommand, ctx: &Context<'_>) -> Result<(), CommandError> {
+    match cmd {
+        McpCommand::List => list::run(ctx),
+        McpCommand::Tools(a) => tools::run(a, ctx).await,
+        McpCommand::Add(a) => add::run(a, ctx),
+        McpCommand::Remove(a) => remove::run(a, ctx),
+        McpCommand::Test(a) => test::run(a, ctx).await,
+        McpCommand::Import(a) => import::run(a, ctx),
+    }
+}
+
+/// Where a server's stderr went, as a hint.
+fn log_hint(server: &McpServer) -> String {
+    format!("its stderr is in {}", server.log_path().display())
+}
+
+/// The registry of this config and the one server `name` of it.
+fn one_server(
+    ctx: &Context<'_>,
+    name: &str,
+) -> Result<(Arc<McpRegistry>, Arc<McpServer>), CommandError> {
+    let (merged, _) = config::load_merged(ctx.paths, ctx.cwd, ctx.overrides)?;
+    let servers = config::mcp_servers(&merged);
+    let registry = Arc::new(McpRegistry::new(&servers, ctx.paths)?);
+    let server = registry.server(name).cloned().ok_or_else(|| {
+        let why = if servers.contains_key(name) {
+            "is disabled"
+        } else {
+            "is not configured"
+        };
+        CommandError::usage(
+            format!("MCP server `{name}` {why}"),
+            "`hermes mcp list` shows the configured servers",
+        )
+    })?;
+    Ok((registry, server))
+}
+
+/// A `[mcp_servers.NAME]` table for `command` (program first) and `env`.
+fn toml_entry(command: &[String], env: &[(String, String)]) -> toml_edit::Table {
+    let mut t = toml_edit::Table::new();
+    if let Some(program) = command.first() {
+        t["command"] = toml_edit::value(program.clone());
+    }
+    if command.len() > 1 {
+        let mut args = toml_edit::Array::new();
+        for a in &command[1..] {
+            args.push(a.as_str());
+        }
+        t["args"] = toml_edit::value(args);
+    }
+    if !env.is_empty() {
+        let mut e = toml_edit::InlineTable::new();
+        for (k, v) in env {
+            e.insert(k, v.as_str().into());
+        }
+        t["env"] = toml_edit::value(e);
+    }
+    t
+}
+
+fn insert_server(
+    doc: &mut toml_edit::DocumentMut,
+    name: &str,
+    entry: toml_edit::Table,
+) -> Result<(), CommandError> {
+    mcp::check_name(name)?;
+    let servers = doc
+        .entry("mcp_servers")
+        .or_insert_with(|| {
+            let mut t = toml_edit::Table::new();
+            t.set_implicit(true);
+            toml_edit::Item::Table(t)
+        })
+        .as_table_like_mut()
+        .ok_or_else(|| {
+            CommandError::usage(
+                "mcp_servers in the config is not a table",
+                "make it a [mcp_servers.NAME] table per server",
+            )
+        })?;
+    if servers.contains_key(name) {
+        return Err(CommandError::usage(
+            format!("an MCP server named `{name}` is already configured"),
+            format!("remove it first with `hermes mcp remove {name}`, or pick another name"),
+        ));
+    }
+    servers.insert(name, toml_edit::Item::Table(entry));
+    Ok(())
+}
+
+/// Reads the file (or starts empty), applies `f`, checks the result is a valid
+/// config, and only then writes it.
+fn edit_config(
+    path: &Path,
+    f: impl FnOnce(&mut toml_edit::DocumentMut) -> Result<(), CommandError>,
+) -> Result<(), CommandError> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(source) => {
+            return Err(config::ConfigError::Read {
+                path: path.to_path_buf(),
+                source,
+            }
+            .into())
+        }
+    };
+    config::parse_text(path, &text)?;
+    // The text parsed as config above, so it parses as a document too.
+    let mut doc: toml_edit::DocumentMut = text.parse().map_err(|e| {
+        CommandError::usage(
+            format!("{}: {e}", path.display()),
+            "fix the file, then run the command again",
+        )
+    })?;
+    f(&mut doc)?;
+    let out = doc.to_string();
+    config::parse_text(path, &out)?;
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    std::fs::write(path, out)?;
+    Ok(())
+}

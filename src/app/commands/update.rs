@@ -1,0 +1,52 @@
+//! `hermes update [--check] [--channel main|stable]`: pull the checkout this
+//! binary was installed from, rebuild, reinstall (docs/update.md).
+
+use clap::Args;
+
+use super::Context;
+use crate::app::CommandError;
+use crate::update::{self, Channel};
+
+#[derive(Debug, Args)]
+pub struct UpdateArgs {
+    /// Only report whether an update is available.
+    #[arg(long)]
+    check: bool,
+    /// `main` follows the branch; `stable` the newest v* tag.
+    #[arg(long, value_enum, default_value = "main")]
+    channel: UpdateChannel,
+}
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum UpdateChannel {
+    Main,
+    Stable,
+}
+
+pub fn run(args: &UpdateArgs, ctx: &Context<'_>) -> Result<(), CommandError> {
+    let channel = match args.channel {
+        UpdateChannel::Main => Channel::Main,
+        UpdateChannel::Stable => Channel::Stable,
+    };
+    let plan = update::plan(ctx.paths, channel)?;
+    let current = crate::build_info::short(&plan.current).to_string();
+    if plan.incoming.is_empty() {
+        println!("already up to date at {current} ({})", plan.target_name);
+        return Ok(());
+    }
+    println!(
+        "{} incoming commit(s) on {}:",
+        plan.incoming.len(),
+        plan.target_name
+    );
+    for line in &plan.incoming {
+        println!("  {line}");
+    }
+    if args.check {
+        println!("run `hermes update` to install them");
+        return Ok(());
+    }
+    println!("building into {} …", plan.root.display());
+    println!("{}", update::apply(ctx.paths, &plan, channel)?);
+    Ok(())
+}

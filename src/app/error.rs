@@ -1,0 +1,156 @@
+//! The one error type at the edge: every failure becomes a [`CommandError`]
+//! — its message, a hint with the fix, and which exit code it means — through
+//! one `From` per library error, instead of downcasts at the end.
+
+use std::process::ExitCode;
+
+use crate::agent::AgentError;
+use crate::config::ConfigError;
+use crate::frontend::repl::ReplError;
+use crate::mcp::McpError;
+use crate::provider::ProviderError;
+use crate::session::SessionError;
+use crate::tools::UnknownBuiltin;
+use crate::update::UpdateError;
+
+/// What an outcome means to a script: 1 a runtime failure, 2 a mistake in
+/// how hermes was invoked or configured, 130 interrupted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exit {
+    Runtime = 1,
+    Usage = 2,
+    Interrupted = 130,
+}
+
+#[derive(Debug, thiserror::Error)]
+#[error("{message}")]
+pub struct CommandError {
+    pub exit: Exit,
+    pub message: String,
+    pub hint: Option<String>,
+}
+
+impl CommandError {
+    pub fn usage(message: impl Into<String>, hint: impl Into<String>) -> CommandError {
+        CommandError {
+            exit: Exit::Usage,
+            message: message.into(),
+            hint: Some(hint.into()),
+        }
+    }
+
+    pub fn runtime(message: impl Into<String>, hint: Option<String>) -> CommandError {
+        CommandError {
+            exit: Exit::Runtime,
+            message: message.into(),
+            hint,
+        }
+    }
+
+    fn of(exit: Exit, e: &dyn std::fmt::Display, hint: Option<String>) -> CommandError {
+        CommandError {
+            exit,
+            message: e.to_string(),
+            hint,
+        }
+    }
+}
+
+impl From<ConfigError> for CommandError {
+    fn from(e: ConfigError) -> Self {
+        CommandError::of(Exit::Usage, &e, e.hint())
+    }
+}
+
+impl From<SessionError> for CommandError {
+    fn from(e: SessionError) -> Self {
+        let exit = match e {
+            SessionError::NotFound { .. } | SessionError::Ambiguous { .. } => Exit::Usage,
+            _ => Exit::Runtime,
+        };
+        CommandError::of(exit, &e, e.hint().map(str::to_string))
+    }
+}
+
+impl From<ProviderError> for CommandError {
+    fn from(e: ProviderError) -> Self {
+        let exit = if e.is_config() {
+            Exit::Usage
+        } else if matches!(e, ProviderError::Cancelled) {
+            Exit::Interrupted
+        } else {
+            Exit::Runtime
+        };
+        CommandError::of(exit, &e, e.hint())
+    }
+}
+
+impl From<AgentError> for CommandError {
+    fn from(e: AgentError) -> Self {
+        match e {
+            AgentError::Provider(p) => p.into(),
+            AgentError::Cancelled => CommandError::of(Exit::Interrupted, &e, None),
+            other => CommandError::of(Exit::Runtime, &other, other.hint()),
+        }
+    }
+}
+
+impl From<McpError> for CommandError {
+    fn from(e: McpError) -> Self {
+        CommandError::of(
+            Exit::Usage,
+            &e,
+            Some("fix the [mcp_servers] table in config.toml".into()),
+        )
+    }
+}
+
+impl From<UpdateError> for CommandError {
+    fn from(e: UpdateError) -> Self {
+        CommandError::of(Exit::Runtime, &e, e.hint())
+    }
+}
+
+impl From<UnknownBuiltin> for CommandError {
+    fn from(e: UnknownBuiltin) -> Self {
+        CommandError::of(Exit::Usage, &e, Some("tools.builtin may list: echo".into()))
+    }
+}
+
+impl From<ReplError> for CommandError {
+    fn from(e: ReplError) -> Self {
+        match e {
+            ReplError::Session(s) => s.into(),
+            other => CommandError::of(Exit::Runtime, &other, None),
+        }
+    }
+}
+
+impl From<std::io::Error> for CommandError {
+    fn from(e: std::io::Error) -> Self {
+        CommandError::of(Exit::Runtime, &e, None)
+    }
+}
+
+/// Prints the failure — an `error` event too with `--json` — and gives its
+/// exit code.
+pub fn report(e: &CommandError, json: bool) -> ExitCode {
+    if json {
+        let ev = crate::agent::Event::Error {
+            message: e.message.clone(),
+            hint: e.hint.clone(),
+        };
+        if let Ok(line) = serde_json::to_string(&ev) {
+            crate::frontend::out(format!("{line}\n").as_bytes());
+        }
+    }
+    if e.exit == Exit::Interrupted {
+        eprintln!("interrupted");
+    } else {
+        eprintln!("error: {}", e.message);
+        if let Some(h) = &e.hint {
+            eprintln!("hint: {h}");
+        }
+    }
+    ExitCode::from(e.exit as u8)
+}
