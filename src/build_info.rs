@@ -1,13 +1,10 @@
 //! Version information embedded at build time (see `build.rs`).
 
-pub const VERSION: &str = env!("CARGO_PKG_VERSION");
-pub const COMMIT: &str = env!("HERMES_COMMIT");
-pub const COMMIT_DATE: &str = env!("HERMES_COMMIT_DATE");
 /// The checkout this binary was built from; `hermes update` pulls there.
-pub const CHECKOUT: &str = env!("HERMES_CHECKOUT");
+pub(crate) const CHECKOUT: &str = env!("HERMES_CHECKOUT");
 
 /// `0.1.0 (1a2b3c4d5e6f 2026-11-29)`
-pub const VERSION_LINE: &str = concat!(
+pub(crate) const VERSION_LINE: &str = concat!(
     env!("CARGO_PKG_VERSION"),
     " (",
     env!("HERMES_COMMIT"),
@@ -17,6 +14,6 @@ pub const VERSION_LINE: &str = concat!(
 );
 
 /// The first 12 characters of a commit id.
-pub fn short(commit: &str) -> &str {
+pub(crate) fn short(commit: &str) -> &str {
     &commit[..commit.len().min(12)]
 }

@@ -20,17 +20,19 @@
 //! - [`connectors`] — the remote connector gateway.
 //! - [`update`] — `hermes update` from the git checkout.
 
+#![warn(unreachable_pub)]
+
 pub mod agent;
 pub mod app;
-pub mod build_info;
-pub mod call;
+pub(crate) mod build_info;
+pub(crate) mod call;
 pub mod config;
 pub mod connectors;
-pub mod frontend;
+pub(crate) mod frontend;
 pub mod mcp;
-pub mod policy;
-pub mod provider;
+pub(crate) mod policy;
+pub(crate) mod provider;
 pub mod session;
 pub mod tools;
-pub mod update;
-pub mod util;
+pub(crate) mod update;
+pub(crate) mod util;

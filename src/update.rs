@@ -18,7 +18,7 @@ use crate::build_info;
 use crate::config::Paths;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Channel {
+pub(crate) enum Channel {
     Main,
     Stable,
 }
@@ -85,7 +85,7 @@ impl UpdateError {
 
 /// Where this installation came from and where it lives.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct InstallRecord {
+pub(crate) struct InstallRecord {
     pub checkout: PathBuf,
     /// `cargo install --root`: the binary is `{root}/bin/hermes`.
     pub root: PathBuf,
@@ -95,7 +95,7 @@ fn record_path(paths: &Paths) -> PathBuf {
     paths.data_dir.join("install.json")
 }
 
-pub fn install_record(paths: &Paths) -> InstallRecord {
+pub(crate) fn install_record(paths: &Paths) -> InstallRecord {
     if let Some(r) = std::fs::read(record_path(paths))
         .ok()
         .and_then(|b| serde_json::from_slice::<InstallRecord>(&b).ok())
@@ -139,7 +139,7 @@ fn git(dir: &Path, args: &[&str]) -> Result<String, UpdateError> {
 }
 
 /// What an update would do, found without changing anything but fetching.
-pub struct Plan {
+pub(crate) struct Plan {
     pub checkout: PathBuf,
     pub root: PathBuf,
     pub current: String,
@@ -149,7 +149,7 @@ pub struct Plan {
     pub target_name: String,
 }
 
-pub fn plan(paths: &Paths, channel: Channel) -> Result<Plan, UpdateError> {
+pub(crate) fn plan(paths: &Paths, channel: Channel) -> Result<Plan, UpdateError> {
     let rec = install_record(paths);
     let dir = rec.checkout.clone();
     if git(&dir, &["rev-parse", "--git-dir"]).is_err() {
@@ -223,7 +223,7 @@ pub fn plan(paths: &Paths, channel: Channel) -> Result<Plan, UpdateError> {
 }
 
 /// Runs the update; returns the line to print at the end.
-pub fn apply(paths: &Paths, plan: &Plan, channel: Channel) -> Result<String, UpdateError> {
+pub(crate) fn apply(paths: &Paths, plan: &Plan, channel: Channel) -> Result<String, UpdateError> {
     let dir = &plan.checkout;
     let old = build_info::short(&plan.current).to_string();
     let new = build_info::short(&plan.target).to_string();
@@ -278,7 +278,7 @@ pub fn apply(paths: &Paths, plan: &Plan, channel: Channel) -> Result<String, Upd
 }
 
 /// For the REPL's `/update`: one line saying whether an update is available.
-pub fn status_line(paths: &Paths) -> String {
+pub(crate) fn status_line(paths: &Paths) -> String {
     match plan(paths, Channel::Main) {
         Ok(p) if p.incoming.is_empty() => {
             format!("hermes is up to date ({})", build_info::short(&p.current))

@@ -51,7 +51,7 @@ enum Plan {
     Done(ToolOutput),
 }
 
-pub struct Round<'a> {
+pub(super) struct Round<'a> {
     pub tools: &'a Registry,
     pub policy: &'a Policy,
     pub session: &'a SessionHandle,
@@ -60,7 +60,7 @@ pub struct Round<'a> {
 }
 
 impl Round<'_> {
-    pub async fn run(&self, calls: &[ToolCall]) -> Result<Vec<ToolResult>, SessionError> {
+    pub(super) async fn run(&self, calls: &[ToolCall]) -> Result<Vec<ToolResult>, SessionError> {
         // Scope, schema, hooks and approval for every entry, concurrently.
         let checks = calls.iter().map(|c| self.check(c));
         let plans: Vec<Plan> = futures_util::future::join_all(checks).await;

@@ -190,6 +190,13 @@ impl Agent {
                 })
                 .await?;
             }
+            if completion.finish_reason.as_deref() == Some("length") {
+                self.emit(Event::Warning {
+                    message: "the model stopped at its output limit (finish_reason \"length\"); \
+                              its answer may be cut short"
+                        .into(),
+                });
+            }
             // Split local tool_call batches before the message is persisted:
             // the session file records the calls as they will run.
             let mut calls = completion.tool_calls;

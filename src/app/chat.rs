@@ -25,7 +25,7 @@ enum Mode {
     Repl,
 }
 
-pub async fn run(cli: &Cli, ctx: &Context<'_>) -> Result<(), CommandError> {
+pub(super) async fn run(cli: &Cli, ctx: &Context<'_>) -> Result<(), CommandError> {
     let cwd = ctx.cwd;
     let mode = mode(cli)?;
     let settings = config::resolve(ctx.paths.clone(), cwd, ctx.overrides)?;

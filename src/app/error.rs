@@ -134,7 +134,7 @@ impl From<std::io::Error> for CommandError {
 
 /// Prints the failure — an `error` event too with `--json` — and gives its
 /// exit code.
-pub fn report(e: &CommandError, json: bool) -> ExitCode {
+pub(super) fn report(e: &CommandError, json: bool) -> ExitCode {
     if json {
         let ev = crate::agent::Event::Error {
             message: e.message.clone(),

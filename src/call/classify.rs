@@ -9,7 +9,7 @@ use super::names::{self, Bridge};
 
 /// What a call of an assistant message is, before anything runs.
 #[derive(Debug, Clone, PartialEq)]
-pub enum CallClass {
+pub(crate) enum CallClass {
     /// `tool_search` or `tool_describe`: answered by the bridge itself.
     Bridge(Bridge),
     /// One underlying tool: a directly listed tool, or a `tool_call` with one
@@ -31,7 +31,7 @@ pub enum CallClass {
 }
 
 /// Classifies one call by its name and its arguments as the model sent them.
-pub fn classify(name: &str, raw_arguments: &str) -> CallClass {
+pub(crate) fn classify(name: &str, raw_arguments: &str) -> CallClass {
     match Bridge::of(name) {
         Some(Bridge::Search) => return CallClass::Bridge(Bridge::Search),
         Some(Bridge::Describe) => return CallClass::Bridge(Bridge::Describe),

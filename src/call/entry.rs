@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 /// The most entries one `tool_call` may carry.
-pub const MAX_CALLS_PER_DISPATCH: usize = 10;
+pub(super) const MAX_CALLS_PER_DISPATCH: usize = 10;
 
 /// One `{name, arguments}` entry of a `tool_call`.
 #[derive(Debug, Clone, PartialEq)]
@@ -34,7 +34,7 @@ impl Entry {
 /// single `{name, arguments}` object; or that object bare. `Err` only when the
 /// batch itself is malformed (no entries, an entry that is not an object or
 /// has no string `name`).
-pub fn parse_calls(input: &Value) -> Result<Vec<Entry>, String> {
+pub(crate) fn parse_calls(input: &Value) -> Result<Vec<Entry>, String> {
     let calls = match input.get("calls") {
         Some(Value::String(s)) => serde_json::from_str::<Value>(s).map_err(|e| {
             format!("tool_call: `calls` is a string that is not valid JSON ({e}); send `calls` as an array of {{\"name\": …, \"arguments\": {{…}}}} objects")
@@ -111,7 +111,7 @@ pub(crate) fn kind(v: &Value) -> &'static str {
     }
 }
 
-pub fn too_many(n: usize) -> String {
+pub(super) fn too_many(n: usize) -> String {
     format!(
         "tool_call takes at most {MAX_CALLS_PER_DISPATCH} entries; you sent {n}. Send the rest in another tool_call."
     )
@@ -119,7 +119,7 @@ pub fn too_many(n: usize) -> String {
 
 /// Arguments as models send them: a JSON object, an empty string for none, or a
 /// JSON string that itself holds the object.
-pub fn parse_arguments(raw: &str) -> Result<Value, String> {
+pub(crate) fn parse_arguments(raw: &str) -> Result<Value, String> {
     let raw = raw.trim();
     if raw.is_empty() {
         return Ok(serde_json::json!({}));

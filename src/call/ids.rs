@@ -19,7 +19,7 @@ use serde_json::Value;
 use super::entry::Entry;
 
 /// The longest id every supported provider accepts.
-pub const MAX_ID_LEN: usize = 40;
+pub(crate) const MAX_ID_LEN: usize = 40;
 /// Hash characters after the prefix.
 const HASH_LEN: usize = 24;
 /// Longest alphabetic prefix kept from a parent id (`tooluse_` is 8).
@@ -27,7 +27,7 @@ const MAX_PREFIX: usize = 12;
 const FALLBACK_PREFIX: &str = "call_";
 
 /// Whether every supported provider accepts `id` in a replayed history.
-pub fn is_legal(id: &str) -> bool {
+pub(crate) fn is_legal(id: &str) -> bool {
     !id.is_empty()
         && id.len() <= MAX_ID_LEN
         && id
@@ -49,7 +49,7 @@ fn prefix_of(parent: &str) -> &str {
 
 /// Keys sorted, no spaces: the same arguments always hash the same, whatever
 /// order the model wrote the keys in.
-pub fn canonical(v: &Value) -> String {
+pub(crate) fn canonical(v: &Value) -> String {
     match v {
         Value::Object(m) => {
             let mut keys: Vec<&String> = m.keys().collect();
@@ -103,6 +103,7 @@ fn first_free(taken: &mut HashSet<String>, make: impl Fn(u32) -> String) -> Stri
     let mut attempt = 0;
     loop {
         let id = make(attempt);
+        debug_assert!(is_legal(&id), "hermes made an illegal id {id}");
         if taken.insert(id.clone()) {
             return id;
         }
@@ -111,7 +112,7 @@ fn first_free(taken: &mut HashSet<String>, make: impl Fn(u32) -> String) -> Stri
 }
 
 /// The id of child `index` ≥ 1 of `parent_id`, unique among `taken`.
-pub fn child_id(
+pub(crate) fn child_id(
     parent_id: &str,
     entry: &Entry,
     index: usize,
@@ -130,7 +131,11 @@ pub fn child_id(
 
 /// Ids for all entries of a batch with id `parent_id`: the parent's own for
 /// the first, child ids after it, unique among `taken`.
-pub fn entry_ids(parent_id: &str, entries: &[Entry], taken: &mut HashSet<String>) -> Vec<String> {
+pub(crate) fn entry_ids(
+    parent_id: &str,
+    entries: &[Entry],
+    taken: &mut HashSet<String>,
+) -> Vec<String> {
     taken.insert(parent_id.to_string());
     entries
         .iter()
@@ -149,7 +154,7 @@ pub fn entry_ids(parent_id: &str, entries: &[Entry], taken: &mut HashSet<String>
 /// send none). Derived from the call itself and from `position` — where the
 /// message stands in the session (its history length) — so ids differ from
 /// round to round, and unique among `taken` (every id of the session).
-pub fn missing_id(
+pub(crate) fn missing_id(
     position: usize,
     index: usize,
     name: &str,

@@ -9,10 +9,12 @@
 
 mod classify;
 mod entry;
-pub mod ids;
-pub mod names;
+pub(crate) mod ids;
+pub(crate) mod names;
 mod output;
 
-pub use classify::{classify, CallClass, ToolRef};
-pub use entry::{parse_arguments, parse_calls, too_many, Entry, MAX_CALLS_PER_DISPATCH};
+pub(crate) use classify::{classify, CallClass, ToolRef};
+#[cfg(test)]
+pub(crate) use entry::parse_calls;
+pub(crate) use entry::{parse_arguments, Entry};
 pub use output::ToolOutput;

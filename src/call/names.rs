@@ -9,7 +9,7 @@ pub const CALL: &str = "tool_call";
 /// MCP tools are offered as `mcp__<server>__<tool>`.
 pub const MCP_PREFIX: &str = "mcp__";
 /// Tools of the remote connector gateway keep the prefix it gives them.
-pub const CONNECTOR_PREFIX: &str = "connectors__";
+pub(crate) const CONNECTOR_PREFIX: &str = "connectors__";
 
 /// One of the three bridge tools.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,7 +34,7 @@ pub fn is_bridge(name: &str) -> bool {
     Bridge::of(name).is_some()
 }
 
-pub fn is_connector(name: &str) -> bool {
+pub(crate) fn is_connector(name: &str) -> bool {
     name.starts_with(CONNECTOR_PREFIX)
 }
 

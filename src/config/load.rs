@@ -7,7 +7,7 @@ use std::path::Path;
 use super::{ConfigError, ConfigFile};
 
 /// Parses one file. `Ok(None)` when it does not exist and `required` is false.
-pub fn read_layer(path: &Path, required: bool) -> Result<Option<toml::Table>, ConfigError> {
+pub(super) fn read_layer(path: &Path, required: bool) -> Result<Option<toml::Table>, ConfigError> {
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound && !required => return Ok(None),
@@ -21,7 +21,7 @@ pub fn read_layer(path: &Path, required: bool) -> Result<Option<toml::Table>, Co
     parse_layer(path, &text).map(Some)
 }
 
-pub fn parse_layer(path: &Path, text: &str) -> Result<toml::Table, ConfigError> {
+pub(super) fn parse_layer(path: &Path, text: &str) -> Result<toml::Table, ConfigError> {
     toml::from_str::<ConfigFile>(text).map_err(|e| located(path, text, &e))?;
     toml::from_str::<toml::Table>(text).map_err(|e| located(path, text, &e))
 }
@@ -78,7 +78,7 @@ fn key_at(text: &str, line: usize) -> String {
 
 /// Applies one `-c key=value` override. The value is read as TOML (`3`, `true`,
 /// `"x"`, `["a"]`) and, failing that, taken as a bare string so `-c model=gpt-4o` works.
-pub fn apply_override(table: &mut toml::Table, arg: &str) -> Result<(), ConfigError> {
+pub(super) fn apply_override(table: &mut toml::Table, arg: &str) -> Result<(), ConfigError> {
     let bad = |message: &str| ConfigError::BadOverride {
         arg: arg.to_string(),
         message: message.to_string(),
@@ -120,7 +120,7 @@ fn insert_path(table: &mut toml::Table, parts: &[&str], value: toml::Value) {
 }
 
 /// Deep merge: tables merge key by key, anything else in `over` replaces `base`.
-pub fn merge(base: &mut toml::Table, over: toml::Table) {
+pub(super) fn merge(base: &mut toml::Table, over: toml::Table) {
     for (k, v) in over {
         match (base.get_mut(&k), v) {
             (Some(toml::Value::Table(b)), toml::Value::Table(o)) => merge(b, o),

@@ -3,9 +3,9 @@
 
 use super::{ProviderEntry, ProviderKind};
 
-pub const NAMES: &[&str] = &["anthropic", "bedrock", "ollama", "openai", "openrouter"];
+pub(super) const NAMES: &[&str] = &["anthropic", "bedrock", "ollama", "openai", "openrouter"];
 
-pub fn preset(name: &str) -> Option<ProviderEntry> {
+pub(super) fn preset(name: &str) -> Option<ProviderEntry> {
     let (kind, url, key, model) = match name {
         "openai" => (
             ProviderKind::Openai,
@@ -49,7 +49,7 @@ pub fn preset(name: &str) -> Option<ProviderEntry> {
 }
 
 /// `user`'s keys over `base`'s.
-pub fn overlay(base: ProviderEntry, user: &ProviderEntry) -> ProviderEntry {
+pub(super) fn overlay(base: ProviderEntry, user: &ProviderEntry) -> ProviderEntry {
     let u = user.clone();
     let mut headers = base.headers;
     headers.extend(u.headers);

@@ -4,7 +4,7 @@
 //! stands for "use the default"; an `Option` left means "not configured".
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 use super::file::{
@@ -183,8 +183,6 @@ pub struct ConnectorSettings {
 #[derive(Debug, Clone)]
 pub struct Settings {
     pub paths: Paths,
-    /// The files that contributed, lowest layer first.
-    pub sources: Vec<PathBuf>,
     pub provider: ProviderSettings,
     pub max_turns: u32,
     /// Replaces the built-in system prompt (which names the session's working
@@ -200,13 +198,12 @@ pub struct Settings {
 }
 
 pub fn resolve(paths: Paths, cwd: &Path, ov: &Overrides) -> Result<Settings, ConfigError> {
-    let (file, sources) = load_merged(&paths, cwd, ov)?;
+    let (file, _) = load_merged(&paths, cwd, ov)?;
     let provider = resolve_provider(&file, ov)?;
     let t = &file.tools;
     let approvals = file.approvals.clone().unwrap_or_default();
     Ok(Settings {
         paths,
-        sources,
         provider,
         max_turns: ov
             .max_turns

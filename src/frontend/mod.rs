@@ -3,7 +3,7 @@
 //! interactive loop is in `repl`.
 
 mod printer;
-pub mod repl;
+pub(crate) mod repl;
 mod typeahead;
 
-pub use printer::{drive, out, Printer, Style};
+pub(crate) use printer::{drive, out, Printer, Style};

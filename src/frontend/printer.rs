@@ -13,12 +13,12 @@ use crate::agent::Event;
 use crate::util::text::excerpt;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Style {
+pub(crate) enum Style {
     Text,
     Json,
 }
 
-pub struct Printer {
+pub(crate) struct Printer {
     style: Style,
     /// Whether the last text written to stdout ended a line.
     at_line_start: bool,
@@ -27,7 +27,7 @@ pub struct Printer {
 }
 
 impl Printer {
-    pub fn new(style: Style) -> Printer {
+    pub(crate) fn new(style: Style) -> Printer {
         Printer {
             style,
             at_line_start: true,
@@ -36,7 +36,7 @@ impl Printer {
         }
     }
 
-    pub fn handle(&mut self, ev: &Event) {
+    pub(crate) fn handle(&mut self, ev: &Event) {
         if self.style == Style::Json {
             if let Ok(line) = serde_json::to_string(ev) {
                 out(format!("{line}\n").as_bytes());
@@ -104,7 +104,7 @@ impl Printer {
 
     /// Ends a partly written stdout line (and any spinner), so what follows
     /// starts on its own line.
-    pub fn end_line(&mut self) {
+    pub(crate) fn end_line(&mut self) {
         self.stop_spinner();
         if !self.at_line_start {
             out(b"\n");
@@ -139,14 +139,14 @@ impl Drop for Printer {
 }
 
 /// Writes to stdout; a closed pipe (`| head`) is not an error.
-pub fn out(bytes: &[u8]) {
+pub(crate) fn out(bytes: &[u8]) {
     let mut stdout = std::io::stdout().lock();
     let _ = stdout.write_all(bytes).and_then(|_| stdout.flush());
 }
 
 /// Runs `fut` while printing its events as they come, and every event it left
 /// queued before returning, so output is complete when this returns.
-pub async fn drive<F: Future>(
+pub(crate) async fn drive<F: Future>(
     fut: F,
     rx: &mut UnboundedReceiver<Event>,
     printer: &mut Printer,

@@ -16,7 +16,7 @@ use super::typeahead::TypeAhead;
 use crate::agent::{open_session, Agent, AgentError, Event};
 use crate::config::Settings;
 
-pub const HELP: &str = "\
+pub(crate) const HELP: &str = "\
 commands:
   /help      this list
   /new       start a new session (the current one stays on disk)
@@ -37,7 +37,7 @@ pub enum ReplError {
     Task(#[from] tokio::task::JoinError),
 }
 
-pub struct ReplContext<'a> {
+pub(crate) struct ReplContext<'a> {
     pub settings: &'a Settings,
     pub cwd: &'a Path,
     pub history: PathBuf,
@@ -48,7 +48,7 @@ enum Flow {
     Quit,
 }
 
-pub async fn run(
+pub(crate) async fn run(
     mut agent: Agent,
     ctx: ReplContext<'_>,
     rx: &mut UnboundedReceiver<Event>,

@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 
 use tokio_util::sync::CancellationToken;
 
-pub struct TypeAhead {
+pub(super) struct TypeAhead {
     done: Arc<AtomicBool>,
     task: tokio::task::JoinHandle<()>,
 }
@@ -19,7 +19,7 @@ pub struct TypeAhead {
 impl TypeAhead {
     /// Starts watching stdin for the turn that `cancel` stops; other lines
     /// are pushed to `queued`.
-    pub fn start(cancel: CancellationToken, queued: Arc<Mutex<Vec<String>>>) -> TypeAhead {
+    pub(super) fn start(cancel: CancellationToken, queued: Arc<Mutex<Vec<String>>>) -> TypeAhead {
         let done = Arc::new(AtomicBool::new(false));
         let flag = done.clone();
         let task = tokio::task::spawn_blocking(move || {
@@ -45,7 +45,7 @@ impl TypeAhead {
         TypeAhead { done, task }
     }
 
-    pub async fn finish(self) {
+    pub(super) async fn finish(self) {
         self.done.store(true, Ordering::SeqCst);
         let _ = self.task.await;
     }

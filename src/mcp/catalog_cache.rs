@@ -13,7 +13,7 @@ use crate::util::hash;
 
 const VERSION: u32 = 1;
 /// A catalog older than this is refreshed in the background at start-up.
-pub const STALE_AFTER_SECS: u64 = 24 * 3600;
+pub(super) const STALE_AFTER_SECS: u64 = 24 * 3600;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CachedTool {
@@ -61,7 +61,7 @@ fn now_secs() -> u64 {
 }
 
 /// What identifies a server's launch: the same fingerprint means the same tools.
-pub fn fingerprint(entry: &McpServerSettings) -> String {
+pub(super) fn fingerprint(entry: &McpServerSettings) -> String {
     let key = serde_json::json!({
         "command": entry.command,
         "args": entry.args,
@@ -71,14 +71,14 @@ pub fn fingerprint(entry: &McpServerSettings) -> String {
     hash::hex(key.to_string().as_bytes())
 }
 
-pub fn path(cache_dir: &Path, server: &str) -> PathBuf {
+pub(super) fn path(cache_dir: &Path, server: &str) -> PathBuf {
     cache_dir
         .join("mcp")
         .join(format!("{}.json", super::naming::sanitize(server)))
 }
 
 /// The cached catalog, if present, readable and made for this launch config.
-pub fn load(cache_dir: &Path, server: &str, fingerprint: &str) -> Option<Catalog> {
+pub(super) fn load(cache_dir: &Path, server: &str, fingerprint: &str) -> Option<Catalog> {
     let bytes = std::fs::read(path(cache_dir, server)).ok()?;
     let c: Catalog = serde_json::from_slice(&bytes).ok()?;
     (c.version == VERSION && c.fingerprint == fingerprint).then_some(c)
@@ -86,7 +86,7 @@ pub fn load(cache_dir: &Path, server: &str, fingerprint: &str) -> Option<Catalog
 
 /// Writes atomically (temp file + rename): a reader never sees half a catalog.
 /// Also records the catalog's size in the shared summary file.
-pub fn store(cache_dir: &Path, server: &str, catalog: &Catalog) -> std::io::Result<()> {
+pub(super) fn store(cache_dir: &Path, server: &str, catalog: &Catalog) -> std::io::Result<()> {
     let p = path(cache_dir, server);
     write_atomic(&p, &serde_json::to_vec_pretty(catalog)?)?;
     let mut all = load_summaries(cache_dir);
@@ -127,7 +127,7 @@ fn summary_path(cache_dir: &Path) -> PathBuf {
     cache_dir.join("mcp").join("summary.json")
 }
 
-pub fn load_summaries(cache_dir: &Path) -> std::collections::BTreeMap<String, Summary> {
+pub(super) fn load_summaries(cache_dir: &Path) -> std::collections::BTreeMap<String, Summary> {
     std::fs::read(summary_path(cache_dir))
         .ok()
         .and_then(|b| serde_json::from_slice(&b).ok())

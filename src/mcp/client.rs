@@ -14,7 +14,7 @@ use rmcp::{ClientHandler, RoleClient, ServiceError, ServiceExt};
 use super::catalog_cache::CachedTool;
 
 /// Called with the server's new tool list after it announced a change.
-pub type OnToolsChanged = Arc<dyn Fn(Vec<CachedTool>) + Send + Sync>;
+pub(super) type OnToolsChanged = Arc<dyn Fn(Vec<CachedTool>) + Send + Sync>;
 
 /// A progress report from a server about one of its running calls.
 #[derive(Debug, Clone, PartialEq)]
@@ -27,9 +27,9 @@ pub struct Progress {
 
 pub type ProgressFn = Arc<dyn Fn(Progress) + Send + Sync>;
 /// Where progress goes; set once the front end exists, shared by every server.
-pub type ProgressSink = Arc<std::sync::Mutex<Option<ProgressFn>>>;
+pub(super) type ProgressSink = Arc<std::sync::Mutex<Option<ProgressFn>>>;
 
-pub struct Handler {
+pub(super) struct Handler {
     server: String,
     on_tools: Option<OnToolsChanged>,
     progress: ProgressSink,
@@ -73,15 +73,15 @@ impl ClientHandler for Handler {
     }
 }
 
-pub type Service = RunningService<RoleClient, Handler>;
+pub(super) type Service = RunningService<RoleClient, Handler>;
 
-pub enum ConnectError {
+pub(super) enum ConnectError {
     Timeout,
     Failed(String),
 }
 
 /// The handshake over the server's pipes, bounded by `timeout`.
-pub async fn connect(
+pub(super) async fn connect(
     server: &str,
     stdout: tokio::process::ChildStdout,
     stdin: tokio::process::ChildStdin,
@@ -101,7 +101,7 @@ pub async fn connect(
     }
 }
 
-pub async fn list_tools(service: &Service) -> Result<Vec<CachedTool>, ServiceError> {
+pub(super) async fn list_tools(service: &Service) -> Result<Vec<CachedTool>, ServiceError> {
     Ok(service
         .peer()
         .list_all_tools()
@@ -113,7 +113,7 @@ pub async fn list_tools(service: &Service) -> Result<Vec<CachedTool>, ServiceErr
 
 /// One `tools/call`. Dropping the returned future mid-flight makes rmcp send
 /// `notifications/cancelled` for it, which is how timeouts and stops cancel.
-pub async fn call(
+pub(super) async fn call(
     service: &Service,
     tool: &str,
     arguments: serde_json::Map<String, serde_json::Value>,
@@ -122,7 +122,7 @@ pub async fn call(
     service.peer().call_tool(params).await
 }
 
-pub fn cached(t: Tool) -> CachedTool {
+pub(super) fn cached(t: Tool) -> CachedTool {
     CachedTool {
         name: t.name.to_string(),
         title: t

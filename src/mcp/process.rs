@@ -63,7 +63,7 @@ pub fn kill_all_now() {
 
 /// The last lines a server wrote to stderr.
 #[derive(Clone, Default, Debug)]
-pub struct StderrTail(Arc<Mutex<VecDeque<String>>>);
+pub(super) struct StderrTail(Arc<Mutex<VecDeque<String>>>);
 
 impl StderrTail {
     fn push(&self, line: String) {
@@ -75,7 +75,7 @@ impl StderrTail {
         }
     }
 
-    pub fn last(&self, n: usize) -> Vec<String> {
+    pub(super) fn last(&self, n: usize) -> Vec<String> {
         self.0
             .lock()
             .map(|q| q.iter().rev().take(n).rev().cloned().collect())
@@ -83,7 +83,7 @@ impl StderrTail {
     }
 
     /// ` — last stderr: a | b | c`, or nothing when the server wrote none.
-    pub fn describe(&self) -> String {
+    pub(super) fn describe(&self) -> String {
         let lines = self.last(5);
         if lines.is_empty() {
             String::new()
@@ -93,14 +93,14 @@ impl StderrTail {
     }
 }
 
-pub struct Spawned {
+pub(super) struct Spawned {
     pub process: ServerProcess,
     pub stdin: ChildStdin,
     pub stdout: ChildStdout,
 }
 
 /// A running server process and its group. Dropping it kills the group.
-pub struct ServerProcess {
+pub(super) struct ServerProcess {
     child: Child,
     /// The stderr drain; awaited on exit so the log holds the last lines.
     drain: Option<tokio::task::JoinHandle<()>>,
@@ -108,7 +108,11 @@ pub struct ServerProcess {
     pub tail: StderrTail,
 }
 
-pub fn spawn(name: &str, entry: &McpServerSettings, log_path: &Path) -> Result<Spawned, McpError> {
+pub(super) fn spawn(
+    name: &str,
+    entry: &McpServerSettings,
+    log_path: &Path,
+) -> Result<Spawned, McpError> {
     let mut cmd = Command::new(&entry.command);
     cmd.args(&entry.args)
         .env_clear()
@@ -184,7 +188,7 @@ async fn drain(stderr: tokio::process::ChildStderr, log: PathBuf, tail: StderrTa
 
 impl ServerProcess {
     /// The exit code if the process has ended (waiting up to `wait` for it).
-    pub async fn exit_status(&mut self, wait: Duration) -> Option<std::process::ExitStatus> {
+    pub(super) async fn exit_status(&mut self, wait: Duration) -> Option<std::process::ExitStatus> {
         tokio::time::timeout(wait, self.child.wait())
             .await
             .ok()?
@@ -193,7 +197,7 @@ impl ServerProcess {
 
     /// Once the process has ended, waits (briefly) for its last stderr lines
     /// to reach the tail, so error messages quote them.
-    pub async fn settle_stderr(&mut self) {
+    pub(super) async fn settle_stderr(&mut self) {
         if let Ok(Some(_)) = self.child.try_wait() {
             if let Some(d) = self.drain.take() {
                 let _ = tokio::time::timeout(Duration::from_millis(500), d).await;
@@ -202,7 +206,7 @@ impl ServerProcess {
     }
 
     /// "exited with code N" / "was killed by signal N" / "stopped answering".
-    pub async fn describe_exit(&mut self, wait: Duration) -> String {
+    pub(super) async fn describe_exit(&mut self, wait: Duration) -> String {
         let status = self.exit_status(wait).await;
         self.settle_stderr().await;
         match status {
@@ -218,7 +222,7 @@ impl ServerProcess {
     /// Stops the server politely, then firmly: the caller has already closed
     /// stdin (by dropping the connection); wait `grace`, SIGTERM the group,
     /// wait a second more, SIGKILL it.
-    pub async fn terminate(&mut self, grace: Duration) {
+    pub(super) async fn terminate(&mut self, grace: Duration) {
         if self.exit_status(grace).await.is_some() {
             self.kill_group(libc_signal::TERM); // stray grandchildren
         } else {
@@ -260,8 +264,8 @@ impl Drop for ServerProcess {
 
 #[cfg(unix)]
 mod libc_signal {
-    pub const TERM: i32 = libc::SIGTERM;
-    pub const KILL: i32 = libc::SIGKILL;
+    pub(super) const TERM: i32 = libc::SIGTERM;
+    pub(super) const KILL: i32 = libc::SIGKILL;
 }
 
 #[cfg(not(unix))]

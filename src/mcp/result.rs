@@ -8,9 +8,9 @@ use rmcp::model::{CallToolResult, ContentBlock, ResourceContents};
 use crate::call::ToolOutput;
 
 /// Bytes of tool output passed to the model before the rest is cut.
-pub const MAX_OUTPUT_BYTES: usize = 64 * 1024;
+pub(super) const MAX_OUTPUT_BYTES: usize = 64 * 1024;
 
-pub fn to_output(r: CallToolResult, max_bytes: usize) -> ToolOutput {
+pub(super) fn to_output(r: CallToolResult, max_bytes: usize) -> ToolOutput {
     let mut parts: Vec<String> = Vec::new();
     for block in r.content {
         parts.push(match block {
@@ -71,7 +71,7 @@ fn size(bytes: usize) -> String {
     }
 }
 
-pub fn truncate(text: String, max: usize) -> String {
+pub(super) fn truncate(text: String, max: usize) -> String {
     if text.len() <= max {
         return text;
     }

@@ -19,7 +19,7 @@ use crate::call::ToolOutput;
 use crate::config::{Concurrency, McpServerSettings};
 
 /// Consecutive crashes after which a server is marked failed for this run.
-pub const MAX_CRASHES: u32 = 3;
+pub(super) const MAX_CRASHES: u32 = 3;
 const GRACE: Duration = Duration::from_secs(2);
 
 struct Connection {

@@ -19,14 +19,14 @@ use crate::util::glob::glob_match;
 use crate::util::text::excerpt;
 
 #[derive(Debug, Clone)]
-pub struct Hook {
+pub(crate) struct Hook {
     matcher: String,
     command: String,
     timeout: Duration,
 }
 
 impl Hook {
-    pub fn from_settings(e: &HookSettings) -> Hook {
+    pub(crate) fn from_settings(e: &HookSettings) -> Hook {
         Hook {
             matcher: e.matcher.clone(),
             command: e.command.clone(),
@@ -34,11 +34,11 @@ impl Hook {
         }
     }
 
-    pub fn matches(&self, tool: &str) -> bool {
+    pub(crate) fn matches(&self, tool: &str) -> bool {
         glob_match(&self.matcher, tool)
     }
 
-    pub async fn run(
+    pub(crate) async fn run(
         &self,
         event: &str,
         tool: &str,

@@ -9,7 +9,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::config::{ApprovalMode, ApprovalSettings, HooksSettings};
 use crate::util::glob::glob_match;
-pub use hooks::Hook;
+pub(crate) use hooks::Hook;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Verdict {

@@ -13,8 +13,8 @@ use futures_util::future::BoxFuture;
 use serde::Serialize;
 use tokio_util::sync::CancellationToken;
 
-pub use error::ProviderError;
-pub use openai::OpenAiProvider;
+pub(crate) use error::ProviderError;
+pub(crate) use openai::OpenAiProvider;
 
 use crate::config::{ProviderKind, ProviderSettings};
 use crate::session::{Message, ToolCall};
@@ -63,10 +63,9 @@ pub enum ProviderEvent {
     },
 }
 
-pub type EventFn<'a> = &'a (dyn Fn(ProviderEvent) + Send + Sync);
+pub(crate) type EventFn<'a> = &'a (dyn Fn(ProviderEvent) + Send + Sync);
 
 pub trait Provider: Send + Sync {
-    fn name(&self) -> &str;
     fn complete<'a>(
         &'a self,
         req: ChatRequest<'a>,
@@ -76,7 +75,7 @@ pub trait Provider: Send + Sync {
 }
 
 /// Builds the provider a run uses.
-pub fn from_settings(s: &ProviderSettings) -> Result<Box<dyn Provider>, ProviderError> {
+pub(crate) fn from_settings(s: &ProviderSettings) -> Result<Box<dyn Provider>, ProviderError> {
     match s.kind {
         ProviderKind::Openai => Ok(Box::new(OpenAiProvider::new(s)?)),
         other => Err(ProviderError::Unsupported {

@@ -16,7 +16,7 @@ use crate::config::{ProviderSettings, RetryPolicy};
 use crate::session::Message;
 use crate::util::text::excerpt;
 
-pub struct OpenAiProvider {
+pub(crate) struct OpenAiProvider {
     name: String,
     url: String,
     client: reqwest::Client,
@@ -28,7 +28,7 @@ pub struct OpenAiProvider {
 }
 
 impl OpenAiProvider {
-    pub fn new(s: &ProviderSettings) -> Result<Self, ProviderError> {
+    pub(crate) fn new(s: &ProviderSettings) -> Result<Self, ProviderError> {
         if let (None, Some(env)) = (&s.api_key, &s.api_key_env) {
             return Err(ProviderError::MissingKey {
                 provider: s.name.clone(),
@@ -55,7 +55,7 @@ impl OpenAiProvider {
     /// The request body. A pure function of the request: a resumed session sends
     /// its history byte for byte as before, and `messages` comes last so that two
     /// successive requests of a session share their whole earlier prefix.
-    pub fn body(req: &ChatRequest<'_>) -> Vec<u8> {
+    pub(crate) fn body(req: &ChatRequest<'_>) -> Vec<u8> {
         let body = WireRequest {
             model: req.model,
             stream: true,
@@ -270,10 +270,6 @@ impl OpenAiProvider {
 }
 
 impl Provider for OpenAiProvider {
-    fn name(&self) -> &str {
-        &self.name
-    }
-
     fn complete<'a>(
         &'a self,
         req: ChatRequest<'a>,

@@ -7,7 +7,7 @@ use crate::util::time::entropy;
 
 /// Delay before retry number `retry` (0-based): the server's `Retry-After` when it
 /// gave one, else `base · 2^retry` scaled by a random factor in [0.5, 1); never above `max`.
-pub fn delay(policy: &RetryPolicy, retry: u32, retry_after: Option<Duration>) -> Duration {
+pub(super) fn delay(policy: &RetryPolicy, retry: u32, retry_after: Option<Duration>) -> Duration {
     if let Some(ra) = retry_after {
         return ra.min(policy.max);
     }
@@ -17,7 +17,7 @@ pub fn delay(policy: &RetryPolicy, retry: u32, retry_after: Option<Duration>) ->
 }
 
 /// `Retry-After` as seconds or an HTTP date.
-pub fn parse_retry_after(value: &str) -> Option<Duration> {
+pub(super) fn parse_retry_after(value: &str) -> Option<Duration> {
     let v = value.trim();
     if let Ok(secs) = v.parse::<f64>() {
         return (secs.is_finite() && secs >= 0.0).then(|| Duration::from_secs_f64(secs));

@@ -9,7 +9,7 @@ use super::{Completion, Usage};
 use crate::session::ToolCall;
 
 #[derive(Debug, Deserialize)]
-pub struct Chunk {
+pub(super) struct Chunk {
     #[serde(default)]
     pub choices: Vec<Choice>,
     #[serde(default)]
@@ -19,7 +19,7 @@ pub struct Chunk {
 }
 
 #[derive(Debug, Deserialize)]
-pub struct Choice {
+pub(super) struct Choice {
     #[serde(default)]
     pub delta: Option<Delta>,
     /// Present instead of `delta` in a non-streamed reply.
@@ -30,7 +30,7 @@ pub struct Choice {
 }
 
 #[derive(Debug, Deserialize, Default)]
-pub struct Delta {
+pub(super) struct Delta {
     #[serde(default)]
     pub content: Option<String>,
     #[serde(default)]
@@ -38,7 +38,7 @@ pub struct Delta {
 }
 
 #[derive(Debug, Deserialize)]
-pub struct CallDelta {
+pub(super) struct CallDelta {
     #[serde(default)]
     pub index: Option<usize>,
     #[serde(default)]
@@ -48,7 +48,7 @@ pub struct CallDelta {
 }
 
 #[derive(Debug, Deserialize)]
-pub struct FunctionDelta {
+pub(super) struct FunctionDelta {
     #[serde(default)]
     pub name: Option<String>,
     /// A string in the spec; some servers send an object, which is kept as JSON text.
@@ -57,7 +57,7 @@ pub struct FunctionDelta {
 }
 
 #[derive(Debug, Default)]
-pub struct Assembler {
+pub(super) struct Assembler {
     content: String,
     calls: Vec<(usize, ToolCall)>,
     usage: Option<Usage>,
@@ -66,7 +66,7 @@ pub struct Assembler {
 
 impl Assembler {
     /// Folds one chunk in; returns the text it added, for streaming to the user.
-    pub fn push(&mut self, chunk: Chunk) -> String {
+    pub(super) fn push(&mut self, chunk: Chunk) -> String {
         if chunk.usage.is_some() {
             self.usage = chunk.usage;
         }
@@ -128,11 +128,11 @@ impl Assembler {
         }
     }
 
-    pub fn saw_finish(&self) -> bool {
+    pub(super) fn saw_finish(&self) -> bool {
         self.finish_reason.is_some()
     }
 
-    pub fn finish(self) -> Completion {
+    pub(super) fn finish(self) -> Completion {
         let mut calls: Vec<(usize, ToolCall)> = self.calls;
         calls.sort_by_key(|(i, _)| *i);
         // A call without an id keeps it empty: the turn loop gives it one

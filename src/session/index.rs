@@ -61,7 +61,7 @@ pub fn find(sessions_dir: &Path, id: &str) -> Result<PathBuf, SessionError> {
 }
 
 /// Every session file, oldest first (ids sort by time).
-pub fn all_files(sessions_dir: &Path) -> Vec<PathBuf> {
+pub(super) fn all_files(sessions_dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let mut stack = vec![(sessions_dir.to_path_buf(), 0)];
     while let Some((dir, depth)) = stack.pop() {
@@ -90,7 +90,7 @@ pub struct Summary {
 }
 
 /// Reads a file's head only: the meta line and the first user message.
-pub fn summary(path: &Path) -> Option<Summary> {
+pub(super) fn summary(path: &Path) -> Option<Summary> {
     let file = std::fs::File::open(path).ok()?;
     let mut meta = None;
     for line in BufReader::new(file).lines().take(64) {

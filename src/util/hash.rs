@@ -1,7 +1,7 @@
 //! A stable 64-bit hash (FNV-1a) for names and cache keys: the same input gives
 //! the same output on every machine and every run, unlike `DefaultHasher`.
 
-pub fn fnv1a(bytes: &[u8]) -> u64 {
+pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for b in bytes {
         h ^= u64::from(*b);
@@ -10,7 +10,7 @@ pub fn fnv1a(bytes: &[u8]) -> u64 {
     h
 }
 
-pub fn hex(bytes: &[u8]) -> String {
+pub(crate) fn hex(bytes: &[u8]) -> String {
     format!("{:016x}", fnv1a(bytes))
 }
 

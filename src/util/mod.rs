@@ -1,6 +1,6 @@
 //! Small helpers shared by several modules: time, text, stable hashing, globs.
 
-pub mod glob;
-pub mod hash;
-pub mod text;
-pub mod time;
+pub(crate) mod glob;
+pub(crate) mod hash;
+pub(crate) mod text;
+pub(crate) mod time;

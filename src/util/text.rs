@@ -1,7 +1,7 @@
 //! Cutting text for one-line messages without splitting a UTF-8 character.
 
 /// The first `max` bytes of `s` (backed off to a char boundary), with `…` when cut.
-pub fn excerpt(s: &str, max: usize) -> String {
+pub(crate) fn excerpt(s: &str, max: usize) -> String {
     let one_line: String = s
         .chars()
         .map(|c| if c.is_control() { ' ' } else { c })

@@ -66,7 +66,7 @@ impl Utc {
 
 /// Nanoseconds of the wall clock mixed with the process id: enough entropy for
 /// session-id suffixes and retry jitter, which need uniqueness, not secrecy.
-pub fn entropy() -> u64 {
+pub(crate) fn entropy() -> u64 {
     let nanos = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_nanos() as u64)

@@ -191,3 +191,23 @@ fn continue_picks_the_latest_session_of_this_directory() {
     assert_eq!(msgs[1]["content"], "two");
     assert_eq!(msgs[3]["content"], "three");
 }
+
+#[test]
+fn an_answer_cut_at_the_output_limit_is_flagged() {
+    use crate::support::fake_provider::{delta, finish, usage};
+    let env = TestEnv::new();
+    env.fake.push(Reply::sse(vec![
+        delta(serde_json::json!({"role": "assistant", "content": "The three steps are: one, two"})),
+        finish("length"),
+        usage(11, 4096),
+    ]));
+    let run = env.run(&["-q", "list the steps"]);
+    run.ok();
+    assert_eq!(run.stdout, "The three steps are: one, two\n");
+    assert!(
+        run.stderr
+            .contains("warning: the model stopped at its output limit"),
+        "{}",
+        run.stderr
+    );
+}

@@ -17,7 +17,7 @@ pub struct AddArgs {
     command: Vec<String>,
 }
 
-pub fn run(a: &AddArgs, ctx: &Context<'_>) -> Result<(), CommandError> {
+pub(super) fn run(a: &AddArgs, ctx: &Context<'_>) -> Result<(), CommandError> {
     let user_file = ctx.user_config();
     let entry = toml_entry(&a.command, &parse_env(&a.env)?);
     edit_config(&user_file, |doc| insert_server(doc, &a.name, entry))?;

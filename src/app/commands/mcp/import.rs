@@ -15,7 +15,7 @@ pub struct ImportArgs {
     file: PathBuf,
 }
 
-pub fn run(a: &ImportArgs, ctx: &Context<'_>) -> Result<(), CommandError> {
+pub(super) fn run(a: &ImportArgs, ctx: &Context<'_>) -> Result<(), CommandError> {
     let file = &a.file;
     let user_file = &ctx.user_config();
     let text = std::fs::read_to_string(file).map_err(|e| {

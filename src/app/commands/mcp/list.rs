@@ -6,7 +6,7 @@ use crate::app::CommandError;
 use crate::config;
 use crate::mcp::McpRegistry;
 
-pub fn run(ctx: &Context<'_>) -> Result<(), CommandError> {
+pub(super) fn run(ctx: &Context<'_>) -> Result<(), CommandError> {
     let (merged, _) = config::load_merged(ctx.paths, ctx.cwd, ctx.overrides)?;
     let servers = config::mcp_servers(&merged);
     let registry = McpRegistry::new(&servers, ctx.paths)?;

@@ -11,7 +11,7 @@ pub struct RemoveArgs {
     name: String,
 }
 
-pub fn run(a: &RemoveArgs, ctx: &Context<'_>) -> Result<(), CommandError> {
+pub(super) fn run(a: &RemoveArgs, ctx: &Context<'_>) -> Result<(), CommandError> {
     let user_file = ctx.user_config();
     let name = &a.name;
     edit_config(&user_file, |doc| {

@@ -12,7 +12,7 @@ pub struct TestArgs {
     name: String,
 }
 
-pub async fn run(a: &TestArgs, ctx: &Context<'_>) -> Result<(), CommandError> {
+pub(super) async fn run(a: &TestArgs, ctx: &Context<'_>) -> Result<(), CommandError> {
     let (registry, server) = one_server(ctx, &a.name)?;
     let r = server.refresh().await;
     registry.shutdown().await;

@@ -13,7 +13,7 @@ pub struct ToolsArgs {
     name: String,
 }
 
-pub async fn run(a: &ToolsArgs, ctx: &Context<'_>) -> Result<(), CommandError> {
+pub(super) async fn run(a: &ToolsArgs, ctx: &Context<'_>) -> Result<(), CommandError> {
     let (registry, server) = one_server(ctx, &a.name)?;
     if server.catalog().is_none() {
         let r = server.refresh().await;
