@@ -8,6 +8,6 @@ mod tool_round;
 mod turn;
 
 pub use protocol::{Event, EventTx};
-pub use session_setup::{default_system_prompt, open_session, SessionStart};
+pub use session_setup::{open_session, SessionStart};
 pub use tool_call_batches::{assign_missing_ids, expand_block_list, expand_local_tool_batches};
 pub use turn::{Agent, AgentError, TurnOutcome};

@@ -20,19 +20,6 @@ pub struct SessionStart {
     pub warnings: Vec<String>,
 }
 
-pub fn default_system_prompt(cwd: &Path, now: &Utc) -> String {
-    format!(
-        "You are hermes, an AI agent working in a terminal for a developer. \
-         Answer concisely. Use the tools you are given when they help; \
-         report tool failures honestly.\n\
-         Working directory: {}\nToday's date: {:04}-{:02}-{:02}",
-        cwd.display(),
-        now.year,
-        now.month,
-        now.day
-    )
-}
-
 /// Opens the session a run works in: `resume` (a file path already found) or a new one.
 pub async fn open_session(
     settings: &Settings,
@@ -50,10 +37,7 @@ async fn new_session(settings: &Settings, cwd: &Path) -> Result<SessionStart, Se
     let id = session::new_id(&now);
     let path = session::path_for(&settings.paths.sessions_dir(), &id);
     let handle = SessionHandle::create(&path, &id)?;
-    let system = settings
-        .system_prompt
-        .clone()
-        .unwrap_or_else(|| default_system_prompt(cwd, &now));
+    let system = settings.system_prompt.text(cwd, &now);
     handle
         .append(&Record::Meta(Meta {
             version: session::FORMAT_VERSION,

@@ -17,7 +17,7 @@ pub use file::{
 pub use paths::{project_config, Paths};
 pub use settings::{
     defaults, mcp_servers, resolve, ApprovalSettings, ConnectorSettings, DeferPolicy, HookSettings,
-    HooksSettings, McpServerSettings, ProviderSettings, RetryPolicy, Settings,
+    HooksSettings, McpServerSettings, ProviderSettings, RetryPolicy, Settings, SystemPrompt,
 };
 
 #[derive(Debug, thiserror::Error)]

@@ -12,6 +12,7 @@ use super::file::{
     ToolFilter,
 };
 use super::{load_merged, presets, ConfigError, Overrides, Paths};
+use crate::util::time::Utc;
 
 /// Every built-in default, in one place.
 pub mod defaults {
@@ -180,14 +181,39 @@ pub struct ConnectorSettings {
     pub timeout: Duration,
 }
 
+/// The system prompt of a new session.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SystemPrompt {
+    /// hermes' own, naming the session's working directory and date.
+    Builtin,
+    /// `system_prompt` from the config, as written.
+    Custom(String),
+}
+
+impl SystemPrompt {
+    pub fn text(&self, cwd: &Path, now: &Utc) -> String {
+        match self {
+            SystemPrompt::Custom(text) => text.clone(),
+            SystemPrompt::Builtin => format!(
+                "You are hermes, an AI agent working in a terminal for a developer. \
+                 Answer concisely. Use the tools you are given when they help; \
+                 report tool failures honestly.\n\
+                 Working directory: {}\nToday's date: {:04}-{:02}-{:02}",
+                cwd.display(),
+                now.year,
+                now.month,
+                now.day
+            ),
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct Settings {
     pub paths: Paths,
     pub provider: ProviderSettings,
     pub max_turns: u32,
-    /// Replaces the built-in system prompt (which names the session's working
-    /// directory and date) when configured.
-    pub system_prompt: Option<String>,
+    pub system_prompt: SystemPrompt,
     pub builtin_tools: Vec<String>,
     pub defer: DeferPolicy,
     pub mcp_servers: BTreeMap<String, McpServerSettings>,
@@ -210,7 +236,10 @@ pub fn resolve(paths: Paths, cwd: &Path, ov: &Overrides) -> Result<Settings, Con
             .or(file.max_turns)
             .unwrap_or(defaults::MAX_TURNS)
             .max(1),
-        system_prompt: file.system_prompt.clone(),
+        system_prompt: match &file.system_prompt {
+            Some(text) => SystemPrompt::Custom(text.clone()),
+            None => SystemPrompt::Builtin,
+        },
         builtin_tools: t.builtin.clone().unwrap_or_default(),
         defer: DeferPolicy {
             mode: t.defer.unwrap_or(defaults::DEFER),

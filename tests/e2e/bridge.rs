@@ -8,14 +8,6 @@ use serde_json::{json, Value};
 
 use crate::support::{call_id, Reply, TestEnv};
 
-fn deferred_env() -> TestEnv {
-    let env = TestEnv::new();
-    env.write_config("[tools]\ndefer = \"always\"\n");
-    env.add_test_server("t", "");
-    env.prefill("t");
-    env
-}
-
 fn tool_names(req: &Value) -> Vec<String> {
     req["tools"]
         .as_array()
@@ -34,7 +26,7 @@ fn tools_bytes(body: &str) -> &str {
 
 #[test]
 fn bridge_tools_replace_mcp_tools_and_stay_byte_identical() {
-    let env = deferred_env();
+    let env = TestEnv::deferred(&[("t", "")]);
     env.fake.push(Reply::tool_calls(&[(
         &call_id("a"),
         "tool_search",
@@ -72,7 +64,7 @@ fn bridge_tools_replace_mcp_tools_and_stay_byte_identical() {
 
 #[test]
 fn describe_then_call_through_the_bridge() {
-    let env = deferred_env();
+    let env = TestEnv::deferred(&[("t", "")]);
     env.fake.push(Reply::tool_calls(&[
         (&call_id("a"), "tool_describe", r#"{"names":["mcp__t__echo","mcp__t__nope"]}"#),
         (&call_id("b"), "tool_call", r#"{"calls":[{"name":"mcp__t__echo","arguments":{"text":"via bridge"}}]}"#),
@@ -98,7 +90,7 @@ fn describe_then_call_through_the_bridge() {
 
 #[test]
 fn every_malformed_call_gets_an_error_the_model_can_fix() {
-    let env = deferred_env();
+    let env = TestEnv::deferred(&[("t", "")]);
     let eleven: Vec<Value> = (0..11)
         .map(|i| json!({"name": "mcp__t__echo", "arguments": {"text": i.to_string()}}))
         .collect();
@@ -129,16 +121,12 @@ fn every_malformed_call_gets_an_error_the_model_can_fix() {
         assert!(got.starts_with(expected), "{case}: got {got:?}");
     }
     // None of these reached the server.
-    assert!(
-        !env.server_log("t").contains("tools/call"),
-        "{}",
-        env.server_log("t")
-    );
+    crate::assert_not_contains!(env.server_log("t"), "tools/call");
 }
 
 #[test]
 fn a_batch_that_reaches_the_dispatcher_gets_the_legacy_answer() {
-    let env = deferred_env();
+    let env = TestEnv::deferred(&[("t", "")]);
     let paths = Paths::under(env.home.path());
     let (merged, _) =
         hermes::config::load_merged(&paths, env.cwd.path(), &Overrides::default()).unwrap();

@@ -23,15 +23,15 @@ fn config_show_merges_layers_and_masks_secrets() {
     let run = env.run(&["config", "show", "-c", "max_turns=7"]);
     run.ok();
     let out = &run.stdout;
-    assert!(!out.contains("sk-very-secret"), "{out}");
-    assert!(!out.contains("Bearer abc"), "{out}");
-    assert!(out.contains("api_key = \"****\""), "{out}");
-    assert!(out.contains("X-Title = \"hermes\""), "{out}");
-    assert!(out.contains("model = \"project-model\""), "{out}");
-    assert!(out.contains("max_turns = 7"), "{out}");
-    assert!(
-        out.contains(&format!("# from {}", project.join("config.toml").display())),
-        "{out}"
+    crate::assert_not_contains!(out, "sk-very-secret");
+    crate::assert_not_contains!(out, "Bearer abc");
+    crate::assert_contains!(out, "api_key = \"****\"");
+    crate::assert_contains!(out, "X-Title = \"hermes\"");
+    crate::assert_contains!(out, "model = \"project-model\"");
+    crate::assert_contains!(out, "max_turns = 7");
+    crate::assert_contains!(
+        out,
+        format!("# from {}", project.join("config.toml").display())
     );
 }
 
@@ -67,11 +67,7 @@ fn presets_work_without_a_config_section() {
     // The openai preset needs OPENAI_API_KEY; the error says so.
     let run = env.run(&["-q", "hi"]);
     run.code(2);
-    assert!(
-        run.error_line().contains("OPENAI_API_KEY is not set"),
-        "{}",
-        run.stderr
-    );
+    crate::assert_contains!(run.error_line(), "OPENAI_API_KEY is not set");
     // A preset's keys can be overridden one by one.
     env.fake.push(Reply::text("from ollama preset"));
     let run = env.run(&[
@@ -94,14 +90,12 @@ fn the_removed_split_batches_key_is_an_error_that_says_to_delete_it() {
     let run = env.run(&["-q", "hi"]);
     run.code(2);
     let err = run.error_line();
-    assert!(
-        err.contains("config.toml:4: tools.split_batches: unknown key `split_batches`"),
-        "{err}"
+    crate::assert_contains!(
+        err,
+        "config.toml:4: tools.split_batches: unknown key `split_batches`"
     );
-    assert!(
-        run.stderr
-            .contains("hint: remove that line: hermes always splits local tool_call batches"),
-        "{}",
-        run.stderr
+    crate::assert_contains!(
+        run.stderr,
+        "hint: remove that line: hermes always splits local tool_call batches"
     );
 }

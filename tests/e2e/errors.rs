@@ -20,11 +20,7 @@ fn a_missing_key_names_the_variable_and_the_config_key() {
         run.error_line(),
         format!("error: provider `fake` needs an API key: {KEY_ENV} is not set")
     );
-    assert!(
-        run.stderr.contains("providers.fake.api_key_env"),
-        "{}",
-        run.stderr
-    );
+    crate::assert_contains!(run.stderr, "providers.fake.api_key_env");
     assert!(env.fake.requests().is_empty());
 }
 
@@ -36,11 +32,8 @@ fn unauthorized_names_the_provider() {
     let run = env.run(&["-q", "hi"]);
     run.code(1);
     let line = run.error_line();
-    assert!(
-        line.contains("provider `fake` refused the API key (HTTP 401)"),
-        "{line}"
-    );
-    assert!(line.contains(&env.fake.base_url()), "{line}");
+    crate::assert_contains!(line, "provider `fake` refused the API key (HTTP 401)");
+    crate::assert_contains!(line, env.fake.base_url());
     assert!(run
         .stderr
         .contains(&format!("hint: check the key in {KEY_ENV}")));
@@ -88,7 +81,7 @@ fn server_errors_are_retried_a_bounded_number_of_times() {
     run.code(1);
     let line = run.error_line();
     assert!(line.ends_with("(gave up after 3 attempts)"), "{line}");
-    assert!(line.contains("HTTP 503"), "{line}");
+    crate::assert_contains!(line, "HTTP 503");
     assert_eq!(env.fake.requests().len(), 3);
 }
 
@@ -126,9 +119,9 @@ fn an_unreachable_base_url_is_one_line_with_the_url() {
         )),
         "{line}"
     );
-    assert!(run.stderr.contains("hint: is the server running?"));
+    crate::assert_contains!(run.stderr, "hint: is the server running?");
     // Refused means nothing listens there: no point retrying.
-    assert!(!run.stderr.contains("retrying"), "{}", run.stderr);
+    crate::assert_not_contains!(run.stderr, "retrying");
 }
 
 #[test]
@@ -139,15 +132,15 @@ fn a_non_json_reply_is_reported_not_panicked_on() {
     let run = env.run(&["-q", "hi"]);
     run.code(1);
     let line = run.error_line();
-    assert!(
-        line.contains("sent a reply that is not JSON: <html>proxy login</html>"),
-        "{line}"
+    crate::assert_contains!(
+        line,
+        "sent a reply that is not JSON: <html>proxy login</html>"
     );
 
     env.fake.push(Reply::sse(vec!["{not json".into()]));
     let run = env.run(&["-q", "hi"]);
     run.code(1);
-    assert!(run.error_line().contains("not JSON: {not json"));
+    crate::assert_contains!(run.error_line(), "not JSON: {not json");
 }
 
 #[test]
@@ -157,13 +150,8 @@ fn a_truncated_stream_is_an_error_and_nothing_partial_is_saved() {
         .push(Reply::text("This reply will be cut in the middle").cut_after(3));
     let run = env.run(&["-q", "hi"]);
     run.code(1);
-    assert!(
-        run.error_line()
-            .contains("cut the reply off before it was complete"),
-        "{}",
-        run.stderr
-    );
-    assert!(run.stderr.contains("nothing of this reply was saved"));
+    crate::assert_contains!(run.error_line(), "cut the reply off before it was complete");
+    crate::assert_contains!(run.stderr, "nothing of this reply was saved");
     let recs = records(&env.only_session());
     assert!(
         recs.iter().all(|r| r["message"]["role"] != "assistant"),
@@ -214,8 +202,8 @@ fn bad_overrides_and_unknown_providers_are_usage_errors() {
     );
     let run = env.run(&["--provider", "nowhere", "-q", "hi"]);
     run.code(2);
-    assert!(run.error_line().contains("unknown provider `nowhere`"));
-    assert!(run.stderr.contains("hint: add [providers.nowhere]"));
+    crate::assert_contains!(run.error_line(), "unknown provider `nowhere`");
+    crate::assert_contains!(run.stderr, "hint: add [providers.nowhere]");
 }
 
 #[test]
@@ -256,7 +244,7 @@ fn a_garbage_line_in_a_session_is_reported_and_the_file_left_alone() {
         "{}",
         run.stderr
     );
-    assert!(run.stderr.contains("hint: "));
+    crate::assert_contains!(run.stderr, "hint: ");
     assert_eq!(
         std::fs::read(&path).unwrap(),
         bytes,
@@ -280,8 +268,8 @@ fn a_torn_last_line_is_skipped_and_the_session_goes_on() {
     env.fake.push(Reply::text("two"));
     let run = env.run(&["--resume", &id, "-q", "again"]);
     run.ok();
-    assert!(run.stderr.contains("warning: "), "{}", run.stderr);
-    assert!(run.stderr.contains("torn last line"), "{}", run.stderr);
+    crate::assert_contains!(run.stderr, "warning: ");
+    crate::assert_contains!(run.stderr, "torn last line");
     let after = std::fs::read(&path).unwrap();
     assert_eq!(&after[..before], &bytes[..], "earlier bytes changed");
 
@@ -289,7 +277,7 @@ fn a_torn_last_line_is_skipped_and_the_session_goes_on() {
     env.fake.push(Reply::text("three"));
     let run = env.run(&["--resume", &id, "-q", "third"]);
     run.ok();
-    assert!(!run.stderr.contains("warning"), "{}", run.stderr);
+    crate::assert_not_contains!(run.stderr, "warning");
     let msgs = env.fake.requests()[2].json()["messages"].clone();
     assert_eq!(msgs.as_array().unwrap().len(), 6);
 }
@@ -309,11 +297,9 @@ fn forbidden_is_reported_like_unauthorized() {
         .push(Reply::status(403, r#"{"error":{"message":"no access"}}"#));
     let run = env.run(&["-q", "hi"]);
     run.code(1);
-    assert!(
-        run.error_line()
-            .contains("provider `fake` refused the API key (HTTP 403)"),
-        "{}",
-        run.stderr
+    crate::assert_contains!(
+        run.error_line(),
+        "provider `fake` refused the API key (HTTP 403)"
     );
 }
 

@@ -111,15 +111,12 @@ fn a_crash_mid_call_is_an_error_result_and_the_next_call_restarts_it() {
     .ok();
     let r = env.tool_results(1);
     let crash = r[0]["content"].as_str().unwrap();
-    assert!(
-        crash.contains("server `t` exited with code 3 during the call to `crash`"),
-        "{crash}"
+    crate::assert_contains!(
+        crash,
+        "server `t` exited with code 3 during the call to `crash`"
     );
-    assert!(crash.contains("last stderr: "), "{crash}");
-    assert!(
-        crash.contains("test server: crashing on purpose"),
-        "{crash}"
-    );
+    crate::assert_contains!(crash, "last stderr: ");
+    crate::assert_contains!(crash, "test server: crashing on purpose");
     assert_eq!(r[1]["content"], "back");
 }
 
@@ -176,10 +173,7 @@ fn a_call_past_its_timeout_is_cancelled_at_the_server() {
         "Error: `slow` on server `t` timed out after 300 ms and was cancelled (tool_timeout_ms)"
     );
     let log = env.server_log("t");
-    assert!(
-        log.contains("cancelled request"),
-        "no MCP cancellation reached the server:\n{log}"
-    );
+    crate::assert_contains!(log, "cancelled request");
 }
 
 #[test]
@@ -217,33 +211,22 @@ fn a_server_that_cannot_start_says_why() {
     call_and_answer(&env, &[(&call_id("a"), "mcp__f__echo", r#"{"text":"x"}"#)]).ok();
     let r = env.tool_results(1);
     let msg = r[0]["content"].as_str().unwrap();
-    assert!(
-        msg.contains("exited with code 7 before the MCP handshake finished"),
-        "{msg}"
-    );
-    assert!(msg.contains("last stderr: boom: missing setting"), "{msg}");
+    crate::assert_contains!(msg, "exited with code 7 before the MCP handshake finished");
+    crate::assert_contains!(msg, "last stderr: boom: missing setting");
 
     let run = env.run(&["mcp", "test", "nf"]);
     run.code(1);
-    assert!(
-        run.error_line()
-            .contains("cannot start MCP server `nf` (/nonexistent/mcp-server): command not found"),
-        "{}",
-        run.stderr
+    crate::assert_contains!(
+        run.error_line(),
+        "cannot start MCP server `nf` (/nonexistent/mcp-server): command not found"
     );
     let run = env.run(&["mcp", "test", "nh"]);
     run.code(1);
-    assert!(
-        run.error_line()
-            .contains("server `nh` gave no answer to the MCP handshake after 300 ms"),
-        "{}",
-        run.stderr
+    crate::assert_contains!(
+        run.error_line(),
+        "server `nh` gave no answer to the MCP handshake after 300 ms"
     );
-    assert!(
-        run.stderr.contains("hint: its stderr is in"),
-        "{}",
-        run.stderr
-    );
+    crate::assert_contains!(run.stderr, "hint: its stderr is in");
 }
 
 #[test]
@@ -280,11 +263,7 @@ fn list_changed_refreshes_the_catalog() {
         env.server_log("t")
     );
     let run = env.run(&["mcp", "tools", "t"]);
-    assert!(
-        run.stdout.contains("mcp__t__added"),
-        "the cache was not updated:\n{}",
-        run.stdout
-    );
+    crate::assert_contains!(run.stdout, "mcp__t__added");
 }
 
 #[test]
@@ -334,11 +313,7 @@ fn no_server_process_outlives_hermes() {
             "server process {pid} outlived hermes"
         );
     }
-    assert!(
-        env.server_log("t").contains("stdin closed"),
-        "{}",
-        env.server_log("t")
-    );
+    crate::assert_contains!(env.server_log("t"), "stdin closed");
 }
 
 #[test]
@@ -389,7 +364,7 @@ fn mcp_commands_add_list_import_remove() {
     assert!(env.run(&["mcp", "list"]).stdout.contains("9 tools (cached"));
     let run = env.run(&["mcp", "add", "srv", "--", "x"]);
     run.code(2);
-    assert!(run.error_line().contains("already configured"));
+    crate::assert_contains!(run.error_line(), "already configured");
 
     let json = env.home.path().join("claude.json");
     std::fs::write(
@@ -400,7 +375,7 @@ fn mcp_commands_add_list_import_remove() {
     .unwrap();
     let run = env.run(&["mcp", "import", json.to_str().unwrap()]);
     run.ok();
-    assert!(run.stdout.contains("1 added, 1 skipped"), "{}", run.stdout);
+    crate::assert_contains!(run.stdout, "1 added, 1 skipped");
     assert!(run
         .stderr
         .contains("remote: remote (url) servers are not supported yet"));

@@ -3,6 +3,7 @@ mod config;
 mod connectors;
 mod errors;
 mod fake_provider;
+mod layout;
 mod mcp;
 mod mcp_policy;
 mod oneshot;

@@ -71,11 +71,7 @@ fn tool_calls_run_and_their_results_go_back_to_the_model() {
     let run = env.run(&["-q", "use the tools"]);
     run.ok();
     assert_eq!(run.stdout, "all done\n");
-    assert!(
-        run.stderr.contains("⏺ echo {\"text\":\"ping\"}"),
-        "{}",
-        run.stderr
-    );
+    crate::assert_contains!(run.stderr, "⏺ echo {\"text\":\"ping\"}");
 
     let reqs = env.fake.requests();
     assert_eq!(reqs.len(), 2);
@@ -204,10 +200,5 @@ fn an_answer_cut_at_the_output_limit_is_flagged() {
     let run = env.run(&["-q", "list the steps"]);
     run.ok();
     assert_eq!(run.stdout, "The three steps are: one, two\n");
-    assert!(
-        run.stderr
-            .contains("warning: the model stopped at its output limit"),
-        "{}",
-        run.stderr
-    );
+    crate::assert_contains!(run.stderr, "warning: the model stopped at its output limit");
 }

@@ -1,7 +1,6 @@
 //! The interactive loop, driven through a pipe with `--interactive`.
 
 use std::io::Write;
-use std::time::Duration;
 
 use crate::support::{call_id, records, wait_for, Reply, TestEnv};
 
@@ -15,23 +14,11 @@ fn repl_chats_and_runs_slash_commands() {
         "hi\n/help\n/bogus\n/new\nagain\n/quit\nnever sent\n",
     );
     run.ok();
-    assert!(
-        run.stdout.contains("hello from the repl\n"),
-        "{}",
-        run.stdout
-    );
-    assert!(run.stdout.contains("fresh start\n"), "{}", run.stdout);
-    assert!(
-        run.stderr.contains("/new       start a new session"),
-        "{}",
-        run.stderr
-    );
-    assert!(
-        run.stderr.contains("unknown command /bogus"),
-        "{}",
-        run.stderr
-    );
-    assert!(run.stderr.contains("new session "), "{}", run.stderr);
+    crate::assert_contains!(run.stdout, "hello from the repl\n");
+    crate::assert_contains!(run.stdout, "fresh start\n");
+    crate::assert_contains!(run.stderr, "/new       start a new session");
+    crate::assert_contains!(run.stderr, "unknown command /bogus");
+    crate::assert_contains!(run.stderr, "new session ");
 
     let reqs = env.fake.requests();
     assert_eq!(reqs.len(), 2, "input after /quit was sent");
@@ -41,7 +28,7 @@ fn repl_chats_and_runs_slash_commands() {
     assert_eq!(msgs[1]["content"], "again");
     assert_eq!(env.sessions().len(), 2);
     let history = std::fs::read_to_string(env.home.path().join("history.txt")).unwrap();
-    assert!(history.contains("again"), "{history}");
+    crate::assert_contains!(history, "again");
 }
 
 #[test]
@@ -52,13 +39,8 @@ fn repl_keeps_going_after_a_failed_turn() {
     env.fake.push(Reply::text("second try works"));
     let run = env.run_with_stdin(&["--interactive"], "one\ntwo\n");
     run.ok();
-    assert!(
-        run.stderr
-            .contains("error: provider `fake` answered HTTP 400"),
-        "{}",
-        run.stderr
-    );
-    assert!(run.stdout.contains("second try works"), "{}", run.stdout);
+    crate::assert_contains!(run.stderr, "error: provider `fake` answered HTTP 400");
+    crate::assert_contains!(run.stdout, "second try works");
 }
 
 /// `/stop` typed in a real terminal (a pty from `script`) while a tool runs.
@@ -86,7 +68,9 @@ fn slash_stop_in_a_terminal_stops_the_running_turn() {
         .spawn()
         .unwrap();
     let mut stdin = child.stdin.take().unwrap();
-    std::thread::sleep(Duration::from_millis(500));
+    // The session file exists once the REPL has started; what is typed from
+    // then on is read by its line editor.
+    wait_for("the REPL to start", || env.sessions().len() == 1);
     stdin.write_all(b"run the slow tool\r").unwrap();
     wait_for("the tool to start", || {
         env.server_log("t").contains("slow start long")
@@ -99,7 +83,7 @@ fn slash_stop_in_a_terminal_stops_the_running_turn() {
     let out = child.wait_with_output().unwrap();
     let screen = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{screen}");
-    assert!(screen.contains("stopped."), "{screen}");
+    crate::assert_contains!(screen, "stopped.");
     assert_eq!(
         env.fake.requests().len(),
         1,

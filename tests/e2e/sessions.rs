@@ -40,10 +40,10 @@ fn sessions_are_listed_newest_first_and_shown() {
     let run = env.run(&["sessions", "show", &b]);
     run.ok();
     let out = &run.stdout;
-    assert!(out.contains("› second question"), "{out}");
-    assert!(out.contains("⏺ echo {\"text\":\"pong\"}"), "{out}");
-    assert!(out.contains("✓ pong"), "{out}");
-    assert!(out.contains("second reply"), "{out}");
+    crate::assert_contains!(out, "› second question");
+    crate::assert_contains!(out, "⏺ echo {\"text\":\"pong\"}");
+    crate::assert_contains!(out, "✓ pong");
+    crate::assert_contains!(out, "second reply");
 
     // A unique prefix of the id is enough.
     env.run(&["sessions", "show", &a[..a.len() - 2]]).ok();

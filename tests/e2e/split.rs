@@ -1,6 +1,7 @@
 //! Splitting tool_call batches before persistence (contract §5–§8), end to end:
 //! the real binary, the fake provider, real MCP servers and our test server.
 
+use std::path::Path;
 use std::time::Duration;
 
 use serde_json::{json, Value};
@@ -12,20 +13,9 @@ pub(crate) fn batch(entries: &[(&str, Value)]) -> String {
     json!({"calls": entries.iter().map(|(n, a)| json!({"name": n, "arguments": a})).collect::<Vec<_>>()}).to_string()
 }
 
-pub(crate) fn env_with(servers: &[(&str, &str)]) -> TestEnv {
-    let env = TestEnv::new();
-    env.write_config("[tools]\ndefer = \"always\"\n");
-    for (name, extra) in servers {
-        env.add_test_server(name, extra);
-        env.prefill(name);
-    }
-    env
-}
-
-/// The assistant tool calls recorded in the session file, in order.
-pub(crate) fn recorded_calls(env: &TestEnv) -> Vec<Value> {
-    let path = env.sessions().pop().unwrap();
-    records(&path)
+/// The assistant tool calls recorded in a session file, in order.
+pub(crate) fn recorded_calls(path: &Path) -> Vec<Value> {
+    records(path)
         .into_iter()
         .filter(|r| r["type"] == "message" && r["message"]["role"] == "assistant")
         .flat_map(|r| {
@@ -75,7 +65,7 @@ pub(crate) fn contents(results: &[Value]) -> Vec<String> {
 
 #[test]
 fn a_local_batch_is_split_before_it_is_persisted_and_costs_one_round_trip() {
-    let env = env_with(&[("t", "concurrency = \"parallel\"")]);
+    let env = TestEnv::deferred(&[("t", "concurrency = \"parallel\"")]);
     let args = batch(&[
         ("mcp__t__echo", json!({"text": "one"})),
         ("mcp__t__echo", json!({"text": "two"})),
@@ -91,7 +81,7 @@ fn a_local_batch_is_split_before_it_is_persisted_and_costs_one_round_trip() {
         "a batch must cost exactly one model round trip"
     );
 
-    let calls = recorded_calls(&env);
+    let calls = recorded_calls(&env.only_session());
     assert_eq!(calls.len(), 3);
     assert_eq!(
         calls[0]["id"],
@@ -124,7 +114,7 @@ fn a_local_batch_is_split_before_it_is_persisted_and_costs_one_round_trip() {
 
 #[test]
 fn the_same_message_gives_the_same_child_ids_and_resume_replays_them_byte_for_byte() {
-    let env = env_with(&[("t", "")]);
+    let env = TestEnv::deferred(&[("t", "")]);
     let args = batch(&[
         ("mcp__t__echo", json!({"text": "a"})),
         ("mcp__t__echo", json!({"b": 1, "text": "b"})),
@@ -134,20 +124,16 @@ fn the_same_message_gives_the_same_child_ids_and_resume_replays_them_byte_for_by
             .push(Reply::tool_calls(&[(&call_id("X"), "tool_call", &args)]));
         env.fake.push(Reply::text("done"));
     }
-    let first = env.run(&["--json", "-q", "go"]);
-    first.ok();
-    let id = first.events()[0]["id"].as_str().unwrap().to_string();
-    let path = env.sessions().pop().unwrap();
-    let ids_a: Vec<Value> = recorded_calls(&env)
-        .iter()
-        .map(|c| c["id"].clone())
-        .collect();
-    std::thread::sleep(Duration::from_millis(5));
-    env.run(&["-q", "go"]).ok();
-    let ids_b: Vec<Value> = recorded_calls(&env)
-        .iter()
-        .map(|c| c["id"].clone())
-        .collect();
+    // Two sessions, each told apart by the id its run reports (two runs in
+    // one second have ids of the same prefix).
+    let id = env.run_for_session_id(&["--json", "-q", "go"]);
+    let second = env.run_for_session_id(&["--json", "-q", "go"]);
+    assert_ne!(id, second);
+    let path = env.session_path(&id);
+    let ids =
+        |p: &Path| -> Vec<Value> { recorded_calls(p).iter().map(|c| c["id"].clone()).collect() };
+    let ids_a = ids(&path);
+    let ids_b = ids(&env.session_path(&second));
     assert_eq!(ids_a.len(), 2, "the batch was not split");
     assert_eq!(
         ids_a, ids_b,
@@ -174,7 +160,7 @@ fn the_same_message_gives_the_same_child_ids_and_resume_replays_them_byte_for_by
 
 #[test]
 fn rows_that_stay_whole() {
-    let env = env_with(&[("t", "")]);
+    let env = TestEnv::deferred(&[("t", "")]);
     let gw = FakeGateway::start();
     let mut cfg = std::fs::read_to_string(env.config_path()).unwrap();
     cfg.push_str(&format!("\n[connectors]\nurl = \"{}\"\n", gw.url()));
@@ -196,7 +182,7 @@ fn rows_that_stay_whole() {
     env.fake.push(Reply::text("done"));
     env.run(&["-q", "go"]).ok();
 
-    let calls = recorded_calls(&env);
+    let calls = recorded_calls(&env.only_session());
     assert_eq!(calls.len(), 4, "nothing here may be split: {calls:#?}");
     let r = contents(&env.tool_results(1));
     let gw_result: Value = serde_json::from_str(&r[0]).unwrap();
@@ -232,7 +218,7 @@ fn rows_that_stay_whole() {
 
 #[test]
 fn a_mixed_batch_splits_and_each_connector_entry_is_its_own_dispatch() {
-    let env = env_with(&[("t", "")]);
+    let env = TestEnv::deferred(&[("t", "")]);
     let gw = FakeGateway::start();
     let mut cfg = std::fs::read_to_string(env.config_path()).unwrap();
     cfg.push_str(&format!("\n[connectors]\nurl = \"{}\"\n", gw.url()));
@@ -245,7 +231,7 @@ fn a_mixed_batch_splits_and_each_connector_entry_is_its_own_dispatch() {
         .push(Reply::tool_calls(&[(&call_id("m"), "tool_call", &args)]));
     env.fake.push(Reply::text("done"));
     env.run(&["-q", "go"]).ok();
-    assert_eq!(recorded_calls(&env).len(), 2);
+    assert_eq!(recorded_calls(&env.only_session()).len(), 2);
     assert_eq!(
         contents(&env.tool_results(1)),
         ["connectors__tickets_open ok: {\"title\":\"T\"}", "local"]
@@ -300,7 +286,7 @@ fn a_hook_blocks_the_write_entry_while_the_read_entry_of_the_batch_runs() {
         seen["tool"], "mcp__files__write_file",
         "the hook must see the underlying tool"
     );
-    let child_id = recorded_calls(&env)[1]["id"].clone();
+    let child_id = recorded_calls(&env.only_session())[1]["id"].clone();
     assert_legal_id(child_id.as_str().unwrap());
     assert_ne!(child_id, call_id("w"), "the child has an id of its own");
     assert_eq!(
@@ -311,7 +297,7 @@ fn a_hook_blocks_the_write_entry_while_the_read_entry_of_the_batch_runs() {
 
 #[test]
 fn one_denied_entry_leaves_the_others() {
-    let env = env_with(&[("t", "")]);
+    let env = TestEnv::deferred(&[("t", "")]);
     let mut cfg = std::fs::read_to_string(env.config_path()).unwrap();
     cfg.push_str("\n[approvals]\ndeny = [\"mcp__t__fail\"]\n");
     std::fs::write(env.config_path(), cfg).unwrap();
@@ -331,15 +317,12 @@ fn one_denied_entry_leaves_the_others() {
         "Error: `mcp__t__fail` was not approved (the [approvals] settings deny it)"
     );
     assert_eq!(r[2], "c");
-    assert!(
-        !env.server_log("t").contains("tools/call fail"),
-        "a denied entry reached the server"
-    );
+    crate::assert_not_contains!(env.server_log("t"), "tools/call fail");
 }
 
 #[test]
 fn entries_finishing_in_reverse_order_come_back_in_entry_order() {
-    let env = env_with(&[("t", "concurrency = \"parallel\"")]);
+    let env = TestEnv::deferred(&[("t", "concurrency = \"parallel\"")]);
     let args = batch(&[
         ("mcp__t__slow", json!({"ms": 600, "label": "first"})),
         ("mcp__t__slow", json!({"ms": 300, "label": "second"})),
@@ -388,7 +371,7 @@ fn entries_finishing_in_reverse_order_come_back_in_entry_order() {
 
 #[test]
 fn parallel_and_serial_servers_each_follow_their_policy() {
-    let env = env_with(&[("p", "concurrency = \"parallel\""), ("s", "")]);
+    let env = TestEnv::deferred(&[("p", "concurrency = \"parallel\""), ("s", "")]);
     let args = batch(&[
         ("mcp__s__slow", json!({"ms": 200, "label": "s1"})),
         ("mcp__p__slow", json!({"ms": 200, "label": "p1"})),
@@ -434,7 +417,7 @@ fn parallel_and_serial_servers_each_follow_their_policy() {
 #[cfg(unix)]
 #[test]
 fn stop_mid_batch_never_sends_the_entries_that_had_not_started() {
-    let env = env_with(&[("t", "")]);
+    let env = TestEnv::deferred(&[("t", "")]);
     let args = batch(&[
         ("mcp__t__slow", json!({"ms": 20000, "label": "running"})),
         ("mcp__t__slow", json!({"ms": 10, "label": "waiting1"})),
@@ -452,14 +435,11 @@ fn stop_mid_batch_never_sends_the_entries_that_had_not_started() {
         !log.contains("waiting1") && !log.contains("waiting2"),
         "{log}"
     );
-    assert!(
-        log.contains("cancelled request"),
-        "the running entry got no MCP cancellation:\n{log}"
-    );
+    crate::assert_contains!(log, "cancelled request");
 
     let path = env.sessions().pop().unwrap();
     let recs = records(&path); // every line parses: the file stays valid
-    let calls = recorded_calls(&env);
+    let calls = recorded_calls(&env.only_session());
     let results: Vec<&Value> = recs.iter().filter(|r| r["type"] == "tool_result").collect();
     assert_eq!(results.len(), 3, "every call id must keep a result");
     for c in &calls {
@@ -492,15 +472,12 @@ fn stop_mid_batch_never_sends_the_entries_that_had_not_started() {
         1,
         "no model request after the stop"
     );
-    assert!(
-        log.contains("stdin closed"),
-        "the server was not shut down:\n{log}"
-    );
+    crate::assert_contains!(log, "stdin closed");
 }
 
 #[test]
 fn a_connectors_batch_is_checked_entry_by_entry_before_its_one_dispatch() {
-    let env = env_with(&[]);
+    let env = TestEnv::deferred(&[]);
     let gw = FakeGateway::start();
     let mut cfg = std::fs::read_to_string(env.config_path()).unwrap();
     cfg.push_str(&format!(

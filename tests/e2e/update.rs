@@ -173,16 +173,8 @@ fn up_to_date_then_behind_check_and_update() {
     push(&repo, "marker-2", "teach it a new trick");
     let run = update(&env, &["--check"]);
     run.ok();
-    assert!(
-        run.stdout.contains("1 incoming commit(s) on origin/main"),
-        "{}",
-        run.stdout
-    );
-    assert!(
-        run.stdout.contains("teach it a new trick"),
-        "{}",
-        run.stdout
-    );
+    crate::assert_contains!(run.stdout, "1 incoming commit(s) on origin/main");
+    crate::assert_contains!(run.stdout, "teach it a new trick");
     assert_eq!(
         git(&repo.checkout, &["rev-parse", "HEAD"]),
         old,
@@ -193,14 +185,9 @@ fn up_to_date_then_behind_check_and_update() {
     let run = update(&env, &[]);
     run.ok();
     let new = git(&repo.checkout, &["rev-parse", "HEAD"]);
-    assert!(
-        run.stdout.contains(&format!(
-            "updated {} → {} (origin/main)",
-            &old[..12],
-            &new[..12]
-        )),
-        "{}",
-        run.stdout
+    crate::assert_contains!(
+        run.stdout,
+        format!("updated {} → {} (origin/main)", &old[..12], &new[..12])
     );
     assert_eq!(installed(&repo), "marker-2");
 }
@@ -212,12 +199,8 @@ fn a_dirty_checkout_is_refused() {
     write_main(&repo.checkout, "fn main() {}\n");
     let run = update(&env, &[]);
     run.code(1);
-    assert!(
-        run.error_line().contains("has local changes"),
-        "{}",
-        run.stderr
-    );
-    assert!(run.stderr.contains("hint: commit or stash them first"));
+    crate::assert_contains!(run.error_line(), "has local changes");
+    crate::assert_contains!(run.stderr, "hint: commit or stash them first");
 }
 
 #[test]
@@ -227,11 +210,7 @@ fn another_branch_is_refused() {
     git(&repo.checkout, &["switch", "-q", "-c", "feature"]);
     let run = update(&env, &[]);
     run.code(1);
-    assert!(
-        run.error_line().contains("is on branch feature, not main"),
-        "{}",
-        run.stderr
-    );
+    crate::assert_contains!(run.error_line(), "is on branch feature, not main");
 }
 
 #[test]
@@ -242,11 +221,9 @@ fn a_diverged_checkout_is_refused() {
     push(&repo, "remote", "a remote commit");
     let run = update(&env, &[]);
     run.code(1);
-    assert!(
-        run.error_line()
-            .contains("has diverged from origin/main (1 local, 1 incoming commits)"),
-        "{}",
-        run.stderr
+    crate::assert_contains!(
+        run.error_line(),
+        "has diverged from origin/main (1 local, 1 incoming commits)"
     );
 }
 
@@ -261,10 +238,7 @@ fn a_failed_build_keeps_the_old_binary_and_names_the_log() {
     let run = update(&env, &[]);
     run.code(1);
     let line = run.error_line();
-    assert!(
-        line.contains("the build failed; the installed hermes is unchanged"),
-        "{line}"
-    );
+    crate::assert_contains!(line, "the build failed; the installed hermes is unchanged");
     let log = line.rsplit("build log: ").next().unwrap();
     assert!(
         std::fs::read_to_string(log).unwrap().contains("error"),
@@ -288,6 +262,6 @@ fn the_stable_channel_follows_the_newest_v_tag() {
     push(&repo, "marker-3", "work in progress");
     let run = update(&env, &["--channel", "stable"]);
     run.ok();
-    assert!(run.stdout.contains("(v0.2.0)"), "{}", run.stdout);
+    crate::assert_contains!(run.stdout, "(v0.2.0)");
     assert_eq!(installed(&repo), "marker-2", "stable must stop at the tag");
 }

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use super::split::{batch, contents, env_with, interrupted_batch, recorded_calls};
+use super::split::{batch, contents, interrupted_batch, recorded_calls};
 use crate::support::fake_provider::{delta, finish, usage};
 use crate::support::{assert_legal_id, call_id, records, Reply, TestEnv};
 
@@ -137,7 +137,7 @@ fn every_request_starts_with_the_previous_one_across_continue_on_a_parallel_serv
 
 #[test]
 fn a_batch_with_one_bad_entry_runs_the_others() {
-    let env = env_with(&[("t", "")]);
+    let env = TestEnv::deferred(&[("t", "")]);
     let args = json!({"calls": [
         {"name": "mcp__t__echo", "arguments": {"text": "a"}},
         {"name": "mcp__t__echo", "arguments": "{\"text\": oops"},
@@ -148,7 +148,11 @@ fn a_batch_with_one_bad_entry_runs_the_others() {
         .push(Reply::tool_calls(&[(&call_id("Bad"), "tool_call", &args)]));
     env.fake.push(Reply::text("done"));
     env.run(&["-q", "go"]).ok();
-    assert_eq!(recorded_calls(&env).len(), 3, "the batch was not split");
+    assert_eq!(
+        recorded_calls(&env.only_session()).len(),
+        3,
+        "the batch was not split"
+    );
     let r = contents(&env.tool_results(1));
     assert_eq!(r[0], "a");
     assert_eq!(
@@ -212,7 +216,7 @@ fn calls_without_ids_get_ids_unique_in_the_session() {
     env.fake.push(Reply::text("still fine"));
     env.run(&["--continue", "-q", "more"]).ok();
 
-    let ids: Vec<String> = recorded_calls(&env)
+    let ids: Vec<String> = recorded_calls(&env.only_session())
         .iter()
         .map(|c| c["id"].as_str().unwrap().to_string())
         .collect();
@@ -248,10 +252,7 @@ fn a_stop_while_the_server_is_still_starting_returns_at_once_and_sends_nothing()
     // The handshake alone would take 30 s; the stop must not wait for it.
     assert!(took < Duration::from_secs(15), "{took:?}");
     let log = env.server_log("t");
-    assert!(
-        !log.contains("recv tools/call"),
-        "an entry was sent:\n{log}"
-    );
+    crate::assert_not_contains!(log, "recv tools/call");
     let recs = records(&env.sessions().pop().unwrap());
     let results: Vec<&str> = recs
         .iter()
@@ -294,7 +295,7 @@ fn after_a_stop_no_post_hook_runs_for_entries_that_were_never_sent() {
 #[cfg(unix)]
 #[test]
 fn queued_and_started_events_carry_the_entry_itself_and_started_means_sent() {
-    let env = env_with(&[("t", "")]);
+    let env = TestEnv::deferred(&[("t", "")]);
     let args = batch(&[
         ("mcp__t__slow", json!({"ms": 20000, "label": "a"})),
         ("mcp__t__slow", json!({"ms": 10, "label": "b"})),
@@ -304,7 +305,7 @@ fn queued_and_started_events_carry_the_entry_itself_and_started_means_sent() {
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
-    let ids: Vec<Value> = recorded_calls(&env)
+    let ids: Vec<Value> = recorded_calls(&env.only_session())
         .iter()
         .map(|c| c["id"].clone())
         .collect();
@@ -327,5 +328,5 @@ fn queued_and_started_events_carry_the_entry_itself_and_started_means_sent() {
         find("tool_call_finished", &ids[1]).unwrap()["content"],
         "cancelled before it started"
     );
-    assert!(!env.server_log("t").contains("slow start b"));
+    crate::assert_not_contains!(env.server_log("t"), "slow start b");
 }

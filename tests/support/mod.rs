@@ -228,6 +228,28 @@ impl TestEnv {
         std::fs::write(self.config_path(), text).unwrap();
     }
 
+    /// A home with tools deferred (`defer = "always"`) and our test server
+    /// configured under each name with its extra config lines, catalogs filled.
+    pub fn deferred(servers: &[(&str, &str)]) -> TestEnv {
+        let env = TestEnv::new();
+        env.write_config("[tools]\ndefer = \"always\"\n");
+        for (name, extra) in servers {
+            env.add_test_server(name, extra);
+            env.prefill(name);
+        }
+        env
+    }
+
+    /// The file of the session with this id.
+    #[track_caller]
+    pub fn session_path(&self, id: &str) -> PathBuf {
+        let name = format!("{id}.jsonl");
+        self.sessions()
+            .into_iter()
+            .find(|p| p.file_name().is_some_and(|n| n.to_string_lossy() == name))
+            .unwrap_or_else(|| panic!("no session file for {id}"))
+    }
+
     /// Adds our test server under `name` with extra config lines.
     pub fn add_test_server(&self, name: &str, extra: &str) {
         self.add_server(name, &format!("command = {:?}\n{extra}", test_server()));
@@ -334,4 +356,32 @@ pub fn interrupt(child: &std::process::Child) {
     unsafe {
         libc::kill(child.id() as i32, libc::SIGINT);
     }
+}
+
+/// Asserts that `haystack` contains `needle`, and shows both when it does not.
+#[macro_export]
+macro_rules! assert_contains {
+    ($haystack:expr, $needle:expr $(,)?) => {{
+        let (haystack, needle) = (&$haystack, &$needle);
+        let haystack: &str = ::std::convert::AsRef::<str>::as_ref(haystack);
+        let needle: &str = ::std::convert::AsRef::<str>::as_ref(needle);
+        assert!(
+            haystack.contains(needle),
+            "expected to find {needle:?} in:\n{haystack}"
+        );
+    }};
+}
+
+/// Asserts that `haystack` does not contain `needle`, and shows it when it does.
+#[macro_export]
+macro_rules! assert_not_contains {
+    ($haystack:expr, $needle:expr $(,)?) => {{
+        let (haystack, needle) = (&$haystack, &$needle);
+        let haystack: &str = ::std::convert::AsRef::<str>::as_ref(haystack);
+        let needle: &str = ::std::convert::AsRef::<str>::as_ref(needle);
+        assert!(
+            !haystack.contains(needle),
+            "expected no {needle:?} in:\n{haystack}"
+        );
+    }};
 }
