@@ -21,7 +21,10 @@ fn split_entries(name: &str, raw_arguments: &str) -> Option<Vec<Entry>> {
     }
 }
 
-/// A child's arguments: `{"calls":[entry]}`, the entry as the model wrote it.
+/// A child's arguments: `{"calls":[entry]}`, the entry as parsed from the
+/// model's batch and written again (compact, keys in sorted order) — not the
+/// model's own bytes, which covered the whole batch. Written once, before the
+/// message is persisted; replays send these bytes.
 fn child_arguments(entry: &Entry) -> String {
     format!("{{\"calls\":[{}]}}", entry.raw)
 }

@@ -132,7 +132,8 @@ impl Round<'_> {
         let _ = self.events.send(e);
     }
 
-    async fn execute(&self, call: &ToolCall, plan: Plan) -> Result<ToolResult, SessionError> {
+    /// Runs a checked call: the underlying tool's name and its output.
+    async fn run_plan(&self, call: &ToolCall, plan: Plan) -> (String, ToolOutput) {
         let id = call.id.clone();
         let queued = |name: &str, arguments: String| {
             self.emit(Event::ToolCallQueued {
@@ -148,7 +149,7 @@ impl Round<'_> {
                 arguments,
             })
         };
-        let (tool, output) = match plan {
+        match plan {
             Plan::Done(out) => (call.name.clone(), out),
             _ if self.cancel.is_cancelled() => (call.name.clone(), ToolOutput::error(NOT_STARTED)),
             Plan::Batch { entries, refused } => {
@@ -193,7 +194,11 @@ impl Round<'_> {
                 }
                 (name, out)
             }
-        };
+        }
+    }
+
+    async fn execute(&self, call: &ToolCall, plan: Plan) -> Result<ToolResult, SessionError> {
+        let (tool, output) = self.run_plan(call, plan).await;
         let result = ToolResult {
             tool_call_id: call.id.clone(),
             name: call.name.clone(),

@@ -7,8 +7,8 @@ use tokio_util::sync::CancellationToken;
 use super::protocol::{Event, EventTx};
 use super::tool_round;
 use crate::policy::Policy;
-use crate::provider::{ChatRequest, Provider, ProviderError, ProviderEvent};
-use crate::session::{Message, Record, SessionError, SessionEvent, SessionHandle};
+use crate::provider::{ChatRequest, Completion, Provider, ProviderError, ProviderEvent};
+use crate::session::{Message, Record, SessionError, SessionEvent, SessionHandle, ToolCall};
 use crate::tools::Registry;
 use crate::util::time::Utc;
 
@@ -139,76 +139,9 @@ impl Agent {
         })
         .await?;
         for request in 1..=self.max_turns {
-            // Per request: a server may have announced new tools since the last one.
-            let specs = self.tools.specs();
-            if cancel.is_cancelled() {
-                return Err(AgentError::Cancelled);
-            }
-            self.record_deferral().await?;
-            self.emit(Event::ModelRequest { request });
-            let events = self.events.clone();
-            let on_event = move |e: ProviderEvent| {
-                let _ = events.send(match e {
-                    ProviderEvent::TextDelta(text) => Event::TextDelta { text },
-                    ProviderEvent::Retrying {
-                        attempt,
-                        delay,
-                        reason,
-                    } => Event::Retrying {
-                        attempt,
-                        delay_ms: delay.as_millis() as u64,
-                        reason,
-                    },
-                });
-            };
-            let completion = self
-                .provider
-                .complete(
-                    ChatRequest {
-                        model: &self.model,
-                        messages: &self.messages,
-                        tools: &specs,
-                    },
-                    &on_event,
-                    cancel,
-                )
-                .await
-                .map_err(|e| match e {
-                    ProviderError::Cancelled => AgentError::Cancelled,
-                    e => AgentError::Provider(e),
-                })?;
-            if let Some(u) = &completion.usage {
-                self.emit(Event::Usage {
-                    prompt_tokens: u.prompt_tokens,
-                    completion_tokens: u.completion_tokens,
-                    total_tokens: u.total_tokens,
-                });
-                self.record_event(SessionEvent::Usage {
-                    completion_tokens: u.completion_tokens,
-                    prompt_tokens: u.prompt_tokens,
-                    total_tokens: u.total_tokens,
-                })
-                .await?;
-            }
-            if completion.finish_reason.as_deref() == Some("length") {
-                self.emit(Event::Warning {
-                    message: "the model stopped at its output limit (finish_reason \"length\"); \
-                              its answer may be cut short"
-                        .into(),
-                });
-            }
-            // Split local tool_call batches before the message is persisted:
-            // the session file records the calls as they will run.
-            let mut calls = completion.tool_calls;
-            let mut taken = self.call_ids();
-            super::tool_call_batches::assign_missing_ids(
-                &mut calls,
-                self.messages.len(),
-                &mut taken,
-            );
-            if self.split_batches {
-                super::tool_call_batches::expand_local_tool_batches(&mut calls);
-            }
+            let completion = self.request(request, cancel).await?;
+            self.note_completion(&completion).await?;
+            let calls = self.calls_as_they_will_run(completion.tool_calls);
             self.push(Message::Assistant {
                 content: completion.content.clone(),
                 tool_calls: calls.clone(),
@@ -238,6 +171,87 @@ impl Agent {
             }
         }
         Err(AgentError::MaxTurns(self.max_turns))
+    }
+
+    /// One model request over the history so far, its text streamed out as
+    /// events; the whole assistant message once it is complete.
+    async fn request(
+        &mut self,
+        request: u32,
+        cancel: &CancellationToken,
+    ) -> Result<Completion, AgentError> {
+        // Per request: a server may have announced new tools since the last one.
+        let specs = self.tools.specs();
+        if cancel.is_cancelled() {
+            return Err(AgentError::Cancelled);
+        }
+        self.record_deferral().await?;
+        self.emit(Event::ModelRequest { request });
+        let events = self.events.clone();
+        let on_event = move |e: ProviderEvent| {
+            let _ = events.send(match e {
+                ProviderEvent::TextDelta(text) => Event::TextDelta { text },
+                ProviderEvent::Retrying {
+                    attempt,
+                    delay,
+                    reason,
+                } => Event::Retrying {
+                    attempt,
+                    delay_ms: delay.as_millis() as u64,
+                    reason,
+                },
+            });
+        };
+        let req = ChatRequest {
+            model: &self.model,
+            messages: &self.messages,
+            tools: &specs,
+        };
+        self.provider
+            .complete(req, &on_event, cancel)
+            .await
+            .map_err(|e| match e {
+                ProviderError::Cancelled => AgentError::Cancelled,
+                e => AgentError::Provider(e),
+            })
+    }
+
+    /// Token counts (an event and a session record) and an answer cut at the
+    /// output limit (a warning).
+    async fn note_completion(&mut self, completion: &Completion) -> Result<(), SessionError> {
+        if let Some(u) = &completion.usage {
+            self.emit(Event::Usage {
+                prompt_tokens: u.prompt_tokens,
+                completion_tokens: u.completion_tokens,
+                total_tokens: u.total_tokens,
+            });
+            self.record_event(SessionEvent::Usage {
+                completion_tokens: u.completion_tokens,
+                prompt_tokens: u.prompt_tokens,
+                total_tokens: u.total_tokens,
+            })
+            .await?;
+        }
+        if completion.finish_reason.as_deref() == Some("length") {
+            self.emit(Event::Warning {
+                message: "the model stopped at its output limit (finish_reason \"length\"); \
+                          its answer may be cut short"
+                    .into(),
+            });
+        }
+        Ok(())
+    }
+
+    /// The received calls as the session file will record them and the round
+    /// will run them: ids given to calls without one, local `tool_call`
+    /// batches split — before the message is persisted.
+    fn calls_as_they_will_run(&self, mut calls: Vec<ToolCall>) -> Vec<ToolCall> {
+        let mut taken = self.call_ids();
+        super::tool_call_batches::assign_missing_ids(&mut calls, self.messages.len(), &mut taken);
+        if self.split_batches {
+            super::tool_call_batches::expand_local_tool_batches(&mut calls);
+        }
+        calls
     }
 
     /// Writes the deferral decision once per session, at its first request.

@@ -14,8 +14,8 @@ pub struct Entry {
     /// An object (a JSON string was parsed, `""`/missing/`null` became `{}`),
     /// or why the model's `arguments` cannot be used.
     pub arguments: Result<Value, String>,
-    /// The entry as the model sent it, for the child's arguments and for
-    /// messages that quote it back.
+    /// The entry as parsed from the model's batch (re-serialising it sorts its
+    /// keys), for the child's arguments and for messages that quote it back.
     pub raw: Value,
 }
 

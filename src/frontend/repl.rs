@@ -68,30 +68,17 @@ pub(crate) async fn run(
     let tty = std::io::stdin().is_terminal();
     let queued: Arc<Mutex<Vec<String>>> = Arc::default();
     loop {
-        let typed = queued
-            .lock()
-            .ok()
-            .and_then(|mut q| (!q.is_empty()).then(|| q.remove(0)));
-        let line = match typed {
-            Some(t) => {
-                eprintln!("› {t}");
-                Ok(t)
-            }
-            None => {
-                let (ed, line) = tokio::task::spawn_blocking(move || {
-                    let r = editor.readline("› ");
-                    (editor, r)
-                })
-                .await?;
+        let line = match next_line(editor, &queued).await? {
+            (ed, Ok(l)) => {
                 editor = ed;
-                line
+                l
             }
-        };
-        let line = match line {
-            Ok(l) => l,
-            Err(ReadlineError::Interrupted) => continue,
-            Err(ReadlineError::Eof) => break,
-            Err(e) => return Err(ReplError::Editor(e)),
+            (ed, Err(ReadlineError::Interrupted)) => {
+                editor = ed;
+                continue;
+            }
+            (_, Err(ReadlineError::Eof)) => break,
+            (_, Err(e)) => return Err(ReplError::Editor(e)),
         };
         let text = line.trim();
         if text.is_empty() {
@@ -105,34 +92,71 @@ pub(crate) async fn run(
                 Flow::Continue => continue,
             }
         }
-        let cancel = CancellationToken::new();
-        let on_ctrl_c = {
-            let cancel = cancel.clone();
-            tokio::spawn(async move {
-                if tokio::signal::ctrl_c().await.is_ok() {
-                    cancel.cancel();
-                }
-            })
-        };
-        let typeahead = tty.then(|| TypeAhead::start(cancel.clone(), queued.clone()));
-        let res = drive(agent.run_turn(text, &cancel), rx, printer).await;
-        on_ctrl_c.abort();
-        if let Some(t) = typeahead {
-            t.finish().await;
-        }
-        printer.end_line();
-        match res {
-            Ok(_) => {}
-            Err(AgentError::Cancelled) => eprintln!("stopped."),
-            Err(e) => {
-                eprintln!("error: {e}");
-                if let Some(h) = e.hint() {
-                    eprintln!("hint: {h}");
-                }
+        let typeahead = tty.then_some(&queued);
+        turn(&mut agent, text, typeahead, rx, printer).await;
+    }
+    Ok(())
+}
+
+type Editor = rustyline::DefaultEditor;
+
+/// The next line: one typed during the last turn, else one read from the
+/// line editor (on the blocking pool: it blocks on the terminal).
+async fn next_line(
+    mut editor: Editor,
+    queued: &Mutex<Vec<String>>,
+) -> Result<(Editor, Result<String, ReadlineError>), ReplError> {
+    let typed = queued
+        .lock()
+        .ok()
+        .and_then(|mut q| (!q.is_empty()).then(|| q.remove(0)));
+    if let Some(t) = typed {
+        eprintln!("› {t}");
+        return Ok((editor, Ok(t)));
+    }
+    Ok(tokio::task::spawn_blocking(move || {
+        let r = editor.readline("› ");
+        (editor, r)
+    })
+    .await?)
+}
+
+/// One turn, stoppable with Ctrl-C — and, on a terminal, with `/stop` typed
+/// meanwhile (other lines typed meanwhile go to `typeahead`). A failed turn
+/// is reported; the session goes on.
+async fn turn(
+    agent: &mut Agent,
+    text: &str,
+    typeahead: Option<&Arc<Mutex<Vec<String>>>>,
+    rx: &mut UnboundedReceiver<Event>,
+    printer: &mut Printer,
+) {
+    let cancel = CancellationToken::new();
+    let on_ctrl_c = {
+        let cancel = cancel.clone();
+        tokio::spawn(async move {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                cancel.cancel();
+            }
+        })
+    };
+    let watch = typeahead.map(|q| TypeAhead::start(cancel.clone(), q.clone()));
+    let res = drive(agent.run_turn(text, &cancel), rx, printer).await;
+    on_ctrl_c.abort();
+    if let Some(t) = watch {
+        t.finish().await;
+    }
+    printer.end_line();
+    match res {
+        Ok(_) => {}
+        Err(AgentError::Cancelled) => eprintln!("stopped."),
+        Err(e) => {
+            eprintln!("error: {e}");
+            if let Some(h) = e.hint() {
+                eprintln!("hint: {h}");
             }
         }
     }
-    Ok(())
 }
 
 async fn command(text: &str, agent: &mut Agent, ctx: &ReplContext<'_>) -> Result<Flow, ReplError> {

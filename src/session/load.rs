@@ -28,41 +28,24 @@ pub fn load(path: &Path) -> Result<LoadedSession, SessionError> {
 }
 
 pub fn parse(path: &Path, bytes: &[u8]) -> Result<LoadedSession, SessionError> {
-    let mut segments: Vec<&[u8]> = bytes.split(|b| *b == b'\n').collect();
-    // After the last newline: empty for a clean file, a fragment for a torn one.
-    let tail = segments.pop().unwrap_or_default();
-    let mut warnings = Vec::new();
-    let torn_tail = (!tail.is_empty()).then(|| {
-        let n = segments.len() + 1;
-        warnings.push(format!(
-            "{}:{n}: skipped a torn last line (hermes stopped while writing it)",
-            path.display()
-        ));
-        n
-    });
-
-    let mut parsed: Vec<(usize, Result<Record, String>)> = Vec::with_capacity(segments.len());
-    for (i, seg) in segments.iter().enumerate() {
-        if seg.iter().all(u8::is_ascii_whitespace) {
-            continue;
-        }
-        let rec = serde_json::from_slice::<Record>(seg).map_err(|e| e.to_string());
-        parsed.push((i + 1, rec));
-    }
-    let acknowledged: HashSet<u64> = parsed
-        .iter()
-        .filter_map(|(_, r)| match r {
-            Ok(Record::Event {
-                event: SessionEvent::TornLine { line },
-                ..
-            }) => Some(*line),
-            _ => None,
+    let (lines, torn_tail) = split_lines(bytes);
+    let warnings = torn_tail
+        .map(|n| {
+            format!(
+                "{}:{n}: skipped a torn last line (hermes stopped while writing it)",
+                path.display()
+            )
         })
+        .into_iter()
         .collect();
+    let parsed: Vec<(usize, Result<Record, String>)> = lines
+        .into_iter()
+        .map(|(n, line)| (n, serde_json::from_slice(line).map_err(|e| e.to_string())))
+        .collect();
+    let acknowledged = acknowledged_torn_lines(&parsed);
 
     let mut meta = None;
     let mut messages = Vec::new();
-    let mut answered = HashSet::new();
     let mut deferred = None;
     for (line, rec) in parsed {
         let rec = match rec {
@@ -85,10 +68,7 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<LoadedSession, SessionError> {
                 })
             }
             Record::Message { message, .. } => messages.push(message),
-            Record::ToolResult { result, .. } => {
-                answered.insert(result.tool_call_id.clone());
-                messages.push(Message::Tool(result));
-            }
+            Record::ToolResult { result, .. } => messages.push(Message::Tool(result)),
             Record::Event {
                 event: SessionEvent::Tools { deferred: d },
                 ..
@@ -96,27 +76,69 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<LoadedSession, SessionError> {
             Record::Event { .. } => {}
         }
     }
-    in_entry_order(&mut messages);
     let meta = meta.ok_or_else(|| SessionError::NotASession {
         path: path.to_path_buf(),
     })?;
-    let unanswered = messages
+    in_entry_order(&mut messages);
+    Ok(LoadedSession {
+        meta,
+        unanswered: unanswered(&messages),
+        messages,
+        torn_tail,
+        deferred,
+        warnings,
+    })
+}
+
+/// The file's complete, non-blank lines with their 1-based numbers, and the
+/// number of a torn last line (text after the last newline: a crash
+/// mid-write), which is left out.
+fn split_lines(bytes: &[u8]) -> (Vec<(usize, &[u8])>, Option<usize>) {
+    let mut segments: Vec<&[u8]> = bytes.split(|b| *b == b'\n').collect();
+    // After the last newline: empty for a clean file, a fragment for a torn one.
+    let tail = segments.pop().unwrap_or_default();
+    let torn = (!tail.is_empty()).then_some(segments.len() + 1);
+    let lines = segments
+        .into_iter()
+        .enumerate()
+        .filter(|(_, l)| !l.iter().all(u8::is_ascii_whitespace))
+        .map(|(i, l)| (i + 1, l))
+        .collect();
+    (lines, torn)
+}
+
+/// Lines an earlier resume found torn and said so with a `torn_line` event.
+fn acknowledged_torn_lines(parsed: &[(usize, Result<Record, String>)]) -> HashSet<u64> {
+    parsed
+        .iter()
+        .filter_map(|(_, r)| match r {
+            Ok(Record::Event {
+                event: SessionEvent::TornLine { line },
+                ..
+            }) => Some(*line),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Tool calls of the history that have no result.
+fn unanswered(messages: &[Message]) -> Vec<ToolCall> {
+    let answered: HashSet<&str> = messages
+        .iter()
+        .filter_map(|m| match m {
+            Message::Tool(r) => Some(r.tool_call_id.as_str()),
+            _ => None,
+        })
+        .collect();
+    messages
         .iter()
         .flat_map(|m| match m {
             Message::Assistant { tool_calls, .. } => tool_calls.as_slice(),
             _ => &[],
         })
-        .filter(|c| !answered.contains(&c.id))
+        .filter(|c| !answered.contains(c.id.as_str()))
         .cloned()
-        .collect();
-    Ok(LoadedSession {
-        meta,
-        messages,
-        unanswered,
-        torn_tail,
-        deferred,
-        warnings,
-    })
+        .collect()
 }
 
 /// Puts the results of every tool round in the order of the calls they

@@ -22,9 +22,10 @@ pub enum Message {
     Tool(ToolResult),
 }
 
-/// One tool invocation as the model sent it. `arguments` is kept as the exact
-/// string received: re-serialising parsed JSON could reorder keys and change the
-/// bytes replayed to the provider.
+/// One tool invocation as it is replayed to the provider. `arguments` is kept
+/// as an exact string — the one the model sent, or for a split child the one
+/// hermes wrote when it split the batch: re-serialising parsed JSON on replay
+/// could reorder keys and change the bytes.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolCall {
     pub id: String,
