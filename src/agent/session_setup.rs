@@ -66,6 +66,12 @@ async fn new_session(settings: &Settings, cwd: &Path) -> Result<SessionStart, Se
 }
 
 async fn resume_session(path: &Path) -> Result<SessionStart, SessionError> {
+    // Locked before it is read: nothing can be appended between the two.
+    let id = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let handle = SessionHandle::append_to(path, &id)?;
     let LoadedSession {
         meta,
         mut messages,
@@ -74,7 +80,7 @@ async fn resume_session(path: &Path) -> Result<SessionStart, SessionError> {
         deferred,
         warnings,
     } = session::load(path)?;
-    let handle = SessionHandle::append_to(path, &meta.id)?;
+    let _ = meta;
     let ts = Utc::now().rfc3339();
     if let Some(line) = torn_tail {
         // End the fragment so new records start on a line of their own, and say

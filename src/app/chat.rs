@@ -179,6 +179,23 @@ fn resume_path(
     sessions_dir: &Path,
     cwd: &Path,
 ) -> Result<Option<PathBuf>, CommandError> {
+    let found = found_session(cli, sessions_dir, cwd)?;
+    match found {
+        Some(path) if cli.fork => Ok(Some(session::fork(&path, sessions_dir)?)),
+        None if cli.fork => Err(CommandError::usage(
+            "--fork copies a session, but none was named",
+            "use it with --resume ID or --continue",
+        )),
+        other => Ok(other),
+    }
+}
+
+/// The session `--resume` or `--continue` names, if either is given.
+fn found_session(
+    cli: &Cli,
+    sessions_dir: &Path,
+    cwd: &Path,
+) -> Result<Option<PathBuf>, CommandError> {
     if let Some(id) = &cli.resume {
         return Ok(Some(session::find(sessions_dir, id)?));
     }

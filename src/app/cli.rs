@@ -47,6 +47,11 @@ pub struct Cli {
     #[arg(long = "continue")]
     pub continue_last: bool,
 
+    /// With --resume or --continue: continue in a copy of the session (a new
+    /// id), leaving the original as it is — e.g. while another hermes has it.
+    #[arg(long)]
+    pub fork: bool,
+
     /// Open the interactive session even when stdin is not a terminal.
     #[arg(long, hide = true, conflicts_with = "query")]
     pub interactive: bool,

@@ -1,14 +1,17 @@
 //! Sessions: the message model, the append-only JSON Lines file that is the record
 //! of truth, its single writer, and reading it back for `--resume`.
 
+mod fork;
 mod index;
 mod load;
+mod lock;
 mod message;
 mod record;
 mod store;
 
 use std::path::{Path, PathBuf};
 
+pub use fork::fork;
 pub use index::{find, latest_in, list, new_id, path_for, Summary};
 pub use load::{in_entry_order, load, parse, LoadedSession};
 pub use message::{Message, ToolCall, ToolResult};
@@ -36,6 +39,8 @@ pub enum SessionError {
     Ambiguous { id: String, count: usize },
     #[error("cannot encode a session record: {0}")]
     Encode(String),
+    #[error("session {id} is in use by another hermes{}", pid.map(|p| format!(" (pid {p})")).unwrap_or_default())]
+    Locked { id: String, pid: Option<u32> },
 }
 
 impl SessionError {
@@ -53,6 +58,9 @@ impl SessionError {
             ),
             SessionError::NotFound { .. } => Some("`hermes sessions list` shows the ids"),
             SessionError::Ambiguous { .. } => Some("give more of the id"),
+            SessionError::Locked { .. } => {
+                Some("wait until that run ends, or add --fork to continue in a copy of the session")
+            }
             _ => None,
         }
     }

@@ -50,6 +50,10 @@ pub enum SessionEvent {
     Tools {
         deferred: bool,
     },
+    /// This session began as a copy of session `from` (`--fork`).
+    Forked {
+        from: String,
+    },
     /// An event this version does not know (written by a newer hermes):
     /// read and skipped.
     #[serde(other)]

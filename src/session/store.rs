@@ -2,6 +2,13 @@
 //! cheap [`SessionHandle`] and awaits each append, which answers once the record's
 //! line has been handed to the kernel in one `write` — so a crash of hermes loses
 //! nothing that was acknowledged. `sync` adds an fsync at the end of each turn.
+//!
+//! The writer holds an exclusive advisory lock (`flock`) on the file for as
+//! long as it runs: two hermes processes appending to one session would
+//! interleave their records and break the tool-call pairing of every later
+//! request. The holder's pid is kept beside the file (`<file>.lock`) so a
+//! second opener can say who has it; the lock itself is the kernel's, released
+//! however the holder ends.
 
 use std::fs::{File, OpenOptions};
 use std::io::Write;
@@ -9,6 +16,7 @@ use std::path::{Path, PathBuf};
 
 use tokio::sync::{mpsc, oneshot};
 
+use super::lock;
 use super::record::Record;
 use super::SessionError;
 
@@ -34,26 +42,27 @@ impl SessionHandle {
         opts.create_new(true).append(true);
         owner_only(&mut opts);
         let file = opts.open(path).map_err(|e| SessionError::io(path, e))?;
-        Ok(Self::spawn(file, path, id))
+        Self::spawn(file, path, id)
     }
 
-    /// Opens an existing session file for appending.
+    /// Opens an existing session file for appending, if no other hermes has it.
     pub fn append_to(path: &Path, id: &str) -> Result<SessionHandle, SessionError> {
         let file = OpenOptions::new()
             .append(true)
             .open(path)
             .map_err(|e| SessionError::io(path, e))?;
-        Ok(Self::spawn(file, path, id))
+        Self::spawn(file, path, id)
     }
 
-    fn spawn(file: File, path: &Path, id: &str) -> SessionHandle {
+    fn spawn(file: File, path: &Path, id: &str) -> Result<SessionHandle, SessionError> {
+        let lock = lock::Held::take(&file, path, id)?;
         let (tx, rx) = mpsc::channel(64);
-        tokio::spawn(writer(file, rx));
-        SessionHandle {
+        tokio::spawn(writer(file, rx, lock));
+        Ok(SessionHandle {
             tx,
             path: path.to_path_buf(),
             id: id.to_string(),
-        }
+        })
     }
 
     pub fn path(&self) -> &Path {
@@ -94,7 +103,8 @@ impl SessionHandle {
     }
 }
 
-async fn writer(mut file: File, mut rx: mpsc::Receiver<Cmd>) {
+/// Owns the file and its lock until every handle is gone.
+async fn writer(mut file: File, mut rx: mpsc::Receiver<Cmd>, _lock: lock::Held) {
     while let Some(cmd) = rx.recv().await {
         match cmd {
             // Lines are small; a blocking write of a few hundred bytes to the page

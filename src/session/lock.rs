@@ -1,0 +1,67 @@
+//! The advisory lock a session's writer holds, and the pid note beside it.
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+
+use super::SessionError;
+
+/// The lock on one session file; dropping it removes the pid note (the
+/// kernel drops the lock itself when the file is closed).
+pub(super) struct Held {
+    note: PathBuf,
+}
+
+impl Held {
+    /// Takes the exclusive lock without waiting, or says who holds it.
+    pub(super) fn take(file: &File, path: &Path, id: &str) -> Result<Held, SessionError> {
+        let note = note_path(path);
+        if !try_lock(file) {
+            let pid = std::fs::read_to_string(&note)
+                .ok()
+                .and_then(|p| p.trim().parse().ok());
+            return Err(SessionError::Locked {
+                id: id.to_string(),
+                pid,
+            });
+        }
+        // Only a message depends on the note: a note that cannot be written
+        // costs the pid in another opener's error, nothing more.
+        let _ = write_owner_only(&note, &format!("{}\n", std::process::id()));
+        Ok(Held { note })
+    }
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.note);
+    }
+}
+
+fn note_path(path: &Path) -> PathBuf {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(".lock");
+    path.with_file_name(name)
+}
+
+#[cfg(unix)]
+fn try_lock(file: &File) -> bool {
+    use std::os::unix::io::AsRawFd;
+    // SAFETY: flock on a descriptor this process owns and keeps open.
+    unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) == 0 }
+}
+
+#[cfg(not(unix))]
+fn try_lock(_: &File) -> bool {
+    true
+}
+
+fn write_owner_only(path: &Path, text: &str) -> std::io::Result<()> {
+    let mut opts = std::fs::OpenOptions::new();
+    opts.create(true).write(true).truncate(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        opts.mode(0o600);
+    }
+    std::io::Write::write_all(&mut opts.open(path)?, text.as_bytes())
+}
