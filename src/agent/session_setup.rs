@@ -82,14 +82,17 @@ async fn resume_session(path: &Path) -> Result<SessionStart, SessionError> {
     } = session::load(path)?;
     let _ = meta;
     let ts = Utc::now().rfc3339();
-    if let Some(line) = torn_tail {
+    if let Some(torn) = torn_tail {
         // End the fragment so new records start on a line of their own, and say
         // which line it was so later loads skip it knowingly.
         handle.append_raw(b"\n".to_vec()).await?;
         handle
             .append(&Record::Event {
                 ts: ts.clone(),
-                event: SessionEvent::TornLine { line: line as u64 },
+                event: SessionEvent::TornLine {
+                    line: torn.line as u64,
+                    hash: Some(torn.hash),
+                },
             })
             .await?;
     }

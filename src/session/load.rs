@@ -15,8 +15,8 @@ pub struct LoadedSession {
     pub messages: Vec<Message>,
     /// Tool calls of the history that never got a result (hermes stopped mid-round).
     pub unanswered: Vec<ToolCall>,
-    /// 1-based number of a torn last line, which has no newline yet.
-    pub torn_tail: Option<usize>,
+    /// A torn last line, which has no newline yet.
+    pub torn_tail: Option<TornTail>,
     /// The recorded deferral decision (`tools` event), if any request was made.
     pub deferred: Option<bool>,
     pub warnings: Vec<String>,
@@ -27,30 +27,47 @@ pub fn load(path: &Path) -> Result<LoadedSession, SessionError> {
     parse(path, &bytes)
 }
 
+/// A last line without its newline: where it is and what it holds.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TornTail {
+    /// 1-based.
+    pub line: usize,
+    /// FNV-1a of its bytes, hex.
+    pub hash: String,
+}
+
 pub fn parse(path: &Path, bytes: &[u8]) -> Result<LoadedSession, SessionError> {
     let (lines, torn_tail) = split_lines(bytes);
-    let warnings = torn_tail
-        .map(|n| {
+    let mut warnings: Vec<String> = torn_tail
+        .iter()
+        .map(|t| {
             format!(
-                "{}:{n}: skipped a torn last line (hermes stopped while writing it)",
-                path.display()
+                "{}:{}: skipped a torn last line (hermes stopped while writing it)",
+                path.display(),
+                t.line
             )
         })
-        .into_iter()
         .collect();
-    let parsed: Vec<(usize, Result<Record, String>)> = lines
+    let parsed: Vec<(usize, &[u8], Result<Record, String>)> = lines
         .into_iter()
-        .map(|(n, line)| (n, serde_json::from_slice(line).map_err(|e| e.to_string())))
+        .map(|(n, line)| {
+            (
+                n,
+                line,
+                serde_json::from_slice(line).map_err(|e| e.to_string()),
+            )
+        })
         .collect();
-    let acknowledged = acknowledged_torn_lines(&parsed);
+    let acknowledged = Acknowledged::from(&parsed);
 
     let mut meta = None;
     let mut messages = Vec::new();
+    let mut lines_of = Vec::new();
     let mut deferred = None;
-    for (line, rec) in parsed {
+    for (line, text, rec) in parsed {
         let rec = match rec {
             Ok(r) => r,
-            Err(_) if acknowledged.contains(&(line as u64)) => continue,
+            Err(_) if acknowledged.covers(line, text) => continue,
             Err(message) => {
                 return Err(SessionError::BadLine {
                     path: path.to_path_buf(),
@@ -67,8 +84,14 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<LoadedSession, SessionError> {
                     path: path.to_path_buf(),
                 })
             }
-            Record::Message { message, .. } => messages.push(message),
-            Record::ToolResult { result, .. } => messages.push(Message::Tool(result)),
+            Record::Message { message, .. } => {
+                messages.push(message);
+                lines_of.push(line);
+            }
+            Record::ToolResult { result, .. } => {
+                messages.push(Message::Tool(result));
+                lines_of.push(line);
+            }
             Record::Event {
                 event: SessionEvent::Tools { deferred: d },
                 ..
@@ -79,6 +102,7 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<LoadedSession, SessionError> {
     let meta = meta.ok_or_else(|| SessionError::NotASession {
         path: path.to_path_buf(),
     })?;
+    let mut messages = answered_calls_only(messages, &lines_of, path, &mut warnings);
     in_entry_order(&mut messages);
     Ok(LoadedSession {
         meta,
@@ -91,13 +115,16 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<LoadedSession, SessionError> {
 }
 
 /// The file's complete, non-blank lines with their 1-based numbers, and the
-/// number of a torn last line (text after the last newline: a crash
-/// mid-write), which is left out.
-fn split_lines(bytes: &[u8]) -> (Vec<(usize, &[u8])>, Option<usize>) {
+/// torn last line (text after the last newline: a crash mid-write), which is
+/// left out.
+fn split_lines(bytes: &[u8]) -> (Vec<(usize, &[u8])>, Option<TornTail>) {
     let mut segments: Vec<&[u8]> = bytes.split(|b| *b == b'\n').collect();
     // After the last newline: empty for a clean file, a fragment for a torn one.
     let tail = segments.pop().unwrap_or_default();
-    let torn = (!tail.is_empty()).then_some(segments.len() + 1);
+    let torn = (!tail.is_empty()).then(|| TornTail {
+        line: segments.len() + 1,
+        hash: crate::util::hash::hex(tail),
+    });
     let lines = segments
         .into_iter()
         .enumerate()
@@ -107,18 +134,73 @@ fn split_lines(bytes: &[u8]) -> (Vec<(usize, &[u8])>, Option<usize>) {
     (lines, torn)
 }
 
-/// Lines an earlier resume found torn and said so with a `torn_line` event.
-fn acknowledged_torn_lines(parsed: &[(usize, Result<Record, String>)]) -> HashSet<u64> {
-    parsed
-        .iter()
-        .filter_map(|(_, r)| match r {
-            Ok(Record::Event {
-                event: SessionEvent::TornLine { line },
+/// Lines an earlier resume found torn and said so with a `torn_line` event:
+/// by the hash of their bytes, or — for events written before hashes — by
+/// their number.
+struct Acknowledged {
+    hashes: HashSet<String>,
+    numbers: HashSet<u64>,
+}
+
+impl Acknowledged {
+    fn from(parsed: &[(usize, &[u8], Result<Record, String>)]) -> Acknowledged {
+        let mut a = Acknowledged {
+            hashes: HashSet::new(),
+            numbers: HashSet::new(),
+        };
+        for (_, _, r) in parsed {
+            if let Ok(Record::Event {
+                event: SessionEvent::TornLine { line, hash },
                 ..
-            }) => Some(*line),
-            _ => None,
-        })
-        .collect()
+            }) = r
+            {
+                match hash {
+                    Some(h) => a.hashes.insert(h.clone()),
+                    None => a.numbers.insert(*line),
+                };
+            }
+        }
+        a
+    }
+
+    fn covers(&self, line: usize, text: &[u8]) -> bool {
+        self.numbers.contains(&(line as u64))
+            || (!self.hashes.is_empty() && self.hashes.contains(&crate::util::hash::hex(text)))
+    }
+}
+
+/// Drops tool results that answer no call of their round — none hermes
+/// writes, but a hand-edited file may hold one, and sent on it would make the
+/// provider refuse every later request — and a second result for one call.
+/// Each dropped one is a warning naming its line; the file is not changed.
+fn answered_calls_only(
+    messages: Vec<Message>,
+    lines: &[usize],
+    path: &Path,
+    warnings: &mut Vec<String>,
+) -> Vec<Message> {
+    let mut open: HashSet<String> = HashSet::new();
+    let mut out = Vec::with_capacity(messages.len());
+    for (m, line) in messages.into_iter().zip(lines) {
+        match &m {
+            Message::Assistant { tool_calls, .. } => {
+                open = tool_calls.iter().map(|c| c.id.clone()).collect();
+            }
+            Message::Tool(r) => {
+                if !open.remove(&r.tool_call_id) {
+                    warnings.push(format!(
+                        "{}:{line}: skipped a tool result for `{}`, which answers no open call of its round",
+                        path.display(),
+                        r.tool_call_id
+                    ));
+                    continue;
+                }
+            }
+            _ => open.clear(),
+        }
+        out.push(m);
+    }
+    out
 }
 
 /// Tool calls of the history that have no result.
@@ -192,7 +274,9 @@ mod tests {
         let text = format!("{META}\n{}\n{{\"type\":\"mess", user("hi"));
         let s = parse(Path::new("f.jsonl"), text.as_bytes()).unwrap();
         assert_eq!(s.messages.len(), 1);
-        assert_eq!(s.torn_tail, Some(3));
+        let torn = s.torn_tail.unwrap();
+        assert_eq!(torn.line, 3);
+        assert_eq!(torn.hash, crate::util::hash::hex(b"{\"type\":\"mess"));
         assert!(s.warnings[0].contains("f.jsonl:3"));
     }
 
@@ -212,6 +296,64 @@ mod tests {
         let s = parse(Path::new("f.jsonl"), text.as_bytes()).unwrap();
         assert_eq!(s.messages.len(), 1);
         assert_eq!(s.torn_tail, None);
+    }
+
+    #[test]
+    fn a_torn_line_acknowledged_by_hash_is_skipped_where_edits_moved_it() {
+        let fragment = "{\"type\":\"mess";
+        let hash = crate::util::hash::hex(fragment.as_bytes());
+        // Acknowledged as line 2; a line added above by hand moved it to 3.
+        let text = format!(
+            "{META}\n{}\n{fragment}\n{{\"type\":\"event\",\"ts\":\"t\",\"event\":\"torn_line\",\"line\":2,\"hash\":\"{hash}\"}}\n",
+            user("added by hand")
+        );
+        let s = parse(Path::new("f.jsonl"), text.as_bytes()).unwrap();
+        assert_eq!(s.messages.len(), 1);
+        // Another bad line at the acknowledged number is still an error.
+        let text = format!(
+            "{META}\nnot json\n{{\"type\":\"event\",\"ts\":\"t\",\"event\":\"torn_line\",\"line\":2,\"hash\":\"{hash}\"}}\n"
+        );
+        let err = parse(Path::new("f.jsonl"), text.as_bytes()).unwrap_err();
+        assert!(err.to_string().starts_with("f.jsonl:2: "), "{err}");
+    }
+
+    #[test]
+    fn a_tool_result_that_answers_no_call_is_skipped_with_a_warning() {
+        let result = |id: &str| {
+            format!(
+                r#"{{"type":"tool_result","ts":"t","tool_call_id":"{id}","name":"echo","content":"{id}","is_error":false}}"#
+            )
+        };
+        let text = [
+            META.to_string(),
+            user("x"),
+            r#"{"type":"message","ts":"t","message":{"role":"assistant","tool_calls":[{"id":"a","name":"echo","arguments":"{}"}]}}"#.to_string(),
+            result("a"),
+            result("a"),
+            result("stranger"),
+            user("y"),
+            result("late"),
+        ]
+        .join("\n")
+            + "\n";
+        let s = parse(Path::new("f.jsonl"), text.as_bytes()).unwrap();
+        let tools: Vec<&str> = s
+            .messages
+            .iter()
+            .filter_map(|m| match m {
+                Message::Tool(r) => Some(r.tool_call_id.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(tools, ["a"]);
+        assert_eq!(s.warnings.len(), 3, "{:?}", s.warnings);
+        assert!(
+            s.warnings[0].starts_with("f.jsonl:5: skipped a tool result for `a`"),
+            "{:?}",
+            s.warnings
+        );
+        assert!(s.warnings[2].starts_with("f.jsonl:8: "), "{:?}", s.warnings);
+        assert!(s.unanswered.is_empty());
     }
 
     #[test]

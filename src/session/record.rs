@@ -39,9 +39,14 @@ pub enum SessionEvent {
         prompt_tokens: u64,
         total_tokens: u64,
     },
-    /// A torn line (crash mid-write) found when the session was resumed.
+    /// A torn line (crash mid-write) found when the session was resumed:
+    /// its number then, and a hash of its bytes (FNV-1a, hex), by which later
+    /// loads know it even if the file was edited and the numbers moved.
+    /// Records written before the hash existed carry the number only.
     TornLine {
         line: u64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        hash: Option<String>,
     },
     Resumed,
     /// Whether this session's MCP and connector tools sit behind the bridge,

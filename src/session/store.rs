@@ -105,12 +105,27 @@ impl SessionHandle {
 
 /// Owns the file and its lock until every handle is gone.
 async fn writer(mut file: File, mut rx: mpsc::Receiver<Cmd>, _lock: lock::Held) {
+    // Where the file ends: only this task writes to it (the lock keeps
+    // other processes out), so it is known without asking the kernel.
+    let mut end = file.metadata().map(|m| m.len()).ok();
     while let Some(cmd) = rx.recv().await {
         match cmd {
             // Lines are small; a blocking write of a few hundred bytes to the page
             // cache is cheaper than a hop to the blocking pool.
             Cmd::Append(bytes, ack) => {
-                let _ = ack.send(file.write_all(&bytes));
+                let written = file.write_all(&bytes);
+                match (&written, end) {
+                    (Ok(()), Some(e)) => end = Some(e + bytes.len() as u64),
+                    // A full disk (or a file-size limit) can take part of a
+                    // record: cut it off, so the file holds whole records only.
+                    (Err(_), Some(e)) => {
+                        if file.set_len(e).is_err() {
+                            end = None;
+                        }
+                    }
+                    (_, None) => {}
+                }
+                let _ = ack.send(written);
             }
             Cmd::Sync(ack) => {
                 let _ = ack.send(file.sync_data());

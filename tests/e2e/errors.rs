@@ -326,3 +326,33 @@ fn ctrl_c_while_waiting_for_the_model_exits_130_and_saves_nothing_partial() {
     );
     assert_eq!(recs.last().unwrap()["message"]["content"], "hi");
 }
+
+/// A full disk (here: a file-size limit) takes part of a record; the session
+/// file must keep whole records only.
+#[cfg(unix)]
+#[test]
+fn a_record_that_does_not_fit_on_disk_leaves_no_partial_line() {
+    let env = TestEnv::new();
+    let prompt = "a long question ".repeat(8_000);
+    // 32 blocks: the meta record and system prompt fit, the 128 KB prompt does not.
+    let script = format!(
+        "ulimit -f 32; trap '' XFSZ; exec {:?} -q \"$1\"",
+        env!("CARGO_BIN_EXE_hermes")
+    );
+    let run = crate::support::Run::from(
+        env.command("sh")
+            .args(["-c", &script, "sh", &prompt])
+            .output()
+            .unwrap(),
+    );
+    run.code(1);
+    crate::assert_contains!(run.error_line(), "File too large");
+    let bytes = std::fs::read(env.only_session()).unwrap();
+    assert!(
+        bytes.ends_with(b"\n"),
+        "a partial record was left at the end"
+    );
+    let recs = crate::support::records(&env.only_session());
+    assert_eq!(recs.len(), 2, "meta and system prompt only: {recs:?}");
+    assert!(env.fake.requests().is_empty(), "the model was asked");
+}
