@@ -10,7 +10,8 @@ use tokio_util::sync::CancellationToken;
 
 use super::cli::Cli;
 use super::commands::Context;
-use super::CommandError;
+use super::signals::Signals;
+use super::{CommandError, Exit};
 use crate::agent::{open_session, Agent, Event};
 use crate::config::{self, Settings};
 use crate::frontend::{drive, repl, Printer, Style};
@@ -32,10 +33,30 @@ pub(super) async fn run(cli: &Cli, ctx: &Context<'_>) -> Result<(), CommandError
     let resume = resume_path(cli, &settings.paths.sessions_dir(), cwd)?;
     let conversation = assemble(&settings, cwd, resume.as_deref()).await?;
     let mcp = conversation.mcp.clone();
-    let result = converse(cli, mode, &settings, cwd, conversation).await;
+    // Watched until hermes exits: a second signal during the shutdown below
+    // ends it at once.
+    let signals = Signals::watch(matches!(mode, Mode::OneShot(_)));
+    let result = converse(cli, mode, &settings, cwd, conversation, &signals.stop).await;
     // Every exit path, error or not, stops the servers: no orphans.
     mcp.shutdown().await;
-    result
+    match signals.received() {
+        Some(n) if n != SIGINT => Err(CommandError {
+            exit: Exit::Signalled(n),
+            message: format!("stopped by {}", signal_name(n)),
+            hint: None,
+        }),
+        _ => result,
+    }
+}
+
+const SIGINT: i32 = 2;
+
+fn signal_name(n: i32) -> String {
+    match n {
+        1 => "SIGHUP".into(),
+        15 => "SIGTERM".into(),
+        n => format!("signal {n}"),
+    }
 }
 
 /// A conversation ready to run: the agent over its session, the events it
@@ -112,6 +133,7 @@ async fn converse(
     settings: &Settings,
     cwd: &Path,
     conversation: Conversation,
+    stop: &CancellationToken,
 ) -> Result<(), CommandError> {
     let Conversation {
         agent, mut events, ..
@@ -124,28 +146,14 @@ async fn converse(
                 settings,
                 cwd,
                 history: settings.paths.history_file(),
+                stop: stop.clone(),
             };
             repl::run(agent, ctx, &mut events, &mut printer).await?;
             Ok(())
         }
         Mode::OneShot(prompt) => {
             let mut agent = agent;
-            let cancel = CancellationToken::new();
-            let on_ctrl_c = {
-                let cancel = cancel.clone();
-                tokio::spawn(async move {
-                    if tokio::signal::ctrl_c().await.is_ok() {
-                        cancel.cancel();
-                        // A second Ctrl-C does not wait for the round to wind down.
-                        if tokio::signal::ctrl_c().await.is_ok() {
-                            crate::mcp::kill_all_now();
-                            std::process::exit(130);
-                        }
-                    }
-                })
-            };
-            let res = drive(agent.run_turn(&prompt, &cancel), &mut events, &mut printer).await;
-            on_ctrl_c.abort();
+            let res = drive(agent.run_turn(&prompt, stop), &mut events, &mut printer).await;
             printer.end_line();
             res?;
             Ok(())

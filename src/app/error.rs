@@ -14,12 +14,25 @@ use crate::tools::UnknownBuiltin;
 use crate::update::UpdateError;
 
 /// What an outcome means to a script: 1 a runtime failure, 2 a mistake in
-/// how hermes was invoked or configured, 130 interrupted.
+/// how hermes was invoked or configured, 130 interrupted (Ctrl-C), 128 + N
+/// stopped by signal N (SIGTERM 143, SIGHUP 129).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Exit {
-    Runtime = 1,
-    Usage = 2,
-    Interrupted = 130,
+    Runtime,
+    Usage,
+    Interrupted,
+    Signalled(i32),
+}
+
+impl Exit {
+    pub fn code(self) -> u8 {
+        match self {
+            Exit::Runtime => 1,
+            Exit::Usage => 2,
+            Exit::Interrupted => 130,
+            Exit::Signalled(n) => u8::try_from(128 + n).unwrap_or(1),
+        }
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -146,11 +159,13 @@ pub(super) fn report(e: &CommandError, json: bool) -> ExitCode {
     }
     if e.exit == Exit::Interrupted {
         eprintln!("interrupted");
+    } else if let Exit::Signalled(_) = e.exit {
+        eprintln!("{}", e.message);
     } else {
         eprintln!("error: {}", e.message);
         if let Some(h) = &e.hint {
             eprintln!("hint: {h}");
         }
     }
-    ExitCode::from(e.exit as u8)
+    ExitCode::from(e.exit.code())
 }

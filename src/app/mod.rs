@@ -7,6 +7,7 @@ mod chat;
 pub mod cli;
 pub mod commands;
 mod error;
+mod signals;
 
 use std::process::ExitCode;
 

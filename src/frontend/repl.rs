@@ -41,6 +41,9 @@ pub(crate) struct ReplContext<'a> {
     pub settings: &'a Settings,
     pub cwd: &'a Path,
     pub history: PathBuf,
+    /// Cancelled when the run must end (SIGTERM, SIGHUP): the running turn
+    /// stops and the REPL returns.
+    pub stop: CancellationToken,
 }
 
 enum Flow {
@@ -68,7 +71,12 @@ pub(crate) async fn run(
     let tty = std::io::stdin().is_terminal();
     let queued: Arc<Mutex<Vec<String>>> = Arc::default();
     loop {
-        let line = match next_line(editor, &queued).await? {
+        let next = tokio::select! {
+            biased;
+            _ = ctx.stop.cancelled() => break,
+            next = next_line(editor, &queued) => next?,
+        };
+        let line = match next {
             (ed, Ok(l)) => {
                 editor = ed;
                 l
@@ -93,7 +101,10 @@ pub(crate) async fn run(
             }
         }
         let typeahead = tty.then_some(&queued);
-        turn(&mut agent, text, typeahead, rx, printer).await;
+        turn(&mut agent, text, typeahead, &ctx.stop, rx, printer).await;
+        if ctx.stop.is_cancelled() {
+            break;
+        }
     }
     Ok(())
 }
@@ -128,10 +139,11 @@ async fn turn(
     agent: &mut Agent,
     text: &str,
     typeahead: Option<&Arc<Mutex<Vec<String>>>>,
+    stop: &CancellationToken,
     rx: &mut UnboundedReceiver<Event>,
     printer: &mut Printer,
 ) {
-    let cancel = CancellationToken::new();
+    let cancel = stop.child_token();
     let on_ctrl_c = {
         let cancel = cancel.clone();
         tokio::spawn(async move {

@@ -519,3 +519,90 @@ fn a_connectors_batch_is_checked_entry_by_entry_before_its_one_dispatch() {
         "refused entries were sent: {d:?}"
     );
 }
+
+/// SIGTERM and SIGHUP stop a run as Ctrl-C does — the turn stopped, every call
+/// paired, the servers shut down — and hermes exits with 128 + the signal.
+#[cfg(unix)]
+#[test]
+fn sigterm_and_sighup_stop_the_turn_and_the_servers_before_exiting() {
+    for (signal, code, name) in [
+        (libc::SIGTERM, 143, "SIGTERM"),
+        (libc::SIGHUP, 129, "SIGHUP"),
+    ] {
+        let env = TestEnv::deferred(&[("t", "")]);
+        let args = batch(&[
+            ("mcp__t__slow", json!({"ms": 20000, "label": "running"})),
+            ("mcp__t__slow", json!({"ms": 10, "label": "waiting"})),
+        ]);
+        env.fake
+            .push(Reply::tool_calls(&[(&call_id("sig"), "tool_call", &args)]));
+        let child = env.spawn(&["-q", "go"]);
+        crate::support::wait_for("the first entry to start", || {
+            env.server_log("t").contains("slow start running")
+        });
+        // SAFETY: kill(2) with the pid of a child this test spawned.
+        unsafe {
+            libc::kill(child.id() as i32, signal);
+        }
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(code), "{name}: {stderr}");
+        crate::assert_contains!(stderr, format!("stopped by {name}"));
+        let log = env.server_log("t");
+        crate::assert_contains!(log, "cancelled request");
+        crate::assert_contains!(log, "stdin closed, exiting");
+        crate::assert_not_contains!(log, "slow start waiting");
+        let results = records(&env.only_session())
+            .into_iter()
+            .filter(|r| r["type"] == "tool_result")
+            .count();
+        assert_eq!(results, 2, "{name}: every call id must keep a result");
+    }
+}
+
+/// A second signal does not wait for the shutdown: a server that ignores
+/// both a closed stdin and SIGTERM is killed, and hermes exits at once.
+#[cfg(unix)]
+#[test]
+fn a_second_signal_during_shutdown_exits_at_once_and_leaves_no_server() {
+    let env = TestEnv::deferred(&[("t", "args = [\"--linger-ms\", \"30000\"]")]);
+    let args = batch(&[("mcp__t__slow", json!({"ms": 20000, "label": "running"}))]);
+    env.fake.push(Reply::tool_calls(&[(
+        &call_id("twice"),
+        "tool_call",
+        &args,
+    )]));
+    let child = env.spawn(&["-q", "go"]);
+    crate::support::wait_for("the entry to start", || {
+        env.server_log("t").contains("slow start running")
+    });
+    let pid: i32 = env
+        .server_log("t")
+        .lines()
+        .rev()
+        .find_map(|l| l.strip_prefix("test server: pid "))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    // `mcp test` (the catalog fill) already left one such line.
+    let lingered = || env.server_log("t").matches("lingering").count();
+    let before = lingered();
+    crate::support::interrupt(&child);
+    crate::support::wait_for("the shutdown to begin", || lingered() > before);
+    let second = std::time::Instant::now();
+    crate::support::interrupt(&child);
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130));
+    // The graceful shutdown alone would wait 2 s for stdin, then 1 s after SIGTERM.
+    let took = second.elapsed();
+    assert!(
+        took < Duration::from_millis(1500),
+        "{took:?}; stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    crate::support::wait_for("the server to be gone", || {
+        // SAFETY: kill(2) with signal 0 only checks whether the pid exists.
+        unsafe { libc::kill(pid, 0) != 0 }
+    });
+}

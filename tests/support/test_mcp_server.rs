@@ -8,7 +8,9 @@
 //! (never answers initialize), `--exit-at-start N` (exits with code N at once),
 //! `--handshake-delay-file PATH` (when PATH exists, waits the milliseconds it
 //! holds before answering initialize: a server still starting, switched on
-//! after its catalog was cached without changing its launch config).
+//! after its catalog was cached without changing its launch config),
+//! `--linger-ms N` (ignores SIGTERM, and outlives a closed stdin by N ms: a
+//! server that does not stop when asked). It logs its pid at start.
 
 use std::collections::HashSet;
 use std::io::{BufRead, Write};
@@ -70,6 +72,14 @@ fn main() {
     if let Some(Some(code)) = flag("--exit-at-start") {
         eprintln!("test server: exiting at start as asked");
         std::process::exit(code.parse().unwrap_or(1));
+    }
+    eprintln!("test server: pid {}", std::process::id());
+    let linger: Option<u64> = flag("--linger-ms").flatten().and_then(|v| v.parse().ok());
+    if linger.is_some() {
+        // SAFETY: setting a signal's disposition to ignore, before any thread starts.
+        unsafe {
+            libc::signal(libc::SIGTERM, libc::SIG_IGN);
+        }
     }
     let no_handshake = args.iter().any(|a| a == "--no-handshake");
     let page: usize = flag("--page-size")
@@ -145,6 +155,10 @@ fn main() {
                 "error": {"code": -32601, "message": format!("unknown method {method}")}}),
             ),
         }
+    }
+    if let Some(ms) = linger {
+        eprintln!("test server: stdin closed, lingering {ms} ms");
+        std::thread::sleep(Duration::from_millis(ms));
     }
     eprintln!("test server: stdin closed, exiting");
 }
