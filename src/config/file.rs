@@ -2,6 +2,9 @@
 //! error naming the file, line and key rather than a silently ignored setting.
 
 use std::collections::BTreeMap;
+// Zero is refused where it would mean "never wait" or "never ask": the
+// error then names the file, line and key like any other.
+use std::num::{NonZeroU32, NonZeroU64};
 
 use serde::{Deserialize, Serialize};
 
@@ -18,7 +21,7 @@ pub struct ConfigFile {
     pub system_prompt: Option<String>,
     /// Model requests allowed per user turn before hermes gives up.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub max_turns: Option<u32>,
+    pub max_turns: Option<NonZeroU32>,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub providers: BTreeMap<String, ProviderEntry>,
     #[serde(default, skip_serializing_if = "ToolsSection::is_empty")]
@@ -59,7 +62,7 @@ pub struct HookEntry {
     pub matcher: Option<String>,
     pub command: String,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub timeout_ms: Option<u64>,
+    pub timeout_ms: Option<NonZeroU64>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
@@ -91,7 +94,7 @@ pub struct ConnectorsSection {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub token_env: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub timeout_ms: Option<u64>,
+    pub timeout_ms: Option<NonZeroU64>,
 }
 
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
@@ -131,10 +134,10 @@ pub struct ProviderEntry {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub retry_max_ms: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub connect_timeout_ms: Option<u64>,
+    pub connect_timeout_ms: Option<NonZeroU64>,
     /// Longest silence allowed while waiting for the next bytes of a reply.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub idle_timeout_ms: Option<u64>,
+    pub idle_timeout_ms: Option<NonZeroU64>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
@@ -190,9 +193,9 @@ pub struct McpServerEntry {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub concurrency: Option<Concurrency>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub startup_timeout_ms: Option<u64>,
+    pub startup_timeout_ms: Option<NonZeroU64>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub tool_timeout_ms: Option<u64>,
+    pub tool_timeout_ms: Option<NonZeroU64>,
     #[serde(default, skip_serializing_if = "ToolFilter::is_empty")]
     pub tools: ToolFilter,
 }

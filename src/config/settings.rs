@@ -106,8 +106,12 @@ impl McpServerSettings {
             cwd: e.cwd.clone(),
             enabled: e.enabled.unwrap_or(true),
             concurrency: e.concurrency.unwrap_or(defaults::CONCURRENCY),
-            startup_timeout: ms(e.startup_timeout_ms.unwrap_or(defaults::STARTUP_TIMEOUT_MS)),
-            tool_timeout: ms(e.tool_timeout_ms.unwrap_or(defaults::TOOL_TIMEOUT_MS)),
+            startup_timeout: ms(e
+                .startup_timeout_ms
+                .map_or(defaults::STARTUP_TIMEOUT_MS, |n| n.get())),
+            tool_timeout: ms(e
+                .tool_timeout_ms
+                .map_or(defaults::TOOL_TIMEOUT_MS, |n| n.get())),
             tools: e.tools.clone(),
         }
     }
@@ -145,7 +149,7 @@ impl HookSettings {
                 .clone()
                 .unwrap_or_else(|| defaults::HOOK_MATCH.into()),
             command: e.command.clone(),
-            timeout: ms(e.timeout_ms.unwrap_or(defaults::HOOK_TIMEOUT_MS)),
+            timeout: ms(e.timeout_ms.map_or(defaults::HOOK_TIMEOUT_MS, |n| n.get())),
         }
     }
 }
@@ -233,9 +237,8 @@ pub fn resolve(paths: Paths, cwd: &Path, ov: &Overrides) -> Result<Settings, Con
         provider,
         max_turns: ov
             .max_turns
-            .or(file.max_turns)
-            .unwrap_or(defaults::MAX_TURNS)
-            .max(1),
+            .or(file.max_turns.map(|n| n.get()))
+            .unwrap_or(defaults::MAX_TURNS),
         system_prompt: match &file.system_prompt {
             Some(text) => SystemPrompt::Custom(text.clone()),
             None => SystemPrompt::Builtin,
@@ -270,7 +273,9 @@ pub fn resolve(paths: Paths, cwd: &Path, ov: &Overrides) -> Result<Settings, Con
         connectors: file.connectors.as_ref().map(|c| ConnectorSettings {
             url: c.url.clone(),
             token_env: c.token_env.clone(),
-            timeout: ms(c.timeout_ms.unwrap_or(defaults::CONNECTOR_TIMEOUT_MS)),
+            timeout: ms(c
+                .timeout_ms
+                .map_or(defaults::CONNECTOR_TIMEOUT_MS, |n| n.get())),
         }),
     })
 }
@@ -347,8 +352,10 @@ fn resolve_provider(file: &ConfigFile, ov: &Overrides) -> Result<ProviderSetting
         },
         connect_timeout: ms(entry
             .connect_timeout_ms
-            .unwrap_or(defaults::CONNECT_TIMEOUT_MS)),
-        idle_timeout: ms(entry.idle_timeout_ms.unwrap_or(defaults::IDLE_TIMEOUT_MS)),
+            .map_or(defaults::CONNECT_TIMEOUT_MS, |n| n.get())),
+        idle_timeout: ms(entry
+            .idle_timeout_ms
+            .map_or(defaults::IDLE_TIMEOUT_MS, |n| n.get())),
         name,
     })
 }

@@ -24,13 +24,21 @@ const GRACE: Duration = Duration::from_secs(2);
 
 struct Connection {
     service: Service,
-    process: ServerProcess,
+    /// Locked only to read its exit or end it: the calls in flight share
+    /// the connection, and the first of them to see it fail does both.
+    process: Mutex<ServerProcess>,
 }
 
 enum State {
     Idle,
     Running(Arc<Connection>),
-    Crashed { at: Instant },
+    /// `what` says how it ended ("exited with code 3" and its last stderr),
+    /// for the other calls that were running when it did.
+    Crashed {
+        at: Instant,
+        what: String,
+        tail: String,
+    },
     Failed(ServerError),
 }
 
@@ -168,7 +176,7 @@ impl McpServer {
         match &*state {
             State::Running(c) if !c.service.is_closed() => return Ok(c.clone()),
             State::Failed(why) => return Err(why.clone()),
-            State::Crashed { at } => {
+            State::Crashed { at, .. } => {
                 // Back off before a restart: 0.5 s, 1 s, 2 s …
                 let crashes = self.crashes.load(std::sync::atomic::Ordering::SeqCst);
                 let wait = Duration::from_millis(500 << crashes.saturating_sub(1).min(5));
@@ -201,7 +209,7 @@ impl McpServer {
             Ok(service) => {
                 let conn = Arc::new(Connection {
                     service,
-                    process: proc_,
+                    process: Mutex::new(proc_),
                 });
                 *state = State::Running(conn.clone());
                 Ok(conn)
@@ -302,32 +310,44 @@ impl McpServer {
         self.crashes.store(0, std::sync::atomic::Ordering::SeqCst);
     }
 
+    /// A call's connection failed. The first call to report it counts one
+    /// crash — however many calls were in flight — reads how the process
+    /// ended and ends it; the others report the same end, each naming its
+    /// own call.
     async fn crashed(&self, conn: Arc<Connection>, tool: &str, e: ServiceError) -> ToolOutput {
         let mut state = self.state.lock().await;
+        let first = matches!(&*state, State::Running(c) if Arc::ptr_eq(c, &conn));
+        if !first {
+            return match &*state {
+                State::Failed(failed) => ToolOutput::error(format!(
+                    "server `{}` stopped while `{tool}` was running; {failed}",
+                    self.name
+                )),
+                State::Crashed { what, tail, .. } => ToolOutput::error(format!(
+                    "server `{}` {what} while `{tool}` was running{tail}; it will be restarted on the next call",
+                    self.name
+                )),
+                _ => ToolOutput::error(format!(
+                    "server `{}` lost its connection ({e}) while `{tool}` was running",
+                    self.name
+                )),
+            };
+        }
         let crashes = self
             .crashes
             .fetch_add(1, std::sync::atomic::Ordering::SeqCst)
             + 1;
-        drop(conn);
-        // Take our own connection out of the state to read its exit status.
-        let exit = match std::mem::replace(&mut *state, State::Idle) {
-            State::Running(c) => match Arc::try_unwrap(c) {
-                Ok(mut c) => {
-                    let exit = c.process.describe_exit(Duration::from_millis(500)).await;
-                    let tail = c.process.tail.describe();
-                    c.process.terminate(Duration::ZERO).await;
-                    (exit, tail)
-                }
-                Err(c) => (
-                    format!("lost its connection ({e})"),
-                    c.process.tail.describe(),
-                ),
-            },
-            _ => (format!("lost its connection ({e})"), String::new()),
+        let (what, tail) = {
+            let mut p = conn.process.lock().await;
+            let exit = p.describe_exit(Duration::from_millis(500)).await;
+            let tail = p.tail.describe();
+            p.terminate(Duration::ZERO).await;
+            (exit, tail)
         };
+        drop(conn);
         let msg = format!(
-            "server `{}` {} during the call to `{tool}`{}",
-            self.name, exit.0, exit.1
+            "server `{}` {what} during the call to `{tool}`{tail}",
+            self.name
         );
         if crashes >= MAX_CRASHES {
             let failed = ServerError::CrashedTooOften {
@@ -338,7 +358,11 @@ impl McpServer {
             *state = State::Failed(failed.clone());
             ToolOutput::error(format!("{msg}; {failed}"))
         } else {
-            *state = State::Crashed { at: Instant::now() };
+            *state = State::Crashed {
+                at: Instant::now(),
+                what,
+                tail,
+            };
             ToolOutput::error(format!("{msg}; it will be restarted on the next call"))
         }
     }
@@ -349,13 +373,9 @@ impl McpServer {
         // If a call still holds the connection, dropping ours leaves the
         // process to its Drop backstop (SIGKILL to the group).
         if let State::Running(c) = std::mem::replace(&mut *state, State::Idle) {
-            if let Ok(Connection {
-                service,
-                mut process,
-            }) = Arc::try_unwrap(c)
-            {
+            if let Ok(Connection { service, process }) = Arc::try_unwrap(c) {
                 drop(service);
-                process.terminate(GRACE).await;
+                process.into_inner().terminate(GRACE).await;
             }
         }
     }

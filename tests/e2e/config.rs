@@ -99,3 +99,37 @@ fn the_removed_split_batches_key_is_an_error_that_says_to_delete_it() {
         "hint: remove that line: hermes always splits local tool_call batches"
     );
 }
+
+/// Zero where a count or a wait is meant (no model request allowed, no time to
+/// wait) is refused, naming the file, line and key.
+#[test]
+fn zero_turns_and_zero_timeouts_are_refused_with_file_line_and_key() {
+    let env = TestEnv::new();
+    env.write_config("max_turns = 0\n");
+    let run = env.run(&["-q", "hi"]);
+    run.code(2);
+    crate::assert_contains!(
+        run.error_line(),
+        "config.toml:3: max_turns: invalid value: integer `0`, expected a nonzero u32"
+    );
+
+    let env = TestEnv::new();
+    let mut text = std::fs::read_to_string(env.config_path()).unwrap();
+    text.push_str("idle_timeout_ms = 0\n");
+    std::fs::write(env.config_path(), text).unwrap();
+    let run = env.run(&["-q", "hi"]);
+    run.code(2);
+    crate::assert_contains!(
+        run.error_line(),
+        "providers.fake.idle_timeout_ms: invalid value: integer `0`"
+    );
+
+    let env = TestEnv::new();
+    env.add_test_server("t", "tool_timeout_ms = 0");
+    let run = env.run(&["-q", "hi"]);
+    run.code(2);
+    crate::assert_contains!(
+        run.error_line(),
+        "mcp_servers.t.tool_timeout_ms: invalid value: integer `0`"
+    );
+}

@@ -153,6 +153,53 @@ fn repeated_crashes_mark_the_server_failed() {
     );
 }
 
+/// One crash with three calls in flight is one crash, not three: the server is
+/// restarted for the next call, and each error names its own call.
+#[test]
+fn one_crash_with_calls_in_flight_counts_once_and_names_each_call() {
+    let env = TestEnv::new();
+    env.add_test_server("t", "concurrency = \"parallel\"");
+    env.prefill("t");
+    env.fake.push(Reply::tool_calls(&[
+        (
+            &call_id("s1"),
+            "mcp__t__slow",
+            r#"{"ms":5000,"label":"one"}"#,
+        ),
+        (
+            &call_id("s2"),
+            "mcp__t__slow",
+            r#"{"ms":5000,"label":"two"}"#,
+        ),
+        (&call_id("boom"), "mcp__t__crash", "{}"),
+    ]));
+    env.fake.push(Reply::tool_calls(&[(
+        &call_id("after"),
+        "mcp__t__echo",
+        r#"{"text":"back"}"#,
+    )]));
+    env.fake.push(Reply::text("done"));
+    env.run(&["-q", "go"]).ok();
+    let r: Vec<String> = env
+        .tool_results(1)
+        .iter()
+        .map(|m| m["content"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(r.len(), 3);
+    for (content, tool) in r.iter().zip(["slow", "slow", "crash"]) {
+        crate::assert_contains!(content, "exited with code 3");
+        crate::assert_contains!(content, format!("`{tool}`"));
+        crate::assert_contains!(content, "it will be restarted on the next call");
+        crate::assert_not_contains!(content, "marked failed");
+    }
+    let next = env.tool_results(2);
+    assert_eq!(
+        next.last().unwrap()["content"],
+        "back",
+        "the server was not restarted"
+    );
+}
+
 #[test]
 fn a_call_past_its_timeout_is_cancelled_at_the_server() {
     let env = TestEnv::new();
