@@ -40,6 +40,13 @@ impl Index {
 /// How long after start-up the background catalog fill begins.
 pub const FILL_DELAY: std::time::Duration = std::time::Duration::from_millis(25);
 
+/// Servers the background fill starts at once: a config of hundreds of
+/// servers must not become hundreds of processes in one go. With more
+/// servers than this, a server started only to list its tools is stopped
+/// again once listed (its first call starts it); with fewer, it stays up,
+/// warm for that call.
+pub const FILL_AT_ONCE: usize = 8;
+
 pub struct McpRegistry {
     servers: Vec<Arc<McpServer>>,
     generation: Arc<AtomicU64>,
@@ -135,9 +142,21 @@ impl McpRegistry {
             }
             let _done = Done(pending);
             tokio::time::sleep(FILL_DELAY).await;
-            let fills = servers.iter().map(|s| async move {
-                if s.catalog().is_none_or(|c| c.is_stale()) {
-                    let _ = s.refresh().await;
+            let slots = Arc::new(tokio::sync::Semaphore::new(FILL_AT_ONCE));
+            let many = servers.len() > FILL_AT_ONCE;
+            let fills = servers.iter().map(|s| {
+                let slots = slots.clone();
+                async move {
+                    if s.catalog().is_none_or(|c| c.is_stale()) {
+                        let Ok(_slot) = slots.acquire_owned().await else {
+                            return;
+                        };
+                        let was_running = s.is_running().await;
+                        let _ = s.refresh().await;
+                        if many && !was_running {
+                            s.shutdown().await;
+                        }
+                    }
                 }
             });
             futures_util::future::join_all(fills).await;

@@ -367,6 +367,11 @@ impl McpServer {
         }
     }
 
+    /// Whether its process is up (started and not crashed or stopped).
+    pub async fn is_running(&self) -> bool {
+        matches!(&*self.state.lock().await, State::Running(c) if !c.service.is_closed())
+    }
+
     /// Closes stdin, then terminates the process group.
     pub async fn shutdown(&self) {
         let mut state = self.state.lock().await;

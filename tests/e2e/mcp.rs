@@ -537,3 +537,49 @@ fn progress_notifications_reach_the_event_stream() {
     assert_eq!(seen, [1.0, 2.0, 3.0]);
     assert_eq!(env.tool_results(1)[0]["content"], "3 steps done");
 }
+
+/// The background catalog fill starts at most `FILL_AT_ONCE` servers at a
+/// time, and with that many servers stops each once it has listed its tools.
+#[test]
+fn the_background_fill_starts_a_bounded_number_of_servers_at_once() {
+    let env = TestEnv::new();
+    let delay = env.home.path().join("handshake-delay");
+    std::fs::write(&delay, "600").unwrap();
+    let n = hermes::mcp::FILL_AT_ONCE + 4;
+    for i in 0..n {
+        env.add_test_server(
+            &format!("s{i}"),
+            &format!(
+                "args = [\"--handshake-delay-file\", {:?}]",
+                delay.display().to_string()
+            ),
+        );
+    }
+    // The model answers after the fill has had time for two waves.
+    env.fake
+        .push(Reply::text("done").delayed(std::time::Duration::from_millis(3000)));
+    env.run(&["-q", "go"]).ok();
+    let number = |line: &str, prefix: &str| -> Option<u128> {
+        line.split_once(prefix)?.1.trim().parse().ok()
+    };
+    let mut spans = Vec::new();
+    for i in 0..n {
+        let log = env.server_log(&format!("s{i}"));
+        let start = log.lines().find_map(|l| number(l, ") from "));
+        let end = log.lines().find_map(|l| number(l, "started at "));
+        let (Some(start), Some(end)) = (start, end) else {
+            panic!("server s{i} was not started by the fill:\n{log}");
+        };
+        spans.push((start, end));
+        crate::assert_contains!(log, "stdin closed, exiting");
+    }
+    let most = spans
+        .iter()
+        .map(|(s, _)| spans.iter().filter(|(a, b)| a <= s && s < b).count())
+        .max()
+        .unwrap();
+    assert!(
+        (2..=hermes::mcp::FILL_AT_ONCE).contains(&most),
+        "{most} servers were starting at once: {spans:?}"
+    );
+}

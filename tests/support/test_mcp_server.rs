@@ -58,6 +58,14 @@ fn tools(extra: bool) -> Vec<Value> {
     t
 }
 
+/// Wall-clock milliseconds, so tests can line up several servers' logs.
+fn now_ms() -> u128 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis())
+        .unwrap_or(0)
+}
+
 fn text(s: impl Into<String>) -> Value {
     json!({"content": [{"type": "text", "text": s.into()}], "isError": false})
 }
@@ -112,8 +120,9 @@ fn main() {
                 if let Some(Some(path)) = flag("--handshake-delay-file") {
                     if let Ok(ms) = std::fs::read_to_string(&path) {
                         let ms: u64 = ms.trim().parse().unwrap_or(0);
-                        eprintln!("test server: starting slowly ({ms} ms)");
+                        eprintln!("test server: starting slowly ({ms} ms) from {}", now_ms());
                         std::thread::sleep(Duration::from_millis(ms));
+                        eprintln!("test server: started at {}", now_ms());
                     }
                 }
                 let version = msg["params"]["protocolVersion"].clone();
