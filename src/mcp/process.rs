@@ -16,7 +16,7 @@ use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::io::AsyncWriteExt;
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 
 use super::McpError;
@@ -42,6 +42,13 @@ pub const SAFE_ENV: &[&str] = &[
 ];
 
 const TAIL_LINES: usize = 20;
+/// Bytes of one stderr line kept for the tail (and so for error messages);
+/// the log file still gets the whole line.
+const TAIL_LINE_BYTES: usize = 2048;
+/// Characters of each line an error message quotes.
+const QUOTE_CHARS: usize = 300;
+/// Size at which a server's stderr log is rotated to `<name>.log.1`.
+const LOG_ROTATE_BYTES: u64 = 10 * 1024 * 1024;
 
 /// Process groups of live servers, for [`kill_all_now`] on an abrupt exit
 /// where no destructor runs.
@@ -82,9 +89,14 @@ impl StderrTail {
             .unwrap_or_default()
     }
 
-    /// ` — last stderr: a | b | c`, or nothing when the server wrote none.
+    /// `; last stderr: a | b | c`, or nothing when the server wrote none;
+    /// each line cut to [`QUOTE_CHARS`].
     pub(super) fn describe(&self) -> String {
-        let lines = self.last(5);
+        let lines: Vec<String> = self
+            .last(5)
+            .iter()
+            .map(|l| crate::util::text::excerpt(l, QUOTE_CHARS))
+            .collect();
         if lines.is_empty() {
             String::new()
         } else {
@@ -167,22 +179,83 @@ pub(super) fn spawn(
     })
 }
 
-async fn drain(stderr: tokio::process::ChildStderr, log: PathBuf, tail: StderrTail) {
+/// Copies a server's stderr to its log as raw bytes — whatever encoding, any
+/// line length: a drain that stopped would leave the server to die on a full
+/// pipe — and keeps the last lines, each cut to [`TAIL_LINE_BYTES`], for
+/// error messages. The log is rotated past [`LOG_ROTATE_BYTES`].
+async fn drain(mut stderr: tokio::process::ChildStderr, log: PathBuf, tail: StderrTail) {
+    use tokio::io::AsyncReadExt;
     if let Some(dir) = log.parent() {
         let _ = std::fs::create_dir_all(dir);
     }
-    let mut file = tokio::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&log)
-        .await
-        .ok();
-    let mut lines = BufReader::new(stderr).lines();
-    while let Ok(Some(line)) = lines.next_line().await {
-        if let Some(f) = file.as_mut() {
-            let _ = f.write_all(format!("{line}\n").as_bytes()).await;
+    let mut file = LogFile::open(log).await;
+    let mut line: Vec<u8> = Vec::new();
+    let mut buf = vec![0u8; 8192];
+    loop {
+        let n = match stderr.read(&mut buf).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => n,
+        };
+        let chunk = &buf[..n];
+        file.write(chunk).await;
+        for piece in chunk.split_inclusive(|b| *b == b'\n') {
+            let room = TAIL_LINE_BYTES.saturating_sub(line.len());
+            let (body, ends) = match piece.strip_suffix(b"\n") {
+                Some(body) => (body, true),
+                None => (piece, false),
+            };
+            line.extend_from_slice(&body[..body.len().min(room)]);
+            if ends {
+                tail.push(String::from_utf8_lossy(&line).into_owned());
+                line.clear();
+            }
         }
-        tail.push(line);
+    }
+    if !line.is_empty() {
+        tail.push(String::from_utf8_lossy(&line).into_owned());
+    }
+}
+
+/// A server's stderr log, rotated once it grows past [`LOG_ROTATE_BYTES`].
+struct LogFile {
+    path: PathBuf,
+    file: Option<tokio::fs::File>,
+    size: u64,
+}
+
+impl LogFile {
+    async fn open(path: PathBuf) -> LogFile {
+        let file = Self::append(&path).await;
+        let size = match &file {
+            Some(f) => f.metadata().await.map(|m| m.len()).unwrap_or(0),
+            None => 0,
+        };
+        LogFile { path, file, size }
+    }
+
+    async fn append(path: &Path) -> Option<tokio::fs::File> {
+        tokio::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .await
+            .ok()
+    }
+
+    /// A log that cannot be written costs the log, never the server.
+    async fn write(&mut self, bytes: &[u8]) {
+        if self.size >= LOG_ROTATE_BYTES {
+            let mut old = self.path.clone().into_os_string();
+            old.push(".1");
+            let _ = tokio::fs::rename(&self.path, &old).await;
+            self.file = Self::append(&self.path).await;
+            self.size = 0;
+        }
+        if let Some(f) = self.file.as_mut() {
+            if f.write_all(bytes).await.is_ok() {
+                self.size += bytes.len() as u64;
+            }
+        }
     }
 }
 

@@ -583,3 +583,47 @@ fn the_background_fill_starts_a_bounded_number_of_servers_at_once() {
         "{most} servers were starting at once: {spans:?}"
     );
 }
+
+/// A server's stderr is drained as bytes: a non-UTF-8 byte or a line of
+/// megabytes neither stops the drain (the server would then die on a full
+/// pipe) nor ends up whole in an error message.
+#[test]
+fn stderr_with_odd_bytes_and_huge_lines_is_drained_and_quoted_in_bounds() {
+    let env = TestEnv::new();
+    env.add_test_server("t", "");
+    env.prefill("t");
+    call_and_answer(
+        &env,
+        &[
+            (
+                &call_id("noise"),
+                "mcp__t__huge",
+                r#"{"bytes":5000000,"stderr":true}"#,
+            ),
+            (
+                &call_id("after"),
+                "mcp__t__echo",
+                r#"{"text":"still here"}"#,
+            ),
+            (&call_id("boom"), "mcp__t__crash", "{}"),
+        ],
+    )
+    .ok();
+    let r = env.tool_results(1);
+    assert_eq!(r[0]["content"], "noisy");
+    assert_eq!(r[1]["content"], "still here");
+    let crash = r[2]["content"].as_str().unwrap();
+    crate::assert_contains!(crash, "last stderr: ");
+    assert!(
+        crash.len() < 3000,
+        "the crash message quotes {} bytes",
+        crash.len()
+    );
+    let log = std::fs::read(env.home.path().join("logs/mcp/t.log")).unwrap();
+    assert!(
+        log.windows(4).any(|w| w == b"caf\xe9"),
+        "the log lost the raw byte"
+    );
+    assert!(log.len() > 5_000_000, "the log lost the long line");
+    crate::assert_contains!(String::from_utf8_lossy(&log), "after the noise");
+}

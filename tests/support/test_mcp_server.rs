@@ -38,8 +38,8 @@ fn tools(extra: bool) -> Vec<Value> {
                "inputSchema": obj(json!({"message": {"type": "string"}}), &[])}),
         json!({"name": "crash", "description": "Exit the server process mid-call.",
                "inputSchema": obj(json!({}), &[])}),
-        json!({"name": "huge", "description": "Return bytes characters of output.",
-               "inputSchema": obj(json!({"bytes": {"type": "integer"}}), &["bytes"])}),
+        json!({"name": "huge", "description": "Return bytes characters of output (to stderr instead, with a non-UTF-8 byte and no newline, when stderr is true).",
+               "inputSchema": obj(json!({"bytes": {"type": "integer"}, "stderr": {"type": "boolean"}}), &["bytes"])}),
         json!({"name": "progress", "description": "Report progress steps, then finish.",
                "inputSchema": obj(json!({"steps": {"type": "integer"}}), &[])}),
         json!({"name": "env", "description": "Read an environment variable of the server.",
@@ -201,6 +201,14 @@ fn call(out: &Out, msg: Value, cancelled: &Mutex<HashSet<String>>, extra: &Mutex
         "crash" => {
             eprintln!("test server: crashing on purpose");
             std::process::exit(3);
+        }
+        "huge" if a["stderr"] == true => {
+            let mut err = std::io::stderr().lock();
+            let _ = err.write_all(b"caf\xe9 latin-1\n");
+            let _ = err.write_all(&vec![b'x'; a["bytes"].as_u64().unwrap_or(1000) as usize]);
+            let _ = err.write_all(b"\nafter the noise\n");
+            drop(err);
+            reply(text("noisy"))
         }
         "huge" => reply(text(
             "x".repeat(a["bytes"].as_u64().unwrap_or(1000) as usize),
