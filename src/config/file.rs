@@ -138,6 +138,12 @@ pub struct ProviderEntry {
     /// Longest silence allowed while waiting for the next bytes of a reply.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub idle_timeout_ms: Option<NonZeroU64>,
+    /// Longest one model request may take, however steadily bytes arrive.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub request_timeout_ms: Option<NonZeroU64>,
+    /// Largest reply accepted, in bytes of the response body.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_reply_bytes: Option<NonZeroU64>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]

@@ -65,5 +65,7 @@ pub(super) fn overlay(base: ProviderEntry, user: &ProviderEntry) -> ProviderEntr
         retry_max_ms: u.retry_max_ms.or(base.retry_max_ms),
         connect_timeout_ms: u.connect_timeout_ms.or(base.connect_timeout_ms),
         idle_timeout_ms: u.idle_timeout_ms.or(base.idle_timeout_ms),
+        request_timeout_ms: u.request_timeout_ms.or(base.request_timeout_ms),
+        max_reply_bytes: u.max_reply_bytes.or(base.max_reply_bytes),
     }
 }

@@ -26,6 +26,10 @@ pub mod defaults {
     pub const RETRY_MAX_MS: u64 = 30_000;
     pub const CONNECT_TIMEOUT_MS: u64 = 10_000;
     pub const IDLE_TIMEOUT_MS: u64 = 120_000;
+    /// One model request, start to last byte: 15 minutes.
+    pub const REQUEST_TIMEOUT_MS: u64 = 900_000;
+    /// One reply's body: 32 MiB (a long answer is a few hundred KiB).
+    pub const MAX_REPLY_BYTES: u64 = 32 * 1024 * 1024;
     pub const DEFER: DeferMode = DeferMode::Auto;
     pub const DEFER_MAX_TOOLS: usize = 40;
     pub const DEFER_MAX_SHARE: f64 = 0.1;
@@ -60,6 +64,8 @@ pub struct ProviderSettings {
     pub retry: RetryPolicy,
     pub connect_timeout: Duration,
     pub idle_timeout: Duration,
+    pub request_timeout: Duration,
+    pub max_reply_bytes: u64,
 }
 
 /// When MCP and connector tools are deferred behind the bridge tools.
@@ -356,6 +362,12 @@ fn resolve_provider(file: &ConfigFile, ov: &Overrides) -> Result<ProviderSetting
         idle_timeout: ms(entry
             .idle_timeout_ms
             .map_or(defaults::IDLE_TIMEOUT_MS, |n| n.get())),
+        request_timeout: ms(entry
+            .request_timeout_ms
+            .map_or(defaults::REQUEST_TIMEOUT_MS, |n| n.get())),
+        max_reply_bytes: entry
+            .max_reply_bytes
+            .map_or(defaults::MAX_REPLY_BYTES, |n| n.get()),
         name,
     })
 }

@@ -55,6 +55,18 @@ pub enum ProviderError {
         url: String,
         after: Duration,
     },
+    #[error("provider `{provider}` at {url} sent a reply larger than {limit} bytes")]
+    TooLarge {
+        provider: String,
+        url: String,
+        limit: u64,
+    },
+    #[error("provider `{provider}` at {url} did not finish its reply within {} s", after.as_secs_f64())]
+    Deadline {
+        provider: String,
+        url: String,
+        after: Duration,
+    },
     #[error("{last} (gave up after {attempts} attempts)")]
     GaveUp {
         attempts: u32,
@@ -81,6 +93,8 @@ impl ProviderError {
             | ProviderError::Truncated { .. }
             | ProviderError::Remote { .. }
             | ProviderError::Idle { .. }
+            | ProviderError::TooLarge { .. }
+            | ProviderError::Deadline { .. }
             | ProviderError::GaveUp { .. }
             | ProviderError::Unsupported { .. }
             | ProviderError::Client(_)
@@ -121,6 +135,12 @@ impl ProviderError {
             ProviderError::Truncated { .. } | ProviderError::Idle { .. } => {
                 Some("nothing of this reply was saved; send the message again".into())
             }
+            ProviderError::TooLarge { provider, .. } => Some(format!(
+                "nothing of this reply was saved; raise providers.{provider}.max_reply_bytes if such replies are expected"
+            )),
+            ProviderError::Deadline { provider, .. } => Some(format!(
+                "nothing of this reply was saved; raise providers.{provider}.request_timeout_ms if the model needs longer"
+            )),
             ProviderError::GaveUp { last, .. } => last.hint(),
             ProviderError::Http { status: 404, provider, .. } => Some(format!(
                 "check the model name (-m) and providers.{provider}.base_url"

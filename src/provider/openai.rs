@@ -25,6 +25,8 @@ pub(crate) struct OpenAiProvider {
     headers: Vec<(String, String)>,
     retry: RetryPolicy,
     idle: Duration,
+    deadline: Duration,
+    max_reply: u64,
 }
 
 impl OpenAiProvider {
@@ -49,6 +51,8 @@ impl OpenAiProvider {
             headers: s.headers.clone(),
             retry: s.retry.clone(),
             idle: s.idle_timeout,
+            deadline: s.request_timeout,
+            max_reply: s.max_reply_bytes,
         })
     }
 
@@ -77,7 +81,16 @@ impl OpenAiProvider {
         let body = Self::body(&req);
         let mut retries = 0;
         loop {
-            match self.attempt(&body, on_event, cancel).await {
+            let attempt =
+                tokio::time::timeout(self.deadline, self.attempt(&body, on_event, cancel));
+            let outcome = attempt.await.unwrap_or_else(|_| {
+                Err(ProviderError::Deadline {
+                    provider: self.name.clone(),
+                    url: self.url.clone(),
+                    after: self.deadline,
+                })
+            });
+            match outcome {
                 Ok(c) => return Ok(c),
                 Err(e) if e.is_retryable() && retries < self.retry.max_retries => {
                     let delay = retry::delay(&self.retry, retries, e.retry_after());
@@ -178,7 +191,19 @@ impl OpenAiProvider {
         on_event: EventFn<'_>,
         cancel: &CancellationToken,
     ) -> Result<Completion, ProviderError> {
-        let mut events = resp.bytes_stream().eventsource();
+        let limit = self.max_reply;
+        let mut total: u64 = 0;
+        // Counted before the event parser buffers anything: one endless
+        // event must not be held whole.
+        let body = resp.bytes_stream().map(move |chunk| {
+            let chunk = chunk.map_err(BodyError::Http)?;
+            total += chunk.len() as u64;
+            if total > limit {
+                return Err(BodyError::TooLarge);
+            }
+            Ok(chunk)
+        });
+        let mut events = body.eventsource();
         let mut asm = Assembler::default();
         let mut done = false;
         loop {
@@ -189,6 +214,9 @@ impl OpenAiProvider {
             let ev = match next {
                 None => break,
                 Some(Ok(ev)) => ev,
+                Some(Err(eventsource_stream::EventStreamError::Transport(BodyError::TooLarge))) => {
+                    return Err(self.too_large())
+                }
                 Some(Err(e)) => return Err(self.truncated(format!(": {}", root_cause(&e)))),
             };
             let data = ev.data.trim();
@@ -227,18 +255,37 @@ impl OpenAiProvider {
         Ok(chunk)
     }
 
+    /// A whole (non-streamed) body, within the idle timeout between chunks
+    /// and the reply size limit.
     async fn read_text(
         &self,
-        resp: reqwest::Response,
+        mut resp: reqwest::Response,
         cancel: &CancellationToken,
     ) -> Result<String, ProviderError> {
-        tokio::select! {
-            _ = cancel.cancelled() => Err(ProviderError::Cancelled),
-            r = tokio::time::timeout(self.idle, resp.text()) => match r {
-                Err(_) => Err(self.idle_error()),
-                Ok(Err(e)) => Err(self.truncated(format!(": {}", root_cause(&e)))),
-                Ok(Ok(t)) => Ok(t),
-            },
+        let mut body = Vec::new();
+        loop {
+            let chunk = tokio::select! {
+                _ = cancel.cancelled() => return Err(ProviderError::Cancelled),
+                r = tokio::time::timeout(self.idle, resp.chunk()) => match r {
+                    Err(_) => return Err(self.idle_error()),
+                    Ok(Err(e)) => return Err(self.truncated(format!(": {}", root_cause(&e)))),
+                    Ok(Ok(c)) => c,
+                },
+            };
+            let Some(chunk) = chunk else { break };
+            if (body.len() + chunk.len()) as u64 > self.max_reply {
+                return Err(self.too_large());
+            }
+            body.extend_from_slice(&chunk);
+        }
+        Ok(String::from_utf8_lossy(&body).into_owned())
+    }
+
+    fn too_large(&self) -> ProviderError {
+        ProviderError::TooLarge {
+            provider: self.name.clone(),
+            url: self.url.clone(),
+            limit: self.max_reply,
         }
     }
 
@@ -278,6 +325,16 @@ impl Provider for OpenAiProvider {
     ) -> BoxFuture<'a, Result<Completion, ProviderError>> {
         Box::pin(self.run(req, on_event, cancel))
     }
+}
+
+/// The response body as the event parser reads it: reqwest's chunks, or the
+/// stop once the reply is over its size limit.
+#[derive(Debug, thiserror::Error)]
+enum BodyError {
+    #[error(transparent)]
+    Http(reqwest::Error),
+    #[error("the reply is over its size limit")]
+    TooLarge,
 }
 
 /// The innermost cause: "Connection refused (os error 111)" beats reqwest's

@@ -356,3 +356,42 @@ fn a_record_that_does_not_fit_on_disk_leaves_no_partial_line() {
     assert_eq!(recs.len(), 2, "meta and system prompt only: {recs:?}");
     assert!(env.fake.requests().is_empty(), "the model was asked");
 }
+
+/// A reply over `max_reply_bytes` is refused as it streams in, and nothing of
+/// it is saved.
+#[test]
+fn a_reply_over_its_size_limit_is_refused_and_nothing_is_saved() {
+    let env = TestEnv::new();
+    let mut text = std::fs::read_to_string(env.config_path()).unwrap();
+    text.push_str("max_reply_bytes = 20000\n");
+    std::fs::write(env.config_path(), text).unwrap();
+    env.fake
+        .push(Reply::text(&"all work and no play ".repeat(5000)));
+    let run = env.run(&["-q", "hi"]);
+    run.code(1);
+    crate::assert_contains!(run.error_line(), "sent a reply larger than 20000 bytes");
+    crate::assert_contains!(run.stderr, "raise providers.fake.max_reply_bytes");
+    let recs = crate::support::records(&env.only_session());
+    assert!(
+        recs.iter().all(|r| r["message"]["role"] != "assistant"),
+        "{recs:?}"
+    );
+}
+
+/// A reply that keeps trickling (each piece well inside the idle timeout)
+/// still ends at `request_timeout_ms`.
+#[test]
+fn a_reply_that_never_finishes_ends_at_the_request_deadline() {
+    let env = TestEnv::new();
+    let mut text = std::fs::read_to_string(env.config_path()).unwrap();
+    text.push_str("request_timeout_ms = 400\n");
+    std::fs::write(env.config_path(), text).unwrap();
+    let pieces: Vec<String> = (0..60)
+        .map(|_| crate::support::fake_provider::delta(serde_json::json!({"content": ""})))
+        .collect();
+    env.fake
+        .push(Reply::sse(pieces).paced(std::time::Duration::from_millis(50)));
+    let run = env.run(&["-q", "hi"]);
+    run.code(1);
+    crate::assert_contains!(run.error_line(), "did not finish its reply within 0.4 s");
+}

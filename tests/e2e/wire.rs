@@ -279,8 +279,20 @@ fn after_a_stop_no_post_hook_runs_for_entries_that_were_never_sent() {
         ("mcp__t__echo", json!({"text": "never1"})),
         ("mcp__t__echo", json!({"text": "never2"})),
     ]);
-    interrupted_batch(&env, &[], &args, "slow start running");
-    let seen = std::fs::read_to_string(&hook_log).unwrap_or_default();
+    env.fake.push(Reply::tool_calls(&[(
+        &call_id("hooks"),
+        "tool_call",
+        &args,
+    )]));
+    let child = env.spawn(&["-q", "go"]);
+    // The first entry's post hook has run (it finished before the stop).
+    let hooked = || std::fs::read_to_string(&hook_log).unwrap_or_default();
+    crate::support::wait_for("the slow entry and the first post hook", || {
+        env.server_log("t").contains("slow start running") && hooked().contains("before")
+    });
+    crate::support::interrupt(&child);
+    assert_eq!(child.wait_with_output().unwrap().status.code(), Some(130));
+    let seen = hooked();
     let texts: Vec<Value> = seen
         .lines()
         .map(|l| serde_json::from_str::<Value>(l).unwrap()["arguments"].clone())

@@ -53,6 +53,8 @@ pub enum Reply {
         cut_after: Option<usize>,
         /// Wait before the response head, e.g. to model a slow model.
         delay: Duration,
+        /// Wait between events: a model that trickles.
+        pace: Duration,
     },
     Status {
         code: u16,
@@ -115,6 +117,7 @@ impl Reply {
             done: true,
             cut_after: None,
             delay: Duration::ZERO,
+            pace: Duration::ZERO,
         }
     }
 
@@ -144,6 +147,13 @@ impl Reply {
     pub fn cut_after(mut self, n: usize) -> Reply {
         if let Reply::Sse { cut_after, .. } = &mut self {
             *cut_after = Some(n);
+        }
+        self
+    }
+
+    pub fn paced(mut self, d: Duration) -> Reply {
+        if let Reply::Sse { pace, .. } = &mut self {
+            *pace = d;
         }
         self
     }
@@ -627,6 +637,7 @@ fn respond(mut s: &TcpStream, reply: Reply) -> bool {
             done,
             cut_after,
             delay,
+            pace,
         } => {
             std::thread::sleep(delay);
             let head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\
@@ -649,6 +660,7 @@ fn respond(mut s: &TcpStream, reply: Reply) -> bool {
                     return false;
                 }
                 let _ = s.flush();
+                std::thread::sleep(pace);
             }
             s.write_all(b"0\r\n\r\n").is_ok()
         }
