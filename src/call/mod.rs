@@ -18,3 +18,4 @@ pub(crate) use classify::{classify, CallClass, ToolRef};
 pub(crate) use entry::parse_calls;
 pub(crate) use entry::{parse_arguments, Entry};
 pub use output::ToolOutput;
+pub(crate) use output::{cut_text, MAX_OUTPUT_BYTES};

@@ -1,4 +1,8 @@
-//! What a tool gives back, whichever kind of tool it is.
+//! What a tool gives back, whichever kind of tool it is, and the one cut
+//! every tool's output gets before the model sees it.
+
+/// Bytes of tool output passed to the model before the rest is cut.
+pub(crate) const MAX_OUTPUT_BYTES: usize = 64 * 1024;
 
 /// `is_error` marks a failure the model should read and act on; it never ends
 /// the turn.
@@ -22,4 +26,30 @@ impl ToolOutput {
             is_error: true,
         }
     }
+
+    /// The output cut to [`MAX_OUTPUT_BYTES`], with a note of how much was cut.
+    pub fn cut(self) -> ToolOutput {
+        ToolOutput {
+            content: cut_text(self.content, MAX_OUTPUT_BYTES),
+            is_error: self.is_error,
+        }
+    }
+}
+
+/// `text` cut to at most `max` bytes (on a character boundary), with a note
+/// of how much was cut.
+pub(crate) fn cut_text(text: String, max: usize) -> String {
+    if text.len() <= max {
+        return text;
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!(
+        "{}\n[output cut: {} of {} bytes not shown]",
+        &text[..end],
+        text.len() - end,
+        text.len()
+    )
 }

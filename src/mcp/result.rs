@@ -7,8 +7,8 @@ use rmcp::model::{CallToolResult, ContentBlock, ResourceContents};
 
 use crate::call::ToolOutput;
 
-/// Bytes of tool output passed to the model before the rest is cut.
-pub(super) const MAX_OUTPUT_BYTES: usize = 64 * 1024;
+use crate::call::cut_text as truncate;
+pub(super) use crate::call::MAX_OUTPUT_BYTES;
 
 pub(super) fn to_output(r: CallToolResult, max_bytes: usize) -> ToolOutput {
     let mut parts: Vec<String> = Vec::new();
@@ -69,22 +69,6 @@ fn size(bytes: usize) -> String {
     } else {
         format!("{:.1} MiB", bytes as f64 / 1024.0 / 1024.0)
     }
-}
-
-pub(super) fn truncate(text: String, max: usize) -> String {
-    if text.len() <= max {
-        return text;
-    }
-    let mut end = max;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!(
-        "{}\n[output cut: {} of {} bytes not shown]",
-        &text[..end],
-        text.len() - end,
-        text.len()
-    )
 }
 
 #[cfg(test)]

@@ -438,7 +438,7 @@ impl Registry {
                 tokio::select! {
                     biased;
                     _ = cancel.cancelled() => ToolOutput::error("interrupted by the user while running"),
-                    out = t.call(args, cancel) => out,
+                    out = t.call(args, cancel) => out.cut(),
                 }
             }
             ToolRef::Connector(name) => {
@@ -461,6 +461,7 @@ impl Registry {
                     .into_iter()
                     .next()
                     .unwrap_or_else(|| ToolOutput::error("the gateway returned no result"))
+                    .cut()
             }
             ToolRef::Mcp { server, tool, .. } => {
                 match self.mcp.as_ref().and_then(|m| m.server(server)) {

@@ -202,3 +202,31 @@ fn an_answer_cut_at_the_output_limit_is_flagged() {
     assert_eq!(run.stdout, "The three steps are: one, two\n");
     crate::assert_contains!(run.stderr, "warning: the model stopped at its output limit");
 }
+
+/// A built-in tool's output gets the same cut as an MCP server's: a huge
+/// `echo` does not become a 21 MB request.
+#[test]
+fn builtin_output_is_cut_like_mcp_output() {
+    let env = TestEnv::new();
+    env.write_config("[tools]\nbuiltin = [\"echo\"]\n");
+    let big = "y".repeat(300_000);
+    let args = serde_json::json!({ "text": big }).to_string();
+    env.fake
+        .push(Reply::tool_calls(&[(&call_id("big"), "echo", &args)]));
+    env.fake.push(Reply::text("ok"));
+    env.run(&["-q", "go"]).ok();
+    let result = env.tool_results(1)[0]["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        result.len() < 70_000,
+        "{} bytes went back to the model",
+        result.len()
+    );
+    assert!(
+        result.ends_with("[output cut: 234464 of 300000 bytes not shown]"),
+        "{}",
+        &result[result.len() - 80..]
+    );
+}
