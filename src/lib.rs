@@ -29,6 +29,8 @@ pub(crate) mod call;
 pub mod config;
 pub mod connectors;
 pub(crate) mod frontend;
+#[cfg(test)]
+mod fuzz;
 pub mod mcp;
 pub(crate) mod policy;
 pub(crate) mod provider;

@@ -5,7 +5,7 @@
 mod error;
 mod openai;
 mod retry;
-mod stream;
+pub(crate) mod stream;
 
 use std::time::Duration;
 

@@ -9,7 +9,7 @@ use super::{Completion, Usage};
 use crate::session::ToolCall;
 
 #[derive(Debug, Deserialize)]
-pub(super) struct Chunk {
+pub(crate) struct Chunk {
     #[serde(default)]
     pub choices: Vec<Choice>,
     #[serde(default)]
@@ -19,7 +19,7 @@ pub(super) struct Chunk {
 }
 
 #[derive(Debug, Deserialize)]
-pub(super) struct Choice {
+pub(crate) struct Choice {
     #[serde(default)]
     pub delta: Option<Delta>,
     /// Present instead of `delta` in a non-streamed reply.
@@ -30,7 +30,7 @@ pub(super) struct Choice {
 }
 
 #[derive(Debug, Deserialize, Default)]
-pub(super) struct Delta {
+pub(crate) struct Delta {
     #[serde(default)]
     pub content: Option<String>,
     #[serde(default)]
@@ -38,7 +38,7 @@ pub(super) struct Delta {
 }
 
 #[derive(Debug, Deserialize)]
-pub(super) struct CallDelta {
+pub(crate) struct CallDelta {
     #[serde(default)]
     pub index: Option<usize>,
     #[serde(default)]
@@ -48,7 +48,7 @@ pub(super) struct CallDelta {
 }
 
 #[derive(Debug, Deserialize)]
-pub(super) struct FunctionDelta {
+pub(crate) struct FunctionDelta {
     #[serde(default)]
     pub name: Option<String>,
     /// A string in the spec; some servers send an object, which is kept as JSON text.
@@ -57,7 +57,7 @@ pub(super) struct FunctionDelta {
 }
 
 #[derive(Debug, Default)]
-pub(super) struct Assembler {
+pub(crate) struct Assembler {
     content: String,
     calls: Vec<(usize, ToolCall)>,
     usage: Option<Usage>,
@@ -66,7 +66,7 @@ pub(super) struct Assembler {
 
 impl Assembler {
     /// Folds one chunk in; returns the text it added, for streaming to the user.
-    pub(super) fn push(&mut self, chunk: Chunk) -> String {
+    pub(crate) fn push(&mut self, chunk: Chunk) -> String {
         if chunk.usage.is_some() {
             self.usage = chunk.usage;
         }
@@ -132,7 +132,7 @@ impl Assembler {
         self.finish_reason.is_some()
     }
 
-    pub(super) fn finish(self) -> Completion {
+    pub(crate) fn finish(self) -> Completion {
         let mut calls: Vec<(usize, ToolCall)> = self.calls;
         calls.sort_by_key(|(i, _)| *i);
         // A call without an id keeps it empty: the turn loop gives it one
