@@ -232,15 +232,20 @@ pub(crate) fn apply(paths: &Paths, plan: &Plan, channel: Channel) -> Result<Stri
         Channel::Stable => git(dir, &["checkout", "--quiet", "--detach", &plan.target])?,
     };
     let logs = paths.data_dir.join("logs");
-    let _ = std::fs::create_dir_all(&logs);
+    let _ = crate::util::private::create_dir_all(&logs);
     let log = logs.join(format!(
         "update-{}.log",
         crate::util::time::Utc::now().compact()
     ));
-    let log_file = std::fs::File::create(&log).map_err(|source| UpdateError::Spawn {
-        what: format!("the build log {}", log.display()),
-        source,
-    })?;
+    let log_file = crate::util::private::options()
+        .create(true)
+        .write(true)
+        .truncate(true)
+        .open(&log)
+        .map_err(|source| UpdateError::Spawn {
+            what: format!("the build log {}", log.display()),
+            source,
+        })?;
     let log_err = log_file.try_clone().map_err(|source| UpdateError::Spawn {
         what: "the build log".into(),
         source,
@@ -272,7 +277,7 @@ pub(crate) fn apply(paths: &Paths, plan: &Plan, channel: Channel) -> Result<Stri
         root: plan.root.clone(),
     };
     if let Ok(bytes) = serde_json::to_vec_pretty(&rec) {
-        let _ = std::fs::write(record_path(paths), bytes);
+        let _ = crate::util::private::write(&record_path(paths), &bytes);
     }
     Ok(format!("updated {old} → {new} ({})", plan.target_name))
 }

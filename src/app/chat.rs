@@ -106,7 +106,7 @@ pub async fn assemble(
         path: start.handle.path().display().to_string(),
         resumed: start.resumed,
     });
-    for w in &start.warnings {
+    for w in settings.warnings.iter().chain(&start.warnings) {
         let _ = tx.send(Event::Warning { message: w.clone() });
     }
     let agent = Agent::new(

@@ -102,6 +102,38 @@ pub fn parse_text(path: &Path, text: &str) -> Result<toml::Table, ConfigError> {
     load::parse_layer(path, text)
 }
 
+/// Warnings about the config files themselves: one that holds secrets (an
+/// `api_key`, a token in `env` or `headers`) while others may read it.
+pub fn file_warnings(sources: &[PathBuf]) -> Vec<String> {
+    sources
+        .iter()
+        .filter(|p| crate::util::private::readable_by_others(p))
+        .filter(|p| {
+            std::fs::read_to_string(p)
+                .ok()
+                .and_then(|t| t.parse::<toml::Table>().ok())
+                .is_some_and(|t| holds_secret(&t))
+        })
+        .map(|p| {
+            format!(
+                "{} holds secrets and others may read it; make it owner-only: chmod 600 {}",
+                p.display(),
+                p.display()
+            )
+        })
+        .collect()
+}
+
+fn holds_secret(t: &toml::Table) -> bool {
+    t.iter().any(|(k, v)| match v {
+        toml::Value::Table(inner) if k == "env" || k == "headers" => {
+            inner.keys().any(|n| looks_secret(n)) || holds_secret(inner)
+        }
+        toml::Value::Table(inner) => holds_secret(inner),
+        _ => k == "api_key",
+    })
+}
+
 /// Reads and merges every layer; does not require the provider to be usable.
 pub fn load_merged(
     paths: &Paths,
@@ -150,34 +182,91 @@ pub fn show_masked(file: &ConfigFile) -> String {
         if p.api_key.is_some() {
             p.api_key = Some("****".into());
         }
-        for (k, v) in p.headers.iter_mut() {
-            if looks_secret(k) {
-                *v = "****".into();
-            }
+        if let Some(url) = &mut p.base_url {
+            *url = mask_userinfo(url);
         }
+        mask_map(&mut p.headers);
     }
     for s in f.mcp_servers.values_mut() {
-        for (k, v) in s.env.iter_mut() {
-            if looks_secret(k) {
-                *v = "****".into();
-            }
-        }
+        mask_map(&mut s.env);
+        mask_args(&mut s.args);
+    }
+    if let Some(c) = &mut f.connectors {
+        c.url = mask_userinfo(&c.url);
     }
     toml::to_string(&f).unwrap_or_else(|e| format!("# cannot print config: {e}\n"))
 }
 
-/// Header or variable names whose values are credentials.
+/// Values of secret-looking names masked whole; others have any URL
+/// password masked (`postgres://app:****@db/x`).
+fn mask_map(m: &mut std::collections::BTreeMap<String, String>) {
+    for (k, v) in m.iter_mut() {
+        *v = if looks_secret(k) {
+            "****".into()
+        } else {
+            mask_userinfo(v)
+        };
+    }
+}
+
+/// `--password=x` and `--token x` style arguments masked, and URL passwords.
+fn mask_args(args: &mut [String]) {
+    let mut next_is_secret = false;
+    for a in args.iter_mut() {
+        if next_is_secret {
+            *a = "****".into();
+            next_is_secret = false;
+            continue;
+        }
+        if let Some((flag, _)) = a.split_once('=') {
+            if flag.starts_with('-') && looks_secret(flag) {
+                *a = format!("{flag}=****");
+                continue;
+            }
+        } else if a.starts_with('-') && looks_secret(a) {
+            next_is_secret = true;
+            continue;
+        }
+        *a = mask_userinfo(a);
+    }
+}
+
+/// `scheme://user:password@host…` with the password replaced by `****`.
+fn mask_userinfo(s: &str) -> String {
+    let Some(scheme_end) = s.find("://") else {
+        return s.to_string();
+    };
+    let rest = &s[scheme_end + 3..];
+    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let Some(at) = rest[..authority_end].rfind('@') else {
+        return s.to_string();
+    };
+    let userinfo = &rest[..at];
+    match userinfo.split_once(':') {
+        Some((user, _)) => format!("{}{user}:****{}", &s[..scheme_end + 3], &rest[at..]),
+        None => s.to_string(),
+    }
+}
+
+/// Header, variable or flag names whose values are credentials.
 pub fn looks_secret(name: &str) -> bool {
     let n = name.to_ascii_lowercase();
     [
         "key",
         "token",
         "secret",
-        "password",
+        "pass",
+        "pwd",
+        "credential",
         "authorization",
         "auth",
         "cookie",
+        "session",
+        "private",
     ]
     .iter()
     .any(|s| n.contains(s))
+        || n == "pat"
+        || n.ends_with("_pat")
+        || n.starts_with("pat_")
 }

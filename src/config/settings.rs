@@ -231,10 +231,12 @@ pub struct Settings {
     pub approvals: ApprovalSettings,
     /// The connector gateway, when one is configured.
     pub connectors: Option<ConnectorSettings>,
+    /// Problems of the config files that do not stop a run.
+    pub warnings: Vec<String>,
 }
 
 pub fn resolve(paths: Paths, cwd: &Path, ov: &Overrides) -> Result<Settings, ConfigError> {
-    let (file, _) = load_merged(&paths, cwd, ov)?;
+    let (file, sources) = load_merged(&paths, cwd, ov)?;
     let provider = resolve_provider(&file, ov)?;
     let t = &file.tools;
     let approvals = file.approvals.clone().unwrap_or_default();
@@ -276,6 +278,7 @@ pub fn resolve(paths: Paths, cwd: &Path, ov: &Overrides) -> Result<Settings, Con
             allow: approvals.allow,
             deny: approvals.deny,
         },
+        warnings: super::file_warnings(&sources),
         connectors: file.connectors.as_ref().map(|c| ConnectorSettings {
             url: c.url.clone(),
             token_env: c.token_env.clone(),

@@ -59,7 +59,7 @@ pub(crate) async fn run(
 ) -> Result<(), ReplError> {
     let mut editor = rustyline::DefaultEditor::new()?;
     if let Some(dir) = ctx.history.parent() {
-        let _ = std::fs::create_dir_all(dir);
+        let _ = crate::util::private::create_dir_all(dir);
     }
     let _ = editor.load_history(&ctx.history);
     eprintln!(

@@ -104,11 +104,8 @@ pub(super) fn store(cache_dir: &Path, server: &str, catalog: &Catalog) -> std::i
 }
 
 fn write_atomic(p: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    if let Some(dir) = p.parent() {
-        std::fs::create_dir_all(dir)?;
-    }
     let tmp = p.with_extension(format!("{}.tmp", std::process::id()));
-    std::fs::write(&tmp, bytes)?;
+    crate::util::private::write(&tmp, bytes)?;
     std::fs::rename(&tmp, p)
 }
 

@@ -186,7 +186,7 @@ pub(super) fn spawn(
 async fn drain(mut stderr: tokio::process::ChildStderr, log: PathBuf, tail: StderrTail) {
     use tokio::io::AsyncReadExt;
     if let Some(dir) = log.parent() {
-        let _ = std::fs::create_dir_all(dir);
+        let _ = crate::util::private::create_dir_all(dir);
     }
     let mut file = LogFile::open(log).await;
     let mut line: Vec<u8> = Vec::new();
@@ -234,12 +234,11 @@ impl LogFile {
     }
 
     async fn append(path: &Path) -> Option<tokio::fs::File> {
-        tokio::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(path)
-            .await
-            .ok()
+        let mut o = tokio::fs::OpenOptions::new();
+        o.create(true).append(true);
+        #[cfg(unix)]
+        o.mode(0o600);
+        o.open(path).await.ok()
     }
 
     /// A log that cannot be written costs the log, never the server.

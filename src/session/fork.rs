@@ -48,7 +48,7 @@ pub fn fork(src: &Path, sessions_dir: &Path) -> Result<PathBuf, SessionError> {
     out.extend(encode(&forked)?);
     out.push(b'\n');
     if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(|e| SessionError::io(dir, e))?;
+        crate::util::private::create_dir_all(dir).map_err(|e| SessionError::io(dir, e))?;
     }
     let mut opts = std::fs::OpenOptions::new();
     opts.create_new(true).write(true);

@@ -36,7 +36,7 @@ impl SessionHandle {
     /// Creates a new session file (owner-only permissions) and starts its writer.
     pub fn create(path: &Path, id: &str) -> Result<SessionHandle, SessionError> {
         if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).map_err(|e| SessionError::io(dir, e))?;
+            crate::util::private::create_dir_all(dir).map_err(|e| SessionError::io(dir, e))?;
         }
         let mut opts = OpenOptions::new();
         opts.create_new(true).append(true);

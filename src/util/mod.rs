@@ -2,5 +2,6 @@
 
 pub(crate) mod glob;
 pub(crate) mod hash;
+pub(crate) mod private;
 pub(crate) mod text;
 pub(crate) mod time;

@@ -133,3 +133,82 @@ fn zero_turns_and_zero_timeouts_are_refused_with_file_line_and_key() {
         "mcp_servers.t.tool_timeout_ms: invalid value: integer `0`"
     );
 }
+
+/// `config show` masks credentials by name (`GH_PAT`, `*CREDENTIALS*`,
+/// `PASSPHRASE`), by URL (`postgres://app:secret@…`) and in arguments
+/// (`--password=…`, `--token …`).
+#[test]
+fn config_show_masks_credentials_by_name_url_and_argument() {
+    let env = TestEnv::new();
+    env.add_server(
+        "db",
+        "command = \"db-mcp\"\n\
+         args = [\"--password=hunter2\", \"--token\", \"tok-123\", \"postgres://app:s3cret@db:5432/x\", \"--verbose\"]\n\
+         env = { GH_PAT = \"ghp_abc\", AWS_CREDENTIALS = \"c\", PASSPHRASE = \"p\", DATABASE_URL = \"mysql://root:rootpw@localhost/db\", LOG_LEVEL = \"warn\" }",
+    );
+    let run = env.run(&["config", "show"]);
+    run.ok();
+    let out = &run.stdout;
+    for secret in [
+        "hunter2", "tok-123", "s3cret", "ghp_abc", "rootpw", "\"c\"", "\"p\"",
+    ] {
+        crate::assert_not_contains!(out, secret);
+    }
+    crate::assert_contains!(out, "--password=****");
+    crate::assert_contains!(out, "postgres://app:****@db:5432/x");
+    crate::assert_contains!(out, "mysql://root:****@localhost/db");
+    crate::assert_contains!(out, "LOG_LEVEL = \"warn\"");
+    crate::assert_contains!(out, "--verbose");
+}
+
+/// What hermes creates is owner-only; a config that holds secrets and that
+/// others may read is warned about.
+#[cfg(unix)]
+#[test]
+fn files_hermes_creates_are_owner_only_and_a_readable_secret_config_is_flagged() {
+    use std::os::unix::fs::PermissionsExt;
+    let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    let env = TestEnv::new();
+    env.add_test_server("t", "");
+    let fresh = env.home.path().join("fresh.toml");
+    env.run(&[
+        "--config",
+        fresh.to_str().unwrap(),
+        "mcp",
+        "add",
+        "gh",
+        "--env",
+        "GITHUB_TOKEN=ghp_x",
+        "--",
+        "gh-mcp",
+    ])
+    .ok();
+    assert_eq!(
+        mode(&fresh),
+        0o600,
+        "a config written with a token must be owner-only"
+    );
+
+    env.prefill("t");
+    env.fake.push(Reply::text("hi"));
+    env.run(&["-q", "hello"]).ok();
+    let session = env.only_session();
+    assert_eq!(mode(&session), 0o600);
+    assert_eq!(mode(session.parent().unwrap()), 0o700);
+    assert_eq!(mode(&env.home.path().join("logs/mcp/t.log")), 0o600);
+    assert_eq!(mode(&env.home.path().join("cache/mcp/t.json")), 0o600);
+
+    // A config of the user's own, with a key, left readable by others.
+    let env = TestEnv::new();
+    let mut text = std::fs::read_to_string(env.config_path()).unwrap();
+    text.push_str("api_key = \"sk-live\"\n");
+    std::fs::write(env.config_path(), text).unwrap();
+    std::fs::set_permissions(env.config_path(), std::fs::Permissions::from_mode(0o644)).unwrap();
+    env.fake.push(Reply::text("hi"));
+    let run = env.run(&["-q", "again"]);
+    run.ok();
+    crate::assert_contains!(
+        run.stderr,
+        "holds secrets and others may read it; make it owner-only: chmod 600"
+    );
+}

@@ -61,6 +61,9 @@ pub(super) fn run(a: &ImportArgs, ctx: &Context<'_>) -> Result<(), CommandError>
         skipped.len(),
         user_file.display()
     );
+    for w in crate::config::file_warnings(std::slice::from_ref(user_file)) {
+        eprintln!("warning: {w}");
+    }
     Ok(())
 }
 

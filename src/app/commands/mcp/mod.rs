@@ -155,9 +155,7 @@ fn edit_config(
     f(&mut doc)?;
     let out = doc.to_string();
     config::parse_text(path, &out)?;
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)?;
-    }
-    std::fs::write(path, out)?;
+    // The file may hold tokens (`--env GITHUB_TOKEN=…`): owner-only.
+    crate::util::private::write(path, out.as_bytes())?;
     Ok(())
 }
