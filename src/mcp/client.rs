@@ -83,7 +83,7 @@ pub(super) enum ConnectError {
 /// The handshake over the server's pipes, bounded by `timeout`.
 pub(super) async fn connect(
     server: &str,
-    stdout: tokio::process::ChildStdout,
+    stdout: super::oversize::Watched<tokio::process::ChildStdout>,
     stdin: tokio::process::ChildStdin,
     on_tools: Option<OnToolsChanged>,
     progress: ProgressSink,

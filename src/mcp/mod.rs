@@ -6,6 +6,7 @@ mod catalog_cache;
 mod client;
 mod error;
 pub mod naming;
+mod oversize;
 mod process;
 mod registry;
 mod result;

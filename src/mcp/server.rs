@@ -13,6 +13,7 @@ use tokio_util::sync::CancellationToken;
 use super::catalog_cache::{self, CachedTool, Catalog};
 use super::client::{self, ConnectError, Service};
 use super::error::ServerError;
+use super::oversize;
 use super::process::{self, ServerProcess};
 use super::result;
 use crate::call::ToolOutput;
@@ -21,12 +22,17 @@ use crate::config::{Concurrency, McpServerSettings};
 /// Consecutive crashes after which a server is marked failed for this run.
 pub(super) const MAX_CRASHES: u32 = 3;
 const GRACE: Duration = Duration::from_secs(2);
+/// After a dropped over-long message, how long a call still waits for its
+/// own result (the dropped one may have been another call's).
+const OVERSIZE_GRACE: Duration = Duration::from_secs(1);
 
 struct Connection {
     service: Service,
     /// Locked only to read its exit or end it: the calls in flight share
     /// the connection, and the first of them to see it fail does both.
     process: Mutex<ServerProcess>,
+    /// Messages from the server too long for the client, which drops them.
+    oversize: Arc<oversize::Oversize>,
 }
 
 enum State {
@@ -196,9 +202,10 @@ impl McpServer {
                 s.set_catalog(tools);
             }
         });
+        let seen = Arc::new(oversize::Oversize::default());
         match client::connect(
             &self.name,
-            spawned.stdout,
+            oversize::Watched::new(spawned.stdout, seen.clone()),
             spawned.stdin,
             Some(on_tools),
             self.progress.clone(),
@@ -210,6 +217,7 @@ impl McpServer {
                 let conn = Arc::new(Connection {
                     service,
                     process: Mutex::new(proc_),
+                    oversize: seen,
                 });
                 *state = State::Running(conn.clone());
                 Ok(conn)
@@ -283,10 +291,26 @@ impl McpServer {
             _ => serde_json::Map::new(),
         };
         let timeout = self.tool_timeout();
+        let dropped_before = conn.oversize.seen();
+        let calling = conn.clone();
+        let call = tokio::time::timeout(timeout, client::call(&calling.service, tool, arguments));
+        tokio::pin!(call);
         let outcome = tokio::select! {
             biased;
             _ = cancel.cancelled() => return ToolOutput::error("interrupted by the user while running; the server was asked to cancel"),
-            r = tokio::time::timeout(timeout, client::call(&conn.service, tool, arguments)) => r,
+            r = &mut call => r,
+            _ = conn.oversize.past(dropped_before) => {
+                // A message too long for the client was dropped: this call's
+                // result, unless it still arrives (another call's was).
+                match tokio::time::timeout(OVERSIZE_GRACE, &mut call).await {
+                    Ok(r) => r,
+                    Err(_) => return ToolOutput::error(format!(
+                        "the result of `{tool}` from server `{}` was over {} MiB, the most one MCP message may carry, and was dropped; ask for less (a range, a page, a filter)",
+                        self.name,
+                        oversize::LIMIT / (1024 * 1024)
+                    )),
+                }
+            }
         };
         match outcome {
             Err(_) => ToolOutput::error(format!(
@@ -378,7 +402,10 @@ impl McpServer {
         // If a call still holds the connection, dropping ours leaves the
         // process to its Drop backstop (SIGKILL to the group).
         if let State::Running(c) = std::mem::replace(&mut *state, State::Idle) {
-            if let Ok(Connection { service, process }) = Arc::try_unwrap(c) {
+            if let Ok(Connection {
+                service, process, ..
+            }) = Arc::try_unwrap(c)
+            {
                 drop(service);
                 process.into_inner().terminate(GRACE).await;
             }

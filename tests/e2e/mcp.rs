@@ -627,3 +627,27 @@ fn stderr_with_odd_bytes_and_huge_lines_is_drained_and_quoted_in_bounds() {
     assert!(log.len() > 5_000_000, "the log lost the long line");
     crate::assert_contains!(String::from_utf8_lossy(&log), "after the noise");
 }
+
+/// A result too large for one MCP message (16 MiB) is dropped by the client;
+/// the call says so at once instead of waiting out its timeout as "timed out".
+#[test]
+fn a_result_over_the_message_limit_is_reported_at_once() {
+    let env = TestEnv::new();
+    env.add_test_server("t", "tool_timeout_ms = 60000");
+    env.prefill("t");
+    let started = std::time::Instant::now();
+    call_and_answer(
+        &env,
+        &[(&call_id("big"), "mcp__t__huge", r#"{"bytes":17000000}"#)],
+    )
+    .ok();
+    let took = started.elapsed();
+    let r = env.tool_results(1);
+    let content = r[0]["content"].as_str().unwrap();
+    crate::assert_contains!(
+        content,
+        "the result of `huge` from server `t` was over 16 MiB, the most one MCP message may carry"
+    );
+    // The timeout would have taken a minute.
+    assert!(took < std::time::Duration::from_secs(30), "{took:?}");
+}
