@@ -69,6 +69,9 @@ pub(crate) async fn run(
         agent.session().id()
     );
     let tty = std::io::stdin().is_terminal();
+    // The line editor puts the terminal in raw mode while it reads; a read
+    // abandoned when the run must end (SIGTERM) would leave it so.
+    let _terminal = tty.then(TerminalMode::save).flatten();
     let queued: Arc<Mutex<Vec<String>>> = Arc::default();
     loop {
         let next = tokio::select! {
@@ -110,6 +113,35 @@ pub(crate) async fn run(
 }
 
 type Editor = rustyline::DefaultEditor;
+
+/// The terminal's mode when the REPL began, put back when it ends.
+struct TerminalMode(#[cfg(unix)] libc::termios);
+
+impl TerminalMode {
+    #[cfg(unix)]
+    fn save() -> Option<TerminalMode> {
+        // SAFETY: tcgetattr fills a termios for fd 0, a terminal (checked).
+        unsafe {
+            let mut t: libc::termios = std::mem::zeroed();
+            (libc::tcgetattr(0, &mut t) == 0).then_some(TerminalMode(t))
+        }
+    }
+
+    #[cfg(not(unix))]
+    fn save() -> Option<TerminalMode> {
+        None
+    }
+}
+
+impl Drop for TerminalMode {
+    fn drop(&mut self) {
+        // SAFETY: restores the attributes read from the same descriptor.
+        #[cfg(unix)]
+        unsafe {
+            libc::tcsetattr(0, libc::TCSANOW, &self.0);
+        }
+    }
+}
 
 /// The next line: one typed during the last turn, else one read from the
 /// line editor (on the blocking pool: it blocks on the terminal).

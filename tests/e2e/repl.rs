@@ -102,3 +102,93 @@ fn slash_stop_in_a_terminal_stops_the_running_turn() {
         "{result}"
     );
 }
+
+/// The pid of the hermes process below `pid` (`script` runs it through a
+/// shell, which may or may not exec it).
+#[cfg(target_os = "linux")]
+fn hermes_below(pid: u32) -> Option<i32> {
+    let parent_of = |p: &std::path::Path| -> Option<(i32, i32, String)> {
+        let stat = std::fs::read_to_string(p.join("stat")).ok()?;
+        let (head, after) = stat.rsplit_once(')')?;
+        let comm = head.split_once('(')?.1.to_string();
+        let ppid = after.split_whitespace().nth(1)?.parse().ok()?;
+        let me = p.file_name()?.to_str()?.parse().ok()?;
+        Some((me, ppid, comm))
+    };
+    let procs: Vec<(i32, i32, String)> = std::fs::read_dir("/proc")
+        .ok()?
+        .flatten()
+        .filter_map(|e| parent_of(&e.path()))
+        .collect();
+    let mut frontier = vec![pid as i32];
+    while let Some(p) = frontier.pop() {
+        for (me, ppid, comm) in &procs {
+            if *ppid == p {
+                if comm == "hermes" {
+                    return Some(*me);
+                }
+                frontier.push(*me);
+            }
+        }
+    }
+    None
+}
+
+/// SIGTERM ends an interactive session waiting at its prompt: the line
+/// editor's read abandoned, the terminal mode put back, no server left
+/// running, exit 143.
+#[cfg(target_os = "linux")]
+#[test]
+fn sigterm_at_the_prompt_ends_the_repl_and_stops_its_servers() {
+    let env = TestEnv::new();
+    env.add_test_server("t", "");
+    env.prefill("t");
+    env.fake.push(Reply::tool_calls(&[(
+        &call_id("warm"),
+        "mcp__t__echo",
+        r#"{"text":"warm"}"#,
+    )]));
+    env.fake.push(Reply::text("ready"));
+    let hermes = env!("CARGO_BIN_EXE_hermes");
+    let typescript = env.home.path().join("typescript");
+    let mut child = env
+        .command("script")
+        .args(["-qfec", hermes, typescript.to_str().unwrap()])
+        .env("TERM", "xterm")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    wait_for("the REPL to start", || env.sessions().len() == 1);
+    stdin.write_all(b"start the server\r").unwrap();
+    // Back at the prompt: the answer shown, then the prompt again.
+    wait_for("the prompt after the answer", || {
+        std::fs::read_to_string(&typescript).is_ok_and(|t| {
+            t.split_once("ready")
+                .is_some_and(|(_, after)| after.contains('›'))
+        })
+    });
+    let pid = hermes_below(child.id()).expect("hermes under script");
+    // SAFETY: kill(2) with the pid of hermes, which this test started.
+    unsafe {
+        libc::kill(pid, libc::SIGTERM);
+    }
+    let out = child.wait_with_output().unwrap();
+    let screen = std::fs::read_to_string(&typescript).unwrap_or_default();
+    assert_eq!(out.status.code(), Some(143), "{screen}");
+    crate::assert_contains!(screen, "stopped by SIGTERM");
+    // No server is left running.
+    let server: i32 = env
+        .server_log("t")
+        .lines()
+        .rev()
+        .find_map(|l| l.strip_prefix("test server: pid "))
+        .and_then(|p| p.trim().parse().ok())
+        .unwrap();
+    wait_for("the server to be gone", || {
+        // SAFETY: kill(2) with signal 0 only checks whether the pid exists.
+        unsafe { libc::kill(server, 0) != 0 }
+    });
+}
