@@ -1,9 +1,6 @@
 //! What a tool gives back, whichever kind of tool it is, and the one cut
 //! every tool's output gets before the model sees it.
 
-/// Bytes of tool output passed to the model before the rest is cut.
-pub(crate) const MAX_OUTPUT_BYTES: usize = 64 * 1024;
-
 /// `is_error` marks a failure the model should read and act on; it never ends
 /// the turn.
 #[derive(Debug, Clone, PartialEq)]
@@ -27,10 +24,10 @@ impl ToolOutput {
         }
     }
 
-    /// The output cut to [`MAX_OUTPUT_BYTES`], with a note of how much was cut.
-    pub fn cut(self) -> ToolOutput {
+    /// The output cut to `max` bytes, with a note of how much was cut.
+    pub(crate) fn cut(self, max: usize) -> ToolOutput {
         ToolOutput {
-            content: cut_text(self.content, MAX_OUTPUT_BYTES),
+            content: cut_text(self.content, max),
             is_error: self.is_error,
         }
     }

@@ -36,6 +36,32 @@ pub struct ConfigFile {
     /// The remote connector gateway whose tools are named `connectors__…`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub connectors: Option<ConnectorsSection>,
+    #[serde(default, skip_serializing_if = "LimitsSection::is_empty")]
+    pub limits: LimitsSection,
+}
+
+/// Bounds on what hermes holds, keeps and passes on.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct LimitsSection {
+    /// Bytes of one tool result passed to the model; the rest is cut with a note.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool_output_bytes: Option<NonZeroU64>,
+    /// Bytes of each MCP server stderr line kept for error messages.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stderr_line_bytes: Option<NonZeroU64>,
+    /// Size at which a server's stderr log is rotated to `.log.1`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub server_log_bytes: Option<NonZeroU64>,
+    /// Servers the background catalog fill starts at once.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub servers_started_at_once: Option<NonZeroU64>,
+}
+
+impl LimitsSection {
+    fn is_empty(&self) -> bool {
+        self == &LimitsSection::default()
+    }
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]

@@ -12,12 +12,14 @@ use std::path::{Path, PathBuf};
 
 pub use file::{
     ApprovalMode, ApprovalsSection, Concurrency, ConfigFile, ConnectorsSection, DeferMode,
-    HookEntry, HooksSection, McpServerEntry, ProviderEntry, ProviderKind, ToolFilter, ToolsSection,
+    HookEntry, HooksSection, LimitsSection, McpServerEntry, ProviderEntry, ProviderKind,
+    ToolFilter, ToolsSection,
 };
 pub use paths::{project_config, Paths};
 pub use settings::{
     defaults, mcp_servers, resolve, ApprovalSettings, ConnectorSettings, DeferPolicy, HookSettings,
-    HooksSettings, McpServerSettings, ProviderSettings, RetryPolicy, Settings, SystemPrompt,
+    HooksSettings, Limits, McpServerSettings, ProviderSettings, RetryPolicy, Settings,
+    SystemPrompt,
 };
 
 #[derive(Debug, thiserror::Error)]

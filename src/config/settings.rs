@@ -8,8 +8,8 @@ use std::path::Path;
 use std::time::Duration;
 
 use super::file::{
-    ApprovalMode, Concurrency, ConfigFile, DeferMode, HookEntry, McpServerEntry, ProviderKind,
-    ToolFilter,
+    ApprovalMode, Concurrency, ConfigFile, DeferMode, HookEntry, LimitsSection, McpServerEntry,
+    ProviderKind, ToolFilter,
 };
 use super::{load_merged, presets, ConfigError, Overrides, Paths};
 use crate::util::time::Utc;
@@ -42,6 +42,41 @@ pub mod defaults {
     pub const HOOK_TIMEOUT_MS: u64 = 10_000;
     pub const APPROVAL_MODE: ApprovalMode = ApprovalMode::Auto;
     pub const CONNECTOR_TIMEOUT_MS: u64 = 60_000;
+    pub const TOOL_OUTPUT_BYTES: u64 = 64 * 1024;
+    pub const STDERR_LINE_BYTES: u64 = 2048;
+    pub const SERVER_LOG_BYTES: u64 = 10 * 1024 * 1024;
+    pub const SERVERS_STARTED_AT_ONCE: u64 = 8;
+}
+
+/// Bounds on what hermes holds, keeps and passes on (`[limits]`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Limits {
+    pub tool_output_bytes: usize,
+    pub stderr_line_bytes: usize,
+    pub server_log_bytes: u64,
+    pub servers_started_at_once: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits::from_section(&LimitsSection::default())
+    }
+}
+
+impl Limits {
+    fn from_section(l: &LimitsSection) -> Limits {
+        let or = |v: Option<std::num::NonZeroU64>, d: u64| v.map_or(d, |n| n.get());
+        let size = |v, d| usize::try_from(or(v, d)).unwrap_or(usize::MAX);
+        Limits {
+            tool_output_bytes: size(l.tool_output_bytes, defaults::TOOL_OUTPUT_BYTES),
+            stderr_line_bytes: size(l.stderr_line_bytes, defaults::STDERR_LINE_BYTES),
+            server_log_bytes: or(l.server_log_bytes, defaults::SERVER_LOG_BYTES),
+            servers_started_at_once: size(
+                l.servers_started_at_once,
+                defaults::SERVERS_STARTED_AT_ONCE,
+            ),
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -101,6 +136,8 @@ pub struct McpServerSettings {
     pub startup_timeout: Duration,
     pub tool_timeout: Duration,
     pub tools: ToolFilter,
+    /// The `[limits]` that apply to its results and its stderr.
+    pub limits: Limits,
 }
 
 impl McpServerSettings {
@@ -119,6 +156,7 @@ impl McpServerSettings {
                 .tool_timeout_ms
                 .map_or(defaults::TOOL_TIMEOUT_MS, |n| n.get())),
             tools: e.tools.clone(),
+            limits: Limits::default(),
         }
     }
 
@@ -131,11 +169,16 @@ impl McpServerSettings {
     }
 }
 
-/// The configured MCP servers, by name, defaults filled in.
+/// The configured MCP servers, by name, defaults and `[limits]` filled in.
 pub fn mcp_servers(file: &ConfigFile) -> BTreeMap<String, McpServerSettings> {
+    let limits = Limits::from_section(&file.limits);
     file.mcp_servers
         .iter()
-        .map(|(n, e)| (n.clone(), McpServerSettings::from_entry(e)))
+        .map(|(n, e)| {
+            let mut s = McpServerSettings::from_entry(e);
+            s.limits = limits;
+            (n.clone(), s)
+        })
         .collect()
 }
 
@@ -231,6 +274,7 @@ pub struct Settings {
     pub approvals: ApprovalSettings,
     /// The connector gateway, when one is configured.
     pub connectors: Option<ConnectorSettings>,
+    pub limits: Limits,
     /// Problems of the config files that do not stop a run.
     pub warnings: Vec<String>,
 }
@@ -279,6 +323,7 @@ pub fn resolve(paths: Paths, cwd: &Path, ov: &Overrides) -> Result<Settings, Con
             deny: approvals.deny,
         },
         warnings: super::file_warnings(&sources),
+        limits: Limits::from_section(&file.limits),
         connectors: file.connectors.as_ref().map(|c| ConnectorSettings {
             url: c.url.clone(),
             token_env: c.token_env.clone(),

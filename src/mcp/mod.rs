@@ -16,9 +16,7 @@ pub use catalog_cache::{CachedTool, Catalog, Summary};
 pub use client::{Progress, ProgressFn};
 pub use error::ServerError;
 pub use process::{kill_all_now, SAFE_ENV};
-pub use registry::{
-    check_name, log_dir, Index, IndexedTool, McpRegistry, FILL_AT_ONCE, FILL_DELAY,
-};
+pub use registry::{check_name, log_dir, Index, IndexedTool, McpRegistry, FILL_DELAY};
 pub use server::{McpServer, StartReport};
 
 #[derive(Debug, thiserror::Error)]

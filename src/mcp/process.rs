@@ -42,13 +42,8 @@ pub const SAFE_ENV: &[&str] = &[
 ];
 
 const TAIL_LINES: usize = 20;
-/// Bytes of one stderr line kept for the tail (and so for error messages);
-/// the log file still gets the whole line.
-const TAIL_LINE_BYTES: usize = 2048;
 /// Characters of each line an error message quotes.
 const QUOTE_CHARS: usize = 300;
-/// Size at which a server's stderr log is rotated to `<name>.log.1`.
-const LOG_ROTATE_BYTES: u64 = 10 * 1024 * 1024;
 
 /// Process groups of live servers, for [`kill_all_now`] on an abrupt exit
 /// where no destructor runs.
@@ -153,10 +148,14 @@ pub(super) fn spawn(
         },
     })?;
     let tail = StderrTail::default();
-    let drain = child
-        .stderr
-        .take()
-        .map(|stderr| tokio::spawn(drain(stderr, log_path.to_path_buf(), tail.clone())));
+    let drain = child.stderr.take().map(|stderr| {
+        tokio::spawn(drain(
+            stderr,
+            log_path.to_path_buf(),
+            tail.clone(),
+            entry.limits,
+        ))
+    });
     let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
         return Err(McpError::Spawn {
             server: name.to_string(),
@@ -181,14 +180,19 @@ pub(super) fn spawn(
 
 /// Copies a server's stderr to its log as raw bytes — whatever encoding, any
 /// line length: a drain that stopped would leave the server to die on a full
-/// pipe — and keeps the last lines, each cut to [`TAIL_LINE_BYTES`], for
-/// error messages. The log is rotated past [`LOG_ROTATE_BYTES`].
-async fn drain(mut stderr: tokio::process::ChildStderr, log: PathBuf, tail: StderrTail) {
+/// pipe — and keeps the last lines, each cut to `limits.stderr_line_bytes`,
+/// for error messages. The log is rotated past `limits.server_log_bytes`.
+async fn drain(
+    mut stderr: tokio::process::ChildStderr,
+    log: PathBuf,
+    tail: StderrTail,
+    limits: crate::config::Limits,
+) {
     use tokio::io::AsyncReadExt;
     if let Some(dir) = log.parent() {
         let _ = crate::util::private::create_dir_all(dir);
     }
-    let mut file = LogFile::open(log).await;
+    let mut file = LogFile::open(log, limits.server_log_bytes).await;
     let mut line: Vec<u8> = Vec::new();
     let mut buf = vec![0u8; 8192];
     loop {
@@ -199,7 +203,7 @@ async fn drain(mut stderr: tokio::process::ChildStderr, log: PathBuf, tail: Stde
         let chunk = &buf[..n];
         file.write(chunk).await;
         for piece in chunk.split_inclusive(|b| *b == b'\n') {
-            let room = TAIL_LINE_BYTES.saturating_sub(line.len());
+            let room = limits.stderr_line_bytes.saturating_sub(line.len());
             let (body, ends) = match piece.strip_suffix(b"\n") {
                 Some(body) => (body, true),
                 None => (piece, false),
@@ -216,21 +220,27 @@ async fn drain(mut stderr: tokio::process::ChildStderr, log: PathBuf, tail: Stde
     }
 }
 
-/// A server's stderr log, rotated once it grows past [`LOG_ROTATE_BYTES`].
+/// A server's stderr log, rotated once it grows past `rotate_at` bytes.
 struct LogFile {
     path: PathBuf,
     file: Option<tokio::fs::File>,
     size: u64,
+    rotate_at: u64,
 }
 
 impl LogFile {
-    async fn open(path: PathBuf) -> LogFile {
+    async fn open(path: PathBuf, rotate_at: u64) -> LogFile {
         let file = Self::append(&path).await;
         let size = match &file {
             Some(f) => f.metadata().await.map(|m| m.len()).unwrap_or(0),
             None => 0,
         };
-        LogFile { path, file, size }
+        LogFile {
+            path,
+            file,
+            size,
+            rotate_at,
+        }
     }
 
     async fn append(path: &Path) -> Option<tokio::fs::File> {
@@ -243,7 +253,7 @@ impl LogFile {
 
     /// A log that cannot be written costs the log, never the server.
     async fn write(&mut self, bytes: &[u8]) {
-        if self.size >= LOG_ROTATE_BYTES {
+        if self.size >= self.rotate_at {
             let mut old = self.path.clone().into_os_string();
             old.push(".1");
             let _ = tokio::fs::rename(&self.path, &old).await;

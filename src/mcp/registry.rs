@@ -40,13 +40,6 @@ impl Index {
 /// How long after start-up the background catalog fill begins.
 pub const FILL_DELAY: std::time::Duration = std::time::Duration::from_millis(25);
 
-/// Servers the background fill starts at once: a config of hundreds of
-/// servers must not become hundreds of processes in one go. With more
-/// servers than this, a server started only to list its tools is stopped
-/// again once listed (its first call starts it); with fewer, it stays up,
-/// warm for that call.
-pub const FILL_AT_ONCE: usize = 8;
-
 pub struct McpRegistry {
     servers: Vec<Arc<McpServer>>,
     generation: Arc<AtomicU64>,
@@ -142,8 +135,16 @@ impl McpRegistry {
             }
             let _done = Done(pending);
             tokio::time::sleep(FILL_DELAY).await;
-            let slots = Arc::new(tokio::sync::Semaphore::new(FILL_AT_ONCE));
-            let many = servers.len() > FILL_AT_ONCE;
+            // `[limits] servers_started_at_once`, which every server carries:
+            // a config of hundreds of servers must not become hundreds of
+            // processes in one go. With more servers than that, one started
+            // only to list its tools is stopped again once listed (its first
+            // call starts it); with fewer, it stays up, warm for that call.
+            let width = servers
+                .first()
+                .map_or(1, |s| s.entry.limits.servers_started_at_once.max(1));
+            let slots = Arc::new(tokio::sync::Semaphore::new(width));
+            let many = servers.len() > width;
             let fills = servers.iter().map(|s| {
                 let slots = slots.clone();
                 async move {

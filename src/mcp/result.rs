@@ -8,7 +8,6 @@ use rmcp::model::{CallToolResult, ContentBlock, ResourceContents};
 use crate::call::ToolOutput;
 
 use crate::call::cut_text as truncate;
-pub(super) use crate::call::MAX_OUTPUT_BYTES;
 
 pub(super) fn to_output(r: CallToolResult, max_bytes: usize) -> ToolOutput {
     let mut parts: Vec<String> = Vec::new();

@@ -320,7 +320,7 @@ impl McpServer {
             )),
             Ok(Ok(r)) => {
                 self.note_success().await;
-                result::to_output(r, result::MAX_OUTPUT_BYTES)
+                result::to_output(r, self.entry.limits.tool_output_bytes)
             }
             Ok(Err(ServiceError::McpError(e))) => ToolOutput::error(format!(
                 "server `{}` rejected the call: {}",

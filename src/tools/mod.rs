@@ -60,13 +60,29 @@ struct Shared {
 
 /// Every tool a run can offer: the built-ins the config names and the tools of
 /// the configured MCP servers (whose list can grow as catalogs arrive).
-#[derive(Default, Clone)]
+#[derive(Clone)]
 pub struct Registry {
     tools: Vec<Arc<dyn Tool>>,
     mcp: Option<Arc<McpRegistry>>,
     gateway: Option<Arc<Gateway>>,
     policy: DeferPolicy,
+    /// Bytes of a built-in's or connector's result passed on (MCP servers
+    /// cut their own, by the same `[limits]`).
+    output_limit: usize,
     shared: Arc<Shared>,
+}
+
+impl Default for Registry {
+    fn default() -> Self {
+        Registry {
+            tools: Vec::new(),
+            mcp: None,
+            gateway: None,
+            policy: DeferPolicy::default(),
+            output_limit: crate::config::Limits::default().tool_output_bytes,
+            shared: Arc::default(),
+        }
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -112,6 +128,12 @@ impl Registry {
 
     pub fn mcp_registry(&self) -> Option<&Arc<McpRegistry>> {
         self.mcp.as_ref()
+    }
+
+    /// Bytes of one tool result passed to the model (`[limits] tool_output_bytes`).
+    pub fn with_output_limit(mut self, bytes: usize) -> Registry {
+        self.output_limit = bytes;
+        self
     }
 
     pub fn with_policy(mut self, policy: DeferPolicy) -> Registry {
@@ -438,7 +460,7 @@ impl Registry {
                 tokio::select! {
                     biased;
                     _ = cancel.cancelled() => ToolOutput::error("interrupted by the user while running"),
-                    out = t.call(args, cancel) => out.cut(),
+                    out = t.call(args, cancel) => out.cut(self.output_limit),
                 }
             }
             ToolRef::Connector(name) => {
@@ -461,7 +483,7 @@ impl Registry {
                     .into_iter()
                     .next()
                     .unwrap_or_else(|| ToolOutput::error("the gateway returned no result"))
-                    .cut()
+                    .cut(self.output_limit)
             }
             ToolRef::Mcp { server, tool, .. } => {
                 match self.mcp.as_ref().and_then(|m| m.server(server)) {

@@ -538,14 +538,17 @@ fn progress_notifications_reach_the_event_stream() {
     assert_eq!(env.tool_results(1)[0]["content"], "3 steps done");
 }
 
-/// The background catalog fill starts at most `FILL_AT_ONCE` servers at a
-/// time, and with that many servers stops each once it has listed its tools.
+/// The background catalog fill starts at most `[limits]
+/// servers_started_at_once` servers at a time (8 by default), and with more
+/// servers than that stops each once it has listed its tools.
 #[test]
 fn the_background_fill_starts_a_bounded_number_of_servers_at_once() {
     let env = TestEnv::new();
+    let width = 3;
+    env.write_config(&format!("[limits]\nservers_started_at_once = {width}\n"));
     let delay = env.home.path().join("handshake-delay");
     std::fs::write(&delay, "600").unwrap();
-    let n = hermes::mcp::FILL_AT_ONCE + 4;
+    let n = width + 4;
     for i in 0..n {
         env.add_test_server(
             &format!("s{i}"),
@@ -579,7 +582,7 @@ fn the_background_fill_starts_a_bounded_number_of_servers_at_once() {
         .max()
         .unwrap();
     assert!(
-        (2..=hermes::mcp::FILL_AT_ONCE).contains(&most),
+        (2..=width).contains(&most),
         "{most} servers were starting at once: {spans:?}"
     );
 }

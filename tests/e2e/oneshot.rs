@@ -230,3 +230,23 @@ fn builtin_output_is_cut_like_mcp_output() {
         &result[result.len() - 80..]
     );
 }
+
+/// `[limits] tool_output_bytes` sets that cut.
+#[test]
+fn the_tool_output_cut_is_a_config_key() {
+    let env = TestEnv::new();
+    env.write_config("[tools]\nbuiltin = [\"echo\"]\n[limits]\ntool_output_bytes = 1000\n");
+    let args = serde_json::json!({ "text": "z".repeat(5000) }).to_string();
+    env.fake
+        .push(Reply::tool_calls(&[(&call_id("cut"), "echo", &args)]));
+    env.fake.push(Reply::text("ok"));
+    env.run(&["-q", "go"]).ok();
+    let result = env.tool_results(1)[0]["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        result.ends_with("[output cut: 4000 of 5000 bytes not shown]"),
+        "{result}"
+    );
+}
