@@ -31,6 +31,8 @@ pub mod connectors;
 pub(crate) mod frontend;
 #[cfg(test)]
 mod fuzz;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod mcp;
 pub(crate) mod policy;
 pub(crate) mod provider;
