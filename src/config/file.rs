@@ -50,6 +50,9 @@ pub struct LimitsSection {
     /// Bytes of each MCP server stderr line kept for error messages.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stderr_line_bytes: Option<NonZeroU64>,
+    /// Characters of each stderr line an error message quotes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stderr_quote_chars: Option<NonZeroU64>,
     /// Size at which a server's stderr log is rotated to `.log.1`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub server_log_bytes: Option<NonZeroU64>,

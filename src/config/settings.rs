@@ -44,6 +44,7 @@ pub mod defaults {
     pub const CONNECTOR_TIMEOUT_MS: u64 = 60_000;
     pub const TOOL_OUTPUT_BYTES: u64 = 64 * 1024;
     pub const STDERR_LINE_BYTES: u64 = 2048;
+    pub const STDERR_QUOTE_CHARS: u64 = 300;
     pub const SERVER_LOG_BYTES: u64 = 10 * 1024 * 1024;
     pub const SERVERS_STARTED_AT_ONCE: u64 = 8;
 }
@@ -53,6 +54,7 @@ pub mod defaults {
 pub struct Limits {
     pub tool_output_bytes: usize,
     pub stderr_line_bytes: usize,
+    pub stderr_quote_chars: usize,
     pub server_log_bytes: u64,
     pub servers_started_at_once: usize,
 }
@@ -70,6 +72,7 @@ impl Limits {
         Limits {
             tool_output_bytes: size(l.tool_output_bytes, defaults::TOOL_OUTPUT_BYTES),
             stderr_line_bytes: size(l.stderr_line_bytes, defaults::STDERR_LINE_BYTES),
+            stderr_quote_chars: size(l.stderr_quote_chars, defaults::STDERR_QUOTE_CHARS),
             server_log_bytes: or(l.server_log_bytes, defaults::SERVER_LOG_BYTES),
             servers_started_at_once: size(
                 l.servers_started_at_once,

@@ -42,8 +42,6 @@ pub const SAFE_ENV: &[&str] = &[
 ];
 
 const TAIL_LINES: usize = 20;
-/// Characters of each line an error message quotes.
-const QUOTE_CHARS: usize = 300;
 
 /// Process groups of live servers, for [`kill_all_now`] on an abrupt exit
 /// where no destructor runs.
@@ -63,11 +61,16 @@ pub fn kill_all_now() {
     }
 }
 
-/// The last lines a server wrote to stderr.
+/// The last lines a server wrote to stderr, and how much of each line an
+/// error message quotes (`[limits] stderr_quote_chars`).
 #[derive(Clone, Default, Debug)]
-pub(super) struct StderrTail(Arc<Mutex<VecDeque<String>>>);
+pub(super) struct StderrTail(Arc<Mutex<VecDeque<String>>>, usize);
 
 impl StderrTail {
+    fn new(quote_chars: usize) -> StderrTail {
+        StderrTail(Arc::default(), quote_chars)
+    }
+
     fn push(&self, line: String) {
         if let Ok(mut q) = self.0.lock() {
             if q.len() == TAIL_LINES {
@@ -85,12 +88,12 @@ impl StderrTail {
     }
 
     /// `; last stderr: a | b | c`, or nothing when the server wrote none;
-    /// each line cut to [`QUOTE_CHARS`].
+    /// each line cut to the quote limit.
     pub(super) fn describe(&self) -> String {
         let lines: Vec<String> = self
             .last(5)
             .iter()
-            .map(|l| crate::util::text::excerpt(l, QUOTE_CHARS))
+            .map(|l| crate::util::text::excerpt(l, self.1))
             .collect();
         if lines.is_empty() {
             String::new()
@@ -147,7 +150,7 @@ pub(super) fn spawn(
             _ => e.to_string(),
         },
     })?;
-    let tail = StderrTail::default();
+    let tail = StderrTail::new(entry.limits.stderr_quote_chars);
     let drain = child.stderr.take().map(|stderr| {
         tokio::spawn(drain(
             stderr,
