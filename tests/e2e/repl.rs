@@ -57,20 +57,7 @@ fn slash_stop_in_a_terminal_stops_the_running_turn() {
         r#"{"calls":[{"name":"mcp__t__slow","arguments":{"ms":20000,"label":"long"}}]}"#,
     )]));
     env.fake.push(Reply::text("never asked"));
-    let hermes = env!("CARGO_BIN_EXE_hermes");
-    let mut child = env
-        .command("script")
-        .args(["-qfec", hermes, "/dev/null"])
-        .env("TERM", "xterm")
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    // The session file exists once the REPL has started; what is typed from
-    // then on is read by its line editor.
-    wait_for("the REPL to start", || env.sessions().len() == 1);
+    let (child, mut stdin) = repl_in_a_terminal(&env, std::path::Path::new("/dev/null"));
     stdin.write_all(b"run the slow tool\r").unwrap();
     wait_for("the tool to start", || {
         env.server_log("t").contains("slow start long")
@@ -101,6 +88,28 @@ fn slash_stop_in_a_terminal_stops_the_running_turn() {
             .starts_with("interrupted by the user while running"),
         "{result}"
     );
+}
+
+/// hermes' REPL in a pseudo-terminal (`script`, which copies the screen to
+/// `typescript`), started: its session file exists, so what is typed from
+/// now on is read by its line editor.
+fn repl_in_a_terminal(
+    env: &TestEnv,
+    typescript: &std::path::Path,
+) -> (std::process::Child, std::process::ChildStdin) {
+    let mut child = env
+        .command("script")
+        .args(["-qfec", env!("CARGO_BIN_EXE_hermes")])
+        .arg(typescript)
+        .env("TERM", "xterm")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdin = child.stdin.take().unwrap();
+    wait_for("the REPL to start", || env.sessions().len() == 1);
+    (child, stdin)
 }
 
 /// The pid of the hermes process below `pid` (`script` runs it through a
@@ -149,19 +158,8 @@ fn sigterm_at_the_prompt_ends_the_repl_and_stops_its_servers() {
         r#"{"text":"warm"}"#,
     )]));
     env.fake.push(Reply::text("ready"));
-    let hermes = env!("CARGO_BIN_EXE_hermes");
     let typescript = env.home.path().join("typescript");
-    let mut child = env
-        .command("script")
-        .args(["-qfec", hermes, typescript.to_str().unwrap()])
-        .env("TERM", "xterm")
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    wait_for("the REPL to start", || env.sessions().len() == 1);
+    let (child, mut stdin) = repl_in_a_terminal(&env, &typescript);
     stdin.write_all(b"start the server\r").unwrap();
     // Back at the prompt: the answer shown, then the prompt again.
     wait_for("the prompt after the answer", || {
