@@ -111,7 +111,9 @@ async fn resume_session(path: &Path) -> Result<SessionStart, SessionError> {
             .await?;
         messages.push(Message::Tool(result));
     }
-    // The repairs answer the last round; they go where the model expects them.
+    // The repairs answer their rounds; they go where the model expects them,
+    // even when later messages follow an unfinished round.
+    let mut messages = session::pair_results(messages, |_, _| {});
     session::in_entry_order(&mut messages);
     handle
         .append(&Record::Event {

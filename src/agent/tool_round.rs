@@ -60,15 +60,28 @@ pub(super) struct Round<'a> {
 }
 
 impl Round<'_> {
-    pub(super) async fn run(&self, calls: &[ToolCall]) -> Result<Vec<ToolResult>, SessionError> {
+    /// Every call's result, in entry order — all of them even when the
+    /// session file could not take one (then the first such error comes
+    /// too): the history in memory must keep every call paired.
+    pub(super) async fn run(&self, calls: &[ToolCall]) -> (Vec<ToolResult>, Option<SessionError>) {
         // Scope, schema, hooks and approval for every entry, concurrently.
         let checks = calls.iter().map(|c| self.check(c));
         let plans: Vec<Plan> = futures_util::future::join_all(checks).await;
         // Then run: futures are first polled in entry order, which is the
         // order they queue at a server's gate.
         let runs = calls.iter().zip(plans).map(|(c, p)| self.execute(c, p));
-        let results = futures_util::future::join_all(runs).await;
-        results.into_iter().collect()
+        let mut failed = None;
+        let results = futures_util::future::join_all(runs)
+            .await
+            .into_iter()
+            .map(|(result, written)| {
+                if let (Err(e), None) = (written, &failed) {
+                    failed = Some(e);
+                }
+                result
+            })
+            .collect();
+        (results, failed)
     }
 
     async fn check(&self, call: &ToolCall) -> Plan {
@@ -197,7 +210,7 @@ impl Round<'_> {
         }
     }
 
-    async fn execute(&self, call: &ToolCall, plan: Plan) -> Result<ToolResult, SessionError> {
+    async fn execute(&self, call: &ToolCall, plan: Plan) -> (ToolResult, Result<(), SessionError>) {
         let (tool, output) = self.run_plan(call, plan).await;
         let result = ToolResult {
             tool_call_id: call.id.clone(),
@@ -206,18 +219,19 @@ impl Round<'_> {
             is_error: output.is_error,
         };
         // Persisted the moment it exists: a crash keeps every finished result.
-        self.session
+        let written = self
+            .session
             .append(&Record::ToolResult {
                 ts: Utc::now().rfc3339(),
                 result: result.clone(),
             })
-            .await?;
+            .await;
         self.emit(Event::ToolCallFinished {
             id: result.tool_call_id.clone(),
             name: tool,
             is_error: result.is_error,
             content: result.content.clone(),
         });
-        Ok(result)
+        (result, written)
     }
 }

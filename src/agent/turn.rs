@@ -164,8 +164,11 @@ impl Agent {
                 events: &self.events,
                 cancel,
             };
-            let results = round.run(&calls).await?;
+            let (results, failed) = round.run(&calls).await;
             self.messages.extend(results.into_iter().map(Message::Tool));
+            if let Some(e) = failed {
+                return Err(e.into());
+            }
             if cancel.is_cancelled() {
                 return Err(AgentError::Cancelled);
             }

@@ -199,8 +199,16 @@ impl Gateway {
             .header(reqwest::header::CONTENT_TYPE, "application/json")
             .body(serde_json::json!({ "calls": calls }).to_string())
             .send();
+        if cancel.is_cancelled() {
+            return fail("cancelled before it started".into());
+        }
+        // Once sent, a stop cannot say the batch did not run.
+        let stopped = || {
+            fail("interrupted by the user while the gateway ran it; it may have run in part or whole".into())
+        };
         let resp = tokio::select! {
-            _ = cancel.cancelled() => return fail("cancelled before it started".into()),
+            biased;
+            _ = cancel.cancelled() => return stopped(),
             r = send => r,
         };
         let resp = match resp {
@@ -213,9 +221,13 @@ impl Gateway {
             }
             Err(e) => return fail(format!("connector gateway at {url}: {e}")),
         };
-        let body = match resp.bytes().await {
-            Ok(b) => b,
-            Err(e) => return fail(format!("connector gateway at {url}: {e}")),
+        let body = tokio::select! {
+            biased;
+            _ = cancel.cancelled() => return stopped(),
+            b = resp.bytes() => match b {
+                Ok(b) => b,
+                Err(e) => return fail(format!("connector gateway at {url}: {e}")),
+            },
         };
         let reply: DispatchReply = match serde_json::from_slice(&body) {
             Ok(r) => r,

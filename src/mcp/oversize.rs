@@ -74,7 +74,9 @@ impl<R: AsyncRead + Unpin> AsyncRead for Watched<R> {
                         this.flagged = false;
                     } else {
                         this.run += 1;
-                        if this.run > LIMIT && !this.flagged {
+                        // rmcp counts the newline too: content of LIMIT
+                        // bytes is already over.
+                        if this.run >= LIMIT && !this.flagged {
                             this.flagged = true;
                             this.signal.count.fetch_add(1, Ordering::SeqCst);
                             this.signal.notify.notify_waiters();

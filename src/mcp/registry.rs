@@ -155,7 +155,7 @@ impl McpRegistry {
                         let was_running = s.is_running().await;
                         let _ = s.refresh().await;
                         if many && !was_running {
-                            s.shutdown().await;
+                            s.stop_if_idle().await;
                         }
                     }
                 }

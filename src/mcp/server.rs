@@ -23,8 +23,24 @@ use crate::config::{Concurrency, McpServerSettings};
 pub(super) const MAX_CRASHES: u32 = 3;
 const GRACE: Duration = Duration::from_secs(2);
 /// After a dropped over-long message, how long a call still waits for its
-/// own result (the dropped one may have been another call's).
+/// own result (the dropped one may have been a notification).
 const OVERSIZE_GRACE: Duration = Duration::from_secs(1);
+
+/// Counts a call in flight on a connection while it lives.
+struct InFlight<'a>(&'a std::sync::atomic::AtomicUsize);
+
+impl<'a> InFlight<'a> {
+    fn enter(n: &'a std::sync::atomic::AtomicUsize) -> InFlight<'a> {
+        n.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        InFlight(n)
+    }
+}
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+    }
+}
 
 struct Connection {
     service: Service,
@@ -33,6 +49,17 @@ struct Connection {
     process: Mutex<ServerProcess>,
     /// Messages from the server too long for the client, which drops them.
     oversize: Arc<oversize::Oversize>,
+    /// Calls sent on this connection and not yet answered.
+    in_flight: std::sync::atomic::AtomicUsize,
+}
+
+impl Connection {
+    /// Whether the server can still be talked to: rmcp marks its own service
+    /// closed only when it is asked to stop, so a transport that ended (the
+    /// server exited between calls) is checked as well.
+    fn alive(&self) -> bool {
+        !self.service.is_closed() && !self.service.peer().is_transport_closed()
+    }
 }
 
 enum State {
@@ -55,6 +82,8 @@ pub struct McpServer {
     cache_dir: PathBuf,
     log_path: PathBuf,
     gate: Arc<Semaphore>,
+    /// The gate's size: all free means no call is running or waiting.
+    permits: usize,
     state: Mutex<State>,
     /// Crashes since the last successful call.
     crashes: std::sync::atomic::AtomicU32,
@@ -97,6 +126,7 @@ impl McpServer {
             fingerprint,
             cache_dir,
             gate: Arc::new(Semaphore::new(permits)),
+            permits,
             state: Mutex::new(State::Idle),
             crashes: std::sync::atomic::AtomicU32::new(0),
             catalog: RwLock::new(None),
@@ -180,7 +210,7 @@ impl McpServer {
     async fn ensure_running(self: &Arc<Self>) -> Result<Arc<Connection>, ServerError> {
         let mut state = self.state.lock().await;
         match &*state {
-            State::Running(c) if !c.service.is_closed() => return Ok(c.clone()),
+            State::Running(c) if c.alive() => return Ok(c.clone()),
             State::Failed(why) => return Err(why.clone()),
             State::Crashed { at, .. } => {
                 // Back off before a restart: 0.5 s, 1 s, 2 s …
@@ -218,6 +248,7 @@ impl McpServer {
                     service,
                     process: Mutex::new(proc_),
                     oversize: seen,
+                    in_flight: Default::default(),
                 });
                 *state = State::Running(conn.clone());
                 Ok(conn)
@@ -293,15 +324,18 @@ impl McpServer {
         let timeout = self.tool_timeout();
         let dropped_before = conn.oversize.seen();
         let calling = conn.clone();
+        let _counted = InFlight::enter(&calling.in_flight);
         let call = tokio::time::timeout(timeout, client::call(&calling.service, tool, arguments));
         tokio::pin!(call);
         let outcome = tokio::select! {
             biased;
             _ = cancel.cancelled() => return ToolOutput::error("interrupted by the user while running; the server was asked to cancel"),
             r = &mut call => r,
-            _ = conn.oversize.past(dropped_before) => {
-                // A message too long for the client was dropped: this call's
-                // result, unless it still arrives (another call's was).
+            _ = conn.oversize.past(dropped_before), if conn.in_flight.load(std::sync::atomic::Ordering::SeqCst) == 1 => {
+                // A message too long for the client was dropped while this
+                // was the only call in flight: its result, unless it still
+                // arrives (it was a notification). With other calls in
+                // flight it cannot be told whose it was: each waits on.
                 match tokio::time::timeout(OVERSIZE_GRACE, &mut call).await {
                     Ok(r) => r,
                     Err(_) => return ToolOutput::error(format!(
@@ -391,9 +425,30 @@ impl McpServer {
         }
     }
 
+    /// Stops the server if it is up and idle — no call holds its connection
+    /// or waits at its gate; a failed or crashed state is left as it is.
+    /// For the background fill, which starts servers only to list them.
+    pub(super) async fn stop_if_idle(&self) {
+        let mut state = self.state.lock().await;
+        let idle = matches!(&*state, State::Running(c) if Arc::strong_count(c) == 1)
+            && self.gate.available_permits() == self.permits;
+        if !idle {
+            return;
+        }
+        if let State::Running(c) = std::mem::replace(&mut *state, State::Idle) {
+            if let Ok(Connection {
+                service, process, ..
+            }) = Arc::try_unwrap(c)
+            {
+                drop(service);
+                process.into_inner().terminate(GRACE).await;
+            }
+        }
+    }
+
     /// Whether its process is up (started and not crashed or stopped).
     pub async fn is_running(&self) -> bool {
-        matches!(&*self.state.lock().await, State::Running(c) if !c.service.is_closed())
+        matches!(&*self.state.lock().await, State::Running(c) if c.alive())
     }
 
     /// Closes stdin, then terminates the process group.

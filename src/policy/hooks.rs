@@ -68,8 +68,13 @@ impl Hook {
             Ok(c) => c,
             Err(e) => return Verdict::Block(format!("{event} hook `{name}` could not start: {e}")),
         };
+        // Written beside the wait, not before it: a hook that does not read
+        // its stdin must not hold the call past its timeout or a stop.
         if let Some(mut stdin) = child.stdin.take() {
-            let _ = stdin.write_all(format!("{input}\n").as_bytes()).await;
+            let bytes = format!("{input}\n").into_bytes();
+            tokio::spawn(async move {
+                let _ = stdin.write_all(&bytes).await;
+            });
         }
         let waited = tokio::select! {
             _ = cancel.cancelled() => return Verdict::Block("cancelled before it started".into()),

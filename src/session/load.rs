@@ -65,9 +65,13 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<LoadedSession, SessionError> {
     let mut lines_of = Vec::new();
     let mut deferred = None;
     for (line, text, rec) in parsed {
+        // Acknowledged as torn: skipped even if it happens to parse (a whole
+        // record cut off just before its newline), as it was when found.
+        if acknowledged.covers(line, text) {
+            continue;
+        }
         let rec = match rec {
             Ok(r) => r,
-            Err(_) if acknowledged.covers(line, text) => continue,
             Err(message) => {
                 return Err(SessionError::BadLine {
                     path: path.to_path_buf(),
@@ -102,7 +106,14 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<LoadedSession, SessionError> {
     let meta = meta.ok_or_else(|| SessionError::NotASession {
         path: path.to_path_buf(),
     })?;
-    let mut messages = answered_calls_only(messages, &lines_of, path, &mut warnings);
+    let mut messages = pair_results(messages, |i, r| {
+        warnings.push(format!(
+            "{}:{}: skipped a tool result for `{}`, which answers no open call",
+            path.display(),
+            lines_of[i],
+            r.tool_call_id
+        ))
+    });
     in_entry_order(&mut messages);
     Ok(LoadedSession {
         meta,
@@ -169,36 +180,66 @@ impl Acknowledged {
     }
 }
 
-/// Drops tool results that answer no call of their round — none hermes
-/// writes, but a hand-edited file may hold one, and sent on it would make the
-/// provider refuse every later request — and a second result for one call.
-/// Each dropped one is a warning naming its line; the file is not changed.
-fn answered_calls_only(
+/// Pairs every tool result with its call: a result for an open call of
+/// its round stays; one that comes later — the "interrupted" repair a resume
+/// appends, after a run that could not write a round's results and went on —
+/// moves to the end of its round; one that answers no open call (none
+/// hermes writes, but a hand edit can add one, and sent on it would make the
+/// provider refuse every later request) or answers a call twice is dropped,
+/// `on_drop` told its position in `messages`. The file is not changed.
+pub fn pair_results(
     messages: Vec<Message>,
-    lines: &[usize],
-    path: &Path,
-    warnings: &mut Vec<String>,
+    mut on_drop: impl FnMut(usize, &crate::session::ToolResult),
 ) -> Vec<Message> {
-    let mut open: HashSet<String> = HashSet::new();
-    let mut out = Vec::with_capacity(messages.len());
-    for (m, line) in messages.into_iter().zip(lines) {
-        match &m {
-            Message::Assistant { tool_calls, .. } => {
-                open = tool_calls.iter().map(|c| c.id.clone()).collect();
+    struct Round {
+        open: HashSet<String>,
+        /// Index in `out` just past the round's results.
+        end: usize,
+    }
+    let mut out: Vec<Message> = Vec::with_capacity(messages.len());
+    let mut rounds: Vec<Round> = Vec::new();
+    let mut current: Option<usize> = None;
+    for (i, m) in messages.into_iter().enumerate() {
+        let r = match &m {
+            Message::Assistant { tool_calls, .. } if !tool_calls.is_empty() => {
+                out.push(m.clone());
+                rounds.push(Round {
+                    open: tool_calls.iter().map(|c| c.id.clone()).collect(),
+                    end: out.len(),
+                });
+                current = Some(rounds.len() - 1);
+                continue;
             }
-            Message::Tool(r) => {
-                if !open.remove(&r.tool_call_id) {
-                    warnings.push(format!(
-                        "{}:{line}: skipped a tool result for `{}`, which answers no open call of its round",
-                        path.display(),
-                        r.tool_call_id
-                    ));
-                    continue;
+            Message::Tool(r) => r.clone(),
+            _ => {
+                current = None;
+                out.push(m);
+                continue;
+            }
+        };
+        if let Some(c) = current {
+            if rounds[c].open.remove(&r.tool_call_id) {
+                out.push(m);
+                rounds[c].end = out.len();
+                continue;
+            }
+        }
+        match rounds
+            .iter()
+            .position(|rd| rd.open.contains(&r.tool_call_id))
+        {
+            Some(late) => {
+                rounds[late].open.remove(&r.tool_call_id);
+                let at = rounds[late].end;
+                out.insert(at, m);
+                for (k, rd) in rounds.iter_mut().enumerate() {
+                    if k == late || rd.end > at {
+                        rd.end += 1;
+                    }
                 }
             }
-            _ => open.clear(),
+            None => on_drop(i, &r),
         }
-        out.push(m);
     }
     out
 }
@@ -353,6 +394,51 @@ mod tests {
             s.warnings
         );
         assert!(s.warnings[2].starts_with("f.jsonl:8: "), "{:?}", s.warnings);
+        assert!(s.unanswered.is_empty());
+    }
+
+    #[test]
+    fn a_late_result_goes_back_to_its_round() {
+        let result = |id: &str| {
+            format!(
+                r#"{{"type":"tool_result","ts":"t","tool_call_id":"{id}","name":"echo","content":"{id}","is_error":false}}"#
+            )
+        };
+        // b's result could not be written; the run went on; a resume appended it.
+        let text = [
+            META.to_string(),
+            user("x"),
+            r#"{"type":"message","ts":"t","message":{"role":"assistant","tool_calls":[{"id":"a","name":"echo","arguments":"{}"},{"id":"b","name":"echo","arguments":"{}"}]}}"#.to_string(),
+            result("a"),
+            user("y"),
+            r#"{"type":"message","ts":"t","message":{"role":"assistant","content":"fine"}}"#.to_string(),
+            result("b"),
+        ]
+        .join("\n")
+            + "\n";
+        let s = parse(Path::new("f"), text.as_bytes()).unwrap();
+        let shape: Vec<String> = s
+            .messages
+            .iter()
+            .map(|m| match m {
+                Message::Tool(r) => format!("tool {}", r.tool_call_id),
+                Message::User { content } => format!("user {content}"),
+                Message::Assistant { .. } => "assistant".into(),
+                Message::System { .. } => "system".into(),
+            })
+            .collect();
+        assert_eq!(
+            shape,
+            [
+                "user x",
+                "assistant",
+                "tool a",
+                "tool b",
+                "user y",
+                "assistant"
+            ]
+        );
+        assert!(s.warnings.is_empty(), "{:?}", s.warnings);
         assert!(s.unanswered.is_empty());
     }
 

@@ -15,7 +15,7 @@ impl Held {
     /// Takes the exclusive lock without waiting, or says who holds it.
     pub(super) fn take(file: &File, path: &Path, id: &str) -> Result<Held, SessionError> {
         let note = note_path(path);
-        if !try_lock(file) {
+        if !try_lock(file)? {
             let pid = std::fs::read_to_string(&note)
                 .ok()
                 .and_then(|p| p.trim().parse().ok());
@@ -43,16 +43,24 @@ fn note_path(path: &Path) -> PathBuf {
     path.with_file_name(name)
 }
 
+/// `Ok(false)` when another process holds the lock. A file system that
+/// cannot lock (some network mounts) goes on without one: refusing every
+/// session there would be worse than the race the lock prevents.
 #[cfg(unix)]
-fn try_lock(file: &File) -> bool {
+fn try_lock(file: &File) -> Result<bool, SessionError> {
     use std::os::unix::io::AsRawFd;
     // SAFETY: flock on a descriptor this process owns and keeps open.
-    unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) == 0 }
+    let r = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+    if r == 0 {
+        return Ok(true);
+    }
+    let e = std::io::Error::last_os_error();
+    Ok(e.raw_os_error() != Some(libc::EWOULDBLOCK))
 }
 
 #[cfg(not(unix))]
-fn try_lock(_: &File) -> bool {
-    true
+fn try_lock(_: &File) -> Result<bool, SessionError> {
+    Ok(true)
 }
 
 fn write_owner_only(path: &Path, text: &str) -> std::io::Result<()> {

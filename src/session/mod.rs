@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 pub use fork::fork;
 pub use index::{find, latest_in, list, new_id, path_for, Summary};
-pub use load::{in_entry_order, load, parse, LoadedSession};
+pub use load::{in_entry_order, load, pair_results, parse, LoadedSession};
 pub use message::{Message, ToolCall, ToolResult};
 pub use record::{Meta, Record, SessionEvent, FORMAT_VERSION};
 pub use store::SessionHandle;

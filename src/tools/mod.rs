@@ -381,7 +381,8 @@ impl Registry {
                         .next()
                         .unwrap_or_else(|| ToolOutput::error("no result")),
                 };
-                (e.name.clone(), out)
+                // Each entry gets the cut a single call would.
+                (e.name.clone(), out.cut(self.output_limit))
             })
             .collect();
         ToolOutput {
@@ -414,11 +415,13 @@ impl Registry {
             if let Some(r) = mcp_ref(mcp, name) {
                 return Ok(r);
             }
-            if let Some(Err(why)) = mcp.load_catalog_for(name).await {
-                return Err(format!("`{name}` cannot be run: {why}"));
-            }
+            let loaded = mcp.load_catalog_for(name).await;
+            // Another server whose prefix matches may have it.
             if let Some(r) = mcp_ref(mcp, name) {
                 return Ok(r);
+            }
+            if let Some(Err(why)) = loaded {
+                return Err(format!("`{name}` cannot be run: {why}"));
             }
         }
         Err(validation::unknown_tool(
