@@ -141,6 +141,59 @@ impl Round<'_> {
         }
     }
 
+    /// A `connectors__` batch: each entry that will be sent is queued and
+    /// started under its own id, tool and arguments; after the one dispatch,
+    /// each sent entry gets its `post_tool_call` hooks (not past a stop).
+    async fn run_batch(
+        &self,
+        call_id: &str,
+        entries: &[Entry],
+        refused: &[Option<String>],
+    ) -> ToolOutput {
+        let ids = ids::entry_ids(call_id, entries, &mut HashSet::new());
+        let sent: Vec<bool> = entries
+            .iter()
+            .zip(refused)
+            .map(|(e, r)| r.is_none() && e.arguments.is_ok())
+            .collect();
+        for kind in [0, 1] {
+            for ((e, id), s) in entries.iter().zip(&ids).zip(&sent) {
+                if let (true, Ok(args)) = (s, &e.arguments) {
+                    let (id, name, arguments) = (id.clone(), e.name.clone(), args.to_string());
+                    self.emit(if kind == 0 {
+                        Event::ToolCallQueued {
+                            id,
+                            name,
+                            arguments,
+                        }
+                    } else {
+                        Event::ToolCallStarted {
+                            id,
+                            name,
+                            arguments,
+                        }
+                    });
+                }
+            }
+        }
+        let outs = self
+            .tools
+            .gateway_batch_outputs(call_id, entries, refused, self.cancel)
+            .await;
+        for (((e, id), s), out) in entries.iter().zip(&ids).zip(&sent).zip(&outs) {
+            if let (true, Ok(args)) = (s, &e.arguments) {
+                for problem in self
+                    .policy
+                    .post_tool_call(&e.name, id, args, out, self.cancel)
+                    .await
+                {
+                    self.emit(Event::Warning { message: problem });
+                }
+            }
+        }
+        crate::tools::batch_output(entries, &outs)
+    }
+
     fn emit(&self, e: Event) {
         let _ = self.events.send(e);
     }
@@ -165,15 +218,10 @@ impl Round<'_> {
         match plan {
             Plan::Done(out) => (call.name.clone(), out),
             _ if self.cancel.is_cancelled() => (call.name.clone(), ToolOutput::error(NOT_STARTED)),
-            Plan::Batch { entries, refused } => {
-                queued(&call.name, call.arguments.clone());
-                started(&call.name, call.arguments.clone());
-                let out = self
-                    .tools
-                    .gateway_batch(&call.id, &entries, &refused, self.cancel)
-                    .await;
-                (call.name.clone(), out)
-            }
+            Plan::Batch { entries, refused } => (
+                call.name.clone(),
+                self.run_batch(&call.id, &entries, &refused).await,
+            ),
             Plan::Bridge(b) => {
                 queued(&call.name, call.arguments.clone());
                 started(&call.name, call.arguments.clone());

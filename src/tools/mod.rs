@@ -346,10 +346,24 @@ impl Registry {
         refused: &[Option<String>],
         cancel: &CancellationToken,
     ) -> ToolOutput {
+        let outs = self
+            .gateway_batch_outputs(call_id, entries, refused, cancel)
+            .await;
+        batch_output(entries, &outs)
+    }
+
+    /// Each entry's output of a `connectors__` batch's one dispatch, in entry
+    /// order: refused entries carry their reason and are not sent.
+    pub async fn gateway_batch_outputs(
+        &self,
+        call_id: &str,
+        entries: &[Entry],
+        refused: &[Option<String>],
+        cancel: &CancellationToken,
+    ) -> Vec<ToolOutput> {
         let Some(g) = &self.gateway else {
-            return ToolOutput::error(
-                "no connector gateway is configured ([connectors] url in config.toml)",
-            );
+            let none = "no connector gateway is configured ([connectors] url in config.toml)";
+            return entries.iter().map(|_| ToolOutput::error(none)).collect();
         };
         let ids = Self::batch_ids(call_id, entries);
         let calls: Vec<DispatchCall<'_>> = entries
@@ -371,7 +385,7 @@ impl Registry {
             g.dispatch(&calls, cancel).await
         }
         .into_iter();
-        let results: Vec<(String, ToolOutput)> = entries
+        entries
             .iter()
             .zip(refused)
             .map(|(e, r)| {
@@ -382,20 +396,9 @@ impl Registry {
                         .unwrap_or_else(|| ToolOutput::error("no result")),
                 };
                 // Each entry gets the cut a single call would.
-                (e.name.clone(), out.cut(self.output_limit))
+                out.cut(self.output_limit)
             })
-            .collect();
-        ToolOutput {
-            is_error: results.iter().all(|(_, o)| o.is_error),
-            content: serde_json::json!({
-                "count": results.len(),
-                "results": results
-                    .iter()
-                    .map(|(n, o)| serde_json::json!({"name": n, "is_error": o.is_error, "content": o.content}))
-                    .collect::<Vec<_>>(),
-            })
-            .to_string(),
-        }
+            .collect()
     }
 
     /// Resolves a model-facing name once into what runs it (the scope
@@ -536,6 +539,22 @@ fn mcp_ref(mcp: &McpRegistry, name: &str) -> Option<ToolRef> {
         server: mcp.servers().get(t.server)?.name.clone(),
         tool: t.tool.name.clone(),
     })
+}
+
+/// A batch's one result: `{"count", "results": [{name, is_error, content}]}`.
+pub fn batch_output(entries: &[Entry], outs: &[ToolOutput]) -> ToolOutput {
+    ToolOutput {
+        is_error: outs.iter().all(|o| o.is_error),
+        content: serde_json::json!({
+            "count": outs.len(),
+            "results": entries
+                .iter()
+                .zip(outs)
+                .map(|(e, o)| serde_json::json!({"name": e.name, "is_error": o.is_error, "content": o.content}))
+                .collect::<Vec<_>>(),
+        })
+        .to_string(),
+    }
 }
 
 fn into_output(r: Result<String, String>) -> ToolOutput {

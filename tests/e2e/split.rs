@@ -606,3 +606,57 @@ fn a_second_signal_during_shutdown_exits_at_once_and_leaves_no_server() {
         unsafe { libc::kill(pid, 0) != 0 }
     });
 }
+
+/// Each entry of a connectors batch is its own call to the user and the
+/// hooks: queued and started under its own id, tool and arguments, and
+/// `post_tool_call` once per entry sent — around the one dispatch.
+#[test]
+fn a_connectors_batch_reports_and_post_hooks_each_entry() {
+    let env = TestEnv::new();
+    let gw = FakeGateway::start();
+    let hook_log = env.home.path().join("post.log");
+    env.write_config(&format!(
+        "[tools]\ndefer = \"always\"\n\n[connectors]\nurl = \"{}\"\n\n[[hooks.post_tool_call]]\ncommand = \"cat >> {}\"\n",
+        gw.url(),
+        hook_log.display()
+    ));
+    let args = batch(&[
+        ("connectors__crm_find_customer", json!({"name": "Ada"})),
+        ("connectors__tickets_open", json!({"title": "T"})),
+    ]);
+    env.fake
+        .push(Reply::tool_calls(&[(&call_id("cb"), "tool_call", &args)]));
+    env.fake.push(Reply::text("done"));
+    let run = env.run(&["--json", "-q", "go"]);
+    run.ok();
+    let started: Vec<(String, String)> = run
+        .events()
+        .iter()
+        .filter(|e| e["type"] == "tool_call_started")
+        .map(|e| {
+            (
+                e["id"].as_str().unwrap().to_string(),
+                e["name"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(started.len(), 2, "{started:?}");
+    assert_eq!(
+        started[0],
+        (call_id("cb"), "connectors__crm_find_customer".to_string())
+    );
+    assert_eq!(started[1].1, "connectors__tickets_open");
+    assert_ne!(started[1].0, started[0].0);
+    let seen: Vec<Value> = std::fs::read_to_string(&hook_log)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let tools: Vec<&str> = seen.iter().map(|h| h["tool"].as_str().unwrap()).collect();
+    assert_eq!(
+        tools,
+        ["connectors__crm_find_customer", "connectors__tickets_open"]
+    );
+    assert_eq!(seen[1]["call_id"], started[1].0.as_str());
+    assert_eq!(gw.dispatches().len(), 1, "still one dispatch");
+}
