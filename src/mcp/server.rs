@@ -26,6 +26,22 @@ const GRACE: Duration = Duration::from_secs(2);
 /// own result (the dropped one may have been a notification).
 const OVERSIZE_GRACE: Duration = Duration::from_secs(1);
 
+/// Takes a running server out of `state` (leaving it idle) and ends it:
+/// stdin closed, then the process group terminated. If a call still holds
+/// the connection, dropping ours leaves the process to its `Drop` backstop
+/// (SIGKILL to the group).
+async fn stop(state: &mut State) {
+    if let State::Running(c) = std::mem::replace(state, State::Idle) {
+        if let Ok(Connection {
+            service, process, ..
+        }) = Arc::try_unwrap(c)
+        {
+            drop(service);
+            process.into_inner().terminate(GRACE).await;
+        }
+    }
+}
+
 /// Counts a call in flight on a connection while it lives.
 struct InFlight<'a>(&'a std::sync::atomic::AtomicUsize);
 
@@ -435,15 +451,7 @@ impl McpServer {
         if !idle {
             return;
         }
-        if let State::Running(c) = std::mem::replace(&mut *state, State::Idle) {
-            if let Ok(Connection {
-                service, process, ..
-            }) = Arc::try_unwrap(c)
-            {
-                drop(service);
-                process.into_inner().terminate(GRACE).await;
-            }
-        }
+        stop(&mut state).await;
     }
 
     /// Whether its process is up (started and not crashed or stopped).
@@ -454,16 +462,6 @@ impl McpServer {
     /// Closes stdin, then terminates the process group.
     pub async fn shutdown(&self) {
         let mut state = self.state.lock().await;
-        // If a call still holds the connection, dropping ours leaves the
-        // process to its Drop backstop (SIGKILL to the group).
-        if let State::Running(c) = std::mem::replace(&mut *state, State::Idle) {
-            if let Ok(Connection {
-                service, process, ..
-            }) = Arc::try_unwrap(c)
-            {
-                drop(service);
-                process.into_inner().terminate(GRACE).await;
-            }
-        }
+        stop(&mut state).await;
     }
 }

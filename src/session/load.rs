@@ -306,6 +306,13 @@ mod tests {
 
     const META: &str = r#"{"type":"meta","version":1,"id":"s","created":"t","cwd":"/","provider":"p","model":"m","hermes_version":"0"}"#;
 
+    /// A tool result record answering `id`, with `id` as its content.
+    fn result(id: &str, name: &str) -> String {
+        format!(
+            r#"{{"type":"tool_result","ts":"t","tool_call_id":"{id}","name":"{name}","content":"{id}","is_error":false}}"#
+        )
+    }
+
     fn user(text: &str) -> String {
         format!(r#"{{"type":"message","ts":"t","message":{{"role":"user","content":"{text}"}}}}"#)
     }
@@ -360,11 +367,7 @@ mod tests {
 
     #[test]
     fn a_tool_result_that_answers_no_call_is_skipped_with_a_warning() {
-        let result = |id: &str| {
-            format!(
-                r#"{{"type":"tool_result","ts":"t","tool_call_id":"{id}","name":"echo","content":"{id}","is_error":false}}"#
-            )
-        };
+        let result = |id: &str| result(id, "echo");
         let text = [
             META.to_string(),
             user("x"),
@@ -399,11 +402,7 @@ mod tests {
 
     #[test]
     fn a_late_result_goes_back_to_its_round() {
-        let result = |id: &str| {
-            format!(
-                r#"{{"type":"tool_result","ts":"t","tool_call_id":"{id}","name":"echo","content":"{id}","is_error":false}}"#
-            )
-        };
+        let result = |id: &str| result(id, "echo");
         // b's result could not be written; the run went on; a resume appended it.
         let text = [
             META.to_string(),
@@ -457,11 +456,7 @@ mod tests {
 
     #[test]
     fn results_come_back_in_entry_order_whatever_order_they_were_written_in() {
-        let result = |id: &str| {
-            format!(
-                r#"{{"type":"tool_result","ts":"t","tool_call_id":"{id}","name":"tool_call","content":"{id}","is_error":false}}"#
-            )
-        };
+        let result = |id: &str| result(id, "tool_call");
         let text = [
             META.to_string(),
             user("x"),

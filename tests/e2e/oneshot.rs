@@ -203,22 +203,27 @@ fn an_answer_cut_at_the_output_limit_is_flagged() {
     crate::assert_contains!(run.stderr, "warning: the model stopped at its output limit");
 }
 
-/// A built-in tool's output gets the same cut as an MCP server's: a huge
-/// `echo` does not become a 21 MB request.
-#[test]
-fn builtin_output_is_cut_like_mcp_output() {
+/// What the model gets back from one `echo` of `bytes` characters, with
+/// `config` (which must enable the built-in `echo`).
+fn echo_result(config: &str, bytes: usize) -> String {
     let env = TestEnv::new();
-    env.write_config("[tools]\nbuiltin = [\"echo\"]\n");
-    let big = "y".repeat(300_000);
-    let args = serde_json::json!({ "text": big }).to_string();
+    env.write_config(config);
+    let args = serde_json::json!({ "text": "y".repeat(bytes) }).to_string();
     env.fake
         .push(Reply::tool_calls(&[(&call_id("big"), "echo", &args)]));
     env.fake.push(Reply::text("ok"));
     env.run(&["-q", "go"]).ok();
-    let result = env.tool_results(1)[0]["content"]
+    env.tool_results(1)[0]["content"]
         .as_str()
         .unwrap()
-        .to_string();
+        .to_string()
+}
+
+/// A built-in tool's output gets the same cut as an MCP server's: a huge
+/// `echo` does not become a 21 MB request.
+#[test]
+fn builtin_output_is_cut_like_mcp_output() {
+    let result = echo_result("[tools]\nbuiltin = [\"echo\"]\n", 300_000);
     assert!(
         result.len() < 70_000,
         "{} bytes went back to the model",
@@ -234,17 +239,10 @@ fn builtin_output_is_cut_like_mcp_output() {
 /// `[limits] tool_output_bytes` sets that cut.
 #[test]
 fn the_tool_output_cut_is_a_config_key() {
-    let env = TestEnv::new();
-    env.write_config("[tools]\nbuiltin = [\"echo\"]\n[limits]\ntool_output_bytes = 1000\n");
-    let args = serde_json::json!({ "text": "z".repeat(5000) }).to_string();
-    env.fake
-        .push(Reply::tool_calls(&[(&call_id("cut"), "echo", &args)]));
-    env.fake.push(Reply::text("ok"));
-    env.run(&["-q", "go"]).ok();
-    let result = env.tool_results(1)[0]["content"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let result = echo_result(
+        "[tools]\nbuiltin = [\"echo\"]\n[limits]\ntool_output_bytes = 1000\n",
+        5000,
+    );
     assert!(
         result.ends_with("[output cut: 4000 of 5000 bytes not shown]"),
         "{result}"
