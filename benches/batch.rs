@@ -7,6 +7,10 @@
 //!
 //! `cargo bench --bench batch` (needs ./scripts/install-test-servers).
 
+#[path = "../tests/support/fake_anthropic.rs"]
+mod fake_anthropic;
+#[path = "../tests/support/fake_bedrock.rs"]
+mod fake_bedrock;
 #[path = "../tests/support/fake_provider.rs"]
 mod fake_provider;
 

@@ -4,6 +4,10 @@
 //!
 //! `cargo bench --bench startup` (set `HERMES_BENCH_RUNS` to change the run count).
 
+#[path = "../tests/support/fake_anthropic.rs"]
+mod fake_anthropic;
+#[path = "../tests/support/fake_bedrock.rs"]
+mod fake_bedrock;
 #[path = "../tests/support/fake_provider.rs"]
 mod fake_provider;
 
@@ -20,10 +24,33 @@ struct Sample {
 /// A home whose config points at `fake`, with `servers` MCP test servers;
 /// `cached`: their catalogs are filled first (`hermes mcp test`).
 fn home(fake: &FakeProvider, servers: usize, cached: bool) -> tempfile::TempDir {
+    home_for(
+        servers,
+        cached,
+        &format!("base_url = \"{}\"", fake.base_url()),
+    )
+}
+
+/// A home for one of the native providers, no MCP servers.
+fn native_home(fake: &FakeProvider, kind: &str) -> tempfile::TempDir {
+    let extra = match kind {
+        "bedrock" => "region = \"us-east-1\"",
+        _ => "",
+    };
+    home_for(
+        0,
+        false,
+        &format!(
+            "kind = \"{kind}\"\nbase_url = \"{}\"\n{extra}",
+            fake.root_url()
+        ),
+    )
+}
+
+fn home_for(servers: usize, cached: bool, provider: &str) -> tempfile::TempDir {
     let home = tempfile::tempdir().unwrap();
     let mut cfg = format!(
-        "provider = \"fake\"\nmodel = \"m\"\n[providers.fake]\nbase_url = \"{}\"\napi_key_env = \"BENCH_KEY\"\n",
-        fake.base_url()
+        "provider = \"fake\"\nmodel = \"m\"\n[providers.fake]\n{provider}\napi_key_env = \"BENCH_KEY\"\n"
     );
     for i in 0..servers {
         cfg.push_str(&format!(
@@ -78,7 +105,19 @@ fn main() {
     let none = home(&fake, 0, false);
     let cached = home(&fake, 5, true);
     let cold = home(&fake, 5, false);
-    let all = measure(&fake, &[none.path(), cached.path(), cold.path()], runs);
+    let anthropic = native_home(&fake, "anthropic");
+    let bedrock = native_home(&fake, "bedrock");
+    let all = measure(
+        &fake,
+        &[
+            none.path(),
+            cached.path(),
+            cold.path(),
+            anthropic.path(),
+            bedrock.path(),
+        ],
+        runs,
+    );
     let first_byte = |s: &[Sample]| sorted(s.iter().map(|s| s.first_byte.as_secs_f64() * 1e3));
     let base = pct(&first_byte(&all[0]), 0.5);
     println!("| measure ({runs} runs each, interleaved, release) | median | p10 | p90 | ratio to no servers | target |");
@@ -87,13 +126,14 @@ fn main() {
         "start → first byte, no MCP servers",
         "start → first byte, 5 servers, catalogs cached",
         "start → first byte, 5 servers, no catalogs (filled in the background)",
+        "start → first byte, anthropic (Messages), no MCP servers",
+        "start → first byte, bedrock (ConverseStream, SigV4), no MCP servers",
     ];
     for (i, label) in labels.iter().enumerate() {
         let fb = first_byte(&all[i]);
-        let target = if i == 0 {
-            "≤ 15 ms"
-        } else {
-            "ratio ≤ 1.05"
+        let target = match i {
+            1 | 2 => "ratio ≤ 1.05",
+            _ => "≤ 15 ms",
         };
         println!(
             "| {label} | {:.2} ms | {:.2} ms | {:.2} ms | {:.3} | {target} |",
@@ -103,13 +143,15 @@ fn main() {
             pct(&fb, 0.5) / base
         );
     }
-    let rss = sorted(all[0].iter().map(|s| s.peak_rss_kib as f64 / 1024.0));
-    println!(
-        "| peak RSS of a one-shot turn, no MCP servers | {:.1} MiB | {:.1} MiB | {:.1} MiB | | ≤ 15 MB |",
-        pct(&rss, 0.5),
-        pct(&rss, 0.1),
-        pct(&rss, 0.9)
-    );
+    for (i, who) in [(0, "openai"), (3, "anthropic"), (4, "bedrock")] {
+        let rss = sorted(all[i].iter().map(|s| s.peak_rss_kib as f64 / 1024.0));
+        println!(
+            "| peak RSS of a one-shot turn, {who}, no MCP servers | {:.1} MiB | {:.1} MiB | {:.1} MiB | | ≤ 15 MB |",
+            pct(&rss, 0.5),
+            pct(&rss, 0.1),
+            pct(&rss, 0.9)
+        );
+    }
 }
 
 fn pct(sorted: &[f64], p: f64) -> f64 {
@@ -125,7 +167,12 @@ fn one(fake: &FakeProvider, home: &std::path::Path) -> Sample {
     let child = Command::new(env!("CARGO_BIN_EXE_hermes"))
         .args(["-q", "hi"])
         .env("HERMES_HOME", home)
-        .env("BENCH_KEY", "k")
+        .env("BENCH_KEY", "test-key")
+        .env("AWS_ACCESS_KEY_ID", "AKIDEXAMPLE")
+        .env(
+            "AWS_SECRET_ACCESS_KEY",
+            "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY",
+        )
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null())

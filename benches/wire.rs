@@ -43,6 +43,7 @@ fn session_file(rounds: usize) -> Vec<u8> {
         let assistant = Message::Assistant {
             content: String::new(),
             tool_calls: calls.clone(),
+            native: None,
         };
         for m in [user, assistant] {
             out.push_str(

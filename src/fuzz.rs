@@ -1,6 +1,7 @@
 //! Structured fuzzing on stable Rust: property tests (proptest) that feed
 //! every parser of outside input — the `tool_call` batch reader and
-//! classifier, the SSE chunk assembler, the session-file loader, the config
+//! classifier, the SSE chunk assembler, the Anthropic and Bedrock stream
+//! folds, the AWS event-stream framing, the session-file loader, the config
 //! loader — generated and mutated input, and require an answer (a value or
 //! an error), never a panic. `cargo test` runs a fixed budget of cases
 //! (`HERMES_FUZZ_CASES`, default 256 per target); a longer run is
@@ -32,6 +33,12 @@ pub(crate) fn json_value() -> impl Strategy<Value = Value> {
         Just("type".to_string()),
         Just("index".to_string()),
         Just("function".to_string()),
+        Just("index".to_string()),
+        Just("content_block".to_string()),
+        Just("delta".to_string()),
+        Just("contentBlockIndex".to_string()),
+        Just("text".to_string()),
+        Just("partial_json".to_string()),
         "[a-z_]{1,8}",
     ];
     let leaf = prop_oneof![
@@ -74,7 +81,9 @@ pub(crate) fn text() -> impl Strategy<Value = String> {
 mod targets {
     use super::*;
     use crate::call::{classify, parse_calls, CallClass};
+    use crate::config::ProviderKind;
     use crate::provider::stream::{Assembler, Chunk};
+    use crate::provider::{fold_native, FrameReader};
     use std::path::Path;
 
     proptest! {
@@ -109,6 +118,64 @@ mod targets {
             }
             let done = asm.finish();
             prop_assert!(done.tool_calls.len() <= 20 * 12);
+        }
+
+        #[test]
+        fn native_stream_events_fold_without_panicking(
+            bedrock in any::<bool>(),
+            events in prop::collection::vec((prop_oneof![
+                Just("content_block_start"), Just("content_block_delta"), Just("content_block_stop"),
+                Just("message_start"), Just("message_delta"), Just("message_stop"), Just("error"),
+                Just("contentBlockStart"), Just("contentBlockDelta"), Just("messageStop"),
+                Just("metadata"), Just("!throttlingException"), Just(""),
+            ], text()), 0..24),
+        ) {
+            let kind = if bedrock { ProviderKind::Bedrock } else { ProviderKind::Anthropic };
+            let events: Vec<(String, String)> = events.into_iter().map(|(e, d)| (e.to_string(), d)).collect();
+            if let Some(c) = fold_native(kind, &events) {
+                let n = c.native.expect("a native fold keeps its blocks");
+                prop_assert_eq!(n.tool_calls(), c.tool_calls);
+            }
+        }
+
+        #[test]
+        fn event_stream_bytes_decode_without_panicking(
+            bytes in prop::collection::vec(any::<u8>(), 0..512),
+            cuts in prop::collection::vec(any::<prop::sample::Index>(), 0..6),
+        ) {
+            let mut reader = FrameReader::default();
+            let mut at: Vec<usize> = cuts.iter().map(|c| c.index(bytes.len() + 1)).collect();
+            at.push(0);
+            at.push(bytes.len());
+            at.sort_unstable();
+            for w in at.windows(2) {
+                if reader.feed(&bytes[w[0]..w[1]]).is_err() {
+                    break;
+                }
+            }
+        }
+
+        #[test]
+        fn a_corrupted_event_stream_frame_is_an_error(flip in any::<prop::sample::Index>()) {
+            use aws_smithy_types::event_stream::{Header, HeaderValue, Message};
+            let msg = Message::new_from_parts(
+                vec![
+                    Header::new(":event-type", HeaderValue::String("contentBlockDelta".into())),
+                    Header::new(":message-type", HeaderValue::String("event".into())),
+                ],
+                br#"{"contentBlockIndex":0,"delta":{"text":"hi"}}"#.to_vec(),
+            );
+            let mut frame = Vec::new();
+            aws_smithy_eventstream::frame::write_message_to(&msg, &mut frame).unwrap();
+            let good = FrameReader::default().feed(&frame).unwrap();
+            prop_assert_eq!(good.len(), 1);
+            prop_assert_eq!(good[0].0.as_str(), "contentBlockDelta");
+            let i = flip.index(frame.len());
+            frame[i] ^= 0x01;
+            // A flipped bit breaks a checksum or a length: an error, or a
+            // frame still waiting for bytes — never a panic, never the event.
+            let bad = FrameReader::default().feed(&frame);
+            prop_assert!(bad.map_or(true, |e| e.is_empty()));
         }
 
         #[test]

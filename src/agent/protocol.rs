@@ -30,6 +30,10 @@ pub enum Event {
         prompt_tokens: u64,
         completion_tokens: u64,
         total_tokens: u64,
+        /// Of `prompt_tokens`, read from the provider's prompt cache.
+        cache_read_tokens: u64,
+        /// Of `prompt_tokens`, written to the provider's prompt cache.
+        cache_write_tokens: u64,
     },
     /// An entry passed its checks and waits for its server (concurrency gate,
     /// start-up). `name` is the underlying tool, `arguments` the entry's own.

@@ -6,11 +6,10 @@
 
 use std::collections::HashSet;
 
-use serde_json::value::RawValue;
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use crate::call::{classify, ids, names, CallClass, Entry};
-use crate::session::ToolCall;
+use crate::session::{NativeBlocks, ToolCall};
 
 /// The entries a call splits into, or `None` when the contract leaves it
 /// whole — decided by the one classification.
@@ -71,81 +70,43 @@ pub fn expand_local_tool_batches(calls: &mut Vec<ToolCall>) -> usize {
     split
 }
 
-/// Where a block list keeps a tool use: Anthropic `{"type":"tool_use", "id"}`
-/// or Bedrock `{"toolUse": {"toolUseId"}}`.
-#[derive(Clone, Copy, PartialEq)]
-enum BlockKind {
-    Anthropic,
-    Bedrock,
-}
-
-struct ToolUse {
-    kind: BlockKind,
-    id: String,
-    name: String,
-    input: Value,
-}
-
-fn tool_use(v: &Value) -> Option<ToolUse> {
-    let (kind, body, id_key) = if v.get("type").and_then(|t| t.as_str()) == Some("tool_use") {
-        (BlockKind::Anthropic, v, "id")
-    } else {
-        (BlockKind::Bedrock, v.get("toolUse")?, "toolUseId")
-    };
-    let text = |k: &str| {
-        body.get(k)
-            .and_then(|i| i.as_str())
-            .unwrap_or("")
-            .to_string()
-    };
-    Some(ToolUse {
-        kind,
-        id: text(id_key),
-        name: text("name"),
-        input: body.get("input").cloned().unwrap_or(Value::Null),
-    })
-}
-
 /// The same split over a provider-native block list (Anthropic Messages or
 /// Bedrock Converse `content`): each splittable `tool_use`/`toolUse` block is
 /// replaced, at its position, by its children's blocks; every other block —
-/// text, `thinking` with its signature, `redacted_thinking` — is kept as the
-/// very bytes it arrived as.
-pub fn expand_block_list(blocks: &mut Vec<Box<RawValue>>) -> Result<usize, serde_json::Error> {
-    let mut parsed: Vec<Option<ToolUse>> = Vec::with_capacity(blocks.len());
-    for b in blocks.iter() {
-        let v: Value = serde_json::from_str(b.get())?;
-        parsed.push(tool_use(&v));
-    }
-    let mut taken: HashSet<String> = parsed.iter().flatten().map(|t| t.id.clone()).collect();
-    let mut out: Vec<Box<RawValue>> = Vec::with_capacity(blocks.len());
+/// text, `thinking` with its signature, `redacted_thinking`, reasoning — is
+/// kept untouched. Returns how many blocks were split.
+pub fn expand_block_list(native: &mut NativeBlocks) -> usize {
+    let api = native.api;
+    let mut taken: HashSet<String> = native
+        .blocks
+        .iter()
+        .filter_map(|b| api.tool_use(b))
+        .map(|t| t.id.to_string())
+        .collect();
+    let mut out: Vec<Value> = Vec::with_capacity(native.blocks.len());
     let mut split = 0;
-    for (raw, info) in blocks.drain(..).zip(parsed) {
-        let Some(tu) = info else {
-            out.push(raw);
-            continue;
-        };
-        let Some(entries) = split_entries(&tu.name, &tu.input.to_string()) else {
-            out.push(raw);
-            continue;
-        };
-        split += 1;
-        let ids = ids::entry_ids(&tu.id, &entries, &mut taken);
-        for (e, child_id) in entries.iter().zip(ids) {
-            let input = serde_json::json!({ "calls": [e.raw] });
-            let block = match tu.kind {
-                BlockKind::Anthropic => {
-                    serde_json::json!({"type": "tool_use", "id": child_id, "name": tu.name, "input": input})
-                }
-                BlockKind::Bedrock => {
-                    serde_json::json!({"toolUse": {"toolUseId": child_id, "name": tu.name, "input": input}})
-                }
-            };
-            out.push(RawValue::from_string(block.to_string())?);
+    for block in native.blocks.drain(..) {
+        let children = api.tool_use(&block).and_then(|t| {
+            let entries = split_entries(t.name, &t.input.to_string())?;
+            let ids = ids::entry_ids(t.id, &entries, &mut taken);
+            Some(
+                entries
+                    .iter()
+                    .zip(ids)
+                    .map(|(e, id)| api.tool_use_block(&id, t.name, json!({ "calls": [e.raw] })))
+                    .collect::<Vec<_>>(),
+            )
+        });
+        match children {
+            Some(c) => {
+                split += 1;
+                out.extend(c);
+            }
+            None => out.push(block),
         }
     }
-    *blocks = out;
-    Ok(split)
+    native.blocks = out;
+    split
 }
 
 #[cfg(test)]
@@ -280,6 +241,7 @@ mod tests {
 
     #[test]
     fn block_lists_are_edited_in_place_and_other_blocks_keep_their_bytes() {
+        use crate::session::BlockApi;
         let blocks_json = r#"[
             {"type":"thinking","thinking":"plan  it","signature":"EqQBCgIYAhIM+/sig=="},
             {"type": "text", "text": "Reading both."},
@@ -287,17 +249,19 @@ mod tests {
             {"type":"redacted_thinking","data":"opaque=="},
             {"type":"tool_use","id":"toolu_01B19r91rx91mr928946mr0","name":"tool_call","input":{"calls":[{"name":"mcp__f__read","arguments":{"path":"c"}}]}}
         ]"#;
-        let mut blocks: Vec<Box<RawValue>> = serde_json::from_str(blocks_json).unwrap();
-        let originals: Vec<String> = blocks.iter().map(|b| b.get().to_string()).collect();
-        assert_eq!(expand_block_list(&mut blocks).unwrap(), 1);
-        let got: Vec<String> = blocks.iter().map(|b| b.get().to_string()).collect();
+        let mut n = NativeBlocks {
+            api: BlockApi::Anthropic,
+            blocks: serde_json::from_str(blocks_json).unwrap(),
+        };
+        let originals: Vec<String> = n.blocks.iter().map(Value::to_string).collect();
+        assert_eq!(expand_block_list(&mut n), 1);
+        let got: Vec<String> = n.blocks.iter().map(Value::to_string).collect();
         assert_eq!(got.len(), 6);
         assert_eq!(got[0], originals[0]);
         assert_eq!(got[1], originals[1]);
         assert_eq!(got[4], originals[3]);
         assert_eq!(got[5], originals[4]);
-        let c0: Value = serde_json::from_str(&got[2]).unwrap();
-        let c1: Value = serde_json::from_str(&got[3]).unwrap();
+        let (c0, c1) = (&n.blocks[2], &n.blocks[3]);
         assert_eq!(c0["id"], "toolu_01A09q90qw90lq917835lq9");
         assert_eq!(c0["input"]["calls"][0]["arguments"]["path"], "a");
         let id1 = c1["id"].as_str().unwrap();
@@ -306,12 +270,27 @@ mod tests {
             "{id1}"
         );
         assert_eq!(c1["input"]["calls"][0]["arguments"]["path"], "b");
+        let calls = n.tool_calls();
+        let mut plain = vec![call(
+            "toolu_01A09q90qw90lq917835lq9",
+            "tool_call",
+            r#"{"calls":[{"name":"mcp__f__read","arguments":{"path":"a"}},{"name":"mcp__f__read","arguments":{"path":"b"}}]}"#,
+        )];
+        expand_local_tool_batches(&mut plain);
+        assert_eq!(
+            calls[..2],
+            plain[..],
+            "a block list splits exactly as the same calls do"
+        );
 
         let bedrock = r#"[{"text":"x"},{"toolUse":{"toolUseId":"tooluse_kZJMlvQmRJ6eAyJE5GIl7Q","name":"tool_call","input":{"calls":[{"name":"mcp__a__b","arguments":{}},{"name":"mcp__a__c","arguments":{}}]}}}]"#;
-        let mut blocks: Vec<Box<RawValue>> = serde_json::from_str(bedrock).unwrap();
-        assert_eq!(expand_block_list(&mut blocks).unwrap(), 1);
-        assert_eq!(blocks[0].get(), r#"{"text":"x"}"#);
-        let c: Value = serde_json::from_str(blocks[2].get()).unwrap();
+        let mut n = NativeBlocks {
+            api: BlockApi::Bedrock,
+            blocks: serde_json::from_str(bedrock).unwrap(),
+        };
+        assert_eq!(expand_block_list(&mut n), 1);
+        assert_eq!(n.blocks[0].to_string(), r#"{"text":"x"}"#);
+        let c = &n.blocks[2];
         assert_eq!(c["toolUse"]["input"]["calls"][0]["name"], "mcp__a__c");
         assert!(c["toolUse"]["toolUseId"]
             .as_str()

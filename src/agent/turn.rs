@@ -7,8 +7,12 @@ use tokio_util::sync::CancellationToken;
 use super::protocol::{Event, EventTx};
 use super::tool_round;
 use crate::policy::Policy;
-use crate::provider::{ChatRequest, Completion, Provider, ProviderError, ProviderEvent};
-use crate::session::{Message, Record, SessionError, SessionEvent, SessionHandle, ToolCall};
+use crate::provider::{
+    foreign_messages, ChatRequest, Completion, Finish, Provider, ProviderError, ProviderEvent,
+};
+use crate::session::{
+    Message, NativeBlocks, Record, SessionError, SessionEvent, SessionHandle, ToolCall,
+};
 use crate::tools::Registry;
 use crate::util::time::Utc;
 
@@ -52,6 +56,8 @@ pub struct Agent {
     split_batches: bool,
     /// Whether the session file holds this session's deferral decision.
     deferral_recorded: bool,
+    /// Whether this run already noted blocks its provider cannot replay.
+    foreign_noted: bool,
     session: SessionHandle,
     messages: Vec<Message>,
     max_turns: u32,
@@ -75,6 +81,7 @@ impl Agent {
             policy: Policy::default(),
             split_batches: true,
             deferral_recorded: false,
+            foreign_noted: false,
             session,
             messages,
             max_turns,
@@ -114,6 +121,7 @@ impl Agent {
         self.session = session;
         self.messages = messages;
         self.deferral_recorded = false;
+        self.foreign_noted = false;
     }
 
     pub async fn run_turn(
@@ -141,12 +149,20 @@ impl Agent {
         for request in 1..=self.max_turns {
             let completion = self.request(request, cancel).await?;
             self.note_completion(&completion).await?;
-            let calls = self.calls_as_they_will_run(completion.tool_calls);
-            self.push(Message::Assistant {
-                content: completion.content.clone(),
-                tool_calls: calls.clone(),
-            })
-            .await?;
+            let message = self.message_as_it_will_run(
+                completion.content.clone(),
+                completion.tool_calls,
+                completion.native,
+            );
+            let calls = match &message {
+                Message::Assistant { tool_calls, .. } => tool_calls.clone(),
+                _ => Vec::new(),
+            };
+            self.push(message).await?;
+            if calls.is_empty() && completion.finish == Finish::Pause {
+                // A paused turn goes back as it is, and the model goes on.
+                continue;
+            }
             if calls.is_empty() {
                 self.emit(Event::TurnDone {
                     text: completion.content.clone(),
@@ -189,6 +205,7 @@ impl Agent {
             return Err(AgentError::Cancelled);
         }
         self.record_deferral().await?;
+        self.note_foreign_blocks().await?;
         self.emit(Event::ModelRequest { request });
         let events = self.events.clone();
         let on_event = move |e: ProviderEvent| {
@@ -227,34 +244,96 @@ impl Agent {
                 prompt_tokens: u.prompt_tokens,
                 completion_tokens: u.completion_tokens,
                 total_tokens: u.total_tokens,
+                cache_read_tokens: u.cache_read_tokens,
+                cache_write_tokens: u.cache_write_tokens,
             });
             self.record_event(SessionEvent::Usage {
+                cache_read_tokens: u.cache_read_tokens,
+                cache_write_tokens: u.cache_write_tokens,
                 completion_tokens: u.completion_tokens,
                 prompt_tokens: u.prompt_tokens,
                 total_tokens: u.total_tokens,
             })
             .await?;
         }
-        if completion.finish_reason.as_deref() == Some("length") {
-            self.emit(Event::Warning {
-                message: "the model stopped at its output limit (finish_reason \"length\"); \
-                          its answer may be cut short"
-                    .into(),
-            });
-        }
+        let warning = match completion.finish {
+            Finish::Length => {
+                "the model stopped at its output limit; its answer may be cut short \
+                               (raise max_tokens for this provider)"
+            }
+            Finish::Refusal => "the model declined to answer (stop reason: refusal)",
+            Finish::Guardrail => "a guardrail stopped the model's answer",
+            Finish::Done | Finish::Pause => return Ok(()),
+        };
+        self.emit(Event::Warning {
+            message: warning.into(),
+        });
         Ok(())
     }
 
-    /// The received calls as the session file will record them and the round
-    /// will run them: ids given to calls without one, local `tool_call`
-    /// batches split — before the message is persisted.
-    fn calls_as_they_will_run(&self, mut calls: Vec<ToolCall>) -> Vec<ToolCall> {
+    /// Once per run: assistant messages whose native blocks this provider
+    /// cannot replay are sent as their text and tool calls; the session
+    /// file and the user hear of it.
+    async fn note_foreign_blocks(&mut self) -> Result<(), SessionError> {
+        if self.foreign_noted {
+            return Ok(());
+        }
+        self.foreign_noted = true;
+        let n = foreign_messages(&self.messages, self.provider.blocks());
+        if n == 0 {
+            return Ok(());
+        }
+        let provider = self
+            .provider
+            .blocks()
+            .map_or("openai", |b| b.name())
+            .to_string();
+        self.emit(Event::Warning {
+            message: format!(
+                "{n} earlier assistant message(s) came from another provider; {provider} gets \
+                 their text and tool calls, without that provider's own blocks (thinking)"
+            ),
+        });
+        self.record_event(SessionEvent::NativeBlocksDropped {
+            messages: n as u64,
+            provider,
+        })
+        .await
+    }
+
+    /// The received message as the session file will record it and the
+    /// round will run its calls: ids given to calls without one, local
+    /// `tool_call` batches split — in the native block list when there is
+    /// one (the neutral calls are then read from it), before it is persisted.
+    fn message_as_it_will_run(
+        &self,
+        content: String,
+        mut calls: Vec<ToolCall>,
+        native: Option<NativeBlocks>,
+    ) -> Message {
         let mut taken = self.call_ids();
         super::tool_call_batches::assign_missing_ids(&mut calls, self.messages.len(), &mut taken);
-        if self.split_batches {
-            super::tool_call_batches::expand_local_tool_batches(&mut calls);
+        let native = native.map(|mut n| {
+            n.set_tool_use_ids(&calls);
+            if self.split_batches {
+                super::tool_call_batches::expand_block_list(&mut n);
+            }
+            n
+        });
+        let tool_calls = match &native {
+            Some(n) => n.tool_calls(),
+            None => {
+                if self.split_batches {
+                    super::tool_call_batches::expand_local_tool_batches(&mut calls);
+                }
+                calls
+            }
+        };
+        Message::Assistant {
+            content,
+            tool_calls,
+            native,
         }
-        calls
     }
 
     /// Writes the deferral decision once per session, at its first request.

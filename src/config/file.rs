@@ -173,6 +173,30 @@ pub struct ProviderEntry {
     /// Largest reply accepted, in bytes of the response body.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_reply_bytes: Option<NonZeroU64>,
+    /// Output tokens one reply may use (anthropic, bedrock).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<NonZeroU32>,
+    /// Extended thinking (anthropic, bedrock with Claude): off, enabled
+    /// (with `thinking_budget`) or adaptive.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub thinking: Option<ThinkingMode>,
+    /// Thinking tokens per turn; at least 1024. Setting it turns thinking on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub thinking_budget: Option<NonZeroU32>,
+    /// AWS region (bedrock); else AWS_REGION, AWS_DEFAULT_REGION, the profile's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub region: Option<String>,
+    /// AWS profile for credentials and region (bedrock); else AWS_PROFILE.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub profile: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum ThinkingMode {
+    Off,
+    Enabled,
+    Adaptive,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]

@@ -13,13 +13,13 @@ use std::path::{Path, PathBuf};
 pub use file::{
     ApprovalMode, ApprovalsSection, Concurrency, ConfigFile, ConnectorsSection, DeferMode,
     HookEntry, HooksSection, LimitsSection, McpServerEntry, ProviderEntry, ProviderKind,
-    ToolFilter, ToolsSection,
+    ThinkingMode, ToolFilter, ToolsSection,
 };
 pub use paths::{project_config, Paths};
 pub use settings::{
     defaults, mcp_servers, resolve, ApprovalSettings, ConnectorSettings, DeferPolicy, HookSettings,
     HooksSettings, Limits, McpServerSettings, ProviderSettings, RetryPolicy, Settings,
-    SystemPrompt,
+    SystemPrompt, Thinking,
 };
 
 #[derive(Debug, thiserror::Error)]
@@ -46,10 +46,6 @@ pub enum ConfigError {
     NoBaseUrl { name: String },
     #[error("no model chosen for provider `{provider}`")]
     NoModel { provider: String },
-    #[error(
-        "provider `{name}` is of kind `{kind}`, which this build of hermes does not speak yet"
-    )]
-    UnsupportedKind { name: String, kind: String },
     #[error("{what} must be {expected}, got {got}")]
     BadValue {
         what: String,
@@ -81,9 +77,7 @@ impl ConfigError {
             ConfigError::NoModel { provider } => {
                 format!("pass -m MODEL, or set `model` or providers.{provider}.model in config.toml")
             }
-            ConfigError::UnsupportedKind { .. } => {
-                "use an OpenAI-compatible endpoint (kind = \"openai\") for now".into()
-            }
+
             ConfigError::BadValue { .. } => return None,
         })
     }

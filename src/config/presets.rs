@@ -31,17 +31,18 @@ pub(super) fn preset(name: &str) -> Option<ProviderEntry> {
             Some("ANTHROPIC_API_KEY"),
             "claude-sonnet-4-5",
         ),
+        // Its URL follows the region: https://bedrock-runtime.REGION.amazonaws.com.
         "bedrock" => (
             ProviderKind::Bedrock,
-            "https://bedrock-runtime.us-east-1.amazonaws.com",
+            "",
             None,
-            "anthropic.claude-sonnet-4-5-20250929-v1:0",
+            "us.anthropic.claude-sonnet-4-5-20250929-v1:0",
         ),
         _ => return None,
     };
     Some(ProviderEntry {
         kind: Some(kind),
-        base_url: Some(url.into()),
+        base_url: (!url.is_empty()).then(|| url.into()),
         api_key_env: key.map(Into::into),
         model: Some(model.into()),
         ..ProviderEntry::default()
@@ -67,5 +68,10 @@ pub(super) fn overlay(base: ProviderEntry, user: &ProviderEntry) -> ProviderEntr
         idle_timeout_ms: u.idle_timeout_ms.or(base.idle_timeout_ms),
         request_timeout_ms: u.request_timeout_ms.or(base.request_timeout_ms),
         max_reply_bytes: u.max_reply_bytes.or(base.max_reply_bytes),
+        max_tokens: u.max_tokens.or(base.max_tokens),
+        thinking: u.thinking.or(base.thinking),
+        thinking_budget: u.thinking_budget.or(base.thinking_budget),
+        region: u.region.or(base.region),
+        profile: u.profile.or(base.profile),
     }
 }

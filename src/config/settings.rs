@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use super::file::{
     ApprovalMode, Concurrency, ConfigFile, DeferMode, HookEntry, LimitsSection, McpServerEntry,
-    ProviderKind, ToolFilter,
+    ProviderKind, ThinkingMode, ToolFilter,
 };
 use super::{load_merged, presets, ConfigError, Overrides, Paths};
 use crate::util::time::Utc;
@@ -30,6 +30,10 @@ pub mod defaults {
     pub const REQUEST_TIMEOUT_MS: u64 = 900_000;
     /// One reply's body: 32 MiB (a long answer is a few hundred KiB).
     pub const MAX_REPLY_BYTES: u64 = 32 * 1024 * 1024;
+    /// Output tokens per reply for providers that require a number.
+    pub const MAX_TOKENS: u32 = 8192;
+    /// The smallest thinking budget Anthropic accepts.
+    pub const MIN_THINKING_BUDGET: u32 = 1024;
     pub const DEFER: DeferMode = DeferMode::Auto;
     pub const DEFER_MAX_TOOLS: usize = 40;
     pub const DEFER_MAX_SHARE: f64 = 0.1;
@@ -104,6 +108,22 @@ pub struct ProviderSettings {
     pub idle_timeout: Duration,
     pub request_timeout: Duration,
     pub max_reply_bytes: u64,
+    pub max_tokens: u32,
+    pub thinking: Thinking,
+    /// AWS region (bedrock), when config or the environment names one.
+    pub region: Option<String>,
+    /// AWS profile (bedrock), from config or AWS_PROFILE.
+    pub profile: Option<String>,
+}
+
+/// Extended thinking as the provider is asked for it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Thinking {
+    Off,
+    /// A token budget per turn, interleaved with tool use.
+    Budget(u32),
+    /// The model decides how much to think.
+    Adaptive,
 }
 
 /// When MCP and connector tools are deferred behind the bridge tools.
@@ -361,18 +381,50 @@ fn resolve_provider(file: &ConfigFile, ov: &Overrides) -> Result<ProviderSetting
         }
     };
     let kind = entry.kind.unwrap_or(ProviderKind::Openai);
-    if kind != ProviderKind::Openai {
-        return Err(ConfigError::UnsupportedKind {
-            name,
-            kind: format!("{kind:?}").to_lowercase(),
-        });
-    }
-    let base_url = entry
-        .base_url
+    let env = |k: &str| std::env::var(k).ok().filter(|v| !v.trim().is_empty());
+    let region = entry
+        .region
         .clone()
-        .filter(|u| !u.trim().is_empty())
-        .ok_or_else(|| ConfigError::NoBaseUrl { name: name.clone() })?;
-    if !(base_url.starts_with("http://") || base_url.starts_with("https://")) {
+        .or_else(|| env("AWS_REGION"))
+        .or_else(|| env("AWS_DEFAULT_REGION"));
+    let profile = entry.profile.clone().or_else(|| env("AWS_PROFILE"));
+    let base_url = match (
+        entry.base_url.clone().filter(|u| !u.trim().is_empty()),
+        kind,
+    ) {
+        (Some(url), _) => url,
+        // Bedrock's URL follows the region; a region only in the AWS
+        // profile is read when the provider starts.
+        (None, ProviderKind::Bedrock) => region
+            .as_ref()
+            .map(|r| format!("https://bedrock-runtime.{r}.amazonaws.com"))
+            .unwrap_or_default(),
+        (None, _) => return Err(ConfigError::NoBaseUrl { name: name.clone() }),
+    };
+    let thinking = match (entry.thinking, entry.thinking_budget) {
+        (Some(ThinkingMode::Off), _) => Thinking::Off,
+        (Some(ThinkingMode::Adaptive), _) => Thinking::Adaptive,
+        (Some(ThinkingMode::Enabled) | None, Some(b)) => Thinking::Budget(b.get()),
+        (None, None) => Thinking::Off,
+        (Some(ThinkingMode::Enabled), None) => {
+            return Err(ConfigError::BadValue {
+                what: format!("providers.{name}.thinking_budget"),
+                expected: "set (at least 1024 tokens) when thinking = \"enabled\"",
+                got: "nothing".into(),
+            })
+        }
+    };
+    if let Thinking::Budget(b) = thinking {
+        if b < defaults::MIN_THINKING_BUDGET {
+            return Err(ConfigError::BadValue {
+                what: format!("providers.{name}.thinking_budget"),
+                expected: "at least 1024 tokens",
+                got: b.to_string(),
+            });
+        }
+    }
+    let http = base_url.starts_with("http://") || base_url.starts_with("https://");
+    if !(base_url.is_empty() || http) {
         return Err(ConfigError::BadValue {
             what: format!("providers.{name}.base_url"),
             expected: "an http:// or https:// URL",
@@ -419,6 +471,10 @@ fn resolve_provider(file: &ConfigFile, ov: &Overrides) -> Result<ProviderSetting
         max_reply_bytes: entry
             .max_reply_bytes
             .map_or(defaults::MAX_REPLY_BYTES, |n| n.get()),
+        max_tokens: entry.max_tokens.map_or(defaults::MAX_TOKENS, |n| n.get()),
+        thinking,
+        region,
+        profile,
         name,
     })
 }

@@ -7,12 +7,15 @@ use std::time::Duration;
 pub enum ProviderError {
     #[error("provider `{provider}` needs an API key: {env} is not set")]
     MissingKey { provider: String, env: String },
-    #[error("provider `{provider}` refused the API key (HTTP {status}) at {url}")]
+    #[error("provider `{provider}` refused the {credential} (HTTP {status}) at {url}: {message}")]
     Auth {
         provider: String,
+        /// What was refused: "API key", "AWS credentials".
+        credential: &'static str,
         url: String,
         status: u16,
         key_env: Option<String>,
+        message: String,
     },
     #[error("provider `{provider}` answered HTTP {status} at {url}: {message}")]
     Http {
@@ -36,7 +39,16 @@ pub enum ProviderError {
         provider: String,
         url: String,
         excerpt: String,
+        /// What `base_url` must point at, for the hint.
+        expected: &'static str,
     },
+    /// Credentials a provider needs and could not find (Bedrock: AWS keys).
+    #[error("provider `{provider}` has no credentials: {detail}")]
+    NoCredentials { provider: String, detail: String },
+    #[error("provider `{provider}` (bedrock) has no AWS region")]
+    NoRegion { provider: String },
+    #[error("provider `{provider}`: cannot sign the request: {detail}")]
+    Signing { provider: String, detail: String },
     #[error("provider `{provider}` at {url} cut the reply off before it was complete{detail}")]
     Truncated {
         provider: String,
@@ -72,8 +84,6 @@ pub enum ProviderError {
         attempts: u32,
         last: Box<ProviderError>,
     },
-    #[error("provider `{provider}` is of kind `{kind}`, which this build does not speak yet")]
-    Unsupported { provider: String, kind: String },
     #[error("cannot set up the HTTP client: {0}")]
     Client(String),
     #[error("interrupted")]
@@ -96,7 +106,9 @@ impl ProviderError {
             | ProviderError::TooLarge { .. }
             | ProviderError::Deadline { .. }
             | ProviderError::GaveUp { .. }
-            | ProviderError::Unsupported { .. }
+            | ProviderError::NoCredentials { .. }
+            | ProviderError::Signing { .. }
+            | ProviderError::NoRegion { .. }
             | ProviderError::Client(_)
             | ProviderError::Cancelled => false,
         }
@@ -113,7 +125,9 @@ impl ProviderError {
     pub fn is_config(&self) -> bool {
         matches!(
             self,
-            ProviderError::MissingKey { .. } | ProviderError::Unsupported { .. }
+            ProviderError::MissingKey { .. }
+                | ProviderError::NoCredentials { .. }
+                | ProviderError::NoRegion { .. }
         )
     }
 
@@ -124,13 +138,19 @@ impl ProviderError {
             )),
             ProviderError::Auth { provider, key_env, .. } => Some(match key_env {
                 Some(env) => format!("check the key in {env} (providers.{provider}.api_key_env)"),
-                None => format!("set providers.{provider}.api_key_env to the variable holding a valid key"),
+                None => format!("check the credentials of providers.{provider} (api_key_env, or the AWS keys and profile for bedrock)"),
             }),
+            ProviderError::NoRegion { provider } => Some(format!(
+                "set providers.{provider}.region, or AWS_REGION, or a region in the AWS profile's config"
+            )),
+            ProviderError::NoCredentials { provider, .. } => Some(format!(
+                "export AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE, or set providers.{provider}.profile"
+            )),
             ProviderError::Connect { provider, .. } => Some(format!(
                 "is the server running? check providers.{provider}.base_url"
             )),
-            ProviderError::NotJson { provider, .. } => Some(format!(
-                "providers.{provider}.base_url must point at an OpenAI-compatible API (usually ending in /v1)"
+            ProviderError::NotJson { provider, expected, .. } => Some(format!(
+                "providers.{provider}.base_url must point at {expected}"
             )),
             ProviderError::Truncated { .. } | ProviderError::Idle { .. } => {
                 Some("nothing of this reply was saved; send the message again".into())

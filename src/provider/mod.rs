@@ -2,7 +2,11 @@
 //! text deltas out as they arrive, and returns the whole assistant message once it
 //! is complete — never a partial one, so nothing half-received is ever persisted.
 
+mod anthropic;
+mod bedrock;
+mod blocks;
 mod error;
+mod http;
 mod openai;
 mod retry;
 pub(crate) mod stream;
@@ -13,11 +17,14 @@ use futures_util::future::BoxFuture;
 use serde::Serialize;
 use tokio_util::sync::CancellationToken;
 
+pub(crate) use blocks::foreign_messages;
 pub(crate) use error::ProviderError;
+#[cfg(test)]
+pub(crate) use http::FrameReader;
 pub(crate) use openai::OpenAiProvider;
 
 use crate::config::{ProviderKind, ProviderSettings};
-use crate::session::{Message, ToolCall};
+use crate::session::{BlockApi, Message, NativeBlocks, ToolCall};
 
 /// A tool as offered to the model.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -33,6 +40,9 @@ pub struct ChatRequest<'a> {
     pub tools: &'a [ToolSpec],
 }
 
+/// Token counts of one request. `prompt_tokens` is the whole input, cached
+/// parts included; the cache fields say how much of it was read from the
+/// prompt cache and how much was written to it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, serde::Deserialize)]
 pub struct Usage {
     #[serde(default)]
@@ -41,6 +51,27 @@ pub struct Usage {
     pub completion_tokens: u64,
     #[serde(default)]
     pub total_tokens: u64,
+    #[serde(default)]
+    pub cache_read_tokens: u64,
+    #[serde(default)]
+    pub cache_write_tokens: u64,
+}
+
+/// Why the model stopped, in one vocabulary for every provider.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub enum Finish {
+    /// A final answer (or tool calls: the calls decide what happens next).
+    #[default]
+    Done,
+    /// Cut at the output limit (`length`, `max_tokens`).
+    Length,
+    /// The provider paused a long turn and wants it sent back to go on
+    /// (Anthropic `pause_turn`).
+    Pause,
+    /// The model declined (`refusal`, `content_filter`, `content_filtered`).
+    Refusal,
+    /// A guardrail stopped the answer (Bedrock `guardrail_intervened`).
+    Guardrail,
 }
 
 /// The complete assistant message of one model request.
@@ -48,8 +79,23 @@ pub struct Usage {
 pub struct Completion {
     pub content: String,
     pub tool_calls: Vec<ToolCall>,
+    /// The provider's own block list, when it has one.
+    pub native: Option<NativeBlocks>,
     pub usage: Option<Usage>,
-    pub finish_reason: Option<String>,
+    pub finish: Finish,
+}
+
+impl Completion {
+    /// A block-list reply: its text and calls are read from the blocks.
+    fn from_native(native: NativeBlocks, usage: Option<Usage>, finish: Finish) -> Completion {
+        Completion {
+            content: native.text(),
+            tool_calls: native.tool_calls(),
+            native: Some(native),
+            usage,
+            finish,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -66,6 +112,11 @@ pub enum ProviderEvent {
 pub(crate) type EventFn<'a> = &'a (dyn Fn(ProviderEvent) + Send + Sync);
 
 pub trait Provider: Send + Sync {
+    /// The native block format this provider replays, if it has one.
+    fn blocks(&self) -> Option<BlockApi> {
+        None
+    }
+
     fn complete<'a>(
         &'a self,
         req: ChatRequest<'a>,
@@ -74,13 +125,45 @@ pub trait Provider: Send + Sync {
     ) -> BoxFuture<'a, Result<Completion, ProviderError>>;
 }
 
+/// Every HTTP provider is its `Api`: the body, then the one request loop.
+impl<T: http::Api> Provider for T {
+    fn blocks(&self) -> Option<BlockApi> {
+        http::Api::blocks(self)
+    }
+
+    fn complete<'a>(
+        &'a self,
+        req: ChatRequest<'a>,
+        on_event: EventFn<'a>,
+        cancel: &'a CancellationToken,
+    ) -> BoxFuture<'a, Result<Completion, ProviderError>> {
+        Box::pin(async move {
+            let body = self.body(&req);
+            self.endpoint().run(self, &body, on_event, cancel).await
+        })
+    }
+}
+
 /// Builds the provider a run uses.
 pub(crate) fn from_settings(s: &ProviderSettings) -> Result<Box<dyn Provider>, ProviderError> {
-    match s.kind {
-        ProviderKind::Openai => Ok(Box::new(OpenAiProvider::new(s)?)),
-        other => Err(ProviderError::Unsupported {
-            provider: s.name.clone(),
-            kind: format!("{other:?}").to_lowercase(),
-        }),
+    Ok(match s.kind {
+        ProviderKind::Openai => Box::new(OpenAiProvider::new(s)?),
+        ProviderKind::Anthropic => Box::new(anthropic::AnthropicProvider::new(s)?),
+        ProviderKind::Bedrock => Box::new(bedrock::BedrockProvider::new(s)?),
+    })
+}
+
+/// The stream fold of a native provider, fed `events` (name, payload); the
+/// message, or `None` at the first event it refuses. For the fuzz targets.
+#[cfg(test)]
+pub(crate) fn fold_native(kind: ProviderKind, events: &[(String, String)]) -> Option<Completion> {
+    let mut fold = match kind {
+        ProviderKind::Anthropic => anthropic::new_fold(),
+        ProviderKind::Bedrock => bedrock::new_fold(),
+        ProviderKind::Openai => return None,
+    };
+    for (event, data) in events {
+        fold.push(event, data).ok()?;
     }
+    Some(fold.finish())
 }

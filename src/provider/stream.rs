@@ -5,7 +5,7 @@
 
 use serde::Deserialize;
 
-use super::{Completion, Usage};
+use super::{Completion, Finish, Usage};
 use crate::session::ToolCall;
 
 #[derive(Debug, Deserialize)]
@@ -138,11 +138,17 @@ impl Assembler {
         // A call without an id keeps it empty: the turn loop gives it one
         // that is unique in the whole session.
         let tool_calls = calls.into_iter().map(|(_, c)| c).collect();
+        let finish = match self.finish_reason.as_deref() {
+            Some("length") => Finish::Length,
+            Some("content_filter") => Finish::Refusal,
+            _ => Finish::Done,
+        };
         Completion {
             content: self.content,
             tool_calls,
+            native: None,
             usage: self.usage,
-            finish_reason: self.finish_reason,
+            finish,
         }
     }
 }

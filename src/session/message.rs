@@ -4,6 +4,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::native::NativeBlocks;
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "role", rename_all = "lowercase")]
 pub enum Message {
@@ -18,6 +20,11 @@ pub enum Message {
         content: String,
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         tool_calls: Vec<ToolCall>,
+        /// The provider's own block list, for providers that have one; the
+        /// fields above are its neutral view, used by everything else and by
+        /// a different provider replaying this message.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        native: Option<NativeBlocks>,
     },
     Tool(ToolResult),
 }

@@ -6,6 +6,7 @@ mod index;
 mod load;
 mod lock;
 mod message;
+mod native;
 mod record;
 mod store;
 
@@ -15,6 +16,7 @@ pub use fork::fork;
 pub use index::{find, latest_in, list, new_id, path_for, Summary};
 pub use load::{in_entry_order, load, pair_results, parse, LoadedSession};
 pub use message::{Message, ToolCall, ToolResult};
+pub use native::{BlockApi, NativeBlocks, ToolUse};
 pub use record::{Meta, Record, SessionEvent, FORMAT_VERSION};
 pub use store::SessionHandle;
 

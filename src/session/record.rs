@@ -33,8 +33,14 @@ pub enum Record {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum SessionEvent {
-    /// Token counts of one model request.
+    /// Token counts of one model request. The cache counts (prompt tokens
+    /// read from and written to the provider's cache) are left out when zero,
+    /// as records from before they existed have them.
     Usage {
+        #[serde(default, skip_serializing_if = "is_zero")]
+        cache_read_tokens: u64,
+        #[serde(default, skip_serializing_if = "is_zero")]
+        cache_write_tokens: u64,
         completion_tokens: u64,
         prompt_tokens: u64,
         total_tokens: u64,
@@ -59,10 +65,21 @@ pub enum SessionEvent {
     Forked {
         from: String,
     },
+    /// `messages` assistant messages carry blocks of another provider
+    /// (signed thinking, say) that `provider` cannot take: they are replayed
+    /// as their text and tool calls only.
+    NativeBlocksDropped {
+        messages: u64,
+        provider: String,
+    },
     /// An event this version does not know (written by a newer hermes):
     /// read and skipped.
     #[serde(other)]
     Unknown,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

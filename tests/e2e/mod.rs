@@ -7,6 +7,7 @@ mod layout;
 mod mcp;
 mod mcp_policy;
 mod oneshot;
+mod providers;
 mod repl;
 mod sessions;
 mod split;

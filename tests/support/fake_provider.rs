@@ -1,15 +1,27 @@
-//! A fake OpenAI-compatible provider on 127.0.0.1: real HTTP/1.1, real SSE in
-//! chunked transfer encoding, scripted replies served in order, and every request
-//! recorded with its raw body and arrival time. Blocking std networking on its own
-//! threads, so tests and benches need no runtime of their own.
+//! A fake model provider on 127.0.0.1 speaking three wire protocols: OpenAI Chat
+//! Completions (`POST /v1/chat/completions`, SSE `data:` events), the Anthropic
+//! Messages API (`POST /v1/messages`, named SSE events; [`fake_anthropic`]) and
+//! Bedrock Runtime ConverseStream (`POST /model/{id}/converse-stream`, AWS
+//! event-stream frames; [`fake_bedrock`]). Real HTTP/1.1, streams in chunked
+//! transfer encoding, scripted replies served in order, and every request
+//! recorded with its raw body and arrival time. Blocking std networking on its
+//! own threads, so tests and benches need no runtime of their own.
 //!
-//! It is as strict as the real Chat Completions API. Every POST whose body is
-//! JSON with a `messages` array is checked by [`validate`] before a scripted
-//! reply is taken; a request that breaks a rule is recorded as usual, answered
-//! `400` with the real API's error body
+//! A scripted [`Turn`] is provider-neutral: it is rendered when it is served,
+//! in the protocol of the request it answers (by path), so one script drives
+//! hermes against any of the three APIs.
+//!
+//! Every request is checked before a scripted reply is taken, as strictly as
+//! the real API it is addressed to: Anthropic's by [`fake_anthropic::check`],
+//! Bedrock's by [`fake_bedrock::check`], and any other POST whose body is JSON
+//! with a `messages` array by [`validate`] (Chat Completions). A request that
+//! breaks a rule is recorded as usual, answered with the real API's status,
+//! headers and error body, and the scripted reply stays queued for the next
+//! request.
+//!
+//! The Chat Completions rules, answered `400` with the real API's error body
 //! (`{"error":{"message":…,"type":"invalid_request_error","param":…,"code":…}}`),
-//! and the scripted reply stays queued for the next request. The rules, checked
-//! in this order (the first violation wins):
+//! checked in this order (the first violation wins):
 //!
 //! 1. `tools` has at most 128 entries (`array_above_max_length`).
 //! 2. every `tools[i].function.name` is 1–64 characters of `[a-zA-Z0-9_-]`
@@ -31,7 +43,9 @@
 //! `missing_required_parameter` / `invalid_type` answer.
 //!
 //! Scripted tool calls must use realistic ids: [`call_id`] makes one from a
-//! readable label, and [`Reply::tool_calls`] refuses anything else.
+//! readable label, and [`Reply::tool_calls`] and [`Reply::turn`] refuse
+//! anything else. Anthropic and Bedrock issue ids of their own shape; the fake
+//! sends [`wire_id`] of the scripted id to them.
 
 #![allow(dead_code)]
 
@@ -41,15 +55,104 @@ use std::net::{Shutdown, TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+// Siblings of this module (in `support/mod.rs`, and in the benches that
+// include these files with `#[path]`).
+use super::{fake_anthropic, fake_bedrock};
+
+/// The wire protocols the fake speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Api {
+    OpenAi,
+    Anthropic,
+    Bedrock,
+}
+
+/// A provider-neutral model turn, rendered per API when it is served.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Turn {
+    pub blocks: Vec<Block>,
+    pub stop: Stop,
+    pub usage: TurnUsage,
+}
+
+impl Turn {
+    /// A text answer: usage 11 in and one out per character (what
+    /// [`Reply::text`] serves).
+    pub fn text(text: &str) -> Turn {
+        Turn {
+            blocks: vec![Block::Text(text.into())],
+            stop: Stop::EndTurn,
+            usage: TurnUsage {
+                input: 11,
+                output: text.chars().count() as u64,
+                ..TurnUsage::default()
+            },
+        }
+    }
+}
+
+/// One content block of a [`Turn`], in the order the model produces them.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Block {
+    Text(String),
+    /// Visible reasoning; Anthropic and Bedrock send it with its signature
+    /// ([`fake_anthropic::sign`]), OpenAI not at all.
+    Thinking(String),
+    /// Encrypted reasoning ([`fake_anthropic::redacted_data`] of its index);
+    /// not sent to OpenAI.
+    Redacted,
+    /// A tool call. `id` is a scripted [`call_id`]; Anthropic and Bedrock get
+    /// [`wire_id`] of it.
+    Tool {
+        id: String,
+        name: String,
+        args: String,
+    },
+}
+
+/// Why the model stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stop {
+    EndTurn,
+    ToolUse,
+    MaxTokens,
+    PauseTurn,
+    Refusal,
+}
+
+/// Token usage of a turn. `input` excludes cached tokens (Anthropic's and
+/// Bedrock's meaning); OpenAI gets `prompt_tokens = input + cache_read +
+/// cache_write`, with `cache_read` as `prompt_tokens_details.cached_tokens`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct TurnUsage {
+    pub input: u64,
+    pub output: u64,
+    pub cache_read: u64,
+    pub cache_write: u64,
+}
+
+/// What a streamed `200` carries.
+#[derive(Debug, Clone)]
+pub enum Body {
+    /// OpenAI `data:` payloads as given, then `data: [DONE]` when `done`.
+    Data { events: Vec<String>, done: bool },
+    /// Named SSE events `(event, data)` as given, written
+    /// `event: X\ndata: Y\n\n`; no `[DONE]`.
+    Named(Vec<(String, String)>),
+    /// AWS event-stream frames as given, one HTTP chunk each.
+    Frames(Vec<Vec<u8>>),
+    /// Rendered when served, in the protocol of the request's path.
+    Turn(Turn),
+}
+
 /// One scripted answer.
 #[derive(Debug, Clone)]
 pub enum Reply {
-    /// `data:` payloads sent as SSE events, one HTTP chunk each.
+    /// A streamed `200`: SSE events or event-stream frames, one HTTP chunk
+    /// each.
     Sse {
-        events: Vec<String>,
-        /// Send `data: [DONE]` at the end.
-        done: bool,
-        /// Close the connection after this many events, mid-body.
+        body: Body,
+        /// Close the connection after this many events (or frames), mid-body.
         cut_after: Option<usize>,
         /// Wait before the response head, e.g. to model a slow model.
         delay: Duration,
@@ -66,55 +169,99 @@ pub enum Reply {
     Hangup,
 }
 
-impl Reply {
-    /// A streamed text answer, split into a few deltas, with usage and `[DONE]`.
-    pub fn text(text: &str) -> Reply {
-        let mut events = vec![delta(
-            serde_json::json!({"role": "assistant", "content": ""}),
-        )];
-        let chars: Vec<char> = text.chars().collect();
-        for piece in chars.chunks(4) {
-            let s: String = piece.iter().collect();
-            events.push(delta(serde_json::json!({ "content": s })));
+/// A request the fake refused as the real API would: answered with this
+/// status, these headers and this (JSON) body instead of a scripted reply.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rejection {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: String,
+}
+
+impl Rejection {
+    fn into_reply(self) -> Reply {
+        Reply::Status {
+            code: self.status,
+            headers: self.headers,
+            content_type: "application/json".into(),
+            body: self.body,
         }
-        events.push(finish("stop"));
-        events.push(usage(11, chars.len() as u64));
-        Reply::sse(events)
+    }
+}
+
+impl Reply {
+    /// A streamed text answer, split into deltas of 4 characters, with usage
+    /// (11 in, one out per character) and, to OpenAI, `[DONE]`.
+    pub fn text(text: &str) -> Reply {
+        Reply::from_turn(Turn::text(text))
     }
 
     /// Tool calls, streamed as real servers do: id and name first, then the
-    /// arguments in pieces. Ids must look like OpenAI's (`call_` and 24
-    /// alphanumerics; make them with [`call_id`]): anything else is a test bug.
+    /// arguments in pieces of 5 characters. Ids must look like OpenAI's
+    /// (`call_` and 24 alphanumerics; make them with [`call_id`]): anything
+    /// else is a test bug.
     #[track_caller]
     pub fn tool_calls(calls: &[(&str, &str, &str)]) -> Reply {
-        for (id, _, _) in calls {
-            assert!(
-                is_realistic_id(id),
-                "test bug: tool-call id {id:?} is not realistic; real ids are `call_` and 24 \
-                 alphanumerics: use call_id({id:?})"
-            );
-        }
-        let mut events = Vec::new();
-        for (i, (id, name, args)) in calls.iter().enumerate() {
-            events.push(delta(serde_json::json!({"tool_calls": [{
-                "index": i, "id": id, "type": "function",
-                "function": {"name": name, "arguments": ""}}]})));
-            let chars: Vec<char> = args.chars().collect();
-            for piece in chars.chunks(5) {
-                let s: String = piece.iter().collect();
-                events.push(delta(serde_json::json!({"tool_calls": [{
-                    "index": i, "function": {"arguments": s}}]})));
-            }
-        }
-        events.push(finish("tool_calls"));
-        events.push(usage(20, 10));
-        Reply::sse(events)
+        let blocks = calls
+            .iter()
+            .map(|(id, name, args)| Block::Tool {
+                id: id.to_string(),
+                name: name.to_string(),
+                args: args.to_string(),
+            })
+            .collect();
+        Reply::turn(blocks, Stop::ToolUse).with_usage(TurnUsage {
+            input: 20,
+            output: 10,
+            ..TurnUsage::default()
+        })
     }
 
+    /// A mixed turn (text, thinking, tool calls in any order), usage 20 in
+    /// and 10 out ([`Reply::with_usage`] changes it). Tool ids must be
+    /// realistic, as for [`Reply::tool_calls`].
+    #[track_caller]
+    pub fn turn(blocks: Vec<Block>, stop: Stop) -> Reply {
+        for block in &blocks {
+            if let Block::Tool { id, .. } = block {
+                assert_realistic(id);
+            }
+        }
+        Reply::from_turn(Turn {
+            blocks,
+            stop,
+            usage: TurnUsage {
+                input: 20,
+                output: 10,
+                ..TurnUsage::default()
+            },
+        })
+    }
+
+    /// A turn as given (its tool ids unchecked).
+    pub fn from_turn(turn: Turn) -> Reply {
+        Reply::stream(Body::Turn(turn))
+    }
+
+    /// Raw OpenAI `data:` payloads, then `[DONE]`, whatever the request.
     pub fn sse(events: Vec<String>) -> Reply {
+        Reply::stream(Body::Data { events, done: true })
+    }
+
+    /// Raw named SSE events `(event, data)`, whatever the request.
+    pub fn named_sse(events: Vec<(String, String)>) -> Reply {
+        Reply::stream(Body::Named(events))
+    }
+
+    /// Raw AWS event-stream frames (`application/vnd.amazon.eventstream`),
+    /// whatever the request.
+    pub fn frames(frames: Vec<Vec<u8>>) -> Reply {
+        Reply::stream(Body::Frames(frames))
+    }
+
+    fn stream(body: Body) -> Reply {
         Reply::Sse {
-            events,
-            done: true,
+            body,
             cut_after: None,
             delay: Duration::ZERO,
             pace: Duration::ZERO,
@@ -144,6 +291,18 @@ impl Reply {
         self
     }
 
+    /// The usage a [`Turn`] reply reports.
+    pub fn with_usage(mut self, usage: TurnUsage) -> Reply {
+        if let Reply::Sse {
+            body: Body::Turn(turn),
+            ..
+        } = &mut self
+        {
+            turn.usage = usage;
+        }
+        self
+    }
+
     pub fn cut_after(mut self, n: usize) -> Reply {
         if let Reply::Sse { cut_after, .. } = &mut self {
             *cut_after = Some(n);
@@ -166,29 +325,106 @@ impl Reply {
     }
 }
 
+#[track_caller]
+fn assert_realistic(id: &str) {
+    assert!(
+        is_realistic_id(id),
+        "test bug: tool-call id {id:?} is not realistic; real ids are `call_` and 24 \
+         alphanumerics: use call_id({id:?})"
+    );
+}
+
+/// The id the provider itself would issue for the scripted `call_id`: OpenAI's
+/// is the scripted id; Anthropic's `toolu_01` and Bedrock's `tooluse_` are
+/// followed by the first 22 characters after `call_` (30 characters, like
+/// `toolu_01A09q90qw90lq917835lq9` and `tooluse_kZJMlvQmRJ6eAyJE5GIl7Q`).
+pub fn wire_id(api: Api, call_id: &str) -> String {
+    let rest: String = call_id
+        .strip_prefix("call_")
+        .unwrap_or(call_id)
+        .chars()
+        .take(22)
+        .collect();
+    match api {
+        Api::OpenAi => call_id.to_string(),
+        Api::Anthropic => format!("toolu_01{rest}"),
+        Api::Bedrock => format!("tooluse_{rest}"),
+    }
+}
+
+/// The API a request path belongs to, if it is one of the three.
+pub fn api_of(path: &str) -> Option<Api> {
+    let path = path.split('?').next().unwrap_or(path);
+    if path == "/v1/messages" {
+        Some(Api::Anthropic)
+    } else if path.starts_with("/model/") && path.ends_with("/converse-stream") {
+        Some(Api::Bedrock)
+    } else if path.ends_with("/chat/completions") {
+        Some(Api::OpenAi)
+    } else {
+        None
+    }
+}
+
 /// A realistic, deterministic tool-call id for `label`: `call_` and 24 ASCII
 /// alphanumerics, like OpenAI's. The label's alphanumerics come first (at most
 /// 16, so the label stays readable in the id), then filler derived from an
 /// FNV-1a hash of the whole label, so different labels give different ids.
 pub fn call_id(label: &str) -> String {
-    const BASE62: &[u8; 62] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
     let mut id = String::from("call_");
     id.extend(label.chars().filter(char::is_ascii_alphanumeric).take(16));
+    let filler = base62(fnv1a(label.as_bytes()), 5 + 24 - id.len());
+    id.push_str(&filler);
+    id
+}
+
+/// FNV-1a over `bytes`: any one-byte change of an input changes the hash.
+pub fn fnv1a(bytes: &[u8]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in label.bytes() {
-        h ^= u64::from(b);
+    for b in bytes {
+        h ^= u64::from(*b);
         h = h.wrapping_mul(0x0000_0100_0000_01b3);
     }
-    while id.len() < 5 + 24 {
-        // splitmix64 over the hash: well-spread filler characters.
-        h = h.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = h;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^= z >> 31;
-        id.push(BASE62[(z % 62) as usize] as char);
+    h
+}
+
+/// splitmix64: well-spread values from a counter-like state.
+pub fn splitmix(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// `n` base-62 characters from a splitmix64 stream seeded with `seed`.
+pub fn base62(seed: u64, n: usize) -> String {
+    const BASE62: &[u8; 62] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+    let mut h = seed;
+    (0..n)
+        .map(|_| BASE62[(splitmix(&mut h) % 62) as usize] as char)
+        .collect()
+}
+
+/// A JSON string literal.
+pub fn json_str(s: &str) -> String {
+    serde_json::Value::from(s).to_string()
+}
+
+/// A compact JSON object with its fields in the given order (the real APIs'
+/// order; `serde_json` would sort them), each value already JSON.
+pub fn json_obj(fields: &[(&str, String)]) -> String {
+    let mut out = String::from("{");
+    for (i, (k, v)) in fields.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str(&json_str(k));
+        out.push(':');
+        out.push_str(v);
     }
-    id
+    out.push('}');
+    out
 }
 
 /// Whether `id` has the shape of a real OpenAI tool-call id: `call_` and 24
@@ -196,6 +432,64 @@ pub fn call_id(label: &str) -> String {
 pub fn is_realistic_id(id: &str) -> bool {
     id.strip_prefix("call_")
         .is_some_and(|rest| rest.len() == 24 && rest.bytes().all(|b| b.is_ascii_alphanumeric()))
+}
+
+/// A turn as Chat Completions chunks: a role delta first when it has text,
+/// text in pieces of 4 characters, each tool call's id and name then its
+/// arguments in pieces of 5, the finish reason and usage. Thinking is not
+/// sent (OpenAI does not return it); `[DONE]` is added by the caller.
+pub fn openai_events(turn: &Turn) -> Vec<String> {
+    let mut events = Vec::new();
+    if turn.blocks.iter().any(|b| matches!(b, Block::Text(_))) {
+        events.push(delta(
+            serde_json::json!({"role": "assistant", "content": ""}),
+        ));
+    }
+    let mut index = 0;
+    for block in &turn.blocks {
+        match block {
+            Block::Text(text) => {
+                let chars: Vec<char> = text.chars().collect();
+                for piece in chars.chunks(4) {
+                    let s: String = piece.iter().collect();
+                    events.push(delta(serde_json::json!({ "content": s })));
+                }
+            }
+            Block::Tool { id, name, args } => {
+                events.push(delta(serde_json::json!({"tool_calls": [{
+                    "index": index, "id": id, "type": "function",
+                    "function": {"name": name, "arguments": ""}}]})));
+                let chars: Vec<char> = args.chars().collect();
+                for piece in chars.chunks(5) {
+                    let s: String = piece.iter().collect();
+                    events.push(delta(serde_json::json!({"tool_calls": [{
+                        "index": index, "function": {"arguments": s}}]})));
+                }
+                index += 1;
+            }
+            Block::Thinking(_) | Block::Redacted => {}
+        }
+    }
+    events.push(finish(match turn.stop {
+        Stop::EndTurn | Stop::PauseTurn => "stop",
+        Stop::ToolUse => "tool_calls",
+        Stop::MaxTokens => "length",
+        Stop::Refusal => "content_filter",
+    }));
+    let u = turn.usage;
+    if u.cache_read == 0 && u.cache_write == 0 {
+        events.push(usage(u.input, u.output));
+    } else {
+        let prompt = u.input + u.cache_read + u.cache_write;
+        events.push(
+            serde_json::json!({"id": "chatcmpl-1", "object": "chat.completion.chunk",
+                "model": "test-model", "choices": [], "usage": {"prompt_tokens": prompt,
+                "completion_tokens": u.output, "total_tokens": prompt + u.output,
+                "prompt_tokens_details": {"cached_tokens": u.cache_read}}})
+            .to_string(),
+        );
+    }
+    events
 }
 
 pub fn delta(d: serde_json::Value) -> String {
@@ -271,9 +565,15 @@ impl FakeProvider {
         FakeProvider { port, state }
     }
 
-    /// The base URL to configure: `http://127.0.0.1:PORT/v1`.
+    /// The OpenAI base URL to configure: `http://127.0.0.1:PORT/v1`.
     pub fn base_url(&self) -> String {
         format!("http://127.0.0.1:{}/v1", self.port)
+    }
+
+    /// The Anthropic and Bedrock base URL to configure:
+    /// `http://127.0.0.1:PORT` (they add `/v1/messages` and `/model/…`).
+    pub fn root_url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
     }
 
     pub fn push(&self, reply: Reply) -> &Self {
@@ -304,14 +604,15 @@ fn serve(stream: TcpStream, state: Arc<Mutex<State>>) {
     let mut reader = BufReader::new(stream.try_clone().expect("clone stream"));
     // Keep-alive: serve requests on this connection until the client closes it.
     while let Some(req) = read_request(&mut reader) {
-        // A Chat Completions request that breaks a rule the real API enforces
-        // gets its 400; the scripted reply waits for the next request.
-        let rejected = chat_request(&req).and_then(|body| validate(&body).err());
+        // A request that breaks a rule the real API enforces gets that API's
+        // error; the scripted reply waits for the next request.
+        let rejected = check(&req);
+        let path = req.path.clone();
         let reply = {
             let mut st = state.lock().unwrap();
             st.requests.push(req);
             match rejected {
-                Some(error) => Some(Reply::status(400, &error)),
+                Some(rejection) => Some(rejection.into_reply()),
                 None => st.script.pop_front(),
             }
         };
@@ -321,10 +622,27 @@ fn serve(stream: TcpStream, state: Arc<Mutex<State>>) {
                 r#"{"error":{"message":"fake provider: no scripted reply left"}}"#,
             )
         });
-        if !respond(&stream, reply) {
+        if !respond(&stream, reply, &path) {
             let _ = stream.shutdown(Shutdown::Both);
             return;
         }
+    }
+}
+
+/// The rules of the API `req` is addressed to (by path): Anthropic's and
+/// Bedrock's for theirs, Chat Completions' for any other POST with a
+/// `messages` array.
+fn check(req: &Recorded) -> Option<Rejection> {
+    match api_of(&req.path) {
+        Some(Api::Anthropic) => fake_anthropic::check(req).err(),
+        Some(Api::Bedrock) => fake_bedrock::check(req).err(),
+        _ => chat_request(req)
+            .and_then(|body| validate(&body).err())
+            .map(|body| Rejection {
+                status: 400,
+                headers: Vec::new(),
+                body,
+            }),
     }
 }
 
@@ -515,7 +833,7 @@ fn too_long(path: &str, max: usize, n: usize) -> String {
 }
 
 /// `^[a-zA-Z0-9_-]+$`
-fn matches_id_pattern(s: &str) -> bool {
+pub fn matches_id_pattern(s: &str) -> bool {
     !s.is_empty()
         && s.bytes()
             .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
@@ -611,8 +929,9 @@ pub fn read_request(reader: &mut BufReader<TcpStream>) -> Option<Recorded> {
     })
 }
 
-/// Writes the reply; false when the connection must be closed afterwards.
-fn respond(mut s: &TcpStream, reply: Reply) -> bool {
+/// Writes the reply, a [`Body::Turn`] rendered for the API of `path`; false
+/// when the connection must be closed afterwards.
+fn respond(mut s: &TcpStream, reply: Reply, path: &str) -> bool {
     match reply {
         Reply::Hangup => false,
         Reply::Status {
@@ -633,30 +952,30 @@ fn respond(mut s: &TcpStream, reply: Reply) -> bool {
             s.write_all(head.as_bytes()).is_ok() && s.write_all(body.as_bytes()).is_ok()
         }
         Reply::Sse {
-            events,
-            done,
+            body,
             cut_after,
             delay,
             pace,
         } => {
             std::thread::sleep(delay);
-            let head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\
-                        Cache-Control: no-cache\r\nTransfer-Encoding: chunked\r\n\r\n";
+            let (content_type, units) = render(body, path);
+            let head = format!(
+                "HTTP/1.1 200 OK\r\nContent-Type: {content_type}\r\n\
+                 Cache-Control: no-cache\r\nTransfer-Encoding: chunked\r\n\r\n"
+            );
             if s.write_all(head.as_bytes()).is_err() {
                 return false;
             }
-            let mut all: Vec<String> = events;
-            if done {
-                all.push("[DONE]".into());
-            }
-            for (i, data) in all.iter().enumerate() {
+            for (i, unit) in units.iter().enumerate() {
                 if cut_after == Some(i) {
                     let _ = s.flush();
                     return false;
                 }
-                let event = format!("data: {data}\n\n");
-                let chunk = format!("{:x}\r\n{event}\r\n", event.len());
-                if s.write_all(chunk.as_bytes()).is_err() {
+                let size = format!("{:x}\r\n", unit.len());
+                if s.write_all(size.as_bytes()).is_err()
+                    || s.write_all(unit).is_err()
+                    || s.write_all(b"\r\n").is_err()
+                {
                     return false;
                 }
                 let _ = s.flush();
@@ -664,6 +983,39 @@ fn respond(mut s: &TcpStream, reply: Reply) -> bool {
             }
             s.write_all(b"0\r\n\r\n").is_ok()
         }
+    }
+}
+
+/// The content type and the units (SSE events or event-stream frames, one
+/// HTTP chunk each) of a streamed body answering a request to `path`.
+fn render(body: Body, path: &str) -> (&'static str, Vec<Vec<u8>>) {
+    const SSE: &str = "text/event-stream";
+    const EVENTSTREAM: &str = "application/vnd.amazon.eventstream";
+    let data = |events: Vec<String>, done: bool| -> Vec<Vec<u8>> {
+        let mut all = events;
+        if done {
+            all.push("[DONE]".into());
+        }
+        all.into_iter()
+            .map(|d| format!("data: {d}\n\n").into_bytes())
+            .collect()
+    };
+    let named = |events: Vec<(String, String)>| -> Vec<Vec<u8>> {
+        events
+            .into_iter()
+            .map(|(e, d)| format!("event: {e}\ndata: {d}\n\n").into_bytes())
+            .collect()
+    };
+    match body {
+        Body::Data { events, done } => (SSE, data(events, done)),
+        Body::Named(events) => (SSE, named(events)),
+        Body::Frames(frames) => (EVENTSTREAM, frames),
+        Body::Turn(turn) => match api_of(path) {
+            Some(Api::Anthropic) => (SSE, named(fake_anthropic::events(&turn))),
+            Some(Api::Bedrock) => (EVENTSTREAM, fake_bedrock::frames(&turn)),
+            // Chat Completions, and any other path (today's behaviour).
+            _ => (SSE, data(openai_events(&turn), true)),
+        },
     }
 }
 
@@ -678,6 +1030,8 @@ fn reason(code: u16) -> &'static str {
         500 => "Internal Server Error",
         502 => "Bad Gateway",
         503 => "Service Unavailable",
+        // Anthropic's "overloaded".
+        529 => "Overloaded",
         _ => "Unknown",
     }
 }

@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod fake_anthropic;
+pub mod fake_bedrock;
 pub mod fake_gateway;
 pub mod fake_provider;
 
@@ -10,7 +12,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-pub use fake_provider::{call_id, FakeProvider, Reply};
+pub use fake_provider::{call_id, wire_id, Api, Block, FakeProvider, Reply, Stop, Turn};
 
 pub const KEY_ENV: &str = "HERMES_TEST_KEY";
 
@@ -18,31 +20,59 @@ pub struct TestEnv {
     pub home: tempfile::TempDir,
     pub cwd: tempfile::TempDir,
     pub fake: FakeProvider,
+    /// The protocol hermes is configured to speak to the fake.
+    pub api: Api,
 }
 
 impl TestEnv {
-    /// A home whose config points at a fresh fake provider, with no retries
-    /// (tests that exercise retries set their own).
+    /// A home whose config points at a fresh fake provider over Chat
+    /// Completions, with no retries (tests that exercise retries set their
+    /// own).
     pub fn new() -> TestEnv {
+        TestEnv::with_api(Api::OpenAi)
+    }
+
+    /// As [`TestEnv::new`], with hermes speaking `api` to the fake.
+    pub fn with_api(api: Api) -> TestEnv {
         let fake = FakeProvider::start();
         let env = TestEnv {
             home: tempfile::tempdir().unwrap(),
             cwd: tempfile::tempdir().unwrap(),
             fake,
+            api,
         };
         env.write_config("");
         env
     }
 
-    /// Writes config.toml: the fake provider section plus `extra` at the top level.
+    /// Writes config.toml: the fake provider section for this env's API plus
+    /// `extra` at the top level.
     pub fn write_config(&self, extra: &str) {
+        let provider = match self.api {
+            Api::OpenAi => format!(
+                "base_url = \"{}\"\napi_key_env = \"{KEY_ENV}\"\n",
+                self.fake.base_url()
+            ),
+            Api::Anthropic => format!(
+                "kind = \"anthropic\"\nbase_url = \"{}\"\napi_key_env = \"{KEY_ENV}\"\n",
+                self.fake.root_url()
+            ),
+            Api::Bedrock => format!(
+                "kind = \"bedrock\"\nbase_url = \"{}\"\nregion = \"{}\"\n",
+                self.fake.root_url(),
+                fake_bedrock::REGION
+            ),
+        };
         let text = format!(
             "provider = \"fake\"\nmodel = \"test-model\"\n{extra}\n[providers.fake]\n\
-             base_url = \"{}\"\napi_key_env = \"{KEY_ENV}\"\nmax_retries = 0\n\
-             retry_base_ms = 10\n",
-            self.fake.base_url()
+             {provider}max_retries = 0\nretry_base_ms = 10\n"
         );
         std::fs::write(self.config_path(), text).unwrap();
+    }
+
+    /// The id the fake's provider sends for the scripted `call_id`.
+    pub fn wire_id(&self, call_id: &str) -> String {
+        wire_id(self.api, call_id)
     }
 
     pub fn config_path(&self) -> PathBuf {
@@ -61,6 +91,8 @@ impl TestEnv {
             .env("HOME", self.home.path())
             .env("HERMES_HOME", self.home.path())
             .env(KEY_ENV, "test-key")
+            .env("AWS_ACCESS_KEY_ID", fake_bedrock::ACCESS_KEY)
+            .env("AWS_SECRET_ACCESS_KEY", fake_bedrock::SECRET_KEY)
             .current_dir(self.cwd.path())
             .stdin(Stdio::null());
         c
@@ -305,7 +337,8 @@ impl TestEnv {
         .unwrap_or_default()
     }
 
-    /// The `tool` messages of the model request number `n` (0-based).
+    /// The `tool` messages of the model request number `n` (0-based), a Chat
+    /// Completions request.
     pub fn tool_results(&self, n: usize) -> Vec<serde_json::Value> {
         self.fake.requests()[n].json()["messages"]
             .as_array()
@@ -314,6 +347,75 @@ impl TestEnv {
             .filter(|m| m["role"] == "tool")
             .cloned()
             .collect()
+    }
+
+    /// Every tool result in model request number `n` (0-based), in order, in
+    /// any of the three protocols (told by the request's path): the id it
+    /// answers, its text (parts joined by newlines; JSON parts as JSON) and
+    /// whether it is marked an error (never, over Chat Completions).
+    pub fn results_of(&self, n: usize) -> Vec<(String, String, bool)> {
+        let requests = self.fake.requests();
+        let req = &requests[n];
+        let body = req.json();
+        let empty = Vec::new();
+        let messages = body["messages"].as_array().unwrap_or(&empty);
+        let blocks = |m: &serde_json::Value| -> Vec<serde_json::Value> {
+            m["content"].as_array().cloned().unwrap_or_default()
+        };
+        let mut out = Vec::new();
+        match fake_provider::api_of(&req.path).unwrap_or(Api::OpenAi) {
+            Api::OpenAi => {
+                for m in messages.iter().filter(|m| m["role"] == "tool") {
+                    let id = m["tool_call_id"].as_str().unwrap_or("").to_string();
+                    out.push((id, content_text(&m["content"]), false));
+                }
+            }
+            Api::Anthropic => {
+                for b in messages.iter().flat_map(blocks) {
+                    if b["type"] == "tool_result" {
+                        let id = b["tool_use_id"].as_str().unwrap_or("").to_string();
+                        let error = b["is_error"].as_bool().unwrap_or(false);
+                        out.push((id, content_text(&b["content"]), error));
+                    }
+                }
+            }
+            Api::Bedrock => {
+                for b in messages.iter().flat_map(blocks) {
+                    let r = &b["toolResult"];
+                    if r.is_object() {
+                        let id = r["toolUseId"].as_str().unwrap_or("").to_string();
+                        let error = r["status"] == "error";
+                        out.push((id, content_text(&r["content"]), error));
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// The body of model request number `n` (0-based), as text.
+    pub fn request_text(&self, n: usize) -> String {
+        String::from_utf8_lossy(&self.fake.requests()[n].body).into_owned()
+    }
+}
+
+/// The text of a tool result's content in any protocol: a string as it is;
+/// an array's parts (`text` members; other parts, e.g. Bedrock's `json`, as
+/// JSON) joined by newlines.
+fn content_text(content: &serde_json::Value) -> String {
+    match content {
+        serde_json::Value::String(s) => s.clone(),
+        serde_json::Value::Array(parts) => parts
+            .iter()
+            .map(|p| match p["text"].as_str() {
+                Some(t) => t.to_string(),
+                None if p.get("json").is_some() => p["json"].to_string(),
+                None => p.to_string(),
+            })
+            .collect::<Vec<_>>()
+            .join("\n"),
+        serde_json::Value::Null => String::new(),
+        other => other.to_string(),
     }
 }
 

@@ -65,6 +65,7 @@ fn print_message(m: &Message) {
         Message::Assistant {
             content,
             tool_calls,
+            ..
         } => {
             if !content.is_empty() {
                 println!("\n{content}");

@@ -1,0 +1,329 @@
+//! Messages stream events folded into one block list. Each block starts
+//! whole (`content_block_start`) and grows by deltas: text, thinking and its
+//! signature, tool input as partial JSON parsed once the block stops. Blocks
+//! of kinds hermes does not know are kept as they started, so a replay
+//! still carries them.
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::super::http::{Fold, FoldError, Step};
+use super::super::{Completion, Finish, Usage};
+use crate::session::{BlockApi, NativeBlocks};
+
+#[derive(Default)]
+pub(super) struct MessageFold {
+    blocks: Vec<Option<Block>>,
+    usage: Usage,
+    saw_usage: bool,
+    stop_reason: Option<String>,
+    stopped: bool,
+}
+
+struct Block {
+    value: Value,
+    /// A tool use's input as it streams in, parsed at the block's end.
+    partial_json: String,
+}
+
+#[derive(Deserialize)]
+struct Event {
+    #[serde(rename = "type", default)]
+    kind: String,
+    #[serde(default)]
+    index: usize,
+    #[serde(default)]
+    content_block: Option<Value>,
+    #[serde(default)]
+    delta: Option<Value>,
+    #[serde(default)]
+    message: Option<Value>,
+    #[serde(default)]
+    usage: Option<Value>,
+    #[serde(default)]
+    error: Option<Value>,
+}
+
+impl Fold for MessageFold {
+    fn push(&mut self, event: &str, data: &str) -> Result<Step, FoldError> {
+        let ev: Event =
+            serde_json::from_str(data).map_err(|_| FoldError::NotJson(data.to_string()))?;
+        let kind = if ev.kind.is_empty() { event } else { &ev.kind };
+        match kind {
+            "message_start" => {
+                if let Some(u) = ev.message.as_ref().and_then(|m| m.get("usage")) {
+                    self.add_usage(u);
+                }
+            }
+            "content_block_start" => {
+                let value = ev.content_block.unwrap_or(Value::Null);
+                if self.blocks.len() <= ev.index {
+                    self.blocks.resize_with(ev.index + 1, || None);
+                }
+                self.blocks[ev.index] = Some(Block {
+                    value,
+                    partial_json: String::new(),
+                });
+            }
+            "content_block_delta" => {
+                let delta = ev.delta.unwrap_or(Value::Null);
+                return Ok(Step::Text(self.apply(ev.index, &delta)));
+            }
+            "content_block_stop" => {
+                if let Some(Some(b)) = self.blocks.get_mut(ev.index) {
+                    b.close();
+                }
+            }
+            "message_delta" => {
+                if let Some(r) = ev
+                    .delta
+                    .as_ref()
+                    .and_then(|d| d.get("stop_reason"))
+                    .and_then(Value::as_str)
+                {
+                    self.stop_reason = Some(r.to_string());
+                }
+                if let Some(u) = &ev.usage {
+                    self.add_usage(u);
+                }
+            }
+            "message_stop" => {
+                self.stopped = true;
+                return Ok(Step::End);
+            }
+            "error" => {
+                let e = ev.error.unwrap_or(Value::Null);
+                let text = |k: &str| e.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+                let kind = text("type");
+                let status = match kind.as_str() {
+                    "overloaded_error" => Some(529),
+                    "rate_limit_error" => Some(429),
+                    "api_error" => Some(500),
+                    _ => None,
+                };
+                return Err(FoldError::Remote {
+                    message: format!("{kind}: {}", text("message")),
+                    status,
+                });
+            }
+            // ping, and events of later API versions.
+            _ => {}
+        }
+        Ok(Step::Text(String::new()))
+    }
+
+    fn complete(&self) -> bool {
+        self.stopped
+    }
+
+    fn finish(self: Box<Self>) -> Completion {
+        let blocks: Vec<Value> = self
+            .blocks
+            .into_iter()
+            .flatten()
+            .map(|mut b| {
+                b.close();
+                b.value
+            })
+            .filter(|v| !v.is_null())
+            .collect();
+        let native = NativeBlocks {
+            api: BlockApi::Anthropic,
+            blocks,
+        };
+        let finish = match self.stop_reason.as_deref() {
+            Some("max_tokens" | "model_context_window_exceeded") => Finish::Length,
+            Some("pause_turn") => Finish::Pause,
+            Some("refusal") => Finish::Refusal,
+            _ => Finish::Done,
+        };
+        Completion::from_native(native, self.saw_usage.then_some(self.usage), finish)
+    }
+}
+
+impl MessageFold {
+    /// Applies one delta to block `index`; returns the text it added.
+    fn apply(&mut self, index: usize, delta: &Value) -> String {
+        let Some(Some(b)) = self.blocks.get_mut(index) else {
+            return String::new();
+        };
+        let s = |k: &str| delta.get(k).and_then(Value::as_str).unwrap_or("");
+        match s("type") {
+            "text_delta" => {
+                append(&mut b.value, "text", s("text"));
+                return s("text").to_string();
+            }
+            "thinking_delta" => append(&mut b.value, "thinking", s("thinking")),
+            "signature_delta" => append(&mut b.value, "signature", s("signature")),
+            "input_json_delta" => b.partial_json.push_str(s("partial_json")),
+            "citations_delta" => {
+                if let (Some(c), Value::Object(o)) = (delta.get("citation"), &mut b.value) {
+                    let list = o
+                        .entry("citations")
+                        .or_insert_with(|| Value::Array(Vec::new()));
+                    if let Value::Array(a) = list {
+                        a.push(c.clone());
+                    }
+                }
+            }
+            _ => {}
+        }
+        String::new()
+    }
+
+    /// Counts from `message_start` (input, cache) and `message_delta`
+    /// (output so far: the last one is the total).
+    fn add_usage(&mut self, u: &Value) {
+        let n = |k: &str| u.get(k).and_then(Value::as_u64);
+        self.saw_usage = true;
+        if let Some(i) = n("input_tokens") {
+            let read = n("cache_read_input_tokens").unwrap_or(0);
+            let write = n("cache_creation_input_tokens").unwrap_or(0);
+            self.usage.cache_read_tokens = read;
+            self.usage.cache_write_tokens = write;
+            self.usage.prompt_tokens = i + read + write;
+        }
+        if let Some(o) = n("output_tokens") {
+            self.usage.completion_tokens = o;
+        }
+        self.usage.total_tokens = self.usage.prompt_tokens + self.usage.completion_tokens;
+    }
+}
+
+impl Block {
+    /// A tool use's streamed input becomes its `input` (an object; input
+    /// that does not parse as one is sent as `{}` and fails validation).
+    fn close(&mut self) {
+        if self.value.get("type").and_then(Value::as_str) != Some("tool_use") {
+            return;
+        }
+        let json = std::mem::take(&mut self.partial_json);
+        if json.trim().is_empty() {
+            return;
+        }
+        let input = match serde_json::from_str::<Value>(&json) {
+            Ok(v @ Value::Object(_)) => v,
+            _ => Value::Object(Default::default()),
+        };
+        self.value["input"] = input;
+    }
+}
+
+fn append(block: &mut Value, key: &str, more: &str) {
+    if let Value::Object(o) = block {
+        match o.get_mut(key) {
+            Some(Value::String(s)) => s.push_str(more),
+            _ => {
+                o.insert(key.into(), Value::String(more.to_string()));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fold(events: &[&str]) -> (MessageFold, String) {
+        let mut f = MessageFold::default();
+        let mut text = String::new();
+        for e in events {
+            if let Step::Text(t) = f.push("", e).unwrap() {
+                text.push_str(&t);
+            }
+        }
+        (f, text)
+    }
+
+    #[test]
+    fn a_thinking_text_and_tool_turn_folds_into_its_blocks() {
+        let (f, shown) = fold(&[
+            r#"{"type":"message_start","message":{"id":"msg_01","usage":{"input_tokens":10,"cache_creation_input_tokens":5,"cache_read_input_tokens":100,"output_tokens":1}}}"#,
+            r#"{"type":"ping"}"#,
+            r#"{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":"","signature":""}}"#,
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"Let me "}}"#,
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"think."}}"#,
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"EqQBCgIYAh=="}}"#,
+            r#"{"type":"content_block_stop","index":0}"#,
+            r#"{"type":"content_block_start","index":1,"content_block":{"type":"text","text":""}}"#,
+            r#"{"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":"Reading."}}"#,
+            r#"{"type":"content_block_stop","index":1}"#,
+            r#"{"type":"content_block_start","index":2,"content_block":{"type":"tool_use","id":"toolu_01A","name":"tool_call","input":{}}}"#,
+            r#"{"type":"content_block_delta","index":2,"delta":{"type":"input_json_delta","partial_json":""}}"#,
+            r#"{"type":"content_block_delta","index":2,"delta":{"type":"input_json_delta","partial_json":"{\"calls\":"}}"#,
+            r#"{"type":"content_block_delta","index":2,"delta":{"type":"input_json_delta","partial_json":"[]}"}}"#,
+            r#"{"type":"content_block_stop","index":2}"#,
+            r#"{"type":"content_block_start","index":3,"content_block":{"type":"redacted_thinking","data":"opaque"}}"#,
+            r#"{"type":"content_block_stop","index":3}"#,
+            r#"{"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"output_tokens":42}}"#,
+        ]);
+        assert_eq!(shown, "Reading.");
+        assert!(!f.complete(), "no message_stop yet: a cut stream");
+        let mut f = f;
+        assert_eq!(f.push("", r#"{"type":"message_stop"}"#).unwrap(), Step::End);
+        assert!(f.complete());
+        let c = Box::new(f).finish();
+        let n = c.native.unwrap();
+        assert_eq!(n.blocks.len(), 4);
+        assert_eq!(
+            n.blocks[0].to_string(),
+            r#"{"signature":"EqQBCgIYAh==","thinking":"Let me think.","type":"thinking"}"#
+        );
+        assert_eq!(n.blocks[2]["input"], serde_json::json!({"calls": []}));
+        assert_eq!(n.blocks[3]["data"], "opaque");
+        assert_eq!(c.content, "Reading.");
+        assert_eq!(c.tool_calls[0].arguments, r#"{"calls":[]}"#);
+        let u = c.usage.unwrap();
+        assert_eq!(
+            (
+                u.prompt_tokens,
+                u.cache_read_tokens,
+                u.cache_write_tokens,
+                u.completion_tokens
+            ),
+            (115, 100, 5, 42)
+        );
+        assert_eq!(c.finish, Finish::Done);
+    }
+
+    #[test]
+    fn stream_errors_say_whether_they_are_worth_a_retry() {
+        let mut f = MessageFold::default();
+        let overloaded = f
+            .push(
+                "error",
+                r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#,
+            )
+            .unwrap_err();
+        assert!(matches!(
+            overloaded,
+            FoldError::Remote {
+                status: Some(529),
+                ..
+            }
+        ));
+        let bad = f
+            .push(
+                "error",
+                r#"{"type":"error","error":{"type":"invalid_request_error","message":"no"}}"#,
+            )
+            .unwrap_err();
+        assert!(matches!(bad, FoldError::Remote { status: None, .. }));
+        assert!(matches!(f.push("", "not json"), Err(FoldError::NotJson(_))));
+    }
+
+    #[test]
+    fn stop_reasons_map_to_one_vocabulary() {
+        for (reason, want) in [
+            ("max_tokens", Finish::Length),
+            ("pause_turn", Finish::Pause),
+            ("refusal", Finish::Refusal),
+            ("end_turn", Finish::Done),
+        ] {
+            let (f, _) = fold(&[&format!(
+                r#"{{"type":"message_delta","delta":{{"stop_reason":"{reason}"}},"usage":{{"output_tokens":1}}}}"#
+            )]);
+            assert_eq!(Box::new(f).finish().finish, want, "{reason}");
+        }
+    }
+}

@@ -1,0 +1,153 @@
+//! Amazon Bedrock Runtime ConverseStream (`POST
+//! {base_url}/model/{model}/converse-stream`): SigV4-signed JSON in, AWS
+//! event-stream frames out. Like Anthropic's, an assistant turn is a block
+//! list (`text`, `toolUse`, `reasoningContent` with its signature) kept and
+//! replayed as it came.
+
+mod credentials;
+mod sign;
+mod stream;
+mod wire;
+
+use std::time::SystemTime;
+
+use super::error::ProviderError;
+use super::http::{Api, Endpoint, Fold, Framing};
+use super::ChatRequest;
+use crate::config::{ProviderSettings, Thinking};
+use crate::session::BlockApi;
+use credentials::{Auth, Sources};
+
+/// The SigV4 signing name of Bedrock Runtime.
+const SERVICE: &str = "bedrock";
+
+pub(crate) struct BedrockProvider {
+    endpoint: Endpoint,
+    auth: Auth,
+    region: String,
+    max_tokens: u32,
+    thinking: Thinking,
+}
+
+impl BedrockProvider {
+    pub(crate) fn new(s: &ProviderSettings) -> Result<Self, ProviderError> {
+        let env = |k: &str| std::env::var(k).ok();
+        let sources = Sources {
+            env: &env,
+            home: std::env::var_os("HOME").map(Into::into),
+            profile: s.profile.as_deref(),
+        };
+        let auth = credentials::find(&sources).map_err(|detail| ProviderError::NoCredentials {
+            provider: s.name.clone(),
+            detail,
+        })?;
+        let region = s
+            .region
+            .clone()
+            .or_else(|| credentials::profile_region(&sources))
+            .ok_or_else(|| ProviderError::NoRegion {
+                provider: s.name.clone(),
+            })?;
+        let base = if s.base_url.is_empty() {
+            format!("https://bedrock-runtime.{region}.amazonaws.com")
+        } else {
+            s.base_url.clone()
+        };
+        let url = format!("{base}/model/{}/converse-stream", path_segment(&s.model));
+        Ok(BedrockProvider {
+            endpoint: Endpoint::new(s, url)?,
+            auth,
+            region,
+            max_tokens: s.max_tokens,
+            thinking: s.thinking,
+        })
+    }
+}
+
+/// A model id or ARN as one path segment: everything but RFC 3986's
+/// unreserved characters percent-encoded (`:` → `%3A`, `/` → `%2F`).
+fn path_segment(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// A fresh stream fold, for the fuzz targets.
+#[cfg(test)]
+pub(super) fn new_fold() -> Box<dyn Fold> {
+    Box::new(stream::ConverseFold::default())
+}
+
+impl Api for BedrockProvider {
+    fn endpoint(&self) -> &Endpoint {
+        &self.endpoint
+    }
+
+    fn body(&self, req: &ChatRequest<'_>) -> Vec<u8> {
+        wire::body(req, self.max_tokens, self.thinking)
+    }
+
+    fn blocks(&self) -> Option<BlockApi> {
+        Some(BlockApi::Bedrock)
+    }
+
+    fn headers(&self, body: &[u8]) -> Result<Vec<(String, String)>, ProviderError> {
+        match &self.auth {
+            Auth::Bearer(token) => Ok(vec![("authorization".into(), format!("Bearer {token}"))]),
+            Auth::Keys(keys) => sign::sign_post(
+                keys,
+                &self.region,
+                SERVICE,
+                SystemTime::now(),
+                &self.endpoint.url,
+                body,
+            )
+            .map_err(|detail| ProviderError::Signing {
+                provider: self.endpoint.name.clone(),
+                detail,
+            }),
+        }
+    }
+
+    fn framing(&self) -> Framing {
+        Framing::AwsEventStream
+    }
+
+    fn fold(&self) -> Box<dyn Fold> {
+        Box::new(stream::ConverseFold::default())
+    }
+
+    fn credential(&self) -> &'static str {
+        match self.auth {
+            Auth::Bearer(_) => "Bedrock API key",
+            Auth::Keys(_) => "AWS credentials",
+        }
+    }
+
+    fn expected(&self) -> &'static str {
+        "a Bedrock Runtime endpoint (https://bedrock-runtime.REGION.amazonaws.com)"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn model_ids_and_arns_become_one_path_segment() {
+        assert_eq!(
+            path_segment("us.anthropic.claude-sonnet-4-5-20250929-v1:0"),
+            "us.anthropic.claude-sonnet-4-5-20250929-v1%3A0"
+        );
+        assert_eq!(
+            path_segment("arn:aws:bedrock:us-east-1:123:inference-profile/x"),
+            "arn%3Aaws%3Abedrock%3Aus-east-1%3A123%3Ainference-profile%2Fx"
+        );
+    }
+}

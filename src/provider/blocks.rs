@@ -1,0 +1,225 @@
+//! The conversation as alternating user / assistant block lists, for the
+//! providers whose turns are block lists (Anthropic Messages, Bedrock
+//! Converse). An assistant message that came from this provider replays its
+//! own blocks; any other is rebuilt from the neutral view. Tool results join
+//! the user turn that follows them, and consecutive turns of one role merge
+//! into one, so the list alternates as these APIs require.
+
+use serde_json::{json, Value};
+
+use crate::session::{BlockApi, Message, ToolCall, ToolResult};
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) enum Role {
+    User,
+    Assistant,
+}
+
+impl Role {
+    pub(super) fn name(self) -> &'static str {
+        match self {
+            Role::User => "user",
+            Role::Assistant => "assistant",
+        }
+    }
+}
+
+pub(super) struct Turns {
+    /// System prompt texts, in order.
+    pub(super) system: Vec<String>,
+    pub(super) turns: Vec<(Role, Vec<Value>)>,
+}
+
+pub(super) fn turns(messages: &[Message], api: BlockApi) -> Turns {
+    let mut system = Vec::new();
+    let mut turns: Vec<(Role, Vec<Value>)> = Vec::new();
+    for m in messages {
+        let (role, blocks) = match m {
+            Message::System { content } => {
+                system.push(content.clone());
+                continue;
+            }
+            Message::User { content } => (Role::User, text_blocks(api, content)),
+            Message::Assistant {
+                content,
+                tool_calls,
+                native,
+            } => match native {
+                Some(n) if n.api == api => (Role::Assistant, n.blocks.clone()),
+                _ => (Role::Assistant, neutral_blocks(api, content, tool_calls)),
+            },
+            Message::Tool(r) => (Role::User, vec![tool_result(api, r)]),
+        };
+        if blocks.is_empty() {
+            continue;
+        }
+        match turns.last_mut() {
+            Some((last, b)) if *last == role => b.extend(blocks),
+            _ => turns.push((role, blocks)),
+        }
+    }
+    Turns { system, turns }
+}
+
+/// Empty text is left out: both APIs refuse blank text blocks.
+fn text_blocks(api: BlockApi, text: &str) -> Vec<Value> {
+    if text.is_empty() {
+        Vec::new()
+    } else {
+        vec![api.text_block(text)]
+    }
+}
+
+/// An assistant message from another provider: its text and tool calls.
+/// Arguments that are not a JSON object (a model's broken JSON) are sent as
+/// an empty input; the call's own result already told the model so.
+fn neutral_blocks(api: BlockApi, content: &str, calls: &[ToolCall]) -> Vec<Value> {
+    let mut blocks = text_blocks(api, content);
+    for c in calls {
+        let input = match serde_json::from_str::<Value>(&c.arguments) {
+            Ok(v @ Value::Object(_)) => v,
+            _ => json!({}),
+        };
+        blocks.push(api.tool_use_block(&c.id, &c.name, input));
+    }
+    blocks
+}
+
+fn tool_result(api: BlockApi, r: &ToolResult) -> Value {
+    match api {
+        BlockApi::Anthropic => {
+            let mut b =
+                json!({"type": "tool_result", "tool_use_id": r.tool_call_id, "content": r.content});
+            if r.is_error {
+                b["is_error"] = json!(true);
+            }
+            b
+        }
+        BlockApi::Bedrock => {
+            // Bedrock refuses a blank text block, inside a result too.
+            let text = if r.content.is_empty() {
+                "(no output)"
+            } else {
+                &r.content
+            };
+            json!({"toolResult": {
+                "toolUseId": r.tool_call_id,
+                "content": [{"text": text}],
+                "status": if r.is_error { "error" } else { "success" },
+            }})
+        }
+    }
+}
+
+/// How many assistant messages carry blocks of another provider that a
+/// replay to this one leaves out (signed thinking cannot cross providers;
+/// text and tool calls go over as the neutral view).
+pub(crate) fn foreign_messages(messages: &[Message], api: Option<BlockApi>) -> usize {
+    messages
+        .iter()
+        .filter(|m| match m {
+            Message::Assistant {
+                native: Some(n), ..
+            } => Some(n.api) != api && n.own_blocks() > 0,
+            _ => false,
+        })
+        .count()
+}
+
+/// A short history around one native assistant turn (system, user, the
+/// turn, a result for its first tool use) and one tool, for the body tests.
+#[cfg(test)]
+pub(super) fn sample(api: BlockApi, blocks: &str) -> (Vec<Message>, Vec<super::ToolSpec>) {
+    let native = crate::session::NativeBlocks {
+        api,
+        blocks: serde_json::from_str(blocks).unwrap(),
+    };
+    let calls = native.tool_calls();
+    let mut msgs = vec![
+        Message::System {
+            content: "s".into(),
+        },
+        Message::User {
+            content: "hi".into(),
+        },
+        Message::Assistant {
+            content: String::new(),
+            tool_calls: calls.clone(),
+            native: Some(native),
+        },
+    ];
+    msgs.extend(calls.first().map(|c| {
+        Message::Tool(ToolResult {
+            tool_call_id: c.id.clone(),
+            name: c.name.clone(),
+            content: "out".into(),
+            is_error: false,
+        })
+    }));
+    let tools = vec![super::ToolSpec {
+        name: "echo".into(),
+        description: "d".into(),
+        parameters: json!({"type": "object"}),
+    }];
+    (msgs, tools)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::session::NativeBlocks;
+
+    #[test]
+    fn tool_results_and_user_text_merge_into_one_user_turn() {
+        let native = NativeBlocks {
+            api: BlockApi::Anthropic,
+            blocks: vec![
+                json!({"type":"thinking","thinking":"t","signature":"s"}),
+                json!({"type":"tool_use","id":"toolu_1","name":"x","input":{}}),
+            ],
+        };
+        let messages = vec![
+            Message::System {
+                content: "sys".into(),
+            },
+            Message::User {
+                content: "hi".into(),
+            },
+            Message::Assistant {
+                content: String::new(),
+                tool_calls: native.tool_calls(),
+                native: Some(native.clone()),
+            },
+            Message::Tool(ToolResult {
+                tool_call_id: "toolu_1".into(),
+                name: "x".into(),
+                content: "out".into(),
+                is_error: true,
+            }),
+            Message::User {
+                content: "again".into(),
+            },
+        ];
+        let t = turns(&messages, BlockApi::Anthropic);
+        assert_eq!(t.system, ["sys"]);
+        assert_eq!(t.turns.len(), 3);
+        assert_eq!(
+            t.turns[1].1, native.blocks,
+            "own blocks replayed as they are"
+        );
+        assert_eq!(t.turns[2].1.len(), 2);
+        assert_eq!(t.turns[2].1[0]["is_error"], true);
+        assert_eq!(t.turns[2].1[1]["text"], "again");
+
+        let b = turns(&messages, BlockApi::Bedrock);
+        assert_eq!(
+            b.turns[1].1,
+            vec![json!({"toolUse":{"toolUseId":"toolu_1","name":"x","input":{}}})],
+            "another provider's thinking is left out"
+        );
+        assert_eq!(b.turns[2].1[0]["toolResult"]["status"], "error");
+        assert_eq!(foreign_messages(&messages, Some(BlockApi::Bedrock)), 1);
+        assert_eq!(foreign_messages(&messages, Some(BlockApi::Anthropic)), 0);
+        assert_eq!(foreign_messages(&messages, None), 1);
+    }
+}

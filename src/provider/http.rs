@@ -1,0 +1,556 @@
+//! The one request loop every provider goes through: POST a JSON body, retry
+//! what is worth retrying, hold each attempt to its deadline, the silence
+//! between chunks to the idle timeout and the reply to its size limit, and
+//! fold the streamed events into one message. What differs between providers
+//! — auth, framing, event shapes — comes in through [`Api`] and [`Fold`].
+
+use std::time::Duration;
+
+use aws_smithy_eventstream::frame::{DecodedFrame, MessageFrameDecoder};
+use eventsource_stream::Eventsource;
+use futures_util::{Stream, StreamExt};
+use tokio_util::sync::CancellationToken;
+
+use super::error::ProviderError;
+use super::{retry, ChatRequest, Completion, EventFn, ProviderEvent};
+use crate::config::{ProviderSettings, RetryPolicy};
+use crate::session::BlockApi;
+use crate::util::text::excerpt;
+
+/// How a provider frames its stream.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Framing {
+    /// Server-sent events (`event:` / `data:` lines).
+    Sse,
+    /// AWS event-stream binary frames (`application/vnd.amazon.eventstream`).
+    AwsEventStream,
+}
+
+impl Framing {
+    fn content_type(self) -> &'static str {
+        match self {
+            Framing::Sse => "text/event-stream",
+            Framing::AwsEventStream => "application/vnd.amazon.eventstream",
+        }
+    }
+}
+
+/// What one stream event added.
+#[derive(Debug, PartialEq)]
+pub(crate) enum Step {
+    /// Text to show the user now (may be empty).
+    Text(String),
+    /// The stream's own end marker: stop reading.
+    End,
+}
+
+/// A stream event the fold could not take.
+#[derive(Debug)]
+pub(crate) enum FoldError {
+    /// Not the JSON the provider's format promises; holds an excerpt.
+    NotJson(String),
+    /// The provider reported an error inside the stream. `status` is the HTTP
+    /// status the same error has as a response (529 overloaded, 429
+    /// throttled), which decides whether it is worth another attempt.
+    Remote {
+        message: String,
+        status: Option<u16>,
+    },
+}
+
+/// Assembles one streamed reply.
+pub(crate) trait Fold: Send {
+    /// One event: its type (SSE `event:`, AWS `:event-type`) and payload.
+    fn push(&mut self, event: &str, data: &str) -> Result<Step, FoldError>;
+    /// Whether the stream said it was complete (else it was cut off).
+    fn complete(&self) -> bool;
+    fn finish(self: Box<Self>) -> Completion;
+}
+
+/// One provider's side of the request loop.
+pub(crate) trait Api: Send + Sync {
+    fn endpoint(&self) -> &Endpoint;
+    /// The request body: a pure function of the request, so a replay sends
+    /// the same bytes.
+    fn body(&self, req: &ChatRequest<'_>) -> Vec<u8>;
+    /// The native block format of its replies, if any.
+    fn blocks(&self) -> Option<BlockApi> {
+        None
+    }
+    /// Headers for one attempt with this body: auth, version, signature.
+    fn headers(&self, body: &[u8]) -> Result<Vec<(String, String)>, ProviderError>;
+    fn framing(&self) -> Framing;
+    fn fold(&self) -> Box<dyn Fold>;
+    /// A reply that came as one JSON document instead of a stream (servers
+    /// that ignore `stream: true`), when the format allows one.
+    fn whole(&self, _body: &str) -> Option<Result<Completion, FoldError>> {
+        None
+    }
+    /// What `base_url` must point at, for the hint of a reply that is not JSON.
+    fn expected(&self) -> &'static str;
+    /// What a 401/403 refused, for its error.
+    fn credential(&self) -> &'static str {
+        "API key"
+    }
+}
+
+pub(crate) struct Endpoint {
+    pub(crate) name: String,
+    pub(crate) url: String,
+    client: reqwest::Client,
+    key_env: Option<String>,
+    headers: Vec<(String, String)>,
+    retry: RetryPolicy,
+    idle: Duration,
+    deadline: Duration,
+    max_reply: u64,
+}
+
+impl Endpoint {
+    pub(crate) fn new(s: &ProviderSettings, url: String) -> Result<Endpoint, ProviderError> {
+        let client = reqwest::Client::builder()
+            .connect_timeout(s.connect_timeout)
+            .user_agent(concat!("hermes/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .map_err(|e| ProviderError::Client(e.to_string()))?;
+        Ok(Endpoint {
+            name: s.name.clone(),
+            url,
+            client,
+            key_env: s.api_key_env.clone(),
+            headers: s.headers.clone(),
+            retry: s.retry.clone(),
+            idle: s.idle_timeout,
+            deadline: s.request_timeout,
+            max_reply: s.max_reply_bytes,
+        })
+    }
+
+    /// Sends `body`, retrying as the policy allows, and returns the whole
+    /// assistant message.
+    pub(crate) async fn run(
+        &self,
+        api: &dyn Api,
+        body: &[u8],
+        on_event: EventFn<'_>,
+        cancel: &CancellationToken,
+    ) -> Result<Completion, ProviderError> {
+        let mut retries = 0;
+        loop {
+            let attempt =
+                tokio::time::timeout(self.deadline, self.attempt(api, body, on_event, cancel));
+            let outcome = attempt.await.unwrap_or_else(|_| {
+                Err(ProviderError::Deadline {
+                    provider: self.name.clone(),
+                    url: self.url.clone(),
+                    after: self.deadline,
+                })
+            });
+            match outcome {
+                Ok(c) => return Ok(c),
+                Err(e) if e.is_retryable() && retries < self.retry.max_retries => {
+                    let delay = retry::delay(&self.retry, retries, e.retry_after());
+                    retries += 1;
+                    on_event(ProviderEvent::Retrying {
+                        attempt: retries,
+                        delay,
+                        reason: e.to_string(),
+                    });
+                    tokio::select! {
+                        _ = cancel.cancelled() => return Err(ProviderError::Cancelled),
+                        _ = tokio::time::sleep(delay) => {}
+                    }
+                }
+                Err(e) if e.is_retryable() && retries > 0 => {
+                    return Err(ProviderError::GaveUp {
+                        attempts: retries + 1,
+                        last: Box::new(e),
+                    })
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    async fn attempt(
+        &self,
+        api: &dyn Api,
+        body: &[u8],
+        on_event: EventFn<'_>,
+        cancel: &CancellationToken,
+    ) -> Result<Completion, ProviderError> {
+        let framing = api.framing();
+        let mut rb = self
+            .client
+            .post(&self.url)
+            .header(reqwest::header::CONTENT_TYPE, "application/json")
+            .header(reqwest::header::ACCEPT, framing.content_type())
+            .body(body.to_vec());
+        for (k, v) in api.headers(body)?.iter().chain(&self.headers) {
+            rb = rb.header(k, v);
+        }
+        let resp = self
+            .within(rb.send(), cancel)
+            .await?
+            .map_err(|e| self.connect_error(&e))?;
+        let status = resp.status().as_u16();
+        if status == 401 || status == 403 {
+            let text = self.read_text(resp, cancel).await.unwrap_or_default();
+            return Err(ProviderError::Auth {
+                provider: self.name.clone(),
+                credential: api.credential(),
+                url: self.url.clone(),
+                status,
+                key_env: self.key_env.clone(),
+                message: error_message(&text),
+            });
+        }
+        if !resp.status().is_success() {
+            let retry_after = resp
+                .headers()
+                .get(reqwest::header::RETRY_AFTER)
+                .and_then(|v| v.to_str().ok())
+                .and_then(retry::parse_retry_after);
+            let text = self.read_text(resp, cancel).await.unwrap_or_default();
+            return Err(ProviderError::Http {
+                provider: self.name.clone(),
+                url: self.url.clone(),
+                status,
+                message: error_message(&text),
+                retry_after,
+            });
+        }
+        let streamed = resp
+            .headers()
+            .get(reqwest::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|ct| ct.contains(framing.content_type()));
+        if streamed {
+            return self.read_stream(api, resp, on_event, cancel).await;
+        }
+        let text = self.read_text(resp, cancel).await?;
+        match api.whole(&text) {
+            Some(Ok(c)) => {
+                if !c.content.is_empty() {
+                    on_event(ProviderEvent::TextDelta(c.content.clone()));
+                }
+                Ok(c)
+            }
+            Some(Err(e)) => Err(self.fold_error(e, false, api)),
+            None => Err(self.not_json(&text, api)),
+        }
+    }
+
+    async fn read_stream(
+        &self,
+        api: &dyn Api,
+        resp: reqwest::Response,
+        on_event: EventFn<'_>,
+        cancel: &CancellationToken,
+    ) -> Result<Completion, ProviderError> {
+        let limit = self.max_reply;
+        let mut total: u64 = 0;
+        // Counted before any framing buffers anything: one endless event
+        // must not be held whole.
+        let body = Box::pin(resp.bytes_stream().map(move |chunk| {
+            let chunk = chunk.map_err(BodyError::Http)?;
+            total += chunk.len() as u64;
+            if total > limit {
+                return Err(BodyError::TooLarge);
+            }
+            Ok(chunk)
+        }));
+        let mut fold = api.fold();
+        let mut shown = false;
+        let mut push = |event: &str, data: &str| -> Result<bool, ProviderError> {
+            match fold.push(event, data) {
+                Ok(Step::Text(t)) => {
+                    if !t.is_empty() {
+                        shown = true;
+                        on_event(ProviderEvent::TextDelta(t));
+                    }
+                    Ok(false)
+                }
+                Ok(Step::End) => Ok(true),
+                Err(e) => Err(self.fold_error(e, shown, api)),
+            }
+        };
+        match api.framing() {
+            Framing::Sse => self.sse(body, &mut push, cancel).await?,
+            Framing::AwsEventStream => self.event_stream(body, &mut push, cancel).await?,
+        };
+        if !fold.complete() {
+            return Err(self.truncated(String::new()));
+        }
+        Ok(fold.finish())
+    }
+
+    /// Feeds SSE events to `push` until the stream ends or `push` says stop.
+    async fn sse<B: AsRef<[u8]>>(
+        &self,
+        body: impl Stream<Item = Result<B, BodyError>> + Unpin,
+        push: &mut (dyn FnMut(&str, &str) -> Result<bool, ProviderError> + Send),
+        cancel: &CancellationToken,
+    ) -> Result<(), ProviderError> {
+        let mut events = body.eventsource();
+        loop {
+            let ev = match self.within(events.next(), cancel).await? {
+                None => return Ok(()),
+                Some(Ok(ev)) => ev,
+                Some(Err(eventsource_stream::EventStreamError::Transport(BodyError::TooLarge))) => {
+                    return Err(self.too_large())
+                }
+                Some(Err(e)) => return Err(self.truncated(format!(": {}", root_cause(&e)))),
+            };
+            let data = ev.data.trim();
+            if data.is_empty() {
+                continue;
+            }
+            if push(&ev.event, data)? {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Feeds AWS event-stream messages to `push`: `:event-type` and payload;
+    /// an `exception` message becomes the error it names.
+    async fn event_stream<B: AsRef<[u8]>>(
+        &self,
+        mut body: impl Stream<Item = Result<B, BodyError>> + Unpin,
+        push: &mut (dyn FnMut(&str, &str) -> Result<bool, ProviderError> + Send),
+        cancel: &CancellationToken,
+    ) -> Result<(), ProviderError> {
+        let mut frames = FrameReader::default();
+        loop {
+            let chunk = match self.within(body.next(), cancel).await? {
+                None => return Ok(()),
+                Some(Ok(c)) => c,
+                Some(Err(BodyError::TooLarge)) => return Err(self.too_large()),
+                Some(Err(BodyError::Http(e))) => {
+                    return Err(self.truncated(format!(": {}", root_cause(&e))))
+                }
+            };
+            let events = frames
+                .feed(chunk.as_ref())
+                .map_err(|e| self.truncated(format!(": a broken event-stream frame ({e})")))?;
+            for (event, payload) in events {
+                if push(&event, &payload)? {
+                    return Ok(());
+                }
+            }
+        }
+    }
+
+    /// A whole (non-streamed) body, within the idle timeout between chunks
+    /// and the reply size limit.
+    async fn read_text(
+        &self,
+        mut resp: reqwest::Response,
+        cancel: &CancellationToken,
+    ) -> Result<String, ProviderError> {
+        let mut body = Vec::new();
+        loop {
+            let chunk = self
+                .within(resp.chunk(), cancel)
+                .await?
+                .map_err(|e| self.truncated(format!(": {}", root_cause(&e))))?;
+            let Some(chunk) = chunk else { break };
+            if (body.len() + chunk.len()) as u64 > self.max_reply {
+                return Err(self.too_large());
+            }
+            body.extend_from_slice(&chunk);
+        }
+        Ok(String::from_utf8_lossy(&body).into_owned())
+    }
+
+    /// `fut`'s output, unless the idle timeout passes first or the turn is
+    /// stopped: every wait of a request goes through here.
+    async fn within<T>(
+        &self,
+        fut: impl std::future::Future<Output = T>,
+        cancel: &CancellationToken,
+    ) -> Result<T, ProviderError> {
+        tokio::select! {
+            _ = cancel.cancelled() => Err(ProviderError::Cancelled),
+            r = tokio::time::timeout(self.idle, fut) => r.map_err(|_| self.idle_error()),
+        }
+    }
+
+    /// An error inside the stream. One the provider would answer with a
+    /// retryable status is retried — unless text was already shown, which
+    /// the user saw and a second attempt would repeat.
+    fn fold_error(&self, e: FoldError, shown: bool, api: &dyn Api) -> ProviderError {
+        match e {
+            FoldError::NotJson(data) => ProviderError::NotJson {
+                provider: self.name.clone(),
+                url: self.url.clone(),
+                excerpt: excerpt(&data, 120),
+                expected: api.expected(),
+            },
+            FoldError::Remote {
+                message,
+                status: Some(status),
+            } if !shown => ProviderError::Http {
+                provider: self.name.clone(),
+                url: self.url.clone(),
+                status,
+                message: excerpt(&message, 300),
+                retry_after: None,
+            },
+            FoldError::Remote { message, .. } => ProviderError::Remote {
+                provider: self.name.clone(),
+                url: self.url.clone(),
+                message: excerpt(&message, 300),
+            },
+        }
+    }
+
+    fn not_json(&self, text: &str, api: &dyn Api) -> ProviderError {
+        self.fold_error(FoldError::NotJson(text.to_string()), false, api)
+    }
+
+    fn too_large(&self) -> ProviderError {
+        ProviderError::TooLarge {
+            provider: self.name.clone(),
+            url: self.url.clone(),
+            limit: self.max_reply,
+        }
+    }
+
+    fn connect_error(&self, e: &reqwest::Error) -> ProviderError {
+        ProviderError::Connect {
+            provider: self.name.clone(),
+            url: self.url.clone(),
+            message: root_cause(e),
+            // Refused or unresolvable: nothing is listening, waiting won't help.
+            transient: !e.is_connect() || e.is_timeout(),
+        }
+    }
+
+    fn idle_error(&self) -> ProviderError {
+        ProviderError::Idle {
+            provider: self.name.clone(),
+            url: self.url.clone(),
+            after: self.idle,
+        }
+    }
+
+    fn truncated(&self, detail: String) -> ProviderError {
+        ProviderError::Truncated {
+            provider: self.name.clone(),
+            url: self.url.clone(),
+            detail,
+        }
+    }
+}
+
+/// AWS event-stream messages out of a byte stream cut anywhere: each
+/// complete message as (`:event-type`, payload); an `exception` (or
+/// `error`) message as (`!` + its type, payload). A frame whose length or
+/// checksum is wrong is an error.
+#[derive(Default)]
+pub(crate) struct FrameReader {
+    decoder: MessageFrameDecoder,
+    pending: Vec<u8>,
+}
+
+impl FrameReader {
+    pub(crate) fn feed(&mut self, bytes: &[u8]) -> Result<Vec<(String, String)>, String> {
+        self.pending.extend_from_slice(bytes);
+        let mut out = Vec::new();
+        loop {
+            let mut rest: &[u8] = &self.pending;
+            let decoded = self.decoder.decode_frame(&mut rest);
+            let used = self.pending.len() - rest.len();
+            self.pending.drain(..used);
+            let message = match decoded {
+                Ok(DecodedFrame::Complete(m)) => m,
+                Ok(DecodedFrame::Incomplete) => return Ok(out),
+                Err(e) => return Err(excerpt(&e.to_string(), 120)),
+            };
+            let header = |name: &str| {
+                message
+                    .headers()
+                    .iter()
+                    .find(|h| h.name().as_str() == name)
+                    .and_then(|h| h.value().as_string().ok())
+                    .map(|s| s.as_str().to_string())
+                    .unwrap_or_default()
+            };
+            let payload = String::from_utf8_lossy(message.payload()).into_owned();
+            let event = match header(":message-type").as_str() {
+                "exception" | "error" => match header(":exception-type") {
+                    n if n.is_empty() => format!("!{}", header(":error-code")),
+                    n => format!("!{n}"),
+                },
+                _ => header(":event-type"),
+            };
+            out.push((event, payload));
+        }
+    }
+}
+
+/// The response body as the framing reads it: reqwest's chunks, or the stop
+/// once the reply is over its size limit.
+#[derive(Debug, thiserror::Error)]
+enum BodyError {
+    #[error(transparent)]
+    Http(reqwest::Error),
+    #[error("the reply is over its size limit")]
+    TooLarge,
+}
+
+/// The innermost cause: "Connection refused (os error 111)" beats reqwest's
+/// "error sending request for url (…)".
+pub(crate) fn root_cause(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut cur = e;
+    while let Some(next) = cur.source() {
+        cur = next;
+    }
+    excerpt(&cur.to_string(), 200)
+}
+
+/// `error.message` (or `message`) from the usual JSON error shapes, else an
+/// excerpt of the body.
+pub(crate) fn error_message(body: &str) -> String {
+    let v: Option<serde_json::Value> = serde_json::from_str(body).ok();
+    let msg = v.as_ref().and_then(|v| {
+        let e = v.get("error").unwrap_or(v);
+        e.get("message")
+            .or_else(|| e.get("Message"))
+            .and_then(|m| m.as_str())
+            .or_else(|| e.as_str())
+            .map(str::to_string)
+    });
+    match msg {
+        Some(m) => excerpt(&m, 300),
+        None if body.trim().is_empty() => "(empty body)".into(),
+        None => excerpt(body, 200),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn error_message_reads_common_shapes() {
+        assert_eq!(
+            error_message(r#"{"error":{"message":"bad model"}}"#),
+            "bad model"
+        );
+        assert_eq!(
+            error_message(
+                r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#
+            ),
+            "Overloaded"
+        );
+        assert_eq!(
+            error_message(r#"{"message":"Too many requests"}"#),
+            "Too many requests"
+        );
+        assert_eq!(error_message(r#"{"error":"nope"}"#), "nope");
+        assert_eq!(error_message("<html>oops</html>"), "<html>oops</html>");
+        assert_eq!(error_message(""), "(empty body)");
+    }
+}

@@ -1,0 +1,580 @@
+//! The same end-to-end scenarios over every provider hermes speaks —
+//! OpenAI Chat Completions, Anthropic Messages, Bedrock ConverseStream — each
+//! against its strict fake: a text turn, a split `tool_call` batch among
+//! signed thinking blocks replayed in place across `--continue`,
+//! `redacted_thinking`, retries, a cut stream, a broken frame, bad
+//! credentials, and a session that changes provider.
+
+use serde_json::{json, Value};
+
+use super::split::batch;
+use crate::support::fake_anthropic;
+use crate::support::fake_bedrock;
+use crate::support::{call_id, records, TestEnv};
+use crate::support::{Api, Block, Reply, Stop, Turn};
+
+/// Runs `$body(api)` once per provider, as `$name::{openai, anthropic, bedrock}`.
+macro_rules! per_api {
+    ($name:ident, $body:ident) => {
+        mod $name {
+            use super::*;
+            #[test]
+            fn openai() {
+                $body(Api::OpenAi)
+            }
+            #[test]
+            fn anthropic() {
+                $body(Api::Anthropic)
+            }
+            #[test]
+            fn bedrock() {
+                $body(Api::Bedrock)
+            }
+        }
+    };
+}
+
+/// Runs `$body(api)` for the two block-list providers.
+macro_rules! native_apis {
+    ($name:ident, $body:ident) => {
+        mod $name {
+            use super::*;
+            #[test]
+            fn anthropic() {
+                $body(Api::Anthropic)
+            }
+            #[test]
+            fn bedrock() {
+                $body(Api::Bedrock)
+            }
+        }
+    };
+}
+
+/// A home for `api` with our test server `t` behind the bridge, its catalog filled.
+fn env_with_server(api: Api, provider_extra: &str) -> TestEnv {
+    let env = TestEnv::with_api(api);
+    env.write_config("[tools]\ndefer = \"always\"\n");
+    if !provider_extra.is_empty() {
+        let text = std::fs::read_to_string(env.config_path()).unwrap();
+        std::fs::write(env.config_path(), format!("{text}{provider_extra}\n")).unwrap();
+    }
+    env.add_test_server("t", "concurrency = \"parallel\"");
+    env.prefill("t");
+    env
+}
+
+/// The messages of request `n` as the provider's own JSON.
+fn messages(env: &TestEnv, n: usize) -> Vec<Value> {
+    env.fake.requests()[n].json()["messages"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+}
+
+/// Request bodies with Anthropic's moving cache breakpoint taken out: it
+/// marks the newest block of each request and is not part of the prefix the
+/// cache compares.
+fn bodies(env: &TestEnv) -> Vec<String> {
+    env.fake
+        .requests()
+        .iter()
+        .map(|r| {
+            r.body_str()
+                .replace(r#""cache_control":{"type":"ephemeral"},"#, "")
+        })
+        .collect()
+}
+
+/// Each request's body, less its closing `]}`, starts the next one.
+#[track_caller]
+fn assert_each_request_extends_the_previous(env: &TestEnv) {
+    let b = bodies(env);
+    assert!(b.len() >= 2);
+    for (i, pair) in b.windows(2).enumerate() {
+        let stem = pair[0]
+            .strip_suffix("]}")
+            .unwrap_or_else(|| panic!("request {i} does not end with its messages"));
+        if !pair[1].starts_with(stem) {
+            let at = stem
+                .bytes()
+                .zip(pair[1].bytes())
+                .position(|(a, b)| a != b)
+                .unwrap_or(stem.len());
+            panic!(
+                "request {} does not start with request {i}; at byte {at}:\n  before: …{}\n  after:  …{}",
+                i + 1,
+                &stem[at.saturating_sub(80)..(at + 120).min(stem.len())],
+                &pair[1][at.saturating_sub(80)..(at + 120).min(pair[1].len())],
+            );
+        }
+    }
+}
+
+fn assistant_records(env: &TestEnv) -> Vec<Value> {
+    records(&env.only_session())
+        .into_iter()
+        .filter(|r| r["type"] == "message" && r["message"]["role"] == "assistant")
+        .map(|r| r["message"].clone())
+        .collect()
+}
+
+fn text_turn(api: Api) {
+    let env = TestEnv::with_api(api);
+    env.fake.push(Reply::text("Hello from the model."));
+    let run = env.run(&["-q", "hi"]);
+    run.ok();
+    assert_eq!(run.stdout.trim(), "Hello from the model.");
+    let req = &env.fake.requests()[0];
+    match api {
+        Api::OpenAi => assert_eq!(req.path, "/v1/chat/completions"),
+        Api::Anthropic => {
+            assert_eq!(req.path, "/v1/messages");
+            assert_eq!(req.header("x-api-key"), Some("test-key"));
+            assert_eq!(req.header("anthropic-version"), Some("2023-06-01"));
+            assert_eq!(req.json()["max_tokens"], 8192);
+        }
+        Api::Bedrock => {
+            assert_eq!(req.path, "/model/test-model/converse-stream");
+            let auth = req.header("authorization").unwrap_or("");
+            assert!(
+                auth.starts_with("AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/")
+                    && auth.contains("/us-east-1/bedrock/aws4_request"),
+                "{auth}"
+            );
+        }
+    }
+    let saved = assistant_records(&env);
+    assert_eq!(saved.len(), 1);
+    assert_eq!(saved[0]["content"], "Hello from the model.");
+    match api {
+        Api::OpenAi => assert!(saved[0].get("native").is_none()),
+        Api::Anthropic => assert_eq!(
+            saved[0]["native"],
+            json!({"api": "anthropic", "blocks": [{"type": "text", "text": "Hello from the model."}]})
+        ),
+        Api::Bedrock => assert_eq!(
+            saved[0]["native"],
+            json!({"api": "bedrock", "blocks": [{"text": "Hello from the model."}]})
+        ),
+    }
+}
+per_api!(a_text_turn_is_streamed_and_saved, text_turn);
+
+fn three_entries() -> String {
+    batch(&[
+        ("mcp__t__slow", json!({"ms": 300, "label": "first"})),
+        ("mcp__t__echo", json!({"text": "second"})),
+        ("mcp__t__slow", json!({"ms": 1, "label": "third"})),
+    ])
+}
+
+/// The blocks of the assistant message in request `n`'s history (the last
+/// assistant message), whatever the provider's message shape.
+fn last_assistant_blocks(env: &TestEnv, n: usize) -> Vec<Value> {
+    messages(env, n)
+        .into_iter()
+        .rev()
+        .find(|m| m["role"] == "assistant")
+        .and_then(|m| m["content"].as_array().cloned())
+        .unwrap_or_default()
+}
+
+fn tool_use_ids(api: Api, blocks: &[Value]) -> Vec<String> {
+    blocks
+        .iter()
+        .filter_map(|b| match api {
+            Api::Anthropic => (b["type"] == "tool_use").then(|| b["id"].as_str()),
+            _ => b.get("toolUse").map(|t| t["toolUseId"].as_str()),
+        })
+        .map(|id| id.unwrap().to_string())
+        .collect()
+}
+
+fn thinking_and_a_batch_replay_in_place(api: Api) {
+    let env = env_with_server(api, "thinking_budget = 2048\nmax_tokens = 4096");
+    let parent = call_id("batch");
+    env.fake.push(Reply::turn(
+        vec![
+            Block::Thinking("The user wants three things; one batch will do.".into()),
+            Block::Text("Running all three.".into()),
+            Block::Tool {
+                id: parent.clone(),
+                name: "tool_call".into(),
+                args: three_entries(),
+            },
+        ],
+        Stop::ToolUse,
+    ));
+    env.fake.push(Reply::turn(
+        vec![
+            Block::Thinking("All three came back.".into()),
+            Block::Text("Done.".into()),
+        ],
+        Stop::EndTurn,
+    ));
+    let run = env.run(&["-q", "do the three things"]);
+    run.ok();
+    assert_eq!(env.fake.requests().len(), 2, "one round trip for the batch");
+
+    let first = env.fake.requests()[0].json();
+    match api {
+        Api::Anthropic => {
+            assert_eq!(
+                first["thinking"],
+                json!({"type": "enabled", "budget_tokens": 2048})
+            );
+            assert_eq!(
+                env.fake.requests()[0].header("anthropic-beta"),
+                Some("interleaved-thinking-2025-05-14")
+            );
+        }
+        _ => assert_eq!(
+            first["additionalModelRequestFields"]["thinking"],
+            json!({"type": "enabled", "budget_tokens": 2048})
+        ),
+    }
+
+    // The replayed turn: thinking and text as they came, then the children
+    // where the parent stood, child 0 under the parent's own id.
+    let blocks = last_assistant_blocks(&env, 1);
+    assert_eq!(blocks.len(), 5, "{blocks:#?}");
+    match api {
+        Api::Anthropic => {
+            assert_eq!(blocks[0]["type"], "thinking");
+            assert_eq!(
+                blocks[0]["thinking"],
+                "The user wants three things; one batch will do."
+            );
+            assert_eq!(
+                blocks[0]["signature"],
+                fake_anthropic::sign("The user wants three things; one batch will do.")
+            );
+            assert_eq!(
+                blocks[1],
+                json!({"type": "text", "text": "Running all three."})
+            );
+        }
+        _ => {
+            assert_eq!(
+                blocks[0]["reasoningContent"]["reasoningText"]["text"],
+                "The user wants three things; one batch will do."
+            );
+            assert_eq!(blocks[1], json!({"text": "Running all three."}));
+        }
+    }
+    let ids = tool_use_ids(api, &blocks);
+    assert_eq!(ids.len(), 3);
+    assert_eq!(
+        ids[0],
+        env.wire_id(&parent),
+        "child 0 keeps the parent's id"
+    );
+    for id in &ids {
+        assert!(
+            id.len() <= 40
+                && id
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-'),
+            "{id}"
+        );
+    }
+    let prefix = if api == Api::Anthropic {
+        "toolu_"
+    } else {
+        "tooluse_"
+    };
+    assert!(ids.iter().all(|i| i.starts_with(prefix)), "{ids:?}");
+    let results = env.results_of(1);
+    assert_eq!(
+        results.iter().map(|r| r.0.clone()).collect::<Vec<_>>(),
+        ids,
+        "one result per child, in entry order"
+    );
+    assert_eq!(results[0].1, "slept 300 ms first");
+    assert_eq!(results[1].1, "second");
+
+    // --continue: the same history again, byte for byte, then more.
+    env.fake.push(Reply::text("Anything else?"));
+    env.run(&["--continue", "-q", "thanks"]).ok();
+    assert_eq!(env.fake.requests().len(), 3);
+    assert_each_request_extends_the_previous(&env);
+}
+native_apis!(
+    thinking_and_a_three_entry_batch_replay_in_place_across_continue,
+    thinking_and_a_batch_replay_in_place
+);
+
+fn redacted_thinking_is_replayed(api: Api) {
+    let env = env_with_server(api, "thinking = \"adaptive\"");
+    env.fake.push(Reply::turn(
+        vec![
+            Block::Redacted,
+            Block::Tool {
+                id: call_id("echo"),
+                name: "tool_call".into(),
+                args: batch(&[("mcp__t__echo", json!({"text": "hi"}))]),
+            },
+        ],
+        Stop::ToolUse,
+    ));
+    env.fake.push(Reply::text("ok"));
+    env.run(&["-q", "go"]).ok();
+    let blocks = last_assistant_blocks(&env, 1);
+    match api {
+        Api::Anthropic => assert_eq!(blocks[0]["type"], "redacted_thinking"),
+        _ => assert!(blocks[0]["reasoningContent"]["redactedContent"].is_string()),
+    }
+    assert_eq!(env.results_of(1)[0].1, "hi");
+}
+native_apis!(
+    redacted_thinking_is_replayed_as_it_came,
+    redacted_thinking_is_replayed
+);
+
+fn a_cut_stream_saves_nothing(api: Api) {
+    let env = TestEnv::with_api(api);
+    env.fake
+        .push(Reply::text("This answer will not arrive whole.").cut_after(4));
+    let run = env.run(&["-q", "hi"]);
+    run.code(1);
+    let err = run.error_line();
+    assert!(err.contains("cut the reply off"), "{err}");
+    assert!(err.contains("provider `fake`"), "{err}");
+    assert!(
+        assistant_records(&env).is_empty(),
+        "nothing half-received is saved"
+    );
+}
+per_api!(
+    a_cut_stream_is_an_error_and_nothing_is_saved,
+    a_cut_stream_saves_nothing
+);
+
+#[test]
+fn anthropic_overloaded_529_is_retried_then_succeeds() {
+    let env = TestEnv::with_api(Api::Anthropic);
+    env.fake.push(Reply::status(
+        529,
+        &fake_anthropic::error_body("overloaded_error", "Overloaded"),
+    ));
+    env.fake.push(Reply::named_sse(vec![
+        fake_anthropic::events(&Turn::text("x"))[0].clone(),
+        fake_anthropic::error_event("overloaded_error", "Overloaded"),
+    ]));
+    env.fake.push(Reply::text("Made it."));
+    let run = env.run(&["-c", "providers.fake.max_retries=2", "--json", "-q", "hi"]);
+    run.ok();
+    assert_eq!(env.fake.requests().len(), 3);
+    let retries: Vec<Value> = run
+        .events()
+        .into_iter()
+        .filter(|e| e["type"] == "retrying")
+        .collect();
+    assert_eq!(retries.len(), 2, "{}", run.stdout);
+    assert!(retries[0]["reason"].as_str().unwrap().contains("HTTP 529"));
+    assert!(retries[1]["reason"]
+        .as_str()
+        .unwrap()
+        .contains("Overloaded"));
+}
+
+#[test]
+fn anthropic_usage_reports_the_prompt_cache() {
+    let env = TestEnv::with_api(Api::Anthropic);
+    env.fake.push(Reply::text("cached"));
+    let run = env.run(&["--json", "-q", "hi"]);
+    run.ok();
+    let usage = run
+        .events()
+        .into_iter()
+        .find(|e| e["type"] == "usage")
+        .expect("a usage event");
+    let body = env.fake.requests()[0].body_str().to_string();
+    assert!(
+        body.contains(r#""cache_control":{"type":"ephemeral"}"#),
+        "the conversation's last block is a cache breakpoint"
+    );
+    assert!(
+        usage["prompt_tokens"].as_u64().unwrap() >= usage["cache_read_tokens"].as_u64().unwrap()
+    );
+}
+
+#[test]
+fn bedrock_throttling_is_retried_then_succeeds() {
+    let env = TestEnv::with_api(Api::Bedrock);
+    env.fake.push(fake_bedrock::error_reply(
+        429,
+        "ThrottlingException",
+        "Too many requests, please wait before trying again.",
+    ));
+    env.fake.push(Reply::text("After the wait."));
+    let run = env.run(&["-c", "providers.fake.max_retries=1", "-q", "hi"]);
+    run.ok();
+    assert_eq!(run.stdout.trim(), "After the wait.");
+    let reqs = env.fake.requests();
+    assert_eq!(reqs.len(), 2);
+    assert_ne!(
+        reqs[0].header("authorization"),
+        None,
+        "every attempt is signed"
+    );
+}
+
+#[test]
+fn a_bedrock_frame_with_a_bad_checksum_is_an_error_not_a_panic() {
+    let env = TestEnv::with_api(Api::Bedrock);
+    let mut frames = fake_bedrock::frames(&Turn::text("Hello"));
+    frames[1] = fake_bedrock::corrupt(frames[1].clone());
+    env.fake.push(Reply::frames(frames));
+    let run = env.run(&["-q", "hi"]);
+    run.code(1);
+    let err = run.error_line();
+    assert!(err.contains("broken event-stream frame"), "{err}");
+    assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
+    assert!(assistant_records(&env).is_empty());
+}
+
+#[test]
+fn a_bedrock_exception_in_the_stream_names_itself() {
+    let env = TestEnv::with_api(Api::Bedrock);
+    let mut frames = fake_bedrock::frames(&Turn::text("Hello"));
+    frames.truncate(2);
+    frames.push(fake_bedrock::exception_frame(
+        "validationException",
+        "The model returned an error.",
+    ));
+    env.fake.push(Reply::frames(frames));
+    let run = env.run(&["-q", "hi"]);
+    run.code(1);
+    let err = run.error_line();
+    assert!(
+        err.contains("validationException") && err.contains("The model returned an error."),
+        "{err}"
+    );
+}
+
+#[test]
+fn bedrock_with_a_wrong_secret_is_refused_with_the_provider_and_url() {
+    let env = TestEnv::with_api(Api::Bedrock);
+    env.fake.push(Reply::text("never"));
+    let out = env
+        .cmd()
+        .env("AWS_SECRET_ACCESS_KEY", "not-the-secret")
+        .args(["-q", "hi"])
+        .output()
+        .unwrap();
+    let run = crate::support::Run::from(out);
+    run.code(1);
+    let err = run.error_line();
+    assert!(
+        err.contains("provider `fake` refused the AWS credentials (HTTP 403)")
+            && err.contains("/converse-stream")
+            && err.contains("signature"),
+        "{err}"
+    );
+}
+
+#[test]
+fn bedrock_without_credentials_says_where_to_put_them() {
+    let env = TestEnv::with_api(Api::Bedrock);
+    let out = env
+        .cmd()
+        .env_remove("AWS_ACCESS_KEY_ID")
+        .env_remove("AWS_SECRET_ACCESS_KEY")
+        .args(["-q", "hi"])
+        .output()
+        .unwrap();
+    let run = crate::support::Run::from(out);
+    run.code(2);
+    assert!(
+        run.error_line().contains("has no credentials"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("AWS_PROFILE"), "{}", run.stderr);
+    assert!(env.fake.requests().is_empty());
+}
+
+#[test]
+fn bedrock_reads_keys_from_the_profile_files() {
+    let env = TestEnv::with_api(Api::Bedrock);
+    let aws = env.home.path().join(".aws");
+    std::fs::create_dir_all(&aws).unwrap();
+    std::fs::write(
+        aws.join("credentials"),
+        format!(
+            "[work]\naws_access_key_id = {}\naws_secret_access_key = {}\n",
+            fake_bedrock::ACCESS_KEY,
+            fake_bedrock::SECRET_KEY
+        ),
+    )
+    .unwrap();
+    env.fake.push(Reply::text("from the profile"));
+    let out = env
+        .cmd()
+        .env_remove("AWS_ACCESS_KEY_ID")
+        .env_remove("AWS_SECRET_ACCESS_KEY")
+        .env("AWS_PROFILE", "work")
+        .args(["-q", "hi"])
+        .output()
+        .unwrap();
+    let run = crate::support::Run::from(out);
+    run.ok();
+    assert_eq!(run.stdout.trim(), "from the profile");
+}
+
+#[test]
+fn a_session_moved_to_another_provider_drops_native_blocks_and_says_so() {
+    let env = env_with_server(Api::Anthropic, "thinking_budget = 2048");
+    env.fake.push(Reply::turn(
+        vec![
+            Block::Thinking("Signed, for Anthropic only.".into()),
+            Block::Tool {
+                id: call_id("echo"),
+                name: "tool_call".into(),
+                args: batch(&[("mcp__t__echo", json!({"text": "hi"}))]),
+            },
+        ],
+        Stop::ToolUse,
+    ));
+    env.fake.push(Reply::text("first answer"));
+    env.run(&["-q", "go"]).ok();
+
+    // The same session, continued on an OpenAI-compatible provider.
+    let text = std::fs::read_to_string(env.config_path()).unwrap();
+    let moved = text
+        .replace("kind = \"anthropic\"\n", "kind = \"openai\"\n")
+        .replace(&env.fake.root_url(), &env.fake.base_url())
+        .replace("thinking_budget = 2048\n", "");
+    std::fs::write(env.config_path(), moved).unwrap();
+    env.fake.push(Reply::text("second answer"));
+    let run = env.run(&["--continue", "-q", "again"]);
+    run.ok();
+    assert!(
+        run.stderr.contains("came from another provider"),
+        "{}",
+        run.stderr
+    );
+    let req = env.fake.requests().last().unwrap().json();
+    assert_eq!(req["messages"][2]["role"], "assistant");
+    assert_eq!(
+        req["messages"][2]["tool_calls"][0]["id"],
+        env.wire_id(&call_id("echo")),
+        "the call keeps its id; only the thinking is left out"
+    );
+    assert!(!env
+        .fake
+        .requests()
+        .last()
+        .unwrap()
+        .body_str()
+        .contains("Signed, for Anthropic only."));
+    let dropped: Vec<Value> = records(&env.only_session())
+        .into_iter()
+        .filter(|r| r["event"] == "native_blocks_dropped")
+        .collect();
+    assert_eq!(dropped.len(), 1);
+    assert_eq!(dropped[0]["messages"], 1);
+    assert_eq!(dropped[0]["provider"], "openai");
+}
