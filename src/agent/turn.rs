@@ -153,6 +153,7 @@ impl Agent {
                 completion.content.clone(),
                 completion.tool_calls,
                 completion.native,
+                &completion.unparsed_inputs,
             );
             let calls = match &message {
                 Message::Assistant { tool_calls, .. } => tool_calls.clone(),
@@ -310,6 +311,7 @@ impl Agent {
         content: String,
         mut calls: Vec<ToolCall>,
         native: Option<NativeBlocks>,
+        unparsed_inputs: &[(String, String)],
     ) -> Message {
         let mut taken = self.call_ids();
         super::tool_call_batches::assign_missing_ids(&mut calls, self.messages.len(), &mut taken);
@@ -321,7 +323,15 @@ impl Agent {
             n
         });
         let tool_calls = match &native {
-            Some(n) => n.tool_calls(),
+            Some(n) => {
+                let mut calls = n.tool_calls();
+                for c in &mut calls {
+                    if let Some((_, raw)) = unparsed_inputs.iter().find(|(id, _)| *id == c.id) {
+                        c.arguments = raw.clone();
+                    }
+                }
+                calls
+            }
             None => {
                 if self.split_batches {
                     super::tool_call_batches::expand_local_tool_batches(&mut calls);

@@ -35,6 +35,17 @@ pub(crate) fn is_legal(id: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
 }
 
+/// `id` as a provider with stricter rules than the one that issued it can
+/// take it: itself when legal everywhere, else `call_` and a hash of it —
+/// the same for the call and its result, and on every replay.
+pub(crate) fn legal_everywhere(id: &str) -> std::borrow::Cow<'_, str> {
+    if is_legal(id) {
+        id.into()
+    } else {
+        format!("{FALLBACK_PREFIX}{}", hash_chars(id.as_bytes())).into()
+    }
+}
+
 /// The parent's leading letters and the `_` or `-` after them, e.g. `toolu_`.
 fn prefix_of(parent: &str) -> &str {
     let letters = parent

@@ -112,7 +112,8 @@ pub struct ProviderSettings {
     pub thinking: Thinking,
     /// AWS region (bedrock), when config or the environment names one.
     pub region: Option<String>,
-    /// AWS profile (bedrock), from config or AWS_PROFILE.
+    /// AWS profile (bedrock) named in config; it wins over the key
+    /// variables, as `--profile` does for the AWS CLI.
     pub profile: Option<String>,
 }
 
@@ -387,7 +388,9 @@ fn resolve_provider(file: &ConfigFile, ov: &Overrides) -> Result<ProviderSetting
         .clone()
         .or_else(|| env("AWS_REGION"))
         .or_else(|| env("AWS_DEFAULT_REGION"));
-    let profile = entry.profile.clone().or_else(|| env("AWS_PROFILE"));
+    // Only a profile named in config; AWS_PROFILE is read with the other
+    // AWS variables, after the key variables, as the AWS tools do.
+    let profile = entry.profile.clone();
     let base_url = match (
         entry.base_url.clone().filter(|u| !u.trim().is_empty()),
         kind,
@@ -440,9 +443,14 @@ fn resolve_provider(file: &ConfigFile, ov: &Overrides) -> Result<ProviderSetting
         .ok_or_else(|| ConfigError::NoModel {
             provider: name.clone(),
         })?;
+    // Anthropic always needs a key: a custom `kind = "anthropic"` provider
+    // without `api_key_env` reads the usual variable.
+    let api_key_env = entry.api_key_env.clone().or_else(|| {
+        (kind == ProviderKind::Anthropic && entry.api_key.is_none())
+            .then(|| "ANTHROPIC_API_KEY".to_string())
+    });
     let api_key = entry.api_key.clone().or_else(|| {
-        entry
-            .api_key_env
+        api_key_env
             .as_deref()
             .and_then(|v| std::env::var(v).ok())
             .filter(|k| !k.trim().is_empty())
@@ -450,7 +458,7 @@ fn resolve_provider(file: &ConfigFile, ov: &Overrides) -> Result<ProviderSetting
     Ok(ProviderSettings {
         kind,
         base_url: base_url.trim_end_matches('/').to_string(),
-        api_key_env: entry.api_key_env.clone(),
+        api_key_env,
         api_key,
         model,
         headers: entry.headers.clone().into_iter().collect(),

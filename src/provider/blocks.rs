@@ -7,6 +7,7 @@
 
 use serde_json::{json, Value};
 
+use crate::call::ids::legal_everywhere;
 use crate::session::{BlockApi, Message, ToolCall, ToolResult};
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -30,7 +31,10 @@ pub(super) struct Turns {
     pub(super) turns: Vec<(Role, Vec<Value>)>,
 }
 
-pub(super) fn turns(messages: &[Message], api: BlockApi) -> Turns {
+/// `with_tools`: whether this request offers any tool. Both APIs refuse tool
+/// blocks in a request that defines no tools (a session resumed after its
+/// servers went away), so then every tool use and result goes as text.
+pub(super) fn turns(messages: &[Message], api: BlockApi, with_tools: bool) -> Turns {
     let mut system = Vec::new();
     let mut turns: Vec<(Role, Vec<Value>)> = Vec::new();
     for m in messages {
@@ -44,10 +48,28 @@ pub(super) fn turns(messages: &[Message], api: BlockApi) -> Turns {
                 content,
                 tool_calls,
                 native,
-            } => match native {
-                Some(n) if n.api == api => (Role::Assistant, n.blocks.clone()),
-                _ => (Role::Assistant, neutral_blocks(api, content, tool_calls)),
-            },
+            } => {
+                let blocks = match native {
+                    Some(n) if n.api == api => n.blocks.clone(),
+                    _ => neutral_blocks(api, content, tool_calls),
+                };
+                let blocks = if with_tools {
+                    blocks
+                } else {
+                    blocks
+                        .into_iter()
+                        .map(|b| tool_use_as_text(api, b))
+                        .collect()
+                };
+                (Role::Assistant, blocks)
+            }
+            Message::Tool(r) if !with_tools => (
+                Role::User,
+                text_blocks(
+                    api,
+                    &format!("[result of {} ({})]\n{}", r.name, r.tool_call_id, r.content),
+                ),
+            ),
             Message::Tool(r) => (Role::User, vec![tool_result(api, r)]),
         };
         if blocks.is_empty() {
@@ -61,9 +83,17 @@ pub(super) fn turns(messages: &[Message], api: BlockApi) -> Turns {
     Turns { system, turns }
 }
 
-/// Empty text is left out: both APIs refuse blank text blocks.
+/// A tool use as text, for a request that offers no tools.
+fn tool_use_as_text(api: BlockApi, block: Value) -> Value {
+    match api.tool_use(&block) {
+        Some(t) => api.text_block(&format!("[called {} ({}) with {}]", t.name, t.id, t.input)),
+        None => block,
+    }
+}
+
+/// Blank text is left out: both APIs refuse blocks without non-blank text.
 fn text_blocks(api: BlockApi, text: &str) -> Vec<Value> {
-    if text.is_empty() {
+    if text.trim().is_empty() {
         Vec::new()
     } else {
         vec![api.text_block(text)]
@@ -72,7 +102,8 @@ fn text_blocks(api: BlockApi, text: &str) -> Vec<Value> {
 
 /// An assistant message from another provider: its text and tool calls.
 /// Arguments that are not a JSON object (a model's broken JSON) are sent as
-/// an empty input; the call's own result already told the model so.
+/// an empty input; the call's own result already told the model so. An id
+/// this API would refuse is mapped, the same way as its result's.
 fn neutral_blocks(api: BlockApi, content: &str, calls: &[ToolCall]) -> Vec<Value> {
     let mut blocks = text_blocks(api, content);
     for c in calls {
@@ -80,34 +111,32 @@ fn neutral_blocks(api: BlockApi, content: &str, calls: &[ToolCall]) -> Vec<Value
             Ok(v @ Value::Object(_)) => v,
             _ => json!({}),
         };
-        blocks.push(api.tool_use_block(&c.id, &c.name, input));
+        blocks.push(api.tool_use_block(&legal_everywhere(&c.id), &c.name, input));
     }
     blocks
 }
 
 fn tool_result(api: BlockApi, r: &ToolResult) -> Value {
+    // Both APIs refuse blank text, inside a result too.
+    let text = if r.content.trim().is_empty() {
+        "(no output)"
+    } else {
+        &r.content
+    };
+    let id = legal_everywhere(&r.tool_call_id);
     match api {
         BlockApi::Anthropic => {
-            let mut b =
-                json!({"type": "tool_result", "tool_use_id": r.tool_call_id, "content": r.content});
+            let mut b = json!({"type": "tool_result", "tool_use_id": id, "content": text});
             if r.is_error {
                 b["is_error"] = json!(true);
             }
             b
         }
-        BlockApi::Bedrock => {
-            // Bedrock refuses a blank text block, inside a result too.
-            let text = if r.content.is_empty() {
-                "(no output)"
-            } else {
-                &r.content
-            };
-            json!({"toolResult": {
-                "toolUseId": r.tool_call_id,
-                "content": [{"text": text}],
-                "status": if r.is_error { "error" } else { "success" },
-            }})
-        }
+        BlockApi::Bedrock => json!({"toolResult": {
+            "toolUseId": id,
+            "content": [{"text": text}],
+            "status": if r.is_error { "error" } else { "success" },
+        }}),
     }
 }
 
@@ -170,6 +199,32 @@ mod tests {
     use crate::session::NativeBlocks;
 
     #[test]
+    fn ids_another_api_refuses_are_mapped_alike_in_call_and_result() {
+        let calls = [ToolCall {
+            id: "functions.read:0".into(),
+            name: "read".into(),
+            arguments: "{}".into(),
+        }];
+        let r = ToolResult {
+            tool_call_id: "functions.read:0".into(),
+            name: "read".into(),
+            content: " \n".into(),
+            is_error: false,
+        };
+        for api in [BlockApi::Anthropic, BlockApi::Bedrock] {
+            let call = &neutral_blocks(api, "", &calls)[0];
+            let id = api.tool_use(call).unwrap().id.to_string();
+            assert!(
+                crate::call::ids::is_legal(&id) && id.starts_with("call_"),
+                "{id}"
+            );
+            let result = tool_result(api, &r).to_string();
+            assert!(result.contains(&id), "{result}");
+            assert!(result.contains("(no output)"), "blank output: {result}");
+        }
+    }
+
+    #[test]
     fn tool_results_and_user_text_merge_into_one_user_turn() {
         let native = NativeBlocks {
             api: BlockApi::Anthropic,
@@ -200,7 +255,7 @@ mod tests {
                 content: "again".into(),
             },
         ];
-        let t = turns(&messages, BlockApi::Anthropic);
+        let t = turns(&messages, BlockApi::Anthropic, true);
         assert_eq!(t.system, ["sys"]);
         assert_eq!(t.turns.len(), 3);
         assert_eq!(
@@ -211,7 +266,7 @@ mod tests {
         assert_eq!(t.turns[2].1[0]["is_error"], true);
         assert_eq!(t.turns[2].1[1]["text"], "again");
 
-        let b = turns(&messages, BlockApi::Bedrock);
+        let b = turns(&messages, BlockApi::Bedrock, true);
         assert_eq!(
             b.turns[1].1,
             vec![json!({"toolUse":{"toolUseId":"toolu_1","name":"x","input":{}}})],
@@ -219,6 +274,13 @@ mod tests {
         );
         assert_eq!(b.turns[2].1[0]["toolResult"]["status"], "error");
         assert_eq!(foreign_messages(&messages, Some(BlockApi::Bedrock)), 1);
+        let bare = turns(&messages, BlockApi::Anthropic, false);
+        assert_eq!(
+            bare.turns[1].1[1],
+            json!({"type": "text", "text": "[called x (toolu_1) with {}]"}),
+            "no tools offered: tool blocks go as text"
+        );
+        assert_eq!(bare.turns[2].1[0]["text"], "[result of x (toolu_1)]\nout");
         assert_eq!(foreign_messages(&messages, Some(BlockApi::Anthropic)), 0);
         assert_eq!(foreign_messages(&messages, None), 1);
     }

@@ -83,17 +83,28 @@ pub struct Completion {
     pub native: Option<NativeBlocks>,
     pub usage: Option<Usage>,
     pub finish: Finish,
+    /// Tool uses of the block list whose streamed input was not a JSON
+    /// object (cut at the output limit, say), by id, with the text that came:
+    /// the block replays `{}`, the call itself gets this text, so it fails
+    /// as invalid arguments instead of running with none.
+    pub unparsed_inputs: Vec<(String, String)>,
 }
 
 impl Completion {
     /// A block-list reply: its text and calls are read from the blocks.
-    fn from_native(native: NativeBlocks, usage: Option<Usage>, finish: Finish) -> Completion {
+    fn from_native(
+        native: NativeBlocks,
+        usage: Option<Usage>,
+        finish: Finish,
+        unparsed_inputs: Vec<(String, String)>,
+    ) -> Completion {
         Completion {
             content: native.text(),
             tool_calls: native.tool_calls(),
             native: Some(native),
             usage,
             finish,
+            unparsed_inputs,
         }
     }
 }

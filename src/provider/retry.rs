@@ -20,7 +20,7 @@ pub(super) fn delay(policy: &RetryPolicy, retry: u32, retry_after: Option<Durati
 pub(super) fn parse_retry_after(value: &str) -> Option<Duration> {
     let v = value.trim();
     if let Ok(secs) = v.parse::<f64>() {
-        return (secs.is_finite() && secs >= 0.0).then(|| Duration::from_secs_f64(secs));
+        return Duration::try_from_secs_f64(secs).ok();
     }
     let when = httpdate::parse_http_date(v).ok()?;
     Some(
@@ -76,5 +76,8 @@ mod tests {
             Some(Duration::ZERO)
         );
         assert_eq!(parse_retry_after("soon"), None);
+        assert_eq!(parse_retry_after("-1"), None);
+        assert_eq!(parse_retry_after("1e300"), None, "no panic on a huge value");
+        assert_eq!(parse_retry_after("NaN"), None);
     }
 }

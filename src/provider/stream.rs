@@ -149,6 +149,7 @@ impl Assembler {
             native: None,
             usage: self.usage,
             finish,
+            unparsed_inputs: Vec::new(),
         }
     }
 }

@@ -578,3 +578,216 @@ fn a_session_moved_to_another_provider_drops_native_blocks_and_says_so() {
     assert_eq!(dropped[0]["messages"], 1);
     assert_eq!(dropped[0]["provider"], "openai");
 }
+
+#[cfg(unix)]
+fn an_interrupted_batch_resumes_into_a_valid_history(api: Api) {
+    let env = env_with_server(api, "");
+    let args = batch(&[
+        ("mcp__t__echo", json!({"text": "done before the stop"})),
+        ("mcp__t__slow", json!({"ms": 20000, "label": "cut"})),
+    ]);
+    super::split::interrupted_batch(&env, &[], &args, "slow start cut");
+    // The resumed request pairs every call (the stopped one as interrupted);
+    // the strict fake would answer 400 otherwise.
+    env.fake.push(Reply::text("picked up"));
+    let run = env.run(&["--continue", "-q", "go on"]);
+    run.ok();
+    let n = env.fake.requests().len() - 1;
+    let results = env.results_of(n);
+    assert_eq!(results.len(), 2, "{results:?}");
+    assert_eq!(results[0].1, "done before the stop");
+    assert!(results[1].1.contains("interrupted"), "{results:?}");
+}
+#[cfg(unix)]
+per_api!(
+    an_interrupted_batch_resumes_into_a_valid_history_on,
+    an_interrupted_batch_resumes_into_a_valid_history
+);
+
+fn an_answer_cut_at_the_output_limit_is_flagged(api: Api) {
+    let env = TestEnv::with_api(api);
+    env.fake.push(Reply::turn(
+        vec![Block::Text("The first half of".into())],
+        Stop::MaxTokens,
+    ));
+    let run = env.run(&["-q", "write a lot"]);
+    run.ok();
+    assert!(run.stderr.contains("output limit"), "{}", run.stderr);
+}
+per_api!(
+    an_answer_cut_at_the_output_limit_is_flagged_on,
+    an_answer_cut_at_the_output_limit_is_flagged
+);
+
+fn json_events_of_a_tool_round(api: Api) {
+    let env = env_with_server(api, "");
+    let id = call_id("json");
+    env.fake.push(Reply::tool_calls(&[(
+        &id,
+        "tool_call",
+        &batch(&[
+            ("mcp__t__echo", json!({"text": "a"})),
+            ("mcp__t__echo", json!({"text": "b"})),
+        ]),
+    )]));
+    env.fake.push(Reply::text("both echoed"));
+    let run = env.run(&["--json", "-q", "echo twice"]);
+    run.ok();
+    let events = run.events();
+    let kinds: Vec<&str> = events.iter().map(|e| e["type"].as_str().unwrap()).collect();
+    for k in [
+        "session_started",
+        "model_request",
+        "tool_call_started",
+        "tool_call_finished",
+        "usage",
+        "turn_done",
+    ] {
+        assert!(kinds.contains(&k), "no {k} in {kinds:?}");
+    }
+    let started: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["type"] == "tool_call_started")
+        .collect();
+    assert_eq!(started.len(), 2);
+    assert_eq!(
+        started[0]["id"],
+        env.wire_id(&id),
+        "child 0 keeps the parent id"
+    );
+    assert_eq!(started[0]["name"], "mcp__t__echo");
+    assert_eq!(events.last().unwrap()["text"], "both echoed");
+}
+per_api!(
+    json_events_of_a_split_tool_round_on,
+    json_events_of_a_tool_round
+);
+
+#[test]
+fn anthropic_with_a_wrong_key_names_the_provider_and_url() {
+    let env = TestEnv::with_api(Api::Anthropic);
+    let out = env
+        .cmd()
+        .env(crate::support::KEY_ENV, "wrong-key")
+        .args(["-q", "hi"])
+        .output()
+        .unwrap();
+    let run = crate::support::Run::from(out);
+    run.code(1);
+    let err = run.error_line();
+    assert!(
+        err.contains("provider `fake` refused the API key (HTTP 401)")
+            && err.contains("/v1/messages")
+            && err.contains("invalid x-api-key"),
+        "{err}"
+    );
+}
+
+#[test]
+fn anthropic_pause_turn_is_sent_back_and_the_model_goes_on() {
+    let env = TestEnv::with_api(Api::Anthropic);
+    env.fake.push(Reply::turn(
+        vec![Block::Text("Still searching. ".into())],
+        Stop::PauseTurn,
+    ));
+    env.fake.push(Reply::text("Found it."));
+    let run = env.run(&["-q", "find it"]);
+    run.ok();
+    assert_eq!(run.stdout.trim(), "Still searching. Found it.");
+    let second = messages(&env, 1);
+    let last = second.last().unwrap();
+    assert_eq!(last["role"], "assistant", "the paused turn goes back last");
+    assert_eq!(last["content"][0]["text"], "Still searching. ");
+}
+
+#[test]
+fn a_refusal_is_reported() {
+    let env = TestEnv::with_api(Api::Anthropic);
+    env.fake.push(Reply::turn(
+        vec![Block::Text("I can't help with that.".into())],
+        Stop::Refusal,
+    ));
+    let run = env.run(&["-q", "something bad"]);
+    run.ok();
+    assert!(run.stderr.contains("declined"), "{}", run.stderr);
+}
+
+fn a_blank_tool_output_is_replayed_as_the_api_allows(api: Api) {
+    let env = env_with_server(api, "");
+    env.fake.push(Reply::tool_calls(&[(
+        &call_id("blank"),
+        "tool_call",
+        &batch(&[("mcp__t__echo", json!({"text": " \n "}))]),
+    )]));
+    env.fake.push(Reply::text("nothing came back"));
+    // The strict fakes answer 400 to blank text, in a result too.
+    env.run(&["-q", "echo nothing"]).ok();
+    assert_eq!(env.fake.requests().len(), 2);
+}
+per_api!(
+    a_blank_tool_output_is_replayed_as_the_api_allows_on,
+    a_blank_tool_output_is_replayed_as_the_api_allows
+);
+
+fn a_session_resumed_without_its_tools_still_replays(api: Api) {
+    // Tools listed directly, so a config without the server offers none.
+    let env = TestEnv::with_api(api);
+    env.write_config("[tools]\ndefer = \"never\"\n");
+    env.add_test_server("t", "");
+    env.prefill("t");
+    env.fake.push(Reply::tool_calls(&[(
+        &call_id("tools"),
+        "mcp__t__echo",
+        r#"{"text":"hi"}"#,
+    )]));
+    env.fake.push(Reply::text("done"));
+    env.run(&["-q", "go"]).ok();
+    assert!(env.fake.requests()[0].body_str().contains("mcp__t__echo"));
+    // The server is gone from the config: no tools are offered any more,
+    // which both APIs refuse beside tool blocks — they go as text.
+    let text = std::fs::read_to_string(env.config_path()).unwrap();
+    let cut = text.find("\n[mcp_servers.t]").unwrap();
+    std::fs::write(env.config_path(), &text[..cut]).unwrap();
+    env.fake.push(Reply::text("still here"));
+    let run = env.run(&["--continue", "-q", "again"]);
+    run.ok();
+    let body = env.fake.requests()[2].body_str().to_string();
+    assert!(body.contains("[called mcp__t__echo ("), "{body}");
+    assert!(body.contains("[result of mcp__t__echo ("), "{body}");
+}
+native_apis!(
+    a_session_resumed_without_its_tools_still_replays_on,
+    a_session_resumed_without_its_tools_still_replays
+);
+
+#[test]
+fn tool_input_cut_at_the_output_limit_fails_the_call_instead_of_running_it() {
+    let env = env_with_server(Api::Anthropic, "");
+    let id = env.wire_id(&call_id("cut"));
+    let ev = |data: Value| (data["type"].as_str().unwrap().to_string(), data.to_string());
+    env.fake.push(Reply::named_sse(vec![
+        ev(json!({"type": "message_start", "message": {"id": "msg_01", "type": "message",
+            "role": "assistant", "content": [], "usage": {"input_tokens": 5, "output_tokens": 1}}})),
+        ev(json!({"type": "content_block_start", "index": 0,
+            "content_block": {"type": "tool_use", "id": id, "name": "tool_call", "input": {}}})),
+        ev(json!({"type": "content_block_delta", "index": 0,
+            "delta": {"type": "input_json_delta", "partial_json": "{\"calls\":[{\"name\":\"mcp__t__ec"}})),
+        ev(json!({"type": "message_delta", "delta": {"stop_reason": "max_tokens"},
+            "usage": {"output_tokens": 4096}})),
+        ev(json!({"type": "message_stop"})),
+    ]));
+    env.fake.push(Reply::text("I will send it again."));
+    let run = env.run(&["-q", "go"]);
+    run.ok();
+    assert!(run.stderr.contains("output limit"), "{}", run.stderr);
+    let results = env.results_of(1);
+    assert_eq!(results.len(), 1);
+    assert!(results[0].2, "the cut call fails: {results:?}");
+    assert!(
+        !env.server_log("t").contains("tools/call"),
+        "nothing was called"
+    );
+    // The replayed block carries an empty input, as the API requires.
+    let blocks = last_assistant_blocks(&env, 1);
+    assert_eq!(blocks[0]["input"], json!({}));
+}

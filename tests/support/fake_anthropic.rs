@@ -92,8 +92,26 @@ pub fn check(req: &Recorded) -> Result<(), Rejection> {
     check_tool_use(messages)?;
     check_thinking_blocks(messages)?;
     check_pairing(messages)?;
+    check_tools_defined(&body, messages)?;
     if thinking_on {
         check_thinking_first(messages)?;
+    }
+    Ok(())
+}
+
+/// A history with tool blocks needs a request that defines tools.
+fn check_tools_defined(body: &Value, messages: &[Value]) -> Result<(), Rejection> {
+    let has_tools = body["tools"].as_array().is_some_and(|t| !t.is_empty());
+    let tool_blocks = messages.iter().any(|m| {
+        m["content"].as_array().is_some_and(|c| {
+            c.iter()
+                .any(|b| b["type"] == "tool_use" || b["type"] == "tool_result")
+        })
+    });
+    if tool_blocks && !has_tools {
+        return Err(invalid(
+            "Requests which include `tool_use` or `tool_result` blocks must define tools.",
+        ));
     }
     Ok(())
 }
@@ -397,15 +415,21 @@ fn check_messages(messages: &[Value]) -> Result<(), Rejection> {
                     expected.join(", ")
                 )));
             }
+            let blank = |v: &serde_json::Value| v.as_str().is_none_or(|t| t.trim().is_empty());
             if t == "text" && b["text"].as_str().is_none_or(str::is_empty) {
                 return Err(invalid("messages: text content blocks must be non-empty"));
             }
+            if t == "text" && blank(&b["text"]) {
+                return Err(invalid(
+                    "messages: text content blocks must contain non-whitespace text",
+                ));
+            }
             if t == "tool_result" {
                 for inner in b["content"].as_array().map(Vec::as_slice).unwrap_or(&[]) {
-                    if block_type(inner) == "text"
-                        && inner["text"].as_str().is_none_or(str::is_empty)
-                    {
-                        return Err(invalid("messages: text content blocks must be non-empty"));
+                    if block_type(inner) == "text" && blank(&inner["text"]) {
+                        return Err(invalid(
+                            "messages: text content blocks must contain non-whitespace text",
+                        ));
                     }
                 }
             }

@@ -456,6 +456,15 @@ fn check_blocks(messages: &[Value]) -> Result<(), Rejection> {
                                  exactly one of text, json, image, document"
                             )));
                         }
+                        if kind_of(part) == "text"
+                            && part["text"].as_str().is_none_or(|t| t.trim().is_empty())
+                        {
+                            return Err(invalid(&format!(
+                                "The text field in the ToolResultContentBlock object at \
+                                 messages.{m}.content.{k}.toolResult.content.{j} is blank. Add \
+                                 text to the text field, and try again."
+                            )));
+                        }
                     }
                     if let Some(status) = result.get("status").filter(|s| !s.is_null()) {
                         if status != "success" && status != "error" {

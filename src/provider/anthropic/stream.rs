@@ -1,6 +1,6 @@
 //! Messages stream events folded into one block list. Each block starts
 //! whole (`content_block_start`) and grows by deltas: text, thinking and its
-//! signature, tool input as partial JSON parsed once the block stops. Blocks
+//! signature, tool input as partial JSON parsed once the message is whole. Blocks
 //! of kinds hermes does not know are kept as they started, so a replay
 //! still carries them.
 
@@ -10,6 +10,10 @@ use serde_json::Value;
 use super::super::http::{Fold, FoldError, Step};
 use super::super::{Completion, Finish, Usage};
 use crate::session::{BlockApi, NativeBlocks};
+
+/// How far past the blocks so far a new block's index may jump; blocks come
+/// numbered 0, 1, 2 …, and a wild index must not size a vector.
+const MAX_INDEX_GAP: usize = 16;
 
 #[derive(Default)]
 pub(super) struct MessageFold {
@@ -57,6 +61,12 @@ impl Fold for MessageFold {
             }
             "content_block_start" => {
                 let value = ev.content_block.unwrap_or(Value::Null);
+                if ev.index > self.blocks.len() + MAX_INDEX_GAP {
+                    return Err(FoldError::Remote {
+                        message: format!("a malformed stream: content block {} started", ev.index),
+                        status: None,
+                    });
+                }
                 if self.blocks.len() <= ev.index {
                     self.blocks.resize_with(ev.index + 1, || None);
                 }
@@ -68,11 +78,6 @@ impl Fold for MessageFold {
             "content_block_delta" => {
                 let delta = ev.delta.unwrap_or(Value::Null);
                 return Ok(Step::Text(self.apply(ev.index, &delta)));
-            }
-            "content_block_stop" => {
-                if let Some(Some(b)) = self.blocks.get_mut(ev.index) {
-                    b.close();
-                }
             }
             "message_delta" => {
                 if let Some(r) = ev
@@ -106,7 +111,7 @@ impl Fold for MessageFold {
                     status,
                 });
             }
-            // ping, and events of later API versions.
+            // content_block_stop, ping, and events of later API versions.
             _ => {}
         }
         Ok(Step::Text(String::new()))
@@ -117,15 +122,18 @@ impl Fold for MessageFold {
     }
 
     fn finish(self: Box<Self>) -> Completion {
+        let mut unparsed = Vec::new();
         let blocks: Vec<Value> = self
             .blocks
             .into_iter()
             .flatten()
-            .map(|mut b| {
-                b.close();
-                b.value
+            .filter_map(|mut b| {
+                if let Some(raw) = b.close() {
+                    let id = b.value.get("id").and_then(Value::as_str).unwrap_or("");
+                    unparsed.push((id.to_string(), raw));
+                }
+                keep(&b.value).then_some(b.value)
             })
-            .filter(|v| !v.is_null())
             .collect();
         let native = NativeBlocks {
             api: BlockApi::Anthropic,
@@ -137,7 +145,12 @@ impl Fold for MessageFold {
             Some("refusal") => Finish::Refusal,
             _ => Finish::Done,
         };
-        Completion::from_native(native, self.saw_usage.then_some(self.usage), finish)
+        Completion::from_native(
+            native,
+            self.saw_usage.then_some(self.usage),
+            finish,
+            unparsed,
+        )
     }
 }
 
@@ -190,22 +203,35 @@ impl MessageFold {
     }
 }
 
+/// Whether a finished block is worth replaying: the API refuses text blocks
+/// without non-blank text, and a thinking block cut before its signature
+/// arrived cannot be verified.
+fn keep(block: &Value) -> bool {
+    let s = |k: &str| block.get(k).and_then(Value::as_str).unwrap_or("");
+    match s("type") {
+        "text" => !s("text").trim().is_empty(),
+        "thinking" => !s("signature").is_empty(),
+        _ => !block.is_null(),
+    }
+}
+
 impl Block {
-    /// A tool use's streamed input becomes its `input` (an object; input
-    /// that does not parse as one is sent as `{}` and fails validation).
-    fn close(&mut self) {
+    /// A tool use's streamed input becomes its `input`. Input that is not a
+    /// JSON object becomes `{}`, and its text is returned for the call.
+    fn close(&mut self) -> Option<String> {
         if self.value.get("type").and_then(Value::as_str) != Some("tool_use") {
-            return;
+            return None;
         }
         let json = std::mem::take(&mut self.partial_json);
         if json.trim().is_empty() {
-            return;
+            return None;
         }
-        let input = match serde_json::from_str::<Value>(&json) {
-            Ok(v @ Value::Object(_)) => v,
-            _ => Value::Object(Default::default()),
+        let (input, unparsed) = match serde_json::from_str::<Value>(&json) {
+            Ok(v @ Value::Object(_)) => (v, None),
+            _ => (Value::Object(Default::default()), Some(json)),
         };
         self.value["input"] = input;
+        unparsed
     }
 }
 
@@ -284,6 +310,47 @@ mod tests {
             (115, 100, 5, 42)
         );
         assert_eq!(c.finish, Finish::Done);
+    }
+
+    #[test]
+    fn blocks_the_api_would_refuse_are_left_out_and_cut_input_is_kept_for_the_call() {
+        let (f, _) = fold(&[
+            r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#,
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":" \n"}}"#,
+            r#"{"type":"content_block_start","index":1,"content_block":{"type":"thinking","thinking":"","signature":""}}"#,
+            r#"{"type":"content_block_delta","index":1,"delta":{"type":"thinking_delta","thinking":"cut before its sig"}}"#,
+            r#"{"type":"content_block_start","index":2,"content_block":{"type":"tool_use","id":"toolu_01X","name":"write","input":{}}}"#,
+            r#"{"type":"content_block_delta","index":2,"delta":{"type":"input_json_delta","partial_json":"{\"path\":\"/tm"}}"#,
+            r#"{"type":"message_delta","delta":{"stop_reason":"max_tokens"},"usage":{"output_tokens":9}}"#,
+        ]);
+        let c = Box::new(f).finish();
+        let n = c.native.unwrap();
+        assert_eq!(n.blocks.len(), 1, "{:?}", n.blocks);
+        assert_eq!(n.blocks[0]["input"], serde_json::json!({}));
+        assert_eq!(
+            c.unparsed_inputs,
+            [("toolu_01X".to_string(), r#"{"path":"/tm"#.to_string())]
+        );
+        assert_eq!(c.finish, Finish::Length);
+    }
+
+    #[test]
+    fn a_wild_block_index_is_an_error_not_an_allocation() {
+        let mut f = MessageFold::default();
+        for index in ["18446744073709551615", "1000000000000", "17"] {
+            let e = f.push(
+                "",
+                &format!(r#"{{"type":"content_block_start","index":{index},"content_block":{{"type":"text","text":""}}}}"#),
+            );
+            assert!(
+                matches!(
+                    e,
+                    Err(FoldError::Remote { .. }) | Err(FoldError::NotJson(_))
+                ),
+                "{index}"
+            );
+        }
+        assert!(f.push("", r#"{"type":"content_block_start","index":3,"content_block":{"type":"text","text":""}}"#).is_ok());
     }
 
     #[test]

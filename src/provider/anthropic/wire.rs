@@ -27,7 +27,7 @@ struct Body<'a> {
 }
 
 pub(super) fn body(req: &ChatRequest<'_>, max_tokens: u32, thinking: Thinking) -> Vec<u8> {
-    let t = turns(req.messages, BlockApi::Anthropic);
+    let t = turns(req.messages, BlockApi::Anthropic, !req.tools.is_empty());
     let mut system: Vec<Value> = t
         .system
         .iter()
@@ -46,17 +46,28 @@ pub(super) fn body(req: &ChatRequest<'_>, max_tokens: u32, thinking: Thinking) -
         .into_iter()
         .map(|(role, content)| json!({"role": role.name(), "content": content}))
         .collect();
-    // Prompt caching: the stable prefix (tools, then system) and the whole
-    // conversation so far, which the next request starts with.
+    // Prompt caching: the stable prefix (tools, then system), the whole
+    // conversation so far, which the next request starts with, and where the
+    // previous request ended (the message before the newest answer): the
+    // cache looks back only about 20 blocks from a breakpoint, and a split
+    // batch adds more than that. Four breakpoints, the API's limit.
     mark(tools.last_mut());
     mark(system.last_mut());
-    mark(
-        messages
-            .last_mut()
-            .and_then(|m| m.get_mut("content"))
-            .and_then(Value::as_array_mut)
-            .and_then(|c| c.last_mut()),
-    );
+    let previous_end = messages
+        .iter()
+        .rposition(|m| m["role"] == "assistant")
+        .and_then(|a| a.checked_sub(1));
+    for i in [previous_end, messages.len().checked_sub(1)]
+        .into_iter()
+        .flatten()
+    {
+        mark(
+            messages[i]
+                .get_mut("content")
+                .and_then(Value::as_array_mut)
+                .and_then(|c| c.last_mut()),
+        );
+    }
     let body = Body {
         model: req.model,
         max_tokens,
@@ -104,7 +115,7 @@ mod tests {
         let body = String::from_utf8(body(&req, 4096, Thinking::Budget(2048))).unwrap();
         assert_eq!(
             body,
-            r#"{"model":"claude","max_tokens":4096,"stream":true,"thinking":{"budget_tokens":2048,"type":"enabled"},"system":[{"cache_control":{"type":"ephemeral"},"text":"s","type":"text"}],"tools":[{"cache_control":{"type":"ephemeral"},"description":"d","input_schema":{"type":"object"},"name":"echo"}],"messages":[{"content":[{"text":"hi","type":"text"}],"role":"user"},{"content":[{"signature":"sig","thinking":"plan","type":"thinking"},{"id":"toolu_01","input":{"a":2,"b":1},"name":"echo","type":"tool_use"}],"role":"assistant"},{"content":[{"cache_control":{"type":"ephemeral"},"content":"out","tool_use_id":"toolu_01","type":"tool_result"}],"role":"user"}]}"#
+            r#"{"model":"claude","max_tokens":4096,"stream":true,"thinking":{"budget_tokens":2048,"type":"enabled"},"system":[{"cache_control":{"type":"ephemeral"},"text":"s","type":"text"}],"tools":[{"cache_control":{"type":"ephemeral"},"description":"d","input_schema":{"type":"object"},"name":"echo"}],"messages":[{"content":[{"cache_control":{"type":"ephemeral"},"text":"hi","type":"text"}],"role":"user"},{"content":[{"signature":"sig","thinking":"plan","type":"thinking"},{"id":"toolu_01","input":{"a":2,"b":1},"name":"echo","type":"tool_use"}],"role":"assistant"},{"content":[{"cache_control":{"type":"ephemeral"},"content":"out","tool_use_id":"toolu_01","type":"tool_result"}],"role":"user"}]}"#
         );
     }
 }

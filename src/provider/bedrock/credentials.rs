@@ -218,6 +218,18 @@ mod tests {
             panic!()
         };
         assert_eq!(k.access_key_id, "AKIDENV");
+        let env_keys_and_profile = |k: &str| match k {
+            "AWS_PROFILE" => Some("sso".to_string()),
+            other => env_keys(other),
+        };
+        let Auth::Keys(k) = find(&sources(&env_keys_and_profile, home.path(), None)).unwrap()
+        else {
+            panic!()
+        };
+        assert_eq!(
+            k.access_key_id, "AKIDENV",
+            "the key variables win over AWS_PROFILE, as exported SSO keys need"
+        );
         let Auth::Keys(k) = find(&sources(&env_keys, home.path(), Some("work"))).unwrap() else {
             panic!()
         };

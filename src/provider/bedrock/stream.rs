@@ -10,6 +10,8 @@ use super::super::http::{Fold, FoldError, Step};
 use super::super::{Completion, Finish, Usage};
 use crate::session::{BlockApi, NativeBlocks};
 
+const MAX_INDEX_GAP: usize = 16;
+
 #[derive(Default)]
 pub(super) struct ConverseFold {
     blocks: Vec<Option<Block>>,
@@ -55,7 +57,17 @@ impl Fold for ConverseFold {
         let index = v
             .get("contentBlockIndex")
             .and_then(Value::as_u64)
-            .unwrap_or(0) as usize;
+            .unwrap_or(0);
+        // Blocks come numbered 0, 1, 2 …: a wild index must not size a vector.
+        let index = match usize::try_from(index) {
+            Ok(i) if i <= self.blocks.len() + MAX_INDEX_GAP => i,
+            _ => {
+                return Err(FoldError::Remote {
+                    message: format!("a malformed stream: content block {index}"),
+                    status: None,
+                })
+            }
+        };
         match event {
             "contentBlockStart" => {
                 if let Some(t) = v.pointer("/start/toolUse") {
@@ -108,11 +120,12 @@ impl Fold for ConverseFold {
     }
 
     fn finish(self: Box<Self>) -> Completion {
+        let mut unparsed = Vec::new();
         let blocks: Vec<Value> = self
             .blocks
             .into_iter()
             .flatten()
-            .filter_map(Block::into_value)
+            .filter_map(|b| b.into_value(&mut unparsed))
             .collect();
         let native = NativeBlocks {
             api: BlockApi::Bedrock,
@@ -124,7 +137,7 @@ impl Fold for ConverseFold {
             Some("guardrail_intervened") => Finish::Guardrail,
             _ => Finish::Done,
         };
-        Completion::from_native(native, self.usage, finish)
+        Completion::from_native(native, self.usage, finish, unparsed)
     }
 }
 
@@ -178,26 +191,28 @@ impl ConverseFold {
 }
 
 impl Block {
-    /// The block as Converse replays it. Empty text is dropped (Bedrock
-    /// refuses blank text); input that is not a JSON object is sent as `{}`
-    /// and fails the call's validation.
-    fn into_value(self) -> Option<Value> {
+    /// The block as Converse replays it, or `None` for one it would refuse:
+    /// blank text, reasoning cut before its signature. Tool input that is
+    /// not a JSON object is replayed as `{}`; its text goes to `unparsed`
+    /// for the call, which then fails as invalid arguments.
+    fn into_value(self, unparsed: &mut Vec<(String, String)>) -> Option<Value> {
         Some(match self {
-            Block::Text(t) if t.is_empty() => return None,
+            Block::Text(t) if t.trim().is_empty() => return None,
             Block::Text(t) => json!({"text": t}),
             Block::Tool { id, name, input } => {
                 let input = match serde_json::from_str::<Value>(&input) {
                     Ok(v @ Value::Object(_)) => v,
-                    _ => json!({}),
+                    _ if input.trim().is_empty() => json!({}),
+                    _ => {
+                        unparsed.push((id.clone(), input));
+                        json!({})
+                    }
                 };
                 json!({"toolUse": {"toolUseId": id, "name": name, "input": input}})
             }
+            Block::Reasoning { signature, .. } if signature.is_empty() => return None,
             Block::Reasoning { text, signature } => {
-                let mut r = json!({"text": text});
-                if !signature.is_empty() {
-                    r["signature"] = json!(signature);
-                }
-                json!({"reasoningContent": {"reasoningText": r}})
+                json!({"reasoningContent": {"reasoningText": {"text": text, "signature": signature}}})
             }
             Block::Redacted(data) => json!({"reasoningContent": {"redactedContent": data}}),
         })
@@ -281,6 +296,46 @@ mod tests {
             "b3BhcXVl"
         );
         assert_eq!(c.usage.unwrap().prompt_tokens, 13);
+    }
+
+    #[test]
+    fn blocks_bedrock_would_refuse_are_left_out_and_cut_input_is_kept_for_the_call() {
+        let mut f = ConverseFold::default();
+        for (e, d) in [
+            (
+                "contentBlockDelta",
+                r#"{"contentBlockIndex":0,"delta":{"text":"  \n"}}"#,
+            ),
+            (
+                "contentBlockDelta",
+                r#"{"contentBlockIndex":1,"delta":{"reasoningContent":{"text":"no sig"}}}"#,
+            ),
+            (
+                "contentBlockStart",
+                r#"{"contentBlockIndex":2,"start":{"toolUse":{"toolUseId":"tooluse_X","name":"write"}}}"#,
+            ),
+            (
+                "contentBlockDelta",
+                r#"{"contentBlockIndex":2,"delta":{"toolUse":{"input":"{\"pa"}}}"#,
+            ),
+            ("messageStop", r#"{"stopReason":"max_tokens"}"#),
+        ] {
+            f.push(e, d).unwrap();
+        }
+        assert!(f
+            .push(
+                "contentBlockDelta",
+                r#"{"contentBlockIndex":99999999999,"delta":{"text":"x"}}"#
+            )
+            .is_err());
+        let c = Box::new(f).finish();
+        let n = c.native.unwrap();
+        assert_eq!(n.blocks.len(), 1, "{:?}", n.blocks);
+        assert_eq!(
+            c.unparsed_inputs,
+            [("tooluse_X".to_string(), r#"{"pa"#.to_string())]
+        );
+        assert_eq!(c.finish, Finish::Length);
     }
 
     #[test]

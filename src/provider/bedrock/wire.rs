@@ -24,7 +24,7 @@ struct Body {
 }
 
 pub(super) fn body(req: &ChatRequest<'_>, max_tokens: u32, thinking: Thinking) -> Vec<u8> {
-    let t = turns(req.messages, BlockApi::Bedrock);
+    let t = turns(req.messages, BlockApi::Bedrock, !req.tools.is_empty());
     let tools: Vec<Value> = req
         .tools
         .iter()
