@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 use super::split::batch;
 use crate::support::fake_anthropic;
 use crate::support::fake_bedrock;
-use crate::support::{call_id, records, TestEnv};
+use crate::support::{call_id, records, Run, TestEnv};
 use crate::support::{Api, Block, Reply, Stop, Turn};
 
 /// Runs `$body(api)` once per provider, as `$name::{openai, anthropic, bedrock}`.
@@ -109,6 +109,18 @@ fn assert_each_request_extends_the_previous(env: &TestEnv) {
             );
         }
     }
+}
+
+/// Runs hermes with `args`, each variable of `vars` set (`Some`) or removed.
+fn run_with(env: &TestEnv, vars: &[(&str, Option<&str>)], args: &[&str]) -> Run {
+    let mut cmd = env.cmd();
+    for (k, v) in vars {
+        match v {
+            Some(v) => cmd.env(k, v),
+            None => cmd.env_remove(k),
+        };
+    }
+    Run::from(cmd.args(args).output().unwrap())
 }
 
 fn assistant_records(env: &TestEnv) -> Vec<Value> {
@@ -458,13 +470,11 @@ fn a_bedrock_exception_in_the_stream_names_itself() {
 fn bedrock_with_a_wrong_secret_is_refused_with_the_provider_and_url() {
     let env = TestEnv::with_api(Api::Bedrock);
     env.fake.push(Reply::text("never"));
-    let out = env
-        .cmd()
-        .env("AWS_SECRET_ACCESS_KEY", "not-the-secret")
-        .args(["-q", "hi"])
-        .output()
-        .unwrap();
-    let run = crate::support::Run::from(out);
+    let run = run_with(
+        &env,
+        &[("AWS_SECRET_ACCESS_KEY", Some("not-the-secret"))],
+        &["-q", "hi"],
+    );
     run.code(1);
     let err = run.error_line();
     assert!(
@@ -478,14 +488,11 @@ fn bedrock_with_a_wrong_secret_is_refused_with_the_provider_and_url() {
 #[test]
 fn bedrock_without_credentials_says_where_to_put_them() {
     let env = TestEnv::with_api(Api::Bedrock);
-    let out = env
-        .cmd()
-        .env_remove("AWS_ACCESS_KEY_ID")
-        .env_remove("AWS_SECRET_ACCESS_KEY")
-        .args(["-q", "hi"])
-        .output()
-        .unwrap();
-    let run = crate::support::Run::from(out);
+    let run = run_with(
+        &env,
+        &[("AWS_ACCESS_KEY_ID", None), ("AWS_SECRET_ACCESS_KEY", None)],
+        &["-q", "hi"],
+    );
     run.code(2);
     assert!(
         run.error_line().contains("has no credentials"),
@@ -511,15 +518,15 @@ fn bedrock_reads_keys_from_the_profile_files() {
     )
     .unwrap();
     env.fake.push(Reply::text("from the profile"));
-    let out = env
-        .cmd()
-        .env_remove("AWS_ACCESS_KEY_ID")
-        .env_remove("AWS_SECRET_ACCESS_KEY")
-        .env("AWS_PROFILE", "work")
-        .args(["-q", "hi"])
-        .output()
-        .unwrap();
-    let run = crate::support::Run::from(out);
+    let run = run_with(
+        &env,
+        &[
+            ("AWS_ACCESS_KEY_ID", None),
+            ("AWS_SECRET_ACCESS_KEY", None),
+            ("AWS_PROFILE", Some("work")),
+        ],
+        &["-q", "hi"],
+    );
     run.ok();
     assert_eq!(run.stdout.trim(), "from the profile");
 }
@@ -666,13 +673,11 @@ per_api!(
 #[test]
 fn anthropic_with_a_wrong_key_names_the_provider_and_url() {
     let env = TestEnv::with_api(Api::Anthropic);
-    let out = env
-        .cmd()
-        .env(crate::support::KEY_ENV, "wrong-key")
-        .args(["-q", "hi"])
-        .output()
-        .unwrap();
-    let run = crate::support::Run::from(out);
+    let run = run_with(
+        &env,
+        &[(crate::support::KEY_ENV, Some("wrong-key"))],
+        &["-q", "hi"],
+    );
     run.code(1);
     let err = run.error_line();
     assert!(
@@ -791,3 +796,50 @@ fn tool_input_cut_at_the_output_limit_fails_the_call_instead_of_running_it() {
     let blocks = last_assistant_blocks(&env, 1);
     assert_eq!(blocks[0]["input"], json!({}));
 }
+
+fn a_repl_conversation_with_a_failed_turn_in_the_middle(api: Api) {
+    let env = TestEnv::with_api(api);
+    if api != Api::OpenAi {
+        let text = std::fs::read_to_string(env.config_path()).unwrap();
+        std::fs::write(
+            env.config_path(),
+            format!("{text}thinking = \"adaptive\"\n"),
+        )
+        .unwrap();
+    }
+    env.fake.push(Reply::turn(
+        vec![
+            Block::Thinking("Greet back.".into()),
+            Block::Text("first answer".into()),
+        ],
+        Stop::EndTurn,
+    ));
+    let failure = match api {
+        Api::Bedrock => fake_bedrock::error_reply(400, "ValidationException", "scripted failure"),
+        Api::Anthropic => Reply::status(
+            400,
+            &fake_anthropic::error_body("invalid_request_error", "scripted failure"),
+        ),
+        Api::OpenAi => Reply::status(400, r#"{"error":{"message":"scripted failure"}}"#),
+    };
+    env.fake.push(failure);
+    env.fake.push(Reply::text("third answer"));
+    let run = env.run_with_stdin(&["--interactive"], "one\ntwo\nthree\n/quit\n");
+    run.ok();
+    crate::assert_contains!(run.stdout, "first answer");
+    crate::assert_contains!(run.stdout, "third answer");
+    crate::assert_contains!(run.stderr, "scripted failure");
+    assert_eq!(env.fake.requests().len(), 3);
+    if api != Api::OpenAi {
+        // The failed turn's user message and the next one are one user turn
+        // (the APIs want turns to alternate); the thinking went back whole.
+        let msgs = messages(&env, 2);
+        assert_eq!(msgs.len(), 3, "{msgs:#?}");
+        assert_eq!(msgs[2]["content"].as_array().unwrap().len(), 2);
+        assert!(env.fake.requests()[2].body_str().contains("Greet back."));
+    }
+}
+per_api!(
+    a_repl_conversation_with_a_failed_turn_in_the_middle_on,
+    a_repl_conversation_with_a_failed_turn_in_the_middle
+);
