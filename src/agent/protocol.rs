@@ -35,6 +35,16 @@ pub enum Event {
         /// Of `prompt_tokens`, written to the provider's prompt cache.
         cache_write_tokens: u64,
     },
+    /// How an entry's approval was settled: `decision` is `allow` or `deny`
+    /// (an `ask` nobody could answer is a deny), `by` what decided it.
+    Approval {
+        id: String,
+        name: String,
+        decision: String,
+        by: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
+    },
     /// An entry passed its checks and waits for its server (concurrency gate,
     /// start-up). `name` is the underlying tool, `arguments` the entry's own.
     ToolCallQueued {

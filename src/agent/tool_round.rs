@@ -24,8 +24,9 @@ use tokio_util::sync::CancellationToken;
 
 use super::protocol::{Event, EventTx};
 use crate::call::{classify, ids, names::Bridge, CallClass, Entry, ToolOutput, ToolRef};
+use crate::config::Decision;
 use crate::policy::{Policy, Verdict};
-use crate::session::{Record, SessionError, SessionHandle, ToolCall, ToolResult};
+use crate::session::{Record, SessionError, SessionEvent, SessionHandle, ToolCall, ToolResult};
 use crate::tools::{validation, Registry};
 use crate::util::time::Utc;
 
@@ -57,6 +58,9 @@ pub(super) struct Round<'a> {
     pub session: &'a SessionHandle,
     pub events: &'a EventTx,
     pub cancel: &'a CancellationToken,
+    /// How many of the round's calls the turn's cap still allows; the
+    /// rest fail unrun.
+    pub allowed: usize,
 }
 
 impl Round<'_> {
@@ -65,7 +69,16 @@ impl Round<'_> {
     /// too): the history in memory must keep every call paired.
     pub(super) async fn run(&self, calls: &[ToolCall]) -> (Vec<ToolResult>, Option<SessionError>) {
         // Scope, schema, hooks and approval for every entry, concurrently.
-        let checks = calls.iter().map(|c| self.check(c));
+        let checks = calls.iter().enumerate().map(|(i, c)| async move {
+            if i >= self.allowed {
+                return Plan::Done(ToolOutput::error(format!(
+                    "not run: this turn reached its limit of {} tool calls \
+                     ([approvals] max_tool_calls_per_turn); answer with what you have",
+                    self.policy.max_tool_calls_per_turn()
+                )));
+            }
+            self.check(c).await
+        });
         let plans: Vec<Plan> = futures_util::future::join_all(checks).await;
         // Then run: futures are first polled in entry order, which is the
         // order they queue at a server's gate.
@@ -135,9 +148,77 @@ impl Round<'_> {
         if let Verdict::Block(why) = self.policy.pre_tool_call(name, id, args, self.cancel).await {
             return Err(why);
         }
-        match self.policy.approve(name) {
-            Verdict::Block(why) => Err(why),
-            Verdict::Allow => Ok(tool),
+        let outcome = self
+            .policy
+            .approve(name, args, self.tools.hints(name, &tool));
+        let (decision, refusal) = match outcome.decision {
+            Decision::Allow => ("allow", None),
+            Decision::Deny => (
+                "deny",
+                Some(format!(
+                    "`{name}` was not run: denied by {}{}",
+                    outcome.by,
+                    outcome
+                        .reason
+                        .as_deref()
+                        .map(|r| format!(" ({r})"))
+                        .unwrap_or_default()
+                )),
+            ),
+            // Nobody can answer here (a one-shot run): the user is told
+            // which flags allow it.
+            Decision::Ask => (
+                "deny",
+                Some(format!(
+                    "`{name}` was not run: it needs the user's approval ({}) and nobody could \
+                     answer in this run; the user can allow it with --approve '{name}' or --yolo",
+                    outcome.by
+                )),
+            ),
+        };
+        let by = match outcome.decision {
+            Decision::Ask => format!("{} (nobody to ask)", outcome.by),
+            _ => outcome.by.clone(),
+        };
+        self.note_approval(id, name, decision, &by, outcome.reason.clone())
+            .await;
+        match refusal {
+            Some(why) => Err(why),
+            None => Ok(tool),
+        }
+    }
+
+    /// An approval decision as an event and a session record.
+    async fn note_approval(
+        &self,
+        id: &str,
+        name: &str,
+        decision: &str,
+        by: &str,
+        reason: Option<String>,
+    ) {
+        self.emit(Event::Approval {
+            id: id.to_string(),
+            name: name.to_string(),
+            decision: decision.to_string(),
+            by: by.to_string(),
+            reason: reason.clone(),
+        });
+        let record = Record::Event {
+            ts: Utc::now().rfc3339(),
+            event: SessionEvent::Approval {
+                by: by.to_string(),
+                call_id: id.to_string(),
+                decision: decision.to_string(),
+                reason,
+                tool: name.to_string(),
+            },
+        };
+        // A record the file cannot take is reported with the call's result.
+        if let Err(e) = self.session.append(&record).await {
+            self.emit(Event::Warning {
+                message: e.to_string(),
+            });
         }
     }
 

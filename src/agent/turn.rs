@@ -146,6 +146,7 @@ impl Agent {
             content: user_text.to_string(),
         })
         .await?;
+        let mut calls_made: usize = 0;
         for request in 1..=self.max_turns {
             let completion = self.request(request, cancel).await?;
             self.note_completion(&completion).await?;
@@ -174,13 +175,16 @@ impl Agent {
                     model_requests: request,
                 });
             }
+            let cap = self.policy.max_tool_calls_per_turn() as usize;
             let round = tool_round::Round {
                 tools: &self.tools,
                 policy: &self.policy,
                 session: &self.session,
                 events: &self.events,
                 cancel,
+                allowed: cap.saturating_sub(calls_made),
             };
+            calls_made += calls.len();
             let (results, failed) = round.run(&calls).await;
             self.messages.extend(results.into_iter().map(Message::Tool));
             if let Some(e) = failed {

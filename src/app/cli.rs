@@ -36,6 +36,14 @@ pub struct Cli {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub max_turns: Option<u32>,
 
+    /// Let tools matching GLOB run without asking (repeatable), e.g. --approve 'mcp__files__*'
+    #[arg(long, value_name = "GLOB")]
+    pub approve: Vec<String>,
+
+    /// Run every tool without asking; rules that deny still hold
+    #[arg(long)]
+    pub yolo: bool,
+
     #[command(flatten)]
     pub config: ConfigArgs,
 

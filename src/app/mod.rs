@@ -47,6 +47,8 @@ async fn run(cli: Cli) -> Result<(), CommandError> {
         provider: cli.provider.clone(),
         model: cli.model.clone(),
         max_turns: cli.max_turns,
+        approve: cli.approve.clone(),
+        yolo: cli.yolo,
     };
     let ctx = commands::Context {
         paths: &paths,

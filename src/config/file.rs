@@ -97,20 +97,56 @@ pub struct HookEntry {
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct ApprovalsSection {
-    /// `auto`: every call is approved unless it matches `deny`;
-    /// `deny`: every call is denied unless it matches `allow`.
+    /// What a call no rule and no annotation decides gets: `ask`, `auto`
+    /// (run it) or `deny`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mode: Option<ApprovalMode>,
+    /// Globs over tool names that run without asking.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub allow: Vec<String>,
+    /// Globs over tool names that are always asked.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ask: Vec<String>,
+    /// Globs over tool names that never run.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub deny: Vec<String>,
+    /// Rules with argument conditions.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rules: Vec<RuleEntry>,
+    /// Tool calls one user turn may make; past it, calls fail unrun.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_tool_calls_per_turn: Option<NonZeroU32>,
+}
+
+/// `{ tool = "mcp__git__*", when = { "/branch" = "^main$" }, decision = "deny" }`
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RuleEntry {
+    /// A glob over tool names.
+    pub tool: String,
+    pub decision: Decision,
+    /// JSON pointer into the call's arguments → a regex its value must
+    /// match; every pair must match for the rule to apply.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub when: BTreeMap<String, String>,
+    /// Told to the model when the rule denies.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum ApprovalMode {
+    Ask,
     Auto,
+    Deny,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, PartialOrd, Ord)]
+#[serde(rename_all = "lowercase")]
+pub enum Decision {
+    Allow,
+    Ask,
     Deny,
 }
 

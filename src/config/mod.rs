@@ -11,15 +11,15 @@ mod settings;
 use std::path::{Path, PathBuf};
 
 pub use file::{
-    ApprovalMode, ApprovalsSection, Concurrency, ConfigFile, ConnectorsSection, DeferMode,
-    HookEntry, HooksSection, LimitsSection, McpServerEntry, ProviderEntry, ProviderKind,
+    ApprovalMode, ApprovalsSection, Concurrency, ConfigFile, ConnectorsSection, Decision,
+    DeferMode, HookEntry, HooksSection, LimitsSection, McpServerEntry, ProviderEntry, ProviderKind,
     ThinkingMode, ToolFilter, ToolsSection,
 };
 pub use paths::{project_config, Paths};
 pub use settings::{
-    defaults, mcp_servers, resolve, ApprovalSettings, ConnectorSettings, DeferPolicy, HookSettings,
-    HooksSettings, Limits, McpServerSettings, ProviderSettings, RetryPolicy, Settings,
-    SystemPrompt, Thinking,
+    approval_settings, defaults, mcp_servers, resolve, ApprovalRule, ApprovalSettings,
+    ConnectorSettings, DeferPolicy, HookSettings, HooksSettings, Limits, McpServerSettings,
+    ProviderSettings, RetryPolicy, Settings, SystemPrompt, Thinking,
 };
 
 #[derive(Debug, thiserror::Error)]
@@ -91,6 +91,10 @@ pub struct Overrides {
     pub provider: Option<String>,
     pub model: Option<String>,
     pub max_turns: Option<u32>,
+    /// `--approve GLOB`: tools that run without asking, this run.
+    pub approve: Vec<String>,
+    /// `--yolo`: every tool runs unless a rule denies it.
+    pub yolo: bool,
 }
 
 /// Checks one config text as a file at `path` would be checked.

@@ -8,8 +8,8 @@ use std::path::Path;
 use std::time::Duration;
 
 use super::file::{
-    ApprovalMode, Concurrency, ConfigFile, DeferMode, HookEntry, LimitsSection, McpServerEntry,
-    ProviderKind, ThinkingMode, ToolFilter,
+    ApprovalMode, ApprovalsSection, Concurrency, ConfigFile, Decision, DeferMode, HookEntry,
+    LimitsSection, McpServerEntry, ProviderKind, ThinkingMode, ToolFilter,
 };
 use super::{load_merged, presets, ConfigError, Overrides, Paths};
 use crate::util::time::Utc;
@@ -45,6 +45,7 @@ pub mod defaults {
     pub const HOOK_MATCH: &str = "*";
     pub const HOOK_TIMEOUT_MS: u64 = 10_000;
     pub const APPROVAL_MODE: ApprovalMode = ApprovalMode::Auto;
+    pub const MAX_TOOL_CALLS_PER_TURN: u32 = 200;
     pub const CONNECTOR_TIMEOUT_MS: u64 = 60_000;
     pub const TOOL_OUTPUT_BYTES: u64 = 64 * 1024;
     pub const STDERR_LINE_BYTES: u64 = 2048;
@@ -236,18 +237,124 @@ pub struct HooksSettings {
 #[derive(Debug, Clone, PartialEq)]
 pub struct ApprovalSettings {
     pub mode: ApprovalMode,
-    pub allow: Vec<String>,
-    pub deny: Vec<String>,
+    /// The `allow` / `ask` / `deny` globs and the `[[approvals.rules]]`, in
+    /// that order, conditions compiled.
+    pub rules: Vec<ApprovalRule>,
+    pub max_tool_calls_per_turn: u32,
+    /// `--yolo`: everything runs but what a rule denies.
+    pub yolo: bool,
 }
 
 impl Default for ApprovalSettings {
     fn default() -> Self {
         ApprovalSettings {
             mode: defaults::APPROVAL_MODE,
-            allow: Vec::new(),
-            deny: Vec::new(),
+            rules: Vec::new(),
+            max_tool_calls_per_turn: defaults::MAX_TOOL_CALLS_PER_TURN,
+            yolo: false,
         }
     }
+}
+
+/// One approval rule: a glob over tool names, the argument conditions that
+/// must all hold (a JSON pointer and a regex its value must match), and
+/// what it decides.
+#[derive(Debug, Clone)]
+pub struct ApprovalRule {
+    pub tool: String,
+    pub decision: Decision,
+    pub when: Vec<(String, regex::Regex)>,
+    pub reason: Option<String>,
+    /// Where it came from, for the session record: `approvals.deny[0]`.
+    pub origin: String,
+}
+
+impl PartialEq for ApprovalRule {
+    fn eq(&self, o: &Self) -> bool {
+        let conds = |r: &ApprovalRule| {
+            r.when
+                .iter()
+                .map(|(p, re)| (p.clone(), re.as_str().to_string()))
+                .collect::<Vec<_>>()
+        };
+        self.tool == o.tool
+            && self.decision == o.decision
+            && self.reason == o.reason
+            && self.origin == o.origin
+            && conds(self) == conds(o)
+    }
+}
+
+impl ApprovalRule {
+    /// A glob rule with no conditions (the `allow`/`ask`/`deny` lists,
+    /// `--approve`).
+    pub fn glob(tool: &str, decision: Decision, origin: String) -> ApprovalRule {
+        ApprovalRule {
+            tool: tool.to_string(),
+            decision,
+            when: Vec::new(),
+            reason: None,
+            origin,
+        }
+    }
+}
+
+/// An `[approvals]` table, defaults filled in and conditions compiled.
+pub fn approval_settings(a: &ApprovalsSection) -> Result<ApprovalSettings, ConfigError> {
+    Ok(ApprovalSettings {
+        mode: a.mode.unwrap_or(defaults::APPROVAL_MODE),
+        rules: approval_rules(a)?,
+        max_tool_calls_per_turn: a
+            .max_tool_calls_per_turn
+            .map_or(defaults::MAX_TOOL_CALLS_PER_TURN, |n| n.get()),
+        yolo: false,
+    })
+}
+
+/// The rules of an `[approvals]` table, regexes compiled; a bad pointer or
+/// regex names its key.
+fn approval_rules(a: &ApprovalsSection) -> Result<Vec<ApprovalRule>, ConfigError> {
+    let mut rules = Vec::new();
+    for (key, list, decision) in [
+        ("allow", &a.allow, Decision::Allow),
+        ("ask", &a.ask, Decision::Ask),
+        ("deny", &a.deny, Decision::Deny),
+    ] {
+        for (i, g) in list.iter().enumerate() {
+            rules.push(ApprovalRule::glob(
+                g,
+                decision,
+                format!("approvals.{key}[{i}]"),
+            ));
+        }
+    }
+    for (i, r) in a.rules.iter().enumerate() {
+        let mut when = Vec::new();
+        for (pointer, pattern) in &r.when {
+            let what = format!("approvals.rules[{i}].when.\"{pointer}\"");
+            if !(pointer.is_empty() || pointer.starts_with('/')) {
+                return Err(ConfigError::BadValue {
+                    what,
+                    expected: "a JSON pointer into the arguments, like \"/branch\"",
+                    got: pointer.clone(),
+                });
+            }
+            let re = regex::Regex::new(pattern).map_err(|e| ConfigError::BadValue {
+                what,
+                expected: "a regular expression",
+                got: format!("{pattern} ({})", e.to_string().lines().last().unwrap_or("")),
+            })?;
+            when.push((pointer.clone(), re));
+        }
+        rules.push(ApprovalRule {
+            tool: r.tool.clone(),
+            decision: r.decision,
+            when,
+            reason: r.reason.clone(),
+            origin: format!("approvals.rules[{i}]"),
+        });
+    }
+    Ok(rules)
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -341,10 +448,15 @@ pub fn resolve(paths: Paths, cwd: &Path, ov: &Overrides) -> Result<Settings, Con
                 .map(HookSettings::from_entry)
                 .collect(),
         },
-        approvals: ApprovalSettings {
-            mode: approvals.mode.unwrap_or(defaults::APPROVAL_MODE),
-            allow: approvals.allow,
-            deny: approvals.deny,
+        approvals: {
+            let mut a = approval_settings(&approvals)?;
+            a.rules.extend(
+                ov.approve
+                    .iter()
+                    .map(|g| ApprovalRule::glob(g, Decision::Allow, "--approve".into())),
+            );
+            a.yolo = ov.yolo;
+            a
         },
         warnings: super::file_warnings(&sources),
         limits: Limits::from_section(&file.limits),

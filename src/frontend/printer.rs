@@ -98,7 +98,29 @@ impl Printer {
                 self.stop_spinner();
                 self.end_line();
             }
-            Event::SessionStarted { .. } | Event::Usage { .. } => {}
+            // A refusal shows its own line; what allows it says how.
+            Event::Approval {
+                name,
+                decision,
+                by,
+                reason,
+                ..
+            } if decision == "deny" => {
+                self.stop_spinner();
+                self.end_line();
+                let why = reason
+                    .as_deref()
+                    .map(|r| format!(": {r}"))
+                    .unwrap_or_default();
+                if by.ends_with("(nobody to ask)") {
+                    eprintln!(
+                        "✗ {name} needs approval ({by}); allow it with --approve '{name}' (a glob, repeatable) or --yolo"
+                    );
+                } else {
+                    eprintln!("✗ {name} denied by {by}{why}");
+                }
+            }
+            Event::SessionStarted { .. } | Event::Usage { .. } | Event::Approval { .. } => {}
         }
     }
 

@@ -11,7 +11,9 @@ use serde::{Deserialize, Serialize};
 use crate::config::McpServerSettings;
 use crate::util::hash;
 
-const VERSION: u32 = 1;
+/// 2: tools carry their read-only / destructive annotations; older caches
+/// are listed again.
+const VERSION: u32 = 2;
 /// A catalog older than this is refreshed in the background at start-up.
 pub(super) const STALE_AFTER_SECS: u64 = 24 * 3600;
 
@@ -23,6 +25,14 @@ pub struct CachedTool {
     #[serde(default)]
     pub description: String,
     pub input_schema: serde_json::Value,
+    /// The server says the tool only reads (`readOnlyHint: true`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub read_only: bool,
+    /// The server says the tool may destroy data (an explicit
+    /// `destructiveHint: true`; the spec's implied default is not counted,
+    /// or every unannotated tool would be asked).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub destructive: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -150,6 +160,8 @@ mod tests {
                 title: None,
                 description: "d".into(),
                 input_schema: serde_json::json!({"type": "object"}),
+                read_only: true,
+                destructive: false,
             }],
         );
         store(dir.path(), "s", &cat).unwrap();

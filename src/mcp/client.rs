@@ -131,5 +131,15 @@ pub(super) fn cached(t: Tool) -> CachedTool {
             .or_else(|| t.annotations.as_ref().and_then(|a| a.title.clone())),
         description: t.description.map(|d| d.to_string()).unwrap_or_default(),
         input_schema: serde_json::Value::Object((*t.input_schema).clone()),
+        read_only: t
+            .annotations
+            .as_ref()
+            .and_then(|a| a.read_only_hint)
+            .unwrap_or(false),
+        destructive: t
+            .annotations
+            .as_ref()
+            .and_then(|a| a.destructive_hint)
+            .unwrap_or(false),
     }
 }

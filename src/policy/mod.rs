@@ -2,13 +2,15 @@
 //! `post_tool_call` hooks, each applied once per entry with the underlying
 //! tool's name and that entry's call id.
 
+mod approval;
 mod hooks;
 
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::config::{ApprovalMode, ApprovalSettings, HooksSettings};
-use crate::util::glob::glob_match;
+use crate::config::{ApprovalSettings, HooksSettings};
+use approval::Approvals;
+pub(crate) use approval::{Hints, Outcome};
 pub(crate) use hooks::Hook;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -17,13 +19,18 @@ pub enum Verdict {
     Block(String),
 }
 
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Policy {
     pre: Vec<Hook>,
     post: Vec<Hook>,
-    deny_by_default: bool,
-    allow: Vec<String>,
-    deny: Vec<String>,
+    approvals: Approvals,
+    max_tool_calls_per_turn: u32,
+}
+
+impl Default for Policy {
+    fn default() -> Self {
+        Policy::from_settings(&HooksSettings::default(), &ApprovalSettings::default())
+    }
 }
 
 impl Policy {
@@ -39,9 +46,8 @@ impl Policy {
                 .iter()
                 .map(Hook::from_settings)
                 .collect(),
-            deny_by_default: approvals.mode == ApprovalMode::Deny,
-            allow: approvals.allow.clone(),
-            deny: approvals.deny.clone(),
+            approvals: Approvals::new(approvals),
+            max_tool_calls_per_turn: approvals.max_tool_calls_per_turn,
         }
     }
 
@@ -90,42 +96,14 @@ impl Policy {
         problems
     }
 
-    /// Approval, settled per entry.
-    pub fn approve(&self, tool: &str) -> Verdict {
-        let any = |globs: &[String]| globs.iter().any(|g| glob_match(g, tool));
-        let allowed = if self.deny_by_default {
-            any(&self.allow)
-        } else {
-            !any(&self.deny)
-        };
-        if allowed {
-            Verdict::Allow
-        } else {
-            Verdict::Block(format!(
-                "`{tool}` was not approved (the [approvals] settings deny it)"
-            ))
-        }
+    /// Approval of one entry, from its tool, its own arguments and what
+    /// its server says of the tool.
+    pub fn approve(&self, tool: &str, args: &Value, hints: Hints) -> Outcome {
+        self.approvals.decide(tool, args, hints)
     }
-}
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn approvals_follow_mode_and_globs() {
-        let p = Policy {
-            deny: vec!["mcp__*__write*".into()],
-            ..Policy::default()
-        };
-        assert_eq!(p.approve("mcp__f__read"), Verdict::Allow);
-        assert!(matches!(p.approve("mcp__f__write_file"), Verdict::Block(_)));
-        let p = Policy {
-            deny_by_default: true,
-            allow: vec!["mcp__f__read*".into()],
-            ..Policy::default()
-        };
-        assert_eq!(p.approve("mcp__f__read_file"), Verdict::Allow);
-        assert!(matches!(p.approve("mcp__f__write_file"), Verdict::Block(_)));
+    /// Tool calls one user turn may make.
+    pub fn max_tool_calls_per_turn(&self) -> u32 {
+        self.max_tool_calls_per_turn
     }
 }

@@ -65,6 +65,15 @@ pub enum SessionEvent {
     Forked {
         from: String,
     },
+    /// How one entry's approval was settled (see `Event::Approval`).
+    Approval {
+        by: String,
+        call_id: String,
+        decision: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
+        tool: String,
+    },
     /// `messages` assistant messages carry blocks of another provider
     /// (signed thinking, say) that `provider` cannot take: they are replayed
     /// as their text and tool calls only.

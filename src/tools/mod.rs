@@ -507,6 +507,20 @@ impl Registry {
         }
     }
 
+    /// What the tool's server says of it (MCP annotations), for approval.
+    pub fn hints(&self, name: &str, tool: &ToolRef) -> crate::policy::Hints {
+        let found = match (tool, &self.mcp) {
+            (ToolRef::Mcp { .. }, Some(mcp)) => {
+                mcp.index().get(name).map(|t| crate::policy::Hints {
+                    read_only: t.tool.read_only,
+                    destructive: t.tool.destructive,
+                })
+            }
+            _ => None,
+        };
+        found.unwrap_or_default()
+    }
+
     /// Schema validation of a resolved entry: `Some(message)` when its
     /// arguments do not fit.
     pub fn check_args(&self, name: &str, tool: &ToolRef, args: &Value) -> Option<String> {

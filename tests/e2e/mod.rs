@@ -1,3 +1,4 @@
+mod approvals;
 mod bridge;
 mod config;
 mod connectors;

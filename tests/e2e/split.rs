@@ -314,7 +314,7 @@ fn one_denied_entry_leaves_the_others() {
     assert_eq!(r[0], "a");
     assert_eq!(
         r[1],
-        "Error: `mcp__t__fail` was not approved (the [approvals] settings deny it)"
+        "Error: `mcp__t__fail` was not run: denied by rule approvals.deny[0]"
     );
     assert_eq!(r[2], "c");
     crate::assert_not_contains!(env.server_log("t"), "tools/call fail");
@@ -502,7 +502,7 @@ fn a_connectors_batch_is_checked_entry_by_entry_before_its_one_dispatch() {
     );
     assert_eq!(
         r["results"][1]["content"],
-        "`connectors__tickets_open` was not approved (the [approvals] settings deny it)"
+        "`connectors__tickets_open` was not run: denied by rule approvals.deny[0]"
     );
     assert!(
         r["results"][2]["content"]
