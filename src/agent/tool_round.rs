@@ -25,7 +25,7 @@ use tokio_util::sync::CancellationToken;
 use super::protocol::{Event, EventTx};
 use crate::call::{classify, ids, names::Bridge, CallClass, Entry, ToolOutput, ToolRef};
 use crate::config::Decision;
-use crate::policy::{Policy, Verdict};
+use crate::policy::{HookContext, HookVerdict, Outcome, Policy};
 use crate::session::{Record, SessionError, SessionEvent, SessionHandle, ToolCall, ToolResult};
 use crate::tools::{validation, Registry};
 use crate::util::time::Utc;
@@ -61,6 +61,8 @@ pub(super) struct Round<'a> {
     /// How many of the round's calls the turn's cap still allows; the
     /// rest fail unrun.
     pub allowed: usize,
+    /// The session and folder, for hooks.
+    pub hook_ctx: HookContext,
 }
 
 impl Round<'_> {
@@ -119,7 +121,7 @@ impl Round<'_> {
                     Err(why) => return Plan::Done(ToolOutput::error(why)),
                 };
                 match self.check_one(&tool, &call.id, &args).await {
-                    Ok(r) => Plan::Entry {
+                    Ok((r, args)) => Plan::Entry {
                         name: tool,
                         tool: r,
                         args,
@@ -142,15 +144,52 @@ impl Round<'_> {
     }
 
     /// Resolution and schema, `pre_tool_call` hooks and approval for one
-    /// entry: the tool to run, or why it must not run.
-    async fn check_one(&self, name: &str, id: &str, args: &Value) -> Result<ToolRef, String> {
+    /// entry: the tool to run and the arguments to run it with (a hook may
+    /// have changed them), or why it must not run.
+    async fn check_one(
+        &self,
+        name: &str,
+        id: &str,
+        args: &Value,
+    ) -> Result<(ToolRef, Value), String> {
         let tool = self.tools.resolve_and_check(name, args).await?;
-        if let Verdict::Block(why) = self.policy.pre_tool_call(name, id, args, self.cancel).await {
+        let hook = self
+            .policy
+            .pre_tool_call(&self.hook_ctx, name, id, args, self.cancel)
+            .await;
+        if let HookVerdict::Block(why) = hook.verdict {
             return Err(why);
         }
-        let outcome = self
+        let args = match hook.updated_input {
+            Some(updated) => {
+                if let Some(e) = self.tools.check_args(name, &tool, &updated) {
+                    return Err(format!("a hook changed the arguments: {e}"));
+                }
+                updated
+            }
+            None => args.clone(),
+        };
+        let mut outcome = self
             .policy
-            .approve(name, args, self.tools.hints(name, &tool));
+            .approve(name, &args, self.tools.hints(name, &tool));
+        // A hook's word comes over the rules' ask or allow; a deny stays.
+        match (hook.verdict, outcome.decision) {
+            (HookVerdict::Allow, Decision::Ask) => {
+                outcome = Outcome {
+                    decision: Decision::Allow,
+                    by: "hook".into(),
+                    reason: None,
+                }
+            }
+            (HookVerdict::Ask(reason), Decision::Allow) => {
+                outcome = Outcome {
+                    decision: Decision::Ask,
+                    by: "hook".into(),
+                    reason: (!reason.is_empty()).then_some(reason),
+                }
+            }
+            _ => {}
+        }
         let (decision, refusal) = match outcome.decision {
             Decision::Allow => ("allow", None),
             Decision::Deny => (
@@ -184,7 +223,7 @@ impl Round<'_> {
             .await;
         match refusal {
             Some(why) => Err(why),
-            None => Ok(tool),
+            None => Ok((tool, args)),
         }
     }
 
@@ -265,7 +304,7 @@ impl Round<'_> {
             if let (true, Ok(args)) = (s, &e.arguments) {
                 for problem in self
                     .policy
-                    .post_tool_call(&e.name, id, args, out, self.cancel)
+                    .post_tool_call(&self.hook_ctx, &e.name, id, args, out, self.cancel)
                     .await
                 {
                     self.emit(Event::Warning { message: problem });
@@ -328,7 +367,7 @@ impl Round<'_> {
                 if sent.load(Ordering::SeqCst) {
                     for problem in self
                         .policy
-                        .post_tool_call(&name, &call.id, &args, &out, self.cancel)
+                        .post_tool_call(&self.hook_ctx, &name, &call.id, &args, &out, self.cancel)
                         .await
                     {
                         self.emit(Event::Warning { message: problem });

@@ -183,6 +183,11 @@ impl Agent {
                 events: &self.events,
                 cancel,
                 allowed: cap.saturating_sub(calls_made),
+                hook_ctx: crate::policy::HookContext {
+                    session_id: self.session.id().to_string(),
+                    transcript_path: self.session.path().to_path_buf(),
+                    cwd: std::env::current_dir().unwrap_or_default(),
+                },
             };
             calls_made += calls.len();
             let (results, failed) = round.run(&calls).await;

@@ -93,6 +93,11 @@ pub enum Command {
     },
     /// Update this installation from the git checkout it was built from.
     Update(commands::update::UpdateArgs),
+    /// Try a configured hook on a made-up tool call.
+    Hooks {
+        #[command(subcommand)]
+        action: commands::hooks::HooksCommand,
+    },
     /// Manage MCP servers.
     Mcp {
         #[command(subcommand)]

@@ -86,6 +86,9 @@ impl HooksSection {
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct HookEntry {
+    /// A name for `hermes hooks test NAME` and for messages.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
     /// Glob over the underlying tool name (`mcp__files__write*`); default all.
     #[serde(rename = "match", skip_serializing_if = "Option::is_none")]
     pub matcher: Option<String>,

@@ -209,6 +209,7 @@ pub fn mcp_servers(file: &ConfigFile) -> BTreeMap<String, McpServerSettings> {
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct HookSettings {
+    pub name: Option<String>,
     /// Glob over the underlying tool name.
     pub matcher: String,
     pub command: String,
@@ -218,6 +219,7 @@ pub struct HookSettings {
 impl HookSettings {
     fn from_entry(e: &HookEntry) -> HookSettings {
         HookSettings {
+            name: e.name.clone(),
             matcher: e
                 .matcher
                 .clone()

@@ -22,24 +22,7 @@ use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 use super::McpError;
 use crate::config::McpServerSettings;
 
-/// Variables a server inherits from hermes' environment; everything else it
-/// gets must be named in its `env`.
-pub const SAFE_ENV: &[&str] = &[
-    "PATH",
-    "HOME",
-    "USER",
-    "LOGNAME",
-    "SHELL",
-    "LANG",
-    "LANGUAGE",
-    "LC_ALL",
-    "LC_CTYPE",
-    "LC_MESSAGES",
-    "TERM",
-    "TMPDIR",
-    "TZ",
-    "SYSTEMROOT",
-];
+pub use crate::util::child_env::SAFE_ENV;
 
 const TAIL_LINES: usize = 20;
 
@@ -124,17 +107,12 @@ pub(super) fn spawn(
     log_path: &Path,
 ) -> Result<Spawned, McpError> {
     let mut cmd = Command::new(&entry.command);
-    cmd.args(&entry.args)
-        .env_clear()
+    crate::util::child_env::scrubbed(&mut cmd)
+        .args(&entry.args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .kill_on_drop(true);
-    for key in SAFE_ENV {
-        if let Some(v) = std::env::var_os(key) {
-            cmd.env(key, v);
-        }
-    }
     cmd.envs(&entry.env);
     if let Some(cwd) = &entry.cwd {
         cmd.current_dir(cwd);

@@ -10,14 +10,14 @@ use crate::util::glob::glob_match;
 
 /// What a tool's server says of it (MCP tool annotations).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct Hints {
+pub(crate) struct Hints {
     pub read_only: bool,
     pub destructive: bool,
 }
 
 /// A decision and what made it, for the model, the user and the session.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Outcome {
+pub(crate) struct Outcome {
     pub decision: Decision,
     /// `rule approvals.deny[0]`, `annotation destructiveHint`, `mode ask`,
     /// `--approve`, `--yolo`.

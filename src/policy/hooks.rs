@@ -1,10 +1,24 @@
-//! Hook commands. A hook gets one JSON object on stdin —
-//! `{"event", "tool", "call_id", "arguments", "output"?}` — and `HERMES_TOOL`,
-//! `HERMES_CALL_ID` in its environment. Exit 0 allows; exit 2 blocks, with
-//! its stderr as the reason; any other failure (exit code, timeout, cannot
-//! start) also blocks, naming the hook and its last stderr lines — a broken
-//! guardrail must not silently let everything through.
+//! Hook commands, in the format users already write for Claude Code.
+//!
+//! stdin: one JSON object — `session_id`, `transcript_path`, `cwd`,
+//! `hook_event_name` (`PreToolUse` / `PostToolUse`), `tool_name` (the
+//! underlying tool, never `tool_call`), `tool_input`, `tool_use_id`, and
+//! `tool_response` for post hooks — plus hermes' older fields (`event`,
+//! `tool`, `call_id`, `arguments`, `output`) so earlier hooks keep working.
+//!
+//! The answer: exit 2 blocks, with stderr as the reason. Exit 0 with JSON on
+//! stdout: `{"hookSpecificOutput": {"permissionDecision": "allow"|"deny"|
+//! "ask", "permissionDecisionReason", "updatedInput"}}`, or the older
+//! `{"decision": "block"|"approve", "reason"}`. Exit 0 with anything else
+//! (or nothing) has no opinion. Any other failure — exit code, timeout,
+//! cannot start, a JSON answer hermes cannot read — blocks, naming the hook
+//! and its last stderr lines: a broken guardrail must not silently let
+//! everything through (stricter than Claude Code, which lets those pass).
+//!
+//! A hook runs with a scrubbed environment (no API keys) in its own process
+//! group, so a timeout or a stop kills whatever it started too.
 
+use std::path::PathBuf;
 use std::process::Stdio;
 use std::time::Duration;
 
@@ -12,22 +26,82 @@ use serde_json::{json, Value};
 use tokio::io::AsyncWriteExt;
 use tokio_util::sync::CancellationToken;
 
-use super::Verdict;
 use crate::call::ToolOutput;
 use crate::config::HookSettings;
 use crate::util::glob::glob_match;
 use crate::util::text::excerpt;
 
+/// What one hook said.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum HookVerdict {
+    /// No opinion: the ordinary approval decides.
+    Pass,
+    /// Run it without asking (rules that deny still hold).
+    Allow,
+    /// Ask the user, whatever the rules say.
+    Ask(String),
+    Block(String),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct HookAnswer {
+    pub verdict: HookVerdict,
+    /// Arguments the hook wants the call to use instead.
+    pub updated_input: Option<Value>,
+}
+
+impl HookAnswer {
+    fn just(verdict: HookVerdict) -> HookAnswer {
+        HookAnswer {
+            verdict,
+            updated_input: None,
+        }
+    }
+}
+
+/// Where a call happens, for the hook's stdin.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct HookContext {
+    pub session_id: String,
+    pub transcript_path: PathBuf,
+    pub cwd: PathBuf,
+}
+
 #[derive(Debug, Clone)]
 pub(crate) struct Hook {
+    name: Option<String>,
     matcher: String,
     command: String,
     timeout: Duration,
 }
 
+/// Which hook point a hook runs at.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum HookEvent {
+    Pre,
+    Post,
+}
+
+impl HookEvent {
+    fn claude_name(self) -> &'static str {
+        match self {
+            HookEvent::Pre => "PreToolUse",
+            HookEvent::Post => "PostToolUse",
+        }
+    }
+
+    fn hermes_name(self) -> &'static str {
+        match self {
+            HookEvent::Pre => "pre_tool_call",
+            HookEvent::Post => "post_tool_call",
+        }
+    }
+}
+
 impl Hook {
     pub(crate) fn from_settings(e: &HookSettings) -> Hook {
         Hook {
+            name: e.name.clone(),
             matcher: e.matcher.clone(),
             command: e.command.clone(),
             timeout: e.timeout,
@@ -38,36 +112,81 @@ impl Hook {
         glob_match(&self.matcher, tool)
     }
 
+    pub(crate) fn name(&self) -> Option<&str> {
+        self.name.as_deref()
+    }
+
+    fn label(&self) -> String {
+        match &self.name {
+            Some(n) => n.clone(),
+            None => excerpt(&self.command, 60),
+        }
+    }
+
+    fn stdin(
+        event: HookEvent,
+        ctx: &HookContext,
+        tool: &str,
+        call_id: &str,
+        args: &Value,
+        output: Option<&ToolOutput>,
+    ) -> Value {
+        let mut input = json!({
+            "session_id": ctx.session_id,
+            "transcript_path": ctx.transcript_path,
+            "cwd": ctx.cwd,
+            "hook_event_name": event.claude_name(),
+            "tool_name": tool,
+            "tool_input": args,
+            "tool_use_id": call_id,
+            "event": event.hermes_name(),
+            "tool": tool,
+            "call_id": call_id,
+            "arguments": args,
+        });
+        if let Some(o) = output {
+            let response = json!({"content": o.content, "is_error": o.is_error});
+            input["tool_response"] = response.clone();
+            input["output"] = response;
+        }
+        input
+    }
+
     pub(crate) async fn run(
         &self,
-        event: &str,
+        event: HookEvent,
+        ctx: &HookContext,
         tool: &str,
         call_id: &str,
         args: &Value,
         output: Option<&ToolOutput>,
         cancel: &CancellationToken,
-    ) -> Verdict {
-        let mut input =
-            json!({"event": event, "tool": tool, "call_id": call_id, "arguments": args});
-        if let Some(o) = output {
-            input["output"] = json!({"content": o.content, "is_error": o.is_error});
-        }
-        let name = excerpt(&self.command, 60);
-        let mut child = match tokio::process::Command::new("sh")
+    ) -> HookAnswer {
+        let input = Self::stdin(event, ctx, tool, call_id, args, output);
+        let ev = event.hermes_name();
+        let name = self.label();
+        let fail = |why: String| HookAnswer::just(HookVerdict::Block(why));
+        let mut cmd = tokio::process::Command::new("sh");
+        crate::util::child_env::scrubbed(&mut cmd)
             .arg("-c")
             .arg(&self.command)
             .env("HERMES_TOOL", tool)
             .env("HERMES_CALL_ID", call_id)
-            .env("HERMES_HOOK_EVENT", event)
+            .env("HERMES_HOOK_EVENT", ev)
             .stdin(Stdio::piped())
-            .stdout(Stdio::null())
+            .stdout(Stdio::piped())
             .stderr(Stdio::piped())
-            .kill_on_drop(true)
-            .spawn()
-        {
+            .kill_on_drop(true);
+        if !ctx.cwd.as_os_str().is_empty() {
+            cmd.current_dir(&ctx.cwd);
+        }
+        #[cfg(unix)]
+        cmd.process_group(0);
+        let mut child = match cmd.spawn() {
             Ok(c) => c,
-            Err(e) => return Verdict::Block(format!("{event} hook `{name}` could not start: {e}")),
+            Err(e) => return fail(format!("{ev} hook `{name}` could not start: {e}")),
         };
+        let mut group = Group(child.id());
         // Written beside the wait, not before it: a hook that does not read
         // its stdin must not hold the call past its timeout or a stop.
         if let Some(mut stdin) = child.stdin.take() {
@@ -77,48 +196,155 @@ impl Hook {
             });
         }
         let waited = tokio::select! {
-            _ = cancel.cancelled() => return Verdict::Block("cancelled before it started".into()),
+            _ = cancel.cancelled() => return fail("cancelled before it started".into()),
             r = tokio::time::timeout(self.timeout, child.wait_with_output()) => r,
         };
         let out = match waited {
             Err(_) => {
-                return Verdict::Block(format!(
-                    "{event} hook `{name}` gave no answer within {} ms",
+                return fail(format!(
+                    "{ev} hook `{name}` gave no answer within {} ms",
                     self.timeout.as_millis()
                 ))
             }
-            Ok(Err(e)) => return Verdict::Block(format!("{event} hook `{name}` failed: {e}")),
+            Ok(Err(e)) => return fail(format!("{ev} hook `{name}` failed: {e}")),
             Ok(Ok(o)) => o,
         };
+        // Exited by itself: what it left running on purpose stays.
+        group.0 = None;
         let stderr = String::from_utf8_lossy(&out.stderr);
-        let last: Vec<&str> = stderr
-            .lines()
-            .rev()
-            .take(3)
-            .collect::<Vec<_>>()
-            .into_iter()
-            .rev()
-            .collect();
+        let stdout = String::from_utf8_lossy(&out.stdout);
         match out.status.code() {
-            Some(0) => Verdict::Allow,
-            Some(2) => Verdict::Block(if stderr.trim().is_empty() {
-                format!("blocked by the {event} hook `{name}`")
-            } else {
-                format!(
-                    "blocked by the {event} hook: {}",
-                    excerpt(stderr.trim(), 500)
-                )
+            Some(0) => read_answer(&stdout).unwrap_or_else(|why| {
+                fail(format!(
+                    "{ev} hook `{name}` answered JSON hermes cannot use: {why}"
+                ))
             }),
-            code => Verdict::Block(format!(
-                "{event} hook `{name}` failed ({}){}",
+            Some(2) => HookAnswer::just(HookVerdict::Block(if stderr.trim().is_empty() {
+                format!("blocked by the {ev} hook `{name}`")
+            } else {
+                format!("blocked by the {ev} hook: {}", excerpt(stderr.trim(), 500))
+            })),
+            code => fail(format!(
+                "{ev} hook `{name}` failed ({}){}",
                 code.map(|c| format!("exit code {c}"))
                     .unwrap_or_else(|| "killed by a signal".into()),
-                if last.is_empty() {
-                    String::new()
-                } else {
-                    format!("; last stderr: {}", last.join(" | "))
-                }
+                last_lines(&stderr)
             )),
         }
+    }
+}
+
+/// The hook's process group, killed when the wait ends any way but a
+/// normal exit — a timed-out `sh` must not leave its `sleep` behind.
+struct Group(Option<u32>);
+
+impl Drop for Group {
+    fn drop(&mut self) {
+        #[cfg(unix)]
+        if let Some(pid) = self.0 {
+            // SAFETY: killpg(2) on the group this hook's shell leads; a
+            // group that is already gone only makes it fail with ESRCH.
+            unsafe {
+                libc::killpg(pid as libc::pid_t, libc::SIGKILL);
+            }
+        }
+    }
+}
+
+fn last_lines(stderr: &str) -> String {
+    let last: Vec<&str> = stderr.lines().rev().take(3).collect();
+    if last.is_empty() {
+        return String::new();
+    }
+    let last: Vec<&str> = last.into_iter().rev().collect();
+    format!("; last stderr: {}", last.join(" | "))
+}
+
+/// A hook's stdout after exit 0: Claude Code's JSON answer, the older
+/// `decision` form, or no opinion. `Err` for JSON that names a decision
+/// hermes does not know.
+fn read_answer(stdout: &str) -> Result<HookAnswer, String> {
+    let Ok(Value::Object(v)) = serde_json::from_str::<Value>(stdout.trim()) else {
+        return Ok(HookAnswer::just(HookVerdict::Pass));
+    };
+    let text = |o: &serde_json::Map<String, Value>, k: &str| {
+        o.get(k).and_then(Value::as_str).map(str::to_string)
+    };
+    if let Some(Value::Object(h)) = v.get("hookSpecificOutput") {
+        let reason = text(h, "permissionDecisionReason").unwrap_or_default();
+        let updated_input = match h.get("updatedInput") {
+            None | Some(Value::Null) => None,
+            Some(o @ Value::Object(_)) => Some(o.clone()),
+            Some(_) => return Err("`updatedInput` must be an object".into()),
+        };
+        let verdict = match text(h, "permissionDecision").as_deref() {
+            None => HookVerdict::Pass,
+            Some("allow") => HookVerdict::Allow,
+            Some("ask") => HookVerdict::Ask(reason),
+            Some("deny") => HookVerdict::Block(if reason.is_empty() {
+                "denied by a hook".into()
+            } else {
+                reason
+            }),
+            Some(other) => return Err(format!("unknown permissionDecision `{other}`")),
+        };
+        return Ok(HookAnswer {
+            verdict,
+            updated_input,
+        });
+    }
+    let reason = text(&v, "reason").unwrap_or_default();
+    let verdict = match text(&v, "decision").as_deref() {
+        None => HookVerdict::Pass,
+        Some("approve") => HookVerdict::Allow,
+        Some("block") => HookVerdict::Block(if reason.is_empty() {
+            "blocked by a hook".into()
+        } else {
+            reason
+        }),
+        Some(other) => return Err(format!("unknown decision `{other}`")),
+    };
+    Ok(HookAnswer::just(verdict))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn answers_in_claude_codes_forms_are_read() {
+        let a = read_answer(
+            r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"no writes on Fridays"}}"#,
+        )
+        .unwrap();
+        assert_eq!(a.verdict, HookVerdict::Block("no writes on Fridays".into()));
+        let a = read_answer(
+            r#"{"hookSpecificOutput":{"permissionDecision":"allow","updatedInput":{"path":"/safe"}}}"#,
+        )
+        .unwrap();
+        assert_eq!(a.verdict, HookVerdict::Allow);
+        assert_eq!(a.updated_input, Some(json!({"path": "/safe"})));
+        assert_eq!(
+            read_answer(r#"{"hookSpecificOutput":{"permissionDecision":"ask","permissionDecisionReason":"sure?"}}"#)
+                .unwrap()
+                .verdict,
+            HookVerdict::Ask("sure?".into())
+        );
+        assert_eq!(
+            read_answer(r#"{"decision":"block","reason":"old style"}"#)
+                .unwrap()
+                .verdict,
+            HookVerdict::Block("old style".into())
+        );
+        for pass in ["", "ok, looks fine", "[1,2]", "{}"] {
+            assert_eq!(
+                read_answer(pass).unwrap().verdict,
+                HookVerdict::Pass,
+                "{pass}"
+            );
+        }
+        assert!(read_answer(r#"{"decision":"blok"}"#).is_err());
+        assert!(read_answer(r#"{"hookSpecificOutput":{"permissionDecision":"maybe"}}"#).is_err());
+        assert!(read_answer(r#"{"hookSpecificOutput":{"updatedInput":"x"}}"#).is_err());
     }
 }

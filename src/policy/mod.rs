@@ -11,13 +11,7 @@ use tokio_util::sync::CancellationToken;
 use crate::config::{ApprovalSettings, HooksSettings};
 use approval::Approvals;
 pub(crate) use approval::{Hints, Outcome};
-pub(crate) use hooks::Hook;
-
-#[derive(Debug, Clone, PartialEq)]
-pub enum Verdict {
-    Allow,
-    Block(String),
-}
+pub(crate) use hooks::{Hook, HookAnswer, HookContext, HookEvent, HookVerdict};
 
 #[derive(Debug, Clone)]
 pub struct Policy {
@@ -51,30 +45,50 @@ impl Policy {
         }
     }
 
-    /// Every matching `pre_tool_call` hook, in config order; the first block wins.
-    pub async fn pre_tool_call(
+    /// Every matching `pre_tool_call` hook, in config order, each seeing
+    /// the input the ones before it left: the first block wins; otherwise
+    /// an `ask` wins over an `allow`, which wins over no opinion.
+    pub(crate) async fn pre_tool_call(
         &self,
+        ctx: &HookContext,
         tool: &str,
         call_id: &str,
         args: &Value,
         cancel: &CancellationToken,
-    ) -> Verdict {
+    ) -> HookAnswer {
+        let mut input = args.clone();
+        let mut verdict = HookVerdict::Pass;
         for h in self.pre.iter().filter(|h| h.matches(tool)) {
-            if let Verdict::Block(why) = h
-                .run("pre_tool_call", tool, call_id, args, None, cancel)
-                .await
-            {
-                return Verdict::Block(why);
+            let a = h
+                .run(HookEvent::Pre, ctx, tool, call_id, &input, None, cancel)
+                .await;
+            if let Some(updated) = a.updated_input {
+                input = updated;
             }
+            verdict = match (verdict, a.verdict) {
+                (_, b @ HookVerdict::Block(_)) => {
+                    return HookAnswer {
+                        verdict: b,
+                        updated_input: None,
+                    }
+                }
+                (a @ HookVerdict::Ask(_), _) | (_, a @ HookVerdict::Ask(_)) => a,
+                (HookVerdict::Allow, _) | (_, HookVerdict::Allow) => HookVerdict::Allow,
+                _ => HookVerdict::Pass,
+            };
         }
-        Verdict::Allow
+        HookAnswer {
+            verdict,
+            updated_input: (&input != args).then_some(input),
+        }
     }
 
     /// Runs every matching `post_tool_call` hook; their failures are reported,
     /// not fatal. `cancel` is the round's: after a stop no further hook starts,
     /// a running one is ended, and neither is reported as a failure.
-    pub async fn post_tool_call(
+    pub(crate) async fn post_tool_call(
         &self,
+        ctx: &HookContext,
         tool: &str,
         call_id: &str,
         args: &Value,
@@ -86,19 +100,41 @@ impl Policy {
             if cancel.is_cancelled() {
                 break;
             }
-            let verdict = h
-                .run("post_tool_call", tool, call_id, args, Some(output), cancel)
+            let a = h
+                .run(
+                    HookEvent::Post,
+                    ctx,
+                    tool,
+                    call_id,
+                    args,
+                    Some(output),
+                    cancel,
+                )
                 .await;
-            if let (Verdict::Block(why), false) = (verdict, cancel.is_cancelled()) {
+            if let (HookVerdict::Block(why), false) = (a.verdict, cancel.is_cancelled()) {
                 problems.push(why);
             }
         }
         problems
     }
 
+    /// The hook `name` (its `name` key, or `pre_tool_call[i]` /
+    /// `post_tool_call[i]`), for `hermes hooks test`.
+    pub(crate) fn hook(&self, name: &str) -> Option<(HookEvent, &Hook)> {
+        fn find<'h>(list: &'h [Hook], key: &str, name: &str) -> Option<&'h Hook> {
+            list.iter()
+                .enumerate()
+                .find(|(i, h)| h.name() == Some(name) || format!("{key}[{i}]") == name)
+                .map(|(_, h)| h)
+        }
+        find(&self.pre, "pre_tool_call", name)
+            .map(|h| (HookEvent::Pre, h))
+            .or_else(|| find(&self.post, "post_tool_call", name).map(|h| (HookEvent::Post, h)))
+    }
+
     /// Approval of one entry, from its tool, its own arguments and what
     /// its server says of the tool.
-    pub fn approve(&self, tool: &str, args: &Value, hints: Hints) -> Outcome {
+    pub(crate) fn approve(&self, tool: &str, args: &Value, hints: Hints) -> Outcome {
         self.approvals.decide(tool, args, hints)
     }
 

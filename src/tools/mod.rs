@@ -508,7 +508,7 @@ impl Registry {
     }
 
     /// What the tool's server says of it (MCP annotations), for approval.
-    pub fn hints(&self, name: &str, tool: &ToolRef) -> crate::policy::Hints {
+    pub(crate) fn hints(&self, name: &str, tool: &ToolRef) -> crate::policy::Hints {
         let found = match (tool, &self.mcp) {
             (ToolRef::Mcp { .. }, Some(mcp)) => {
                 mcp.index().get(name).map(|t| crate::policy::Hints {

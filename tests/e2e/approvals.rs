@@ -216,3 +216,202 @@ fn the_turn_cap_stops_calls_past_it_unrun() {
     assert_eq!(&r[..2], ["1", "2"]);
     crate::assert_contains!(r[2], "limit of 2 tool calls");
 }
+
+/// A home with our test server behind the bridge and `hooks` appended
+/// (TOML `[[hooks.pre_tool_call]]` tables).
+fn hooked_env(hooks: &str) -> TestEnv {
+    let env = TestEnv::deferred(&[("t", "concurrency = \"parallel\"")]);
+    let mut cfg = std::fs::read_to_string(env.config_path()).unwrap();
+    cfg.push('\n');
+    cfg.push_str(hooks);
+    std::fs::write(env.config_path(), cfg).unwrap();
+    env
+}
+
+/// Writes an executable hook script into the home; returns its path.
+fn script(env: &TestEnv, name: &str, body: &str) -> String {
+    let path = env.home.path().join(name);
+    std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    path.display().to_string()
+}
+
+fn two_echoes(env: &TestEnv) {
+    env.fake.push(Reply::tool_calls(&[(
+        &call_id("hooked"),
+        "tool_call",
+        &batch(&[
+            ("mcp__t__echo", json!({"text": "first"})),
+            ("mcp__t__echo", json!({"text": "second"})),
+        ]),
+    )]));
+    env.fake.push(Reply::text("done"));
+}
+
+#[test]
+fn a_claude_code_hook_denies_with_a_reason_and_rewrites_input() {
+    let env = TestEnv::deferred(&[("t", "")]);
+    // Claude Code's own stdin fields decide; the answer is Claude Code's JSON.
+    let hook = script(
+        &env,
+        "guard.sh",
+        r#"input=$(cat)
+echo "$input" > "$HOME/hook-stdin.json"
+case "$input" in
+  *'"text":"first"'*) echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"first is reserved"}}' ;;
+  *) echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"text":"rewritten"}}}' ;;
+esac"#,
+    );
+    let mut cfg = std::fs::read_to_string(env.config_path()).unwrap();
+    cfg.push_str(&format!(
+        "\n[[hooks.pre_tool_call]]\nname = \"guard\"\nmatch = \"mcp__t__*\"\ncommand = {hook:?}\n"
+    ));
+    std::fs::write(env.config_path(), cfg).unwrap();
+    two_echoes(&env);
+    env.run(&["-q", "go"]).ok();
+    let r = contents(&env.tool_results(1));
+    assert_eq!(r, ["Error: first is reserved", "rewritten"]);
+    let stdin: Value = serde_json::from_str(
+        &std::fs::read_to_string(env.home.path().join("hook-stdin.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(stdin["hook_event_name"], "PreToolUse");
+    assert_eq!(
+        stdin["tool_name"], "mcp__t__echo",
+        "the underlying tool, never tool_call"
+    );
+    assert!(stdin["tool_use_id"].as_str().unwrap().starts_with("call_"));
+    assert!(stdin["session_id"].as_str().is_some_and(|s| !s.is_empty()));
+    assert!(stdin["transcript_path"]
+        .as_str()
+        .unwrap()
+        .ends_with(".jsonl"));
+    assert!(stdin["cwd"].is_string());
+    assert!(stdin["tool_input"]["text"].is_string());
+    // The hook's allow is recorded as what decided.
+    let by: Vec<String> = approvals_recorded(&env)
+        .iter()
+        .map(|r| r["by"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(by, ["mode auto"], "only the entry that reached approval");
+
+    // hermes hooks test runs the same hook and prints its verdict.
+    let run = env.run(&[
+        "hooks",
+        "test",
+        "guard",
+        "--tool",
+        "mcp__t__echo",
+        "--args",
+        r#"{"text":"first"}"#,
+    ]);
+    run.ok();
+    assert_eq!(run.stdout.trim(), "deny: first is reserved");
+    let run = env.run(&[
+        "hooks",
+        "test",
+        "pre_tool_call[0]",
+        "--tool",
+        "mcp__t__echo",
+        "--args",
+        r#"{"text":"x"}"#,
+    ]);
+    run.ok();
+    assert_eq!(
+        run.stdout,
+        "allow\nupdated input: {\"text\":\"rewritten\"}\n"
+    );
+    let run = env.run(&["hooks", "test", "nope", "--tool", "x"]);
+    run.code(2);
+    crate::assert_contains!(run.error_line(), "no hook named `nope`");
+}
+
+#[test]
+fn exit_2_blocks_and_garbage_output_has_no_opinion() {
+    let env = hooked_env(
+        "[[hooks.pre_tool_call]]\nmatch = \"mcp__t__echo\"\n\
+         command = \"grep -q second && { echo 'second is blocked' >&2; exit 2; }; echo 'not json {'\"\n",
+    );
+    two_echoes(&env);
+    env.run(&["-q", "go"]).ok();
+    let r = contents(&env.tool_results(1));
+    assert_eq!(r[0], "first", "garbage on stdout with exit 0: no opinion");
+    assert_eq!(
+        r[1],
+        "Error: blocked by the pre_tool_call hook: second is blocked"
+    );
+}
+
+#[test]
+fn a_timed_out_hook_blocks_and_its_children_die_with_it() {
+    let env = hooked_env("");
+    let pidfile = env.home.path().join("sleeper.pid");
+    let hook = script(
+        &env,
+        "slow.sh",
+        &format!(
+            "sleep 30 &\necho $! > {:?}\nwait",
+            pidfile.display().to_string()
+        ),
+    );
+    let mut cfg = std::fs::read_to_string(env.config_path()).unwrap();
+    cfg.push_str(&format!(
+        "\n[[hooks.pre_tool_call]]\nmatch = \"mcp__t__echo\"\ncommand = {hook:?}\ntimeout_ms = 300\n"
+    ));
+    std::fs::write(env.config_path(), cfg).unwrap();
+    two_echoes(&env);
+    env.run(&["-q", "go"]).ok();
+    let r = contents(&env.tool_results(1));
+    crate::assert_contains!(r[0], "gave no answer within 300 ms");
+    let pid: i32 = std::fs::read_to_string(&pidfile)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    crate::support::wait_for("the hook's sleep to be killed", || {
+        // SAFETY: kill(2) with signal 0 only checks that the process exists.
+        unsafe { libc::kill(pid, 0) != 0 }
+    });
+}
+
+#[test]
+fn a_hook_sees_no_secrets_of_hermes() {
+    let env = hooked_env("");
+    let dump = env.home.path().join("hook-env.txt");
+    let mut cfg = std::fs::read_to_string(env.config_path()).unwrap();
+    cfg.push_str(&format!(
+        "\n[[hooks.pre_tool_call]]\ncommand = \"env > {}\"\n",
+        dump.display()
+    ));
+    std::fs::write(env.config_path(), cfg).unwrap();
+    two_echoes(&env);
+    env.cmd()
+        .env("OPENAI_API_KEY", "sk-secret")
+        .args(["-q", "go"])
+        .output()
+        .unwrap();
+    let seen = std::fs::read_to_string(&dump).unwrap();
+    crate::assert_not_contains!(seen, "sk-secret");
+    crate::assert_not_contains!(seen, crate::support::KEY_ENV);
+    crate::assert_contains!(seen, "HERMES_TOOL=mcp__t__echo");
+    crate::assert_contains!(seen, "PATH=");
+}
+
+#[test]
+fn a_hook_asking_is_refused_in_a_one_shot_run() {
+    let env = hooked_env(
+        "[[hooks.pre_tool_call]]\nmatch = \"mcp__t__echo\"\n\
+         command = \"echo '{\\\"hookSpecificOutput\\\":{\\\"permissionDecision\\\":\\\"ask\\\",\\\"permissionDecisionReason\\\":\\\"check with a human\\\"}}'\"\n",
+    );
+    two_echoes(&env);
+    env.run(&["-q", "go"]).ok();
+    let r = contents(&env.tool_results(1));
+    crate::assert_contains!(r[0], "needs the user's approval (hook)");
+    let rec = approvals_recorded(&env);
+    assert_eq!(rec[0]["by"], "hook (nobody to ask)");
+    assert_eq!(rec[0]["reason"], "check with a human");
+}

@@ -3,6 +3,7 @@
 //! conversation itself (no subcommand) is `app::chat`.
 
 pub mod config;
+pub mod hooks;
 pub mod mcp;
 pub mod sessions;
 pub mod update;

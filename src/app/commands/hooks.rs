@@ -1,0 +1,86 @@
+//! `hermes hooks test NAME --tool T --args JSON`: runs one configured hook
+//! as a tool call would, and prints its verdict — to try a guardrail
+//! without a model.
+
+use clap::Subcommand;
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use super::Context;
+use crate::app::CommandError;
+use crate::call::ToolOutput;
+use crate::config;
+use crate::frontend::out;
+use crate::policy::{HookContext, HookEvent, HookVerdict, Policy};
+
+#[derive(Debug, Subcommand)]
+pub enum HooksCommand {
+    /// Run one hook (its `name`, or `pre_tool_call[0]`) on a made-up call.
+    Test {
+        name: String,
+        /// The underlying tool's name, e.g. mcp__files__write_file.
+        #[arg(long)]
+        tool: String,
+        /// The call's arguments, a JSON object.
+        #[arg(long, default_value = "{}")]
+        args: String,
+        /// For a post hook: the tool's output.
+        #[arg(long, default_value = "")]
+        output: String,
+    },
+}
+
+pub async fn run(cmd: &HooksCommand, ctx: &Context<'_>) -> Result<(), CommandError> {
+    let HooksCommand::Test {
+        name,
+        tool,
+        args,
+        output,
+    } = cmd;
+    let settings = config::resolve(ctx.paths.clone(), ctx.cwd, ctx.overrides)?;
+    let args: Value = match serde_json::from_str(args) {
+        Ok(v @ Value::Object(_)) => v,
+        _ => {
+            return Err(CommandError::usage(
+                format!("--args {args}: not a JSON object"),
+                "pass the call's arguments as an object, e.g. --args '{\"path\": \"/tmp/x\"}'",
+            ))
+        }
+    };
+    let policy = Policy::from_settings(&settings.hooks, &settings.approvals);
+    let Some((event, hook)) = policy.hook(name) else {
+        return Err(CommandError::usage(
+            format!("no hook named `{name}`"),
+            "give a hook's `name`, or its place: pre_tool_call[0], post_tool_call[1] …",
+        ));
+    };
+    let hook_ctx = HookContext {
+        session_id: "hooks-test".into(),
+        transcript_path: Default::default(),
+        cwd: ctx.cwd.to_path_buf(),
+    };
+    let output = ToolOutput::ok(output.clone());
+    let answer = hook
+        .run(
+            event,
+            &hook_ctx,
+            tool,
+            "call_hookstest000000000000000",
+            &args,
+            (event == HookEvent::Post).then_some(&output),
+            &CancellationToken::new(),
+        )
+        .await;
+    let verdict = match &answer.verdict {
+        HookVerdict::Pass => "no opinion (the approval rules decide)".to_string(),
+        HookVerdict::Allow => "allow".into(),
+        HookVerdict::Ask(r) if r.is_empty() => "ask".into(),
+        HookVerdict::Ask(r) => format!("ask: {r}"),
+        HookVerdict::Block(r) => format!("deny: {r}"),
+    };
+    out(format!("{verdict}\n").as_bytes());
+    if let Some(u) = &answer.updated_input {
+        out(format!("updated input: {u}\n").as_bytes());
+    }
+    Ok(())
+}
