@@ -67,6 +67,18 @@ pub(crate) struct HookContext {
     pub cwd: PathBuf,
 }
 
+/// The call a hook is asked about.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct HookCall<'a> {
+    pub(crate) event: HookEvent,
+    /// The underlying tool.
+    pub(crate) tool: &'a str,
+    pub(crate) call_id: &'a str,
+    pub(crate) args: &'a Value,
+    /// The result, for a post hook.
+    pub(crate) output: Option<&'a ToolOutput>,
+}
+
 #[derive(Debug, Clone)]
 pub(crate) struct Hook {
     name: Option<String>,
@@ -123,14 +135,8 @@ impl Hook {
         }
     }
 
-    fn stdin(
-        event: HookEvent,
-        ctx: &HookContext,
-        tool: &str,
-        call_id: &str,
-        args: &Value,
-        output: Option<&ToolOutput>,
-    ) -> Value {
+    fn stdin(ctx: &HookContext, c: &HookCall<'_>) -> Value {
+        let (event, tool, call_id, args) = (c.event, c.tool, c.call_id, c.args);
         let mut input = json!({
             "session_id": ctx.session_id,
             "transcript_path": ctx.transcript_path,
@@ -144,7 +150,7 @@ impl Hook {
             "call_id": call_id,
             "arguments": args,
         });
-        if let Some(o) = output {
+        if let Some(o) = c.output {
             let response = json!({"content": o.content, "is_error": o.is_error});
             input["tool_response"] = response.clone();
             input["output"] = response;
@@ -154,16 +160,13 @@ impl Hook {
 
     pub(crate) async fn run(
         &self,
-        event: HookEvent,
         ctx: &HookContext,
-        tool: &str,
-        call_id: &str,
-        args: &Value,
-        output: Option<&ToolOutput>,
+        call: &HookCall<'_>,
         cancel: &CancellationToken,
     ) -> HookAnswer {
-        let input = Self::stdin(event, ctx, tool, call_id, args, output);
-        let ev = event.hermes_name();
+        let input = Self::stdin(ctx, call);
+        let (tool, call_id) = (call.tool, call.call_id);
+        let ev = call.event.hermes_name();
         let name = self.label();
         let fail = |why: String| HookAnswer::just(HookVerdict::Block(why));
         let mut cmd = tokio::process::Command::new("sh");

@@ -11,7 +11,7 @@ use tokio_util::sync::CancellationToken;
 use crate::config::{ApprovalSettings, HooksSettings};
 use approval::Approvals;
 pub(crate) use approval::{Hints, Outcome};
-pub(crate) use hooks::{Hook, HookAnswer, HookContext, HookEvent, HookVerdict};
+pub(crate) use hooks::{Hook, HookAnswer, HookCall, HookContext, HookEvent, HookVerdict};
 
 #[derive(Debug, Clone)]
 pub struct Policy {
@@ -59,9 +59,14 @@ impl Policy {
         let mut input = args.clone();
         let mut verdict = HookVerdict::Pass;
         for h in self.pre.iter().filter(|h| h.matches(tool)) {
-            let a = h
-                .run(HookEvent::Pre, ctx, tool, call_id, &input, None, cancel)
-                .await;
+            let call = HookCall {
+                event: HookEvent::Pre,
+                tool,
+                call_id,
+                args: &input,
+                output: None,
+            };
+            let a = h.run(ctx, &call, cancel).await;
             if let Some(updated) = a.updated_input {
                 input = updated;
             }
@@ -100,17 +105,14 @@ impl Policy {
             if cancel.is_cancelled() {
                 break;
             }
-            let a = h
-                .run(
-                    HookEvent::Post,
-                    ctx,
-                    tool,
-                    call_id,
-                    args,
-                    Some(output),
-                    cancel,
-                )
-                .await;
+            let call = HookCall {
+                event: HookEvent::Post,
+                tool,
+                call_id,
+                args,
+                output: Some(output),
+            };
+            let a = h.run(ctx, &call, cancel).await;
             if let (HookVerdict::Block(why), false) = (a.verdict, cancel.is_cancelled()) {
                 problems.push(why);
             }

@@ -11,7 +11,7 @@ use crate::app::CommandError;
 use crate::call::ToolOutput;
 use crate::config;
 use crate::frontend::out;
-use crate::policy::{HookContext, HookEvent, HookVerdict, Policy};
+use crate::policy::{HookCall, HookContext, HookEvent, HookVerdict, Policy};
 
 #[derive(Debug, Subcommand)]
 pub enum HooksCommand {
@@ -60,17 +60,14 @@ pub async fn run(cmd: &HooksCommand, ctx: &Context<'_>) -> Result<(), CommandErr
         cwd: ctx.cwd.to_path_buf(),
     };
     let output = ToolOutput::ok(output.clone());
-    let answer = hook
-        .run(
-            event,
-            &hook_ctx,
-            tool,
-            "call_hookstest000000000000000",
-            &args,
-            (event == HookEvent::Post).then_some(&output),
-            &CancellationToken::new(),
-        )
-        .await;
+    let call = HookCall {
+        event,
+        tool,
+        call_id: "call_hookstest000000000000000",
+        args: &args,
+        output: (event == HookEvent::Post).then_some(&output),
+    };
+    let answer = hook.run(&hook_ctx, &call, &CancellationToken::new()).await;
     let verdict = match &answer.verdict {
         HookVerdict::Pass => "no opinion (the approval rules decide)".to_string(),
         HookVerdict::Allow => "allow".into(),
