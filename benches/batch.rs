@@ -51,6 +51,7 @@ fn setup(fake: &FakeProvider) -> Setup {
     let cfg = format!(
         "provider = \"fake\"\nmodel = \"m\"\n[providers.fake]\nbase_url = \"{}\"\napi_key = \"k\"\n\
          [tools]\ndefer = \"always\"\n\
+         [approvals]\nmode = \"auto\"\n\
          [mcp_servers.docs]\ncommand = {fs:?}\nargs = [{:?}]\n\
          [mcp_servers.notes]\ncommand = {fs:?}\nargs = [{:?}]\n\
          [mcp_servers.tickets]\ncommand = {:?}\n",

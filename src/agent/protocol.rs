@@ -35,6 +35,14 @@ pub enum Event {
         /// Of `prompt_tokens`, written to the provider's prompt cache.
         cache_write_tokens: u64,
     },
+    /// The user is asked about one entry (the REPL): its tool, its own
+    /// arguments pretty-printed and cut, and why it is a question.
+    ApprovalAsked {
+        id: String,
+        name: String,
+        arguments: String,
+        why: String,
+    },
     /// How an entry's approval was settled: `decision` is `allow` or `deny`
     /// (an `ask` nobody could answer is a deny), `by` what decided it.
     Approval {

@@ -25,7 +25,7 @@ use tokio_util::sync::CancellationToken;
 use super::protocol::{Event, EventTx};
 use crate::call::{classify, ids, names::Bridge, CallClass, Entry, ToolOutput, ToolRef};
 use crate::config::Decision;
-use crate::policy::{HookContext, HookVerdict, Outcome, Policy};
+use crate::policy::{Answer, Gate, HookContext, HookVerdict, Outcome, Policy, Question};
 use crate::session::{Record, SessionError, SessionEvent, SessionHandle, ToolCall, ToolResult};
 use crate::tools::{validation, Registry};
 use crate::util::time::Utc;
@@ -63,6 +63,13 @@ pub(super) struct Round<'a> {
     pub allowed: usize,
     /// The session and folder, for hooks.
     pub hook_ctx: HookContext,
+    /// Entry order for questions to the user.
+    pub gate: Gate,
+    /// One question at a time (a connector batch's entries share a slot).
+    pub asking: tokio::sync::Mutex<()>,
+    /// The entry a question is open for (id, tool): a stop meanwhile is
+    /// the user's denial of it, recorded as such.
+    pub open_question: std::sync::Mutex<Option<(String, String)>>,
 }
 
 impl Round<'_> {
@@ -79,7 +86,9 @@ impl Round<'_> {
                     self.policy.max_tool_calls_per_turn()
                 )));
             }
-            self.check(c).await
+            let plan = self.check(c, i).await;
+            self.gate.done(i);
+            plan
         });
         let plans: Vec<Plan> = futures_util::future::join_all(checks).await;
         // Then run: futures are first polled in entry order, which is the
@@ -99,15 +108,22 @@ impl Round<'_> {
         (results, failed)
     }
 
-    async fn check(&self, call: &ToolCall) -> Plan {
+    async fn check(&self, call: &ToolCall, slot: usize) -> Plan {
         tokio::select! {
             biased;
-            _ = self.cancel.cancelled() => Plan::Done(ToolOutput::error(NOT_STARTED)),
-            plan = self.plan(call) => plan,
+            _ = self.cancel.cancelled() => {
+                let open = self.open_question.lock().ok().and_then(|mut q| q.take());
+                if let Some((id, name)) = open {
+                    self.note_approval(&id, &name, "deny", "you, stopping the turn", None)
+                        .await;
+                }
+                Plan::Done(ToolOutput::error(NOT_STARTED))
+            }
+            plan = self.plan(call, slot) => plan,
         }
     }
 
-    async fn plan(&self, call: &ToolCall) -> Plan {
+    async fn plan(&self, call: &ToolCall, slot: usize) -> Plan {
         match classify(&call.name, &call.arguments) {
             CallClass::Bridge(b) => Plan::Bridge(b),
             CallClass::Invalid(msg) => Plan::Done(ToolOutput::error(msg)),
@@ -120,7 +136,7 @@ impl Round<'_> {
                     Ok(a) => a,
                     Err(why) => return Plan::Done(ToolOutput::error(why)),
                 };
-                match self.check_one(&tool, &call.id, &args).await {
+                match self.check_one(&tool, &call.id, &args, slot).await {
                     Ok((r, args)) => Plan::Entry {
                         name: tool,
                         tool: r,
@@ -134,7 +150,7 @@ impl Round<'_> {
                 let checks = entries.iter().zip(&ids).map(|(e, id)| async move {
                     match &e.arguments {
                         Err(why) => Some(why.clone()),
-                        Ok(args) => self.check_one(&e.name, id, args).await.err(),
+                        Ok(args) => self.check_one(&e.name, id, args, slot).await.err(),
                     }
                 });
                 let refused = futures_util::future::join_all(checks).await;
@@ -151,6 +167,7 @@ impl Round<'_> {
         name: &str,
         id: &str,
         args: &Value,
+        slot: usize,
     ) -> Result<(ToolRef, Value), String> {
         let tool = self.tools.resolve_and_check(name, args).await?;
         let hook = self
@@ -190,23 +207,20 @@ impl Round<'_> {
             }
             _ => {}
         }
+        let mut unanswered = false;
+        if outcome.decision == Decision::Ask {
+            (outcome, unanswered) = self.settle_ask(slot, id, name, &args, outcome).await;
+        }
+        let reason = outcome
+            .reason
+            .as_deref()
+            .map(|r| format!(" ({r})"))
+            .unwrap_or_default();
         let (decision, refusal) = match outcome.decision {
             Decision::Allow => ("allow", None),
-            Decision::Deny => (
-                "deny",
-                Some(format!(
-                    "`{name}` was not run: denied by {}{}",
-                    outcome.by,
-                    outcome
-                        .reason
-                        .as_deref()
-                        .map(|r| format!(" ({r})"))
-                        .unwrap_or_default()
-                )),
-            ),
-            // Nobody can answer here (a one-shot run): the user is told
-            // which flags allow it.
-            Decision::Ask => (
+            // Nobody could answer (a one-shot run): the user is told which
+            // flags allow it.
+            _ if unanswered => (
                 "deny",
                 Some(format!(
                     "`{name}` was not run: it needs the user's approval ({}) and nobody could \
@@ -214,10 +228,18 @@ impl Round<'_> {
                     outcome.by
                 )),
             ),
+            _ => (
+                "deny",
+                Some(format!(
+                    "`{name}` was not run: denied by {}{reason}",
+                    outcome.by
+                )),
+            ),
         };
-        let by = match outcome.decision {
-            Decision::Ask => format!("{} (nobody to ask)", outcome.by),
-            _ => outcome.by.clone(),
+        let by = if unanswered {
+            format!("{} (nobody to ask)", outcome.by)
+        } else {
+            outcome.by.clone()
         };
         self.note_approval(id, name, decision, &by, outcome.reason.clone())
             .await;
@@ -225,6 +247,75 @@ impl Round<'_> {
             Some(why) => Err(why),
             None => Ok((tool, args)),
         }
+    }
+
+    /// An `ask` settled by the user, in entry order, one question at a
+    /// time; with nobody to ask it stays unanswered (`true`). A stop while
+    /// asking denies this entry and stops the turn.
+    async fn settle_ask(
+        &self,
+        slot: usize,
+        id: &str,
+        name: &str,
+        args: &Value,
+        asked: Outcome,
+    ) -> (Outcome, bool) {
+        let Some(asker) = self.policy.asker() else {
+            return (asked, true);
+        };
+        // The gate first, then the lock: an earlier slot may still need it.
+        self.gate.wait_turn(slot).await;
+        let _one_at_a_time = self.asking.lock().await;
+        // An earlier answer of this round may have allowed this tool.
+        if self.policy.allowed_this_session().iter().any(|t| t == name) {
+            let by = "you, for this session".to_string();
+            return (
+                Outcome {
+                    decision: Decision::Allow,
+                    by,
+                    reason: None,
+                },
+                false,
+            );
+        }
+        let question = Question {
+            call_id: id.to_string(),
+            tool: name.to_string(),
+            arguments: args.clone(),
+            why: match &asked.reason {
+                Some(r) => format!("{}: {r}", asked.by),
+                None => asked.by.clone(),
+            },
+        };
+        if let Ok(mut q) = self.open_question.lock() {
+            *q = Some((id.to_string(), name.to_string()));
+        }
+        let answer = asker.ask(question).await;
+        if let Ok(mut q) = self.open_question.lock() {
+            *q = None;
+        }
+        let decided = |decision, by: &str, reason| Outcome {
+            decision,
+            by: by.to_string(),
+            reason,
+        };
+        let outcome = match answer {
+            None => {
+                self.cancel.cancel();
+                decided(Decision::Deny, "you, stopping the turn", None)
+            }
+            Some(Answer::Once) => decided(Decision::Allow, "you, once", None),
+            Some(Answer::Session) => {
+                self.policy.allow_for_session(name);
+                decided(Decision::Allow, "you, for this session", None)
+            }
+            Some(Answer::Always) => {
+                self.policy.allow_for_session(name);
+                decided(Decision::Allow, "you, always", None)
+            }
+            Some(Answer::Deny(reason)) => decided(Decision::Deny, "you", reason),
+        };
+        (outcome, false)
     }
 
     /// An approval decision as an event and a session record.

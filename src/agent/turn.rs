@@ -95,6 +95,11 @@ impl Agent {
         self
     }
 
+    /// The policy, for `/approvals`, `/yolo` and setting who answers.
+    pub(crate) fn policy_mut(&mut self) -> &mut Policy {
+        &mut self.policy
+    }
+
     /// Whether local `tool_call` batches are split (on unless configured off).
     pub fn with_split_batches(mut self, on: bool) -> Agent {
         self.split_batches = on;
@@ -106,6 +111,11 @@ impl Agent {
     pub fn with_deferral_recorded(mut self, recorded: bool) -> Agent {
         self.deferral_recorded = recorded;
         self
+    }
+
+    /// Where this agent's events go, for front ends that add their own.
+    pub(crate) fn events(&self) -> EventTx {
+        self.events.clone()
     }
 
     pub fn session(&self) -> &SessionHandle {
@@ -188,6 +198,9 @@ impl Agent {
                     transcript_path: self.session.path().to_path_buf(),
                     cwd: std::env::current_dir().unwrap_or_default(),
                 },
+                gate: crate::policy::Gate::new(calls.len()),
+                asking: tokio::sync::Mutex::new(()),
+                open_question: std::sync::Mutex::new(None),
             };
             calls_made += calls.len();
             let (results, failed) = round.run(&calls).await;

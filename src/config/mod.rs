@@ -2,6 +2,7 @@
 //! the [`Settings`] a run uses. Layers, lowest first: built-in presets < user file
 //! (or `--config PATH`) < project `.hermes/config.toml` < `HERMES_*` env < flags.
 
+pub mod edit;
 mod file;
 mod load;
 mod paths;

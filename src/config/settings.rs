@@ -44,7 +44,7 @@ pub mod defaults {
     /// Hooks match every tool unless they say otherwise.
     pub const HOOK_MATCH: &str = "*";
     pub const HOOK_TIMEOUT_MS: u64 = 10_000;
-    pub const APPROVAL_MODE: ApprovalMode = ApprovalMode::Auto;
+    pub const APPROVAL_MODE: ApprovalMode = ApprovalMode::Ask;
     pub const MAX_TOOL_CALLS_PER_TURN: u32 = 200;
     pub const CONNECTOR_TIMEOUT_MS: u64 = 60_000;
     pub const TOOL_OUTPUT_BYTES: u64 = 64 * 1024;
@@ -618,7 +618,11 @@ mod tests {
         assert_eq!(s.max_turns, 50);
         assert_eq!(s.defer, DeferPolicy::default());
         assert_eq!(s.defer.mode, DeferMode::Auto, "the product default is auto");
-        assert_eq!(s.approvals.mode, ApprovalMode::Auto);
+        assert_eq!(
+            s.approvals.mode,
+            ApprovalMode::Ask,
+            "ask before a tool acts"
+        );
         assert!(s.connectors.is_none() && s.mcp_servers.is_empty());
         let server = McpServerSettings::command("x");
         assert_eq!(server.concurrency, Concurrency::Serial);

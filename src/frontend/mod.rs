@@ -2,6 +2,7 @@
 //! own the terminal. The one-shot printer and `--json` are in `printer`; the
 //! interactive loop is in `repl`.
 
+mod approve;
 mod printer;
 pub(crate) mod repl;
 mod typeahead;

@@ -98,6 +98,27 @@ impl Printer {
                 self.stop_spinner();
                 self.end_line();
             }
+            Event::ApprovalAsked {
+                name,
+                arguments,
+                why,
+                ..
+            } => {
+                self.stop_spinner();
+                self.end_line();
+                let server = name
+                    .strip_prefix("mcp__")
+                    .and_then(|r| r.split_once("__"))
+                    .map(|(s, _)| format!(" (server {s})"))
+                    .unwrap_or_default();
+                eprintln!("? {name}{server} wants to run — {why}");
+                for line in arguments.lines() {
+                    eprintln!("    {line}");
+                }
+                eprintln!(
+                    "  y allow once · s allow {name} for this session · a always (config.toml) · n deny (n REASON tells the model why)"
+                );
+            }
             // A refusal shows its own line; what allows it says how.
             Event::Approval {
                 name,

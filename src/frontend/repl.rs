@@ -11,6 +11,7 @@ use rustyline::error::ReadlineError;
 use tokio::sync::mpsc::UnboundedReceiver;
 use tokio_util::sync::CancellationToken;
 
+use super::approve::{AnswerSlot, TerminalAsker};
 use super::printer::{drive, Printer};
 use super::typeahead::TypeAhead;
 use crate::agent::{open_session, Agent, AgentError, Event};
@@ -22,6 +23,8 @@ commands:
   /new       start a new session (the current one stays on disk)
   /session   show the current session's id and file
   /stop      while a turn runs: stop it (Ctrl-C does the same)
+  /approvals what this session allowed
+  /yolo      run tools without asking for this session (again: ask again)
   /update    check whether a newer hermes is available
   /quit      leave (Ctrl-D does the same)";
 
@@ -73,11 +76,22 @@ pub(crate) async fn run(
     // abandoned when the run must end (SIGTERM) would leave it so.
     let _terminal = tty.then(TerminalMode::save).flatten();
     let queued: Arc<Mutex<Vec<String>>> = Arc::default();
+    let answers: AnswerSlot = Arc::default();
+    // Questions need a terminal to answer on; on a pipe an `ask` is
+    // refused as in a one-shot run.
+    if tty {
+        let asker = TerminalAsker {
+            events: agent.events(),
+            answers: answers.clone(),
+            config: ctx.settings.paths.config_file(),
+        };
+        agent.policy_mut().set_asker(Arc::new(asker));
+    }
     loop {
         let next = tokio::select! {
             biased;
             _ = ctx.stop.cancelled() => break,
-            next = next_line(editor, &queued) => next?,
+            next = next_line(editor, &queued, agent.policy_mut().yolo()) => next?,
         };
         let line = match next {
             (ed, Ok(l)) => {
@@ -103,7 +117,7 @@ pub(crate) async fn run(
                 Flow::Continue => continue,
             }
         }
-        let typeahead = tty.then_some(&queued);
+        let typeahead = tty.then_some((&queued, &answers));
         turn(&mut agent, text, typeahead, &ctx.stop, rx, printer).await;
         if ctx.stop.is_cancelled() {
             break;
@@ -148,6 +162,7 @@ impl Drop for TerminalMode {
 async fn next_line(
     mut editor: Editor,
     queued: &Mutex<Vec<String>>,
+    yolo: bool,
 ) -> Result<(Editor, Result<String, ReadlineError>), ReplError> {
     let typed = queued
         .lock()
@@ -158,7 +173,7 @@ async fn next_line(
         return Ok((editor, Ok(t)));
     }
     Ok(tokio::task::spawn_blocking(move || {
-        let r = editor.readline("› ");
+        let r = editor.readline(if yolo { "(yolo) › " } else { "› " });
         (editor, r)
     })
     .await?)
@@ -170,7 +185,7 @@ async fn next_line(
 async fn turn(
     agent: &mut Agent,
     text: &str,
-    typeahead: Option<&Arc<Mutex<Vec<String>>>>,
+    typeahead: Option<(&Arc<Mutex<Vec<String>>>, &AnswerSlot)>,
     stop: &CancellationToken,
     rx: &mut UnboundedReceiver<Event>,
     printer: &mut Printer,
@@ -184,7 +199,7 @@ async fn turn(
             }
         })
     };
-    let watch = typeahead.map(|q| TypeAhead::start(cancel.clone(), q.clone()));
+    let watch = typeahead.map(|(q, a)| TypeAhead::start(cancel.clone(), q.clone(), a.clone()));
     let res = drive(agent.run_turn(text, &cancel), rx, printer).await;
     on_ctrl_c.abort();
     if let Some(t) = watch {
@@ -214,6 +229,26 @@ async fn command(text: &str, agent: &mut Agent, ctx: &ReplContext<'_>) -> Result
             agent.session().path().display()
         ),
         "/stop" => eprintln!("nothing is running."),
+        "/approvals" => {
+            let p = agent.policy_mut();
+            let allowed = p.allowed_this_session();
+            if allowed.is_empty() {
+                eprintln!("nothing allowed by answer in this session");
+            }
+            for t in allowed {
+                eprintln!("  {t}  (this session)");
+            }
+            if p.yolo() {
+                eprintln!("  /yolo is on: tools run without asking (rules that deny still hold)");
+            }
+        }
+        "/yolo" => {
+            if agent.policy_mut().toggle_yolo() {
+                eprintln!("yolo on: tools run without asking for this session (rules that deny still hold); /yolo again to ask again");
+            } else {
+                eprintln!("yolo off: approvals ask again");
+            }
+        }
         "/update" => {
             let paths = ctx.settings.paths.clone();
             let line =

@@ -11,6 +11,8 @@ use std::sync::{Arc, Mutex};
 
 use tokio_util::sync::CancellationToken;
 
+use super::approve::AnswerSlot;
+
 pub(super) struct TypeAhead {
     done: Arc<AtomicBool>,
     task: tokio::task::JoinHandle<()>,
@@ -19,13 +21,27 @@ pub(super) struct TypeAhead {
 impl TypeAhead {
     /// Starts watching stdin for the turn that `cancel` stops; other lines
     /// are pushed to `queued`.
-    pub(super) fn start(cancel: CancellationToken, queued: Arc<Mutex<Vec<String>>>) -> TypeAhead {
+    pub(super) fn start(
+        cancel: CancellationToken,
+        queued: Arc<Mutex<Vec<String>>>,
+        answers: AnswerSlot,
+    ) -> TypeAhead {
         let done = Arc::new(AtomicBool::new(false));
         let flag = done.clone();
         let task = tokio::task::spawn_blocking(move || {
             while !flag.load(Ordering::SeqCst) {
                 let Some(line) = read_ready_line() else {
                     continue;
+                };
+                // A question waits: this line is its answer (unless it is
+                // `/stop`, or the question is gone).
+                let waiting = answers.lock().ok().and_then(|mut a| a.take());
+                let line = match waiting {
+                    Some(tx) if line.trim() != "/stop" => match tx.send(line) {
+                        Ok(()) => continue,
+                        Err(line) => line,
+                    },
+                    _ => line,
                 };
                 match line.trim() {
                     "" => {}

@@ -3,6 +3,7 @@
 //! tool's name and that entry's call id.
 
 mod approval;
+mod ask;
 mod hooks;
 
 use serde_json::Value;
@@ -11,14 +12,19 @@ use tokio_util::sync::CancellationToken;
 use crate::config::{ApprovalSettings, HooksSettings};
 use approval::Approvals;
 pub(crate) use approval::{Hints, Outcome};
+pub(crate) use ask::Gate;
+pub(crate) use ask::{Answer, Asker, Question};
 pub(crate) use hooks::{Hook, HookAnswer, HookCall, HookContext, HookEvent, HookVerdict};
 
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Policy {
     pre: Vec<Hook>,
     post: Vec<Hook>,
     approvals: Approvals,
     max_tool_calls_per_turn: u32,
+    /// Who answers `ask` (the REPL on a terminal); none in one-shot runs.
+    asker: Option<std::sync::Arc<dyn Asker>>,
+    session: ask::Shared,
 }
 
 impl Default for Policy {
@@ -42,6 +48,8 @@ impl Policy {
                 .collect(),
             approvals: Approvals::new(approvals),
             max_tool_calls_per_turn: approvals.max_tool_calls_per_turn,
+            asker: None,
+            session: ask::Shared::default(),
         }
     }
 
@@ -135,9 +143,68 @@ impl Policy {
     }
 
     /// Approval of one entry, from its tool, its own arguments and what
-    /// its server says of the tool.
+    /// its server says of the tool — and what this session's answers and
+    /// `/yolo` allowed (a rule that denies still holds).
     pub(crate) fn approve(&self, tool: &str, args: &Value, hints: Hints) -> Outcome {
-        self.approvals.decide(tool, args, hints)
+        let o = self.approvals.decide(tool, args, hints);
+        if o.decision == crate::config::Decision::Deny {
+            return o;
+        }
+        let Ok(s) = self.session.lock() else { return o };
+        let by = if s.yolo {
+            "/yolo"
+        } else if o.decision == crate::config::Decision::Ask && s.allowed.iter().any(|t| t == tool)
+        {
+            "you, for this session"
+        } else {
+            return o;
+        };
+        Outcome {
+            decision: crate::config::Decision::Allow,
+            by: by.into(),
+            reason: None,
+        }
+    }
+
+    /// Someone to ask from now on.
+    pub(crate) fn set_asker(&mut self, asker: std::sync::Arc<dyn Asker>) {
+        self.asker = Some(asker);
+    }
+
+    pub(crate) fn asker(&self) -> Option<&std::sync::Arc<dyn Asker>> {
+        self.asker.as_ref()
+    }
+
+    /// Runs `tool` without asking for the rest of the session.
+    pub(crate) fn allow_for_session(&self, tool: &str) {
+        if let Ok(mut s) = self.session.lock() {
+            if !s.allowed.iter().any(|t| t == tool) {
+                s.allowed.push(tool.to_string());
+            }
+        }
+    }
+
+    /// The tools this session's answers allowed.
+    pub(crate) fn allowed_this_session(&self) -> Vec<String> {
+        self.session
+            .lock()
+            .map(|s| s.allowed.clone())
+            .unwrap_or_default()
+    }
+
+    /// Toggles `/yolo`; returns whether it is now on.
+    pub(crate) fn toggle_yolo(&self) -> bool {
+        self.session
+            .lock()
+            .map(|mut s| {
+                s.yolo = !s.yolo;
+                s.yolo
+            })
+            .unwrap_or(false)
+    }
+
+    pub(crate) fn yolo(&self) -> bool {
+        self.session.lock().map(|s| s.yolo).unwrap_or(false)
     }
 
     /// Tool calls one user turn may make.

@@ -147,12 +147,10 @@ fn a_destructive_tool_is_asked_even_under_auto_unless_a_rule_names_it() {
 #[test]
 fn an_argument_condition_denies_one_entry_and_lets_its_sibling_run() {
     let env = TestEnv::deferred(&[("t", "")]);
-    let mut cfg = std::fs::read_to_string(env.config_path()).unwrap();
-    cfg.push_str(
-        "\n[approvals]\nrules = [{ tool = \"mcp__t__echo\", when = { \"/text\" = \"^main$\" }, \
-         decision = \"deny\", reason = \"never touch main\" }]\n",
+    env.set_approvals(
+        "mode = \"auto\"\nrules = [{ tool = \"mcp__t__echo\", when = { \"/text\" = \"^main$\" }, \
+         decision = \"deny\", reason = \"never touch main\" }]",
     );
-    std::fs::write(env.config_path(), cfg).unwrap();
     env.fake.push(Reply::tool_calls(&[(
         &call_id("cond"),
         "tool_call",
@@ -198,9 +196,7 @@ fn a_bad_condition_names_its_key() {
 #[test]
 fn the_turn_cap_stops_calls_past_it_unrun() {
     let env = TestEnv::deferred(&[("t", "")]);
-    let mut cfg = std::fs::read_to_string(env.config_path()).unwrap();
-    cfg.push_str("\n[approvals]\nmax_tool_calls_per_turn = 2\n");
-    std::fs::write(env.config_path(), cfg).unwrap();
+    env.set_approvals("mode = \"auto\"\nmax_tool_calls_per_turn = 2");
     env.fake.push(Reply::tool_calls(&[(
         &call_id("cap"),
         "tool_call",
@@ -414,4 +410,17 @@ fn a_hook_asking_is_refused_in_a_one_shot_run() {
     let rec = approvals_recorded(&env);
     assert_eq!(rec[0]["by"], "hook (nobody to ask)");
     assert_eq!(rec[0]["reason"], "check with a human");
+}
+
+#[test]
+fn ask_is_the_default_and_a_one_shot_write_is_refused_under_it() {
+    let env = TestEnv::deferred(&[("t", "")]);
+    env.set_approvals("");
+    two_echoes(&env);
+    let run = env.run(&["-q", "go"]);
+    run.ok();
+    let r = contents(&env.tool_results(1));
+    crate::assert_contains!(r[0], "needs the user's approval (mode ask)");
+    crate::assert_contains!(run.stderr, "--approve 'mcp__t__echo'");
+    crate::assert_not_contains!(env.server_log("t"), "tools/call");
 }

@@ -593,7 +593,18 @@ fn an_interrupted_batch_resumes_into_a_valid_history(api: Api) {
         ("mcp__t__echo", json!({"text": "done before the stop"})),
         ("mcp__t__slow", json!({"ms": 20000, "label": "cut"})),
     ]);
-    super::split::interrupted_batch(&env, &[], &args, "slow start cut");
+    env.fake
+        .push(Reply::tool_calls(&[(&call_id("stop"), "tool_call", &args)]));
+    let child = env.spawn(&["-q", "go"]);
+    // Stopped once the echo's result is on disk and the slow call runs.
+    crate::support::wait_for("the echo's result and the slow call", || {
+        env.server_log("t").contains("slow start cut")
+            && env.sessions().first().is_some_and(|p| {
+                std::fs::read_to_string(p).is_ok_and(|t| t.contains("done before the stop\""))
+            })
+    });
+    crate::support::interrupt(&child);
+    assert_eq!(child.wait_with_output().unwrap().status.code(), Some(130));
     // The resumed request pairs every call (the stopped one as interrupted);
     // the strict fake would answer 400 otherwise.
     env.fake.push(Reply::text("picked up"));

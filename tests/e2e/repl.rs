@@ -190,3 +190,121 @@ fn sigterm_at_the_prompt_ends_the_repl_and_stops_its_servers() {
         unsafe { libc::kill(server, 0) != 0 }
     });
 }
+
+/// Approval prompts in a real terminal: one per entry, in entry order, while
+/// the batch waits; allow once, allow for the session, deny with a reason,
+/// always (written to config.toml), and Ctrl-C at a prompt.
+#[cfg(target_os = "linux")]
+#[test]
+fn approval_prompts_in_a_terminal_settle_each_entry() {
+    use serde_json::json;
+    let env = TestEnv::new();
+    env.write_config("[tools]\ndefer = \"always\"\n\n[approvals]\nmode = \"ask\"\n");
+    env.add_test_server("t", "concurrency = \"parallel\"");
+    env.prefill("t");
+    let call = |label: &str, entries: serde_json::Value| {
+        Reply::tool_calls(&[(
+            &call_id(label),
+            "tool_call",
+            &json!({ "calls": entries }).to_string(),
+        )])
+    };
+    env.fake.push(call(
+        "t1",
+        json!([
+            {"name": "mcp__t__echo", "arguments": {"text": "one"}},
+            {"name": "mcp__t__echo", "arguments": {"text": "two"}},
+            {"name": "mcp__t__slow", "arguments": {"ms": 1, "label": "x"}},
+        ]),
+    ));
+    env.fake.push(Reply::text("first done"));
+    env.fake.push(call(
+        "t2",
+        json!([
+            {"name": "mcp__t__echo", "arguments": {"text": "three"}},
+            {"name": "mcp__t__slow", "arguments": {"ms": 1, "label": "y"}},
+        ]),
+    ));
+    env.fake.push(Reply::text("second done"));
+    env.fake.push(call(
+        "t3",
+        json!([{"name": "mcp__t__fail", "arguments": {}}]),
+    ));
+    env.fake.push(Reply::text("never asked"));
+    let typescript = env.home.path().join("typescript");
+    let (child, mut stdin) = repl_in_a_terminal(&env, &typescript);
+    let screen = || std::fs::read_to_string(&typescript).unwrap_or_default();
+    let prompts = |n: usize| move || screen().matches("wants to run").count() >= n;
+    let mut answer = |after: usize, text: &[u8]| {
+        wait_for(&format!("prompt {after}"), prompts(after));
+        stdin.write_all(text).unwrap();
+    };
+    answer(0, b"go\r");
+    answer(1, b"y\r");
+    answer(2, b"s\r");
+    answer(3, b"n not now\r");
+    wait_for("the first answer", || screen().contains("first done"));
+    answer(3, b"again\r");
+    // echo is allowed for the session: the next question is slow's.
+    answer(4, b"a\r");
+    wait_for("the second answer", || screen().contains("second done"));
+    answer(4, b"once more\r");
+    answer(5, &[3u8]);
+    wait_for("the stop", || screen().contains("stopped."));
+    stdin.write_all(b"/approvals\r").unwrap();
+    wait_for("the approvals list", || screen().contains("(this session)"));
+    stdin.write_all(b"/quit\r").unwrap();
+    let out = child.wait_with_output().unwrap();
+    let screen = screen();
+    // hermes ends at /quit; the shell `script` runs it through also saw the
+    // Ctrl-C and may report it (130) once hermes is done.
+    assert!(
+        matches!(out.status.code(), Some(0 | 130)),
+        "{:?}\n{}",
+        out.status,
+        &screen[screen.len().saturating_sub(1500)..]
+    );
+    crate::assert_contains!(screen, "? mcp__t__echo (server t) wants to run — mode ask");
+    crate::assert_contains!(screen, "\"text\": \"one\"");
+    crate::assert_contains!(screen, "mcp__t__echo  (this session)");
+    assert_eq!(screen.matches("wants to run").count(), 5, "{screen}");
+    assert_eq!(env.fake.requests().len(), 5, "no request after the stop");
+    let results = |n: usize| {
+        env.fake.requests()[n].json()["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|m| m["role"] == "tool")
+            .map(|m| m["content"].as_str().unwrap().to_string())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        results(1),
+        [
+            "one",
+            "two",
+            "Error: `mcp__t__slow` was not run: denied by you (not now)"
+        ]
+    );
+    let second = results(3);
+    assert_eq!(second[second.len() - 2..], ["three", "slept 1 ms y"]);
+    let config = std::fs::read_to_string(env.config_path()).unwrap();
+    crate::assert_contains!(config, "allow = [\"mcp__t__slow\"]");
+    crate::assert_contains!(config, "mode = \"ask\"");
+    let by: Vec<String> = records(&env.sessions().pop().unwrap())
+        .into_iter()
+        .filter(|r| r["event"] == "approval")
+        .map(|r| r["by"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(
+        by,
+        [
+            "you, once",
+            "you, for this session",
+            "you",
+            "you, for this session",
+            "you, always",
+            "you, stopping the turn"
+        ]
+    );
+}

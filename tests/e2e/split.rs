@@ -298,9 +298,7 @@ fn a_hook_blocks_the_write_entry_while_the_read_entry_of_the_batch_runs() {
 #[test]
 fn one_denied_entry_leaves_the_others() {
     let env = TestEnv::deferred(&[("t", "")]);
-    let mut cfg = std::fs::read_to_string(env.config_path()).unwrap();
-    cfg.push_str("\n[approvals]\ndeny = [\"mcp__t__fail\"]\n");
-    std::fs::write(env.config_path(), cfg).unwrap();
+    env.set_approvals("mode = \"auto\"\ndeny = [\"mcp__t__fail\"]");
     let args = batch(&[
         ("mcp__t__echo", json!({"text": "a"})),
         ("mcp__t__fail", json!({})),
@@ -479,11 +477,9 @@ fn stop_mid_batch_never_sends_the_entries_that_had_not_started() {
 fn a_connectors_batch_is_checked_entry_by_entry_before_its_one_dispatch() {
     let env = TestEnv::deferred(&[]);
     let gw = FakeGateway::start();
+    env.set_approvals("mode = \"auto\"\ndeny = [\"connectors__tickets_*\"]");
     let mut cfg = std::fs::read_to_string(env.config_path()).unwrap();
-    cfg.push_str(&format!(
-        "\n[connectors]\nurl = \"{}\"\n\n[approvals]\ndeny = [\"connectors__tickets_*\"]\n",
-        gw.url()
-    ));
+    cfg.push_str(&format!("\n[connectors]\nurl = \"{}\"\n", gw.url()));
     std::fs::write(env.config_path(), cfg).unwrap();
     let args = batch(&[
         ("connectors__crm_find_customer", json!({"name": "Ada"})),

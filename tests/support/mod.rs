@@ -16,6 +16,9 @@ pub use fake_provider::{call_id, wire_id, Api, Block, FakeProvider, Reply, Stop,
 
 pub const KEY_ENV: &str = "HERMES_TEST_KEY";
 
+/// The `[approvals]` table every test home starts with.
+const TEST_APPROVALS: &str = "[approvals]\nmode = \"auto\"\n\n";
+
 pub struct TestEnv {
     pub home: tempfile::TempDir,
     pub cwd: tempfile::TempDir,
@@ -63,8 +66,15 @@ impl TestEnv {
                 fake_bedrock::REGION
             ),
         };
+        // Tests that call tools run them without asking, as they did before
+        // `ask` became the default — unless the test sets [approvals] itself.
+        let approvals = if extra.contains("[approvals]") {
+            ""
+        } else {
+            TEST_APPROVALS
+        };
         let text = format!(
-            "provider = \"fake\"\nmodel = \"test-model\"\n{extra}\n[providers.fake]\n\
+            "provider = \"fake\"\nmodel = \"test-model\"\n{extra}\n{approvals}[providers.fake]\n\
              {provider}max_retries = 0\nretry_base_ms = 10\n"
         );
         std::fs::write(self.config_path(), text).unwrap();
@@ -73,6 +83,22 @@ impl TestEnv {
     /// The id the fake's provider sends for the scripted `call_id`.
     pub fn wire_id(&self, call_id: &str) -> String {
         wire_id(self.api, call_id)
+    }
+
+    /// Replaces the tests' default `[approvals]` table with `body` (lines
+    /// of that table; empty: hermes' own defaults).
+    pub fn set_approvals(&self, body: &str) {
+        let text = std::fs::read_to_string(self.config_path()).unwrap();
+        assert!(
+            text.contains(TEST_APPROVALS),
+            "no default [approvals] to replace"
+        );
+        let table = if body.is_empty() {
+            String::new()
+        } else {
+            format!("[approvals]\n{body}\n\n")
+        };
+        std::fs::write(self.config_path(), text.replace(TEST_APPROVALS, &table)).unwrap();
     }
 
     pub fn config_path(&self) -> PathBuf {

@@ -133,29 +133,5 @@ fn edit_config(
     path: &Path,
     f: impl FnOnce(&mut toml_edit::DocumentMut) -> Result<(), CommandError>,
 ) -> Result<(), CommandError> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(source) => {
-            return Err(config::ConfigError::Read {
-                path: path.to_path_buf(),
-                source,
-            }
-            .into())
-        }
-    };
-    config::parse_text(path, &text)?;
-    // The text parsed as config above, so it parses as a document too.
-    let mut doc: toml_edit::DocumentMut = text.parse().map_err(|e| {
-        CommandError::usage(
-            format!("{}: {e}", path.display()),
-            "fix the file, then run the command again",
-        )
-    })?;
-    f(&mut doc)?;
-    let out = doc.to_string();
-    config::parse_text(path, &out)?;
-    // The file may hold tokens (`--env GITHUB_TOKEN=…`): owner-only.
-    crate::util::private::write(path, out.as_bytes())?;
-    Ok(())
+    config::edit::edit_document(path, f)
 }

@@ -1,0 +1,100 @@
+//! Editing config.toml in place (`toml_edit`): comments and layout kept, the
+//! result checked as a config before it is written, owner-only.
+
+use std::path::Path;
+
+use super::ConfigError;
+
+/// Reads the file (or starts empty), applies `f`, checks the result is a
+/// valid config, and only then writes it.
+pub fn edit_document<E>(
+    path: &Path,
+    f: impl FnOnce(&mut toml_edit::DocumentMut) -> Result<(), E>,
+) -> Result<(), E>
+where
+    E: From<ConfigError> + From<std::io::Error>,
+{
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(source) => {
+            return Err(ConfigError::Read {
+                path: path.to_path_buf(),
+                source,
+            }
+            .into())
+        }
+    };
+    super::parse_text(path, &text)?;
+    // The text parsed as config above, so it parses as a document too.
+    let mut doc: toml_edit::DocumentMut = text.parse().map_err(|e| ConfigError::Read {
+        path: path.to_path_buf(),
+        source: std::io::Error::new(std::io::ErrorKind::InvalidData, e),
+    })?;
+    f(&mut doc)?;
+    let out = doc.to_string();
+    super::parse_text(path, &out)?;
+    // The file may hold tokens (`--env GITHUB_TOKEN=…`): owner-only.
+    crate::util::private::write(path, out.as_bytes())?;
+    Ok(())
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum EditError {
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    #[error("cannot write the config file: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// Adds `tool` to `[approvals] allow` (an "always" answer), once.
+pub fn allow_always(path: &Path, tool: &str) -> Result<(), EditError> {
+    edit_document(path, |doc| {
+        let approvals = doc
+            .entry("approvals")
+            .or_insert(toml_edit::table())
+            .as_table_mut()
+            .ok_or_else(|| bad("approvals", "a table"))?;
+        let allow = approvals
+            .entry("allow")
+            .or_insert(toml_edit::value(toml_edit::Array::new()))
+            .as_array_mut()
+            .ok_or_else(|| bad("approvals.allow", "an array of globs"))?;
+        if !allow.iter().any(|v| v.as_str() == Some(tool)) {
+            allow.push(tool);
+        }
+        Ok::<(), EditError>(())
+    })
+}
+
+fn bad(what: &str, expected: &'static str) -> EditError {
+    EditError::Config(ConfigError::BadValue {
+        what: what.into(),
+        expected,
+        got: "something else".into(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn always_adds_to_the_allow_list_and_keeps_comments() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        std::fs::write(&path, "# my config\nmodel = \"m\" # keep me\n").unwrap();
+        allow_always(&path, "mcp__files__write_file").unwrap();
+        allow_always(&path, "mcp__files__write_file").unwrap();
+        allow_always(&path, "mcp__git__git_commit").unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(
+            text.starts_with("# my config\nmodel = \"m\" # keep me\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains(r#"allow = ["mcp__files__write_file", "mcp__git__git_commit"]"#),
+            "{text}"
+        );
+    }
+}

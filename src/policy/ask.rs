@@ -1,0 +1,104 @@
+//! Asking the user about one entry, when the decision is `ask` and someone
+//! can answer (the REPL on a terminal). One question at a time, in entry
+//! order: entry *i* is asked only once every entry before it has settled its
+//! checks, and no entry of the round runs before all are settled.
+
+use std::sync::{Arc, Mutex};
+
+use futures_util::future::BoxFuture;
+use serde_json::Value;
+use tokio::sync::watch;
+
+/// What the user is asked.
+#[derive(Debug, Clone)]
+pub(crate) struct Question {
+    pub call_id: String,
+    /// The underlying tool (`mcp__files__write_file`).
+    pub tool: String,
+    /// This entry's own arguments.
+    pub arguments: Value,
+    /// What made it a question (`mode ask`, `annotation destructiveHint`,
+    /// `hook`), and any reason given.
+    pub why: String,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Answer {
+    Once,
+    /// This tool, for the rest of the session.
+    Session,
+    /// This tool, from now on: written to config.toml by the asker.
+    Always,
+    /// Not this call; the reason, if any, goes to the model.
+    Deny(Option<String>),
+}
+
+/// Someone who can answer. `None`: nobody will (the turn was stopped).
+pub(crate) trait Asker: Send + Sync {
+    fn ask(&self, q: Question) -> BoxFuture<'_, Option<Answer>>;
+}
+
+/// What this session allowed by answer, and `/yolo`.
+#[derive(Debug, Default)]
+pub(crate) struct SessionApprovals {
+    pub allowed: Vec<String>,
+    pub yolo: bool,
+}
+
+pub(crate) type Shared = Arc<Mutex<SessionApprovals>>;
+
+/// Entry order for questions within one round: slot *i* may ask once
+/// every slot before it is done.
+pub(crate) struct Gate {
+    done: Mutex<Vec<bool>>,
+    next: watch::Sender<usize>,
+}
+
+impl Gate {
+    pub(crate) fn new(slots: usize) -> Gate {
+        Gate {
+            done: Mutex::new(vec![false; slots]),
+            next: watch::channel(0).0,
+        }
+    }
+
+    /// Waits until every slot before `slot` is done.
+    pub(crate) async fn wait_turn(&self, slot: usize) {
+        let mut rx = self.next.subscribe();
+        let _ = rx.wait_for(|next| *next >= slot).await;
+    }
+
+    pub(crate) fn done(&self, slot: usize) {
+        let Ok(mut done) = self.done.lock() else {
+            return;
+        };
+        if let Some(d) = done.get_mut(slot) {
+            *d = true;
+        }
+        let next = done.iter().take_while(|d| **d).count();
+        self.next.send_replace(next);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn slots_take_their_turn_in_order_whatever_order_they_finish() {
+        let gate = Arc::new(Gate::new(3));
+        let g = gate.clone();
+        let third = tokio::spawn(async move {
+            g.wait_turn(2).await;
+        });
+        gate.done(1);
+        tokio::task::yield_now().await;
+        assert!(!third.is_finished(), "slot 0 is not done yet");
+        gate.done(0);
+        tokio::time::timeout(std::time::Duration::from_secs(1), third)
+            .await
+            .expect("slot 2 may go once 0 and 1 are done")
+            .unwrap();
+        gate.wait_turn(0).await;
+    }
+}
