@@ -175,6 +175,8 @@ impl Round<'_> {
             .pre_tool_call(&self.hook_ctx, name, id, args, self.cancel)
             .await;
         if let HookVerdict::Block(why) = hook.verdict {
+            self.note_approval(id, name, "deny", "hook", Some(why.clone()))
+                .await;
             return Err(why);
         }
         let args = match hook.updated_input {

@@ -293,7 +293,11 @@ esac"#,
         .iter()
         .map(|r| r["by"].as_str().unwrap().to_string())
         .collect();
-    assert_eq!(by, ["mode auto"], "only the entry that reached approval");
+    assert_eq!(
+        by,
+        ["hook", "mode auto"],
+        "the hook's denial is a record too"
+    );
 
     // hermes hooks test runs the same hook and prints its verdict.
     let run = env.run(&[

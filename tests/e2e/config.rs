@@ -212,3 +212,25 @@ fn files_hermes_creates_are_owner_only_and_a_readable_secret_config_is_flagged()
         "holds secrets and others may read it; make it owner-only: chmod 600"
     );
 }
+
+#[test]
+fn the_example_config_resolves_and_its_hook_answers() {
+    let env = TestEnv::new();
+    let example = concat!(env!("CARGO_MANIFEST_DIR"), "/config/config.example.toml");
+    let run = env.run(&[
+        "--config",
+        example,
+        "hooks",
+        "test",
+        "review-writes",
+        "--tool",
+        "mcp__files__write_file",
+        "--args",
+        r#"{"path":"/tmp/x","content":"y"}"#,
+    ]);
+    run.ok();
+    assert_eq!(
+        run.stdout.trim(),
+        "deny: blocked by the pre_tool_call hook: writes need a review"
+    );
+}
