@@ -51,8 +51,9 @@ fn approvals_recorded(env: &TestEnv) -> Vec<Value> {
 }
 
 #[test]
-fn under_ask_reads_run_and_the_write_is_refused_naming_the_flags_in_one_round_trip() {
-    let (env, docs) = files_env("mode = \"ask\"");
+fn under_the_default_config_reads_run_and_the_write_is_refused_naming_the_flags_in_one_round_trip() {
+    // An empty [approvals] table: hermes' own defaults.
+    let (env, docs) = files_env("");
     env.fake.push(Reply::tool_calls(&[(
         &call_id("rrw"),
         "tool_call",
