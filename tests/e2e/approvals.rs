@@ -289,11 +289,12 @@ esac"#,
         .ends_with(".jsonl"));
     assert!(stdin["cwd"].is_string());
     assert!(stdin["tool_input"]["text"].is_string());
-    // The hook's allow is recorded as what decided.
-    let by: Vec<String> = approvals_recorded(&env)
+    // Both entries' decisions are records (checked concurrently: any order).
+    let mut by: Vec<String> = approvals_recorded(&env)
         .iter()
         .map(|r| r["by"].as_str().unwrap().to_string())
         .collect();
+    by.sort();
     assert_eq!(
         by,
         ["hook", "mode auto"],
