@@ -8,8 +8,8 @@
 //! - [`frontend`] — the REPL and the one-shot / `--json` printers, consumers of
 //!   the core's event stream.
 //! - [`agent`] — the turn loop and tool rounds; emits [`agent::Event`]s.
-//! - [`provider`] — model APIs (OpenAI-compatible Chat Completions over SSE),
-//!   retries and stream assembly.
+//! - [`provider`] — model APIs (OpenAI-compatible Chat Completions, Anthropic
+//!   Messages, Bedrock ConverseStream), retries and stream assembly.
 //! - [`call`] — a tool call as a value: names, entries, ids, the one
 //!   classification shared by the split, the round and the dispatcher.
 //! - [`tools`] — the tool trait and registry the tool round calls into.
@@ -21,6 +21,25 @@
 //! - [`update`] — `hermes update` from the git checkout.
 
 #![warn(unreachable_pub)]
+
+/// `println!` for command output that never panics on a closed stdout
+/// (`hermes sessions show ID | head`): once the reader is gone, output stops
+/// and hermes ends normally.
+macro_rules! outln {
+    () => {
+        $crate::frontend::out(b"\n")
+    };
+    ($($arg:tt)*) => {
+        $crate::frontend::out(format!("{}\n", format_args!($($arg)*)).as_bytes())
+    };
+}
+
+/// `print!`, the same way.
+macro_rules! outp {
+    ($($arg:tt)*) => {
+        $crate::frontend::out(format!($($arg)*).as_bytes())
+    };
+}
 
 pub mod agent;
 pub mod app;

@@ -163,16 +163,14 @@ async fn converse(
 }
 
 fn mode(cli: &Cli) -> Result<Mode, CommandError> {
-    let from_stdin = || -> Result<String, CommandError> {
-        let mut s = String::new();
-        std::io::stdin().read_to_string(&mut s)?;
-        Ok(s)
-    };
     let prompt = match cli.query.as_deref() {
-        Some("-") => from_stdin()?,
+        Some("-") => read_stdin()?,
+        // Text and piped data: the data follows the text as a fenced block,
+        // as `claude -p` does (`git diff | hermes -q "review this"`).
+        Some(q) if stdin_is_data() => with_data(q, &read_stdin()?),
         Some(q) => q.to_string(),
         None if cli.interactive || std::io::stdin().is_terminal() => return Ok(Mode::Repl),
-        None => from_stdin()?,
+        None => read_stdin()?,
     };
     if prompt.trim().is_empty() {
         return Err(CommandError::usage(
@@ -181,6 +179,47 @@ fn mode(cli: &Cli) -> Result<Mode, CommandError> {
         ));
     }
     Ok(Mode::OneShot(prompt))
+}
+
+/// All of stdin as text. Bytes that are not UTF-8 (a Latin-1 diff) become
+/// U+FFFD, with a warning: input is never fatal.
+fn read_stdin() -> Result<String, CommandError> {
+    let mut bytes = Vec::new();
+    std::io::stdin().read_to_end(&mut bytes)?;
+    let text = String::from_utf8_lossy(&bytes);
+    if let std::borrow::Cow::Owned(_) = text {
+        eprintln!("warning: stdin has bytes that are not UTF-8; each was replaced with \u{FFFD}");
+    }
+    Ok(text.into_owned())
+}
+
+/// Whether stdin is data piped or redirected in (a pipe or a file), not a
+/// terminal or `/dev/null`, so `-q TEXT` should read it too.
+fn stdin_is_data() -> bool {
+    #[cfg(unix)]
+    {
+        // SAFETY: fstat(2) on fd 0 into a stat we own.
+        let mut st: libc::stat = unsafe { std::mem::zeroed() };
+        if unsafe { libc::fstat(0, &mut st) } != 0 {
+            return false;
+        }
+        let kind = st.st_mode & libc::S_IFMT;
+        kind == libc::S_IFIFO || (kind == libc::S_IFREG && st.st_size > 0)
+    }
+    #[cfg(not(unix))]
+    false
+}
+
+/// `text`, then `data` as a fenced block (a fence longer than any run of
+/// backticks inside it). Empty data adds nothing.
+fn with_data(text: &str, data: &str) -> String {
+    if data.trim().is_empty() {
+        return text.to_string();
+    }
+    let longest = data.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest.max(2) + 1);
+    let nl = if data.ends_with('\n') { "" } else { "\n" };
+    format!("{text}\n\n{fence}\n{data}{nl}{fence}\n")
 }
 
 fn resume_path(

@@ -5,6 +5,7 @@
 mod approve;
 mod printer;
 pub(crate) mod repl;
+pub(crate) mod sanitize;
 mod typeahead;
 
 pub(crate) use printer::{drive, out, Printer, Style};

@@ -9,6 +9,7 @@ use std::time::Duration;
 use indicatif::{ProgressBar, ProgressStyle};
 use tokio::sync::mpsc::UnboundedReceiver;
 
+use super::sanitize::{clean, Sanitizer};
 use crate::agent::Event;
 use crate::util::text::excerpt;
 
@@ -24,6 +25,8 @@ pub(crate) struct Printer {
     at_line_start: bool,
     spinner: Option<ProgressBar>,
     spinner_allowed: bool,
+    /// The model's text, cleaned of escape sequences as it streams.
+    clean: Sanitizer,
 }
 
 impl Printer {
@@ -33,6 +36,7 @@ impl Printer {
             at_line_start: true,
             spinner: None,
             spinner_allowed: style == Style::Text && std::io::stderr().is_terminal(),
+            clean: Sanitizer::default(),
         }
     }
 
@@ -47,8 +51,11 @@ impl Printer {
             Event::ModelRequest { .. } => self.start_spinner(),
             Event::TextDelta { text } => {
                 self.stop_spinner();
+                let text = self.clean.push(text);
                 out(text.as_bytes());
-                self.at_line_start = text.ends_with('\n');
+                if !text.is_empty() {
+                    self.at_line_start = text.ends_with('\n');
+                }
             }
             // The line appears when the entry really starts.
             Event::ToolCallQueued { .. } => {}
@@ -57,13 +64,13 @@ impl Printer {
             } => {
                 self.stop_spinner();
                 self.end_line();
-                eprintln!("⏺ {name} {}", excerpt(arguments, 120));
+                err_line(format!("⏺ {name} {}", excerpt(arguments, 120)));
             }
             Event::ToolCallFinished {
                 is_error, content, ..
             } => {
                 let mark = if *is_error { "✗" } else { "✓" };
-                eprintln!("  {mark} {}", excerpt(content, 160));
+                err_line(format!("  {mark} {}", excerpt(content, 160)));
             }
             Event::ToolProgress {
                 server,
@@ -76,7 +83,7 @@ impl Printer {
                     .as_deref()
                     .map(|m| format!(" {m}"))
                     .unwrap_or_default();
-                eprintln!("  … {server}: {progress}{of}{msg}");
+                err_line(format!("  … {server}: {progress}{of}{msg}"));
             }
             Event::Retrying {
                 attempt,
@@ -84,15 +91,15 @@ impl Printer {
                 reason,
             } => {
                 self.stop_spinner();
-                eprintln!(
+                err_line(format!(
                     "retrying in {:.1} s (retry {attempt}): {reason}",
                     *delay_ms as f64 / 1000.0
-                );
+                ));
             }
             Event::Warning { message } => {
                 self.stop_spinner();
                 self.end_line();
-                eprintln!("warning: {message}");
+                err_line(format!("warning: {message}"));
             }
             Event::TurnDone { .. } | Event::Error { .. } => {
                 self.stop_spinner();
@@ -111,13 +118,13 @@ impl Printer {
                     .and_then(|r| r.split_once("__"))
                     .map(|(s, _)| format!(" (server {s})"))
                     .unwrap_or_default();
-                eprintln!("? {name}{server} wants to run — {why}");
+                err_line(format!("? {name}{server} wants to run — {why}"));
                 for line in arguments.lines() {
-                    eprintln!("    {line}");
+                    err_line(format!("    {line}"));
                 }
-                eprintln!(
+                err_line(format!(
                     "  y allow once · s allow {name} for this session · a always (config.toml) · n deny (n REASON tells the model why)"
-                );
+                ));
             }
             // A refusal shows its own line; what allows it says how.
             Event::Approval {
@@ -134,11 +141,11 @@ impl Printer {
                     .map(|r| format!(": {r}"))
                     .unwrap_or_default();
                 if by.ends_with("(nobody to ask)") {
-                    eprintln!(
+                    err_line(format!(
                         "✗ {name} needs approval ({by}); allow it with --approve '{name}' (a glob, repeatable) or --yolo"
-                    );
+                    ));
                 } else {
-                    eprintln!("✗ {name} denied by {by}{why}");
+                    err_line(format!("✗ {name} denied by {by}{why}"));
                 }
             }
             Event::SessionStarted { .. } | Event::Usage { .. } | Event::Approval { .. } => {}
@@ -182,9 +189,25 @@ impl Drop for Printer {
 }
 
 /// Writes to stdout; a closed pipe (`| head`) is not an error.
+/// A line on stderr, cleaned of escape and control sequences: it carries
+/// tool names, arguments and output, which servers and models control.
+fn err_line(line: String) {
+    eprintln!("{}", clean(&line));
+}
+
 pub(crate) fn out(bytes: &[u8]) {
+    // Once the reader has gone (`| head`), nothing more is written: no
+    // panic, no error, and the run ends as it would have.
+    static CLOSED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    if CLOSED.load(std::sync::atomic::Ordering::Relaxed) {
+        return;
+    }
     let mut stdout = std::io::stdout().lock();
-    let _ = stdout.write_all(bytes).and_then(|_| stdout.flush());
+    if let Err(e) = stdout.write_all(bytes).and_then(|_| stdout.flush()) {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            CLOSED.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
 }
 
 /// Runs `fut` while printing its events as they come, and every event it left

@@ -102,6 +102,16 @@ pub(crate) async fn run(
                 editor = ed;
                 continue;
             }
+            // A byte that is not UTF-8 (a Latin-1 terminal): the line editor
+            // drops the line; the session goes on.
+            (ed, Err(ReadlineError::Io(e))) if e.kind() == std::io::ErrorKind::InvalidData => {
+                editor = ed;
+                eprintln!(
+                    "warning: that line had a byte that is not UTF-8 and was dropped; \
+                     set the terminal to UTF-8 and type it again"
+                );
+                continue;
+            }
             (_, Err(ReadlineError::Eof)) => break,
             (_, Err(e)) => return Err(ReplError::Editor(e)),
         };

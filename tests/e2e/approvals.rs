@@ -51,7 +51,8 @@ fn approvals_recorded(env: &TestEnv) -> Vec<Value> {
 }
 
 #[test]
-fn under_the_default_config_reads_run_and_the_write_is_refused_naming_the_flags_in_one_round_trip() {
+fn under_the_default_config_reads_run_and_the_write_is_refused_naming_the_flags_in_one_round_trip()
+{
     // An empty [approvals] table: hermes' own defaults.
     let (env, docs) = files_env("");
     env.fake.push(Reply::tool_calls(&[(

@@ -12,5 +12,6 @@ mod providers;
 mod repl;
 mod sessions;
 mod split;
+mod terminal;
 mod update;
 mod wire;

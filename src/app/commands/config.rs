@@ -17,20 +17,20 @@ pub enum ConfigCommand {
 pub fn run(cmd: &ConfigCommand, ctx: &Context<'_>) -> Result<(), CommandError> {
     match cmd {
         ConfigCommand::Path => {
-            println!("{}", ctx.user_config().display());
+            outln!("{}", ctx.user_config().display());
             if let Some(p) = config::project_config(ctx.cwd) {
-                println!("{}", p.display());
+                outln!("{}", p.display());
             }
         }
         ConfigCommand::Show => {
             let (merged, sources) = config::load_merged(ctx.paths, ctx.cwd, ctx.overrides)?;
             if sources.is_empty() {
-                println!("# no config files; built-in defaults");
+                outln!("# no config files; built-in defaults");
             }
             for s in &sources {
-                println!("# from {}", s.display());
+                outln!("# from {}", s.display());
             }
-            print!("{}", config::show_masked(&merged));
+            outp!("{}", config::show_masked(&merged));
         }
     }
     Ok(())

@@ -4,6 +4,7 @@ use clap::Subcommand;
 
 use super::Context;
 use crate::app::CommandError;
+use crate::frontend::sanitize::clean;
 use crate::session::{self, Message};
 use crate::util::text::excerpt;
 
@@ -32,7 +33,7 @@ pub fn run(cmd: &SessionsCommand, ctx: &Context<'_>) -> Result<(), CommandError>
                 eprintln!("no sessions yet");
             }
             for s in rows {
-                println!(
+                outln!(
                     "{}  {}  {}  {}",
                     s.meta.id,
                     s.meta.model,
@@ -46,9 +47,12 @@ pub fn run(cmd: &SessionsCommand, ctx: &Context<'_>) -> Result<(), CommandError>
             for w in &s.warnings {
                 eprintln!("warning: {w}");
             }
-            println!(
+            outln!(
                 "session {} · {} · {} · {}",
-                s.meta.id, s.meta.created, s.meta.model, s.meta.cwd
+                s.meta.id,
+                s.meta.created,
+                s.meta.model,
+                s.meta.cwd
             );
             for m in &s.messages {
                 print_message(m);
@@ -61,22 +65,26 @@ pub fn run(cmd: &SessionsCommand, ctx: &Context<'_>) -> Result<(), CommandError>
 fn print_message(m: &Message) {
     match m {
         Message::System { .. } => {}
-        Message::User { content } => println!("\n› {content}"),
+        Message::User { content } => outln!("\n› {}", clean(content)),
         Message::Assistant {
             content,
             tool_calls,
             ..
         } => {
             if !content.is_empty() {
-                println!("\n{content}");
+                outln!("\n{}", clean(content));
             }
             for c in tool_calls {
-                println!("⏺ {} {}", c.name, excerpt(&c.arguments, 200));
+                outln!(
+                    "⏺ {} {}",
+                    clean(&c.name),
+                    clean(&excerpt(&c.arguments, 200))
+                );
             }
         }
         Message::Tool(r) => {
             let mark = if r.is_error { "✗" } else { "✓" };
-            println!("  {mark} {}", excerpt(&r.content, 200));
+            outln!("  {mark} {}", clean(&excerpt(&r.content, 200)));
         }
     }
 }

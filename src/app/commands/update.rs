@@ -31,22 +31,22 @@ pub fn run(args: &UpdateArgs, ctx: &Context<'_>) -> Result<(), CommandError> {
     let plan = update::plan(ctx.paths, channel)?;
     let current = crate::build_info::short(&plan.current).to_string();
     if plan.incoming.is_empty() {
-        println!("already up to date at {current} ({})", plan.target_name);
+        outln!("already up to date at {current} ({})", plan.target_name);
         return Ok(());
     }
-    println!(
+    outln!(
         "{} incoming commit(s) on {}:",
         plan.incoming.len(),
         plan.target_name
     );
     for line in &plan.incoming {
-        println!("  {line}");
+        outln!("  {line}");
     }
     if args.check {
-        println!("run `hermes update` to install them");
+        outln!("run `hermes update` to install them");
         return Ok(());
     }
-    println!("building into {} …", plan.root.display());
-    println!("{}", update::apply(ctx.paths, &plan, channel)?);
+    outln!("building into {} …", plan.root.display());
+    outln!("{}", update::apply(ctx.paths, &plan, channel)?);
     Ok(())
 }

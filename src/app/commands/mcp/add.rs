@@ -21,7 +21,7 @@ pub(super) fn run(a: &AddArgs, ctx: &Context<'_>) -> Result<(), CommandError> {
     let user_file = ctx.user_config();
     let entry = toml_entry(&a.command, &parse_env(&a.env)?);
     edit_config(&user_file, |doc| insert_server(doc, &a.name, entry))?;
-    println!("added MCP server `{}` to {}", a.name, user_file.display());
+    outln!("added MCP server `{}` to {}", a.name, user_file.display());
     for w in crate::config::file_warnings(std::slice::from_ref(&user_file)) {
         eprintln!("warning: {w}");
     }

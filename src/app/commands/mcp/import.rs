@@ -50,12 +50,12 @@ pub(super) fn run(a: &ImportArgs, ctx: &Context<'_>) -> Result<(), CommandError>
         Ok(())
     })?;
     for a in &added {
-        println!("added MCP server `{a}`");
+        outln!("added MCP server `{a}`");
     }
     for s in &skipped {
         eprintln!("skipped {s}");
     }
-    println!(
+    outln!(
         "{} added, {} skipped, into {}",
         added.len(),
         skipped.len(),

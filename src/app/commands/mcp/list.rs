@@ -33,7 +33,7 @@ pub(super) fn run(ctx: &Context<'_>) -> Result<(), CommandError> {
             .chain(entry.args.iter().map(String::as_str))
             .collect::<Vec<_>>()
             .join(" ");
-        println!("{name:<16} {state:<36} {cmdline}");
+        outln!("{name:<16} {state:<36} {cmdline}");
     }
     Ok(())
 }

@@ -26,6 +26,6 @@ pub(super) fn run(a: &RemoveArgs, ctx: &Context<'_>) -> Result<(), CommandError>
             )
         })
     })?;
-    println!("removed MCP server `{name}` from {}", user_file.display());
+    outln!("removed MCP server `{name}` from {}", user_file.display());
     Ok(())
 }

@@ -23,16 +23,16 @@ pub(super) async fn run(a: &TestArgs, ctx: &Context<'_>) -> Result<(), CommandEr
     } else {
         &rep.server_info
     };
-    println!("server `{}`: {info}", a.name);
-    println!(
+    outln!("server `{}`: {info}", a.name);
+    outln!(
         "  start + handshake  {:>8.1} ms",
         rep.spawn_and_handshake.as_secs_f64() * 1e3
     );
-    println!(
+    outln!(
         "  tools/list         {:>8.1} ms  ({} tools)",
         rep.list.as_secs_f64() * 1e3,
         rep.tools
     );
-    println!("  stderr log         {}", server.log_path().display());
+    outln!("  stderr log         {}", server.log_path().display());
     Ok(())
 }

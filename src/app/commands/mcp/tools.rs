@@ -27,7 +27,7 @@ pub(super) async fn run(a: &ToolsArgs, ctx: &Context<'_>) -> Result<(), CommandE
         .filter(|t| registry.servers()[t.server].name == a.name)
     {
         let first = t.tool.description.lines().next().unwrap_or("");
-        println!("{}  {}", t.name, excerpt(first, 100));
+        outln!("{}  {}", t.name, excerpt(first, 100));
     }
     Ok(())
 }

@@ -1,0 +1,134 @@
+//! Input that is never lost or fatal, and output that is safe for the
+//! user's terminal (issue: the terminal day).
+
+use std::io::{Read, Write};
+use std::process::Stdio;
+
+use serde_json::json;
+
+use crate::support::fake_provider::{delta, finish};
+use crate::support::{Reply, Run, TestEnv};
+
+/// Runs hermes with `args` and these exact bytes on stdin.
+fn run_with_bytes(env: &TestEnv, args: &[&str], stdin: &[u8]) -> Run {
+    let mut child = env
+        .cmd()
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    Run::from(child.wait_with_output().unwrap())
+}
+
+fn user_text(env: &TestEnv, n: usize) -> String {
+    let msgs = env.fake.requests()[n].json()["messages"].clone();
+    msgs.as_array()
+        .unwrap()
+        .iter()
+        .rev()
+        .find(|m| m["role"] == "user")
+        .unwrap()["content"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+#[test]
+fn bytes_that_are_not_utf8_on_stdin_are_replaced_not_fatal() {
+    let env = TestEnv::new();
+    env.fake.push(Reply::text("ok"));
+    let run = run_with_bytes(&env, &["-q", "-"], b"caf\xe9 au lait");
+    run.ok();
+    crate::assert_contains!(run.stderr, "not UTF-8; each was replaced with \u{FFFD}");
+    assert_eq!(user_text(&env, 0), "caf\u{FFFD} au lait");
+}
+
+#[test]
+fn a_prompt_and_piped_data_are_sent_together() {
+    let env = TestEnv::new();
+    env.fake.push(Reply::text("summary"));
+    let run = run_with_bytes(&env, &["-q", "summarise this"], b"line one\n```code```\n");
+    run.ok();
+    assert_eq!(
+        user_text(&env, 0),
+        "summarise this\n\n````\nline one\n```code```\n````\n",
+        "the data as a fenced block after the text, the fence longer than any inside"
+    );
+    // Nothing piped (stdin is /dev/null): the prompt alone.
+    env.fake.push(Reply::text("plain"));
+    env.run(&["-q", "just this"]).ok();
+    assert_eq!(user_text(&env, 1), "just this");
+}
+
+#[test]
+fn a_repl_line_that_is_not_utf8_is_dropped_with_a_warning_and_the_session_goes_on() {
+    let env = TestEnv::new();
+    env.fake.push(Reply::text("still here"));
+    let run = run_with_bytes(&env, &["--interactive"], b"caf\xe9\nhello\n/quit\n");
+    run.ok();
+    crate::assert_contains!(run.stderr, "not UTF-8");
+    crate::assert_contains!(run.stdout, "still here");
+    assert_eq!(user_text(&env, 0), "hello");
+}
+
+#[test]
+fn escape_sequences_from_the_model_never_reach_the_terminal() {
+    let env = TestEnv::new();
+    env.fake.push(Reply::sse(vec![
+        delta(json!({"content": "Hi\u{1b}]52;c;ZXZp"})),
+        delta(json!({"content": "bA==\u{7} there\u{1b}[2J\u{1b}]0;pwned\u{1b}\\\u{1b}[?1049h"})),
+        delta(json!({"content": ", friend\u{8}\u{7}\n"})),
+        finish("stop"),
+    ]));
+    let run = env.run(&["-q", "hi"]);
+    run.ok();
+    assert_eq!(run.stdout, "Hi there, friend\n");
+    // The session keeps what the model sent: only the terminal is spared.
+    let saved = std::fs::read_to_string(env.only_session()).unwrap();
+    crate::assert_contains!(saved, "\\u001b]52;c;");
+    let show = env.run(&["sessions", "show", "--", &session_id(&env)]);
+    show.ok();
+    crate::assert_not_contains!(show.stdout, "\u{1b}");
+    crate::assert_contains!(show.stdout, "Hi there, friend");
+}
+
+fn session_id(env: &TestEnv) -> String {
+    env.only_session()
+        .file_stem()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned()
+}
+
+#[test]
+fn a_closed_stdout_ends_sessions_show_cleanly() {
+    let env = TestEnv::new();
+    let big = "all work and no play\n".repeat(20_000);
+    env.fake.push(Reply::sse(vec![
+        delta(json!({"content": big})),
+        finish("stop"),
+    ]));
+    env.run(&["-q", "write a lot"]).ok();
+    let mut child = env
+        .cmd()
+        .args(["sessions", "show", &session_id(&env)])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = [0u8; 64];
+    child
+        .stdout
+        .as_mut()
+        .unwrap()
+        .read_exact(&mut first)
+        .unwrap();
+    drop(child.stdout.take()); // `| head -c 64`
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    crate::assert_not_contains!(stderr, "panicked");
+}
