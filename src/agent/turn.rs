@@ -118,6 +118,13 @@ impl Agent {
         self.events.clone()
     }
 
+    /// Whether the user has written anything in this session.
+    pub fn has_user_message(&self) -> bool {
+        self.messages
+            .iter()
+            .any(|m| matches!(m, Message::User { .. }))
+    }
+
     pub fn session(&self) -> &SessionHandle {
         &self.session
     }

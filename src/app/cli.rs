@@ -24,7 +24,7 @@ pub struct Cli {
     #[arg(short = 'm', long, global = true)]
     pub model: Option<String>,
 
-    /// Provider to use: a preset (openai, openrouter, ollama) or a [providers.NAME].
+    /// Provider to use: a preset (openai, openrouter, ollama, anthropic, bedrock) or a [providers.NAME].
     #[arg(long, global = true)]
     pub provider: Option<String>,
 
@@ -93,6 +93,11 @@ pub enum Command {
     },
     /// Update this installation from the git checkout it was built from.
     Update(commands::update::UpdateArgs),
+    /// Print a shell completion script: `hermes completions bash > /etc/bash_completion.d/hermes`.
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
     /// Try a configured hook on a made-up tool call.
     Hooks {
         #[command(subcommand)]

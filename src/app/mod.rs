@@ -60,6 +60,10 @@ async fn run(cli: Cli) -> Result<(), CommandError> {
         Some(Command::Sessions { action }) => commands::sessions::run(action, &ctx),
         Some(Command::Mcp { action }) => commands::mcp::run(action, &ctx).await,
         Some(Command::Hooks { action }) => commands::hooks::run(action, &ctx).await,
+        Some(Command::Completions { shell }) => {
+            commands::completions::run(*shell);
+            Ok(())
+        }
         Some(Command::Update(args)) => commands::update::run(args, &ctx),
         None => chat::run(&cli, &ctx).await,
     }

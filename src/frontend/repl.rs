@@ -133,7 +133,57 @@ pub(crate) async fn run(
             break;
         }
     }
+    leave(&agent);
     Ok(())
+}
+
+/// The end of a session in the REPL: one the user never wrote in is not
+/// kept (so `--continue` finds the last real conversation); any other is
+/// named with the command that reopens it.
+fn leave(agent: &Agent) {
+    let session = agent.session();
+    if agent.has_user_message() {
+        eprintln!("resume with: hermes --resume {}", session.id());
+    } else {
+        let _ = std::fs::remove_file(session.path());
+    }
+}
+
+const COMMANDS: &[&str] = &[
+    "/help",
+    "/new",
+    "/session",
+    "/stop",
+    "/approvals",
+    "/yolo",
+    "/update",
+    "/quit",
+];
+
+/// The known command nearest to `word` (edit distance ≤ 2), for a typo.
+fn nearest(word: &str) -> Option<&'static str> {
+    COMMANDS
+        .iter()
+        .map(|c| (distance(word, c), *c))
+        .filter(|(d, _)| *d <= 2)
+        .min()
+        .map(|(_, c)| c)
+}
+
+/// Levenshtein distance over characters.
+fn distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
+            prev = cur;
+        }
+    }
+    row[b.len()]
 }
 
 type Editor = rustyline::DefaultEditor;
@@ -266,12 +316,30 @@ async fn command(text: &str, agent: &mut Agent, ctx: &ReplContext<'_>) -> Result
             eprintln!("{line}");
         }
         "/new" => {
+            leave(agent);
             let start = open_session(ctx.settings, ctx.cwd, None).await?;
             let id = start.handle.id().to_string();
             agent.switch_session(start.handle, start.messages);
             eprintln!("new session {id}");
         }
-        other => eprintln!("unknown command {other}; /help lists them"),
+        other => match nearest(other) {
+            Some(near) => {
+                eprintln!("unknown command {other}; did you mean {near}? (/help lists them)")
+            }
+            None => eprintln!("unknown command {other}; /help lists them"),
+        },
     }
     Ok(Flow::Continue)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_typo_gets_the_nearest_command() {
+        assert_eq!(nearest("/quti"), Some("/quit"));
+        assert_eq!(nearest("/aprovals"), Some("/approvals"));
+        assert_eq!(nearest("/zzzzzz"), None);
+    }
 }

@@ -132,3 +132,45 @@ fn a_closed_stdout_ends_sessions_show_cleanly() {
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     crate::assert_not_contains!(stderr, "panicked");
 }
+
+#[test]
+fn an_empty_repl_session_is_not_kept_and_continue_finds_the_last_real_one() {
+    let env = TestEnv::new();
+    env.fake.push(Reply::text("the real one"));
+    let run = env.run_with_stdin(&["--interactive"], "hello\n/quit\n");
+    run.ok();
+    let real = session_id(&env);
+    crate::assert_contains!(run.stderr, format!("resume with: hermes --resume {real}"));
+    // Opened and left without a word: nothing kept, nothing to resume.
+    let run = env.run_with_stdin(&["--interactive"], "/quit\n");
+    run.ok();
+    crate::assert_not_contains!(run.stderr, "resume with");
+    assert_eq!(env.sessions().len(), 1, "{:?}", env.sessions());
+    env.fake.push(Reply::text("continued"));
+    env.run(&["--continue", "-q", "and now?"]).ok();
+    assert_eq!(session_id(&env), real);
+}
+
+#[test]
+fn a_mistyped_command_gets_the_nearest_one() {
+    let env = TestEnv::new();
+    let run = env.run_with_stdin(&["--interactive"], "/aprovals\n/quit\n");
+    run.ok();
+    crate::assert_contains!(
+        run.stderr,
+        "unknown command /aprovals; did you mean /approvals?"
+    );
+}
+
+#[test]
+fn shell_completions_come_from_the_same_flags() {
+    let env = TestEnv::new();
+    for shell in ["bash", "zsh", "fish"] {
+        let run = env.run(&["completions", shell]);
+        run.ok();
+        crate::assert_contains!(run.stdout, "--approve");
+        crate::assert_contains!(run.stdout, "sessions");
+    }
+    let run = env.run(&["completions", "tcsh"]);
+    run.code(2);
+}

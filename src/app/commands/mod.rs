@@ -2,6 +2,7 @@
 //! clap arguments and a `run` that returns `Result<(), CommandError>`. The
 //! conversation itself (no subcommand) is `app::chat`.
 
+pub mod completions;
 pub mod config;
 pub mod hooks;
 pub mod mcp;
