@@ -58,6 +58,10 @@ pub struct Agent {
     deferral_recorded: bool,
     /// Whether this run already noted blocks its provider cannot replay.
     foreign_noted: bool,
+    /// How the last turn ended when it did not end with an answer: the
+    /// next user message tells the model, so it never sees a bare
+    /// `user, user`.
+    unfinished: Option<String>,
     session: SessionHandle,
     messages: Vec<Message>,
     max_turns: u32,
@@ -82,6 +86,7 @@ impl Agent {
             split_batches: true,
             deferral_recorded: false,
             foreign_noted: false,
+            unfinished: None,
             session,
             messages,
             max_turns,
@@ -103,6 +108,15 @@ impl Agent {
     /// Whether local `tool_call` batches are split (on unless configured off).
     pub fn with_split_batches(mut self, on: bool) -> Agent {
         self.split_batches = on;
+        self
+    }
+
+    /// A resumed session whose last turn got no answer (it ends with the
+    /// user's message or with tool results): the next message says so.
+    pub fn with_unfinished_turn(mut self, unfinished: bool) -> Agent {
+        if unfinished {
+            self.unfinished = Some("interrupted".into());
+        }
         self
     }
 
@@ -139,6 +153,7 @@ impl Agent {
         self.messages = messages;
         self.deferral_recorded = false;
         self.foreign_noted = false;
+        self.unfinished = None;
     }
 
     pub async fn run_turn(
@@ -146,7 +161,27 @@ impl Agent {
         user_text: &str,
         cancel: &CancellationToken,
     ) -> Result<TurnOutcome, AgentError> {
-        let result = self.turn_inner(user_text, cancel).await;
+        let text = match self.unfinished.take() {
+            Some(how) => format!(
+                "[hermes: the previous request was {how} before you answered it.]\n\n{user_text}"
+            ),
+            None => user_text.to_string(),
+        };
+        let result = self.turn_inner(&text, cancel).await;
+        if let Err(e) = &result {
+            let how = match e {
+                AgentError::Cancelled => "stopped by the user".to_string(),
+                e => format!("ended by an error ({e})"),
+            };
+            // Not after the session file itself failed: nothing more is
+            // written to it then.
+            if !matches!(e, AgentError::Session(_)) {
+                let _ = self
+                    .record_event(SessionEvent::TurnEnded { how: how.clone() })
+                    .await;
+            }
+            self.unfinished = Some(how);
+        }
         // Flush to disk at the end of every turn, whatever happened in it.
         let synced = self.session.sync().await;
         let outcome = result?;

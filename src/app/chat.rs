@@ -18,7 +18,7 @@ use crate::frontend::{drive, repl, Printer, Style};
 use crate::mcp::McpRegistry;
 use crate::policy::Policy;
 use crate::provider;
-use crate::session;
+use crate::session::{self, Message};
 use crate::tools::Registry;
 
 enum Mode {
@@ -110,6 +110,11 @@ pub async fn assemble(
     for w in settings.warnings.iter().chain(&start.warnings) {
         let _ = tx.send(Event::Warning { message: w.clone() });
     }
+    // The last turn got no answer: it ends with the user's words or results.
+    let unfinished = matches!(
+        start.messages.last(),
+        Some(Message::User { .. } | Message::Tool(_))
+    );
     let agent = Agent::new(
         provider,
         settings.provider.model.clone(),
@@ -120,6 +125,7 @@ pub async fn assemble(
         tx,
     )
     .with_deferral_recorded(start.deferred.is_some())
+    .with_unfinished_turn(unfinished)
     .with_policy(Policy::from_settings(&settings.hooks, &settings.approvals));
     Ok(Conversation {
         agent,

@@ -65,6 +65,11 @@ pub enum SessionEvent {
     Forked {
         from: String,
     },
+    /// A turn that ended without an answer: `how` (stopped by the user,
+    /// ended by an error …). The next user message tells the model.
+    TurnEnded {
+        how: String,
+    },
     /// How one entry's approval was settled (see `Event::Approval`).
     Approval {
         by: String,

@@ -324,7 +324,9 @@ fn ctrl_c_while_waiting_for_the_model_exits_130_and_saves_nothing_partial() {
         recs.iter().all(|r| r["message"]["role"] != "assistant"),
         "{recs:?}"
     );
-    assert_eq!(recs.last().unwrap()["message"]["content"], "hi");
+    let last_message = recs.iter().rev().find(|r| r["type"] == "message").unwrap();
+    assert_eq!(last_message["message"]["content"], "hi");
+    assert_eq!(recs.last().unwrap()["event"], "turn_ended", "{recs:?}");
 }
 
 /// A full disk (here: a file-size limit) takes part of a record; the session

@@ -174,3 +174,37 @@ fn shell_completions_come_from_the_same_flags() {
     let run = env.run(&["completions", "tcsh"]);
     run.code(2);
 }
+
+#[test]
+fn a_failed_turn_is_marked_and_the_next_message_tells_the_model() {
+    let env = TestEnv::new();
+    env.fake.push(Reply::status(
+        400,
+        r#"{"error":{"message":"scripted failure"}}"#,
+    ));
+    env.fake.push(Reply::text("second try works"));
+    let run = env.run_with_stdin(&["--interactive"], "one\ntwo\n/quit\n");
+    run.ok();
+    let next = user_text(&env, 1);
+    assert!(
+        next.starts_with("[hermes: the previous request was ended by an error (provider `fake` answered HTTP 400")
+            && next.ends_with("\n\ntwo"),
+        "{next}"
+    );
+    let ended: Vec<serde_json::Value> = crate::support::records(&env.only_session())
+        .into_iter()
+        .filter(|r| r["event"] == "turn_ended")
+        .collect();
+    assert_eq!(ended.len(), 1);
+    // A session resumed after a turn that got no answer says so too.
+    env.fake
+        .push(Reply::status(400, r#"{"error":{"message":"again"}}"#));
+    env.run(&["--continue", "-q", "three"]).code(1);
+    env.fake.push(Reply::text("ok"));
+    env.run(&["--continue", "-q", "four"]).ok();
+    let last = user_text(&env, 3);
+    assert!(
+        last.starts_with("[hermes: the previous request was interrupted") && last.ends_with("four"),
+        "{last}"
+    );
+}
