@@ -132,6 +132,11 @@ impl Agent {
         self.events.clone()
     }
 
+    /// The conversation so far.
+    pub fn messages(&self) -> &[Message] {
+        &self.messages
+    }
+
     /// Whether the user has written anything in this session.
     pub fn has_user_message(&self) -> bool {
         self.messages

@@ -23,7 +23,8 @@ use crate::tools::Registry;
 
 enum Mode {
     OneShot(String),
-    Repl,
+    /// The REPL, with a first message (`hermes "text"`) or none.
+    Repl(Option<String>),
 }
 
 pub(super) async fn run(cli: &Cli, ctx: &Context<'_>) -> Result<(), CommandError> {
@@ -148,12 +149,13 @@ async fn converse(
     let style = if cli.json { Style::Json } else { Style::Text };
     let mut printer = Printer::new(style);
     match mode {
-        Mode::Repl => {
+        Mode::Repl(first) => {
             let ctx = repl::ReplContext {
                 settings,
                 cwd,
                 history: settings.paths.history_file(),
                 stop: stop.clone(),
+                first,
             };
             repl::run(agent, ctx, &mut events, &mut printer).await?;
             Ok(())
@@ -175,7 +177,8 @@ fn mode(cli: &Cli) -> Result<Mode, CommandError> {
         // as `claude -p` does (`git diff | hermes -q "review this"`).
         Some(q) if stdin_is_data() => with_data(q, &read_stdin()?),
         Some(q) => q.to_string(),
-        None if cli.interactive || std::io::stdin().is_terminal() => return Ok(Mode::Repl),
+        None if !cli.prompt.is_empty() => return Ok(Mode::Repl(Some(cli.prompt.join(" ")))),
+        None if cli.interactive || std::io::stdin().is_terminal() => return Ok(Mode::Repl(None)),
         None => read_stdin()?,
     };
     if prompt.trim().is_empty() {

@@ -16,6 +16,10 @@ use super::commands;
                   Piped stdin is read as the prompt of a one-shot run."
 )]
 pub struct Cli {
+    /// Open the interactive session with this first message: `hermes "fix the failing test"`.
+    #[arg(value_name = "MESSAGE", conflicts_with = "query")]
+    pub prompt: Vec<String>,
+
     /// Run one prompt and exit ("-" reads the prompt from stdin).
     #[arg(short = 'q', long = "query", value_name = "PROMPT")]
     pub query: Option<String>,

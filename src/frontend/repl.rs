@@ -16,6 +16,7 @@ use super::printer::{drive, Printer};
 use super::typeahead::TypeAhead;
 use crate::agent::{open_session, Agent, AgentError, Event};
 use crate::config::Settings;
+use crate::util::text::excerpt;
 
 pub(crate) const HELP: &str = "\
 commands:
@@ -47,6 +48,8 @@ pub(crate) struct ReplContext<'a> {
     /// Cancelled when the run must end (SIGTERM, SIGHUP): the running turn
     /// stops and the REPL returns.
     pub stop: CancellationToken,
+    /// A first message to send at once (`hermes "text"`).
+    pub first: Option<String>,
 }
 
 enum Flow {
@@ -75,7 +78,8 @@ pub(crate) async fn run(
     // The line editor puts the terminal in raw mode while it reads; a read
     // abandoned when the run must end (SIGTERM) would leave it so.
     let _terminal = tty.then(TerminalMode::save).flatten();
-    let queued: Arc<Mutex<Vec<String>>> = Arc::default();
+    show_resumed(&agent);
+    let queued: Arc<Mutex<Vec<String>>> = Arc::new(Mutex::new(ctx.first.iter().cloned().collect()));
     let answers: AnswerSlot = Arc::default();
     // Questions need a terminal to answer on; on a pipe an `ask` is
     // refused as in a one-shot run.
@@ -135,6 +139,52 @@ pub(crate) async fn run(
     }
     leave(&agent);
     Ok(())
+}
+
+/// A resumed session opens with its last exchanges, so the screen is not
+/// blank: the user's words and the answers (cut), tool calls counted.
+fn show_resumed(agent: &Agent) {
+    use crate::frontend::sanitize::clean;
+    use crate::session::Message;
+    let messages = agent.messages();
+    let users = messages
+        .iter()
+        .filter(|m| matches!(m, Message::User { .. }))
+        .count();
+    if users == 0 {
+        return;
+    }
+    // From the third-last user message on.
+    let start = messages
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| matches!(m, Message::User { .. }))
+        .map(|(i, _)| i)
+        .rev()
+        .nth(2)
+        .unwrap_or(0);
+    for m in &messages[start..] {
+        match m {
+            Message::User { content } => eprintln!("› {}", clean(&excerpt(content, 300))),
+            Message::Assistant {
+                content,
+                tool_calls,
+                ..
+            } => {
+                if !content.trim().is_empty() {
+                    eprintln!("{}", clean(&excerpt(content, 600)));
+                }
+                if !tool_calls.is_empty() {
+                    eprintln!("  ({} tool call(s))", tool_calls.len());
+                }
+            }
+            Message::System { .. } | Message::Tool(_) => {}
+        }
+    }
+    eprintln!(
+        "— resumed session {} ({users} message(s) of yours) —",
+        agent.session().id()
+    );
 }
 
 /// The end of a session in the REPL: one the user never wrote in is not

@@ -208,3 +208,32 @@ fn a_failed_turn_is_marked_and_the_next_message_tells_the_model() {
         "{last}"
     );
 }
+
+#[test]
+fn hermes_with_words_opens_the_repl_with_that_first_message() {
+    let env = TestEnv::new();
+    env.fake.push(Reply::text("on it"));
+    let run = env.run_with_stdin(&["fix", "the failing test"], "/quit\n");
+    run.ok();
+    assert_eq!(user_text(&env, 0), "fix the failing test");
+    crate::assert_contains!(run.stdout, "on it");
+    crate::assert_contains!(run.stderr, "› fix the failing test");
+}
+
+#[test]
+fn a_resumed_repl_shows_the_last_exchanges() {
+    let env = TestEnv::new();
+    env.fake.push(Reply::text("The answer is 42."));
+    env.run(&["-q", "what is the answer?"]).ok();
+    let run = env.run_with_stdin(&["--interactive", "--continue"], "/quit\n");
+    run.ok();
+    crate::assert_contains!(run.stderr, "› what is the answer?");
+    crate::assert_contains!(run.stderr, "The answer is 42.");
+    crate::assert_contains!(
+        run.stderr,
+        format!(
+            "— resumed session {} (1 message(s) of yours) —",
+            session_id(&env)
+        )
+    );
+}
