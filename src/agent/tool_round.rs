@@ -150,7 +150,18 @@ impl Round<'_> {
                 let checks = entries.iter().zip(&ids).map(|(e, id)| async move {
                     match &e.arguments {
                         Err(why) => Some(why.clone()),
-                        Ok(args) => self.check_one(&e.name, id, args, slot).await.err(),
+                        // The batch goes to the gateway as the model wrote
+                        // it: an entry a hook rewrote is refused, not sent
+                        // unchanged.
+                        Ok(args) => match self.check_one(&e.name, id, args, slot).await {
+                            Err(why) => Some(why),
+                            Ok((_, checked)) if &checked != args => Some(format!(
+                                "`{}` was not run: a hook changed its arguments, and a \
+                                 connectors batch is sent as written; call it on its own",
+                                e.name
+                            )),
+                            Ok(_) => None,
+                        },
                     }
                 });
                 let refused = futures_util::future::join_all(checks).await;
@@ -268,8 +279,9 @@ impl Round<'_> {
         // The gate first, then the lock: an earlier slot may still need it.
         self.gate.wait_turn(slot).await;
         let _one_at_a_time = self.asking.lock().await;
-        // An earlier answer of this round may have allowed this tool.
-        if self.policy.allowed_this_session().iter().any(|t| t == name) {
+        // An earlier answer of this round may have allowed this tool — not
+        // when a hook asked: a hook's question is put every time.
+        if asked.by != "hook" && self.policy.allowed_this_session().iter().any(|t| t == name) {
             let by = "you, for this session".to_string();
             return (
                 Outcome {

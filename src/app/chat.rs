@@ -202,18 +202,33 @@ fn read_stdin() -> Result<String, CommandError> {
     Ok(text.into_owned())
 }
 
-/// Whether stdin is data piped or redirected in (a pipe or a file), not a
-/// terminal or `/dev/null`, so `-q TEXT` should read it too.
+/// Whether stdin is data piped in, so `-q TEXT` should read it too: a pipe
+/// with data (or its end) ready within a moment. A pipe nobody writes to or
+/// closes (a parent process that leaves stdin open), a terminal, a file (a
+/// `while read` loop's input) or `/dev/null` is left alone.
 fn stdin_is_data() -> bool {
     #[cfg(unix)]
     {
         // SAFETY: fstat(2) on fd 0 into a stat we own.
         let mut st: libc::stat = unsafe { std::mem::zeroed() };
-        if unsafe { libc::fstat(0, &mut st) } != 0 {
+        if unsafe { libc::fstat(0, &mut st) } != 0 || st.st_mode & libc::S_IFMT != libc::S_IFIFO {
             return false;
         }
-        let kind = st.st_mode & libc::S_IFMT;
-        kind == libc::S_IFIFO || (kind == libc::S_IFREG && st.st_size > 0)
+        let mut pfd = libc::pollfd {
+            fd: 0,
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        // SAFETY: one valid pollfd, a bounded timeout.
+        let n = unsafe { libc::poll(&mut pfd, 1, 500) };
+        let ready = n > 0 && pfd.revents & (libc::POLLIN | libc::POLLHUP) != 0;
+        if !ready {
+            eprintln!(
+                "warning: stdin is a pipe with nothing in it after 0.5 s; not waiting for it \
+                 (put the data in the prompt with -q -)"
+            );
+        }
+        ready
     }
     #[cfg(not(unix))]
     false

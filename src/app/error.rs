@@ -2,6 +2,7 @@
 //! — its message, a hint with the fix, and which exit code it means — through
 //! one `From` per library error, instead of downcasts at the end.
 
+use std::io::Write;
 use std::process::ExitCode;
 
 use crate::agent::AgentError;
@@ -157,15 +158,19 @@ pub(super) fn report(e: &CommandError, json: bool) -> ExitCode {
             crate::frontend::out(format!("{line}\n").as_bytes());
         }
     }
-    if e.exit == Exit::Interrupted {
-        eprintln!("interrupted");
+    // Messages quote providers and servers: cleaned of escape sequences,
+    // and a closed stderr is no reason to panic.
+    let clean = crate::frontend::sanitize::clean;
+    let mut err = std::io::stderr();
+    let _ = if e.exit == Exit::Interrupted {
+        writeln!(err, "interrupted")
     } else if let Exit::Signalled(_) = e.exit {
-        eprintln!("{}", e.message);
+        writeln!(err, "{}", clean(&e.message))
     } else {
-        eprintln!("error: {}", e.message);
-        if let Some(h) = &e.hint {
-            eprintln!("hint: {h}");
-        }
-    }
+        writeln!(err, "error: {}", clean(&e.message)).and_then(|_| match &e.hint {
+            Some(h) => writeln!(err, "hint: {}", clean(h)),
+            None => Ok(()),
+        })
+    };
     ExitCode::from(e.exit.code())
 }

@@ -53,7 +53,7 @@ pub fn allow_always(path: &Path, tool: &str) -> Result<(), EditError> {
         let approvals = doc
             .entry("approvals")
             .or_insert(toml_edit::table())
-            .as_table_mut()
+            .as_table_like_mut()
             .ok_or_else(|| bad("approvals", "a table"))?;
         let allow = approvals
             .entry("allow")

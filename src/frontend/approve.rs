@@ -13,7 +13,6 @@ use tokio::sync::oneshot;
 
 use crate::agent::{Event, EventTx};
 use crate::policy::{Answer, Asker, Question};
-use crate::util::text::excerpt;
 
 /// Where the type-ahead reader sends the next line when a question waits.
 pub(crate) type AnswerSlot = Arc<Mutex<Option<oneshot::Sender<String>>>>;
@@ -51,6 +50,7 @@ impl Asker for TerminalAsker {
                                     self.config.display()
                                 ),
                             });
+                            return Some(Answer::Session);
                         }
                         return Some(Answer::Always);
                     }
@@ -67,16 +67,20 @@ impl Asker for TerminalAsker {
     }
 }
 
-/// The entry's arguments, pretty-printed and cut to fit a screen.
+/// The entry's arguments, pretty-printed and cut to fit a screen. A long
+/// line keeps its head and its tail (what follows `…; ` may be the part
+/// that matters), and invisible format characters (bidi overrides, zero
+/// widths) are shown as `\u{…}` so nothing reads other than it is.
 fn shown(args: &serde_json::Value) -> String {
     let pretty = serde_json::to_string_pretty(args).unwrap_or_else(|_| args.to_string());
+    let pretty = visible(&pretty);
     let lines: Vec<&str> = pretty.lines().collect();
     let mut out: Vec<String> = lines
         .iter()
         .take(20)
         .map(|l| {
             let body = l.trim_start();
-            format!("{}{}", &l[..l.len() - body.len()], excerpt(body, 160))
+            format!("{}{}", &l[..l.len() - body.len()], head_and_tail(body, 160))
         })
         .collect();
     if lines.len() > 20 {
@@ -85,13 +89,41 @@ fn shown(args: &serde_json::Value) -> String {
     out.join("\n")
 }
 
+/// One word for y / s / a (a typed-ahead sentence such as "a small fix"
+/// must not become "always"); `n` may be followed by a reason.
+fn visible(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            let invisible = matches!(c as u32,
+                0x200B..=0x200F | 0x202A..=0x202E | 0x2060..=0x2064 | 0x2066..=0x2069 | 0xFEFF);
+            if invisible {
+                format!("\\u{{{:x}}}", c as u32)
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
+fn head_and_tail(s: &str, max: usize) -> String {
+    let chars: Vec<char> = s.chars().collect();
+    if chars.len() <= max {
+        return s.to_string();
+    }
+    let half = max / 2;
+    let head: String = chars[..half].iter().collect();
+    let tail: String = chars[chars.len() - half..].iter().collect();
+    format!("{head} … {tail}")
+}
+
 fn parse(line: &str) -> Option<Answer> {
     let line = line.trim();
     let (word, rest) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
+    let alone = rest.trim().is_empty();
     match word.to_ascii_lowercase().as_str() {
-        "y" | "yes" => Some(Answer::Once),
-        "s" | "session" => Some(Answer::Session),
-        "a" | "always" => Some(Answer::Always),
+        "y" | "yes" if alone => Some(Answer::Once),
+        "s" | "session" if alone => Some(Answer::Session),
+        "a" | "always" if alone => Some(Answer::Always),
         "n" | "no" | "d" | "deny" => {
             let reason = rest.trim();
             Some(Answer::Deny(
@@ -117,7 +149,21 @@ mod tests {
             Some(Answer::Deny(Some("not on main, use a branch".into())))
         );
         assert_eq!(parse(""), None);
+        assert_eq!(
+            parse("a small fix please"),
+            None,
+            "a sentence is not an answer"
+        );
         assert_eq!(parse("maybe"), None);
+    }
+
+    #[test]
+    fn nothing_hides_in_a_long_line_or_behind_invisible_characters() {
+        let cmd = format!("echo hi{}; rm -rf ~", " ".repeat(300));
+        let s = shown(&serde_json::json!({ "command": cmd }));
+        assert!(s.contains("rm -rf ~"), "{s}");
+        let s = shown(&serde_json::json!({"path": "/tmp/\u{202e}txt.exe"}));
+        assert!(s.contains("\\u{202e}"), "{s}");
     }
 
     #[test]

@@ -48,7 +48,10 @@ impl Printer {
             return;
         }
         match ev {
-            Event::ModelRequest { .. } => self.start_spinner(),
+            Event::ModelRequest { .. } => {
+                self.clean.reset();
+                self.start_spinner()
+            }
             Event::TextDelta { text } => {
                 self.stop_spinner();
                 let text = self.clean.push(text);
@@ -192,7 +195,8 @@ impl Drop for Printer {
 /// A line on stderr, cleaned of escape and control sequences: it carries
 /// tool names, arguments and output, which servers and models control.
 fn err_line(line: String) {
-    eprintln!("{}", clean(&line));
+    // A closed stderr (`2>&1 | head`) is no reason to panic.
+    let _ = writeln!(std::io::stderr(), "{}", clean(&line));
 }
 
 pub(crate) fn out(bytes: &[u8]) {

@@ -81,9 +81,9 @@ pub(crate) async fn run(
     show_resumed(&agent);
     let queued: Arc<Mutex<Vec<String>>> = Arc::new(Mutex::new(ctx.first.iter().cloned().collect()));
     let answers: AnswerSlot = Arc::default();
-    // Questions need a terminal to answer on; on a pipe an `ask` is
-    // refused as in a one-shot run.
-    if tty {
+    // Questions need a terminal to be read on and answered on; otherwise an
+    // `ask` is refused as in a one-shot run.
+    if tty && std::io::stderr().is_terminal() {
         let asker = TerminalAsker {
             events: agent.events(),
             answers: answers.clone(),

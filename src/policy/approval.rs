@@ -77,7 +77,22 @@ impl Approvals {
             .rules
             .iter()
             .filter(|r| glob_match(&r.tool, tool) && conditions_hold(r, args))
-            .max_by_key(|r| (!r.when.is_empty(), literal_len(&r.tool), r.decision));
+            .max_by_key(|r| {
+                (
+                    r.origin == "--approve",
+                    !r.when.is_empty(),
+                    literal_len(&r.tool),
+                    r.decision,
+                )
+            });
+        // A destructive tool is allowed without asking only by its own
+        // name (or a flag of this run), not by a wildcard.
+        let wildcard_allow = |r: &ApprovalRule| {
+            r.decision == Decision::Allow
+                && r.origin != "--approve"
+                && (r.tool.contains('*') || r.tool.contains('?'))
+        };
+        let best = best.filter(|r| !(hints.destructive && !self.yolo && wildcard_allow(r)));
         match best {
             Some(r) if r.decision == Decision::Deny || !self.yolo => Outcome {
                 decision: r.decision,

@@ -192,17 +192,21 @@ impl Hook {
         let mut group = Group(child.id());
         // Written beside the wait, not before it: a hook that does not read
         // its stdin must not hold the call past its timeout or a stop.
-        if let Some(mut stdin) = child.stdin.take() {
+        let writer = child.stdin.take().map(|mut stdin| {
             let bytes = format!("{input}\n").into_bytes();
-            tokio::spawn(async move {
+            Aborted(tokio::spawn(async move {
                 let _ = stdin.write_all(&bytes).await;
-            });
-        }
+            }))
+        });
+        // Read beside the wait, capped: a chatty hook must not fill memory,
+        // and one whose child keeps the pipes open must not hold the call.
+        let stdout_task = child.stdout.take().map(Reader::start);
+        let stderr_task = child.stderr.take().map(Reader::start);
         let waited = tokio::select! {
             _ = cancel.cancelled() => return fail("cancelled before it started".into()),
-            r = tokio::time::timeout(self.timeout, child.wait_with_output()) => r,
+            r = tokio::time::timeout(self.timeout, child.wait()) => r,
         };
-        let out = match waited {
+        let status = match waited {
             Err(_) => {
                 return fail(format!(
                     "{ev} hook `{name}` gave no answer within {} ms",
@@ -210,13 +214,16 @@ impl Hook {
                 ))
             }
             Ok(Err(e)) => return fail(format!("{ev} hook `{name}` failed: {e}")),
-            Ok(Ok(o)) => o,
+            Ok(Ok(s)) => s,
         };
         // Exited by itself: what it left running on purpose stays.
         group.0 = None;
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        match out.status.code() {
+        drop(writer);
+        let stdout = Reader::collected(stdout_task).await;
+        let stderr = Reader::collected(stderr_task).await;
+        let stderr = String::from_utf8_lossy(&stderr);
+        let stdout = String::from_utf8_lossy(&stdout);
+        match status.code() {
             Some(0) => read_answer(&stdout).unwrap_or_else(|why| {
                 fail(format!(
                     "{ev} hook `{name}` answered JSON hermes cannot use: {why}"
@@ -254,6 +261,57 @@ impl Drop for Group {
     }
 }
 
+/// Most of a hook's output hermes reads.
+const OUTPUT_CAP: usize = 1 << 20;
+
+/// A task aborted when dropped (the stdin writer, the pipe readers).
+struct Aborted<T>(tokio::task::JoinHandle<T>);
+
+impl<T> Drop for Aborted<T> {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// A pipe read into a capped buffer beside the wait.
+struct Reader {
+    buf: std::sync::Arc<std::sync::Mutex<Vec<u8>>>,
+    task: Aborted<()>,
+}
+
+impl Reader {
+    fn start(mut pipe: impl tokio::io::AsyncRead + Unpin + Send + 'static) -> Reader {
+        use tokio::io::AsyncReadExt;
+        let buf = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let into = buf.clone();
+        let task = Aborted(tokio::spawn(async move {
+            let mut chunk = [0u8; 8192];
+            while let Ok(n) = pipe.read(&mut chunk).await {
+                if n == 0 {
+                    break;
+                }
+                if let Ok(mut b) = into.lock() {
+                    let room = OUTPUT_CAP.saturating_sub(b.len());
+                    b.extend_from_slice(&chunk[..n.min(room)]);
+                }
+            }
+        }));
+        Reader { buf, task }
+    }
+
+    /// What was read, waiting a moment past the hook's exit for the pipe
+    /// to close (a child it left running may hold it open: then what came
+    /// so far).
+    async fn collected(reader: Option<Reader>) -> Vec<u8> {
+        let Some(mut r) = reader else {
+            return Vec::new();
+        };
+        let _ = tokio::time::timeout(Duration::from_millis(100), &mut r.task.0).await;
+        let out = r.buf.lock().map(|b| b.clone()).unwrap_or_default();
+        out
+    }
+}
+
 fn last_lines(stderr: &str) -> String {
     let last: Vec<&str> = stderr.lines().rev().take(3).collect();
     if last.is_empty() {
@@ -267,7 +325,16 @@ fn last_lines(stderr: &str) -> String {
 /// `decision` form, or no opinion. `Err` for JSON that names a decision
 /// hermes does not know.
 fn read_answer(stdout: &str) -> Result<HookAnswer, String> {
-    let Ok(Value::Object(v)) = serde_json::from_str::<Value>(stdout.trim()) else {
+    let trimmed = stdout.trim();
+    let Ok(Value::Object(v)) = serde_json::from_str::<Value>(trimmed) else {
+        // Meant as an answer but not readable: a guardrail's deny must not
+        // be lost to a typo or a log line before it.
+        if trimmed.starts_with('{')
+            || trimmed.contains("permissionDecision")
+            || trimmed.contains("\"decision\"")
+        {
+            return Err("its stdout looks like a JSON answer but does not parse".into());
+        }
         return Ok(HookAnswer::just(HookVerdict::Pass));
     };
     let text = |o: &serde_json::Map<String, Value>, k: &str| {
@@ -339,6 +406,8 @@ mod tests {
                 .verdict,
             HookVerdict::Block("old style".into())
         );
+        assert!(read_answer("checking…\n{\"decision\":\"block\"}").is_err());
+        assert!(read_answer("{\"hookSpecificOutput\": {\"permissionDecision\": \"deny\"").is_err());
         for pass in ["", "ok, looks fine", "[1,2]", "{}"] {
             assert_eq!(
                 read_answer(pass).unwrap().verdict,

@@ -431,3 +431,17 @@ fn ask_is_the_default_and_a_one_shot_write_is_refused_under_it() {
     crate::assert_contains!(run.stderr, "--approve 'mcp__t__echo'");
     crate::assert_not_contains!(env.server_log("t"), "tools/call");
 }
+
+#[test]
+fn a_hook_that_leaves_a_child_holding_its_output_still_answers() {
+    // The block is printed, then the hook exits while `sleep` keeps its
+    // stdout open: the answer counts at once, not at the timeout.
+    let env = hooked_env(
+        "[[hooks.pre_tool_call]]\nmatch = \"mcp__t__echo\"\ntimeout_ms = 3000\n\
+         command = \"sleep 8 & echo '{\\\"decision\\\":\\\"block\\\",\\\"reason\\\":\\\"held\\\"}'\"\n",
+    );
+    two_echoes(&env);
+    env.run(&["-q", "go"]).ok();
+    let r = contents(&env.tool_results(1));
+    assert_eq!(r, ["Error: held", "Error: held"]);
+}
