@@ -42,6 +42,16 @@ impl AgentError {
     }
 }
 
+/// Token counts and requests of this session, for `/usage`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct UsageTotals {
+    pub requests: u64,
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+    pub cache_read_tokens: u64,
+    pub cache_write_tokens: u64,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct TurnOutcome {
     pub text: String,
@@ -62,6 +72,7 @@ pub struct Agent {
     /// next user message tells the model, so it never sees a bare
     /// `user, user`.
     unfinished: Option<String>,
+    usage: UsageTotals,
     session: SessionHandle,
     messages: Vec<Message>,
     max_turns: u32,
@@ -87,6 +98,7 @@ impl Agent {
             deferral_recorded: false,
             foreign_noted: false,
             unfinished: None,
+            usage: UsageTotals::default(),
             session,
             messages,
             max_turns,
@@ -159,6 +171,82 @@ impl Agent {
         self.deferral_recorded = false;
         self.foreign_noted = false;
         self.unfinished = None;
+        self.usage = UsageTotals::default();
+    }
+
+    pub fn model(&self) -> &str {
+        &self.model
+    }
+
+    /// The model of the following requests (`/model NAME`).
+    pub fn set_model(&mut self, model: &str) {
+        self.model = model.to_string();
+    }
+
+    pub fn usage_totals(&self) -> &UsageTotals {
+        &self.usage
+    }
+
+    /// `/tools QUERY`: what `tool_search` would answer, over every
+    /// catalog, a line per tool: name, source, description.
+    pub async fn find_tools(&self, query: &str) -> String {
+        if query.is_empty() {
+            let catalog = self.tools.catalog();
+            return format!(
+                "{} tools in the catalogs; /tools WORDS searches them",
+                catalog.tools.len()
+            );
+        }
+        let args = serde_json::json!({"queries": [query], "limit": 15}).to_string();
+        let out = self
+            .tools
+            .bridge(crate::call::names::Bridge::Search, &args)
+            .await;
+        let Ok(v) = serde_json::from_str::<serde_json::Value>(&out.content) else {
+            return out.content;
+        };
+        let mut lines = Vec::new();
+        for name in v["results"][0]["matches"].as_array().into_iter().flatten() {
+            let name = name.as_str().unwrap_or("");
+            let t = &v["tools"][name];
+            lines.push(format!(
+                "  {name}  ({})  {}",
+                t["source"].as_str().unwrap_or(""),
+                t["description"].as_str().unwrap_or("")
+            ));
+        }
+        if lines.is_empty() {
+            format!("no tool matches `{query}`")
+        } else {
+            lines.join("\n")
+        }
+    }
+
+    /// `/mcp`: each server, whether it runs, how many tools it exposes.
+    pub async fn mcp_overview(&self) -> Vec<String> {
+        let Some(mcp) = self.tools.mcp_registry() else {
+            return Vec::new();
+        };
+        let index = mcp.index();
+        let mut lines = Vec::new();
+        for server in mcp.servers() {
+            let tools = index
+                .tools
+                .iter()
+                .filter(|t| {
+                    mcp.servers()
+                        .get(t.server)
+                        .is_some_and(|s| s.name == server.name)
+                })
+                .count();
+            let state = if server.is_running().await {
+                "running"
+            } else {
+                "not running"
+            };
+            lines.push(format!("{:<16} {state:<12} {tools} tools", server.name));
+        }
+        lines
     }
 
     pub async fn run_turn(
@@ -309,7 +397,12 @@ impl Agent {
     /// Token counts (an event and a session record) and an answer cut at the
     /// output limit (a warning).
     async fn note_completion(&mut self, completion: &Completion) -> Result<(), SessionError> {
+        self.usage.requests += 1;
         if let Some(u) = &completion.usage {
+            self.usage.prompt_tokens += u.prompt_tokens;
+            self.usage.completion_tokens += u.completion_tokens;
+            self.usage.cache_read_tokens += u.cache_read_tokens;
+            self.usage.cache_write_tokens += u.cache_write_tokens;
             self.emit(Event::Usage {
                 prompt_tokens: u.prompt_tokens,
                 completion_tokens: u.completion_tokens,

@@ -24,10 +24,17 @@ commands:
   /new       start a new session (the current one stays on disk)
   /session   show the current session's id and file
   /stop      while a turn runs: stop it (Ctrl-C does the same)
+  /model [M] show the model, or use model M from now on
+  /tools [Q] search the tools the model can find (all servers' catalogs)
+  /mcp       MCP servers: running or not, tool counts
+  /usage     tokens in and out (cached) and model requests this session
+  /sessions  recent sessions; /resume [ID] opens one (the latest here without ID)
+  /clear     start a new conversation (the old one stays on disk)
   /approvals what this session allowed
   /yolo      run tools without asking for this session (again: ask again)
   /update    check whether a newer hermes is available
-  /quit      leave (Ctrl-D does the same)";
+  /quit      leave (Ctrl-D does the same)
+a line ending in \\ goes on on the next line.";
 
 /// What ends the interactive session with an error (a failed turn does not:
 /// it is reported and the prompt comes back).
@@ -119,6 +126,20 @@ pub(crate) async fn run(
             (_, Err(ReadlineError::Eof)) => break,
             (_, Err(e)) => return Err(ReplError::Editor(e)),
         };
+        // A trailing backslash: the message goes on on the next line.
+        let mut line = line;
+        while let Some(head) = line.strip_suffix('\\') {
+            let head = head.to_string();
+            let (ed, more) = next_line(editor, &queued, false).await?;
+            editor = ed;
+            match more {
+                Ok(more) => line = format!("{head}\n{more}"),
+                Err(_) => {
+                    line = head;
+                    break;
+                }
+            }
+        }
         let text = line.trim();
         if text.is_empty() {
             continue;
@@ -202,8 +223,15 @@ fn leave(agent: &Agent) {
 const COMMANDS: &[&str] = &[
     "/help",
     "/new",
+    "/clear",
     "/session",
+    "/sessions",
+    "/resume",
     "/stop",
+    "/model",
+    "/tools",
+    "/mcp",
+    "/usage",
     "/approvals",
     "/yolo",
     "/update",
@@ -365,7 +393,73 @@ async fn command(text: &str, agent: &mut Agent, ctx: &ReplContext<'_>) -> Result
                 tokio::task::spawn_blocking(move || crate::update::status_line(&paths)).await?;
             eprintln!("{line}");
         }
-        "/new" => {
+        "/model" => match text.split_whitespace().nth(1) {
+            None => eprintln!("model {}", agent.model()),
+            Some(m) => {
+                agent.set_model(m);
+                eprintln!("model {m} from the next request on");
+            }
+        },
+        "/usage" => {
+            let u = agent.usage_totals();
+            eprintln!(
+                "{} model request(s) · {} tokens in ({} read from the cache, {} written to it) · {} out",
+                u.requests, u.prompt_tokens, u.cache_read_tokens, u.cache_write_tokens, u.completion_tokens
+            );
+        }
+        "/tools" => {
+            let query = text.split_once(' ').map(|(_, q)| q.trim()).unwrap_or("");
+            eprintln!(
+                "{}",
+                crate::frontend::sanitize::clean(&agent.find_tools(query).await)
+            );
+        }
+        "/mcp" => {
+            let lines = agent.mcp_overview().await;
+            if lines.is_empty() {
+                eprintln!("no MCP servers configured (hermes mcp add NAME -- COMMAND …)");
+            }
+            for l in lines {
+                eprintln!("  {l}");
+            }
+        }
+        "/sessions" => {
+            for s in crate::session::list(&ctx.settings.paths.sessions_dir())
+                .into_iter()
+                .take(10)
+            {
+                eprintln!(
+                    "  {}  {}  {}",
+                    s.meta.id,
+                    s.meta.cwd,
+                    crate::frontend::sanitize::clean(&excerpt(&s.title, 60))
+                );
+            }
+        }
+        "/resume" => {
+            let dir = ctx.settings.paths.sessions_dir();
+            let path = match text.split_whitespace().nth(1) {
+                Some(id) => crate::session::find(&dir, id).map(Some),
+                None => {
+                    let here = ctx.cwd.to_string_lossy();
+                    Ok(crate::session::list(&dir)
+                        .into_iter()
+                        .find(|s| s.meta.cwd == here && s.meta.id != agent.session().id())
+                        .map(|s| s.path))
+                }
+            };
+            match path {
+                Ok(Some(path)) => {
+                    leave(agent);
+                    let start = open_session(ctx.settings, ctx.cwd, Some(&path)).await?;
+                    agent.switch_session(start.handle, start.messages);
+                    show_resumed(agent);
+                }
+                Ok(None) => eprintln!("no other session in this folder; /sessions lists them all"),
+                Err(e) => eprintln!("{e}"),
+            }
+        }
+        "/new" | "/clear" => {
             leave(agent);
             let start = open_session(ctx.settings, ctx.cwd, None).await?;
             let id = start.handle.id().to_string();

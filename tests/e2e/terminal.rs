@@ -237,3 +237,33 @@ fn a_resumed_repl_shows_the_last_exchanges() {
         )
     );
 }
+
+#[test]
+fn repl_commands_for_model_tools_servers_usage_and_sessions() {
+    let env = TestEnv::new();
+    env.add_test_server("t", "");
+    env.prefill("t");
+    env.fake.push(Reply::text("answered"));
+    env.fake.push(Reply::text("resumed answer"));
+    let run = env.run_with_stdin(
+        &["--interactive"],
+        "/tools echo text back\n/mcp\n/model other-model\nhi \\\nthere\n/usage\n/sessions\n/clear\n/resume\nagain\n/quit\n",
+    );
+    run.ok();
+    crate::assert_contains!(run.stderr, "mcp__t__echo");
+    crate::assert_contains!(run.stderr, "not running");
+    crate::assert_contains!(run.stderr, "model other-model from the next request on");
+    let first = env.fake.requests()[0].json();
+    assert_eq!(first["model"], "other-model");
+    assert_eq!(
+        user_text(&env, 0),
+        "hi \nthere",
+        "a trailing backslash goes on"
+    );
+    crate::assert_contains!(run.stderr, "1 model request(s)");
+    crate::assert_contains!(run.stderr, "new session");
+    crate::assert_contains!(run.stderr, "— resumed session");
+    // /resume went back to the first conversation: its history was sent.
+    let second = env.fake.requests()[1].json();
+    assert_eq!(second["messages"].as_array().unwrap().len(), 4, "{second}");
+}
