@@ -308,3 +308,42 @@ fn approval_prompts_in_a_terminal_settle_each_entry() {
         ]
     );
 }
+
+/// Three lines typed at once (a paste without bracketed paste): every one is
+/// sent, in order, none lost to the line editor's read-ahead.
+#[cfg(target_os = "linux")]
+#[test]
+fn three_quick_lines_are_all_sent_in_order() {
+    let env = TestEnv::new();
+    env.fake
+        .push(Reply::text("first").delayed(std::time::Duration::from_millis(300)));
+    env.fake.push(Reply::text("second"));
+    env.fake.push(Reply::text("third"));
+    let typescript = env.home.path().join("typescript");
+    let (child, mut stdin) = repl_in_a_terminal(&env, &typescript);
+    stdin.write_all(b"one\rtwo\rthree\r").unwrap();
+    wait_for("three answers", || {
+        std::fs::read_to_string(&typescript).is_ok_and(|t| t.contains("third"))
+    });
+    stdin.write_all(b"/quit\r").unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let sent: Vec<String> = env
+        .fake
+        .requests()
+        .iter()
+        .map(|r| {
+            r.json()["messages"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .rev()
+                .find(|m| m["role"] == "user")
+                .unwrap()["content"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    assert_eq!(sent, ["one", "two", "three"]);
+}
