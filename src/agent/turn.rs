@@ -165,13 +165,19 @@ impl Agent {
     }
 
     /// Replaces the session (REPL `/new`), keeping provider and tools.
-    pub fn switch_session(&mut self, session: SessionHandle, messages: Vec<Message>) {
-        self.session = session;
+    /// Returns the session it leaves, for the caller to close.
+    pub fn switch_session(
+        &mut self,
+        session: SessionHandle,
+        messages: Vec<Message>,
+    ) -> SessionHandle {
+        let old = std::mem::replace(&mut self.session, session);
         self.messages = messages;
         self.deferral_recorded = false;
         self.foreign_noted = false;
         self.unfinished = None;
         self.usage = UsageTotals::default();
+        old
     }
 
     pub fn model(&self) -> &str {

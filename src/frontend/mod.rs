@@ -6,6 +6,7 @@ mod approve;
 mod printer;
 pub(crate) mod repl;
 pub(crate) mod sanitize;
+mod tool_block;
 mod typeahead;
 
 pub(crate) use printer::{drive, out, Printer, Style};

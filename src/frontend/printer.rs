@@ -10,8 +10,8 @@ use indicatif::{ProgressBar, ProgressStyle};
 use tokio::sync::mpsc::UnboundedReceiver;
 
 use super::sanitize::{clean, Sanitizer};
+use super::tool_block::ToolBlock;
 use crate::agent::Event;
-use crate::util::text::excerpt;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Style {
@@ -27,6 +27,7 @@ pub(crate) struct Printer {
     spinner_allowed: bool,
     /// The model's text, cleaned of escape sequences as it streams.
     clean: Sanitizer,
+    block: ToolBlock,
 }
 
 impl Printer {
@@ -37,6 +38,7 @@ impl Printer {
             spinner: None,
             spinner_allowed: style == Style::Text && std::io::stderr().is_terminal(),
             clean: Sanitizer::default(),
+            block: ToolBlock::new(style == Style::Text && std::io::stderr().is_terminal()),
         }
     }
 
@@ -49,6 +51,7 @@ impl Printer {
         }
         match ev {
             Event::ModelRequest { .. } => {
+                self.block.close();
                 self.clean.reset();
                 self.start_spinner()
             }
@@ -60,20 +63,33 @@ impl Printer {
                     self.at_line_start = text.ends_with('\n');
                 }
             }
-            // The line appears when the entry really starts.
-            Event::ToolCallQueued { .. } => {}
-            Event::ToolCallStarted {
-                name, arguments, ..
+            Event::ToolCallQueued {
+                id,
+                name,
+                arguments,
             } => {
                 self.stop_spinner();
-                self.end_line();
-                err_line(format!("⏺ {name} {}", excerpt(arguments, 120)));
+                self.end_text();
+                self.block.queued(id, name, arguments);
+            }
+            Event::ToolCallStarted {
+                id,
+                name,
+                arguments,
+            } => {
+                self.stop_spinner();
+                self.end_text();
+                self.block.started(id, name, arguments);
             }
             Event::ToolCallFinished {
-                is_error, content, ..
+                id,
+                name,
+                is_error,
+                content,
             } => {
-                let mark = if *is_error { "✗" } else { "✓" };
-                err_line(format!("  {mark} {}", excerpt(content, 160)));
+                self.stop_spinner();
+                self.end_text();
+                self.block.finished(id, name, *is_error, content);
             }
             Event::ToolProgress {
                 server,
@@ -86,7 +102,7 @@ impl Printer {
                     .as_deref()
                     .map(|m| format!(" {m}"))
                     .unwrap_or_default();
-                err_line(format!("  … {server}: {progress}{of}{msg}"));
+                self.block.progress(server, &format!("{progress}{of}{msg}"));
             }
             Event::Retrying {
                 attempt,
@@ -94,15 +110,15 @@ impl Printer {
                 reason,
             } => {
                 self.stop_spinner();
-                err_line(format!(
+                self.say(format!(
                     "retrying in {:.1} s (retry {attempt}): {reason}",
                     *delay_ms as f64 / 1000.0
                 ));
             }
             Event::Warning { message } => {
                 self.stop_spinner();
-                self.end_line();
-                err_line(format!("warning: {message}"));
+                self.end_text();
+                self.say(format!("warning: {message}"));
             }
             Event::TurnDone { .. } | Event::Error { .. } => {
                 self.stop_spinner();
@@ -115,17 +131,17 @@ impl Printer {
                 ..
             } => {
                 self.stop_spinner();
-                self.end_line();
+                self.end_text();
                 let server = name
                     .strip_prefix("mcp__")
                     .and_then(|r| r.split_once("__"))
                     .map(|(s, _)| format!(" (server {s})"))
                     .unwrap_or_default();
-                err_line(format!("? {name}{server} wants to run — {why}"));
+                self.say(format!("? {name}{server} wants to run — {why}"));
                 for line in arguments.lines() {
-                    err_line(format!("    {line}"));
+                    self.say(format!("    {line}"));
                 }
-                err_line(format!(
+                self.say(format!(
                     "  y allow once · s allow {name} for this session · a always (config.toml) · n deny (n REASON tells the model why)"
                 ));
             }
@@ -138,31 +154,41 @@ impl Printer {
                 ..
             } if decision == "deny" => {
                 self.stop_spinner();
-                self.end_line();
+                self.end_text();
                 let why = reason
                     .as_deref()
                     .map(|r| format!(": {r}"))
                     .unwrap_or_default();
                 if by.ends_with("(nobody to ask)") {
-                    err_line(format!(
+                    self.say(format!(
                         "✗ {name} needs approval ({by}); allow it with --approve '{name}' (a glob, repeatable) or --yolo"
                     ));
                 } else {
-                    err_line(format!("✗ {name} denied by {by}{why}"));
+                    self.say(format!("✗ {name} denied by {by}{why}"));
                 }
             }
             Event::SessionStarted { .. } | Event::Usage { .. } | Event::Approval { .. } => {}
         }
     }
 
-    /// Ends a partly written stdout line (and any spinner), so what follows
-    /// starts on its own line.
+    /// Ends a partly written stdout line (and any spinner or tool block),
+    /// so what follows starts on its own line.
     pub(crate) fn end_line(&mut self) {
+        self.block.close();
         self.stop_spinner();
+        self.end_text();
+    }
+
+    fn end_text(&mut self) {
         if !self.at_line_start {
             out(b"\n");
             self.at_line_start = true;
         }
+    }
+
+    /// A line on stderr that does not tear a live tool block.
+    fn say(&self, line: String) {
+        self.block.suspend(|| err_line(line));
     }
 
     fn start_spinner(&mut self) {
@@ -187,6 +213,7 @@ impl Printer {
 
 impl Drop for Printer {
     fn drop(&mut self) {
+        self.block.close();
         self.stop_spinner();
     }
 }

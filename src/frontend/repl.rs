@@ -452,12 +452,15 @@ async fn command(text: &str, agent: &mut Agent, ctx: &ReplContext<'_>) -> Result
                 }
             };
             match path {
-                Ok(Some(path)) => {
-                    leave(agent);
-                    let start = open_session(ctx.settings, ctx.cwd, Some(&path)).await?;
-                    agent.switch_session(start.handle, start.messages);
-                    show_resumed(agent);
-                }
+                Ok(Some(path)) => match open_session(ctx.settings, ctx.cwd, Some(&path)).await {
+                    Ok(start) => {
+                        leave(agent);
+                        let old = agent.switch_session(start.handle, start.messages);
+                        let _ = old.close().await;
+                        show_resumed(agent);
+                    }
+                    Err(e) => eprintln!("error: {e}"),
+                },
                 Ok(None) => eprintln!("no other session in this folder; /sessions lists them all"),
                 Err(e) => eprintln!("{e}"),
             }
@@ -466,7 +469,10 @@ async fn command(text: &str, agent: &mut Agent, ctx: &ReplContext<'_>) -> Result
             leave(agent);
             let start = open_session(ctx.settings, ctx.cwd, None).await?;
             let id = start.handle.id().to_string();
-            agent.switch_session(start.handle, start.messages);
+            let old = agent.switch_session(start.handle, start.messages);
+            // Closed now, not whenever its writer notices: it may be
+            // resumed with the next command.
+            let _ = old.close().await;
             eprintln!("new session {id}");
         }
         other => match nearest(other) {

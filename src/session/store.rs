@@ -23,6 +23,7 @@ use super::SessionError;
 enum Cmd {
     Append(Vec<u8>, oneshot::Sender<std::io::Result<()>>),
     Sync(oneshot::Sender<std::io::Result<()>>),
+    Close(oneshot::Sender<std::io::Result<()>>),
 }
 
 #[derive(Clone, Debug)]
@@ -89,6 +90,12 @@ impl SessionHandle {
         self.send(Cmd::Sync).await
     }
 
+    /// Flushes and closes the file and releases its lock, and waits until
+    /// it is done: the session can be opened again at once (`/resume`).
+    pub async fn close(self) -> Result<(), SessionError> {
+        self.send(Cmd::Close).await
+    }
+
     async fn send(
         &self,
         cmd: impl FnOnce(oneshot::Sender<std::io::Result<()>>) -> Cmd,
@@ -104,7 +111,7 @@ impl SessionHandle {
 }
 
 /// Owns the file and its lock until every handle is gone.
-async fn writer(mut file: File, mut rx: mpsc::Receiver<Cmd>, _lock: lock::Held) {
+async fn writer(mut file: File, mut rx: mpsc::Receiver<Cmd>, lock: lock::Held) {
     // Where the file ends: only this task writes to it (the lock keeps
     // other processes out), so it is known without asking the kernel.
     let mut end = file.metadata().map(|m| m.len()).ok();
@@ -129,6 +136,13 @@ async fn writer(mut file: File, mut rx: mpsc::Receiver<Cmd>, _lock: lock::Held) 
             }
             Cmd::Sync(ack) => {
                 let _ = ack.send(file.sync_data());
+            }
+            Cmd::Close(ack) => {
+                let synced = file.sync_data();
+                drop(file);
+                drop(lock);
+                let _ = ack.send(synced);
+                return;
             }
         }
     }

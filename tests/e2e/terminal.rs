@@ -251,7 +251,8 @@ fn repl_commands_for_model_tools_servers_usage_and_sessions() {
     );
     run.ok();
     crate::assert_contains!(run.stderr, "mcp__t__echo");
-    crate::assert_contains!(run.stderr, "not running");
+    // Running or not depends on the background catalog fill's timing.
+    crate::assert_contains!(run.stderr, " 9 tools");
     crate::assert_contains!(run.stderr, "model other-model from the next request on");
     let first = env.fake.requests()[0].json();
     assert_eq!(first["model"], "other-model");
@@ -266,4 +267,26 @@ fn repl_commands_for_model_tools_servers_usage_and_sessions() {
     // /resume went back to the first conversation: its history was sent.
     let second = env.fake.requests()[1].json();
     assert_eq!(second["messages"].as_array().unwrap().len(), 4, "{second}");
+}
+
+#[test]
+fn each_result_is_labelled_with_its_entry_in_plain_output() {
+    let env = TestEnv::deferred(&[("t", "concurrency = \"parallel\"")]);
+    env.fake.push(Reply::tool_calls(&[(
+        &crate::support::call_id("plain"),
+        "tool_call",
+        &super::split::batch(&[
+            ("mcp__t__slow", json!({"ms": 300, "label": "late"})),
+            ("mcp__t__echo", json!({"text": "early"})),
+        ]),
+    )]));
+    env.fake.push(Reply::text("done"));
+    let run = env.run(&["-q", "go"]);
+    run.ok();
+    // The split child shows its own arguments, not the {"calls":[…]} wrapper,
+    // and each result names the tool it belongs to, whatever order they end.
+    crate::assert_contains!(run.stderr, "⏺ mcp__t__echo {\"text\":\"early\"}");
+    crate::assert_not_contains!(run.stderr, "{\"calls\"");
+    crate::assert_contains!(run.stderr, "  ✓ mcp__t__echo — early");
+    crate::assert_contains!(run.stderr, "  ✓ mcp__t__slow — slept 300 ms late");
 }

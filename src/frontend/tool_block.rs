@@ -1,0 +1,144 @@
+//! One block per tool round. On a terminal it is live (indicatif): a line
+//! per entry — tool, its own arguments cut to fit, and its state: queued →
+//! running (elapsed, the latest progress message) → done / failed /
+//! cancelled — updated in place, each result on its entry's line. Elsewhere
+//! it is plain sequential lines, each result labelled with its entry.
+
+use std::time::Duration;
+
+use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use super::sanitize::clean;
+use crate::util::text::excerpt;
+
+struct Entry {
+    id: String,
+    /// `tool args`, cleaned and cut.
+    label: String,
+    name: String,
+    bar: Option<ProgressBar>,
+    done: bool,
+}
+
+pub(crate) struct ToolBlock {
+    live: Option<MultiProgress>,
+    entries: Vec<Entry>,
+}
+
+impl ToolBlock {
+    pub(crate) fn new(live: bool) -> ToolBlock {
+        ToolBlock {
+            live: live.then(|| MultiProgress::with_draw_target(ProgressDrawTarget::stderr())),
+            entries: Vec::new(),
+        }
+    }
+
+    fn label(name: &str, args: &str) -> String {
+        clean(&format!("{name} {}", excerpt(args, 72)))
+    }
+
+    fn style(template: &str) -> ProgressStyle {
+        ProgressStyle::with_template(template).unwrap_or_else(|_| ProgressStyle::default_spinner())
+    }
+
+    fn entry(&mut self, id: &str, name: &str, args: &str) -> &mut Entry {
+        if let Some(i) = self.entries.iter().position(|e| e.id == id) {
+            return &mut self.entries[i];
+        }
+        let label = Self::label(name, args);
+        let bar = self.live.as_ref().map(|m| {
+            let bar = m.add(ProgressBar::new_spinner());
+            bar.set_style(Self::style("  ◌ {msg}"));
+            bar.set_message(format!("{label}  queued"));
+            bar
+        });
+        self.entries.push(Entry {
+            id: id.to_string(),
+            label,
+            name: name.to_string(),
+            bar,
+            done: false,
+        });
+        let last = self.entries.len() - 1;
+        &mut self.entries[last]
+    }
+
+    pub(crate) fn queued(&mut self, id: &str, name: &str, args: &str) {
+        self.entry(id, name, args);
+    }
+
+    pub(crate) fn started(&mut self, id: &str, name: &str, args: &str) {
+        let plain = self.live.is_none();
+        let e = self.entry(id, name, args);
+        match &e.bar {
+            Some(bar) => {
+                bar.set_style(Self::style("  {spinner} {msg}  running {elapsed}"));
+                bar.set_message(e.label.clone());
+                bar.enable_steady_tick(Duration::from_millis(120));
+            }
+            None if plain => line(&format!("⏺ {}", e.label)),
+            None => {}
+        }
+    }
+
+    /// A server's progress report: shown on its running entries.
+    pub(crate) fn progress(&mut self, server: &str, text: &str) {
+        let prefix = format!("mcp__{server}__");
+        let mut shown = false;
+        for e in self
+            .entries
+            .iter()
+            .filter(|e| !e.done && e.name.starts_with(&prefix))
+        {
+            if let Some(bar) = &e.bar {
+                bar.set_message(format!("{} — {}", e.label, clean(&excerpt(text, 60))));
+                shown = true;
+            }
+        }
+        if !shown && self.live.is_none() {
+            line(&format!("  … {server}: {text}"));
+        }
+    }
+
+    pub(crate) fn finished(&mut self, id: &str, name: &str, is_error: bool, content: &str) {
+        let mark = if is_error { "✗" } else { "✓" };
+        let first = clean(&excerpt(content.lines().next().unwrap_or(""), 100));
+        let e = self.entry(id, name, "");
+        e.done = true;
+        match &e.bar {
+            Some(bar) => {
+                bar.set_style(Self::style("  {msg}"));
+                bar.finish_with_message(format!("{mark} {} — {first}", e.label));
+            }
+            None => line(&format!("  {mark} {} — {first}", e.name)),
+        }
+    }
+
+    /// Output that must not tear the live block (a warning, a question).
+    pub(crate) fn suspend<R>(&self, f: impl FnOnce() -> R) -> R {
+        match &self.live {
+            Some(m) => m.suspend(f),
+            None => f(),
+        }
+    }
+
+    /// Ends the round: entries that never finished are shown cancelled
+    /// (a stop), and no spinner is left on the screen.
+    pub(crate) fn close(&mut self) {
+        for e in self.entries.drain(..) {
+            match (e.bar, e.done) {
+                (Some(bar), false) => {
+                    bar.set_style(Self::style("  {msg}"));
+                    bar.finish_with_message(format!("⊘ {}  cancelled", e.label));
+                }
+                (None, false) if self.live.is_none() => line(&format!("  ⊘ {}  cancelled", e.name)),
+                _ => {}
+            }
+        }
+    }
+}
+
+fn line(s: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "{s}");
+}
