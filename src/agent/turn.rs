@@ -233,6 +233,16 @@ impl Agent {
         }
     }
 
+    /// Every tool name of the catalogs, for Tab completion.
+    pub fn tool_names(&self) -> Vec<String> {
+        self.tools
+            .catalog()
+            .tools
+            .iter()
+            .map(|t| t.name.clone())
+            .collect()
+    }
+
     /// `/mcp`: each server, whether it runs, how many tools it exposes.
     pub async fn mcp_overview(&self) -> Vec<String> {
         let Some(mcp) = self.tools.mcp_registry() else {

@@ -3,6 +3,7 @@
 //! interactive loop is in `repl`.
 
 mod approve;
+mod complete;
 mod printer;
 pub(crate) mod repl;
 pub(crate) mod sanitize;

@@ -12,6 +12,7 @@ use tokio::sync::mpsc::UnboundedReceiver;
 use tokio_util::sync::CancellationToken;
 
 use super::approve::{AnswerSlot, TerminalAsker};
+use super::complete::Completion;
 use super::printer::{drive, Printer};
 use super::typeahead::TypeAhead;
 use crate::agent::{open_session, Agent, AgentError, Event};
@@ -34,7 +35,8 @@ commands:
   /yolo      run tools without asking for this session (again: ask again)
   /update    check whether a newer hermes is available
   /quit      leave (Ctrl-D does the same)
-a line ending in \\ goes on on the next line.";
+Tab completes commands, tool names (mcp__…) and paths; Alt-Enter or a line
+ending in \\ goes on on the next line.";
 
 /// What ends the interactive session with an error (a failed turn does not:
 /// it is reported and the prompt comes back).
@@ -70,7 +72,15 @@ pub(crate) async fn run(
     rx: &mut UnboundedReceiver<Event>,
     printer: &mut Printer,
 ) -> Result<(), ReplError> {
-    let mut editor = rustyline::DefaultEditor::new()?;
+    let mut editor: Editor = rustyline::Editor::new()?;
+    let completion = Completion::new(COMMANDS);
+    let tool_names = completion.tools.clone();
+    editor.set_helper(Some(completion));
+    // Alt-Enter: a new line within the message.
+    editor.bind_sequence(
+        rustyline::KeyEvent(rustyline::KeyCode::Enter, rustyline::Modifiers::ALT),
+        rustyline::Cmd::Newline,
+    );
     if let Some(dir) = ctx.history.parent() {
         let _ = crate::util::private::create_dir_all(dir);
     }
@@ -99,6 +109,10 @@ pub(crate) async fn run(
         agent.policy_mut().set_asker(Arc::new(asker));
     }
     loop {
+        // Tool names for Tab: whatever the catalogs hold by now.
+        if let Ok(mut names) = tool_names.lock() {
+            *names = agent.tool_names();
+        }
         let next = tokio::select! {
             biased;
             _ = ctx.stop.cancelled() => break,
@@ -264,7 +278,7 @@ fn distance(a: &str, b: &str) -> usize {
     row[b.len()]
 }
 
-type Editor = rustyline::DefaultEditor;
+type Editor = rustyline::Editor<Completion, rustyline::history::FileHistory>;
 
 /// The terminal's mode when the REPL began, put back when it ends.
 struct TerminalMode(#[cfg(unix)] libc::termios);

@@ -374,7 +374,10 @@ fn the_live_block_shows_each_entry_and_stops_cleanly() {
     let _ = child.wait_with_output().unwrap();
     let screen = screen();
     crate::assert_contains!(screen, "✓ mcp__t__echo {\"text\":\"quick\"} — quick");
-    crate::assert_contains!(screen, "✗ mcp__t__slow {\"label\":\"long\",\"ms\":20000} — interrupted");
+    crate::assert_contains!(
+        screen,
+        "✗ mcp__t__slow {\"label\":\"long\",\"ms\":20000} — interrupted"
+    );
     let stopped = screen.rfind("stopped.").unwrap();
     assert!(
         screen.rfind("running").is_some_and(|r| r < stopped),
@@ -382,4 +385,19 @@ fn the_live_block_shows_each_entry_and_stops_cleanly() {
         &screen[stopped..]
     );
     assert_eq!(env.fake.requests().len(), 1);
+}
+
+/// Tab completes commands in a real terminal.
+#[cfg(target_os = "linux")]
+#[test]
+fn tab_completes_a_command() {
+    let env = TestEnv::new();
+    let typescript = env.home.path().join("typescript");
+    let (child, mut stdin) = repl_in_a_terminal(&env, &typescript);
+    stdin.write_all(b"/mo\t\r").unwrap();
+    wait_for("the completed command's answer", || {
+        std::fs::read_to_string(&typescript).is_ok_and(|t| t.contains("model test-model"))
+    });
+    stdin.write_all(b"/quit\r").unwrap();
+    assert!(child.wait_with_output().unwrap().status.success());
 }
