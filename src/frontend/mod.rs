@@ -4,6 +4,7 @@
 
 mod approve;
 mod complete;
+mod markdown;
 mod printer;
 pub(crate) mod repl;
 pub(crate) mod sanitize;

@@ -9,6 +9,7 @@ use std::time::Duration;
 use indicatif::{ProgressBar, ProgressStyle};
 use tokio::sync::mpsc::UnboundedReceiver;
 
+use super::markdown::{self, Markdown};
 use super::sanitize::{clean, Sanitizer};
 use super::tool_block::ToolBlock;
 use crate::agent::Event;
@@ -28,6 +29,8 @@ pub(crate) struct Printer {
     /// The model's text, cleaned of escape sequences as it streams.
     clean: Sanitizer,
     block: ToolBlock,
+    /// Markdown rendering, when stdout is a terminal that wants colour.
+    markdown: Option<Markdown>,
 }
 
 impl Printer {
@@ -39,6 +42,8 @@ impl Printer {
             spinner_allowed: style == Style::Text && std::io::stderr().is_terminal(),
             clean: Sanitizer::default(),
             block: ToolBlock::new(style == Style::Text && std::io::stderr().is_terminal()),
+            markdown: (style == Style::Text && markdown::wanted(std::io::stdout().is_terminal()))
+                .then(Markdown::default),
         }
     }
 
@@ -58,6 +63,10 @@ impl Printer {
             Event::TextDelta { text } => {
                 self.stop_spinner();
                 let text = self.clean.push(text);
+                let text = match &mut self.markdown {
+                    Some(md) => md.push(&text),
+                    None => text,
+                };
                 out(text.as_bytes());
                 if !text.is_empty() {
                     self.at_line_start = text.ends_with('\n');
@@ -180,6 +189,12 @@ impl Printer {
     }
 
     fn end_text(&mut self) {
+        if let Some(rest) = self.markdown.as_mut().map(Markdown::finish) {
+            if !rest.is_empty() {
+                out(rest.as_bytes());
+                self.at_line_start = false;
+            }
+        }
         if !self.at_line_start {
             out(b"\n");
             self.at_line_start = true;

@@ -401,3 +401,24 @@ fn tab_completes_a_command() {
     stdin.write_all(b"/quit\r").unwrap();
     assert!(child.wait_with_output().unwrap().status.success());
 }
+
+/// On a terminal the answer's Markdown is rendered (and only hermes' own
+/// styling reaches it).
+#[cfg(target_os = "linux")]
+#[test]
+fn markdown_is_rendered_on_a_terminal() {
+    let env = TestEnv::new();
+    env.fake.push(Reply::text("# Plan\n- **first** step\n"));
+    let typescript = env.home.path().join("typescript");
+    let (child, mut stdin) = repl_in_a_terminal(&env, &typescript);
+    stdin.write_all(b"plan it\r").unwrap();
+    wait_for("the rendered answer", || {
+        std::fs::read_to_string(&typescript).is_ok_and(|t| t.contains("first"))
+    });
+    stdin.write_all(b"/quit\r").unwrap();
+    let _ = child.wait_with_output().unwrap();
+    let screen = std::fs::read_to_string(&typescript).unwrap();
+    crate::assert_contains!(screen, "\u{1b}[1m\u{1b}[4mPlan\u{1b}[0m");
+    crate::assert_contains!(screen, "• \u{1b}[1mfirst\u{1b}[0m step");
+    crate::assert_not_contains!(screen, "# Plan");
+}
