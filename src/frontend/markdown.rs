@@ -5,7 +5,10 @@
 //! that wants colour; elsewhere the text goes out as it came. The input is
 //! already sanitised, so the only escape sequences are hermes' own.
 
+use std::sync::OnceLock;
+
 use pulldown_cmark::{Event, Parser, Tag, TagEnd};
+use syntect::parsing::{ParseState, Scope, ScopeStack, SyntaxSet};
 
 const BOLD: &str = "\u{1b}[1m";
 const ITALIC: &str = "\u{1b}[3m";
@@ -14,12 +17,88 @@ const DIM: &str = "\u{1b}[2m";
 const CYAN: &str = "\u{1b}[36m";
 const RESET: &str = "\u{1b}[0m";
 
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub(crate) struct Markdown {
     /// The line still being received.
     pending: String,
-    /// Inside a fenced code block: its fence.
-    fence: Option<String>,
+    /// Inside a fenced code block: its fence, and its highlighter when the
+    /// block names a language syntect knows.
+    fence: Option<(String, Option<Code>)>,
+}
+
+/// Syntax highlighting of one code block (syntect's grammars, loaded the
+/// first time a block needs them — never at start-up), coloured by scope
+/// with the terminal's own 16 colours rather than a theme.
+struct Code {
+    parse: ParseState,
+    stack: ScopeStack,
+}
+
+fn syntaxes() -> &'static SyntaxSet {
+    static SET: OnceLock<SyntaxSet> = OnceLock::new();
+    SET.get_or_init(SyntaxSet::load_defaults_newlines)
+}
+
+impl Code {
+    fn for_language(lang: &str) -> Option<Code> {
+        let lang = lang.trim();
+        if lang.is_empty() {
+            return None;
+        }
+        let syntax = syntaxes().find_syntax_by_token(lang)?;
+        Some(Code {
+            parse: ParseState::new(syntax),
+            stack: ScopeStack::new(),
+        })
+    }
+
+    fn line(&mut self, line: &str) -> String {
+        let with_nl = format!("{line}\n");
+        let Ok(ops) = self.parse.parse_line(&with_nl, syntaxes()) else {
+            return format!("{CYAN}{line}{RESET}");
+        };
+        let mut out = String::new();
+        let mut at = 0;
+        for (i, op) in ops {
+            let i = i.min(line.len());
+            if i > at {
+                out.push_str(&paint(&self.stack, &line[at..i]));
+                at = i;
+            }
+            let _ = self.stack.apply(&op);
+        }
+        if at < line.len() {
+            out.push_str(&paint(&self.stack, &line[at..]));
+        }
+        out
+    }
+}
+
+/// One token in the colour of its innermost scope that has one.
+fn paint(stack: &ScopeStack, text: &str) -> String {
+    let colour = stack.as_slice().iter().rev().find_map(|s: &Scope| {
+        let name = s.build_string();
+        let starts = |p: &str| name.starts_with(p);
+        Some(if starts("comment") {
+            DIM
+        } else if starts("string") {
+            "\u{1b}[32m"
+        } else if starts("constant.numeric") || starts("constant.language") {
+            "\u{1b}[33m"
+        } else if starts("keyword") || starts("storage") {
+            "\u{1b}[35m"
+        } else if starts("entity.name.function") || starts("support.function") {
+            "\u{1b}[34m"
+        } else if starts("entity.name.type") || starts("support.type") {
+            CYAN
+        } else {
+            return None;
+        })
+    });
+    match colour {
+        Some(c) => format!("{c}{text}{RESET}"),
+        None => text.to_string(),
+    }
 }
 
 /// Whether output should be styled: stdout a terminal, `NO_COLOR` unset,
@@ -56,19 +135,26 @@ impl Markdown {
 
     fn line(&mut self, line: &str) -> String {
         let trimmed = line.trim_start();
-        if let Some(fence) = &self.fence {
+        if let Some((fence, code)) = &mut self.fence {
             if trimmed.starts_with(fence.as_str()) {
                 self.fence = None;
                 return format!("{DIM}{line}{RESET}");
             }
-            return format!("{CYAN}{line}{RESET}");
+            return match code {
+                Some(c) => c.line(line),
+                None => format!("{CYAN}{line}{RESET}"),
+            };
         }
         if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
             let fence: String = trimmed
                 .chars()
                 .take_while(|c| *c == '`' || *c == '~')
                 .collect();
-            self.fence = Some(fence);
+            let lang = trimmed[fence.len()..]
+                .split_whitespace()
+                .next()
+                .unwrap_or("");
+            self.fence = Some((fence, Code::for_language(lang)));
             return format!("{DIM}{line}{RESET}");
         }
         let indent = &line[..line.len() - trimmed.len()];
@@ -146,7 +232,7 @@ mod tests {
     #[test]
     fn blocks_and_spans_are_rendered_for_a_terminal() {
         let got = render(
-            "# Title\n- one **bold**\n> quoted *it*\nrun `cargo test` and see [docs](https://x.y)\n```rust\nlet *x* = 1;\n```\ndone",
+            "# Title\n- one **bold**\n> quoted *it*\nrun `cargo test` and see [docs](https://x.y)\n```text\nlet *x* = 1;\n```\ndone",
         );
         assert_eq!(
             got,
@@ -154,11 +240,20 @@ mod tests {
              • one \u{1b}[1mbold\u{1b}[0m\n\
              \u{1b}[2m│\u{1b}[0m quoted \u{1b}[3mit\u{1b}[0m\n\
              run \u{1b}[36mcargo test\u{1b}[0m and see \u{1b}[4mdocs\u{1b}[0m (https://x.y)\n\
-             \u{1b}[2m```rust\u{1b}[0m\n\
+             \u{1b}[2m```text\u{1b}[0m\n\
              \u{1b}[36mlet *x* = 1;\u{1b}[0m\n\
              \u{1b}[2m```\u{1b}[0m\n\
              done"
         );
+    }
+
+    #[test]
+    fn a_code_block_in_a_known_language_is_highlighted() {
+        let got = render("```rust\nfn main() { let s = \"hi\"; } // note\n```\n");
+        assert!(got.contains("\u{1b}[35mfn\u{1b}[0m"), "{got:?}");
+        assert!(got.contains("\u{1b}[32m"), "a string colour: {got:?}");
+        assert!(got.contains("\u{1b}[2m//"), "a comment dimmed: {got:?}");
+        assert!(!got.contains("```rust\nfn"), "{got:?}");
     }
 
     #[test]
