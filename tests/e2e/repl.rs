@@ -328,22 +328,8 @@ fn three_quick_lines_are_all_sent_in_order() {
     stdin.write_all(b"/quit\r").unwrap();
     let out = child.wait_with_output().unwrap();
     assert!(out.status.success());
-    let sent: Vec<String> = env
-        .fake
-        .requests()
-        .iter()
-        .map(|r| {
-            r.json()["messages"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .rev()
-                .find(|m| m["role"] == "user")
-                .unwrap()["content"]
-                .as_str()
-                .unwrap()
-                .to_string()
-        })
+    let sent: Vec<String> = (0..env.fake.requests().len())
+        .map(|n| env.last_user_text(n))
         .collect();
     assert_eq!(sent, ["one", "two", "three"]);
 }

@@ -1,77 +1,50 @@
 //! Input that is never lost or fatal, and output that is safe for the
 //! user's terminal (issue: the terminal day).
 
-use std::io::{Read, Write};
+use std::io::Read;
 use std::process::Stdio;
 
 use serde_json::json;
 
 use crate::support::fake_provider::{delta, finish};
-use crate::support::{Reply, Run, TestEnv};
-
-/// Runs hermes with `args` and these exact bytes on stdin.
-fn run_with_bytes(env: &TestEnv, args: &[&str], stdin: &[u8]) -> Run {
-    let mut child = env
-        .cmd()
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(stdin).unwrap();
-    Run::from(child.wait_with_output().unwrap())
-}
-
-fn user_text(env: &TestEnv, n: usize) -> String {
-    let msgs = env.fake.requests()[n].json()["messages"].clone();
-    msgs.as_array()
-        .unwrap()
-        .iter()
-        .rev()
-        .find(|m| m["role"] == "user")
-        .unwrap()["content"]
-        .as_str()
-        .unwrap()
-        .to_string()
-}
+use crate::support::{Reply, TestEnv};
 
 #[test]
 fn bytes_that_are_not_utf8_on_stdin_are_replaced_not_fatal() {
     let env = TestEnv::new();
     env.fake.push(Reply::text("ok"));
-    let run = run_with_bytes(&env, &["-q", "-"], b"caf\xe9 au lait");
+    let run = env.run_with_stdin(&["-q", "-"], b"caf\xe9 au lait");
     run.ok();
     crate::assert_contains!(run.stderr, "not UTF-8; each was replaced with \u{FFFD}");
-    assert_eq!(user_text(&env, 0), "caf\u{FFFD} au lait");
+    assert_eq!(env.last_user_text(0), "caf\u{FFFD} au lait");
 }
 
 #[test]
 fn a_prompt_and_piped_data_are_sent_together() {
     let env = TestEnv::new();
     env.fake.push(Reply::text("summary"));
-    let run = run_with_bytes(&env, &["-q", "summarise this"], b"line one\n```code```\n");
+    let run = env.run_with_stdin(&["-q", "summarise this"], b"line one\n```code```\n");
     run.ok();
     assert_eq!(
-        user_text(&env, 0),
+        env.last_user_text(0),
         "summarise this\n\n````\nline one\n```code```\n````\n",
         "the data as a fenced block after the text, the fence longer than any inside"
     );
     // Nothing piped (stdin is /dev/null): the prompt alone.
     env.fake.push(Reply::text("plain"));
     env.run(&["-q", "just this"]).ok();
-    assert_eq!(user_text(&env, 1), "just this");
+    assert_eq!(env.last_user_text(1), "just this");
 }
 
 #[test]
 fn a_repl_line_that_is_not_utf8_is_dropped_with_a_warning_and_the_session_goes_on() {
     let env = TestEnv::new();
     env.fake.push(Reply::text("still here"));
-    let run = run_with_bytes(&env, &["--interactive"], b"caf\xe9\nhello\n/quit\n");
+    let run = env.run_with_stdin(&["--interactive"], b"caf\xe9\nhello\n/quit\n");
     run.ok();
     crate::assert_contains!(run.stderr, "not UTF-8");
     crate::assert_contains!(run.stdout, "still here");
-    assert_eq!(user_text(&env, 0), "hello");
+    assert_eq!(env.last_user_text(0), "hello");
 }
 
 #[test]
@@ -185,7 +158,7 @@ fn a_failed_turn_is_marked_and_the_next_message_tells_the_model() {
     env.fake.push(Reply::text("second try works"));
     let run = env.run_with_stdin(&["--interactive"], "one\ntwo\n/quit\n");
     run.ok();
-    let next = user_text(&env, 1);
+    let next = env.last_user_text(1);
     assert!(
         next.starts_with("[hermes: the previous request was ended by an error (provider `fake` answered HTTP 400")
             && next.ends_with("\n\ntwo"),
@@ -202,7 +175,7 @@ fn a_failed_turn_is_marked_and_the_next_message_tells_the_model() {
     env.run(&["--continue", "-q", "three"]).code(1);
     env.fake.push(Reply::text("ok"));
     env.run(&["--continue", "-q", "four"]).ok();
-    let last = user_text(&env, 3);
+    let last = env.last_user_text(3);
     assert!(
         last.starts_with("[hermes: the previous request was interrupted") && last.ends_with("four"),
         "{last}"
@@ -215,7 +188,7 @@ fn hermes_with_words_opens_the_repl_with_that_first_message() {
     env.fake.push(Reply::text("on it"));
     let run = env.run_with_stdin(&["fix", "the failing test"], "/quit\n");
     run.ok();
-    assert_eq!(user_text(&env, 0), "fix the failing test");
+    assert_eq!(env.last_user_text(0), "fix the failing test");
     crate::assert_contains!(run.stdout, "on it");
     crate::assert_contains!(run.stderr, "› fix the failing test");
 }
@@ -257,7 +230,7 @@ fn repl_commands_for_model_tools_servers_usage_and_sessions() {
     let first = env.fake.requests()[0].json();
     assert_eq!(first["model"], "other-model");
     assert_eq!(
-        user_text(&env, 0),
+        env.last_user_text(0),
         "hi \nthere",
         "a trailing backslash goes on"
     );

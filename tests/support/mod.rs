@@ -138,7 +138,8 @@ impl TestEnv {
             .unwrap()
     }
 
-    pub fn run_with_stdin(&self, args: &[&str], stdin: &str) -> Run {
+    /// Runs hermes with `args` and these exact bytes (text or not) on stdin.
+    pub fn run_with_stdin(&self, args: &[&str], stdin: impl AsRef<[u8]>) -> Run {
         let mut child = self
             .cmd()
             .args(args)
@@ -151,9 +152,23 @@ impl TestEnv {
             .stdin
             .take()
             .unwrap()
-            .write_all(stdin.as_bytes())
+            .write_all(stdin.as_ref())
             .unwrap();
         Run::from(child.wait_with_output().unwrap())
+    }
+
+    /// The newest user message of model request `n` (0-based), as sent.
+    pub fn last_user_text(&self, n: usize) -> String {
+        let body = self.fake.requests()[n].json();
+        body["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .rev()
+            .find(|m| m["role"] == "user")
+            .and_then(|m| m["content"].as_str())
+            .unwrap()
+            .to_string()
     }
 
     pub fn sessions(&self) -> Vec<PathBuf> {
