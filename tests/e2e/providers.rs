@@ -13,41 +13,29 @@ use crate::support::fake_bedrock;
 use crate::support::{call_id, records, Run, TestEnv};
 use crate::support::{Api, Block, Reply, Stop, Turn};
 
-/// Runs `$body(api)` once per provider, as `$name::{openai, anthropic, bedrock}`.
+/// Runs `$body(api)` once per provider, as `$name::{openai, anthropic,
+/// bedrock}`, or for the providers listed (`test_name: Api` pairs).
 macro_rules! per_api {
     ($name:ident, $body:ident) => {
+        per_api!($name, $body, openai: OpenAi, anthropic: Anthropic, bedrock: Bedrock);
+    };
+    ($name:ident, $body:ident, $($test:ident: $api:ident),+) => {
         mod $name {
             use super::*;
-            #[test]
-            fn openai() {
-                $body(Api::OpenAi)
-            }
-            #[test]
-            fn anthropic() {
-                $body(Api::Anthropic)
-            }
-            #[test]
-            fn bedrock() {
-                $body(Api::Bedrock)
-            }
+            $(
+                #[test]
+                fn $test() {
+                    $body(Api::$api)
+                }
+            )+
         }
     };
 }
 
-/// Runs `$body(api)` for the two block-list providers.
+/// The two block-list providers.
 macro_rules! native_apis {
     ($name:ident, $body:ident) => {
-        mod $name {
-            use super::*;
-            #[test]
-            fn anthropic() {
-                $body(Api::Anthropic)
-            }
-            #[test]
-            fn bedrock() {
-                $body(Api::Bedrock)
-            }
-        }
+        per_api!($name, $body, anthropic: Anthropic, bedrock: Bedrock);
     };
 }
 
