@@ -13,6 +13,9 @@ pub(crate) struct Completion {
     commands: &'static [&'static str],
     /// Tool names of the catalogs, refreshed between turns.
     pub(crate) tools: Arc<Mutex<Vec<String>>>,
+    /// The line as last edited: the line editor gives up a line when a typed
+    /// byte is not UTF-8, and this is how the REPL gets it back.
+    pub(crate) draft: Arc<Mutex<String>>,
     files: FilenameCompleter,
 }
 
@@ -21,6 +24,7 @@ impl Completion {
         Completion {
             commands,
             tools: Arc::default(),
+            draft: Arc::default(),
             files: FilenameCompleter::new(),
         }
     }
@@ -74,6 +78,14 @@ impl Completer for Completion {
 
 impl Hinter for Completion {
     type Hint = String;
+
+    /// Never hints; called after every edit, so it keeps the draft.
+    fn hint(&self, line: &str, _pos: usize, _ctx: &Context<'_>) -> Option<String> {
+        if let Ok(mut d) = self.draft.lock() {
+            line.clone_into(&mut d);
+        }
+        None
+    }
 }
 
 impl Highlighter for Completion {}

@@ -168,6 +168,9 @@ impl Markdown {
         {
             return format!("{indent}• {}", inline(rest));
         }
+        if let Some((number, rest)) = ordered_item(trimmed) {
+            return format!("{indent}{number} {}", inline(rest));
+        }
         if let Some(rest) = trimmed
             .strip_prefix("> ")
             .or_else(|| trimmed.strip_prefix('>'))
@@ -186,6 +189,18 @@ fn heading(line: &str) -> Option<&str> {
     ((1..=6).contains(&hashes))
         .then(|| line[hashes..].strip_prefix(' '))
         .flatten()
+}
+
+/// `12. text` or `3) text`: the marker and the text (the inline parser
+/// would take the marker for a list and drop it).
+fn ordered_item(line: &str) -> Option<(&str, &str)> {
+    let digits = line.bytes().take_while(u8::is_ascii_digit).count();
+    let marker = line.as_bytes().get(digits)?;
+    let ok = (1..=9).contains(&digits) && matches!(marker, b'.' | b')');
+    let rest = line[digits + 1..].strip_prefix(' ');
+    ok.then_some(())
+        .and(rest)
+        .map(|rest| (&line[..=digits], rest))
 }
 
 /// Inline spans of one line: emphasis, strong, code, links.
@@ -254,6 +269,28 @@ mod tests {
         assert!(got.contains("\u{1b}[32m"), "a string colour: {got:?}");
         assert!(got.contains("\u{1b}[2m//"), "a comment dimmed: {got:?}");
         assert!(!got.contains("```rust\nfn"), "{got:?}");
+    }
+
+    /// A whole answer as a terminal gets it, escapes shown as `⎋`.
+    #[test]
+    fn a_typical_answer_renders_as_in_the_snapshot() {
+        let answer = "## Why the test fails\n\n\
+            The fixture is read **before** the server starts, so `load()` sees an *empty* file.\n\n\
+            1. Move the read after `start()`.\n\
+            2. Keep the timeout:\n\
+            - at most **5 s**\n\
+            - and a `CancellationToken`\n\n\
+            > Note: the flaky run was on CI only.\n\n\
+            ```rust\n\
+            let server = start(&config).await?;\n\
+            let data = load(\"fixture.json\")?; // now ready\n\
+            ```\n\n\
+            ```\n\
+            plain <text> with *stars*\n\
+            ```\n\
+            ---\n\
+            See [the docs](https://example.org/docs) for more.";
+        insta::assert_snapshot!(render(answer).replace('\u{1b}', "⎋"));
     }
 
     #[test]

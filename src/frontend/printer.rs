@@ -210,7 +210,9 @@ impl Printer {
         if !self.spinner_allowed || self.spinner.is_some() {
             return;
         }
-        let pb = ProgressBar::new_spinner();
+        let m = indicatif::MultiProgress::with_draw_target(indicatif::ProgressDrawTarget::stderr());
+        let pb = m.add(ProgressBar::new_spinner());
+        super::tool_block::set_live(Some(m));
         if let Ok(style) = ProgressStyle::with_template("{spinner} {msg}") {
             pb.set_style(style);
         }
@@ -222,6 +224,7 @@ impl Printer {
     fn stop_spinner(&mut self) {
         if let Some(pb) = self.spinner.take() {
             pb.finish_and_clear();
+            super::tool_block::set_live(None);
         }
     }
 }

@@ -75,6 +75,7 @@ pub(crate) async fn run(
     let mut editor: Editor = rustyline::Editor::new()?;
     let completion = Completion::new(COMMANDS);
     let tool_names = completion.tools.clone();
+    let draft = completion.draft.clone();
     editor.set_helper(Some(completion));
     // Alt-Enter: a new line within the message.
     editor.bind_sequence(
@@ -108,7 +109,12 @@ pub(crate) async fn run(
         };
         agent.policy_mut().set_asker(Arc::new(asker));
     }
+    // A line given back to the editor to finish (see `draft`).
+    let mut restore: Option<String> = None;
     loop {
+        if let Ok(mut d) = draft.lock() {
+            *d = restore.clone().unwrap_or_default();
+        }
         // Tool names for Tab: whatever the catalogs hold by now.
         if let Ok(mut names) = tool_names.lock() {
             *names = agent.tool_names();
@@ -116,7 +122,7 @@ pub(crate) async fn run(
         let next = tokio::select! {
             biased;
             _ = ctx.stop.cancelled() => break,
-            next = next_line(editor, &queued, agent.policy_mut().yolo()) => next?,
+            next = next_line(editor, &queued, prompt(agent.policy_mut().yolo()), restore.take()) => next?,
         };
         let line = match next {
             (ed, Ok(l)) => {
@@ -128,13 +134,16 @@ pub(crate) async fn run(
                 continue;
             }
             // A byte that is not UTF-8 (a Latin-1 terminal): the line editor
-            // drops the line; the session goes on.
+            // gives the line up; it comes back with U+FFFD in the byte's place.
             (ed, Err(ReadlineError::Io(e))) if e.kind() == std::io::ErrorKind::InvalidData => {
                 editor = ed;
+                let mut line = draft.lock().map(|d| d.clone()).unwrap_or_default();
+                line.push(char::REPLACEMENT_CHARACTER);
                 eprintln!(
-                    "warning: that line had a byte that is not UTF-8 and was dropped; \
-                     set the terminal to UTF-8 and type it again"
+                    "warning: a typed byte was not UTF-8 and was replaced with \u{FFFD}; \
+                     press Enter to send the line (set the terminal to UTF-8 to avoid this)"
                 );
+                restore = Some(line);
                 continue;
             }
             (_, Err(ReadlineError::Eof)) => break,
@@ -144,7 +153,7 @@ pub(crate) async fn run(
         let mut line = line;
         while let Some(head) = line.strip_suffix('\\') {
             let head = head.to_string();
-            let (ed, more) = next_line(editor, &queued, false).await?;
+            let (ed, more) = next_line(editor, &queued, prompt(false), None).await?;
             editor = ed;
             match more {
                 Ok(more) => line = format!("{head}\n{more}"),
@@ -281,11 +290,11 @@ fn distance(a: &str, b: &str) -> usize {
 type Editor = rustyline::Editor<Completion, rustyline::history::FileHistory>;
 
 /// The terminal's mode when the REPL began, put back when it ends.
-struct TerminalMode(#[cfg(unix)] libc::termios);
+pub(super) struct TerminalMode(#[cfg(unix)] libc::termios);
 
 impl TerminalMode {
     #[cfg(unix)]
-    fn save() -> Option<TerminalMode> {
+    pub(super) fn save() -> Option<TerminalMode> {
         // SAFETY: tcgetattr fills a termios for fd 0, a terminal (checked).
         unsafe {
             let mut t: libc::termios = std::mem::zeroed();
@@ -293,8 +302,26 @@ impl TerminalMode {
         }
     }
 
+    /// Saves the mode and stops the terminal echoing typed characters (lines
+    /// still arrive whole): an echo would land in the middle of a live
+    /// block, which then redraws below it and leaves a stale copy above.
+    #[cfg(unix)]
+    pub(super) fn quiet() -> Option<TerminalMode> {
+        let saved = Self::save()?;
+        let mut t = saved.0;
+        t.c_lflag &= !(libc::ECHO | libc::ECHONL);
+        // SAFETY: sets attributes derived from the ones just read.
+        unsafe { libc::tcsetattr(0, libc::TCSANOW, &t) };
+        Some(saved)
+    }
+
     #[cfg(not(unix))]
-    fn save() -> Option<TerminalMode> {
+    pub(super) fn save() -> Option<TerminalMode> {
+        None
+    }
+
+    #[cfg(not(unix))]
+    pub(super) fn quiet() -> Option<TerminalMode> {
         None
     }
 }
@@ -309,12 +336,23 @@ impl Drop for TerminalMode {
     }
 }
 
+fn prompt(yolo: bool) -> &'static str {
+    if yolo {
+        "(yolo) › "
+    } else {
+        "› "
+    }
+}
+
 /// The next line: one typed during the last turn, else one read from the
-/// line editor (on the blocking pool: it blocks on the terminal).
+/// line editor (on the blocking pool: it blocks on the terminal), starting
+/// from `initial` if given. Off a terminal, lines are read as bytes, with
+/// what is not UTF-8 replaced.
 async fn next_line(
     mut editor: Editor,
     queued: &Mutex<Vec<String>>,
-    yolo: bool,
+    prompt: &'static str,
+    initial: Option<String>,
 ) -> Result<(Editor, Result<String, ReadlineError>), ReplError> {
     let typed = queued
         .lock()
@@ -325,10 +363,34 @@ async fn next_line(
         return Ok((editor, Ok(t)));
     }
     Ok(tokio::task::spawn_blocking(move || {
-        let r = editor.readline(if yolo { "(yolo) › " } else { "› " });
+        if !std::io::stdin().is_terminal() {
+            return (editor, piped_line());
+        }
+        let r = match initial {
+            Some(line) => editor.readline_with_initial(prompt, (&line, "")),
+            None => editor.readline(prompt),
+        };
         (editor, r)
     })
     .await?)
+}
+
+/// One line of piped input, without its line ending; bytes that are not
+/// UTF-8 become U+FFFD, with a warning.
+fn piped_line() -> Result<String, ReadlineError> {
+    use std::io::BufRead;
+    let mut buf = Vec::new();
+    if std::io::stdin().lock().read_until(b'\n', &mut buf)? == 0 {
+        return Err(ReadlineError::Eof);
+    }
+    while buf.last().is_some_and(|b| *b == b'\n' || *b == b'\r') {
+        buf.pop();
+    }
+    let line = String::from_utf8_lossy(&buf).into_owned();
+    if std::str::from_utf8(&buf).is_err() {
+        eprintln!("warning: a line on stdin has bytes that are not UTF-8; each was replaced with \u{FFFD}");
+    }
+    Ok(line)
 }
 
 /// One turn, stoppable with Ctrl-C — and, on a terminal, with `/stop` typed

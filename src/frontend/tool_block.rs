@@ -4,12 +4,34 @@
 //! cancelled — updated in place, each result on its entry's line. Elsewhere
 //! it is plain sequential lines, each result labelled with its entry.
 
+use std::sync::Mutex;
 use std::time::Duration;
 
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::sanitize::clean;
 use crate::util::text::excerpt;
+
+/// What is drawn live on stderr now (a tool block or the thinking spinner).
+/// Lines from other threads — typed lines shown back, "stopping…" — go
+/// above it through [`above`] instead of tearing it.
+static LIVE: Mutex<Option<MultiProgress>> = Mutex::new(None);
+
+/// Draws `m` live from now on; `None` when nothing is.
+pub(crate) fn set_live(m: Option<MultiProgress>) {
+    if let Ok(mut live) = LIVE.lock() {
+        *live = m;
+    }
+}
+
+/// A line on stderr, above what is drawn live if anything is.
+pub(crate) fn above(text: &str) {
+    let live = LIVE.lock().ok().and_then(|l| l.clone());
+    match live {
+        Some(m) => m.suspend(|| line(text)),
+        None => line(text),
+    }
+}
 
 struct Entry {
     id: String,
@@ -46,6 +68,9 @@ impl ToolBlock {
             return &mut self.entries[i];
         }
         let label = Self::label(name, args);
+        if self.entries.is_empty() && self.live.is_some() {
+            set_live(self.live.clone());
+        }
         let bar = self.live.as_ref().map(|m| {
             let bar = m.add(ProgressBar::new_spinner());
             bar.set_style(Self::style("  ◌ {msg}"));
@@ -107,10 +132,12 @@ impl ToolBlock {
         e.done = true;
         match &e.bar {
             Some(bar) => {
-                bar.set_style(Self::style("  {msg}"));
+                // Cut to the terminal's width: a wrapped line would throw
+                // the block's redraw off by a row.
+                bar.set_style(Self::style("  {wide_msg}"));
                 bar.finish_with_message(format!("{mark} {} — {first}", e.label));
             }
-            None => line(&format!("  {mark} {} — {first}", e.name)),
+            None => line(&format!("  {mark} {} — {first}", e.label)),
         }
     }
 
@@ -128,12 +155,17 @@ impl ToolBlock {
         for e in self.entries.drain(..) {
             match (e.bar, e.done) {
                 (Some(bar), false) => {
-                    bar.set_style(Self::style("  {msg}"));
+                    bar.set_style(Self::style("  {wide_msg}"));
                     bar.finish_with_message(format!("⊘ {}  cancelled", e.label));
                 }
-                (None, false) if self.live.is_none() => line(&format!("  ⊘ {}  cancelled", e.name)),
+                (None, false) if self.live.is_none() => {
+                    line(&format!("  ⊘ {}  cancelled", e.label))
+                }
                 _ => {}
             }
+        }
+        if self.live.is_some() {
+            set_live(None);
         }
     }
 }

@@ -1,6 +1,7 @@
 //! Reading the terminal while a turn runs, so `/stop` works mid-turn. The line
 //! editor reads only between turns; during a turn the terminal is in cooked
-//! mode, so a typed line arrives whole on stdin. A blocking task polls stdin
+//! mode without echo, so a typed line arrives whole on stdin and is shown
+//! once complete, above whatever is drawn live. A blocking task polls stdin
 //! (100 ms at a time, so it ends promptly with the turn) and reads only when a
 //! line is ready: `/stop` cancels the turn, anything else is kept and sent
 //! after it. Used only when stdin is a terminal: on a pipe the line editor's
@@ -12,10 +13,12 @@ use std::sync::{Arc, Mutex};
 use tokio_util::sync::CancellationToken;
 
 use super::approve::AnswerSlot;
+use super::tool_block::above;
 
 pub(super) struct TypeAhead {
     done: Arc<AtomicBool>,
     task: tokio::task::JoinHandle<()>,
+    _quiet: Option<super::repl::TerminalMode>,
 }
 
 impl TypeAhead {
@@ -26,6 +29,7 @@ impl TypeAhead {
         queued: Arc<Mutex<Vec<String>>>,
         answers: AnswerSlot,
     ) -> TypeAhead {
+        let quiet = super::repl::TerminalMode::quiet();
         let done = Arc::new(AtomicBool::new(false));
         let flag = done.clone();
         let task = tokio::task::spawn_blocking(move || {
@@ -33,6 +37,9 @@ impl TypeAhead {
                 let Some(line) = read_ready_line() else {
                     continue;
                 };
+                for l in line.lines().filter(|l| !l.trim().is_empty()) {
+                    above(&format!("› {}", super::sanitize::clean(l)));
+                }
                 // A question waits: this line is its answer (unless it is
                 // `/stop`, or the question is gone).
                 let waiting = answers.lock().ok().and_then(|mut a| a.take());
@@ -46,11 +53,11 @@ impl TypeAhead {
                 match line.trim() {
                     "" => {}
                     "/stop" => {
-                        eprintln!("stopping…");
+                        above("stopping…");
                         cancel.cancel();
                     }
                     other => {
-                        eprintln!("(queued: sent when this turn ends)");
+                        above("(queued: sent when this turn ends)");
                         if let Ok(mut q) = queued.lock() {
                             q.push(other.to_string());
                         }
@@ -58,7 +65,11 @@ impl TypeAhead {
                 }
             }
         });
-        TypeAhead { done, task }
+        TypeAhead {
+            done,
+            task,
+            _quiet: quiet,
+        }
     }
 
     pub(super) async fn finish(self) {

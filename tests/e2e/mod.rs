@@ -10,6 +10,7 @@ mod mcp_policy;
 mod oneshot;
 mod providers;
 mod repl;
+mod screen;
 mod sessions;
 mod split;
 mod terminal;

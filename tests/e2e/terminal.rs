@@ -37,14 +37,16 @@ fn a_prompt_and_piped_data_are_sent_together() {
 }
 
 #[test]
-fn a_repl_line_that_is_not_utf8_is_dropped_with_a_warning_and_the_session_goes_on() {
+fn a_piped_repl_line_that_is_not_utf8_is_sent_with_the_byte_replaced() {
     let env = TestEnv::new();
+    env.fake.push(Reply::text("bien"));
     env.fake.push(Reply::text("still here"));
-    let run = env.run_with_stdin(&["--interactive"], b"caf\xe9\nhello\n/quit\n");
+    let run = env.run_with_stdin(&["--interactive"], b"caf\xe9\r\nhello\n/quit\n");
     run.ok();
-    crate::assert_contains!(run.stderr, "not UTF-8");
+    crate::assert_contains!(run.stderr, "not UTF-8; each was replaced with \u{FFFD}");
     crate::assert_contains!(run.stdout, "still here");
-    assert_eq!(env.last_user_text(0), "hello");
+    assert_eq!(env.last_user_text(0), "caf\u{FFFD}");
+    assert_eq!(env.last_user_text(1), "hello");
 }
 
 #[test]
@@ -260,6 +262,9 @@ fn each_result_is_labelled_with_its_entry_in_plain_output() {
     // and each result names the tool it belongs to, whatever order they end.
     crate::assert_contains!(run.stderr, "⏺ mcp__t__echo {\"text\":\"early\"}");
     crate::assert_not_contains!(run.stderr, "{\"calls\"");
-    crate::assert_contains!(run.stderr, "  ✓ mcp__t__echo — early");
-    crate::assert_contains!(run.stderr, "  ✓ mcp__t__slow — slept 300 ms late");
+    crate::assert_contains!(run.stderr, "  ✓ mcp__t__echo {\"text\":\"early\"} — early");
+    crate::assert_contains!(
+        run.stderr,
+        "  ✓ mcp__t__slow {\"label\":\"late\",\"ms\":300} — slept 300 ms late"
+    );
 }

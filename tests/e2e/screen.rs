@@ -1,0 +1,126 @@
+//! What a user sees: the REPL in a real terminal emulator (tmux), read back as
+//! the rendered screen, and the plain tool lines of a run off a terminal.
+
+use serde_json::json;
+
+use crate::support::fake_provider::{call_id, delta, finish};
+use crate::support::tmux::Tmux;
+use crate::support::{Reply, TestEnv};
+
+/// `/stop` mid-batch: on the screen every entry ends in its final state,
+/// and no spinner is left or redrawn after "stopped.".
+#[test]
+fn the_live_block_on_screen_after_a_stop() {
+    let env = TestEnv::deferred(&[("t", "concurrency = \"parallel\"")]);
+    env.fake.push(Reply::tool_calls(&[(
+        &call_id("live"),
+        "tool_call",
+        r#"{"calls":[{"name":"mcp__t__echo","arguments":{"text":"quick"}},{"name":"mcp__t__slow","arguments":{"ms":20000,"label":"long"}}]}"#,
+    )]));
+    let term = Tmux::start(&env, &[]);
+    term.type_line("run both");
+    term.wait_for("the slow entry running", |s| {
+        s.contains("running") && s.contains("✓ mcp__t__echo")
+    });
+    term.type_line("/stop");
+    term.wait_for("the stop", |s| s.contains("stopped."));
+    // Long enough for a left-over spinner to tick several times.
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let screen = term.screen();
+    let line = |needle: &str| {
+        screen
+            .lines()
+            .find(|l| l.contains(needle))
+            .unwrap_or_else(|| panic!("no line with {needle:?} on screen:\n{screen}"))
+            .trim()
+            .to_string()
+    };
+    assert_eq!(
+        line("mcp__t__echo"),
+        "✓ mcp__t__echo {\"text\":\"quick\"} — quick"
+    );
+    let slow = line("mcp__t__slow");
+    assert!(
+        slow.starts_with("✗ mcp__t__slow {\"label\":\"long\",\"ms\":20000} — interrupted"),
+        "{slow}"
+    );
+    // Cut to the width, never wrapped onto a second row.
+    assert!(slow.chars().count() <= usize::from(crate::support::tmux::WIDTH));
+    assert!(
+        screen.lines().all(|l| !l.starts_with(" asked to cancel")),
+        "a wrapped row:\n{screen}"
+    );
+    // What was typed during the turn is shown above the block, once.
+    assert_eq!(screen.matches("› /stop").count(), 1, "{screen}");
+    // A live entry reads "⠁ tool args  running 3s"; none may be left.
+    crate::assert_not_contains!(screen, "  running ");
+    crate::assert_not_contains!(screen, "thinking");
+    assert_eq!(env.fake.requests().len(), 1);
+    term.type_line("/quit");
+    term.wait_for("hermes to leave", |s| s.contains("resume with"));
+}
+
+/// `--continue` opens on the earlier conversation, not a blank screen.
+#[test]
+fn a_resumed_session_shows_its_history_on_screen() {
+    let env = TestEnv::new();
+    env.fake.push(Reply::text("The answer is 42."));
+    env.run(&["-q", "what is the answer?"]).ok();
+    let term = Tmux::start(&env, &["--continue"]);
+    term.wait_for("the history", |s| s.contains("— resumed session"));
+    let screen = term.screen();
+    let at = |needle: &str| {
+        screen
+            .find(needle)
+            .unwrap_or_else(|| panic!("{needle:?} not on screen:\n{screen}"))
+    };
+    assert!(at("› what is the answer?") < at("The answer is 42."));
+    assert!(at("The answer is 42.") < at("— resumed session"));
+    term.type_line("/quit");
+}
+
+/// A reply that tries to set the title, switch to the alternate screen,
+/// clear the screen and write the clipboard changes nothing on the terminal.
+#[test]
+fn escape_sequences_in_a_reply_do_nothing_to_the_terminal() {
+    let env = TestEnv::new();
+    env.fake.push(Reply::sse(vec![
+        delta(json!({"content": "Safe\u{1b}]0;pwned\u{7}\u{1b}[?1049h"})),
+        delta(json!({"content": "\u{1b}[2J\u{1b}[H\u{1b}]52;c;ZXZpbA==\u{7} and sound\n"})),
+        finish("stop"),
+    ]));
+    let term = Tmux::start(&env, &[]);
+    let title = term.pane("#{pane_title}");
+    term.type_line("hello");
+    term.wait_for("the answer", |s| s.contains("Safe and sound"));
+    assert_eq!(term.pane("#{pane_title}"), title, "the title was changed");
+    assert_eq!(
+        term.pane("#{alternate_on}"),
+        "0",
+        "switched to the alternate screen"
+    );
+    let screen = term.screen();
+    crate::assert_contains!(screen, "/help for commands"); // not cleared
+    let buffers = term.pane("#{buffer_size}");
+    assert!(
+        buffers.is_empty() || buffers == "0",
+        "clipboard written: {buffers}"
+    );
+    term.type_line("/quit");
+}
+
+/// Off a terminal a tool round is plain lines: each entry as it starts, and
+/// each result labelled with its entry.
+#[test]
+fn plain_tool_lines_off_a_terminal() {
+    let env = TestEnv::deferred(&[("t", "")]);
+    env.fake.push(Reply::tool_calls(&[(
+        &call_id("plain"),
+        "tool_call",
+        r#"{"calls":[{"name":"mcp__t__echo","arguments":{"text":"first"}},{"name":"mcp__t__echo","arguments":{"text":"second\nand more"}},{"name":"mcp__t__fail","arguments":{}}]}"#,
+    )]));
+    env.fake.push(Reply::text("Done."));
+    let run = env.run(&["-q", "echo twice"]);
+    run.ok();
+    insta::assert_snapshot!(run.stderr);
+}

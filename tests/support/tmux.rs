@@ -1,0 +1,106 @@
+//! hermes in a real terminal emulator: a tmux pane of fixed size, on a tmux
+//! server of its own (one socket per test), driven with `send-keys` and read
+//! back as the rendered screen (`capture-pane`), so a test sees what a user
+//! would — not the byte stream a pty recorder copies.
+
+use std::process::{Command, Output};
+
+use std::time::{Duration, Instant};
+
+use super::TestEnv;
+
+pub const WIDTH: u16 = 100;
+pub const HEIGHT: u16 = 30;
+
+pub struct Tmux<'a> {
+    env: &'a TestEnv,
+    socket: String,
+}
+
+impl<'a> Tmux<'a> {
+    /// Starts `hermes ARGS` in a new pane and waits for its REPL banner.
+    pub fn start(env: &'a TestEnv, args: &[&str]) -> Tmux<'a> {
+        assert!(
+            Command::new("tmux")
+                .arg("-V")
+                .output()
+                .is_ok_and(|o| o.status.success()),
+            "these tests need tmux in PATH (`apt-get install tmux`; .ci/run installs it)"
+        );
+        let socket = format!(
+            "hermes-test-{}-{}",
+            std::process::id(),
+            env.home.path().file_name().unwrap().to_string_lossy()
+        );
+        let tmux = Tmux { env, socket };
+        let (w, h) = (WIDTH.to_string(), HEIGHT.to_string());
+        let mut new = vec!["new-session", "-d", "-x", &w, "-y", &h];
+        new.push(env!("CARGO_BIN_EXE_hermes"));
+        new.extend(args);
+        let out = tmux.run(&new);
+        assert!(
+            out.status.success(),
+            "tmux: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        // The pane stays after hermes exits, so its last screen can be read.
+        tmux.run(&["set-option", "-g", "remain-on-exit", "on"]);
+        tmux.wait_for("the REPL banner", |s| s.contains("/help for commands"));
+        tmux
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        self.env
+            .command("tmux")
+            .env("TERM", "xterm-256color")
+            .args(["-L", &self.socket, "-f", "/dev/null"])
+            .args(args)
+            .output()
+            .expect("tmux runs")
+    }
+
+    /// Types `text` as is (no key names), then Enter.
+    pub fn type_line(&self, text: &str) {
+        self.run(&["send-keys", "-t", "0", "-l", text]);
+        self.run(&["send-keys", "-t", "0", "Enter"]);
+    }
+
+    /// The pane as rendered now, a line per screen row.
+    pub fn screen(&self) -> String {
+        let out = self.run(&["capture-pane", "-p", "-t", "0"]);
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// A tmux format value of the pane (`#{pane_title}`, `#{alternate_on}`…).
+    pub fn pane(&self, format: &str) -> String {
+        let out = self.run(&["display-message", "-p", "-t", "0", format]);
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    }
+
+    /// Polls the screen until `cond` holds; after 20 s fails, showing it.
+    pub fn wait_for(&self, what: &str, cond: impl Fn(&str) -> bool) {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let s = self.screen();
+            if cond(&s) {
+                return;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "timed out waiting for {what}; the screen:\n{s}"
+            );
+            std::thread::sleep(Duration::from_millis(30));
+        }
+    }
+
+    /// Whether hermes has exited (its pane is dead).
+    pub fn exited(&self) -> bool {
+        self.pane("#{pane_dead}") == "1"
+    }
+}
+
+impl Drop for Tmux<'_> {
+    fn drop(&mut self) {
+        let _ = self.run(&["kill-server"]);
+    }
+}
