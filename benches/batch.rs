@@ -1,9 +1,18 @@
 //! Scenario "three servers, one 3-entry batch" (read two files, open a
 //! ticket) with a fake provider that takes 500 ms per reply: the split path
-//! against the legacy reject-and-retry path, release build, interleaved runs.
+//! against the legacy reject-and-retry path, release build, interleaved runs
+//! (servers start on their first call here: `warm_up = "off"`).
 //! Both drive the library in-process through `app::assemble`, the wiring the
 //! binary uses; the legacy row turns the split off on the `Agent` itself, since
 //! no user setting does (the split is the behaviour, not an option).
+//!
+//!
+//! Second table, "servers up before the call": the same task as a user
+//! would run it — the model searches first, then sends the batch — at 300
+//! ms per reply, catalogs cached, with `[tools] warm_up` off (servers start
+//! on their first call, as before warm-ups existed), `hits` and `predict`,
+//! interleaved. The ticket server serves the real GitHub catalog captured in
+//! tests/fixtures/catalogs and answers `create_issue` after 50 ms.
 //!
 //! `cargo bench --bench batch` (needs ./scripts/install-test-servers).
 
@@ -39,7 +48,15 @@ struct Setup {
     entries: Vec<serde_json::Value>,
 }
 
-fn setup(fake: &FakeProvider) -> Setup {
+/// The ticket server of a scenario: its extra arguments and the batch
+/// entry that opens the ticket.
+struct Tickets {
+    args: Vec<String>,
+    entry: serde_json::Value,
+}
+
+/// A home with the three servers (catalogs cached) and the batch's entries.
+fn setup_with(fake: &FakeProvider, warm_up: &str, tickets: Tickets) -> Setup {
     let home = tempfile::tempdir().unwrap();
     let a = home.path().join("a");
     let b = home.path().join("b");
@@ -50,15 +67,16 @@ fn setup(fake: &FakeProvider) -> Setup {
     let fs = server_bin("mcp-server-filesystem");
     let cfg = format!(
         "provider = \"fake\"\nmodel = \"m\"\n[providers.fake]\nbase_url = \"{}\"\napi_key = \"k\"\n\
-         [tools]\ndefer = \"always\"\n\
+         [tools]\ndefer = \"always\"\nwarm_up = \"{warm_up}\"\n\
          [approvals]\nmode = \"auto\"\n\
          [mcp_servers.docs]\ncommand = {fs:?}\nargs = [{:?}]\n\
          [mcp_servers.notes]\ncommand = {fs:?}\nargs = [{:?}]\n\
-         [mcp_servers.tickets]\ncommand = {:?}\n",
+         [mcp_servers.tickets]\ncommand = {:?}\nargs = {:?}\n",
         fake.base_url(),
         a.display().to_string(),
         b.display().to_string(),
         env!("CARGO_BIN_EXE_hermes-test-mcp-server"),
+        tickets.args,
     );
     std::fs::write(home.path().join("config.toml"), cfg).unwrap();
     for s in ["docs", "notes", "tickets"] {
@@ -73,9 +91,23 @@ fn setup(fake: &FakeProvider) -> Setup {
     let entries = vec![
         json!({"name": "mcp__docs__read_text_file", "arguments": {"path": a.join("spec.md")}}),
         json!({"name": "mcp__notes__read_text_file", "arguments": {"path": b.join("notes.md")}}),
-        json!({"name": "mcp__tickets__slow", "arguments": {"ms": 200, "label": "ticket opened"}}),
+        tickets.entry,
     ];
     Setup { home, entries }
+}
+
+/// The first scenario: the test server's `slow` tool stands for the ticket.
+fn setup(fake: &FakeProvider) -> Setup {
+    let entry =
+        json!({"name": "mcp__tickets__slow", "arguments": {"ms": 200, "label": "ticket opened"}});
+    setup_with(
+        fake,
+        "off",
+        Tickets {
+            args: Vec::new(),
+            entry,
+        },
+    )
 }
 
 struct Sample {
@@ -100,12 +132,7 @@ fn run(fake: &FakeProvider, s: &Setup, split: bool) -> Sample {
     }
     fake.push(Reply::text("Read both files and opened the ticket.").delayed(REPLY));
     let home = s.home.path();
-    let settings = hermes::config::resolve(Paths::under(home), home, &Overrides::default())
-        .expect("bench config resolves");
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
+    let (settings, rt) = settings_and_runtime(home);
     let t = Instant::now();
     let slowest = rt.block_on(async {
         let conv = hermes::app::assemble(&settings, home, None).await.unwrap();
@@ -130,16 +157,7 @@ fn run(fake: &FakeProvider, s: &Setup, split: bool) -> Sample {
             }
             _ => {}
         };
-        let outcome = loop {
-            tokio::select! {
-                biased;
-                Some(ev) = events.recv() => note(ev),
-                r = &mut turn => break r,
-            }
-        };
-        while let Ok(ev) = events.try_recv() {
-            note(ev);
-        }
+        let outcome = drive_turn(&mut turn, &mut events, &mut note).await;
         outcome.expect("the turn succeeds");
         conv.mcp.shutdown().await;
         slowest
@@ -149,6 +167,179 @@ fn run(fake: &FakeProvider, s: &Setup, split: bool) -> Sample {
         requests: fake.requests().len(),
         slowest_tool: slowest,
     }
+}
+
+const FAST_REPLY: Duration = Duration::from_millis(300);
+const TICKET_MS: u64 = 50;
+
+/// A home for the warm-up scenario with `[tools] warm_up = mode`: the ticket
+/// server serves the GitHub catalog and answers after `TICKET_MS`.
+fn warm_setup(fake: &FakeProvider, mode: &str) -> Setup {
+    let github = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/catalogs/github.json");
+    let args = vec![
+        "--catalog".to_string(),
+        github.display().to_string(),
+        "--call-ms".to_string(),
+        TICKET_MS.to_string(),
+    ];
+    let entry = json!({"name": "mcp__tickets__create_issue", "arguments": {"owner": "acme", "repo": "api", "title": "Spec and notes disagree"}});
+    setup_with(fake, mode, Tickets { args, entry })
+}
+
+struct WarmSample {
+    wall: Duration,
+    /// When each model request arrived, from the start of the run.
+    requests: Vec<Duration>,
+    /// From the batch's first entry queued to its last result.
+    round: Duration,
+    /// The longest single entry, from sent to its server to its result.
+    slowest_tool: Duration,
+    warmed: usize,
+    unused: usize,
+}
+
+fn warm_run(fake: &FakeProvider, s: &Setup) -> WarmSample {
+    fake.clear_requests();
+    let search = json!({"queries": ["read a text file", "open an issue"]}).to_string();
+    fake.push(
+        Reply::tool_calls(&[(&call_id("search"), "tool_search", &search)]).delayed(FAST_REPLY),
+    );
+    let batch = json!({ "calls": s.entries }).to_string();
+    fake.push(Reply::tool_calls(&[(&call_id("batch"), "tool_call", &batch)]).delayed(FAST_REPLY));
+    fake.push(Reply::text("Read both files and opened the ticket.").delayed(FAST_REPLY));
+    let home = s.home.path();
+    let (settings, rt) = settings_and_runtime(home);
+    let t = Instant::now();
+    let (wall, round, slowest, warmed, unused) = rt.block_on(async {
+        let conv = hermes::app::assemble(&settings, home, None).await.unwrap();
+        let mut events = conv.events;
+        let mut agent = conv.agent;
+        let cancel = CancellationToken::new();
+        let turn = agent.run_turn(
+            "read the spec and the notes, then open a ticket for what is missing",
+            &cancel,
+        );
+        tokio::pin!(turn);
+        let mut started = std::collections::HashMap::new();
+        let (mut first_queued, mut last_done) = (None, None);
+        let mut slowest = Duration::ZERO;
+        let mut note = |ev: Event| match ev {
+            Event::ToolCallQueued { name, .. } if !hermes::tools::bridge::is_bridge(&name) => {
+                first_queued.get_or_insert_with(Instant::now);
+            }
+            Event::ToolCallStarted { id, .. } => {
+                started.insert(id, Instant::now());
+            }
+            Event::ToolCallFinished {
+                id,
+                content,
+                is_error,
+                ..
+            } => {
+                assert!(!is_error, "a tool failed: {content}");
+                if let Some(t) = started.get(&id) {
+                    slowest = slowest.max(t.elapsed());
+                }
+                last_done = Some(Instant::now());
+            }
+            _ => {}
+        };
+        let outcome = drive_turn(&mut turn, &mut events, &mut note).await;
+        outcome.expect("the turn succeeds");
+        // The turn's time: what the user waits for (servers stop after).
+        let turn_time = t.elapsed();
+        let (warmed, unused) = conv.mcp.warm_stats();
+        conv.mcp.shutdown().await;
+        let round = match (first_queued, last_done) {
+            (Some(a), Some(b)) => b - a,
+            _ => Duration::ZERO,
+        };
+        (turn_time, round, slowest, warmed, unused)
+    });
+    WarmSample {
+        wall,
+        requests: fake
+            .requests()
+            .iter()
+            .map(|r| r.first_byte.saturating_duration_since(t))
+            .collect(),
+        round,
+        slowest_tool: slowest,
+        warmed,
+        unused,
+    }
+}
+
+fn warm_table(fake: &FakeProvider, runs: usize) {
+    let modes = ["off", "hits", "predict"];
+    let homes: Vec<Setup> = modes.iter().map(|m| warm_setup(fake, m)).collect();
+    let mut samples: Vec<Vec<WarmSample>> = modes.iter().map(|_| Vec::new()).collect();
+    for _ in 0..runs {
+        for (i, h) in homes.iter().enumerate() {
+            samples[i].push(warm_run(fake, h));
+        }
+    }
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    println!();
+    println!("| warm_up ({runs} runs each, interleaved, 300 ms per model reply) | median wall | model requests at (median) | median tool round | median slowest tool | round ÷ slowest | servers started ahead / not called |");
+    println!("|---|---|---|---|---|---|---|");
+    let mut walls = Vec::new();
+    for (mode, v) in modes.iter().zip(&samples) {
+        let wall = median(v.iter().map(|x| ms(x.wall)).collect());
+        walls.push(wall);
+        let at: Vec<String> = (0..3)
+            .map(|k| {
+                format!(
+                    "{:.0}",
+                    median(
+                        v.iter()
+                            .map(|x| x.requests.get(k).map_or(f64::NAN, |d| ms(*d)))
+                            .collect()
+                    )
+                )
+            })
+            .collect();
+        let round = median(v.iter().map(|x| ms(x.round)).collect());
+        let slow = median(v.iter().map(|x| ms(x.slowest_tool)).collect());
+        let warmed: usize = v.iter().map(|x| x.warmed).sum();
+        let unused: usize = v.iter().map(|x| x.unused).sum();
+        println!(
+            "| {mode} | {wall:.0} ms | {} ms | {round:.0} ms | {slow:.0} ms | {:.2} | {warmed} / {unused} |",
+            at.join(", "),
+            round / slow
+        );
+    }
+    println!("| off ÷ predict | {:.2}× | | | | | |", walls[0] / walls[2]);
+}
+
+/// A run's settings and the runtime the binary would use (one thread).
+fn settings_and_runtime(home: &Path) -> (hermes::config::Settings, tokio::runtime::Runtime) {
+    let settings = hermes::config::resolve(Paths::under(home), home, &Overrides::default())
+        .expect("bench config resolves");
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    (settings, rt)
+}
+
+/// Runs `turn` to its end, handing every event to `note` as it comes.
+async fn drive_turn<T>(
+    turn: &mut std::pin::Pin<&mut impl std::future::Future<Output = T>>,
+    events: &mut tokio::sync::mpsc::UnboundedReceiver<Event>,
+    note: &mut impl FnMut(Event),
+) -> T {
+    let outcome = loop {
+        tokio::select! {
+            biased;
+            Some(ev) = events.recv() => note(ev),
+            r = turn.as_mut() => break r,
+        }
+    };
+    while let Ok(ev) = events.try_recv() {
+        note(ev);
+    }
+    outcome
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -191,4 +382,5 @@ fn main() {
         l[0].requests as f64 / s[0].requests as f64,
         wall_l / wall_s
     );
+    warm_table(&fake, runs);
 }

@@ -260,12 +260,19 @@ impl Agent {
                         .is_some_and(|s| s.name == server.name)
                 })
                 .count();
-            let state = if server.is_running().await {
-                "running"
-            } else {
-                "not running"
+            let state = match (server.is_running().await, server.warm_use()) {
+                (true, (true, false)) => "running, started ahead, not called yet",
+                (true, (true, true)) => "running, started ahead",
+                (true, _) => "running",
+                (false, _) => "not running",
             };
-            lines.push(format!("{:<16} {state:<12} {tools} tools", server.name));
+            lines.push(format!("{:<16} {tools:>3} tools  {state}", server.name));
+        }
+        let (warmed, unused) = mcp.warm_stats();
+        if warmed > 0 {
+            lines.push(format!(
+                "started ahead of a call this session: {warmed} (not called: {unused})"
+            ));
         }
         lines
     }
@@ -312,6 +319,7 @@ impl Agent {
             content: user_text.to_string(),
         })
         .await?;
+        self.tools.warm_for_words(user_text);
         let mut calls_made: usize = 0;
         for request in 1..=self.max_turns {
             let completion = self.request(request, cancel).await?;

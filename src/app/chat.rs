@@ -111,6 +111,9 @@ pub async fn assemble(
     for w in settings.warnings.iter().chain(&start.warnings) {
         let _ = tx.send(Event::Warning { message: w.clone() });
     }
+    if start.resumed {
+        tools.warm_for_resume(&last_turn_calls(&start.messages));
+    }
     // The last turn got no answer: it ends with the user's words or results.
     let unfinished = matches!(
         start.messages.last(),
@@ -133,6 +136,21 @@ pub async fn assemble(
         events: rx,
         mcp,
     })
+}
+
+/// The tool calls made since the last user message.
+fn last_turn_calls(messages: &[Message]) -> Vec<crate::session::ToolCall> {
+    let from = messages
+        .iter()
+        .rposition(|m| matches!(m, Message::User { .. }))
+        .unwrap_or(0);
+    messages[from..]
+        .iter()
+        .flat_map(|m| match m {
+            Message::Assistant { tool_calls, .. } => tool_calls.clone(),
+            _ => Vec::new(),
+        })
+        .collect()
 }
 
 async fn converse(

@@ -38,6 +38,13 @@ pub(crate) fn is_connector(name: &str) -> bool {
     name.starts_with(CONNECTOR_PREFIX)
 }
 
+/// What a name says of its source: the server of `mcp__server__tool`, else
+/// the name up to its first `__` (`connectors`).
+pub(crate) fn server_part(name: &str) -> &str {
+    let rest = name.strip_prefix(MCP_PREFIX).unwrap_or(name);
+    rest.split_once("__").map_or(rest, |(s, _)| s)
+}
+
 /// The name after its `mcp__server__` or `connectors__` prefix.
 pub fn bare(name: &str) -> &str {
     if let Some(rest) = name.strip_prefix(MCP_PREFIX) {

@@ -258,6 +258,26 @@ pub struct ToolsSection {
     /// The model's context window in tokens, for `defer_max_share`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub context_window: Option<usize>,
+    /// Which MCP servers are started before a call needs them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub warm_up: Option<WarmUp>,
+    /// How long tool_search waits for catalogs still loading, in ms.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub search_wait_ms: Option<u64>,
+}
+
+/// Starting servers ahead of their first call.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum WarmUp {
+    /// The servers of tool_search / tool_describe hits, of the tools the
+    /// last turn of a resumed session used, and of the tools the user's own
+    /// words point at when a turn starts.
+    Predict,
+    /// The same without the prediction from the user's words.
+    Hits,
+    /// Servers start on their first call only.
+    Off,
 }
 
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 pub use file::{
     ApprovalMode, ApprovalsSection, Concurrency, ConfigFile, ConnectorsSection, Decision,
     DeferMode, HookEntry, HooksSection, LimitsSection, McpServerEntry, ProviderEntry, ProviderKind,
-    ThinkingMode, ToolFilter, ToolsSection,
+    ThinkingMode, ToolFilter, ToolsSection, WarmUp,
 };
 pub use paths::{project_config, Paths};
 pub use settings::{

@@ -9,14 +9,14 @@ use std::time::Duration;
 
 use super::file::{
     ApprovalMode, ApprovalsSection, Concurrency, ConfigFile, Decision, DeferMode, HookEntry,
-    LimitsSection, McpServerEntry, ProviderKind, ThinkingMode, ToolFilter,
+    LimitsSection, McpServerEntry, ProviderKind, ThinkingMode, ToolFilter, WarmUp,
 };
 use super::{load_merged, presets, ConfigError, Overrides, Paths};
 use crate::util::time::Utc;
 
 /// Every built-in default, in one place.
 pub mod defaults {
-    use super::{ApprovalMode, Concurrency, DeferMode};
+    use super::{ApprovalMode, Concurrency, DeferMode, WarmUp};
 
     pub const PROVIDER: &str = "openai";
     /// Model requests allowed in one user turn.
@@ -38,6 +38,10 @@ pub mod defaults {
     pub const DEFER_MAX_TOOLS: usize = 40;
     pub const DEFER_MAX_SHARE: f64 = 0.1;
     pub const CONTEXT_WINDOW: usize = 128_000;
+    pub const WARM_UP: WarmUp = WarmUp::Predict;
+    /// A cold start's catalog fill is given this long before tool_search
+    /// answers from what it has (a handshake takes well under a second).
+    pub const SEARCH_WAIT_MS: u64 = 3_000;
     pub const CONCURRENCY: Concurrency = Concurrency::Serial;
     pub const STARTUP_TIMEOUT_MS: u64 = 10_000;
     pub const TOOL_TIMEOUT_MS: u64 = 60_000;
@@ -135,6 +139,8 @@ pub struct DeferPolicy {
     pub max_tools: usize,
     pub max_share: f64,
     pub context_window: usize,
+    pub warm_up: WarmUp,
+    pub search_wait: Duration,
 }
 
 impl Default for DeferPolicy {
@@ -144,6 +150,8 @@ impl Default for DeferPolicy {
             max_tools: defaults::DEFER_MAX_TOOLS,
             max_share: defaults::DEFER_MAX_SHARE,
             context_window: defaults::CONTEXT_WINDOW,
+            warm_up: defaults::WARM_UP,
+            search_wait: Duration::from_millis(defaults::SEARCH_WAIT_MS),
         }
     }
 }
@@ -434,6 +442,10 @@ pub fn resolve(paths: Paths, cwd: &Path, ov: &Overrides) -> Result<Settings, Con
             max_tools: t.defer_max_tools.unwrap_or(defaults::DEFER_MAX_TOOLS),
             max_share: t.defer_max_share.unwrap_or(defaults::DEFER_MAX_SHARE),
             context_window: t.context_window.unwrap_or(defaults::CONTEXT_WINDOW),
+            warm_up: t.warm_up.unwrap_or(defaults::WARM_UP),
+            search_wait: Duration::from_millis(
+                t.search_wait_ms.unwrap_or(defaults::SEARCH_WAIT_MS),
+            ),
         },
         mcp_servers: mcp_servers(&file),
         hooks: HooksSettings {

@@ -242,7 +242,10 @@ impl LogFile {
             self.size = 0;
         }
         if let Some(f) = self.file.as_mut() {
-            if f.write_all(bytes).await.is_ok() {
+            // tokio hands a write to a blocking thread: without the flush, the
+            // last lines a server writes as it exits were lost whenever
+            // hermes exited right after.
+            if f.write_all(bytes).await.is_ok() && f.flush().await.is_ok() {
                 self.size += bytes.len() as u64;
             }
         }

@@ -47,6 +47,9 @@ pub struct McpRegistry {
     background: Mutex<Vec<JoinHandle<()>>>,
     pending_fills: tokio::sync::watch::Sender<usize>,
     progress: super::client::ProgressSink,
+    /// Servers started ahead of a call, at most this many at once
+    /// (`[limits] servers_started_at_once`).
+    warm_slots: Arc<tokio::sync::Semaphore>,
 }
 
 /// Server names become part of tool names: keep them to what survives as-is.
@@ -85,7 +88,11 @@ impl McpRegistry {
                 progress.clone(),
             )));
         }
+        let width = servers
+            .first()
+            .map_or(1, |s| s.entry.limits.servers_started_at_once.max(1));
         Ok(McpRegistry {
+            warm_slots: Arc::new(tokio::sync::Semaphore::new(width)),
             servers,
             generation,
             index: RwLock::new((0, Arc::new(Index::default()))),
@@ -272,6 +279,59 @@ impl McpRegistry {
             .map(|s| async move { s.refresh().await.map(|_| ()) });
         let results = futures_util::future::join_all(loads).await;
         Some(results.into_iter().collect())
+    }
+
+    /// The servers (indices) whose tools these model-facing names are, in
+    /// the order first named, each once.
+    pub fn servers_of<'a>(&self, names: impl IntoIterator<Item = &'a str>) -> Vec<usize> {
+        let idx = self.index();
+        let mut out = Vec::new();
+        for n in names {
+            if let Some(t) = idx.get(n) {
+                if !out.contains(&t.server) {
+                    out.push(t.server);
+                }
+            }
+        }
+        out
+    }
+
+    /// Starts these servers in the background if they are at rest, so the
+    /// call a model is about to make finds them ready; a few at a time. A
+    /// server started this way and never called is stopped at exit like
+    /// any other.
+    pub fn warm(&self, servers: &[usize]) {
+        let picked: Vec<Arc<McpServer>> = servers
+            .iter()
+            .filter_map(|i| self.servers.get(*i).cloned())
+            .collect();
+        if picked.is_empty() {
+            return;
+        }
+        let Ok(mut bg) = self.background.lock() else {
+            return;
+        };
+        let slots = self.warm_slots.clone();
+        bg.push(tokio::spawn(async move {
+            let starts = picked.into_iter().map(|s| {
+                let slots = slots.clone();
+                async move {
+                    let Ok(_slot) = slots.acquire_owned().await else {
+                        return;
+                    };
+                    s.warm().await;
+                }
+            });
+            futures_util::future::join_all(starts).await;
+        }));
+    }
+
+    /// (servers started ahead of a call, of which never called) this run.
+    pub fn warm_stats(&self) -> (usize, usize) {
+        let uses: Vec<(bool, bool)> = self.servers.iter().map(|s| s.warm_use()).collect();
+        let warmed = uses.iter().filter(|(w, _)| *w).count();
+        let unused = uses.iter().filter(|(w, c)| *w && !*c).count();
+        (warmed, unused)
     }
 
     /// Stops background work and every server process.

@@ -106,6 +106,12 @@ pub struct McpServer {
     /// `None` until first needed: the disk cache is read lazily, so start-up
     /// costs nothing per server until a catalog is actually asked for.
     catalog: RwLock<Option<Option<Catalog>>>,
+    /// Set when the server was started ahead of a call (see [`warm`]), and
+    /// when a call reached it: together, whether a warm-up was wasted.
+    ///
+    /// [`warm`]: McpServer::warm
+    warmed: std::sync::atomic::AtomicBool,
+    called: std::sync::atomic::AtomicBool,
     /// Bumped whenever any catalog changes, so the registry can rebuild names.
     generation: Arc<std::sync::atomic::AtomicU64>,
     progress: client::ProgressSink,
@@ -146,6 +152,8 @@ impl McpServer {
             state: Mutex::new(State::Idle),
             crashes: std::sync::atomic::AtomicU32::new(0),
             catalog: RwLock::new(None),
+            warmed: Default::default(),
+            called: Default::default(),
             generation,
             progress,
         }
@@ -312,6 +320,7 @@ impl McpServer {
         cancel: &CancellationToken,
         on_start: &(dyn Fn() + Send + Sync),
     ) -> ToolOutput {
+        self.called.store(true, std::sync::atomic::Ordering::SeqCst);
         let not_started = || ToolOutput::error("cancelled before it started");
         let permit = tokio::select! {
             biased;
@@ -439,6 +448,26 @@ impl McpServer {
             };
             ToolOutput::error(format!("{msg}; it will be restarted on the next call"))
         }
+    }
+
+    /// Starts the process ahead of a call a model is likely to make, so the
+    /// call finds it ready. Only from rest: a running server needs nothing,
+    /// and a failed or crashed one is left for a real call to report or
+    /// retry. True when this started it.
+    pub async fn warm(self: &Arc<Self>) -> bool {
+        if !matches!(*self.state.lock().await, State::Idle) {
+            return false;
+        }
+        self.warmed.store(true, std::sync::atomic::Ordering::SeqCst);
+        // A call that arrives meanwhile waits on the same state lock and
+        // gets this start's connection.
+        self.ensure_running().await.is_ok()
+    }
+
+    /// (started ahead of a call, a call reached it) — for the warm-up count.
+    pub fn warm_use(&self) -> (bool, bool) {
+        use std::sync::atomic::Ordering::SeqCst;
+        (self.warmed.load(SeqCst), self.called.load(SeqCst))
     }
 
     /// Stops the server if it is up and idle — no call holds its connection

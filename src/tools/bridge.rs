@@ -88,7 +88,7 @@ pub fn specs() -> Vec<ToolSpec> {
 }
 
 /// A list of strings from `key`: an array, or a single string as one item.
-fn strings(input: &Value, key: &str) -> Vec<String> {
+pub(crate) fn strings(input: &Value, key: &str) -> Vec<String> {
     match input.get(key) {
         Some(Value::String(s)) => vec![s.clone()],
         Some(Value::Array(a)) => a
@@ -99,12 +99,19 @@ fn strings(input: &Value, key: &str) -> Vec<String> {
     }
 }
 
+/// A `tool_search` answer, and its best hits for the warm-up: each query's
+/// first match, then each one's second, and so on.
+pub struct Found {
+    pub text: String,
+    pub best: Vec<String>,
+}
+
 /// `tool_search`. `unsearched` names servers whose tools are not known yet.
 pub fn search(
     input: &Value,
     catalog: &ToolCatalog,
     unsearched: &[String],
-) -> Result<String, String> {
+) -> Result<Found, String> {
     let queries = strings(input, "queries");
     let queries = if queries.is_empty() {
         strings(input, "query")
@@ -130,8 +137,10 @@ pub fn search(
         .clamp(1, 25) as usize;
     let mut results = Vec::new();
     let mut tools = serde_json::Map::new();
+    let mut ranked: Vec<Vec<String>> = Vec::new();
     for q in &queries {
         let names = catalog.index().search(q, limit);
+        ranked.push(names.iter().map(|n| n.to_string()).collect());
         for n in &names {
             if let Some(t) = catalog.get(n) {
                 tools.entry(n.to_string()).or_insert_with(|| {
@@ -152,7 +161,14 @@ pub fn search(
             unsearched.join(", ")
         ));
     }
-    Ok(out.to_string())
+    let depth = ranked.iter().map(Vec::len).max().unwrap_or(0);
+    let best = (0..depth)
+        .flat_map(|rank| ranked.iter().filter_map(move |r| r.get(rank).cloned()))
+        .collect();
+    Ok(Found {
+        text: out.to_string(),
+        best,
+    })
 }
 
 /// `tool_describe`: each name's full schema, or an error entry.

@@ -78,7 +78,14 @@ impl ToolCatalog {
                         .schema
                         .get("properties")
                         .and_then(|p| p.as_object())
-                        .map(|p| p.keys().map(String::as_str).collect())
+                        .map(|p| {
+                            p.iter()
+                                .flat_map(|(k, v)| {
+                                    let d = v.get("description").and_then(|d| d.as_str());
+                                    std::iter::once(k.as_str()).chain(d)
+                                })
+                                .collect()
+                        })
                         .unwrap_or_default(),
                 })
                 .collect();

@@ -25,7 +25,15 @@ pub use catalog::{CatalogTool, ToolCatalog};
 
 pub use crate::call::ToolOutput;
 use crate::call::{classify, ids, names, CallClass, Entry, ToolRef};
-use crate::config::{DeferMode, DeferPolicy};
+use crate::config::{DeferMode, DeferPolicy, WarmUp};
+
+/// How long after a turn starts its servers are guessed and started: the
+/// first request goes out first, and a server's start (often 0.3–0.5 s of
+/// node or python start-up) should overlap the first reply's wait.
+const PREDICT_DELAY: Duration = Duration::from_millis(5);
+
+/// Servers started for one tool_search or tool_describe answer, at most.
+const WARM_PER_SEARCH: usize = 3;
 use crate::connectors::{DispatchCall, Gateway};
 use crate::mcp::McpRegistry;
 use crate::provider::ToolSpec;
@@ -304,7 +312,14 @@ impl Registry {
         };
         match which {
             names::Bridge::Search => self.search(&args).await,
-            names::Bridge::Describe => into_output(bridge::describe(&args, &self.catalog())),
+            names::Bridge::Describe => {
+                let out = bridge::describe(&args, &self.catalog());
+                if self.policy.warm_up != WarmUp::Off {
+                    let names = bridge::strings(&args, "names");
+                    self.warm_tools(names.iter().map(String::as_str));
+                }
+                into_output(out)
+            }
             names::Bridge::Call => ToolOutput::error("tool_call is not answered by the bridge"),
         }
     }
@@ -317,9 +332,9 @@ impl Registry {
             }
         }
         if let Some(mcp) = &self.mcp {
-            // Catalogs still being filled in the background are worth a wait;
-            // no server is started for a search.
-            mcp.wait_for_background_fills(Duration::from_secs(15)).await;
+            // Catalogs still being filled in the background are worth a
+            // wait, a bounded one: the rest are named in `not_searched`.
+            mcp.wait_for_background_fills(self.policy.search_wait).await;
             unsearched = mcp
                 .servers()
                 .iter()
@@ -328,7 +343,80 @@ impl Registry {
                 .collect();
         }
         let cat = self.catalog();
-        into_output(bridge::search(args, &cat, &unsearched))
+        match bridge::search(args, &cat, &unsearched) {
+            Ok(found) => {
+                if self.policy.warm_up != WarmUp::Off {
+                    self.warm_tools(found.best.iter().map(String::as_str));
+                }
+                ToolOutput::ok(found.text)
+            }
+            Err(e) => ToolOutput::error(e),
+        }
+    }
+
+    /// Starts, in the background, the servers of these tools (best first)
+    /// that are at rest: the model named them, a call is likely next.
+    fn warm_tools<'a>(&self, names: impl IntoIterator<Item = &'a str>) {
+        let Some(mcp) = &self.mcp else { return };
+        let names: Vec<String> = names.into_iter().map(str::to_string).collect();
+        let mut servers = mcp.servers_of(names.iter().map(String::as_str));
+        servers.truncate(WARM_PER_SEARCH);
+        mcp.warm(&servers);
+        // Their argument checks too: compiling a schema is a few ms that
+        // would otherwise fall between the model's reply and the call.
+        let registry = self.clone();
+        tokio::spawn(async move {
+            let cat = registry.catalog();
+            for n in names.iter().take(WARM_PER_SEARCH * 2) {
+                if let Some(t) = cat.get(n) {
+                    registry.validator(n, &t.schema);
+                }
+            }
+        });
+    }
+
+    /// When a turn starts: ranks the catalogs against the user's own words
+    /// and starts the servers of the strongest hits while the model thinks.
+    /// Local work only (the index); nothing when the words point nowhere.
+    pub fn warm_for_words(&self, text: &str) {
+        let has_servers = self.mcp.as_ref().is_some_and(|m| !m.servers().is_empty());
+        if self.policy.warm_up != WarmUp::Predict || !has_servers {
+            return;
+        }
+        let registry = self.clone();
+        let text = text.to_string();
+        tokio::spawn(async move {
+            // After the turn's first request is on its way: this task runs
+            // once the turn waits on the network.
+            tokio::time::sleep(PREDICT_DELAY).await;
+            let cat = registry.catalog();
+            let hits = search::predict(cat.index(), &text);
+            registry.warm_tools(hits.iter().map(String::as_str));
+        });
+    }
+
+    /// On resume: the servers of the tools the last turn used.
+    pub fn warm_for_resume(&self, calls: &[ToolCall]) {
+        let has_servers = self.mcp.as_ref().is_some_and(|m| !m.servers().is_empty());
+        if self.policy.warm_up == WarmUp::Off || !has_servers {
+            return;
+        }
+        let names: Vec<String> = calls
+            .iter()
+            .flat_map(|c| match classify(&c.name, &c.arguments) {
+                CallClass::Split(entries) => entries.into_iter().map(|e| e.name).collect(),
+                CallClass::Direct { tool, .. } => vec![tool],
+                _ => Vec::new(),
+            })
+            .collect();
+        if names.is_empty() {
+            return;
+        }
+        let registry = self.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(crate::mcp::FILL_DELAY).await;
+            registry.warm_tools(names.iter().map(String::as_str));
+        });
     }
 
     /// Ids of a `connectors__` batch's entries: the call's own id for the

@@ -1,23 +1,153 @@
 //! The tool search index: BM25 over each tool's name words (the `mcp__server__`
-//! prefix dropped), its source, its description and its top-level parameter
-//! names, English-stemmed. An exact name match ranks first; equal scores are
-//! ordered by name, so results are deterministic. Built once per catalog
-//! change, queried many times.
+//! prefix dropped), its source, its description and its top-level parameters
+//! (names and descriptions), English-stemmed, each field weighted. A query
+//! is widened with a thesaurus of the words people use for the same thing
+//! (`thesaurus.txt`, at a lower weight), and a word no tool has is matched
+//! to one a letter away (a typo). An exact name match ranks first; equal
+//! scores are ordered by name, so results are deterministic. Built once per
+//! catalog change, queried many times.
 
 use std::collections::HashMap;
+use std::sync::OnceLock;
 
 use rust_stemmers::{Algorithm, Stemmer};
+
+use crate::util::hash::FnvMap;
 
 const K1: f64 = 1.2;
 const B: f64 = 0.75;
 /// Name words count this many times: a word in the name says more about a
 /// tool than the same word somewhere in its description.
-const NAME_WEIGHT: u32 = 3;
+const NAME_WEIGHT: u32 = 2;
+/// The server's name: a request that names the service ("on GitHub")
+/// should find that service's tools.
+const SOURCE_WEIGHT: u32 = 2;
+/// A query word found only through the thesaurus counts this much of a
+/// word the user wrote.
+const SYNONYM_WEIGHT: f64 = 0.7;
+/// How much more the tools of a service the request names count.
+const SOURCE_NAMED: f64 = 1.3;
+/// How much a tool whose name words all appear in the query gains.
+const NAME_COVER: f64 = 1.0;
+/// A query word matched to a tool word a letter away counts this much.
+const TYPO_WEIGHT: f64 = 0.7;
 
 const STOPWORDS: &[&str] = &[
-    "a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "in", "into", "is", "it", "of",
-    "on", "or", "that", "the", "this", "to", "with", "me", "my", "i", "you", "your",
+    "a",
+    "an",
+    "and",
+    "are",
+    "as",
+    "at",
+    "be",
+    "by",
+    "for",
+    "from",
+    "in",
+    "into",
+    "is",
+    "it",
+    "of",
+    "on",
+    "or",
+    "that",
+    "the",
+    "this",
+    "to",
+    "with",
+    "me",
+    "my",
+    "i",
+    "you",
+    "your",
+    "what",
+    "which",
+    "how",
+    "can",
+    "could",
+    "would",
+    "should",
+    "will",
+    "please",
+    "pls",
+    "s",
+    "t",
+    "do",
+    "does",
+    "did",
+    "we",
+    "our",
+    "us",
+    "they",
+    "them",
+    "their",
+    "he",
+    "she",
+    "his",
+    "her",
+    "its",
+    "was",
+    "were",
+    "been",
+    "has",
+    "have",
+    "had",
+    "just",
+    "so",
+    "any",
+    "some",
+    "there",
+    "here",
+    "then",
+    "than",
+    "also",
+    "too",
+    "very",
+    "want",
+    "need",
+    "like",
+    "let",
+    "lets",
+    "ok",
+    "okay",
+    "hey",
+    "hi",
+    "if",
+    "but",
+    "about",
+    "up",
+    "out",
+    "these",
+    "those",
+    "one",
+    "ll",
+    "m",
+    "re",
+    "ve",
+    "d",
+    "don",
+    "im",
+    "yet",
+    "again",
+    "right",
+    "now",
+    "currently",
+    "whatever",
+    "thing",
+    "really",
+    "actually",
+    "maybe",
+    "quick",
+    "quickly",
+    "thanks",
+    "know",
+    "tell",
+    "give",
 ];
+
+fn is_stopword(w: &str) -> bool {
+    STOPWORDS.contains(&w)
+}
 
 /// What the index needs of a tool.
 pub struct Doc<'a> {
@@ -26,6 +156,7 @@ pub struct Doc<'a> {
     pub bare_name: &'a str,
     pub source: &'a str,
     pub description: &'a str,
+    /// Top-level parameter names and their descriptions.
     pub params: Vec<&'a str>,
 }
 
@@ -33,15 +164,19 @@ pub struct SearchIndex {
     stemmer: Stemmer,
     /// Lowercase word → term id (stemming is the costly part of a build, and
     /// tool texts repeat the same words endlessly, so each word is stemmed once).
-    word_terms: HashMap<String, Option<u32>>,
+    word_terms: FnvMap<String, Option<u32>>,
     /// Stem → term id.
-    stems: HashMap<String, u32>,
+    stems: FnvMap<String, u32>,
     /// term id → (doc, weighted term frequency)
     postings: Vec<Vec<(u32, u32)>>,
     doc_len: Vec<u32>,
     avg_len: f64,
     names: Vec<String>,
     bare: Vec<String>,
+    /// Each tool's name terms, for how much of its name a query covers.
+    name_terms: Vec<Vec<u32>>,
+    /// Each tool's source (server) name terms.
+    source_terms: Vec<Vec<u32>>,
 }
 
 impl std::fmt::Debug for SearchIndex {
@@ -53,38 +188,185 @@ impl std::fmt::Debug for SearchIndex {
 /// Splits into lowercase words at non-alphanumerics and camelCase humps.
 pub fn words(text: &str) -> Vec<String> {
     let mut out = Vec::new();
-    let mut cur = String::new();
+    each_word(text, &mut String::new(), |w| out.push(w.to_string()));
+    out
+}
+
+/// [`words`] without an allocation per word: each word is built in `buf`
+/// and handed to `f` (index builds split hundreds of thousands of words).
+fn each_word(text: &str, buf: &mut String, mut f: impl FnMut(&str)) {
+    buf.clear();
     let mut prev_lower = false;
     for c in text.chars() {
         if c.is_alphanumeric() {
-            if c.is_uppercase() && prev_lower && !cur.is_empty() {
-                out.push(std::mem::take(&mut cur));
+            if c.is_uppercase() && prev_lower && !buf.is_empty() {
+                f(buf);
+                buf.clear();
             }
             prev_lower = c.is_lowercase() || c.is_ascii_digit();
-            cur.extend(c.to_lowercase());
+            if c.is_ascii() {
+                buf.push(c.to_ascii_lowercase());
+            } else {
+                buf.extend(c.to_lowercase());
+            }
         } else {
             prev_lower = false;
-            if !cur.is_empty() {
-                out.push(std::mem::take(&mut cur));
+            if !buf.is_empty() {
+                f(buf);
+                buf.clear();
             }
         }
     }
-    if !cur.is_empty() {
-        out.push(cur);
+    if !buf.is_empty() {
+        f(buf);
+    }
+}
+
+/// The thesaurus: groups of stemmed entries (an entry may be a phrase), and
+/// for each entry's stems joined by a space, the groups it is in.
+struct Thesaurus {
+    groups: Vec<Vec<Vec<String>>>,
+    groups_of: HashMap<String, Vec<usize>>,
+    longest: usize,
+}
+
+fn thesaurus() -> &'static Thesaurus {
+    static T: OnceLock<Thesaurus> = OnceLock::new();
+    T.get_or_init(|| {
+        let stemmer = Stemmer::create(Algorithm::English);
+        let mut t = Thesaurus {
+            groups: Vec::new(),
+            groups_of: HashMap::new(),
+            longest: 1,
+        };
+        let text = include_str!("thesaurus.txt");
+        for line in text.lines().map(str::trim) {
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            let g = t.groups.len();
+            let mut entries = Vec::new();
+            for entry in line.split(',') {
+                let stems: Vec<String> = words(entry)
+                    .iter()
+                    .map(|w| stemmer.stem(w).into_owned())
+                    .collect();
+                if stems.is_empty() {
+                    continue;
+                }
+                t.longest = t.longest.max(stems.len());
+                let groups = t.groups_of.entry(stems.join(" ")).or_default();
+                if !groups.contains(&g) {
+                    groups.push(g);
+                }
+                entries.push(stems);
+            }
+            t.groups.push(entries);
+        }
+        t
+    })
+}
+
+/// The words of a request that say what it wants, without the values it
+/// carries: quoted text, URLs and paths stand for the kind of thing they
+/// are ("url", "file", "directory"), not for their own words.
+pub fn intent(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut quote: Option<char> = None;
+    for token in text.split_whitespace() {
+        if let Some(q) = quote {
+            if token
+                .trim_end_matches(['.', ',', '?', '!', ':', ';', ')'])
+                .ends_with(q)
+            {
+                quote = None;
+            }
+            continue;
+        }
+        let first = token.chars().next().unwrap_or(' ');
+        if matches!(first, '"' | '`' | '\'' | '\u{2018}' | '\u{201c}') && token.chars().count() > 1
+        {
+            let close = match first {
+                '\u{2018}' => '\u{2019}',
+                '\u{201c}' => '\u{201d}',
+                c => c,
+            };
+            let body = token.trim_end_matches(['.', ',', '?', '!', ':', ';', ')']);
+            if !(body.chars().count() > 1 && body.ends_with(close)) {
+                quote = Some(close);
+            }
+            out.push_str(" text ");
+            continue;
+        }
+        let bare = token.trim_matches(|c: char| !c.is_alphanumeric() && c != '/' && c != '~');
+        if bare.contains("://") {
+            out.push_str(" url ");
+        } else if bare.contains('/') || bare.starts_with('~') {
+            out.push_str(if token.ends_with('/') {
+                " directory "
+            } else {
+                " path "
+            });
+        } else if bare.split('.').count() == 2
+            && bare.rsplit('.').next().is_some_and(|x| {
+                (1..=4).contains(&x.len()) && x.chars().all(|c| c.is_ascii_alphabetic())
+            })
+            && !bare.starts_with('.')
+        {
+            out.push_str(" file ");
+        } else {
+            out.push(' ');
+            out.push_str(token);
+        }
     }
     out
 }
 
+/// Whether two words are at most one edit apart (a swap of neighbours
+/// counting as one).
+fn within_one(a: &str, b: &str) -> bool {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    if a.len().abs_diff(b.len()) > 1 {
+        return false;
+    }
+    let (mut i, mut j, mut edits) = (0, 0, 0);
+    while i < a.len() && j < b.len() {
+        if a[i] == b[j] {
+            i += 1;
+            j += 1;
+            continue;
+        }
+        edits += 1;
+        if edits > 1 {
+            return false;
+        }
+        match a.len().cmp(&b.len()) {
+            std::cmp::Ordering::Greater => i += 1,
+            std::cmp::Ordering::Less => j += 1,
+            std::cmp::Ordering::Equal => {
+                // A swap of two neighbours counts as one edit.
+                if i + 1 < a.len() && a[i] == b[j + 1] && a[i + 1] == b[j] {
+                    i += 1;
+                    j += 1;
+                }
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    edits + (a.len() - i) + (b.len() - j) <= 1
+}
+
 impl SearchIndex {
     /// The term id of a word, adding it to the vocabulary; `None` for stopwords.
-    fn intern(&mut self, word: String) -> Option<u32> {
-        if let Some(t) = self.word_terms.get(&word) {
+    fn intern(&mut self, word: &str) -> Option<u32> {
+        if let Some(t) = self.word_terms.get(word) {
             return *t;
         }
-        let term = if STOPWORDS.contains(&word.as_str()) {
+        let term = if is_stopword(word) {
             None
         } else {
-            let stem = self.stemmer.stem(&word).into_owned();
+            let stem = self.stemmer.stem(word).into_owned();
             let next = self.stems.len() as u32;
             let id = *self.stems.entry(stem).or_insert(next);
             if id as usize == self.postings.len() {
@@ -92,55 +374,131 @@ impl SearchIndex {
             }
             Some(id)
         };
-        self.word_terms.insert(word, term);
+        self.word_terms.insert(word.to_string(), term);
         term
     }
 
-    /// Term ids of a query; words never seen in any tool are skipped.
-    fn lookup(&self, text: &str) -> Vec<u32> {
-        let mut out: Vec<u32> = words(text)
-            .into_iter()
-            .filter_map(|w| match self.word_terms.get(&w) {
-                Some(t) => *t,
-                None if STOPWORDS.contains(&w.as_str()) => None,
-                None => self.stems.get(self.stemmer.stem(&w).as_ref()).copied(),
-            })
+    /// The term ids of `text`'s words, in order (stopwords left out).
+    fn intern_all(&mut self, text: &str, buf: &mut String, out: &mut Vec<u32>) {
+        let mut words = std::mem::take(buf);
+        each_word(text, &mut words, |w| out.extend(self.intern(w)));
+        *buf = words;
+    }
+
+    fn stem_term(&self, stem: &str) -> Option<u32> {
+        self.stems.get(stem).copied()
+    }
+
+    /// A tool word one edit from `word` (long words only: short ones are
+    /// too close to too many others), the alphabetically first.
+    fn near(&self, word: &str) -> Option<u32> {
+        if word.chars().count() < 5 || word.bytes().any(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        let mut best: Option<(&str, u32)> = None;
+        for (w, t) in &self.word_terms {
+            let Some(t) = t else { continue };
+            if within_one(word, w) && best.is_none_or(|(b, _)| w.as_str() < b) {
+                best = Some((w, *t));
+            }
+        }
+        best.map(|(_, t)| t)
+    }
+
+    /// Weighted term ids of a query: its own words (a typo matched to the
+    /// nearest tool word), then their thesaurus groups at a lower weight.
+    fn lookup(&self, text: &str) -> Vec<(u32, f64)> {
+        let mut weights: HashMap<u32, f64> = HashMap::new();
+        let mut add = |t: u32, w: f64| {
+            let e = weights.entry(t).or_insert(0.0);
+            *e = e.max(w);
+        };
+        let tokens = words(text);
+        let stems: Vec<String> = tokens
+            .iter()
+            .map(|w| self.stemmer.stem(w).into_owned())
             .collect();
-        out.sort_unstable();
-        out.dedup();
+        for (w, stem) in tokens.iter().zip(&stems) {
+            if is_stopword(w) {
+                continue;
+            }
+            match self.word_terms.get(w) {
+                Some(Some(t)) => add(*t, 1.0),
+                Some(None) => {}
+                None => match self.stem_term(stem) {
+                    Some(t) => add(t, 1.0),
+                    None => {
+                        if let Some(t) = self.near(w) {
+                            add(t, TYPO_WEIGHT);
+                        }
+                    }
+                },
+            }
+        }
+        let th = thesaurus();
+        for i in 0..stems.len() {
+            for len in 1..=th.longest.min(stems.len() - i) {
+                let key = stems[i..i + len].join(" ");
+                // A single stopword ("in", "to") widens nothing.
+                if len == 1 && is_stopword(&tokens[i]) {
+                    continue;
+                }
+                let Some(groups) = th.groups_of.get(&key) else {
+                    continue;
+                };
+                for g in groups {
+                    for entry in &th.groups[*g] {
+                        for stem in entry {
+                            if let Some(t) = self.stem_term(stem) {
+                                add(t, SYNONYM_WEIGHT);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        let mut out: Vec<(u32, f64)> = weights.into_iter().collect();
+        out.sort_unstable_by_key(|(t, _)| *t);
         out
     }
 
     pub fn build(docs: &[Doc<'_>]) -> SearchIndex {
         let mut idx = SearchIndex {
             stemmer: Stemmer::create(Algorithm::English),
-            word_terms: HashMap::new(),
-            stems: HashMap::new(),
+            word_terms: FnvMap::default(),
+            stems: FnvMap::default(),
             postings: Vec::new(),
             doc_len: Vec::with_capacity(docs.len()),
             avg_len: 0.0,
             names: docs.iter().map(|d| d.name.to_string()).collect(),
             bare: docs.iter().map(|d| d.bare_name.to_lowercase()).collect(),
+            name_terms: Vec::with_capacity(docs.len()),
+            source_terms: Vec::with_capacity(docs.len()),
         };
         let mut total = 0u64;
         let mut tf: Vec<(u32, u32)> = Vec::new();
+        let mut buf = String::new();
+        let mut terms: Vec<u32> = Vec::new();
         for (i, d) in docs.iter().enumerate() {
             tf.clear();
-            for w in words(d.bare_name) {
-                if let Some(t) = idx.intern(w) {
-                    tf.push((t, NAME_WEIGHT));
-                }
+            // Name and source once each: their terms serve the frequencies
+            // and the name-cover and service-named checks alike.
+            terms.clear();
+            idx.intern_all(d.bare_name, &mut buf, &mut terms);
+            tf.extend(terms.iter().map(|t| (*t, NAME_WEIGHT)));
+            let mut name = terms.clone();
+            name.sort_unstable();
+            name.dedup();
+            idx.name_terms.push(name);
+            terms.clear();
+            idx.intern_all(d.source, &mut buf, &mut terms);
+            tf.extend(terms.iter().map(|t| (*t, SOURCE_WEIGHT)));
+            idx.source_terms.push(terms.clone());
+            terms.clear();
+            for text in std::iter::once(d.description).chain(d.params.iter().copied()) {
+                idx.intern_all(text, &mut buf, &mut terms);
             }
-            let rest = [d.source, d.description]
-                .into_iter()
-                .chain(d.params.iter().copied());
-            for text in rest {
-                for w in words(text) {
-                    if let Some(t) = idx.intern(w) {
-                        tf.push((t, 1));
-                    }
-                }
-            }
+            tf.extend(terms.iter().map(|t| (*t, 1)));
             tf.sort_unstable_by_key(|(t, _)| *t);
             let mut len = 0u32;
             let mut k = 0;
@@ -175,11 +533,20 @@ impl SearchIndex {
 
     /// The best `limit` tool names for `query`, best first.
     pub fn search(&self, query: &str, limit: usize) -> Vec<&str> {
+        self.scored(query, limit)
+            .into_iter()
+            .map(|(name, _)| name)
+            .collect()
+    }
+
+    /// [`search`](Self::search) with each hit's score.
+    pub fn scored(&self, query: &str, limit: usize) -> Vec<(&str, f64)> {
         let q = query.trim();
         let ql = q.to_lowercase();
         let n = self.names.len() as f64;
         let mut scores: HashMap<u32, f64> = HashMap::new();
-        for t in self.lookup(q) {
+        let terms = self.lookup(&intent(q));
+        for &(t, weight) in &terms {
             let post = &self.postings[t as usize];
             let df = post.len() as f64;
             let idf = ((n - df + 0.5) / (df + 0.5) + 1.0).ln();
@@ -187,7 +554,34 @@ impl SearchIndex {
                 let tf = f64::from(tf);
                 let norm =
                     K1 * (1.0 - B + B * f64::from(self.doc_len[doc as usize]) / self.avg_len);
-                *scores.entry(doc).or_default() += idf * tf * (K1 + 1.0) / (tf + norm);
+                *scores.entry(doc).or_default() += weight * idf * tf * (K1 + 1.0) / (tf + norm);
+            }
+        }
+        // A tool whose name the request covers is what it asks for: the
+        // name is the tool's own summary of what it does.
+        for (doc, score) in scores.iter_mut() {
+            let name = &self.name_terms[*doc as usize];
+            if name.is_empty() {
+                continue;
+            }
+            let covered: f64 = name
+                .iter()
+                .filter_map(|t| {
+                    terms
+                        .binary_search_by_key(t, |(term, _)| *term)
+                        .ok()
+                        .map(|i| terms[i].1)
+                })
+                .sum();
+            *score *= 1.0 + NAME_COVER * covered / name.len() as f64;
+            // The request names the service ("on GitHub", "in Notion").
+            let named = self.source_terms[*doc as usize].iter().any(|t| {
+                terms
+                    .binary_search_by_key(t, |(term, _)| *term)
+                    .is_ok_and(|i| terms[i].1 >= 1.0)
+            });
+            if named {
+                *score *= SOURCE_NAMED;
             }
         }
         // An exact name (full or bare) outranks any score.
@@ -204,9 +598,44 @@ impl SearchIndex {
         ranked
             .into_iter()
             .take(limit)
-            .map(|(i, _)| self.names[i as usize].as_str())
+            .map(|(i, score)| (self.names[i as usize].as_str(), score))
             .collect()
     }
+}
+
+/// Hits of a turn's opening words looked at for the warm-up.
+const PREDICT_HITS: usize = 10;
+/// The score a hit needs before its server is started on a guess: below
+/// it, the words share no more than a common word with the tool.
+pub const PREDICT_MIN_SCORE: f64 = 12.0;
+/// A server's best hit must score this share of the best hit overall.
+const PREDICT_NEAR_BEST: f64 = 0.75;
+
+/// The tools a user's own words point at, for starting their servers while
+/// the model thinks: each server's best hit, for the servers whose best hit
+/// is strong and close to the best overall (two servers with the same
+/// catalog tie, and both are started).
+pub fn predict(index: &SearchIndex, text: &str) -> Vec<String> {
+    predict_above(index, text, PREDICT_MIN_SCORE)
+}
+
+/// [`predict`] with the score a hit needs given (for measuring the choice).
+pub fn predict_above(index: &SearchIndex, text: &str, min_score: f64) -> Vec<String> {
+    let hits = index.scored(text, PREDICT_HITS);
+    let Some(best) = hits.first().map(|(_, s)| *s) else {
+        return Vec::new();
+    };
+    let floor = min_score.max(best * PREDICT_NEAR_BEST);
+    let mut seen: Vec<&str> = Vec::new();
+    let mut out = Vec::new();
+    for (name, score) in hits {
+        let server = crate::call::names::server_part(name);
+        if score >= floor && !seen.contains(&server) {
+            seen.push(server);
+            out.push(name.to_string());
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -278,5 +707,105 @@ mod tests {
         // Both bare `echo` tools are exact; the tie goes by name.
         assert_eq!(idx.search("echo", 2), ["mcp__a__echo", "mcp__b__echo"]);
         assert_eq!(idx.search("echo", 3), idx.search("echo", 3));
+    }
+
+    #[test]
+    fn a_request_in_its_own_words_reaches_the_tools_words() {
+        let docs = vec![
+            doc(
+                "mcp__gh__create_issue",
+                "create_issue",
+                "Create a new issue in a repository.",
+                vec!["owner", "repo", "title"],
+            ),
+            doc(
+                "mcp__gh__list_commits",
+                "list_commits",
+                "List commits of a branch.",
+                vec!["owner", "repo"],
+            ),
+            doc(
+                "mcp__k8s__kubectl_delete",
+                "kubectl_delete",
+                "Delete Kubernetes resources.",
+                vec!["name"],
+            ),
+        ];
+        let idx = SearchIndex::build(&docs);
+        // No word of the tool's own: the thesaurus carries "ticket" to
+        // "issue" and "nuke" to "delete".
+        assert_eq!(idx.search("file a ticket", 1), ["mcp__gh__create_issue"]);
+        assert_eq!(idx.search("nuke that pod", 1), ["mcp__k8s__kubectl_delete"]);
+        // A typo a letter off still finds the word.
+        assert_eq!(idx.search("list comits", 1), ["mcp__gh__list_commits"]);
+    }
+
+    #[test]
+    fn values_in_a_request_stand_for_their_kind() {
+        let got =
+            intent("show 'fix: handle empty query' in src/main.rs and https://x.y/z and ~/notes/");
+        let words: Vec<&str> = got.split_whitespace().collect();
+        assert_eq!(
+            words,
+            [
+                "show",
+                "text",
+                "in",
+                "path",
+                "and",
+                "url",
+                "and",
+                "directory"
+            ]
+        );
+        assert_eq!(
+            intent("read settings.yaml please")
+                .split_whitespace()
+                .collect::<Vec<_>>(),
+            ["read", "file", "please"]
+        );
+        // A quote that never closes hides the rest, never panics.
+        assert_eq!(intent("say \"unclosed words").split_whitespace().count(), 2);
+    }
+
+    #[test]
+    fn one_edit_apart() {
+        assert!(within_one("commits", "comits"));
+        assert!(within_one("screenshot", "screenshto"));
+        assert!(within_one("branch", "bracnh") || within_one("bracnh", "branch"));
+        assert!(!within_one("branch", "brunches"));
+        assert!(!within_one("delete", "create"));
+    }
+
+    #[test]
+    fn predictions_name_each_close_server_once_and_skip_weak_hits() {
+        let docs = vec![
+            doc(
+                "mcp__a__read_text_file",
+                "read_text_file",
+                "Read a text file.",
+                vec!["path"],
+            ),
+            doc(
+                "mcp__b__read_text_file",
+                "read_text_file",
+                "Read a text file.",
+                vec!["path"],
+            ),
+            doc(
+                "mcp__a__write_file",
+                "write_file",
+                "Write a file.",
+                vec!["path"],
+            ),
+        ];
+        let idx = SearchIndex::build(&docs);
+        // Two servers with the same catalog tie: both are named, each once.
+        assert_eq!(
+            predict_above(&idx, "read the text file", 0.0),
+            ["mcp__a__read_text_file", "mcp__b__read_text_file"]
+        );
+        assert!(predict_above(&idx, "read the text file", 1e9).is_empty());
+        assert!(predict(&idx, "good morning").is_empty());
     }
 }

@@ -10,6 +10,34 @@ pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
     h
 }
 
+/// FNV-1a as a `Hasher`, for maps keyed by short strings that are built
+/// often (the search index's vocabulary): several times faster than the
+/// default SipHash there, and keys come from tool catalogs, not attackers
+/// probing for collisions.
+#[derive(Default)]
+pub(crate) struct Fnv(u64);
+
+impl std::hash::Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        let mut h = if self.0 == 0 {
+            0xcbf2_9ce4_8422_2325
+        } else {
+            self.0
+        };
+        for b in bytes {
+            h ^= u64::from(*b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+        self.0 = h;
+    }
+}
+
+pub(crate) type FnvMap<K, V> = std::collections::HashMap<K, V, std::hash::BuildHasherDefault<Fnv>>;
+
 pub(crate) fn hex(bytes: &[u8]) -> String {
     format!("{:016x}", fnv1a(bytes))
 }

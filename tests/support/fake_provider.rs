@@ -558,6 +558,9 @@ impl FakeProvider {
         std::thread::spawn(move || {
             for conn in listener.incoming() {
                 let Ok(stream) = conn else { continue };
+                // As the real services do: each event goes out when written,
+                // not held back by Nagle's algorithm for the last one's ACK.
+                let _ = stream.set_nodelay(true);
                 let st = st.clone();
                 std::thread::spawn(move || serve(stream, st));
             }

@@ -27,7 +27,21 @@ fn send(out: &Out, v: Value) {
     let _ = o.flush();
 }
 
+/// `--catalog FILE` (a fixture of tests/fixtures/catalogs/) and `--call-ms N`:
+/// the server lists that real catalog instead of its own tools, and answers
+/// a call to any of them after N ms.
+static CATALOG: std::sync::OnceLock<(Vec<Value>, u64)> = std::sync::OnceLock::new();
+
+fn catalog_tool(name: &str) -> bool {
+    CATALOG
+        .get()
+        .is_some_and(|(t, _)| t.iter().any(|t| t["name"] == name))
+}
+
 fn tools(extra: bool) -> Vec<Value> {
+    if let Some((tools, _)) = CATALOG.get() {
+        return tools.clone();
+    }
     let obj = |props: Value, req: &[&str]| json!({"type": "object", "properties": props, "required": req});
     let mut t = vec![
         json!({"name": "echo", "description": "Echo the given text back.",
@@ -89,6 +103,15 @@ fn main() {
             libc::signal(libc::SIGTERM, libc::SIG_IGN);
         }
     }
+    if let Some(Some(path)) = flag("--catalog") {
+        let fixture: Value = std::fs::read_to_string(&path)
+            .ok()
+            .and_then(|t| serde_json::from_str(&t).ok())
+            .unwrap_or_else(|| panic!("test server: cannot read catalog {path}"));
+        let ms = flag("--call-ms").flatten().and_then(|v| v.parse().ok());
+        let tools = fixture["tools"].as_array().cloned().unwrap_or_default();
+        let _ = CATALOG.set((tools, ms.unwrap_or(0)));
+    }
     let no_handshake = args.iter().any(|a| a == "--no-handshake");
     let page: usize = flag("--page-size")
         .flatten()
@@ -109,8 +132,9 @@ fn main() {
         let id = msg.get("id").cloned();
         let tool = msg["params"]["name"].as_str().unwrap_or("");
         eprintln!(
-            "recv {method} {tool} id={}",
-            id.as_ref().map(|i| i.to_string()).unwrap_or_default()
+            "recv {method} {tool} id={} at={}",
+            id.as_ref().map(|i| i.to_string()).unwrap_or_default(),
+            now_ms()
         );
         match method.as_str() {
             "initialize" => {
@@ -177,7 +201,14 @@ fn call(out: &Out, msg: Value, cancelled: &Mutex<HashSet<String>>, extra: &Mutex
     let p = &msg["params"];
     let a = &p["arguments"];
     let reply = |result: Value| send(out, json!({"jsonrpc": "2.0", "id": id, "result": result}));
-    match p["name"].as_str().unwrap_or("") {
+    let name = p["name"].as_str().unwrap_or("");
+    if let Some((_, ms)) = CATALOG.get().filter(|_| catalog_tool(name)) {
+        eprintln!("call {name} start {}", now_ms());
+        std::thread::sleep(Duration::from_millis(*ms));
+        eprintln!("call {name} done {}", now_ms());
+        return reply(text(format!("{name} done: {a}")));
+    }
+    match name {
         "echo" => reply(text(a["text"].as_str().unwrap_or(""))),
         "slow" => {
             let ms = a["ms"].as_u64().unwrap_or(100);
