@@ -282,6 +282,8 @@ impl Agent {
         user_text: &str,
         cancel: &CancellationToken,
     ) -> Result<TurnOutcome, AgentError> {
+        // The user's own words, not hermes' note about an unfinished turn.
+        self.tools.warm_for_words(user_text);
         let text = match self.unfinished.take() {
             Some(how) => format!(
                 "[hermes: the previous request was {how} before you answered it.]\n\n{user_text}"
@@ -319,7 +321,6 @@ impl Agent {
             content: user_text.to_string(),
         })
         .await?;
-        self.tools.warm_for_words(user_text);
         let mut calls_made: usize = 0;
         for request in 1..=self.max_turns {
             let completion = self.request(request, cancel).await?;

@@ -80,6 +80,7 @@ async fn watch(ctrl_c_ends_run: bool, stop: CancellationToken, received: Arc<Ato
             }
         } else {
             crate::mcp::kill_all_now();
+            crate::frontend::restore_terminal();
             std::process::exit(128 + received.load(Ordering::SeqCst));
         }
     }
@@ -92,6 +93,7 @@ async fn watch(_: bool, stop: CancellationToken, received: Arc<AtomicI32>) {
         stop.cancel();
         if tokio::signal::ctrl_c().await.is_ok() {
             crate::mcp::kill_all_now();
+            crate::frontend::restore_terminal();
             std::process::exit(130);
         }
     }

@@ -180,7 +180,12 @@ impl Markdown {
         if trimmed == "---" || trimmed == "***" {
             return format!("{DIM}{}{RESET}", "─".repeat(40));
         }
-        format!("{indent}{}", inline(trimmed))
+        // A line the inline parser reads as an empty block ("1.", "-")
+        // is shown as it came, never dropped.
+        match inline(trimmed) {
+            out if out.is_empty() => format!("{indent}{trimmed}"),
+            out => format!("{indent}{out}"),
+        }
     }
 }
 
@@ -196,11 +201,12 @@ fn heading(line: &str) -> Option<&str> {
 fn ordered_item(line: &str) -> Option<(&str, &str)> {
     let digits = line.bytes().take_while(u8::is_ascii_digit).count();
     let marker = line.as_bytes().get(digits)?;
-    let ok = (1..=9).contains(&digits) && matches!(marker, b'.' | b')');
-    let rest = line[digits + 1..].strip_prefix(' ');
-    ok.then_some(())
-        .and(rest)
-        .map(|rest| (&line[..=digits], rest))
+    if !(1..=9).contains(&digits) || !matches!(marker, b'.' | b')') {
+        return None;
+    }
+    // The marker is ASCII, so `digits + 1` is a character boundary.
+    let rest = line[digits + 1..].strip_prefix(' ')?;
+    Some((&line[..=digits], rest))
 }
 
 /// Inline spans of one line: emphasis, strong, code, links.
@@ -291,6 +297,24 @@ mod tests {
             ---\n\
             See [the docs](https://example.org/docs) for more.";
         insta::assert_snapshot!(render(answer).replace('\u{1b}', "⎋"));
+    }
+
+    #[test]
+    fn lines_that_open_with_any_character_render() {
+        for line in [
+            "→ next",
+            "✅ Done",
+            "é",
+            "3× faster",
+            "中文",
+            "12",
+            "1.",
+            "2) two",
+        ] {
+            let got = render(line);
+            assert!(got.contains(line), "{line:?} → {got:?}");
+        }
+        assert_eq!(render("2) two"), "2) two");
     }
 
     #[test]

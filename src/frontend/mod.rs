@@ -12,3 +12,4 @@ mod tool_block;
 mod typeahead;
 
 pub(crate) use printer::{drive, out, Printer, Style};
+pub(crate) use repl::restore_terminal;

@@ -292,14 +292,35 @@ type Editor = rustyline::Editor<Completion, rustyline::history::FileHistory>;
 /// The terminal's mode when the REPL began, put back when it ends.
 pub(super) struct TerminalMode(#[cfg(unix)] libc::termios);
 
+#[cfg(unix)]
+static FIRST_MODE: Mutex<Option<libc::termios>> = Mutex::new(None);
+
+/// Puts the terminal back as the REPL found it, for an exit that skips
+/// destructors (the echo is off while a turn runs).
+pub(crate) fn restore_terminal() {
+    #[cfg(unix)]
+    if let Some(t) = FIRST_MODE.lock().ok().and_then(|m| *m) {
+        // SAFETY: sets attributes read earlier from the same descriptor.
+        unsafe {
+            libc::tcsetattr(0, libc::TCSANOW, &t);
+        }
+    }
+}
+
 impl TerminalMode {
     #[cfg(unix)]
     pub(super) fn save() -> Option<TerminalMode> {
         // SAFETY: tcgetattr fills a termios for fd 0, a terminal (checked).
-        unsafe {
+        let saved = unsafe {
             let mut t: libc::termios = std::mem::zeroed();
             (libc::tcgetattr(0, &mut t) == 0).then_some(TerminalMode(t))
+        }?;
+        // The first mode seen is the user's: an exit that skips destructors
+        // (a second signal) puts it back through `restore_terminal`.
+        if let Ok(mut first) = FIRST_MODE.lock() {
+            first.get_or_insert(saved.0);
         }
+        Some(saved)
     }
 
     /// Saves the mode and stops the terminal echoing typed characters (lines

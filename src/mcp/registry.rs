@@ -50,6 +50,8 @@ pub struct McpRegistry {
     /// Servers started ahead of a call, at most this many at once
     /// (`[limits] servers_started_at_once`).
     warm_slots: Arc<tokio::sync::Semaphore>,
+    /// Set by [`McpRegistry::shutdown`]: nothing is started after it.
+    closed: Arc<std::sync::atomic::AtomicBool>,
 }
 
 /// Server names become part of tool names: keep them to what survives as-is.
@@ -88,11 +90,10 @@ impl McpRegistry {
                 progress.clone(),
             )));
         }
-        let width = servers
-            .first()
-            .map_or(1, |s| s.entry.limits.servers_started_at_once.max(1));
+        let width = slots_width(&servers);
         Ok(McpRegistry {
             warm_slots: Arc::new(tokio::sync::Semaphore::new(width)),
+            closed: Arc::default(),
             servers,
             generation,
             index: RwLock::new((0, Arc::new(Index::default()))),
@@ -147,9 +148,7 @@ impl McpRegistry {
             // processes in one go. With more servers than that, one started
             // only to list its tools is stopped again once listed (its first
             // call starts it); with fewer, it stays up, warm for that call.
-            let width = servers
-                .first()
-                .map_or(1, |s| s.entry.limits.servers_started_at_once.max(1));
+            let width = slots_width(&servers);
             let slots = Arc::new(tokio::sync::Semaphore::new(width));
             let many = servers.len() > width;
             let fills = servers.iter().map(|s| {
@@ -308,17 +307,34 @@ impl McpRegistry {
         if picked.is_empty() {
             return;
         }
+        use std::sync::atomic::Ordering::SeqCst;
+        if self.closed.load(SeqCst) {
+            return;
+        }
         let Ok(mut bg) = self.background.lock() else {
             return;
         };
+        bg.retain(|h| !h.is_finished());
         let slots = self.warm_slots.clone();
+        let closed = self.closed.clone();
+        let all = self.servers.clone();
         bg.push(tokio::spawn(async move {
             let starts = picked.into_iter().map(|s| {
-                let slots = slots.clone();
+                let (slots, closed, all) = (slots.clone(), closed.clone(), all.clone());
                 async move {
                     let Ok(_slot) = slots.acquire_owned().await else {
                         return;
                     };
+                    // Guesses never keep more servers up than a fill may
+                    // start at once: with many servers, they do not pile up.
+                    let width = slots_width(&all);
+                    let mut running = 0;
+                    for other in all.iter() {
+                        running += usize::from(other.is_running().await);
+                    }
+                    if closed.load(SeqCst) || running >= width {
+                        return;
+                    }
                     s.warm().await;
                 }
             });
@@ -336,6 +352,7 @@ impl McpRegistry {
 
     /// Stops background work and every server process.
     pub async fn shutdown(&self) {
+        self.closed.store(true, std::sync::atomic::Ordering::SeqCst);
         if let Ok(mut bg) = self.background.lock() {
             for h in bg.drain(..) {
                 h.abort();
@@ -344,6 +361,13 @@ impl McpRegistry {
         let stops = self.servers.iter().map(|s| s.shutdown());
         futures_util::future::join_all(stops).await;
     }
+}
+
+/// `[limits] servers_started_at_once`, which every server carries.
+fn slots_width(servers: &[Arc<McpServer>]) -> usize {
+    servers
+        .first()
+        .map_or(1, |s| s.entry.limits.servers_started_at_once.max(1))
 }
 
 pub fn log_dir(paths: &Paths) -> std::path::PathBuf {

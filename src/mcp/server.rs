@@ -455,13 +455,28 @@ impl McpServer {
     /// and a failed or crashed one is left for a real call to report or
     /// retry. True when this started it.
     pub async fn warm(self: &Arc<Self>) -> bool {
+        use std::sync::atomic::Ordering::SeqCst;
         if !matches!(*self.state.lock().await, State::Idle) {
             return false;
         }
-        self.warmed.store(true, std::sync::atomic::Ordering::SeqCst);
         // A call that arrives meanwhile waits on the same state lock and
         // gets this start's connection.
-        self.ensure_running().await.is_ok()
+        match self.ensure_running().await {
+            Ok(_) => {
+                self.warmed.store(true, SeqCst);
+                self.called.store(false, SeqCst);
+                true
+            }
+            Err(_) => {
+                // A guess that failed must not fail the server for the
+                // session: the first real call starts it again and reports.
+                let mut state = self.state.lock().await;
+                if matches!(*state, State::Failed(_)) {
+                    *state = State::Idle;
+                }
+                false
+            }
+        }
     }
 
     /// (started ahead of a call, a call reached it) — for the warm-up count.

@@ -32,6 +32,9 @@ use crate::config::{DeferMode, DeferPolicy, WarmUp};
 /// node or python start-up) should overlap the first reply's wait.
 const PREDICT_DELAY: Duration = Duration::from_millis(5);
 
+/// How much of a message the turn-start guess reads.
+const PREDICT_CHARS: usize = 600;
+
 /// Servers started for one tool_search or tool_describe answer, at most.
 const WARM_PER_SEARCH: usize = 3;
 use crate::connectors::{DispatchCall, Gateway};
@@ -384,7 +387,9 @@ impl Registry {
             return;
         }
         let registry = self.clone();
-        let text = text.to_string();
+        // What a request asks for is in its first words; a pasted log or
+        // file after them would only cost time.
+        let text: String = text.chars().take(PREDICT_CHARS).collect();
         tokio::spawn(async move {
             // After the turn's first request is on its way: this task runs
             // once the turn waits on the network.

@@ -29,6 +29,8 @@ const SYNONYM_WEIGHT: f64 = 0.7;
 const SOURCE_NAMED: f64 = 1.3;
 /// How much a tool whose name words all appear in the query gains.
 const NAME_COVER: f64 = 1.0;
+/// Words of one query looked up as typos, at most.
+const MAX_TYPOS: usize = 8;
 /// A query word matched to a tool word a letter away counts this much.
 const TYPO_WEIGHT: f64 = 0.7;
 
@@ -271,48 +273,72 @@ fn thesaurus() -> &'static Thesaurus {
 /// carries: quoted text, URLs and paths stand for the kind of thing they
 /// are ("url", "file", "directory"), not for their own words.
 pub fn intent(text: &str) -> String {
+    let tokens: Vec<&str> = text.split_whitespace().collect();
+    let trim_end = |t: &'_ str| {
+        t.trim_end_matches(['.', ',', '?', '!', ':', ';', ')'])
+            .to_string()
+    };
     let mut out = String::with_capacity(text.len());
-    let mut quote: Option<char> = None;
-    for token in text.split_whitespace() {
-        if let Some(q) = quote {
-            if token
-                .trim_end_matches(['.', ',', '?', '!', ':', ';', ')'])
-                .ends_with(q)
-            {
-                quote = None;
-            }
-            continue;
-        }
+    let mut i = 0;
+    while i < tokens.len() {
+        let token = tokens[i];
+        i += 1;
         let first = token.chars().next().unwrap_or(' ');
-        if matches!(first, '"' | '`' | '\'' | '\u{2018}' | '\u{201c}') && token.chars().count() > 1
-        {
-            let close = match first {
-                '\u{2018}' => '\u{2019}',
-                '\u{201c}' => '\u{201d}',
-                c => c,
+        let close = match first {
+            '"' | '`' | '\'' => Some(first),
+            '\u{2018}' => Some('\u{2019}'),
+            '\u{201c}' => Some('\u{201d}'),
+            _ => None,
+        };
+        if let Some(close) = close {
+            // Quoted only if the quote closes, in this word or a later one
+            // (an apostrophe that never closes is just a word).
+            let here = token.chars().count() > 1 && trim_end(token).ends_with(close);
+            let ends = if here {
+                Some(i)
+            } else {
+                tokens[i..]
+                    .iter()
+                    .position(|t| trim_end(t).ends_with(close))
+                    .map(|p| i + p + 1)
             };
-            let body = token.trim_end_matches(['.', ',', '?', '!', ':', ';', ')']);
-            if !(body.chars().count() > 1 && body.ends_with(close)) {
-                quote = Some(close);
+            if let Some(end) = ends {
+                // A quoted name of a tool is the best clue there is.
+                let inner = token.trim_matches(|c: char| !c.is_alphanumeric() && c != '_');
+                if here && inner.contains('_') {
+                    out.push(' ');
+                    out.push_str(inner);
+                } else {
+                    out.push_str(" text ");
+                }
+                i = end;
+                continue;
             }
-            out.push_str(" text ");
-            continue;
         }
-        let bare = token.trim_matches(|c: char| !c.is_alphanumeric() && c != '/' && c != '~');
+        let bare =
+            token.trim_matches(|c: char| !c.is_alphanumeric() && c != '/' && c != '~' && c != '.');
+        let bare = bare.trim_end_matches('.');
+        let slashes = bare.matches('/').count();
+        let ext = bare.rsplit_once('.').filter(|(name, x)| {
+            name.chars().count() > 1
+                && !name.contains('.')
+                && (1..=4).contains(&x.len())
+                && x.chars().all(|c| c.is_ascii_alphabetic())
+        });
         if bare.contains("://") {
             out.push_str(" url ");
-        } else if bare.contains('/') || bare.starts_with('~') {
+        } else if bare.starts_with(['/', '~'])
+            || bare.starts_with("./")
+            || bare.starts_with("../")
+            || slashes >= 2
+            || (slashes == 1 && ext.is_some())
+        {
             out.push_str(if token.ends_with('/') {
                 " directory "
             } else {
                 " path "
             });
-        } else if bare.split('.').count() == 2
-            && bare.rsplit('.').next().is_some_and(|x| {
-                (1..=4).contains(&x.len()) && x.chars().all(|c| c.is_ascii_alphabetic())
-            })
-            && !bare.starts_with('.')
-        {
+        } else if ext.is_some() && slashes == 0 {
             out.push_str(" file ");
         } else {
             out.push(' ');
@@ -325,6 +351,10 @@ pub fn intent(text: &str) -> String {
 /// Whether two words are at most one edit apart (a swap of neighbours
 /// counting as one).
 fn within_one(a: &str, b: &str) -> bool {
+    // One character is at most four bytes: most pairs end here, unallocated.
+    if a.len().abs_diff(b.len()) > 4 {
+        return false;
+    }
     let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
     if a.len().abs_diff(b.len()) > 1 {
         return false;
@@ -390,19 +420,25 @@ impl SearchIndex {
     }
 
     /// A tool word one edit from `word` (long words only: short ones are
-    /// too close to too many others), the alphabetically first.
+    /// too close to too many others): the one in the most tools, then the
+    /// alphabetically first.
     fn near(&self, word: &str) -> Option<u32> {
         if word.chars().count() < 5 || word.bytes().any(|b| b.is_ascii_digit()) {
             return None;
         }
-        let mut best: Option<(&str, u32)> = None;
+        let mut best: Option<(usize, &str, u32)> = None;
         for (w, t) in &self.word_terms {
             let Some(t) = t else { continue };
-            if within_one(word, w) && best.is_none_or(|(b, _)| w.as_str() < b) {
-                best = Some((w, *t));
+            if !within_one(word, w) {
+                continue;
+            }
+            let docs = self.postings[*t as usize].len();
+            let better = best.is_none_or(|(d, b, _)| docs > d || (docs == d && w.as_str() < b));
+            if better {
+                best = Some((docs, w, *t));
             }
         }
-        best.map(|(_, t)| t)
+        best.map(|(_, _, t)| t)
     }
 
     /// Weighted term ids of a query: its own words (a typo matched to the
@@ -418,8 +454,9 @@ impl SearchIndex {
             .iter()
             .map(|w| self.stemmer.stem(w).into_owned())
             .collect();
-        for (w, stem) in tokens.iter().zip(&stems) {
-            if is_stopword(w) {
+        let mut typos = 0;
+        for (k, (w, stem)) in tokens.iter().zip(&stems).enumerate() {
+            if is_stopword(w) || tokens[..k].contains(w) {
                 continue;
             }
             match self.word_terms.get(w) {
@@ -427,11 +464,14 @@ impl SearchIndex {
                 Some(None) => {}
                 None => match self.stem_term(stem) {
                     Some(t) => add(t, 1.0),
-                    None => {
+                    // A few typo lookups a query: each scans the vocabulary.
+                    None if typos < MAX_TYPOS => {
+                        typos += 1;
                         if let Some(t) = self.near(w) {
                             add(t, TYPO_WEIGHT);
                         }
                     }
+                    None => {}
                 },
             }
         }
@@ -764,8 +804,27 @@ mod tests {
                 .collect::<Vec<_>>(),
             ["read", "file", "please"]
         );
-        // A quote that never closes hides the rest, never panics.
-        assert_eq!(intent("say \"unclosed words").split_whitespace().count(), 2);
+        // A quote that never closes is just a word; slashes inside words,
+        // abbreviations and a quoted tool name stay what they are.
+        assert_eq!(
+            intent("say 'unclosed words")
+                .split_whitespace()
+                .collect::<Vec<_>>(),
+            ["say", "'unclosed", "words"]
+        );
+        assert_eq!(
+            intent("the read/write CI/CD step, e.g. `read_text_file`")
+                .split_whitespace()
+                .collect::<Vec<_>>(),
+            [
+                "the",
+                "read/write",
+                "CI/CD",
+                "step,",
+                "e.g.",
+                "read_text_file"
+            ]
+        );
     }
 
     #[test]

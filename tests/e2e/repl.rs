@@ -309,51 +309,6 @@ fn approval_prompts_in_a_terminal_settle_each_entry() {
     );
 }
 
-/// Three lines typed at once (a paste without bracketed paste): every one is
-/// sent, in order, none lost to the line editor's read-ahead.
-#[cfg(target_os = "linux")]
-#[test]
-fn three_quick_lines_are_all_sent_in_order() {
-    let env = TestEnv::new();
-    env.fake
-        .push(Reply::text("first").delayed(std::time::Duration::from_millis(300)));
-    env.fake.push(Reply::text("second"));
-    env.fake.push(Reply::text("third"));
-    let typescript = env.home.path().join("typescript");
-    let (child, mut stdin) = repl_in_a_terminal(&env, &typescript);
-    stdin.write_all(b"one\rtwo\rthree\r").unwrap();
-    wait_for("three answers", || {
-        std::fs::read_to_string(&typescript).is_ok_and(|t| t.contains("third"))
-    });
-    stdin.write_all(b"/quit\r").unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert!(out.status.success());
-    let sent: Vec<String> = (0..env.fake.requests().len())
-        .map(|n| env.last_user_text(n))
-        .collect();
-    assert_eq!(sent, ["one", "two", "three"]);
-}
-
-/// A byte that is not UTF-8 typed at a real terminal (a Latin-1 `é`): the
-/// line comes back with U+FFFD in its place, and Enter sends it.
-#[cfg(target_os = "linux")]
-#[test]
-fn a_typed_byte_that_is_not_utf8_is_replaced_and_the_line_kept() {
-    let env = TestEnv::new();
-    env.fake.push(Reply::text("bien"));
-    let typescript = env.home.path().join("typescript");
-    let (child, mut stdin) = repl_in_a_terminal(&env, &typescript);
-    let screen = || std::fs::read_to_string(&typescript).unwrap_or_default();
-    // The editor swallows the byte after a broken sequence: here, Enter.
-    stdin.write_all(b"un caf\xe9\r").unwrap();
-    wait_for("the warning", || screen().contains("was replaced with"));
-    stdin.write_all(b" noir\r").unwrap();
-    wait_for("the answer", || screen().contains("bien"));
-    stdin.write_all(b"/quit\r").unwrap();
-    assert!(child.wait_with_output().unwrap().status.success());
-    assert_eq!(env.last_user_text(0), "un caf\u{FFFD} noir");
-}
-
 /// Tab completes commands in a real terminal.
 #[cfg(target_os = "linux")]
 #[test]

@@ -109,6 +109,42 @@ fn escape_sequences_in_a_reply_do_nothing_to_the_terminal() {
     term.type_line("/quit");
 }
 
+/// Three lines typed at once (a paste without bracketed paste) while the
+/// first turn runs: every one is sent, in order, each shown once.
+#[test]
+fn three_quick_lines_are_all_sent_in_order() {
+    let env = TestEnv::new();
+    env.fake
+        .push(Reply::text("first").delayed(std::time::Duration::from_millis(300)));
+    env.fake.push(Reply::text("second"));
+    env.fake.push(Reply::text("third"));
+    let term = Tmux::start(&env, &[]);
+    term.type_bytes(b"one\rtwo\rthree\r");
+    term.wait_for("three answers", |s| s.contains("third"));
+    let sent: Vec<String> = (0..env.fake.requests().len())
+        .map(|n| env.last_user_text(n))
+        .collect();
+    assert_eq!(sent, ["one", "two", "three"]);
+    term.type_line("/quit");
+}
+
+/// A byte that is not UTF-8 typed at the prompt (a Latin-1 `é`): the line
+/// comes back with U+FFFD in its place and a warning, and Enter sends it.
+#[test]
+fn a_typed_byte_that_is_not_utf8_is_replaced_and_the_line_kept() {
+    let env = TestEnv::new();
+    env.fake.push(Reply::text("bien"));
+    let term = Tmux::start(&env, &[]);
+    // The line editor swallows the key after a broken sequence: here, Enter.
+    term.type_bytes(b"un caf\xe9\r");
+    term.wait_for("the warning", |s| s.contains("was replaced with"));
+    term.wait_for("the line given back", |s| s.contains("› un caf\u{FFFD}"));
+    term.type_bytes(b" noir\r");
+    term.wait_for("the answer", |s| s.contains("bien"));
+    assert_eq!(env.last_user_text(0), "un caf\u{FFFD} noir");
+    term.type_line("/quit");
+}
+
 /// Off a terminal a tool round is plain lines: each entry as it starts, and
 /// each result labelled with its entry.
 #[test]

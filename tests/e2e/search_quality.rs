@@ -30,8 +30,8 @@ fn recall_and_mrr_stay_above_their_floors() {
     let (tune, _) = recall::score(index, cases.iter().filter(|c| !c.held_out()));
     let (held, _) = recall::score(index, cases.iter().filter(|c| c.held_out()));
     for (set, s) in [("tuning", tune), ("held out", held)] {
-        assert!(s.at3 >= 0.80, "{set}: recall@3 {:.3}", s.at3);
-        assert!(s.mrr >= 0.65, "{set}: MRR {:.3}", s.mrr);
+        assert!(s.at3 >= 0.82, "{set}: recall@3 {:.3}", s.at3);
+        assert!(s.mrr >= 0.67, "{set}: MRR {:.3}", s.mrr);
     }
 }
 

@@ -65,6 +65,15 @@ impl<'a> Tmux<'a> {
         self.run(&["send-keys", "-t", "0", "Enter"]);
     }
 
+    /// Sends raw bytes as typed, one key each (`send-keys -H`): how a
+    /// terminal in another encoding, or a paste, reaches the program.
+    pub fn type_bytes(&self, bytes: &[u8]) {
+        let hex: Vec<String> = bytes.iter().map(|b| format!("{b:02x}")).collect();
+        let mut args = vec!["send-keys", "-t", "0", "-H"];
+        args.extend(hex.iter().map(String::as_str));
+        self.run(&args);
+    }
+
     /// The pane as rendered now, a line per screen row.
     pub fn screen(&self) -> String {
         let out = self.run(&["capture-pane", "-p", "-t", "0"]);
