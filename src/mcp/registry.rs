@@ -328,11 +328,8 @@ impl McpRegistry {
                     // Guesses never keep more servers up than a fill may
                     // start at once: with many servers, they do not pile up.
                     let width = slots_width(&all);
-                    let mut running = 0;
-                    for other in all.iter() {
-                        running += usize::from(other.is_running().await);
-                    }
-                    if closed.load(SeqCst) || running >= width {
+                    let busy = all.iter().filter(|o| o.busy_now()).count();
+                    if closed.load(SeqCst) || busy >= width {
                         return;
                     }
                     s.warm().await;

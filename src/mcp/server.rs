@@ -459,12 +459,13 @@ impl McpServer {
         if !matches!(*self.state.lock().await, State::Idle) {
             return false;
         }
+        // From here, a call counts as one to this start.
+        self.called.store(false, SeqCst);
         // A call that arrives meanwhile waits on the same state lock and
         // gets this start's connection.
         match self.ensure_running().await {
             Ok(_) => {
                 self.warmed.store(true, SeqCst);
-                self.called.store(false, SeqCst);
                 true
             }
             Err(_) => {
@@ -496,6 +497,16 @@ impl McpServer {
             return;
         }
         stop(&mut state).await;
+    }
+
+    /// Whether it is up or being started, without waiting: a start holds
+    /// the state for its whole handshake, and a count of busy servers must
+    /// not queue behind it.
+    pub fn busy_now(&self) -> bool {
+        match self.state.try_lock() {
+            Ok(state) => matches!(&*state, State::Running(c) if c.alive()),
+            Err(_) => true,
+        }
     }
 
     /// Whether its process is up (started and not crashed or stopped).

@@ -182,3 +182,57 @@ fn a_cold_search_answers_within_its_bound_and_names_the_slow_server() {
     crate::assert_contains!(answer["not_searched"].as_str().unwrap(), "slowpoke");
     assert_eq!(answer["results"][0]["matches"][0], "mcp__t__echo");
 }
+
+/// A guess that fails does not fail the server for the session: the call
+/// that follows starts it again, and its error is the call's own.
+#[test]
+fn a_failed_warm_up_leaves_the_server_for_the_call_to_start() {
+    let env = TestEnv::new();
+    env.write_config("[tools]\ndefer = \"always\"\nwarm_up = \"hits\"\n");
+    let delay = env.home.path().join("delay");
+    std::fs::write(&delay, "0").unwrap();
+    env.add_test_server(
+        "t",
+        &format!(
+            "args = [\"--handshake-delay-file\", {:?}]\nstartup_timeout_ms = 300",
+            delay.display().to_string()
+        ),
+    );
+    env.prefill("t");
+    // From now on every start times out.
+    std::fs::write(&delay, "1500").unwrap();
+    let _ = std::fs::remove_file(env.home.path().join("logs/mcp/t.log"));
+    search_then_call(&env);
+    let log = env.server_log("t");
+    assert_eq!(log.matches("recv initialize").count(), 2, "{log}");
+    let out = env.tool_results(2);
+    let call = out.last().unwrap()["content"].as_str().unwrap();
+    crate::assert_contains!(call, "`t`");
+}
+
+/// Guesses never keep more servers up than `servers_started_at_once`.
+#[test]
+fn warm_ups_stop_at_the_servers_started_at_once_limit() {
+    let env = TestEnv::new();
+    env.write_config(
+        "[tools]\ndefer = \"always\"\nwarm_up = \"hits\"\n[limits]\nservers_started_at_once = 1\n",
+    );
+    for s in ["a", "b"] {
+        env.add_test_server(s, "");
+        env.prefill(s);
+        let _ = std::fs::remove_file(env.home.path().join(format!("logs/mcp/{s}.log")));
+    }
+    env.fake.push(Reply::tool_calls(&[(
+        &call_id("search"),
+        "tool_search",
+        r#"{"queries":["echo text back"]}"#,
+    )]));
+    env.fake
+        .push(Reply::text("enough").delayed(Duration::from_millis(700)));
+    env.run(&["-q", "find it"]).ok();
+    let started = ["a", "b"]
+        .iter()
+        .filter(|s| env.server_log(s).contains("recv initialize"))
+        .count();
+    assert_eq!(started, 1);
+}
