@@ -1,0 +1,394 @@
+//! What a query means before it meets the index: its words (split at
+//! case and punctuation, stopwords known), the values it carries read as
+//! their kind (`intent`), the thesaurus that widens it, and the one-edit
+//! test for typos.
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use rust_stemmers::{Algorithm, Stemmer};
+
+pub(super) const STOPWORDS: &[&str] = &[
+    "a",
+    "an",
+    "and",
+    "are",
+    "as",
+    "at",
+    "be",
+    "by",
+    "for",
+    "from",
+    "in",
+    "into",
+    "is",
+    "it",
+    "of",
+    "on",
+    "or",
+    "that",
+    "the",
+    "this",
+    "to",
+    "with",
+    "me",
+    "my",
+    "i",
+    "you",
+    "your",
+    "what",
+    "which",
+    "how",
+    "can",
+    "could",
+    "would",
+    "should",
+    "will",
+    "please",
+    "pls",
+    "s",
+    "t",
+    "do",
+    "does",
+    "did",
+    "we",
+    "our",
+    "us",
+    "they",
+    "them",
+    "their",
+    "he",
+    "she",
+    "his",
+    "her",
+    "its",
+    "was",
+    "were",
+    "been",
+    "has",
+    "have",
+    "had",
+    "just",
+    "so",
+    "any",
+    "some",
+    "there",
+    "here",
+    "then",
+    "than",
+    "also",
+    "too",
+    "very",
+    "want",
+    "need",
+    "like",
+    "let",
+    "lets",
+    "ok",
+    "okay",
+    "hey",
+    "hi",
+    "if",
+    "but",
+    "about",
+    "up",
+    "out",
+    "these",
+    "those",
+    "one",
+    "ll",
+    "m",
+    "re",
+    "ve",
+    "d",
+    "don",
+    "im",
+    "yet",
+    "again",
+    "right",
+    "now",
+    "currently",
+    "whatever",
+    "thing",
+    "really",
+    "actually",
+    "maybe",
+    "quick",
+    "quickly",
+    "thanks",
+    "know",
+    "tell",
+    "give",
+];
+
+pub(super) fn is_stopword(w: &str) -> bool {
+    STOPWORDS.contains(&w)
+}
+
+/// Splits into lowercase words at non-alphanumerics and camelCase humps.
+pub fn words(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    each_word(text, &mut String::new(), |w| out.push(w.to_string()));
+    out
+}
+
+/// [`words`] without an allocation per word: each word is built in `buf`
+/// and handed to `f` (index builds split hundreds of thousands of words).
+pub(super) fn each_word(text: &str, buf: &mut String, mut f: impl FnMut(&str)) {
+    buf.clear();
+    let mut prev_lower = false;
+    for c in text.chars() {
+        if c.is_alphanumeric() {
+            if c.is_uppercase() && prev_lower && !buf.is_empty() {
+                f(buf);
+                buf.clear();
+            }
+            prev_lower = c.is_lowercase() || c.is_ascii_digit();
+            if c.is_ascii() {
+                buf.push(c.to_ascii_lowercase());
+            } else {
+                buf.extend(c.to_lowercase());
+            }
+        } else {
+            prev_lower = false;
+            if !buf.is_empty() {
+                f(buf);
+                buf.clear();
+            }
+        }
+    }
+    if !buf.is_empty() {
+        f(buf);
+    }
+}
+
+/// The thesaurus: groups of stemmed entries (an entry may be a phrase), and
+/// for each entry's stems joined by a space, the groups it is in.
+pub(super) struct Thesaurus {
+    pub(super) groups: Vec<Vec<Vec<String>>>,
+    pub(super) groups_of: HashMap<String, Vec<usize>>,
+    pub(super) longest: usize,
+}
+
+pub(super) fn thesaurus() -> &'static Thesaurus {
+    static T: OnceLock<Thesaurus> = OnceLock::new();
+    T.get_or_init(|| {
+        let stemmer = Stemmer::create(Algorithm::English);
+        let mut t = Thesaurus {
+            groups: Vec::new(),
+            groups_of: HashMap::new(),
+            longest: 1,
+        };
+        let text = include_str!("thesaurus.txt");
+        for line in text.lines().map(str::trim) {
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            let g = t.groups.len();
+            let mut entries = Vec::new();
+            for entry in line.split(',') {
+                let stems: Vec<String> = words(entry)
+                    .iter()
+                    .map(|w| stemmer.stem(w).into_owned())
+                    .collect();
+                if stems.is_empty() {
+                    continue;
+                }
+                t.longest = t.longest.max(stems.len());
+                let groups = t.groups_of.entry(stems.join(" ")).or_default();
+                if !groups.contains(&g) {
+                    groups.push(g);
+                }
+                entries.push(stems);
+            }
+            t.groups.push(entries);
+        }
+        t
+    })
+}
+
+/// The words of a request that say what it wants, without the values it
+/// carries: quoted text, URLs and paths stand for the kind of thing they
+/// are ("url", "file", "directory"), not for their own words.
+pub fn intent(text: &str) -> String {
+    let tokens: Vec<&str> = text.split_whitespace().collect();
+    let trim_end = |t: &'_ str| {
+        t.trim_end_matches(['.', ',', '?', '!', ':', ';', ')'])
+            .to_string()
+    };
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < tokens.len() {
+        let token = tokens[i];
+        i += 1;
+        let first = token.chars().next().unwrap_or(' ');
+        let close = match first {
+            '"' | '`' | '\'' => Some(first),
+            '\u{2018}' => Some('\u{2019}'),
+            '\u{201c}' => Some('\u{201d}'),
+            _ => None,
+        };
+        if let Some(close) = close {
+            // Quoted only if the quote closes, in this word or a later one
+            // (an apostrophe that never closes is just a word).
+            let here = token.chars().count() > 1 && trim_end(token).ends_with(close);
+            let ends = if here {
+                Some(i)
+            } else {
+                tokens[i..]
+                    .iter()
+                    .position(|t| trim_end(t).ends_with(close))
+                    .map(|p| i + p + 1)
+            };
+            if let Some(end) = ends {
+                // A quoted name of a tool is the best clue there is.
+                let inner = token.trim_matches(|c: char| !c.is_alphanumeric() && c != '_');
+                if here && inner.contains('_') {
+                    out.push(' ');
+                    out.push_str(inner);
+                } else {
+                    out.push_str(" text ");
+                }
+                i = end;
+                continue;
+            }
+        }
+        let bare =
+            token.trim_matches(|c: char| !c.is_alphanumeric() && c != '/' && c != '~' && c != '.');
+        let bare = bare.trim_end_matches('.');
+        let slashes = bare.matches('/').count();
+        let ext = bare.rsplit_once('.').filter(|(name, x)| {
+            name.chars().count() > 1
+                && !name.contains('.')
+                && (1..=4).contains(&x.len())
+                && x.chars().all(|c| c.is_ascii_alphabetic())
+        });
+        if bare.contains("://") {
+            out.push_str(" url ");
+        } else if bare.starts_with(['/', '~'])
+            || bare.starts_with("./")
+            || bare.starts_with("../")
+            || slashes >= 2
+            || (slashes == 1 && ext.is_some())
+        {
+            out.push_str(if token.ends_with('/') {
+                " directory "
+            } else {
+                " path "
+            });
+        } else if ext.is_some() && slashes == 0 {
+            out.push_str(" file ");
+        } else {
+            out.push(' ');
+            out.push_str(token);
+        }
+    }
+    out
+}
+
+/// Whether two words are at most one edit apart (a swap of neighbours
+/// counting as one).
+pub(super) fn within_one(a: &str, b: &str) -> bool {
+    // One character is at most four bytes: most pairs end here, unallocated.
+    if a.len().abs_diff(b.len()) > 4 {
+        return false;
+    }
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    if a.len().abs_diff(b.len()) > 1 {
+        return false;
+    }
+    let (mut i, mut j, mut edits) = (0, 0, 0);
+    while i < a.len() && j < b.len() {
+        if a[i] == b[j] {
+            i += 1;
+            j += 1;
+            continue;
+        }
+        edits += 1;
+        if edits > 1 {
+            return false;
+        }
+        match a.len().cmp(&b.len()) {
+            std::cmp::Ordering::Greater => i += 1,
+            std::cmp::Ordering::Less => j += 1,
+            std::cmp::Ordering::Equal => {
+                // A swap of two neighbours counts as one edit.
+                if i + 1 < a.len() && a[i] == b[j + 1] && a[i + 1] == b[j] {
+                    i += 1;
+                    j += 1;
+                }
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    edits + (a.len() - i) + (b.len() - j) <= 1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_split_snake_kebab_and_camel_case() {
+        assert_eq!(words("read_text-file"), ["read", "text", "file"]);
+        assert_eq!(words("getCurrentTime"), ["get", "current", "time"]);
+        assert_eq!(words("HTTPServer v2"), ["httpserver", "v2"]);
+    }
+
+    #[test]
+    fn values_in_a_request_stand_for_their_kind() {
+        let got =
+            intent("show 'fix: handle empty query' in src/main.rs and https://x.y/z and ~/notes/");
+        let words: Vec<&str> = got.split_whitespace().collect();
+        assert_eq!(
+            words,
+            [
+                "show",
+                "text",
+                "in",
+                "path",
+                "and",
+                "url",
+                "and",
+                "directory"
+            ]
+        );
+        assert_eq!(
+            intent("read settings.yaml please")
+                .split_whitespace()
+                .collect::<Vec<_>>(),
+            ["read", "file", "please"]
+        );
+        // A quote that never closes is just a word; slashes inside words,
+        // abbreviations and a quoted tool name stay what they are.
+        assert_eq!(
+            intent("say 'unclosed words")
+                .split_whitespace()
+                .collect::<Vec<_>>(),
+            ["say", "'unclosed", "words"]
+        );
+        assert_eq!(
+            intent("the read/write CI/CD step, e.g. `read_text_file`")
+                .split_whitespace()
+                .collect::<Vec<_>>(),
+            [
+                "the",
+                "read/write",
+                "CI/CD",
+                "step,",
+                "e.g.",
+                "read_text_file"
+            ]
+        );
+    }
+
+    #[test]
+    fn one_edit_apart() {
+        assert!(within_one("commits", "comits"));
+        assert!(within_one("screenshot", "screenshto"));
+        assert!(within_one("branch", "bracnh") || within_one("bracnh", "branch"));
+        assert!(!within_one("branch", "brunches"));
+        assert!(!within_one("delete", "create"));
+    }
+}
