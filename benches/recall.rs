@@ -2,14 +2,35 @@
 //! recall@3 and MRR for the tuning two thirds and the held-out third, and
 //! what the turn-start prediction starts. Prints the tables of
 //! docs/benchmarks.md. `cargo bench --bench recall` (`-- --misses` lists the
-//! tuning set's misses; the held-out set's are never shown).
+//! tuning set's misses; the held-out set's are never shown). `-- --dump FILE`
+//! writes every request's scored ranking for scripts/embedding-experiment;
+//! `-- --queries FILE` scores rewritten requests (JSON lines `{id, request}`)
+//! in place of the labelled ones.
 
 #[path = "../tests/support/recall.rs"]
 mod recall;
 
 fn main() {
     let catalog = recall::catalog();
-    let cases = recall::cases(&catalog);
+    let mut cases = recall::cases(&catalog);
+    if let Some(path) = std::env::args().skip_while(|a| a != "--queries").nth(1) {
+        let text = std::fs::read_to_string(path).unwrap();
+        let new: std::collections::HashMap<u64, String> = text
+            .lines()
+            .map(|l| {
+                let v: serde_json::Value = serde_json::from_str(l).unwrap();
+                (
+                    v["id"].as_u64().unwrap(),
+                    v["request"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect();
+        for c in &mut cases {
+            if let Some(r) = new.get(&c.id) {
+                c.request = r.clone();
+            }
+        }
+    }
     let index = catalog.index();
     let servers: std::collections::BTreeSet<&str> =
         catalog.tools.iter().map(|t| t.source.as_str()).collect();
@@ -53,6 +74,17 @@ fn main() {
                 w.covered, w.started, w.unused, w.started_for_chat
             );
         }
+    }
+    if let Some(path) = std::env::args().skip_while(|a| a != "--dump").nth(1) {
+        let lines: Vec<String> = cases
+            .iter()
+            .map(|c| {
+                serde_json::json!({"id": c.id, "request": c.request, "expected": c.expected,
+                    "hits": index.scored(&c.request, 187)})
+                .to_string()
+            })
+            .collect();
+        std::fs::write(path, lines.join("\n")).unwrap();
     }
     if std::env::args().any(|a| a == "--misses") {
         println!("\ntuning misses at 3:");

@@ -138,19 +138,19 @@ pub async fn assemble(
     })
 }
 
-/// The tool calls made since the last user message.
+/// The tool calls of the latest turn that made any.
 fn last_turn_calls(messages: &[Message]) -> Vec<crate::session::ToolCall> {
-    let from = messages
-        .iter()
-        .rposition(|m| matches!(m, Message::User { .. }))
-        .unwrap_or(0);
-    messages[from..]
-        .iter()
-        .flat_map(|m| match m {
-            Message::Assistant { tool_calls, .. } => tool_calls.clone(),
-            _ => Vec::new(),
-        })
-        .collect()
+    // The latest turn that made calls: a closing "thanks" does not hide the
+    // servers of the work before it.
+    let mut calls = Vec::new();
+    for m in messages.iter().rev() {
+        match m {
+            Message::Assistant { tool_calls, .. } => calls.extend(tool_calls.iter().cloned()),
+            Message::User { .. } if !calls.is_empty() => break,
+            _ => {}
+        }
+    }
+    calls
 }
 
 async fn converse(

@@ -276,14 +276,91 @@ pub fn intent(text: &str) -> String {
             } else {
                 " path "
             });
+        } else if let Some(kind) = value_kind(token, bare) {
+            out.push(' ');
+            out.push_str(kind);
+            out.push(' ');
         } else if ext.is_some() && slashes == 0 {
             out.push_str(" file ");
+        } else if NEGATIONS.contains(&token.to_lowercase().as_str()) {
+            // "without re-applying the manifest": what follows is what the
+            // request does not want, up to the clause's end.
+            let mut n = 0;
+            while i < tokens.len() && n < NEGATED_WORDS {
+                let t = tokens[i];
+                i += 1;
+                n += 1;
+                if t.ends_with([',', '.', ';', '?', '!', ':']) {
+                    break;
+                }
+            }
         } else {
             out.push(' ');
             out.push_str(token);
         }
     }
     out
+}
+
+/// Words after which a request says what it does not want.
+const NEGATIONS: &[&str] = &["without", "except", "excluding"];
+/// How far a negation reaches when no punctuation ends it first.
+const NEGATED_WORDS: usize = 4;
+
+/// The kind of value a word is, when its shape says so: a chat channel
+/// (`#deploys`), an emoji (`:tada:`), a mention (`@dana`), an email
+/// address, a commit hash (`a1b2c3d`) or a code expression
+/// (`document.title`, `window.__APP__`).
+fn value_kind(token: &str, bare: &str) -> Option<&'static str> {
+    let ident = |w: &str| {
+        w.chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_' || c == '$')
+            && w.chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
+    };
+    let word = token.trim_end_matches(['.', ',', '?', '!', ';', ')']);
+    let name = |w: &str| {
+        w.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+            && w.chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.')
+    };
+    if let Some(rest) = word.strip_prefix('#') {
+        return name(rest).then_some("channel");
+    }
+    if let Some(rest) = word.strip_prefix(':').and_then(|w| w.strip_suffix(':')) {
+        let emoji = !rest.is_empty()
+            && rest
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || "_+-".contains(c));
+        return emoji.then_some("emoji");
+    }
+    if let Some(rest) = word.strip_prefix('@') {
+        return name(rest).then_some("user");
+    }
+    if let Some((user, host)) = word.split_once('@') {
+        let email =
+            !user.is_empty() && host.contains('.') && name(host) && !user.contains(['/', ':']);
+        return email.then_some("email");
+    }
+    let hex = (7..=40).contains(&bare.len())
+        && bare
+            .chars()
+            .all(|c| c.is_ascii_digit() || ('a'..='f').contains(&c))
+        && bare.chars().any(|c| c.is_ascii_digit())
+        && bare.chars().any(|c| c.is_ascii_alphabetic());
+    if hex {
+        return Some("commit");
+    }
+    let code = word.trim_end_matches(['(', ')']);
+    let parts: Vec<&str> = code.split('.').collect();
+    // `app.log`, `notes.md`: a file name, not an expression.
+    let extension = parts
+        .last()
+        .is_some_and(|x| (1..=4).contains(&x.len()) && x.chars().all(|c| c.is_ascii_alphabetic()));
+    let expression =
+        parts.len() >= 2 && parts[0].len() >= 3 && !extension && parts.iter().all(|p| ident(p));
+    expression.then_some("expression")
 }
 
 /// Whether two words are at most one edit apart (a swap of neighbours
@@ -380,6 +457,44 @@ mod tests {
                 "e.g.",
                 "read_text_file"
             ]
+        );
+    }
+
+    #[test]
+    fn shapes_of_values_say_their_kind() {
+        let kinds = |t: &str| {
+            intent(t)
+                .split_whitespace()
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            kinds("ping #deploys and put :white_check_mark: on it for @dana."),
+            ["ping", "channel", "and", "put", "emoji", "on", "it", "for", "user"]
+        );
+        assert_eq!(
+            kinds("mail ops@acme.io what a1b2c3d changed"),
+            ["mail", "email", "what", "commit", "changed"]
+        );
+        assert_eq!(
+            kinds("run document.title() and window.__APP_VERSION__?"),
+            ["run", "expression", "and", "expression"]
+        );
+        // Not values: words, a version, an abbreviation, a plain number,
+        // hex without a digit, a bare hash sign.
+        assert_eq!(
+            kinds("deadbeefcafe v1.2.3 e.g. 1234567 # ok"),
+            ["deadbeefcafe", "v1.2.3", "e.g.", "1234567", "#", "ok"]
+        );
+    }
+
+    #[test]
+    fn what_a_request_does_not_want_is_left_out() {
+        assert_eq!(
+            intent("patch the deployment without re-applying the whole manifest, then list pods")
+                .split_whitespace()
+                .collect::<Vec<_>>(),
+            ["patch", "the", "deployment", "then", "list", "pods"]
         );
     }
 

@@ -120,7 +120,9 @@ fn describe_starts_the_servers_of_the_tools_it_names() {
 
 #[test]
 fn a_resumed_session_starts_the_servers_its_last_turn_used() {
-    for (mode, starts) in [("hits", 2), ("off", 1)] {
+    // The second resume follows a turn that made no calls: the turn
+    // before it still names the server.
+    for (mode, starts) in [("hits", 3), ("off", 1)] {
         let env = env_with(mode);
         env.fake.push(Reply::tool_calls(&[(
             &call_id("call"),
@@ -132,6 +134,9 @@ fn a_resumed_session_starts_the_servers_its_last_turn_used() {
         env.fake
             .push(Reply::text("You're welcome.").delayed(Duration::from_millis(700)));
         let r2 = env.run(&["--continue", "-q", "thanks"]).stderr;
+        env.fake
+            .push(Reply::text("Bye.").delayed(Duration::from_millis(700)));
+        let r3 = env.run(&["--continue", "-q", "bye"]).stderr;
         assert_eq!(
             stamps(&env, "recv initialize").len(),
             starts,
@@ -142,7 +147,7 @@ fn a_resumed_session_starts_the_servers_its_last_turn_used() {
         assert_eq!(
             env.server_log("t").matches("stdin closed, exiting").count(),
             starts,
-            "{mode}\n{}\nRUN1 {r1}\nRUN2 {r2}",
+            "{mode}\n{}\nRUN1 {r1}\nRUN2 {r2}\nRUN3 {r3}",
             env.server_log("t")
         );
     }
