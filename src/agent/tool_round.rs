@@ -72,24 +72,46 @@ pub(super) struct Round<'a> {
     pub open_question: std::sync::Mutex<Option<(String, String)>>,
 }
 
+/// How many tool invocations a call is, for the turn's cap.
+pub(super) fn invocations(call: &ToolCall) -> usize {
+    match classify(&call.name, &call.arguments) {
+        CallClass::ConnectorBatch(entries) => entries.len(),
+        _ => 1,
+    }
+}
+
 impl Round<'_> {
     /// Every call's result, in entry order — all of them even when the
     /// session file could not take one (then the first such error comes
     /// too): the history in memory must keep every call paired.
     pub(super) async fn run(&self, calls: &[ToolCall]) -> (Vec<ToolResult>, Option<SessionError>) {
+        // The cap counts tool invocations: a connectors batch is as many as
+        // its entries, and it runs whole or not at all.
+        let mut used = 0;
+        let within: Vec<bool> = calls
+            .iter()
+            .map(|c| {
+                used += invocations(c);
+                used <= self.allowed
+            })
+            .collect();
         // Scope, schema, hooks and approval for every entry, concurrently.
-        let checks = calls.iter().enumerate().map(|(i, c)| async move {
-            if i >= self.allowed {
-                return Plan::Done(ToolOutput::error(format!(
-                    "not run: this turn reached its limit of {} tool calls \
+        let checks = calls
+            .iter()
+            .zip(within)
+            .enumerate()
+            .map(|(i, (c, within))| async move {
+                if !within {
+                    return Plan::Done(ToolOutput::error(format!(
+                        "not run: this turn reached its limit of {} tool calls \
                      ([approvals] max_tool_calls_per_turn); answer with what you have",
-                    self.policy.max_tool_calls_per_turn()
-                )));
-            }
-            let plan = self.check(c, i).await;
-            self.gate.done(i);
-            plan
-        });
+                        self.policy.max_tool_calls_per_turn()
+                    )));
+                }
+                let plan = self.check(c, i).await;
+                self.gate.done(i);
+                plan
+            });
         let plans: Vec<Plan> = futures_util::future::join_all(checks).await;
         // Then run: futures are first polled in entry order, which is the
         // order they queue at a server's gate.

@@ -367,7 +367,7 @@ impl Agent {
                 asking: tokio::sync::Mutex::new(()),
                 open_question: std::sync::Mutex::new(None),
             };
-            calls_made += calls.len();
+            calls_made += calls.iter().map(tool_round::invocations).sum::<usize>();
             let (results, failed) = round.run(&calls).await;
             self.messages.extend(results.into_iter().map(Message::Tool));
             if let Some(e) = failed {

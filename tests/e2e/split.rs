@@ -516,6 +516,39 @@ fn a_connectors_batch_is_checked_entry_by_entry_before_its_one_dispatch() {
     );
 }
 
+/// The turn's cap counts each entry of a connectors batch: a batch past
+/// what is left is refused whole and never reaches the gateway.
+#[test]
+fn a_connectors_batch_counts_each_entry_against_the_turn_cap() {
+    let env = TestEnv::deferred(&[("t", "")]);
+    let gw = FakeGateway::start();
+    env.set_approvals("mode = \"auto\"\nmax_tool_calls_per_turn = 3");
+    let mut cfg = std::fs::read_to_string(env.config_path()).unwrap();
+    cfg.push_str(&format!("\n[connectors]\nurl = \"{}\"\n", gw.url()));
+    std::fs::write(env.config_path(), cfg).unwrap();
+    let pair = |name: &str| {
+        batch(&[
+            ("connectors__crm_find_customer", json!({"name": name})),
+            ("connectors__tickets_open", json!({"title": name})),
+        ])
+    };
+    let (first, second) = (pair("Ada"), pair("Bob"));
+    env.fake.push(Reply::tool_calls(&[
+        (&call_id("b1"), "tool_call", &first),
+        (&call_id("e1"), "mcp__t__echo", r#"{"text":"third"}"#),
+        (&call_id("b2"), "tool_call", &second),
+    ]));
+    env.fake.push(Reply::text("done"));
+    env.run(&["-q", "go"]).ok();
+    let r = contents(&env.tool_results(1));
+    let done: Value = serde_json::from_str(&r[0]).unwrap();
+    assert_eq!(done["count"], 2, "{r:?}");
+    assert_eq!(r[1], "third");
+    crate::assert_contains!(r[2], "limit of 3 tool calls");
+    let d = gw.dispatches();
+    assert_eq!(d.len(), 1, "a batch past the cap was sent: {d:?}");
+}
+
 /// SIGTERM and SIGHUP stop a run as Ctrl-C does — the turn stopped, every call
 /// paired, the servers shut down — and hermes exits with 128 + the signal.
 #[cfg(unix)]
