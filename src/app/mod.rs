@@ -65,6 +65,7 @@ async fn run(cli: Cli) -> Result<(), CommandError> {
             Ok(())
         }
         Some(Command::Update(args)) => commands::update::run(args, &ctx),
+        Some(Command::Trust(args)) => commands::trust::run(args, &ctx),
         None => chat::run(&cli, &ctx).await,
     }
 }

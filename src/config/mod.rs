@@ -8,6 +8,7 @@ mod load;
 mod paths;
 mod presets;
 mod settings;
+pub mod trust;
 
 use std::path::{Path, PathBuf};
 
@@ -135,12 +136,18 @@ fn holds_secret(t: &toml::Table) -> bool {
     })
 }
 
+/// Every layer merged, and where it came from.
+pub struct Merged {
+    pub file: ConfigFile,
+    /// The config files read, lowest layer first.
+    pub sources: Vec<PathBuf>,
+    /// What an untrusted project file set and was not applied, as a
+    /// warning line ([`trust`]).
+    pub held: Option<String>,
+}
+
 /// Reads and merges every layer; does not require the provider to be usable.
-pub fn load_merged(
-    paths: &Paths,
-    cwd: &Path,
-    ov: &Overrides,
-) -> Result<(ConfigFile, Vec<PathBuf>), ConfigError> {
+pub fn load_merged(paths: &Paths, cwd: &Path, ov: &Overrides) -> Result<Merged, ConfigError> {
     let mut merged = toml::Table::new();
     let mut sources = Vec::new();
     let user = ov
@@ -151,8 +158,21 @@ pub fn load_merged(
         load::merge(&mut merged, t);
         sources.push(user);
     }
+    let mut held = None;
     if let Some(project) = project_config(cwd) {
-        if let Some(t) = load::read_layer(&project, false)? {
+        if let Some(mut t) = load::read_layer(&project, false)? {
+            let folder = trust::folder_of(&project);
+            if !trust::is_trusted(paths, &folder) {
+                let keys = trust::hold_back(&mut t);
+                if !keys.is_empty() {
+                    held = Some(format!(
+                        "{} sets {} — not applied: this folder is not trusted; run `hermes trust` in {} to apply them",
+                        project.display(),
+                        keys.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", "),
+                        folder.display()
+                    ));
+                }
+            }
             load::merge(&mut merged, t);
             sources.push(project);
         }
@@ -173,7 +193,11 @@ pub fn load_merged(
                 expected: "valid",
                 got: e.message().to_string(),
             })?;
-    Ok((file, sources))
+    Ok(Merged {
+        file,
+        sources,
+        held,
+    })
 }
 
 /// The merged config as TOML with secrets replaced by `****`.

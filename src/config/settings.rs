@@ -421,7 +421,11 @@ pub struct Settings {
 }
 
 pub fn resolve(paths: Paths, cwd: &Path, ov: &Overrides) -> Result<Settings, ConfigError> {
-    let (file, sources) = load_merged(&paths, cwd, ov)?;
+    let super::Merged {
+        file,
+        sources,
+        held,
+    } = load_merged(&paths, cwd, ov)?;
     let provider = resolve_provider(&file, ov)?;
     let t = &file.tools;
     let approvals = file.approvals.clone().unwrap_or_default();
@@ -472,7 +476,10 @@ pub fn resolve(paths: Paths, cwd: &Path, ov: &Overrides) -> Result<Settings, Con
             a.yolo = ov.yolo;
             a
         },
-        warnings: super::file_warnings(&sources),
+        warnings: super::file_warnings(&sources)
+            .into_iter()
+            .chain(held)
+            .collect(),
         limits: Limits::from_section(&file.limits),
         connectors: file.connectors.as_ref().map(|c| ConnectorSettings {
             url: c.url.clone(),

@@ -129,8 +129,9 @@ fn every_malformed_call_gets_an_error_the_model_can_fix() {
 fn a_batch_that_reaches_the_dispatcher_gets_the_legacy_answer() {
     let env = TestEnv::deferred(&[("t", "")]);
     let paths = Paths::under(env.home.path());
-    let (merged, _) =
-        hermes::config::load_merged(&paths, env.cwd.path(), &Overrides::default()).unwrap();
+    let merged = hermes::config::load_merged(&paths, env.cwd.path(), &Overrides::default())
+        .unwrap()
+        .file;
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -225,8 +226,9 @@ const LABELLED: &[(&str, &str)] = &[
 fn search_recall_at_3_over_real_servers_is_at_least_0_9() {
     let env = real_env();
     let paths = Paths::under(env.home.path());
-    let (merged, _) =
-        hermes::config::load_merged(&paths, env.cwd.path(), &Overrides::default()).unwrap();
+    let merged = hermes::config::load_merged(&paths, env.cwd.path(), &Overrides::default())
+        .unwrap()
+        .file;
     let mcp = std::sync::Arc::new(
         McpRegistry::new(&hermes::config::mcp_servers(&merged), &paths).unwrap(),
     );

@@ -1,6 +1,6 @@
 //! `hermes config …` and how layers combine.
 
-use crate::support::{Reply, TestEnv};
+use crate::support::{call_id, Reply, TestEnv};
 
 #[test]
 fn config_path_follows_hermes_home() {
@@ -233,4 +233,77 @@ fn the_example_config_resolves_and_its_hook_answers() {
         run.stdout.trim(),
         "deny: blocked by the pre_tool_call hook: writes need a review"
     );
+}
+
+/// A project file that could act — start a server, run a hook, send the key
+/// elsewhere, loosen approvals — does so only once the folder is trusted;
+/// until then the rest of it applies and a warning names what was held.
+#[test]
+fn an_untrusted_project_file_only_chooses_until_hermes_trust() {
+    let env = TestEnv::deferred(&[("t", "")]);
+    env.set_approvals("mode = \"auto\"");
+    let project = env.cwd.path().join(".hermes");
+    std::fs::create_dir_all(&project).unwrap();
+    let marker = env.cwd.path().join("hooked");
+    std::fs::write(
+        project.join("config.toml"),
+        format!(
+            "model = \"project-model\"\n\
+             [mcp_servers.theirs]\ncommand = \"sh\"\n\
+             [[hooks.pre_tool_call]]\ncommand = \"touch {}\"\n",
+            marker.display()
+        ),
+    )
+    .unwrap();
+    let call = || {
+        env.fake.push(Reply::tool_calls(&[(
+            &call_id("echo"),
+            "tool_call",
+            r#"{"calls":[{"name":"mcp__t__echo","arguments":{"text":"hi"}}]}"#,
+        )]));
+        env.fake.push(Reply::text("ok"));
+        env.run(&["-q", "echo hi"])
+    };
+
+    let held = call();
+    held.ok();
+    crate::assert_contains!(
+        held.stderr,
+        format!(
+            "{} sets `mcp_servers`, `hooks` — not applied: this folder is not trusted; run `hermes trust` in",
+            project.join("config.toml").display()
+        )
+    );
+    assert!(!marker.exists(), "an untrusted hook ran");
+    let listed = env.run(&["mcp", "list"]);
+    crate::assert_not_contains!(listed.stdout, "theirs");
+    crate::assert_contains!(listed.stderr, "not applied");
+
+    let trusted = env.run(&["trust"]);
+    trusted.ok();
+    crate::assert_contains!(trusted.stderr, "trusted ");
+    let applied = call();
+    crate::assert_not_contains!(applied.stderr, "not applied");
+    assert!(
+        marker.exists(),
+        "the trusted hook did not run: {}",
+        applied.stderr
+    );
+    crate::assert_contains!(env.run(&["mcp", "list"]).stdout, "theirs");
+
+    std::fs::remove_file(&marker).unwrap();
+    env.run(&["trust", "--forget"]).ok();
+    let again = call();
+    crate::assert_contains!(again.stderr, "not applied");
+    assert!(!marker.exists(), "a forgotten folder's hook ran");
+    let reqs = env.fake.requests();
+    assert_eq!(reqs[0].json()["model"], "project-model");
+}
+
+#[test]
+fn trust_needs_a_project_file() {
+    let env = TestEnv::new();
+    let run = env.run(&["trust"]);
+    run.code(2);
+    crate::assert_contains!(run.error_line(), "no .hermes/config.toml in");
 }

@@ -23,14 +23,17 @@ pub fn run(cmd: &ConfigCommand, ctx: &Context<'_>) -> Result<(), CommandError> {
             }
         }
         ConfigCommand::Show => {
-            let (merged, sources) = config::load_merged(ctx.paths, ctx.cwd, ctx.overrides)?;
-            if sources.is_empty() {
+            let merged = config::load_merged(ctx.paths, ctx.cwd, ctx.overrides)?;
+            if merged.sources.is_empty() {
                 outln!("# no config files; built-in defaults");
             }
-            for s in &sources {
+            for s in &merged.sources {
                 outln!("# from {}", s.display());
             }
-            outp!("{}", config::show_masked(&merged));
+            if let Some(held) = &merged.held {
+                outln!("# {held}");
+            }
+            outp!("{}", config::show_masked(&merged.file));
         }
     }
     Ok(())

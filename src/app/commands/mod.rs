@@ -7,6 +7,7 @@ pub mod config;
 pub mod hooks;
 pub mod mcp;
 pub mod sessions;
+pub mod trust;
 pub mod update;
 
 use std::path::{Path, PathBuf};

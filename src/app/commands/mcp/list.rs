@@ -7,8 +7,11 @@ use crate::config;
 use crate::mcp::McpRegistry;
 
 pub(super) fn run(ctx: &Context<'_>) -> Result<(), CommandError> {
-    let (merged, _) = config::load_merged(ctx.paths, ctx.cwd, ctx.overrides)?;
-    let servers = config::mcp_servers(&merged);
+    let merged = config::load_merged(ctx.paths, ctx.cwd, ctx.overrides)?;
+    if let Some(held) = &merged.held {
+        eprintln!("warning: {held}");
+    }
+    let servers = config::mcp_servers(&merged.file);
     let registry = McpRegistry::new(&servers, ctx.paths)?;
     if servers.is_empty() {
         eprintln!("no MCP servers configured; add one with `hermes mcp add NAME -- COMMAND ARGS…`");

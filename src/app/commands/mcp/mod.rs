@@ -57,8 +57,8 @@ fn one_server(
     ctx: &Context<'_>,
     name: &str,
 ) -> Result<(Arc<McpRegistry>, Arc<McpServer>), CommandError> {
-    let (merged, _) = config::load_merged(ctx.paths, ctx.cwd, ctx.overrides)?;
-    let servers = config::mcp_servers(&merged);
+    let merged = config::load_merged(ctx.paths, ctx.cwd, ctx.overrides)?;
+    let servers = config::mcp_servers(&merged.file);
     let registry = Arc::new(McpRegistry::new(&servers, ctx.paths)?);
     let server = registry.server(name).cloned().ok_or_else(|| {
         let why = if servers.contains_key(name) {
