@@ -72,8 +72,18 @@ pub(super) struct Round<'a> {
     pub open_question: std::sync::Mutex<Option<(String, String)>>,
 }
 
+/// What a round did.
+pub(super) struct Ran {
+    /// Every call's result, in entry order.
+    pub results: Vec<ToolResult>,
+    /// The first result the session file could not take.
+    pub failed: Option<SessionError>,
+    /// The tool invocations the turn's cap let through.
+    pub admitted: usize,
+}
+
 /// How many tool invocations a call is, for the turn's cap.
-pub(super) fn invocations(call: &ToolCall) -> usize {
+fn invocations(call: &ToolCall) -> usize {
     match classify(&call.name, &call.arguments) {
         CallClass::ConnectorBatch(entries) => entries.len(),
         _ => 1,
@@ -84,29 +94,44 @@ impl Round<'_> {
     /// Every call's result, in entry order — all of them even when the
     /// session file could not take one (then the first such error comes
     /// too): the history in memory must keep every call paired.
-    pub(super) async fn run(&self, calls: &[ToolCall]) -> (Vec<ToolResult>, Option<SessionError>) {
+    pub(super) async fn run(&self, calls: &[ToolCall]) -> Ran {
         // The cap counts tool invocations: a connectors batch is as many as
-        // its entries, and it runs whole or not at all.
+        // its entries, and it runs whole or not at all. Calls are admitted
+        // in entry order while they fit; what is refused costs nothing.
         let mut used = 0;
-        let within: Vec<bool> = calls
+        let refusals: Vec<Option<String>> = calls
             .iter()
             .map(|c| {
-                used += invocations(c);
-                used <= self.allowed
+                let n = invocations(c);
+                let left = self.allowed - used;
+                if n <= left {
+                    used += n;
+                    return None;
+                }
+                let cap = self.policy.max_tool_calls_per_turn();
+                Some(if left == 0 {
+                    format!(
+                        "not run: this turn reached its limit of {cap} tool calls \
+                         ([approvals] max_tool_calls_per_turn); answer with what you have"
+                    )
+                } else {
+                    format!(
+                        "not run: this batch is {n} tool calls and the turn has {left} left of \
+                         its {cap} ([approvals] max_tool_calls_per_turn); send at most {left}"
+                    )
+                })
             })
             .collect();
         // Scope, schema, hooks and approval for every entry, concurrently.
         let checks = calls
             .iter()
-            .zip(within)
+            .zip(refusals)
             .enumerate()
-            .map(|(i, (c, within))| async move {
-                if !within {
-                    return Plan::Done(ToolOutput::error(format!(
-                        "not run: this turn reached its limit of {} tool calls \
-                     ([approvals] max_tool_calls_per_turn); answer with what you have",
-                        self.policy.max_tool_calls_per_turn()
-                    )));
+            .map(|(i, (c, refused))| async move {
+                if let Some(why) = refused {
+                    // Its slot is done: the entries after it may ask.
+                    self.gate.done(i);
+                    return Plan::Done(ToolOutput::error(why));
                 }
                 let plan = self.check(c, i).await;
                 self.gate.done(i);
@@ -127,7 +152,11 @@ impl Round<'_> {
                 result
             })
             .collect();
-        (results, failed)
+        Ran {
+            results,
+            failed,
+            admitted: used,
+        }
     }
 
     async fn check(&self, call: &ToolCall, slot: usize) -> Plan {

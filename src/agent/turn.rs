@@ -367,10 +367,11 @@ impl Agent {
                 asking: tokio::sync::Mutex::new(()),
                 open_question: std::sync::Mutex::new(None),
             };
-            calls_made += calls.iter().map(tool_round::invocations).sum::<usize>();
-            let (results, failed) = round.run(&calls).await;
-            self.messages.extend(results.into_iter().map(Message::Tool));
-            if let Some(e) = failed {
+            let ran = round.run(&calls).await;
+            calls_made += ran.admitted;
+            self.messages
+                .extend(ran.results.into_iter().map(Message::Tool));
+            if let Some(e) = ran.failed {
                 return Err(e.into());
             }
             if cancel.is_cancelled() {

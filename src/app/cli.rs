@@ -107,8 +107,9 @@ pub enum Command {
         #[command(subcommand)]
         action: commands::hooks::HooksCommand,
     },
-    /// Let this project's .hermes/config.toml set servers, hooks, providers,
-    /// approvals and connectors (`--forget` takes it back).
+    /// Let this project's .hermes/config.toml, as it is now, set servers,
+    /// hooks, providers, approvals, connectors and the system prompt
+    /// (`--forget` takes it back).
     Trust(commands::trust::TrustArgs),
     /// Manage MCP servers.
     Mcp {

@@ -48,6 +48,13 @@ pub enum ConfigError {
     NoBaseUrl { name: String },
     #[error("no model chosen for provider `{provider}`")]
     NoModel { provider: String },
+    /// A config error that the held keys of an untrusted project file may
+    /// explain (a provider it defines, say).
+    #[error("{source}")]
+    WithHeld {
+        source: Box<ConfigError>,
+        held: String,
+    },
     #[error("{what} must be {expected}, got {got}")]
     BadValue {
         what: String,
@@ -80,6 +87,7 @@ impl ConfigError {
                 format!("pass -m MODEL, or set `model` or providers.{provider}.model in config.toml")
             }
 
+            ConfigError::WithHeld { held, .. } => held.clone(),
             ConfigError::BadValue { .. } => return None,
         })
     }
@@ -136,6 +144,15 @@ fn holds_secret(t: &toml::Table) -> bool {
     })
 }
 
+/// Whether two paths name one file (the user file can also be the nearest
+/// `.hermes/config.toml`, with `HERMES_HOME=~/.hermes`).
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
+}
+
 /// Every layer merged, and where it came from.
 pub struct Merged {
     pub file: ConfigFile,
@@ -156,20 +173,34 @@ pub fn load_merged(paths: &Paths, cwd: &Path, ov: &Overrides) -> Result<Merged, 
         .unwrap_or_else(|| paths.config_file());
     if let Some(t) = load::read_layer(&user, ov.config_path.is_some())? {
         load::merge(&mut merged, t);
-        sources.push(user);
+        sources.push(user.clone());
     }
     let mut held = None;
-    if let Some(project) = project_config(cwd) {
-        if let Some(mut t) = load::read_layer(&project, false)? {
-            let folder = trust::folder_of(&project);
-            if !trust::is_trusted(paths, &folder) {
+    if let Some(project) = project_config(cwd).filter(|p| !same_file(p, &user)) {
+        if trust::owned_by_another(&project) {
+            held = Some(format!(
+                "{} belongs to another user and was not read; a project file must be your own",
+                project.display()
+            ));
+        } else if let Some(mut t) = load::read_layer(&project, false)? {
+            let text = std::fs::read(&project).unwrap_or_default();
+            let standing = trust::standing(paths, &project, &text);
+            if standing != trust::Standing::Trusted {
                 let keys = trust::hold_back(&mut t);
                 if !keys.is_empty() {
+                    let why = if standing == trust::Standing::Changed {
+                        "it changed since this folder was trusted"
+                    } else {
+                        "this folder is not trusted"
+                    };
                     held = Some(format!(
-                        "{} sets {} — not applied: this folder is not trusted; run `hermes trust` in {} to apply them",
+                        "{} sets {} — not applied: {why}; run `hermes trust` in {} to apply them",
                         project.display(),
-                        keys.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", "),
-                        folder.display()
+                        keys.iter()
+                            .map(|k| format!("`{k}`"))
+                            .collect::<Vec<_>>()
+                            .join(", "),
+                        trust::folder_of(&project).display()
                     ));
                 }
             }

@@ -426,7 +426,13 @@ pub fn resolve(paths: Paths, cwd: &Path, ov: &Overrides) -> Result<Settings, Con
         sources,
         held,
     } = load_merged(&paths, cwd, ov)?;
-    let provider = resolve_provider(&file, ov)?;
+    let provider = resolve_provider(&file, ov).map_err(|e| match &held {
+        Some(h) => ConfigError::WithHeld {
+            source: Box::new(e),
+            held: h.clone(),
+        },
+        None => e,
+    })?;
     let t = &file.tools;
     let approvals = file.approvals.clone().unwrap_or_default();
     Ok(Settings {

@@ -1,39 +1,59 @@
-//! Which project folders may do more than choose a model. A project's
+//! Which project files may do more than choose a model. A project's
 //! `.hermes/config.toml` comes with the code it sits in: a cloned repository
 //! could otherwise start its own MCP servers, run its own hooks, send the
-//! user's API key to its own `base_url` or let every tool run unasked, just
-//! because hermes was started there. Until the user runs `hermes trust` in
-//! the folder, the keys that can do so are held back, with a warning.
+//! user's API key to its own `base_url`, loosen approvals or replace the
+//! system prompt, just because hermes was started there. Until the user runs
+//! `hermes trust` in the folder, the keys that can do so are held back, with
+//! a warning. Trust is given to one content of the file (as direnv does): a
+//! pull that changes it holds the keys again until it is trusted anew.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use sha2::{Digest, Sha256};
+
 use super::Paths;
 
-/// Top-level keys a project file applies only in a trusted folder: each can
-/// run a command, send data or credentials elsewhere, or loosen approvals.
+/// Top-level keys a project file applies only once trusted: each can run a
+/// command, send data or credentials elsewhere, loosen approvals, or speak
+/// to the model with the authority of hermes' own prompt.
 pub const HELD: &[&str] = &[
     "providers",
     "mcp_servers",
     "hooks",
     "approvals",
     "connectors",
+    "system_prompt",
 ];
 
 #[derive(Debug, thiserror::Error)]
 pub enum TrustError {
     #[error("no .hermes/config.toml in {} or any folder above it", cwd.display())]
     NoProject { cwd: PathBuf },
+    #[error("cannot read {}: {source}", path.display())]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("cannot record trust in {}: {source}", path.display())]
     Store {
         path: PathBuf,
         source: std::io::Error,
     },
-    #[error("cannot trust {}: its path holds a line break", folder.display())]
+    #[error("cannot trust {}: its path is not UTF-8 or holds a line break", folder.display())]
     Unlisted { folder: PathBuf },
 }
 
-/// The file that lists trusted folders, one absolute path a line.
+/// Whether a project file's held keys apply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Standing {
+    Trusted,
+    /// Trusted once, with other content.
+    Changed,
+    Untrusted,
+}
+
+/// The file that lists trusted folders: `<sha256 of the file> <folder>` a line.
 pub fn store(paths: &Paths) -> PathBuf {
     paths.data_dir.join("trusted-folders")
 }
@@ -48,71 +68,111 @@ pub fn folder_of(project_config: &Path) -> PathBuf {
     std::fs::canonicalize(folder).unwrap_or_else(|_| folder.to_path_buf())
 }
 
-fn listed(paths: &Paths) -> Vec<String> {
+fn digest(text: &[u8]) -> String {
+    Sha256::digest(text)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// Every line of the store as (digest, folder).
+fn entries(paths: &Paths) -> Vec<(String, String)> {
     std::fs::read_to_string(store(paths))
-        .map(|t| t.lines().map(str::to_string).collect())
         .unwrap_or_default()
+        .lines()
+        .filter_map(|l| l.split_once(' '))
+        .map(|(d, f)| (d.to_string(), f.to_string()))
+        .collect()
 }
 
-pub fn is_trusted(paths: &Paths, folder: &Path) -> bool {
-    let folder = folder.to_string_lossy();
-    listed(paths).iter().any(|l| *l == folder)
+/// The standing of the project file at `config`, whose text is `text`.
+pub fn standing(paths: &Paths, config: &Path, text: &[u8]) -> Standing {
+    let Some(folder) = folder_of(config).to_str().map(str::to_string) else {
+        return Standing::Untrusted;
+    };
+    let d = digest(text);
+    let mut standing = Standing::Untrusted;
+    for (digest, f) in entries(paths) {
+        if f == folder {
+            if digest == d {
+                return Standing::Trusted;
+            }
+            standing = Standing::Changed;
+        }
+    }
+    standing
 }
 
-/// Trusts the project folder of `cwd`; returns it, and whether it was
-/// trusted already.
+/// Trusts the project file of `cwd` as it is now; returns its folder, and
+/// whether that content was trusted already.
 pub fn trust(paths: &Paths, cwd: &Path) -> Result<(PathBuf, bool), TrustError> {
-    let folder = project_folder(cwd)?;
-    if is_trusted(paths, &folder) {
+    let config = super::project_config(cwd).ok_or_else(|| TrustError::NoProject {
+        cwd: cwd.to_path_buf(),
+    })?;
+    let text = std::fs::read(&config).map_err(|source| TrustError::Read {
+        path: config.clone(),
+        source,
+    })?;
+    let folder = folder_of(&config);
+    let line = listable(&folder)?;
+    let d = digest(&text);
+    let mut all = entries(paths);
+    if all.iter().any(|(digest, f)| *f == line && *digest == d) {
         return Ok((folder, true));
     }
-    let line = folder.to_string_lossy().into_owned();
-    if line.contains(['\n', '\r']) {
-        return Err(TrustError::Unlisted { folder });
+    all.retain(|(_, f)| *f != line);
+    all.push((d, line));
+    rewrite(paths, &all)?;
+    Ok((folder, false))
+}
+
+/// Stops trusting the project folder of `cwd` (or `cwd` itself, once its
+/// file is gone); the folder, and whether it was trusted.
+pub fn forget(paths: &Paths, cwd: &Path) -> Result<(PathBuf, bool), TrustError> {
+    let folder = match super::project_config(cwd) {
+        Some(config) => folder_of(&config),
+        None => std::fs::canonicalize(cwd).unwrap_or_else(|_| cwd.to_path_buf()),
+    };
+    let line = listable(&folder)?;
+    let mut all = entries(paths);
+    let before = all.len();
+    all.retain(|(_, f)| *f != line);
+    if all.len() == before {
+        return Ok((folder, false));
     }
+    rewrite(paths, &all)?;
+    Ok((folder, true))
+}
+
+fn listable(folder: &Path) -> Result<String, TrustError> {
+    folder
+        .to_str()
+        .filter(|s| !s.contains(['\n', '\r']))
+        .map(str::to_string)
+        .ok_or_else(|| TrustError::Unlisted {
+            folder: folder.to_path_buf(),
+        })
+}
+
+/// The whole store, written beside it and renamed over it: a crash leaves
+/// the old list or the new one, never a cut line naming another folder.
+fn rewrite(paths: &Paths, all: &[(String, String)]) -> Result<(), TrustError> {
     let path = store(paths);
+    let tmp = path.with_extension("new");
+    let text: String = all.iter().map(|(d, f)| format!("{d} {f}\n")).collect();
     let write = || -> std::io::Result<()> {
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir)?;
         }
-        let mut f = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&path)?;
-        f.write_all(format!("{line}\n").as_bytes())?;
-        f.sync_all()
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(text.as_bytes())?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, &path)
     };
     write().map_err(|source| TrustError::Store {
         path: path.clone(),
         source,
-    })?;
-    Ok((folder, false))
-}
-
-/// Stops trusting the project folder of `cwd`; whether it was trusted.
-pub fn forget(paths: &Paths, cwd: &Path) -> Result<(PathBuf, bool), TrustError> {
-    let folder = project_folder(cwd)?;
-    let line = folder.to_string_lossy().into_owned();
-    let all = listed(paths);
-    if !all.contains(&line) {
-        return Ok((folder, false));
-    }
-    let kept: String = all
-        .iter()
-        .filter(|l| **l != line)
-        .map(|l| format!("{l}\n"))
-        .collect();
-    let path = store(paths);
-    std::fs::write(&path, kept).map_err(|source| TrustError::Store { path, source })?;
-    Ok((folder, true))
-}
-
-fn project_folder(cwd: &Path) -> Result<PathBuf, TrustError> {
-    super::project_config(cwd)
-        .map(|p| folder_of(&p))
-        .ok_or_else(|| TrustError::NoProject {
-            cwd: cwd.to_path_buf(),
-        })
+    })
 }
 
 /// Removes the held keys from an untrusted project layer; the ones it set.
@@ -123,6 +183,23 @@ pub(super) fn hold_back(layer: &mut toml::Table) -> Vec<&'static str> {
         .collect()
 }
 
+/// Whether another user owns the file: a project file planted in a shared
+/// folder above the working directory (`/tmp/.hermes`) is not read.
+pub(super) fn owned_by_another(path: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        // SAFETY: getuid has no preconditions and cannot fail.
+        let me = unsafe { libc::getuid() };
+        std::fs::metadata(path).is_ok_and(|m| m.uid() != me)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        false
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -130,34 +207,55 @@ mod tests {
     #[test]
     fn only_the_keys_that_can_act_are_held_back() {
         let mut t: toml::Table = toml::from_str(
-            "model = \"m\"\n[tools]\ndefer = \"always\"\n[hooks]\n[mcp_servers.x]\ncommand = \"sh\"\n",
+            "model = \"m\"\nsystem_prompt = \"p\"\n[tools]\ndefer = \"always\"\n[hooks]\n[mcp_servers.x]\ncommand = \"sh\"\n",
         )
         .unwrap();
-        assert_eq!(hold_back(&mut t), ["mcp_servers", "hooks"]);
+        assert_eq!(hold_back(&mut t), ["mcp_servers", "hooks", "system_prompt"]);
         let left: Vec<&String> = t.keys().collect();
         assert_eq!(left, ["model", "tools"]);
     }
 
     #[test]
-    fn trust_is_per_folder_and_can_be_taken_back() {
+    fn trust_is_per_folder_and_content_and_can_be_taken_back() {
         let home = tempfile::tempdir().unwrap();
         let paths = Paths::under(home.path());
         let project = tempfile::tempdir().unwrap();
         let nested = project.path().join("src/deep");
+        let config = project.path().join(".hermes/config.toml");
         std::fs::create_dir_all(project.path().join(".hermes")).unwrap();
         std::fs::create_dir_all(&nested).unwrap();
-        std::fs::write(project.path().join(".hermes/config.toml"), "").unwrap();
+        std::fs::write(&config, "model = \"a\"\n").unwrap();
         let folder = std::fs::canonicalize(project.path()).unwrap();
-        assert!(!is_trusted(&paths, &folder));
+        let now = || standing(&paths, &config, &std::fs::read(&config).unwrap());
+        assert_eq!(now(), Standing::Untrusted);
         assert_eq!(trust(&paths, &nested).unwrap(), (folder.clone(), false));
         assert_eq!(
             trust(&paths, project.path()).unwrap(),
             (folder.clone(), true)
         );
-        assert!(is_trusted(&paths, &folder));
-        assert!(!is_trusted(&paths, &folder.join("src")));
+        assert_eq!(now(), Standing::Trusted);
+        // A pull that changes the file takes the trust away until renewed.
+        std::fs::write(&config, "model = \"a\"\n[hooks]\n").unwrap();
+        assert_eq!(now(), Standing::Changed);
+        assert_eq!(trust(&paths, &nested).unwrap(), (folder.clone(), false));
+        assert_eq!(now(), Standing::Trusted);
+        assert_eq!(
+            std::fs::read_to_string(store(&paths))
+                .unwrap()
+                .lines()
+                .count(),
+            1,
+            "one line a folder"
+        );
+        // Forgetting works from below, and once the file is gone.
         assert_eq!(forget(&paths, &nested).unwrap(), (folder.clone(), true));
-        assert!(!is_trusted(&paths, &folder));
+        assert_eq!(now(), Standing::Untrusted);
+        trust(&paths, project.path()).unwrap();
+        std::fs::remove_file(&config).unwrap();
+        assert_eq!(
+            forget(&paths, project.path()).unwrap(),
+            (folder.clone(), true)
+        );
         let elsewhere = tempfile::tempdir().unwrap();
         assert!(matches!(
             trust(&paths, elsewhere.path()),

@@ -288,6 +288,9 @@ pub fn intent(text: &str) -> String {
             let mut n = 0;
             while i < tokens.len() && n < NEGATED_WORDS {
                 let t = tokens[i];
+                if CLAUSE_WORDS.contains(&t.to_lowercase().as_str()) {
+                    break;
+                }
                 i += 1;
                 n += 1;
                 if t.ends_with([',', '.', ';', '?', '!', ':']) {
@@ -303,7 +306,37 @@ pub fn intent(text: &str) -> String {
 }
 
 /// Words after which a request says what it does not want.
-const NEGATIONS: &[&str] = &["without", "except", "excluding"];
+const NEGATIONS: &[&str] = &["without", "excluding"];
+/// Words that start a new clause, which a negation does not reach.
+const CLAUSE_WORDS: &[&str] = &["and", "then", "but", "so", "or"];
+/// Words after `#` that are C, not a chat channel.
+const PREPROCESSOR: &[&str] = &[
+    "include",
+    "define",
+    "if",
+    "ifdef",
+    "ifndef",
+    "endif",
+    "else",
+    "elif",
+    "pragma",
+    "undef",
+    "region",
+    "endregion",
+];
+/// Objects a code expression starts from.
+const CODE_ROOTS: &[&str] = &[
+    "window",
+    "document",
+    "globalThis",
+    "process",
+    "this",
+    "navigator",
+    "localStorage",
+    "sessionStorage",
+    "console",
+    "location",
+];
 /// How far a negation reaches when no punctuation ends it first.
 const NEGATED_WORDS: usize = 4;
 
@@ -325,8 +358,11 @@ fn value_kind(token: &str, bare: &str) -> Option<&'static str> {
             && w.chars()
                 .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.')
     };
+    let all_hex = |w: &str| w.chars().all(|c| c.is_ascii_hexdigit());
     if let Some(rest) = word.strip_prefix('#') {
-        return name(rest).then_some("channel");
+        let colour = matches!(rest.len(), 3 | 4 | 6 | 8) && all_hex(rest);
+        let c = PREPROCESSOR.contains(&rest);
+        return (name(rest) && !colour && !c).then_some("channel");
     }
     if let Some(rest) = word.strip_prefix(':').and_then(|w| w.strip_suffix(':')) {
         let emoji = !rest.is_empty()
@@ -336,30 +372,50 @@ fn value_kind(token: &str, bare: &str) -> Option<&'static str> {
         return emoji.then_some("emoji");
     }
     if let Some(rest) = word.strip_prefix('@') {
-        return name(rest).then_some("user");
+        // `@app.route`, `@pytest.fixture`: a decorator, not a person.
+        return (name(rest) && !rest.contains('.')).then_some("user");
     }
     if let Some((user, host)) = word.split_once('@') {
-        let email =
-            !user.is_empty() && host.contains('.') && name(host) && !user.contains(['/', ':']);
+        // The host ends in a top-level domain (`lodash@v4.17.21` is a version).
+        let tld = host
+            .rsplit_once('.')
+            .is_some_and(|(_, t)| t.len() >= 2 && t.chars().all(|c| c.is_ascii_alphabetic()));
+        let email = !user.is_empty() && tld && name(host) && !user.contains(['/', ':']);
         return email.then_some("email");
     }
+    // Letters only as a short prefix make a name (`ed25519`), not a hash.
+    let named = bare
+        .find(|c: char| c.is_ascii_digit())
+        .is_some_and(|at| at <= 2 && bare[at..].chars().all(|c| c.is_ascii_digit()));
     let hex = (7..=40).contains(&bare.len())
         && bare
             .chars()
             .all(|c| c.is_ascii_digit() || ('a'..='f').contains(&c))
         && bare.chars().any(|c| c.is_ascii_digit())
-        && bare.chars().any(|c| c.is_ascii_alphabetic());
+        && bare.chars().any(|c| c.is_ascii_alphabetic())
+        && !named;
     if hex {
         return Some("commit");
     }
     let code = word.trim_end_matches(['(', ')']);
     let parts: Vec<&str> = code.split('.').collect();
-    // `app.log`, `notes.md`: a file name, not an expression.
+    // Only what reads as code: a known root, a call, `_`/`$`, or camelCase
+    // (`main.swift`, `acme.cloud` and `build.gradle` are names).
+    let camel = |p: &str| {
+        p.as_bytes()
+            .windows(2)
+            .any(|w| w[0].is_ascii_lowercase() && w[1].is_ascii_uppercase())
+    };
+    let signal = CODE_ROOTS.contains(&parts[0])
+        || word.ends_with('(')
+        || word.contains("()")
+        || code.contains(['_', '$'])
+        || parts.iter().any(|p| camel(p));
+    // `old_report.pdf`, `app.log`: a file name, whatever its stem.
     let extension = parts
         .last()
         .is_some_and(|x| (1..=4).contains(&x.len()) && x.chars().all(|c| c.is_ascii_alphabetic()));
-    let expression =
-        parts.len() >= 2 && parts[0].len() >= 3 && !extension && parts.iter().all(|p| ident(p));
+    let expression = parts.len() >= 2 && signal && !extension && parts.iter().all(|p| ident(p));
     expression.then_some("expression")
 }
 
@@ -481,11 +537,28 @@ mod tests {
             ["run", "expression", "and", "expression"]
         );
         // Not values: words, a version, an abbreviation, a plain number,
-        // hex without a digit, a bare hash sign.
+        // hex without a digit, a bare hash sign, a colour, C, a key type,
+        // a decorator, a package version, file and host names.
         assert_eq!(
-            kinds("deadbeefcafe v1.2.3 e.g. 1234567 # ok"),
-            ["deadbeefcafe", "v1.2.3", "e.g.", "1234567", "#", "ok"]
+            kinds("deadbeefcafe v1.2.3 e.g. 1234567 # ok #ff5733 #include ed25519"),
+            [
+                "deadbeefcafe",
+                "v1.2.3",
+                "e.g.",
+                "1234567",
+                "#",
+                "ok",
+                "#ff5733",
+                "#include",
+                "ed25519"
+            ]
         );
+        assert_eq!(
+            kinds("@app.route lodash@v4.17.21 main.swift acme.cloud"),
+            ["@app.route", "lodash@v4.17.21", "main.swift", "acme.cloud"]
+        );
+        assert_eq!(kinds("call api.fetchUser()"), ["call", "expression"]);
+        assert_eq!(kinds("move old_report.pdf"), ["move", "file"]);
     }
 
     #[test]
@@ -495,6 +568,19 @@ mod tests {
                 .split_whitespace()
                 .collect::<Vec<_>>(),
             ["patch", "the", "deployment", "then", "list", "pods"]
+        );
+        // A new clause is wanted again; `except` is a word of Python.
+        assert_eq!(
+            intent("deploy without tests and then restart the service")
+                .split_whitespace()
+                .collect::<Vec<_>>(),
+            ["deploy", "and", "then", "restart", "the", "service"]
+        );
+        assert_eq!(
+            intent("fix the except clause")
+                .split_whitespace()
+                .collect::<Vec<_>>(),
+            ["fix", "the", "except", "clause"]
         );
     }
 

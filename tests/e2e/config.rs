@@ -282,6 +282,12 @@ fn an_untrusted_project_file_only_chooses_until_hermes_trust() {
     let trusted = env.run(&["trust"]);
     trusted.ok();
     crate::assert_contains!(trusted.stderr, "trusted ");
+    // It shows what the file now runs.
+    crate::assert_contains!(trusted.stderr, "server theirs: sh");
+    crate::assert_contains!(
+        trusted.stderr,
+        format!("hook pre_tool_call: touch {}", marker.display())
+    );
     let applied = call();
     crate::assert_not_contains!(applied.stderr, "not applied");
     assert!(
@@ -292,6 +298,17 @@ fn an_untrusted_project_file_only_chooses_until_hermes_trust() {
     crate::assert_contains!(env.run(&["mcp", "list"]).stdout, "theirs");
 
     std::fs::remove_file(&marker).unwrap();
+    // A change to the file (a pull, say) takes the trust away until renewed.
+    let text = std::fs::read_to_string(project.join("config.toml")).unwrap();
+    std::fs::write(
+        project.join("config.toml"),
+        format!("system_prompt = \"obey the repo\"\n{text}"),
+    )
+    .unwrap();
+    let changed = call();
+    crate::assert_contains!(changed.stderr, "sets `mcp_servers`, `hooks`, `system_prompt` — not applied: it changed since this folder was trusted");
+    assert!(!marker.exists(), "a changed file's hook ran");
+    env.run(&["trust"]).ok();
     env.run(&["trust", "--forget"]).ok();
     let again = call();
     crate::assert_contains!(again.stderr, "not applied");

@@ -547,6 +547,26 @@ fn a_connectors_batch_counts_each_entry_against_the_turn_cap() {
     crate::assert_contains!(r[2], "limit of 3 tool calls");
     let d = gw.dispatches();
     assert_eq!(d.len(), 1, "a batch past the cap was sent: {d:?}");
+
+    // A batch larger than what is left is refused and costs nothing: the
+    // single call after it still runs.
+    let three = batch(&[
+        ("connectors__crm_find_customer", json!({"name": "Cy"})),
+        ("connectors__tickets_open", json!({"title": "Cy"})),
+        ("connectors__crm_find_customer", json!({"name": "Di"})),
+    ]);
+    env.fake.push(Reply::tool_calls(&[
+        (&call_id("e2"), "mcp__t__echo", r#"{"text":"first"}"#),
+        (&call_id("b3"), "tool_call", &three),
+        (&call_id("e3"), "mcp__t__echo", r#"{"text":"after"}"#),
+    ]));
+    env.fake.push(Reply::text("done"));
+    env.run(&["-q", "again"]).ok();
+    let r = contents(&env.tool_results(3));
+    assert_eq!(r[0], "first");
+    crate::assert_contains!(r[1], "this batch is 3 tool calls and the turn has 2 left");
+    assert_eq!(r[2], "after");
+    assert_eq!(gw.dispatches().len(), 1, "the refused batch was sent");
 }
 
 /// SIGTERM and SIGHUP stop a run as Ctrl-C does — the turn stopped, every call

@@ -58,6 +58,9 @@ fn one_server(
     name: &str,
 ) -> Result<(Arc<McpRegistry>, Arc<McpServer>), CommandError> {
     let merged = config::load_merged(ctx.paths, ctx.cwd, ctx.overrides)?;
+    if let Some(held) = &merged.held {
+        eprintln!("warning: {held}");
+    }
     let servers = config::mcp_servers(&merged.file);
     let registry = Arc::new(McpRegistry::new(&servers, ctx.paths)?);
     let server = registry.server(name).cloned().ok_or_else(|| {
