@@ -8,17 +8,22 @@ use super::{ConfigError, ConfigFile};
 
 /// Parses one file. `Ok(None)` when it does not exist and `required` is false.
 pub(super) fn read_layer(path: &Path, required: bool) -> Result<Option<toml::Table>, ConfigError> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound && !required => return Ok(None),
-        Err(source) => {
-            return Err(ConfigError::Read {
-                path: path.to_path_buf(),
-                source,
-            })
-        }
-    };
-    parse_layer(path, &text).map(Some)
+    match read_text(path, required)? {
+        Some(text) => parse_layer(path, &text).map(Some),
+        None => Ok(None),
+    }
+}
+
+/// A config file's text; `None` when it is missing and not required.
+pub(super) fn read_text(path: &Path, required: bool) -> Result<Option<String>, ConfigError> {
+    match std::fs::read_to_string(path) {
+        Ok(t) => Ok(Some(t)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound && !required => Ok(None),
+        Err(source) => Err(ConfigError::Read {
+            path: path.to_path_buf(),
+            source,
+        }),
+    }
 }
 
 pub(super) fn parse_layer(path: &Path, text: &str) -> Result<toml::Table, ConfigError> {

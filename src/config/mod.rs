@@ -182,9 +182,10 @@ pub fn load_merged(paths: &Paths, cwd: &Path, ov: &Overrides) -> Result<Merged, 
                 "{} belongs to another user and was not read; a project file must be your own",
                 project.display()
             ));
-        } else if let Some(mut t) = load::read_layer(&project, false)? {
-            let text = std::fs::read(&project).unwrap_or_default();
-            let standing = trust::standing(paths, &project, &text);
+        } else if let Some(text) = load::read_text(&project, false)? {
+            // The bytes judged are the bytes applied.
+            let mut t = load::parse_layer(&project, &text)?;
+            let standing = trust::standing(paths, &project, text.as_bytes());
             if standing != trust::Standing::Trusted {
                 let keys = trust::hold_back(&mut t);
                 if !keys.is_empty() {
