@@ -184,11 +184,6 @@ impl Agent {
         &self.model
     }
 
-    /// Bedrock carries the model in its URL, fixed when the provider starts.
-    pub fn provider_is_bedrock(&self) -> bool {
-        self.provider.blocks() == Some(crate::session::BlockApi::Bedrock)
-    }
-
     /// The model of the following requests (`/model NAME`).
     pub fn set_model(&mut self, model: &str) {
         self.model = model.to_string();

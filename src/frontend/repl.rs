@@ -492,9 +492,6 @@ async fn command(text: &str, agent: &mut Agent, ctx: &ReplContext<'_>) -> Result
         }
         "/model" => match text.split_whitespace().nth(1) {
             None => eprintln!("model {}", agent.model()),
-            Some(m) if agent.provider_is_bedrock() => eprintln!(
-                "bedrock names the model in its URL: set `model` in config.toml (or -m) to change it, not /model {m}"
-            ),
             Some(m) => {
                 agent.set_model(m);
                 eprintln!("model {m} from the next request on");

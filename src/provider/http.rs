@@ -70,6 +70,11 @@ pub(crate) trait Fold: Send {
 /// One provider's side of the request loop.
 pub(crate) trait Api: Send + Sync {
     fn endpoint(&self) -> &Endpoint;
+    /// The endpoint of a request for `model`: the one endpoint, for APIs
+    /// that name the model in the body.
+    fn endpoint_for(&self, _model: &str) -> std::borrow::Cow<'_, Endpoint> {
+        std::borrow::Cow::Borrowed(self.endpoint())
+    }
     /// The request body: a pure function of the request, so a replay sends
     /// the same bytes.
     fn body(&self, req: &ChatRequest<'_>) -> Vec<u8>;
@@ -77,8 +82,9 @@ pub(crate) trait Api: Send + Sync {
     fn blocks(&self) -> Option<BlockApi> {
         None
     }
-    /// Headers for one attempt with this body: auth, version, signature.
-    fn headers(&self, body: &[u8]) -> Result<Vec<(String, String)>, ProviderError>;
+    /// Headers for one attempt of this body to `url`: auth, version,
+    /// signature.
+    fn headers(&self, url: &str, body: &[u8]) -> Result<Vec<(String, String)>, ProviderError>;
     fn framing(&self) -> Framing;
     fn fold(&self) -> Box<dyn Fold>;
     /// A reply that came as one JSON document instead of a stream (servers
@@ -94,6 +100,7 @@ pub(crate) trait Api: Send + Sync {
     }
 }
 
+#[derive(Clone)]
 pub(crate) struct Endpoint {
     pub(crate) name: String,
     pub(crate) url: String,
@@ -107,6 +114,14 @@ pub(crate) struct Endpoint {
 }
 
 impl Endpoint {
+    /// The same endpoint at another URL, sharing its connections.
+    pub(crate) fn with_url(&self, url: String) -> Endpoint {
+        Endpoint {
+            url,
+            ..self.clone()
+        }
+    }
+
     pub(crate) fn new(s: &ProviderSettings, url: String) -> Result<Endpoint, ProviderError> {
         let client = reqwest::Client::builder()
             .connect_timeout(s.connect_timeout)
@@ -186,7 +201,7 @@ impl Endpoint {
             .header(reqwest::header::CONTENT_TYPE, "application/json")
             .header(reqwest::header::ACCEPT, framing.content_type())
             .body(body.to_vec());
-        for (k, v) in api.headers(body)?.iter().chain(&self.headers) {
+        for (k, v) in api.headers(&self.url, body)?.iter().chain(&self.headers) {
             rb = rb.header(k, v);
         }
         let resp = self

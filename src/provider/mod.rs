@@ -150,7 +150,9 @@ impl<T: http::Api> Provider for T {
     ) -> BoxFuture<'a, Result<Completion, ProviderError>> {
         Box::pin(async move {
             let body = self.body(&req);
-            self.endpoint().run(self, &body, on_event, cancel).await
+            self.endpoint_for(req.model)
+                .run(self, &body, on_event, cancel)
+                .await
         })
     }
 }

@@ -55,7 +55,7 @@ impl Api for OpenAiProvider {
         Self::request_body(req)
     }
 
-    fn headers(&self, _body: &[u8]) -> Result<Vec<(String, String)>, ProviderError> {
+    fn headers(&self, _url: &str, _body: &[u8]) -> Result<Vec<(String, String)>, ProviderError> {
         Ok(self
             .api_key
             .iter()

@@ -119,6 +119,43 @@ fn assistant_records(env: &TestEnv) -> Vec<Value> {
         .collect()
 }
 
+/// `/model NAME` changes the model of the next request on every provider;
+/// Bedrock names it in the (signed) URL, the others in the body.
+fn model_switch(api: Api) {
+    let env = TestEnv::with_api(api);
+    env.fake.push(Reply::text("first"));
+    env.fake.push(Reply::text("second"));
+    let run = env.run_with_stdin(
+        &["--interactive"],
+        "one\n/model us.anthropic.claude-haiku-4-5-20251001-v1:0\ntwo\n/quit\n",
+    );
+    run.ok();
+    crate::assert_contains!(run.stderr, "from the next request on");
+    // The provider accepted the second request (a REPL turn that fails
+    // prints its error and goes on).
+    crate::assert_contains!(run.stdout, "second");
+    crate::assert_not_contains!(run.stderr, "error");
+    let reqs = env.fake.requests();
+    assert_eq!(reqs.len(), 2, "{}", run.stderr);
+    match api {
+        Api::Bedrock => {
+            assert_eq!(reqs[0].path, "/model/test-model/converse-stream");
+            assert_eq!(
+                reqs[1].path,
+                "/model/us.anthropic.claude-haiku-4-5-20251001-v1%3A0/converse-stream"
+            );
+        }
+        _ => {
+            assert_eq!(reqs[0].json()["model"], "test-model");
+            assert_eq!(
+                reqs[1].json()["model"],
+                "us.anthropic.claude-haiku-4-5-20251001-v1:0"
+            );
+        }
+    }
+}
+per_api!(model_switch_applies_to_the_next_request, model_switch);
+
 fn text_turn(api: Api) {
     let env = TestEnv::with_api(api);
     env.fake.push(Reply::text("Hello from the model."));

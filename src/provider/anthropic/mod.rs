@@ -64,7 +64,7 @@ impl Api for AnthropicProvider {
         Some(BlockApi::Anthropic)
     }
 
-    fn headers(&self, _body: &[u8]) -> Result<Vec<(String, String)>, ProviderError> {
+    fn headers(&self, _url: &str, _body: &[u8]) -> Result<Vec<(String, String)>, ProviderError> {
         let mut h = vec![
             ("x-api-key".to_string(), self.api_key.clone()),
             ("anthropic-version".to_string(), VERSION.to_string()),

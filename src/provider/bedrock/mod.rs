@@ -22,7 +22,10 @@ use credentials::{Auth, Sources};
 const SERVICE: &str = "bedrock";
 
 pub(crate) struct BedrockProvider {
+    /// The endpoint of the configured model; `/model` gets one beside it.
     endpoint: Endpoint,
+    base: String,
+    model: String,
     auth: Auth,
     region: String,
     max_tokens: u32,
@@ -53,15 +56,21 @@ impl BedrockProvider {
         } else {
             s.base_url.clone()
         };
-        let url = format!("{base}/model/{}/converse-stream", path_segment(&s.model));
         Ok(BedrockProvider {
-            endpoint: Endpoint::new(s, url)?,
+            endpoint: Endpoint::new(s, model_url(&base, &s.model))?,
+            base,
+            model: s.model.clone(),
             auth,
             region,
             max_tokens: s.max_tokens,
             thinking: s.thinking,
         })
     }
+}
+
+/// Bedrock names the model in the URL, not the body.
+fn model_url(base: &str, model: &str) -> String {
+    format!("{base}/model/{}/converse-stream", path_segment(model))
 }
 
 /// A model id or ARN as one path segment: everything but RFC 3986's
@@ -89,6 +98,14 @@ impl Api for BedrockProvider {
         &self.endpoint
     }
 
+    fn endpoint_for(&self, model: &str) -> std::borrow::Cow<'_, Endpoint> {
+        if model == self.model {
+            std::borrow::Cow::Borrowed(&self.endpoint)
+        } else {
+            std::borrow::Cow::Owned(self.endpoint.with_url(model_url(&self.base, model)))
+        }
+    }
+
     fn body(&self, req: &ChatRequest<'_>) -> Vec<u8> {
         wire::body(req, self.max_tokens, self.thinking)
     }
@@ -97,21 +114,17 @@ impl Api for BedrockProvider {
         Some(BlockApi::Bedrock)
     }
 
-    fn headers(&self, body: &[u8]) -> Result<Vec<(String, String)>, ProviderError> {
+    fn headers(&self, url: &str, body: &[u8]) -> Result<Vec<(String, String)>, ProviderError> {
         match &self.auth {
             Auth::Bearer(token) => Ok(vec![("authorization".into(), format!("Bearer {token}"))]),
-            Auth::Keys(keys) => sign::sign_post(
-                keys,
-                &self.region,
-                SERVICE,
-                SystemTime::now(),
-                &self.endpoint.url,
-                body,
-            )
-            .map_err(|detail| ProviderError::Signing {
-                provider: self.endpoint.name.clone(),
-                detail,
-            }),
+            Auth::Keys(keys) => {
+                sign::sign_post(keys, &self.region, SERVICE, SystemTime::now(), url, body).map_err(
+                    |detail| ProviderError::Signing {
+                        provider: self.endpoint.name.clone(),
+                        detail,
+                    },
+                )
+            }
         }
     }
 
