@@ -83,8 +83,8 @@ pub(super) struct Ran {
 }
 
 /// How many tool invocations a call is, for the turn's cap.
-fn invocations(call: &ToolCall) -> usize {
-    match classify(&call.name, &call.arguments) {
+fn invocations(class: &CallClass) -> usize {
+    match class {
         CallClass::ConnectorBatch(entries) => entries.len(),
         _ => 1,
     }
@@ -98,11 +98,16 @@ impl Round<'_> {
         // The cap counts tool invocations: a connectors batch is as many as
         // its entries, and it runs whole or not at all. Calls are admitted
         // in entry order while they fit; what is refused costs nothing.
-        let mut used = 0;
-        let refusals: Vec<Option<String>> = calls
+        // Each call is classified once: its arguments may be large.
+        let classes: Vec<CallClass> = calls
             .iter()
-            .map(|c| {
-                let n = invocations(c);
+            .map(|c| classify(&c.name, &c.arguments))
+            .collect();
+        let mut used = 0;
+        let refusals: Vec<Option<String>> = classes
+            .iter()
+            .map(|class| {
+                let n = invocations(class);
                 let left = self.allowed - used;
                 if n <= left {
                     used += n;
@@ -123,20 +128,18 @@ impl Round<'_> {
             })
             .collect();
         // Scope, schema, hooks and approval for every entry, concurrently.
-        let checks = calls
-            .iter()
-            .zip(refusals)
-            .enumerate()
-            .map(|(i, (c, refused))| async move {
+        let checks = calls.iter().zip(classes).zip(refusals).enumerate().map(
+            |(i, ((c, class), refused))| async move {
                 if let Some(why) = refused {
                     // Its slot is done: the entries after it may ask.
                     self.gate.done(i);
                     return Plan::Done(ToolOutput::error(why));
                 }
-                let plan = self.check(c, i).await;
+                let plan = self.check(c, class, i).await;
                 self.gate.done(i);
                 plan
-            });
+            },
+        );
         let plans: Vec<Plan> = futures_util::future::join_all(checks).await;
         // Then run: futures are first polled in entry order, which is the
         // order they queue at a server's gate.
@@ -159,7 +162,7 @@ impl Round<'_> {
         }
     }
 
-    async fn check(&self, call: &ToolCall, slot: usize) -> Plan {
+    async fn check(&self, call: &ToolCall, class: CallClass, slot: usize) -> Plan {
         tokio::select! {
             biased;
             _ = self.cancel.cancelled() => {
@@ -170,12 +173,12 @@ impl Round<'_> {
                 }
                 Plan::Done(ToolOutput::error(NOT_STARTED))
             }
-            plan = self.plan(call, slot) => plan,
+            plan = self.plan(call, class, slot) => plan,
         }
     }
 
-    async fn plan(&self, call: &ToolCall, slot: usize) -> Plan {
-        match classify(&call.name, &call.arguments) {
+    async fn plan(&self, call: &ToolCall, class: CallClass, slot: usize) -> Plan {
+        match class {
             CallClass::Bridge(b) => Plan::Bridge(b),
             CallClass::Invalid(msg) => Plan::Done(ToolOutput::error(msg)),
             // Only reached when the split was skipped: the old contract's answer.
