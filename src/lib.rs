@@ -22,22 +22,31 @@
 
 #![warn(unreachable_pub)]
 
-/// `println!` for command output that never panics on a closed stdout
-/// (`hermes sessions show ID | head`): once the reader is gone, output stops
-/// and hermes ends normally.
+/// `println!` for command output: escape sequences and secrets out (it
+/// shows what config files, sessions and servers hold), and no panic on a
+/// closed stdout (`hermes sessions show ID | head`): once the reader is
+/// gone, output stops and hermes ends normally.
 macro_rules! outln {
     () => {
         $crate::frontend::out(b"\n")
     };
     ($($arg:tt)*) => {
-        $crate::frontend::out(format!("{}\n", format_args!($($arg)*)).as_bytes())
+        $crate::frontend::out_text(&format!("{}\n", format_args!($($arg)*)))
     };
 }
 
 /// `print!`, the same way.
 macro_rules! outp {
     ($($arg:tt)*) => {
-        $crate::frontend::out(format!($($arg)*).as_bytes())
+        $crate::frontend::out_text(&format!($($arg)*))
+    };
+}
+
+/// `eprintln!` for a line a person reads, the same way: every line hermes
+/// writes on stderr goes through `util::stderr`.
+macro_rules! errln {
+    ($($arg:tt)*) => {
+        $crate::util::stderr::line(&format!($($arg)*))
     };
 }
 

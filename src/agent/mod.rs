@@ -7,7 +7,7 @@ mod tool_call_batches;
 mod tool_round;
 mod turn;
 
-pub use protocol::{Event, EventTx};
+pub use protocol::{Event, EventTx, ShownArguments};
 pub use session_setup::{open_session, SessionStart};
 pub use tool_call_batches::{assign_missing_ids, expand_block_list, expand_local_tool_batches};
 pub use turn::{Agent, AgentError, TurnOutcome};

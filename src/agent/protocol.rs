@@ -52,6 +52,10 @@ pub enum Event {
         by: String,
         #[serde(skip_serializing_if = "Option::is_none")]
         reason: Option<String>,
+        /// The entry's arguments, when nobody could be asked about it (a
+        /// one-shot run): the refusal shows them whole.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        arguments: Option<ShownArguments>,
     },
     /// An entry passed its checks and waits for its server (concurrency gate,
     /// start-up). `name` is the underlying tool, `arguments` the entry's own.
@@ -93,3 +97,18 @@ pub enum Event {
 }
 
 pub type EventTx = mpsc::UnboundedSender<Event>;
+
+/// An entry's arguments as shown to a person: the target first — the
+/// arguments its tool's schema marks required, in the schema's order.
+/// Serialised as the arguments alone.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ShownArguments {
+    pub value: serde_json::Value,
+    pub required: Vec<String>,
+}
+
+impl Serialize for ShownArguments {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.value.serialize(s)
+    }
+}

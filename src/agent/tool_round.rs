@@ -25,12 +25,20 @@ use tokio_util::sync::CancellationToken;
 use super::protocol::{Event, EventTx};
 use crate::call::{classify, ids, names::Bridge, CallClass, Entry, ToolOutput, ToolRef};
 use crate::config::Decision;
-use crate::policy::{Answer, Gate, HookContext, HookVerdict, Outcome, Policy, Question};
+use crate::policy::{
+    Answer, By, Gate, HookContext, HookVerdict, Outcome, Policy, Question, UserAnswer,
+};
 use crate::session::{Record, SessionError, SessionEvent, SessionHandle, ToolCall, ToolResult};
 use crate::tools::{validation, Registry};
 use crate::util::time::Utc;
 
 const NOT_STARTED: &str = "cancelled before it started";
+
+/// An entry's arguments and its tool's required ones, as a question shows them.
+struct Asked<'a> {
+    arguments: &'a Value,
+    required: Vec<String>,
+}
 
 /// How a call of the message is run, once checked.
 enum Plan {
@@ -168,8 +176,8 @@ impl Round<'_> {
             _ = self.cancel.cancelled() => {
                 let open = self.open_question.lock().ok().and_then(|mut q| q.take());
                 if let Some((id, name)) = open {
-                    self.note_approval(&id, &name, "deny", "you, stopping the turn", None)
-                        .await;
+                    let by = By::User(UserAnswer::StoppingTheTurn).to_string();
+                    self.note_approval(&id, &name, "deny", &by, None, None).await;
                 }
                 Plan::Done(ToolOutput::error(NOT_STARTED))
             }
@@ -235,12 +243,14 @@ impl Round<'_> {
         slot: usize,
     ) -> Result<(ToolRef, Value), String> {
         let tool = self.tools.resolve_and_check(name, args).await?;
+        let subject = self.tools.subject(name, &tool);
         let hook = self
             .policy
-            .pre_tool_call(&self.hook_ctx, name, id, args, self.cancel)
+            .pre_tool_call(&self.hook_ctx, &subject, id, args, self.cancel)
             .await;
         if let HookVerdict::Block(why) = hook.verdict {
-            self.note_approval(id, name, "deny", "hook", Some(why.clone()))
+            let by = By::Hook.to_string();
+            self.note_approval(id, name, "deny", &by, Some(why.clone()), None)
                 .await;
             return Err(why);
         }
@@ -253,30 +263,10 @@ impl Round<'_> {
             }
             None => args.clone(),
         };
-        let mut outcome = self
-            .policy
-            .approve(name, &args, self.tools.hints(name, &tool));
-        // A hook's word comes over the rules' ask or allow; a deny stays.
-        match (hook.verdict, outcome.decision) {
-            (HookVerdict::Allow, Decision::Ask) => {
-                outcome = Outcome {
-                    decision: Decision::Allow,
-                    by: "hook".into(),
-                    reason: None,
-                }
-            }
-            (HookVerdict::Ask(reason), Decision::Allow) => {
-                outcome = Outcome {
-                    decision: Decision::Ask,
-                    by: "hook".into(),
-                    reason: (!reason.is_empty()).then_some(reason),
-                }
-            }
-            _ => {}
-        }
+        let mut outcome = self.policy.approve(&subject, &args, &hook.verdict);
         let mut unanswered = false;
         if outcome.decision == Decision::Ask {
-            (outcome, unanswered) = self.settle_ask(slot, id, name, &args, outcome).await;
+            (outcome, unanswered) = self.settle_ask(slot, id, name, &tool, &args, outcome).await;
         }
         let reason = outcome
             .reason
@@ -306,9 +296,15 @@ impl Round<'_> {
         let by = if unanswered {
             format!("{} (nobody to ask)", outcome.by)
         } else {
-            outcome.by.clone()
+            outcome.by.to_string()
         };
-        self.note_approval(id, name, decision, &by, outcome.reason.clone())
+        // What the user would have been asked, whole: a refusal nobody
+        // could answer is their only view of what the model wanted to run.
+        let shown = unanswered.then(|| Asked {
+            arguments: &args,
+            required: self.tools.required_args(name, &tool),
+        });
+        self.note_approval(id, name, decision, &by, outcome.reason.clone(), shown)
             .await;
         match refusal {
             Some(why) => Err(why),
@@ -324,6 +320,7 @@ impl Round<'_> {
         slot: usize,
         id: &str,
         name: &str,
+        tool: &ToolRef,
         args: &Value,
         asked: Outcome,
     ) -> (Outcome, bool) {
@@ -335,14 +332,9 @@ impl Round<'_> {
         let _one_at_a_time = self.asking.lock().await;
         // An earlier answer of this round may have allowed this tool — not
         // when a hook asked: a hook's question is put every time.
-        if asked.by != "hook" && self.policy.allowed_this_session().iter().any(|t| t == name) {
-            let by = "you, for this session".to_string();
+        if asked.by != By::Hook && self.policy.allowed_this_session().iter().any(|t| t == name) {
             return (
-                Outcome {
-                    decision: Decision::Allow,
-                    by,
-                    reason: None,
-                },
+                Outcome::new(Decision::Allow, By::User(UserAnswer::ForSession)),
                 false,
             );
         }
@@ -350,9 +342,10 @@ impl Round<'_> {
             call_id: id.to_string(),
             tool: name.to_string(),
             arguments: args.clone(),
+            required: self.tools.required_args(name, tool),
             why: match &asked.reason {
                 Some(r) => format!("{}: {r}", asked.by),
-                None => asked.by.clone(),
+                None => asked.by.to_string(),
             },
         };
         if let Ok(mut q) = self.open_question.lock() {
@@ -362,31 +355,31 @@ impl Round<'_> {
         if let Ok(mut q) = self.open_question.lock() {
             *q = None;
         }
-        let decided = |decision, by: &str, reason| Outcome {
-            decision,
-            by: by.to_string(),
-            reason,
-        };
+        let user = |decision, a| Outcome::new(decision, By::User(a));
         let outcome = match answer {
             None => {
                 self.cancel.cancel();
-                decided(Decision::Deny, "you, stopping the turn", None)
+                user(Decision::Deny, UserAnswer::StoppingTheTurn)
             }
-            Some(Answer::Once) => decided(Decision::Allow, "you, once", None),
+            Some(Answer::Once) => user(Decision::Allow, UserAnswer::Once),
             Some(Answer::Session) => {
                 self.policy.allow_for_session(name);
-                decided(Decision::Allow, "you, for this session", None)
+                user(Decision::Allow, UserAnswer::ForSession)
             }
             Some(Answer::Always) => {
                 self.policy.allow_for_session(name);
-                decided(Decision::Allow, "you, always", None)
+                user(Decision::Allow, UserAnswer::Always)
             }
-            Some(Answer::Deny(reason)) => decided(Decision::Deny, "you", reason),
+            Some(Answer::Deny(reason)) => Outcome {
+                reason,
+                ..user(Decision::Deny, UserAnswer::Denied)
+            },
         };
         (outcome, false)
     }
 
-    /// An approval decision as an event and a session record.
+    /// An approval decision as an event and a session record; `asked`:
+    /// the arguments of an entry nobody could be asked about, for the user.
     async fn note_approval(
         &self,
         id: &str,
@@ -394,6 +387,7 @@ impl Round<'_> {
         decision: &str,
         by: &str,
         reason: Option<String>,
+        asked: Option<Asked<'_>>,
     ) {
         self.emit(Event::Approval {
             id: id.to_string(),
@@ -401,6 +395,10 @@ impl Round<'_> {
             decision: decision.to_string(),
             by: by.to_string(),
             reason: reason.clone(),
+            arguments: asked.map(|a| crate::agent::ShownArguments {
+                value: a.arguments.clone(),
+                required: a.required,
+            }),
         });
         let record = Record::Event {
             ts: Utc::now().rfc3339(),
@@ -463,7 +461,14 @@ impl Round<'_> {
             if let (true, Ok(args)) = (s, &e.arguments) {
                 for problem in self
                     .policy
-                    .post_tool_call(&self.hook_ctx, &e.name, id, args, out, self.cancel)
+                    .post_tool_call(
+                        &self.hook_ctx,
+                        &crate::policy::Subject::named(&e.name),
+                        id,
+                        args,
+                        out,
+                        self.cancel,
+                    )
                     .await
                 {
                     self.emit(Event::Warning { message: problem });
@@ -524,9 +529,17 @@ impl Round<'_> {
                     .call_checked(&tool, &call.id, args.clone(), self.cancel, &on_start)
                     .await;
                 if sent.load(Ordering::SeqCst) {
+                    let subject = self.tools.subject(&name, &tool);
                     for problem in self
                         .policy
-                        .post_tool_call(&self.hook_ctx, &name, &call.id, &args, &out, self.cancel)
+                        .post_tool_call(
+                            &self.hook_ctx,
+                            &subject,
+                            &call.id,
+                            &args,
+                            &out,
+                            self.cancel,
+                        )
                         .await
                     {
                         self.emit(Event::Warning { message: problem });

@@ -31,6 +31,9 @@ pub(super) async fn run(cli: &Cli, ctx: &Context<'_>) -> Result<(), CommandError
     let cwd = ctx.cwd;
     let mode = mode(cli)?;
     let settings = config::resolve(ctx.paths.clone(), cwd, ctx.overrides)?;
+    if let Some(repaired) = session::guard_folder(&settings.paths.sessions_dir())? {
+        errln!("warning: {repaired}");
+    }
     let resume = resume_path(cli, &settings.paths.sessions_dir(), cwd)?;
     let conversation = assemble(&settings, cwd, resume.as_deref()).await?;
     let mcp = conversation.mcp.clone();
@@ -102,6 +105,10 @@ pub async fn assemble(
             total: p.total,
             message: p.message,
         });
+    }));
+    let notices = tx.clone();
+    mcp.on_notice(Arc::new(move |message| {
+        let _ = notices.send(Event::Warning { message });
     }));
     let _ = tx.send(Event::SessionStarted {
         id: start.handle.id().to_string(),
@@ -215,7 +222,7 @@ fn read_stdin() -> Result<String, CommandError> {
     std::io::stdin().read_to_end(&mut bytes)?;
     let text = String::from_utf8_lossy(&bytes);
     if let std::borrow::Cow::Owned(_) = text {
-        eprintln!("warning: stdin has bytes that are not UTF-8; each was replaced with \u{FFFD}");
+        errln!("warning: stdin has bytes that are not UTF-8; each was replaced with \u{FFFD}");
     }
     Ok(text.into_owned())
 }
@@ -241,7 +248,7 @@ fn stdin_is_data() -> bool {
         let n = unsafe { libc::poll(&mut pfd, 1, 500) };
         let ready = n > 0 && pfd.revents & (libc::POLLIN | libc::POLLHUP) != 0;
         if !ready {
-            eprintln!(
+            errln!(
                 "warning: stdin is a pipe with nothing in it after 0.5 s; not waiting for it \
                  (put the data in the prompt with -q -)"
             );

@@ -160,7 +160,7 @@ pub(super) fn report(e: &CommandError, json: bool) -> ExitCode {
     }
     // Messages quote providers and servers: cleaned of escape sequences,
     // and a closed stderr is no reason to panic.
-    let clean = crate::frontend::sanitize::clean;
+    let clean = crate::util::sanitize::clean;
     let mut err = std::io::stderr();
     let _ = if e.exit == Exit::Interrupted {
         writeln!(err, "interrupted")

@@ -20,6 +20,13 @@ pub use error::{CommandError, Exit};
 use crate::config::{Overrides, Paths};
 
 pub fn main() -> ExitCode {
+    // Past a file size limit (`ulimit -f`) a write fails with EFBIG, which
+    // hermes reports, instead of the signal killing it without a word.
+    #[cfg(unix)]
+    // SAFETY: setting a signal's disposition, before any thread starts.
+    unsafe {
+        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+    }
     let cli = Cli::parse();
     let json = cli.json;
     let runtime = match tokio::runtime::Builder::new_current_thread()

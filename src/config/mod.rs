@@ -2,6 +2,7 @@
 //! the [`Settings`] a run uses. Layers, lowest first: built-in presets < user file
 //! (or `--config PATH`) < project `.hermes/config.toml` < `HERMES_*` env < flags.
 
+mod anchor;
 pub mod edit;
 mod file;
 mod load;
@@ -21,7 +22,7 @@ pub use paths::{project_config, Paths};
 pub use settings::{
     approval_settings, defaults, mcp_servers, resolve, ApprovalRule, ApprovalSettings,
     ConnectorSettings, DeferPolicy, HookSettings, HooksSettings, Limits, McpServerSettings,
-    ProviderSettings, RetryPolicy, Settings, SystemPrompt, Thinking,
+    ProviderSettings, RetryPolicy, RuleOrigin, Settings, SystemPrompt, Thinking,
 };
 
 #[derive(Debug, thiserror::Error)]
@@ -137,7 +138,7 @@ pub fn file_warnings(sources: &[PathBuf]) -> Vec<String> {
 fn holds_secret(t: &toml::Table) -> bool {
     t.iter().any(|(k, v)| match v {
         toml::Value::Table(inner) if k == "env" || k == "headers" => {
-            inner.keys().any(|n| looks_secret(n)) || holds_secret(inner)
+            inner.keys().any(|n| crate::util::secrets::looks_secret(n)) || holds_secret(inner)
         }
         toml::Value::Table(inner) => holds_secret(inner),
         _ => k == "api_key",
@@ -171,7 +172,13 @@ pub fn load_merged(paths: &Paths, cwd: &Path, ov: &Overrides) -> Result<Merged, 
         .config_path
         .clone()
         .unwrap_or_else(|| paths.config_file());
-    if let Some(t) = load::read_layer(&user, ov.config_path.is_some())? {
+    if let Some(mut t) = load::read_layer(&user, ov.config_path.is_some())? {
+        if let Some(dir) = user.parent() {
+            anchor::anchor(
+                &mut t,
+                &std::path::absolute(dir).unwrap_or_else(|_| dir.into()),
+            );
+        }
         load::merge(&mut merged, t);
         sources.push(user.clone());
     }
@@ -205,6 +212,7 @@ pub fn load_merged(paths: &Paths, cwd: &Path, ov: &Overrides) -> Result<Merged, 
                     ));
                 }
             }
+            anchor::anchor(&mut t, &trust::folder_of(&project));
             load::merge(&mut merged, t);
             sources.push(project);
         }
@@ -232,98 +240,56 @@ pub fn load_merged(paths: &Paths, cwd: &Path, ov: &Overrides) -> Result<Merged, 
     })
 }
 
-/// The merged config as TOML with secrets replaced by `****`.
+/// The merged config as TOML with secrets replaced by `****`: keys,
+/// values of secret-looking names, and whatever [`secrets::mask`] hides in
+/// URLs, headers, arguments and environments.
+///
+/// [`secrets::mask`]: crate::util::secrets::mask
 pub fn show_masked(file: &ConfigFile) -> String {
     let mut f = file.clone();
+    mask_file(&mut f);
+    toml::to_string(&f).unwrap_or_else(|e| format!("# cannot print config: {e}\n"))
+}
+
+/// Hides every secret a config file holds, in place.
+pub(crate) fn mask_file(f: &mut ConfigFile) {
+    use crate::util::secrets::{mask, mask_args, HIDDEN};
     for p in f.providers.values_mut() {
         if p.api_key.is_some() {
-            p.api_key = Some("****".into());
+            p.api_key = Some(HIDDEN.into());
         }
         if let Some(url) = &mut p.base_url {
-            *url = mask_userinfo(url);
+            *url = mask(url).into_owned();
         }
         mask_map(&mut p.headers);
     }
     for s in f.mcp_servers.values_mut() {
         mask_map(&mut s.env);
-        mask_args(&mut s.args);
+        s.args = mask_args(&s.args);
+        s.command = mask(&s.command).into_owned();
     }
     if let Some(c) = &mut f.connectors {
-        c.url = mask_userinfo(&c.url);
+        c.url = mask(&c.url).into_owned();
     }
-    toml::to_string(&f).unwrap_or_else(|e| format!("# cannot print config: {e}\n"))
+    for h in f
+        .hooks
+        .pre_tool_call
+        .iter_mut()
+        .chain(f.hooks.post_tool_call.iter_mut())
+    {
+        h.command = mask(&h.command).into_owned();
+    }
 }
 
-/// Values of secret-looking names masked whole; others have any URL
-/// password masked (`postgres://app:****@db/x`).
+/// Values of secret-looking names masked whole; others through `mask`
+/// (`Bearer …`, a URL's password).
 fn mask_map(m: &mut std::collections::BTreeMap<String, String>) {
+    use crate::util::secrets::{looks_secret, mask, HIDDEN};
     for (k, v) in m.iter_mut() {
         *v = if looks_secret(k) {
-            "****".into()
+            HIDDEN.into()
         } else {
-            mask_userinfo(v)
+            mask(v).into_owned()
         };
     }
-}
-
-/// `--password=x` and `--token x` style arguments masked, and URL passwords.
-fn mask_args(args: &mut [String]) {
-    let mut next_is_secret = false;
-    for a in args.iter_mut() {
-        if next_is_secret {
-            *a = "****".into();
-            next_is_secret = false;
-            continue;
-        }
-        if let Some((flag, _)) = a.split_once('=') {
-            if flag.starts_with('-') && looks_secret(flag) {
-                *a = format!("{flag}=****");
-                continue;
-            }
-        } else if a.starts_with('-') && looks_secret(a) {
-            next_is_secret = true;
-            continue;
-        }
-        *a = mask_userinfo(a);
-    }
-}
-
-/// `scheme://user:password@host…` with the password replaced by `****`.
-fn mask_userinfo(s: &str) -> String {
-    let Some(scheme_end) = s.find("://") else {
-        return s.to_string();
-    };
-    let rest = &s[scheme_end + 3..];
-    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-    let Some(at) = rest[..authority_end].rfind('@') else {
-        return s.to_string();
-    };
-    let userinfo = &rest[..at];
-    match userinfo.split_once(':') {
-        Some((user, _)) => format!("{}{user}:****{}", &s[..scheme_end + 3], &rest[at..]),
-        None => s.to_string(),
-    }
-}
-
-/// Header, variable or flag names whose values are credentials.
-pub fn looks_secret(name: &str) -> bool {
-    let n = name.to_ascii_lowercase();
-    [
-        "key",
-        "token",
-        "secret",
-        "pass",
-        "pwd",
-        "credential",
-        "authorization",
-        "auth",
-        "cookie",
-        "session",
-        "private",
-    ]
-    .iter()
-    .any(|s| n.contains(s))
-        || n == "pat"
-        || n.ends_with("_pat")
-        || n.starts_with("pat_")
 }

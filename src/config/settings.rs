@@ -275,8 +275,17 @@ pub struct ApprovalRule {
     pub decision: Decision,
     pub when: Vec<(String, regex::Regex)>,
     pub reason: Option<String>,
-    /// Where it came from, for the session record: `approvals.deny[0]`.
-    pub origin: String,
+    /// Where it came from, for the session record.
+    pub origin: RuleOrigin,
+}
+
+/// Where an approval rule came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RuleOrigin {
+    /// A config key: `approvals.deny[0]`, `approvals.rules[2]`.
+    Config(String),
+    /// `--approve GLOB`.
+    Flag,
 }
 
 impl PartialEq for ApprovalRule {
@@ -298,7 +307,7 @@ impl PartialEq for ApprovalRule {
 impl ApprovalRule {
     /// A glob rule with no conditions (the `allow`/`ask`/`deny` lists,
     /// `--approve`).
-    pub fn glob(tool: &str, decision: Decision, origin: String) -> ApprovalRule {
+    pub fn glob(tool: &str, decision: Decision, origin: RuleOrigin) -> ApprovalRule {
         ApprovalRule {
             tool: tool.to_string(),
             decision,
@@ -334,7 +343,7 @@ fn approval_rules(a: &ApprovalsSection) -> Result<Vec<ApprovalRule>, ConfigError
             rules.push(ApprovalRule::glob(
                 g,
                 decision,
-                format!("approvals.{key}[{i}]"),
+                RuleOrigin::Config(format!("approvals.{key}[{i}]")),
             ));
         }
     }
@@ -361,7 +370,7 @@ fn approval_rules(a: &ApprovalsSection) -> Result<Vec<ApprovalRule>, ConfigError
             decision: r.decision,
             when,
             reason: r.reason.clone(),
-            origin: format!("approvals.rules[{i}]"),
+            origin: RuleOrigin::Config(format!("approvals.rules[{i}]")),
         });
     }
     Ok(rules)
@@ -477,7 +486,7 @@ pub fn resolve(paths: Paths, cwd: &Path, ov: &Overrides) -> Result<Settings, Con
             a.rules.extend(
                 ov.approve
                     .iter()
-                    .map(|g| ApprovalRule::glob(g, Decision::Allow, "--approve".into())),
+                    .map(|g| ApprovalRule::glob(g, Decision::Allow, RuleOrigin::Flag)),
             );
             a.yolo = ov.yolo;
             a
@@ -594,6 +603,16 @@ fn resolve_provider(file: &ConfigFile, ov: &Overrides) -> Result<ProviderSetting
             .and_then(|v| std::env::var(v).ok())
             .filter(|k| !k.trim().is_empty())
     });
+    // From here on no error, warning or note shows them.
+    for secret in api_key.iter().chain(
+        entry
+            .headers
+            .iter()
+            .filter(|(k, _)| crate::util::secrets::looks_secret(k))
+            .map(|(_, v)| v),
+    ) {
+        crate::util::secrets::remember(secret);
+    }
     Ok(ProviderSettings {
         kind,
         base_url: base_url.trim_end_matches('/').to_string(),

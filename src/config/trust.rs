@@ -103,9 +103,26 @@ pub fn standing(paths: &Paths, config: &Path, text: &[u8]) -> Standing {
     standing
 }
 
-/// Trusts the project file of `cwd` as it is now; returns its folder, and
-/// whether that content was trusted already.
-pub fn trust(paths: &Paths, cwd: &Path) -> Result<(PathBuf, bool), TrustError> {
+/// What trusting a project file lets it do: every held key it sets, as the
+/// run would apply it (relative commands anchored, secrets masked), as TOML.
+pub fn what_it_allows(config: &Path, text: &str) -> Result<String, super::ConfigError> {
+    let mut t = super::load::parse_layer(config, text)?;
+    super::anchor::anchor(&mut t, &folder_of(config));
+    t.retain(|k, _| HELD.contains(&k));
+    let file: super::ConfigFile =
+        toml::Value::Table(t)
+            .try_into()
+            .map_err(|e: toml::de::Error| super::ConfigError::BadValue {
+                what: config.display().to_string(),
+                expected: "a valid config",
+                got: e.message().to_string(),
+            })?;
+    Ok(super::show_masked(&file))
+}
+
+/// Trusts the project file of `cwd` as it is now; returns its folder,
+/// whether that content was trusted already, and the bytes trusted.
+pub fn trust(paths: &Paths, cwd: &Path) -> Result<(PathBuf, bool, Vec<u8>), TrustError> {
     let config = super::project_config(cwd).ok_or_else(|| TrustError::NoProject {
         cwd: cwd.to_path_buf(),
     })?;
@@ -116,14 +133,15 @@ pub fn trust(paths: &Paths, cwd: &Path) -> Result<(PathBuf, bool), TrustError> {
     let folder = folder_of(&config);
     let line = listable(&folder)?;
     let d = digest(&text);
+    let _lock = StoreLock::take(paths)?;
     let mut all = entries(paths);
     if all.iter().any(|(digest, f)| *f == line && *digest == d) {
-        return Ok((folder, true));
+        return Ok((folder, true, text));
     }
     all.retain(|(_, f)| *f != line);
     all.push((d, line));
     rewrite(paths, &all)?;
-    Ok((folder, false))
+    Ok((folder, false, text))
 }
 
 /// Stops trusting the project folder of `cwd` (or `cwd` itself, once its
@@ -134,6 +152,7 @@ pub fn forget(paths: &Paths, cwd: &Path) -> Result<(PathBuf, bool), TrustError> 
         None => std::fs::canonicalize(cwd).unwrap_or_else(|_| cwd.to_path_buf()),
     };
     let line = listable(&folder)?;
+    let _lock = StoreLock::take(paths)?;
     let mut all = entries(paths);
     let before = all.len();
     all.retain(|(_, f)| *f != line);
@@ -154,25 +173,58 @@ fn listable(folder: &Path) -> Result<String, TrustError> {
         })
 }
 
-/// The whole store, written beside it and renamed over it: a crash leaves
-/// the old list or the new one, never a cut line naming another folder.
+/// The whole store, written beside it (owner-only) and renamed over it: a
+/// crash leaves the old list or the new one, never a cut line naming
+/// another folder.
 fn rewrite(paths: &Paths, all: &[(String, String)]) -> Result<(), TrustError> {
     let path = store(paths);
     let tmp = path.with_extension("new");
     let text: String = all.iter().map(|(d, f)| format!("{d} {f}\n")).collect();
     let write = || -> std::io::Result<()> {
         if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir)?;
+            crate::util::private::create_dir_all(dir)?;
         }
-        let mut f = std::fs::File::create(&tmp)?;
+        let _ = std::fs::remove_file(&tmp);
+        let mut f = crate::util::private::options()
+            .create_new(true)
+            .write(true)
+            .open(&tmp)?;
         f.write_all(text.as_bytes())?;
         f.sync_all()?;
         std::fs::rename(&tmp, &path)
     };
-    write().map_err(|source| TrustError::Store {
-        path: path.clone(),
-        source,
+    write().map_err(|source| {
+        let _ = std::fs::remove_file(&tmp);
+        TrustError::Store {
+            path: path.clone(),
+            source,
+        }
     })
+}
+
+/// Held while the store is read, changed and written back: two `hermes
+/// trust` at once must not each write a list missing the other's folder.
+struct StoreLock(#[allow(dead_code)] std::fs::File);
+
+impl StoreLock {
+    fn take(paths: &Paths) -> Result<StoreLock, TrustError> {
+        let path = store(paths).with_extension("lock");
+        let fail = |source| TrustError::Store {
+            path: path.clone(),
+            source,
+        };
+        if let Some(dir) = path.parent() {
+            crate::util::private::create_dir_all(dir).map_err(fail)?;
+        }
+        let file = crate::util::private::options()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(fail)?;
+        crate::util::private::lock_exclusive(&file).map_err(fail)?;
+        Ok(StoreLock(file))
+    }
 }
 
 /// Removes the held keys from an untrusted project layer; the ones it set.
@@ -228,16 +280,17 @@ mod tests {
         let folder = std::fs::canonicalize(project.path()).unwrap();
         let now = || standing(&paths, &config, &std::fs::read(&config).unwrap());
         assert_eq!(now(), Standing::Untrusted);
-        assert_eq!(trust(&paths, &nested).unwrap(), (folder.clone(), false));
-        assert_eq!(
-            trust(&paths, project.path()).unwrap(),
-            (folder.clone(), true)
-        );
+        let t = |cwd: &Path| {
+            let (f, already, _) = trust(&paths, cwd).unwrap();
+            (f, already)
+        };
+        assert_eq!(t(&nested), (folder.clone(), false));
+        assert_eq!(t(project.path()), (folder.clone(), true));
         assert_eq!(now(), Standing::Trusted);
         // A pull that changes the file takes the trust away until renewed.
         std::fs::write(&config, "model = \"a\"\n[hooks]\n").unwrap();
         assert_eq!(now(), Standing::Changed);
-        assert_eq!(trust(&paths, &nested).unwrap(), (folder.clone(), false));
+        assert_eq!(t(&nested), (folder.clone(), false));
         assert_eq!(now(), Standing::Trusted);
         assert_eq!(
             std::fs::read_to_string(store(&paths))

@@ -94,7 +94,11 @@ impl Gateway {
     pub fn new(cfg: &ConnectorSettings) -> Gateway {
         Gateway {
             url: cfg.url.trim_end_matches('/').to_string(),
-            token: cfg.token_env.as_deref().and_then(|v| std::env::var(v).ok()),
+            token: cfg
+                .token_env
+                .as_deref()
+                .and_then(|v| std::env::var(v).ok())
+                .inspect(|t| crate::util::secrets::remember(t)),
             client: reqwest::Client::new(),
             timeout: cfg.timeout,
             listing: std::sync::OnceLock::new(),

@@ -7,9 +7,8 @@ mod complete;
 mod markdown;
 mod printer;
 pub(crate) mod repl;
-pub(crate) mod sanitize;
 mod tool_block;
 mod typeahead;
 
-pub(crate) use printer::{drive, out, Printer, Style};
+pub(crate) use printer::{drive, out, out_text, Printer, Style};
 pub(crate) use repl::restore_terminal;

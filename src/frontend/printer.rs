@@ -10,9 +10,9 @@ use indicatif::{ProgressBar, ProgressStyle};
 use tokio::sync::mpsc::UnboundedReceiver;
 
 use super::markdown::{self, Markdown};
-use super::sanitize::{clean, Sanitizer};
 use super::tool_block::ToolBlock;
 use crate::agent::Event;
+use crate::util::sanitize::Sanitizer;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Style {
@@ -151,7 +151,7 @@ impl Printer {
                     self.say(format!("    {line}"));
                 }
                 self.say(format!(
-                    "  y allow once · s allow {name} for this session · a always (config.toml) · n deny (n REASON tells the model why)"
+                    "  y allow once · s allow {name} for this session · a always (config.toml) · n deny (n REASON tells the model why) · v see all"
                 ));
             }
             // A refusal shows its own line; what allows it says how.
@@ -160,6 +160,7 @@ impl Printer {
                 decision,
                 by,
                 reason,
+                arguments,
                 ..
             } if decision == "deny" => {
                 self.stop_spinner();
@@ -172,6 +173,11 @@ impl Printer {
                     self.say(format!(
                         "✗ {name} needs approval ({by}); allow it with --approve '{name}' (a glob, repeatable) or --yolo"
                     ));
+                    if let Some(a) = arguments {
+                        for line in super::approve::shown_whole(&a.value, &a.required).lines() {
+                            self.say(format!("    {line}"));
+                        }
+                    }
                 } else {
                     self.say(format!("✗ {name} denied by {by}{why}"));
                 }
@@ -236,12 +242,16 @@ impl Drop for Printer {
     }
 }
 
-/// Writes to stdout; a closed pipe (`| head`) is not an error.
-/// A line on stderr, cleaned of escape and control sequences: it carries
-/// tool names, arguments and output, which servers and models control.
+/// A line on stderr: it carries tool names, arguments and output, which
+/// servers and models control.
 fn err_line(line: String) {
-    // A closed stderr (`2>&1 | head`) is no reason to panic.
-    let _ = writeln!(std::io::stderr(), "{}", clean(&line));
+    crate::util::stderr::line(&line);
+}
+
+/// Command output: cleaned of escape sequences, secrets masked.
+pub(crate) fn out_text(text: &str) {
+    let masked = crate::util::secrets::mask(text);
+    out(crate::util::sanitize::clean(&masked).as_bytes());
 }
 
 pub(crate) fn out(bytes: &[u8]) {

@@ -86,7 +86,7 @@ pub(crate) async fn run(
         let _ = crate::util::private::create_dir_all(dir);
     }
     let _ = editor.load_history(&ctx.history);
-    eprintln!(
+    errln!(
         "hermes {} · {} · session {} · /help for commands, Ctrl-D to quit",
         env!("CARGO_PKG_VERSION"),
         ctx.settings.provider.model,
@@ -139,7 +139,7 @@ pub(crate) async fn run(
                 editor = ed;
                 let mut line = draft.lock().map(|d| d.clone()).unwrap_or_default();
                 line.push(char::REPLACEMENT_CHARACTER);
-                eprintln!(
+                errln!(
                     "warning: a typed byte was not UTF-8 and was replaced with \u{FFFD}; \
                      press Enter to send the line (set the terminal to UTF-8 to avoid this)"
                 );
@@ -188,8 +188,8 @@ pub(crate) async fn run(
 /// A resumed session opens with its last exchanges, so the screen is not
 /// blank: the user's words and the answers (cut), tool calls counted.
 fn show_resumed(agent: &Agent) {
-    use crate::frontend::sanitize::clean;
     use crate::session::Message;
+    use crate::util::sanitize::clean;
     let messages = agent.messages();
     let users = messages
         .iter()
@@ -209,23 +209,23 @@ fn show_resumed(agent: &Agent) {
         .unwrap_or(0);
     for m in &messages[start..] {
         match m {
-            Message::User { content } => eprintln!("› {}", clean(&excerpt(content, 300))),
+            Message::User { content } => errln!("› {}", clean(&excerpt(content, 300))),
             Message::Assistant {
                 content,
                 tool_calls,
                 ..
             } => {
                 if !content.trim().is_empty() {
-                    eprintln!("{}", clean(&excerpt(content, 600)));
+                    errln!("{}", clean(&excerpt(content, 600)));
                 }
                 if !tool_calls.is_empty() {
-                    eprintln!("  ({} tool call(s))", tool_calls.len());
+                    errln!("  ({} tool call(s))", tool_calls.len());
                 }
             }
             Message::System { .. } | Message::Tool(_) => {}
         }
     }
-    eprintln!(
+    errln!(
         "— resumed session {} ({users} message(s) of yours) —",
         agent.session().id()
     );
@@ -237,7 +237,7 @@ fn show_resumed(agent: &Agent) {
 fn leave(agent: &Agent) {
     let session = agent.session();
     if agent.has_user_message() {
-        eprintln!("resume with: hermes --resume {}", session.id());
+        errln!("resume with: hermes --resume {}", session.id());
     } else {
         let _ = std::fs::remove_file(session.path());
     }
@@ -380,7 +380,7 @@ async fn next_line(
         .ok()
         .and_then(|mut q| (!q.is_empty()).then(|| q.remove(0)));
     if let Some(t) = typed {
-        eprintln!("› {t}");
+        errln!("› {t}");
         return Ok((editor, Ok(t)));
     }
     Ok(tokio::task::spawn_blocking(move || {
@@ -409,7 +409,7 @@ fn piped_line() -> Result<String, ReadlineError> {
     }
     let line = String::from_utf8_lossy(&buf).into_owned();
     if std::str::from_utf8(&buf).is_err() {
-        eprintln!("warning: a line on stdin has bytes that are not UTF-8; each was replaced with \u{FFFD}");
+        errln!("warning: a line on stdin has bytes that are not UTF-8; each was replaced with \u{FFFD}");
     }
     Ok(line)
 }
@@ -443,11 +443,11 @@ async fn turn(
     printer.end_line();
     match res {
         Ok(_) => {}
-        Err(AgentError::Cancelled) => eprintln!("stopped."),
+        Err(AgentError::Cancelled) => errln!("stopped."),
         Err(e) => {
-            eprintln!("error: {e}");
+            errln!("error: {e}");
             if let Some(h) = e.hint() {
-                eprintln!("hint: {h}");
+                errln!("hint: {h}");
             }
         }
     }
@@ -457,67 +457,67 @@ async fn command(text: &str, agent: &mut Agent, ctx: &ReplContext<'_>) -> Result
     let word = text.split_whitespace().next().unwrap_or("");
     match word {
         "/quit" | "/exit" | "/q" => return Ok(Flow::Quit),
-        "/help" | "/?" => eprintln!("{HELP}"),
-        "/session" => eprintln!(
+        "/help" | "/?" => errln!("{HELP}"),
+        "/session" => errln!(
             "session {} · {}",
             agent.session().id(),
             agent.session().path().display()
         ),
-        "/stop" => eprintln!("nothing is running."),
+        "/stop" => errln!("nothing is running."),
         "/approvals" => {
             let p = agent.policy_mut();
             let allowed = p.allowed_this_session();
             if allowed.is_empty() {
-                eprintln!("nothing allowed by answer in this session");
+                errln!("nothing allowed by answer in this session");
             }
             for t in allowed {
-                eprintln!("  {t}  (this session)");
+                errln!("  {t}  (this session)");
             }
             if p.yolo() {
-                eprintln!("  /yolo is on: tools run without asking (rules that deny still hold)");
+                errln!("  /yolo is on: tools run without asking (rules that deny still hold)");
             }
         }
         "/yolo" => {
             if agent.policy_mut().toggle_yolo() {
-                eprintln!("yolo on: tools run without asking for this session (rules that deny still hold); /yolo again to ask again");
+                errln!("yolo on: tools run without asking for this session (rules that deny still hold); /yolo again to ask again");
             } else {
-                eprintln!("yolo off: approvals ask again");
+                errln!("yolo off: approvals ask again");
             }
         }
         "/update" => {
             let paths = ctx.settings.paths.clone();
             let line =
                 tokio::task::spawn_blocking(move || crate::update::status_line(&paths)).await?;
-            eprintln!("{line}");
+            errln!("{line}");
         }
         "/model" => match text.split_whitespace().nth(1) {
-            None => eprintln!("model {}", agent.model()),
+            None => errln!("model {}", agent.model()),
             Some(m) => {
                 agent.set_model(m);
-                eprintln!("model {m} from the next request on");
+                errln!("model {m} from the next request on");
             }
         },
         "/usage" => {
             let u = agent.usage_totals();
-            eprintln!(
+            errln!(
                 "{} model request(s) · {} tokens in ({} read from the cache, {} written to it) · {} out",
                 u.requests, u.prompt_tokens, u.cache_read_tokens, u.cache_write_tokens, u.completion_tokens
             );
         }
         "/tools" => {
             let query = text.split_once(' ').map(|(_, q)| q.trim()).unwrap_or("");
-            eprintln!(
+            errln!(
                 "{}",
-                crate::frontend::sanitize::clean(&agent.find_tools(query).await)
+                crate::util::sanitize::clean(&agent.find_tools(query).await)
             );
         }
         "/mcp" => {
             let lines = agent.mcp_overview().await;
             if lines.is_empty() {
-                eprintln!("no MCP servers configured (hermes mcp add NAME -- COMMAND …)");
+                errln!("no MCP servers configured (hermes mcp add NAME -- COMMAND …)");
             }
             for l in lines {
-                eprintln!("  {l}");
+                errln!("  {l}");
             }
         }
         "/sessions" => {
@@ -525,11 +525,11 @@ async fn command(text: &str, agent: &mut Agent, ctx: &ReplContext<'_>) -> Result
                 .into_iter()
                 .take(10)
             {
-                eprintln!(
+                errln!(
                     "  {}  {}  {}",
                     s.meta.id,
                     s.meta.cwd,
-                    crate::frontend::sanitize::clean(&excerpt(&s.title, 60))
+                    crate::util::sanitize::clean(&excerpt(&s.title, 60))
                 );
             }
         }
@@ -553,10 +553,10 @@ async fn command(text: &str, agent: &mut Agent, ctx: &ReplContext<'_>) -> Result
                         let _ = old.close().await;
                         show_resumed(agent);
                     }
-                    Err(e) => eprintln!("error: {e}"),
+                    Err(e) => errln!("error: {e}"),
                 },
-                Ok(None) => eprintln!("no other session in this folder; /sessions lists them all"),
-                Err(e) => eprintln!("{e}"),
+                Ok(None) => errln!("no other session in this folder; /sessions lists them all"),
+                Err(e) => errln!("{e}"),
             }
         }
         "/new" | "/clear" => {
@@ -567,13 +567,13 @@ async fn command(text: &str, agent: &mut Agent, ctx: &ReplContext<'_>) -> Result
             // Closed now, not whenever its writer notices: it may be
             // resumed with the next command.
             let _ = old.close().await;
-            eprintln!("new session {id}");
+            errln!("new session {id}");
         }
         other => match nearest(other) {
             Some(near) => {
-                eprintln!("unknown command {other}; did you mean {near}? (/help lists them)")
+                errln!("unknown command {other}; did you mean {near}? (/help lists them)")
             }
-            None => eprintln!("unknown command {other}; /help lists them"),
+            None => errln!("unknown command {other}; /help lists them"),
         },
     }
     Ok(Flow::Continue)

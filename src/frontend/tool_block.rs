@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use super::sanitize::clean;
+use crate::util::sanitize::clean;
 use crate::util::text::excerpt;
 
 /// What is drawn live on stderr now (a tool block or the thinking spinner).
@@ -171,6 +171,5 @@ impl ToolBlock {
 }
 
 fn line(s: &str) {
-    use std::io::Write;
-    let _ = writeln!(std::io::stderr(), "{s}");
+    crate::util::stderr::line(s);
 }

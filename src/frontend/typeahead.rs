@@ -38,7 +38,7 @@ impl TypeAhead {
                     continue;
                 };
                 for l in line.lines().filter(|l| !l.trim().is_empty()) {
-                    above(&format!("› {}", super::sanitize::clean(l)));
+                    above(&format!("› {}", crate::util::sanitize::clean(l)));
                 }
                 // A question waits: this line is its answer (unless it is
                 // `/stop`, or the question is gone).

@@ -33,6 +33,16 @@ pub(super) struct Handler {
     server: String,
     on_tools: Option<OnToolsChanged>,
     progress: ProgressSink,
+    /// Coalesces `tools/list_changed`: a server may announce a change any
+    /// number of times, but at most one listing runs and one waits.
+    listing: std::sync::Mutex<Listing>,
+}
+
+#[derive(Default)]
+struct Listing {
+    running: bool,
+    /// A change was announced while a listing ran: list once more after it.
+    again: bool,
 }
 
 impl ClientHandler for Handler {
@@ -63,13 +73,36 @@ impl ClientHandler for Handler {
     }
 
     async fn on_tool_list_changed(&self, cx: NotificationContext<RoleClient>) {
-        if let Some(cb) = &self.on_tools {
+        let Some(cb) = &self.on_tools else { return };
+        if !self.listing(|l| {
+            !std::mem::replace(&mut l.running, true) || {
+                l.again = true;
+                false
+            }
+        }) {
+            return;
+        }
+        loop {
             if let Ok(Ok(tools)) =
                 tokio::time::timeout(Duration::from_secs(30), cx.peer.list_all_tools()).await
             {
                 cb(tools.into_iter().map(cached).collect());
             }
+            let again = self.listing(|l| {
+                l.running = std::mem::take(&mut l.again);
+                l.running
+            });
+            if !again {
+                return;
+            }
         }
+    }
+}
+
+impl Handler {
+    /// `f` on the listing state; false if the lock is poisoned.
+    fn listing(&self, f: impl FnOnce(&mut Listing) -> bool) -> bool {
+        self.listing.lock().map(|mut l| f(&mut l)).unwrap_or(false)
     }
 }
 
@@ -83,8 +116,8 @@ pub(super) enum ConnectError {
 /// The handshake over the server's pipes, bounded by `timeout`.
 pub(super) async fn connect(
     server: &str,
-    stdout: super::oversize::Watched<tokio::process::ChildStdout>,
-    stdin: tokio::process::ChildStdin,
+    stdout: super::pipes::Watched<tokio::process::ChildStdout>,
+    stdin: super::pipes::Noted<tokio::process::ChildStdin>,
     on_tools: Option<OnToolsChanged>,
     progress: ProgressSink,
     timeout: Duration,
@@ -93,6 +126,7 @@ pub(super) async fn connect(
         server: server.to_string(),
         on_tools,
         progress,
+        listing: Default::default(),
     };
     match tokio::time::timeout(timeout, handler.serve((stdout, stdin))).await {
         Err(_) => Err(ConnectError::Timeout),

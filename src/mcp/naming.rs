@@ -33,9 +33,15 @@ fn with_suffix(base: &str, sfx: &str) -> String {
     format!("{}{sfx}", &base[..keep])
 }
 
+/// The name a tool has when nothing collides with it: its parts cleaned,
+/// not shortened.
+pub fn plain(server: &str, tool: &str) -> String {
+    format!("{PREFIX}{}__{}", sanitize(server), sanitize(tool))
+}
+
 /// The name of one tool, ignoring collisions with others.
 pub fn candidate(server: &str, tool: &str) -> String {
-    let full = format!("{PREFIX}{}__{}", sanitize(server), sanitize(tool));
+    let full = plain(server, tool);
     if full.len() <= MAX_LEN {
         full
     } else {
@@ -54,11 +60,36 @@ pub fn assign(pairs: &[(String, String)]) -> Vec<String> {
     for (i, clash) in clashing.into_iter().enumerate() {
         if clash {
             let (s, t) = &pairs[i];
-            let base = format!("{PREFIX}{}__{}", sanitize(s), sanitize(t));
-            names[i] = with_suffix(&base, &suffix(s, t));
+            names[i] = with_suffix(&plain(s, t), &suffix(s, t));
         }
     }
     names
+}
+
+/// One line per group of tools whose names became one once cleaned, for
+/// the user: which tools, the names they got, and that rules for the
+/// plain name cover them all.
+pub fn collisions(pairs: &[(String, String)], names: &[String]) -> Vec<String> {
+    let mut groups: std::collections::BTreeMap<String, Vec<usize>> = Default::default();
+    for (i, (s, t)) in pairs.iter().enumerate() {
+        groups.entry(candidate(s, t)).or_default().push(i);
+    }
+    groups
+        .into_iter()
+        .filter(|(_, members)| members.len() > 1)
+        .map(|(plain, members)| {
+            let tools: Vec<String> = members
+                .iter()
+                .map(|i| format!("`{}` ({})", pairs[*i].1, names[*i]))
+                .collect();
+            format!(
+                "server `{}`: tools {} have one name once cleaned, {plain}; each was given a suffix — \
+                 approval rules and hook matchers written for {plain} apply to all of them",
+                pairs[members[0]].0,
+                tools.join(" and ")
+            )
+        })
+        .collect()
 }
 
 #[cfg(test)]

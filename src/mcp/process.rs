@@ -17,7 +17,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tokio::io::AsyncWriteExt;
-use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+use tokio::process::{ChildStdin, ChildStdout, Command};
 
 use super::McpError;
 use crate::config::McpServerSettings;
@@ -94,11 +94,30 @@ pub(super) struct Spawned {
 
 /// A running server process and its group. Dropping it kills the group.
 pub(super) struct ServerProcess {
-    child: Child,
+    /// Owns the child and waits on it; aborted (the child killed) on drop.
+    waiter: tokio::task::JoinHandle<()>,
+    /// The exit status, once the process has ended — whether or not its
+    /// pipes are still open (a child it forked may hold them).
+    exited: ExitWatch,
     /// The stderr drain; awaited on exit so the log holds the last lines.
     drain: Option<tokio::task::JoinHandle<()>>,
     pid: Option<u32>,
     pub tail: StderrTail,
+}
+
+/// Tells when a server process has ended.
+#[derive(Clone)]
+pub(super) struct ExitWatch(tokio::sync::watch::Receiver<Option<std::process::ExitStatus>>);
+
+impl ExitWatch {
+    pub(super) fn now(&self) -> Option<std::process::ExitStatus> {
+        *self.0.borrow()
+    }
+
+    /// Returns once the process has ended.
+    pub(super) async fn ended(&mut self) {
+        let _ = self.0.wait_for(Option::is_some).await;
+    }
 }
 
 pub(super) fn spawn(
@@ -144,13 +163,20 @@ pub(super) fn spawn(
             reason: "no stdio pipes".into(),
         });
     };
-    if let (Some(pid), Ok(mut g)) = (child.id(), LIVE_GROUPS.lock()) {
+    let pid = child.id();
+    if let (Some(pid), Ok(mut g)) = (pid, LIVE_GROUPS.lock()) {
         g.push(pid);
     }
+    let (tx, rx) = tokio::sync::watch::channel(None);
+    let waiter = tokio::spawn(async move {
+        let status = child.wait().await.ok();
+        tx.send_replace(status.or_else(|| Some(std::process::ExitStatus::default())));
+    });
     Ok(Spawned {
         process: ServerProcess {
-            pid: child.id(),
-            child,
+            pid,
+            waiter,
+            exited: ExitWatch(rx),
             drain,
             tail,
         },
@@ -255,16 +281,19 @@ impl LogFile {
 impl ServerProcess {
     /// The exit code if the process has ended (waiting up to `wait` for it).
     pub(super) async fn exit_status(&mut self, wait: Duration) -> Option<std::process::ExitStatus> {
-        tokio::time::timeout(wait, self.child.wait())
-            .await
-            .ok()?
-            .ok()
+        let mut exited = self.exited.clone();
+        let _ = tokio::time::timeout(wait, exited.ended()).await;
+        exited.now()
+    }
+
+    pub(super) fn exit_watch(&self) -> ExitWatch {
+        self.exited.clone()
     }
 
     /// Once the process has ended, waits (briefly) for its last stderr lines
     /// to reach the tail, so error messages quote them.
     pub(super) async fn settle_stderr(&mut self) {
-        if let Ok(Some(_)) = self.child.try_wait() {
+        if self.exited.now().is_some() {
             if let Some(d) = self.drain.take() {
                 let _ = tokio::time::timeout(Duration::from_millis(500), d).await;
             }
@@ -319,9 +348,12 @@ impl ServerProcess {
 
 impl Drop for ServerProcess {
     fn drop(&mut self) {
-        if let Ok(None) = self.child.try_wait() {
+        if self.exited.now().is_none() {
             self.kill_group(libc_signal::KILL);
         }
+        // The child goes with it (kill_on_drop): nothing waits on a process
+        // nobody owns.
+        self.waiter.abort();
         if let (Some(pid), Ok(mut g)) = (self.pid, LIVE_GROUPS.lock()) {
             g.retain(|p| *p != pid);
         }

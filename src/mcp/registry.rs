@@ -47,6 +47,7 @@ pub struct McpRegistry {
     background: Mutex<Vec<JoinHandle<()>>>,
     pending_fills: tokio::sync::watch::Sender<usize>,
     progress: super::client::ProgressSink,
+    notices: super::notices::Notices,
     /// Servers started ahead of a call, at most this many at once
     /// (`[limits] servers_started_at_once`).
     warm_slots: Arc<tokio::sync::Semaphore>,
@@ -75,6 +76,7 @@ impl McpRegistry {
     ) -> Result<McpRegistry, McpError> {
         let generation = Arc::new(AtomicU64::new(1));
         let progress: super::client::ProgressSink = Arc::default();
+        let notices = super::notices::Notices::default();
         let mut servers = Vec::new();
         for (name, entry) in entries {
             check_name(name)?;
@@ -88,6 +90,7 @@ impl McpRegistry {
                 log_dir(paths),
                 generation.clone(),
                 progress.clone(),
+                notices.clone(),
             )));
         }
         let width = slots_width(&servers);
@@ -100,7 +103,13 @@ impl McpRegistry {
             background: Mutex::new(Vec::new()),
             pending_fills: tokio::sync::watch::Sender::new(0),
             progress,
+            notices,
         })
+    }
+
+    /// Where non-fatal trouble of the servers goes from now on (warnings).
+    pub fn on_notice(&self, f: super::NoticeFn) {
+        self.notices.set(f);
     }
 
     /// Where servers' progress notifications go from now on.
@@ -218,6 +227,9 @@ impl McpRegistry {
             .map(|(i, t)| (self.servers[*i].name.clone(), t.name.clone()))
             .collect();
         let names = naming::assign(&pairs);
+        for line in naming::collisions(&pairs, &names) {
+            self.notices.once(line);
+        }
         Index {
             tools: entries
                 .into_iter()

@@ -13,7 +13,7 @@ use tokio_util::sync::CancellationToken;
 use super::catalog_cache::{self, CachedTool, Catalog};
 use super::client::{self, ConnectError, Service};
 use super::error::ServerError;
-use super::oversize;
+use super::pipes;
 use super::process::{self, ServerProcess};
 use super::result;
 use crate::call::ToolOutput;
@@ -25,6 +25,9 @@ const GRACE: Duration = Duration::from_secs(2);
 /// After a dropped over-long message, how long a call still waits for its
 /// own result (the dropped one may have been a notification).
 const OVERSIZE_GRACE: Duration = Duration::from_secs(1);
+/// After the process ended mid-call, how long its answer may still take to
+/// come out of the pipe.
+const EXIT_GRACE: Duration = Duration::from_millis(300);
 
 /// Takes a running server out of `state` (leaving it idle) and ends it:
 /// stdin closed, then the process group terminated. If a call still holds
@@ -63,8 +66,10 @@ struct Connection {
     /// Locked only to read its exit or end it: the calls in flight share
     /// the connection, and the first of them to see it fail does both.
     process: Mutex<ServerProcess>,
-    /// Messages from the server too long for the client, which drops them.
-    oversize: Arc<oversize::Oversize>,
+    /// Messages the client drops (too long, or answering no request).
+    seen: Arc<pipes::Seen>,
+    /// When the process ends, pipes open or not.
+    exited: super::process::ExitWatch,
     /// Calls sent on this connection and not yet answered.
     in_flight: std::sync::atomic::AtomicUsize,
 }
@@ -115,6 +120,7 @@ pub struct McpServer {
     /// Bumped whenever any catalog changes, so the registry can rebuild names.
     generation: Arc<std::sync::atomic::AtomicU64>,
     progress: client::ProgressSink,
+    notices: super::notices::Notices,
 }
 
 /// Timing of a start, for `hermes mcp test`.
@@ -127,13 +133,14 @@ pub struct StartReport {
 }
 
 impl McpServer {
-    pub fn new(
+    pub(crate) fn new(
         name: String,
         entry: McpServerSettings,
         cache_dir: PathBuf,
         log_dir: PathBuf,
         generation: Arc<std::sync::atomic::AtomicU64>,
         progress: client::ProgressSink,
+        notices: super::notices::Notices,
     ) -> McpServer {
         let fingerprint = catalog_cache::fingerprint(&entry);
         let permits = match entry.concurrency {
@@ -156,6 +163,7 @@ impl McpServer {
             called: Default::default(),
             generation,
             progress,
+            notices,
         }
     }
 
@@ -189,8 +197,15 @@ impl McpServer {
     fn set_catalog(&self, tools: Vec<CachedTool>) {
         let cat = Catalog::new(self.fingerprint.clone(), tools);
         let changed = self.catalog().map(|c| c.tools) != Some(cat.tools.clone());
-        // A cache that cannot be written only costs a start next time.
-        let _ = catalog_cache::store(&self.cache_dir, &self.name, &cat);
+        // A cache that cannot be written only costs a start next time; the
+        // user hears of it once (a full disk is worth knowing about).
+        if let Err(e) = catalog_cache::store(&self.cache_dir, &self.name, &cat) {
+            self.notices.once(format!(
+                "cannot write the tool catalog of server `{}` to {}: {e}; it is listed again when it next starts",
+                self.name,
+                self.cache_dir.join("mcp").display()
+            ));
+        }
         if let Ok(mut c) = self.catalog.write() {
             *c = Some(Some(cat));
         }
@@ -256,11 +271,11 @@ impl McpServer {
                 s.set_catalog(tools);
             }
         });
-        let seen = Arc::new(oversize::Oversize::default());
+        let seen = Arc::new(pipes::Seen::default());
         match client::connect(
             &self.name,
-            oversize::Watched::new(spawned.stdout, seen.clone()),
-            spawned.stdin,
+            pipes::Watched::new(spawned.stdout, seen.clone()),
+            pipes::Noted::new(spawned.stdin, seen.clone()),
             Some(on_tools),
             self.progress.clone(),
             self.startup_timeout(),
@@ -270,8 +285,9 @@ impl McpServer {
             Ok(service) => {
                 let conn = Arc::new(Connection {
                     service,
+                    exited: proc_.exit_watch(),
                     process: Mutex::new(proc_),
-                    oversize: seen,
+                    seen,
                     in_flight: Default::default(),
                 });
                 *state = State::Running(conn.clone());
@@ -347,16 +363,29 @@ impl McpServer {
             _ => serde_json::Map::new(),
         };
         let timeout = self.tool_timeout();
-        let dropped_before = conn.oversize.seen();
+        let (dropped_before, stray_before) = (conn.seen.oversize.seen(), conn.seen.stray.seen());
+        // A process that has ended but whose pipes a child it forked still
+        // holds: what answers is that child, not a crash. One that ends
+        // while this call runs is.
+        let ran_at_send = conn.exited.now().is_none();
+        let mut exited = conn.exited.clone();
         let calling = conn.clone();
         let _counted = InFlight::enter(&calling.in_flight);
         let call = tokio::time::timeout(timeout, client::call(&calling.service, tool, arguments));
         tokio::pin!(call);
+        let alone = || conn.in_flight.load(std::sync::atomic::Ordering::SeqCst) == 1;
         let outcome = tokio::select! {
             biased;
             _ = cancel.cancelled() => return ToolOutput::error("interrupted by the user while running; the server was asked to cancel"),
             r = &mut call => r,
-            _ = conn.oversize.past(dropped_before), if conn.in_flight.load(std::sync::atomic::Ordering::SeqCst) == 1 => {
+            _ = exited.ended(), if ran_at_send => {
+                // Its answer may still be in the pipe.
+                match tokio::time::timeout(EXIT_GRACE, &mut call).await {
+                    Ok(r) => r,
+                    Err(_) => return self.crashed(conn.clone(), tool, ServiceError::TransportClosed).await,
+                }
+            }
+            _ = conn.seen.oversize.past(dropped_before), if alone() => {
                 // A message too long for the client was dropped while this
                 // was the only call in flight: its result, unless it still
                 // arrives (it was a notification). With other calls in
@@ -366,8 +395,22 @@ impl McpServer {
                     Err(_) => return ToolOutput::error(format!(
                         "the result of `{tool}` from server `{}` was over {} MiB, the most one MCP message may carry, and was dropped; ask for less (a range, a page, a filter)",
                         self.name,
-                        oversize::LIMIT / (1024 * 1024)
+                        pipes::LIMIT / (1024 * 1024)
                     )),
+                }
+            }
+            _ = conn.seen.stray.past(stray_before), if alone() => {
+                // An answer to no request of ours while this was the only
+                // one waiting: most likely its own, under a wrong id.
+                match tokio::time::timeout(OVERSIZE_GRACE, &mut call).await {
+                    Ok(r) => r,
+                    Err(_) => {
+                        let id = conn.seen.stray_id.lock().map(|s| s.clone()).unwrap_or_default();
+                        return ToolOutput::error(format!(
+                            "server `{}` answered with id {id}, which no request of hermes carries, while `{tool}` was its only call; the call was given up (the server does not follow JSON-RPC ids)",
+                            self.name
+                        ));
+                    }
                 }
             }
         };

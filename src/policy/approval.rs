@@ -1,36 +1,147 @@
-//! Approval of one entry: the most specific matching rule decides; else the
-//! tool's own annotations (`destructiveHint` is asked, `readOnlyHint` runs
-//! without asking under `ask`); else the mode. Decided per entry, from the
-//! tool's name and that entry's own arguments.
+//! Approval of one entry, from the tool's names, that entry's own arguments
+//! and what its server says of the tool. One precedence, whatever a rule's
+//! origin (config file, project file, flag):
+//!
+//! 1. a rule that denies — any that matches, however general;
+//! 2. `--yolo`: everything else runs;
+//! 3. `--approve GLOB`: the user's answer for this run, given ahead;
+//! 4. the most specific `allow` / `ask` rule (one that looks at the arguments,
+//!    then the glob with more literal characters, then `ask` on a tie); a
+//!    wildcard `allow` does not cover a tool its server marks destructive;
+//! 5. the tool's annotations: `destructiveHint` asks, `readOnlyHint` runs
+//!    under `mode = "ask"`;
+//! 6. the mode.
+//!
+//! Hooks come on top (policy/mod.rs): a hook that blocks wins over all of
+//! this; a hook's `allow` answers an `ask` but never a deny.
 
 use serde_json::Value;
 
-use crate::config::{ApprovalMode, ApprovalRule, ApprovalSettings, Decision};
+use crate::config::{ApprovalMode, ApprovalRule, ApprovalSettings, Decision, RuleOrigin};
 use crate::util::glob::glob_match;
 
-/// What a tool's server says of it (MCP tool annotations).
+/// What a tool's server says of it (MCP annotations).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub(crate) struct Hints {
     pub read_only: bool,
     pub destructive: bool,
 }
 
+/// The tool an entry calls, as rules and hook matchers see it.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Subject {
+    /// The model-facing name (`mcp__h__delete_all_1a2b3c4d`).
+    pub name: String,
+    /// The server's own name for it (`mcp__h__delete-all`), when that
+    /// differs from `name`.
+    pub own: Option<String>,
+    /// The name it would have had without a collision (`mcp__h__delete_all`).
+    pub plain: Option<String>,
+    pub hints: Hints,
+}
+
+impl Subject {
+    /// A tool with one name and nothing said of it.
+    pub(crate) fn named(name: &str) -> Subject {
+        Subject {
+            name: name.to_string(),
+            ..Subject::default()
+        }
+    }
+
+    /// Whether `glob` names this tool. Its own and model-facing names count
+    /// for every decision; the plain name of a tool renamed by a collision
+    /// counts for what restricts (deny, ask, a hook's matcher), so renaming
+    /// never lets a call escape a rule written for the plain name — and
+    /// never lets an `allow` reach a second tool.
+    pub(crate) fn matches(&self, glob: &str, restricts: bool) -> bool {
+        glob_match(glob, &self.name)
+            || self.own.as_deref().is_some_and(|n| glob_match(glob, n))
+            || (restricts && self.plain.as_deref().is_some_and(|n| glob_match(glob, n)))
+    }
+}
+
+/// Who or what settled an approval. Its text is what the session records
+/// and `--json` prints (`rule approvals.deny[0]`, `--approve`, …).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum By {
+    Rule(String),
+    ApproveFlag,
+    YoloFlag,
+    /// `/yolo` in the REPL.
+    YoloCommand,
+    Hook,
+    ReadOnlyHint,
+    DestructiveHint,
+    Mode(ApprovalMode),
+    /// The user's answer.
+    User(UserAnswer),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum UserAnswer {
+    Once,
+    ForSession,
+    Always,
+    Denied,
+    StoppingTheTurn,
+}
+
+impl std::fmt::Display for By {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            By::Rule(origin) => write!(f, "rule {origin}"),
+            By::ApproveFlag => f.write_str("--approve"),
+            By::YoloFlag => f.write_str("--yolo"),
+            By::YoloCommand => f.write_str("/yolo"),
+            By::Hook => f.write_str("hook"),
+            By::ReadOnlyHint => f.write_str("annotation readOnlyHint"),
+            By::DestructiveHint => f.write_str("annotation destructiveHint"),
+            By::Mode(m) => write!(
+                f,
+                "mode {}",
+                match m {
+                    ApprovalMode::Ask => "ask",
+                    ApprovalMode::Auto => "auto",
+                    ApprovalMode::Deny => "deny",
+                }
+            ),
+            By::User(a) => f.write_str(match a {
+                UserAnswer::Once => "you, once",
+                UserAnswer::ForSession => "you, for this session",
+                UserAnswer::Always => "you, always",
+                UserAnswer::Denied => "you",
+                UserAnswer::StoppingTheTurn => "you, stopping the turn",
+            }),
+        }
+    }
+}
+
 /// A decision and what made it, for the model, the user and the session.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Outcome {
     pub decision: Decision,
-    /// `rule approvals.deny[0]`, `annotation destructiveHint`, `mode ask`,
-    /// `--approve`, `--yolo`.
-    pub by: String,
+    pub by: By,
     pub reason: Option<String>,
 }
 
 impl Outcome {
-    fn new(decision: Decision, by: impl Into<String>) -> Outcome {
+    pub(crate) fn new(decision: Decision, by: By) -> Outcome {
         Outcome {
             decision,
-            by: by.into(),
+            by,
             reason: None,
+        }
+    }
+
+    fn of_rule(r: &ApprovalRule) -> Outcome {
+        Outcome {
+            decision: r.decision,
+            by: match &r.origin {
+                RuleOrigin::Flag => By::ApproveFlag,
+                RuleOrigin::Config(key) => By::Rule(key.clone()),
+            },
+            reason: r.reason.clone(),
         }
     }
 }
@@ -64,57 +175,60 @@ impl Approvals {
         self.rules.extend(
             approve
                 .iter()
-                .map(|g| ApprovalRule::glob(g, Decision::Allow, "--approve".into())),
+                .map(|g| ApprovalRule::glob(g, Decision::Allow, RuleOrigin::Flag)),
         );
         self.yolo = yolo;
         self
     }
 
-    pub(crate) fn decide(&self, tool: &str, args: &Value, hints: Hints) -> Outcome {
-        // Most specific first: a rule that looks at the arguments, then the
-        // glob with more literal characters, then the stricter decision.
-        let best = self
-            .rules
-            .iter()
-            .filter(|r| glob_match(&r.tool, tool) && conditions_hold(r, args))
-            .max_by_key(|r| {
-                (
-                    r.origin == "--approve",
-                    !r.when.is_empty(),
-                    literal_len(&r.tool),
-                    r.decision,
-                )
-            });
-        // A destructive tool is allowed without asking only by its own
-        // name (or a flag of this run), not by a wildcard.
-        let wildcard_allow = |r: &ApprovalRule| {
-            r.decision == Decision::Allow
-                && r.origin != "--approve"
-                && (r.tool.contains('*') || r.tool.contains('?'))
+    pub(crate) fn decide(&self, tool: &Subject, args: &Value) -> Outcome {
+        let applies = |r: &&ApprovalRule| {
+            tool.matches(&r.tool, r.decision != Decision::Allow) && conditions_hold(r, args)
         };
-        let best = best.filter(|r| !(hints.destructive && !self.yolo && wildcard_allow(r)));
-        match best {
-            Some(r) if r.decision == Decision::Deny || !self.yolo => Outcome {
-                decision: r.decision,
-                by: if r.origin == "--approve" {
-                    r.origin.clone()
-                } else {
-                    format!("rule {}", r.origin)
-                },
-                reason: r.reason.clone(),
-            },
-            _ if self.yolo => Outcome::new(Decision::Allow, "--yolo"),
-            None if hints.destructive => Outcome::new(Decision::Ask, "annotation destructiveHint"),
-            None if hints.read_only && self.mode == ApprovalMode::Ask => {
-                Outcome::new(Decision::Allow, "annotation readOnlyHint")
+        let matching: Vec<&ApprovalRule> = self.rules.iter().filter(applies).collect();
+        // 1. A deny, from anywhere; the most specific one is named.
+        if let Some(r) = most_specific(matching.iter().filter(|r| r.decision == Decision::Deny)) {
+            return Outcome::of_rule(r);
+        }
+        // 2. --yolo.
+        if self.yolo {
+            return Outcome::new(Decision::Allow, By::YoloFlag);
+        }
+        // 3. --approve.
+        if let Some(r) = matching.iter().find(|r| r.origin == RuleOrigin::Flag) {
+            return Outcome::of_rule(r);
+        }
+        // 4. The config's allow and ask rules. A destructive tool is allowed
+        // without asking only by its own name, not by a wildcard.
+        let wildcard = |r: &ApprovalRule| r.tool.contains(['*', '?']);
+        let config = matching
+            .iter()
+            .filter(|r| !(r.decision == Decision::Allow && tool.hints.destructive && wildcard(r)));
+        if let Some(r) = most_specific(config) {
+            return Outcome::of_rule(r);
+        }
+        // 5. Annotations, 6. the mode.
+        match self.mode {
+            ApprovalMode::Deny => Outcome::new(Decision::Deny, By::Mode(self.mode)),
+            _ if tool.hints.destructive => Outcome::new(Decision::Ask, By::DestructiveHint),
+            ApprovalMode::Ask if tool.hints.read_only => {
+                Outcome::new(Decision::Allow, By::ReadOnlyHint)
             }
-            _ => match self.mode {
-                ApprovalMode::Ask => Outcome::new(Decision::Ask, "mode ask"),
-                ApprovalMode::Auto => Outcome::new(Decision::Allow, "mode auto"),
-                ApprovalMode::Deny => Outcome::new(Decision::Deny, "mode deny"),
-            },
+            ApprovalMode::Ask => Outcome::new(Decision::Ask, By::Mode(self.mode)),
+            ApprovalMode::Auto => Outcome::new(Decision::Allow, By::Mode(self.mode)),
         }
     }
+}
+
+/// A rule that looks at the arguments, then the glob with more literal
+/// characters (`mcp__git__git_push` beats `mcp__git__*`), then the
+/// stricter decision.
+fn most_specific<'r>(
+    rules: impl Iterator<Item = &'r &'r ApprovalRule>,
+) -> Option<&'r ApprovalRule> {
+    rules
+        .max_by_key(|r| (!r.when.is_empty(), literal_len(&r.tool), r.decision))
+        .copied()
 }
 
 /// Every condition's pointer names a value its regex matches (strings as
@@ -129,7 +243,6 @@ fn conditions_hold(rule: &ApprovalRule, args: &Value) -> bool {
         })
 }
 
-/// How much of a glob is literal: `mcp__git__git_push` beats `mcp__git__*`.
 fn literal_len(glob: &str) -> usize {
     glob.chars().filter(|c| *c != '*' && *c != '?').count()
 }
@@ -149,6 +262,23 @@ mod tests {
         read_only: false,
         destructive: false,
     };
+    const READ: Hints = Hints {
+        read_only: true,
+        destructive: false,
+    };
+    const DESTROY: Hints = Hints {
+        read_only: false,
+        destructive: true,
+    };
+
+    fn decide(a: &Approvals, tool: &str, args: Value, hints: Hints) -> (Decision, String) {
+        let subject = Subject {
+            hints,
+            ..Subject::named(tool)
+        };
+        let o = a.decide(&subject, &args);
+        (o.decision, o.by.to_string())
+    }
 
     #[test]
     fn three_lines_hold_entry_by_entry() {
@@ -158,7 +288,7 @@ mod tests {
                allow = ["mcp__*__read*", "mcp__*__list*"]
                rules = [{ tool = "mcp__git__git_push", when = { "/branch" = "^main$" }, decision = "deny", reason = "never push to main" }]"#,
         );
-        let d = |tool: &str, args: Value| a.decide(tool, &args, NO_HINTS).decision;
+        let d = |tool: &str, args: Value| decide(&a, tool, args, NO_HINTS).0;
         assert_eq!(
             d("mcp__files__read_text_file", json!({"path": "a"})),
             Decision::Allow
@@ -180,75 +310,98 @@ mod tests {
             Decision::Ask,
             "no value: no match"
         );
-        let o = a.decide("mcp__git__git_push", &json!({"branch": "main"}), NO_HINTS);
-        assert_eq!(o.by, "rule approvals.rules[0]");
+        let o = a.decide(
+            &Subject::named("mcp__git__git_push"),
+            &json!({"branch": "main"}),
+        );
+        assert_eq!(o.by.to_string(), "rule approvals.rules[0]");
         assert_eq!(o.reason.as_deref(), Some("never push to main"));
     }
 
+    /// The one precedence (docs/configuration.md, "Which rule decides"),
+    /// row by row: config, flags, annotations → decision and who made it.
     #[test]
-    fn the_most_specific_rule_wins_and_ties_go_to_the_stricter() {
-        let a = approvals(
-            r#"deny = ["mcp__git__*"]
-               allow = ["mcp__git__git_status"]
-               ask = ["mcp__x__*"]"#,
+    fn one_precedence_whatever_the_origin() {
+        let etc = r#"rules = [{ tool = "write_file", when = { "/path" = "^/etc/" }, decision = "deny" }]"#;
+        /// config, --approve, --yolo, tool, arguments, hints → decision, by
+        type Row<'a> = (
+            &'a str,
+            &'a [&'a str],
+            bool,
+            &'a str,
+            Value,
+            Hints,
+            Decision,
+            &'a str,
         );
-        let d = |tool: &str| a.decide(tool, &json!({}), NO_HINTS).decision;
-        assert_eq!(d("mcp__git__git_status"), Decision::Allow);
-        assert_eq!(d("mcp__git__git_commit"), Decision::Deny);
-        let tie = approvals(
-            r#"allow = ["mcp__x__*"]
-               deny = ["mcp__x__*"]"#,
-        );
-        assert_eq!(
-            tie.decide("mcp__x__y", &json!({}), NO_HINTS).decision,
-            Decision::Deny
-        );
+        #[rustfmt::skip]
+        let rows: &[Row<'_>] = &[
+            // config, --approve, --yolo, tool, arguments, hints → decision, by
+            // A deny wins over --approve, however general the --approve.
+            (r#"deny = ["mcp__h__delete_all"]"#, &["mcp__h__*"], false, "mcp__h__delete_all", json!({}), NO_HINTS, Decision::Deny, "rule approvals.deny[0]"),
+            (etc, &["*"], false, "write_file", json!({"path": "/etc/passwd"}), NO_HINTS, Decision::Deny, "rule approvals.rules[0]"),
+            (etc, &["*"], false, "write_file", json!({"path": "notes.md"}), NO_HINTS, Decision::Allow, "--approve"),
+            // … and over --yolo.
+            (r#"deny = ["mcp__h__*"]"#, &[], true, "mcp__h__delete_all", json!({}), DESTROY, Decision::Deny, "rule approvals.deny[0]"),
+            // A general deny wins over a specific allow.
+            ("deny = [\"mcp__git__*\"]\nallow = [\"mcp__git__git_status\"]", &[], false, "mcp__git__git_status", json!({}), READ, Decision::Deny, "rule approvals.deny[0]"),
+            // --approve answers an ask rule and a destructive tool.
+            (r#"ask = ["mcp__x__*"]"#, &["mcp__x__*"], false, "mcp__x__y", json!({}), DESTROY, Decision::Allow, "--approve"),
+            // --yolo runs what is not denied.
+            (r#"mode = "deny""#, &[], true, "mcp__f__write", json!({}), DESTROY, Decision::Allow, "--yolo"),
+            // Between allow and ask, the most specific; a tie asks.
+            ("allow = [\"mcp__x__*\"]\nask = [\"mcp__x__*\"]", &[], false, "mcp__x__y", json!({}), NO_HINTS, Decision::Ask, "rule approvals.ask[0]"),
+            ("ask = [\"mcp__x__*\"]\nallow = [\"mcp__x__y\"]", &[], false, "mcp__x__y", json!({}), NO_HINTS, Decision::Allow, "rule approvals.allow[0]"),
+            // A wildcard allow does not cover a destructive tool; its own name does.
+            (r#"mode = "auto""#, &[], false, "mcp__f__delete", json!({}), DESTROY, Decision::Ask, "annotation destructiveHint"),
+            ("mode = \"auto\"\nallow = [\"mcp__f__*\"]", &[], false, "mcp__f__delete", json!({}), DESTROY, Decision::Ask, "annotation destructiveHint"),
+            ("mode = \"auto\"\nallow = [\"mcp__f__delete\"]", &[], false, "mcp__f__delete", json!({}), DESTROY, Decision::Allow, "rule approvals.allow[0]"),
+            // Annotations, then the mode.
+            (r#"mode = "ask""#, &[], false, "mcp__f__read", json!({}), READ, Decision::Allow, "annotation readOnlyHint"),
+            (r#"mode = "auto""#, &[], false, "mcp__f__read", json!({}), NO_HINTS, Decision::Allow, "mode auto"),
+            (r#"mode = "ask""#, &[], false, "mcp__f__x", json!({}), NO_HINTS, Decision::Ask, "mode ask"),
+            (r#"mode = "deny""#, &[], false, "mcp__f__delete", json!({}), DESTROY, Decision::Deny, "mode deny"),
+        ];
+        for (i, (config, approve, yolo, tool, args, hints, decision, by)) in rows.iter().enumerate()
+        {
+            let approve: Vec<String> = approve.iter().map(|s| s.to_string()).collect();
+            let a = approvals(config).with_flags(&approve, *yolo);
+            assert_eq!(
+                decide(&a, tool, args.clone(), *hints),
+                (*decision, by.to_string()),
+                "row {i}: {config} --approve {approve:?} yolo={yolo} {tool} {args}"
+            );
+        }
     }
 
     #[test]
-    fn annotations_count_and_flags_open_up() {
-        let ask = approvals(r#"mode = "ask""#);
-        let read = Hints {
-            read_only: true,
-            destructive: false,
+    fn a_rule_for_the_plain_name_holds_after_a_collision_renamed_the_tool() {
+        let a = approvals(r#"deny = ["mcp__h__delete_all"]"#);
+        // `delete-all` and `delete_all` both clean to mcp__h__delete_all.
+        let renamed = |own: &str| Subject {
+            name: "mcp__h__delete_all_1a2b3c4d".into(),
+            own: Some(own.into()),
+            plain: Some("mcp__h__delete_all".into()),
+            hints: NO_HINTS,
         };
-        let destroy = Hints {
-            read_only: false,
-            destructive: true,
-        };
+        for own in ["mcp__h__delete_all", "mcp__h__delete-all"] {
+            assert_eq!(
+                a.decide(&renamed(own), &json!({})).decision,
+                Decision::Deny,
+                "{own}"
+            );
+        }
+        // An allow reaches only the tool it names.
+        let a = approvals("mode = \"ask\"\nallow = [\"mcp__h__delete_all\"]");
         assert_eq!(
-            ask.decide("mcp__f__read", &json!({}), read).decision,
+            a.decide(&renamed("mcp__h__delete-all"), &json!({}))
+                .decision,
+            Decision::Ask
+        );
+        assert_eq!(
+            a.decide(&renamed("mcp__h__delete_all"), &json!({}))
+                .decision,
             Decision::Allow
-        );
-        let auto = approvals(r#"mode = "auto""#);
-        let o = auto.decide("mcp__f__delete", &json!({}), destroy);
-        assert_eq!(
-            (o.decision, o.by.as_str()),
-            (Decision::Ask, "annotation destructiveHint")
-        );
-        let named = approvals(
-            r#"mode = "auto"
-               allow = ["mcp__f__delete"]"#,
-        );
-        assert_eq!(
-            named.decide("mcp__f__delete", &json!({}), destroy).decision,
-            Decision::Allow
-        );
-        let flagged = approvals(r#"mode = "ask""#).with_flags(&["mcp__f__*".into()], false);
-        let o = flagged.decide("mcp__f__write", &json!({}), NO_HINTS);
-        assert_eq!((o.decision, o.by.as_str()), (Decision::Allow, "--approve"));
-        let yolo = approvals(
-            r#"mode = "deny"
-               deny = ["mcp__f__rm"]"#,
-        )
-        .with_flags(&[], true);
-        assert_eq!(
-            yolo.decide("mcp__f__write", &json!({}), destroy).decision,
-            Decision::Allow
-        );
-        assert_eq!(
-            yolo.decide("mcp__f__rm", &json!({}), NO_HINTS).decision,
-            Decision::Deny
         );
     }
 }

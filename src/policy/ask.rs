@@ -17,6 +17,9 @@ pub(crate) struct Question {
     pub tool: String,
     /// This entry's own arguments.
     pub arguments: Value,
+    /// The arguments its tool's schema marks required, in the schema's
+    /// order: the target (path, command, URL), shown first.
+    pub required: Vec<String>,
     /// What made it a question (`mode ask`, `annotation destructiveHint`,
     /// `hook`), and any reason given.
     pub why: String,

@@ -28,7 +28,6 @@ use tokio_util::sync::CancellationToken;
 
 use crate::call::ToolOutput;
 use crate::config::HookSettings;
-use crate::util::glob::glob_match;
 use crate::util::text::excerpt;
 
 /// What one hook said.
@@ -120,8 +119,10 @@ impl Hook {
         }
     }
 
-    pub(crate) fn matches(&self, tool: &str) -> bool {
-        glob_match(&self.matcher, tool)
+    /// A matcher is a guardrail: it also names a tool renamed by a
+    /// collision by the plain name it would have had.
+    pub(crate) fn matches(&self, tool: &super::Subject) -> bool {
+        tool.matches(&self.matcher, true)
     }
 
     pub(crate) fn name(&self) -> Option<&str> {

@@ -9,9 +9,9 @@ mod hooks;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::config::{ApprovalSettings, HooksSettings};
+use crate::config::{ApprovalSettings, Decision, HooksSettings};
 use approval::Approvals;
-pub(crate) use approval::{Hints, Outcome};
+pub(crate) use approval::{By, Hints, Outcome, Subject, UserAnswer};
 pub(crate) use ask::Gate;
 pub(crate) use ask::{Answer, Asker, Question};
 pub(crate) use hooks::{Hook, HookAnswer, HookCall, HookContext, HookEvent, HookVerdict};
@@ -59,7 +59,7 @@ impl Policy {
     pub(crate) async fn pre_tool_call(
         &self,
         ctx: &HookContext,
-        tool: &str,
+        tool: &Subject,
         call_id: &str,
         args: &Value,
         cancel: &CancellationToken,
@@ -69,7 +69,7 @@ impl Policy {
         for h in self.pre.iter().filter(|h| h.matches(tool)) {
             let call = HookCall {
                 event: HookEvent::Pre,
-                tool,
+                tool: &tool.name,
                 call_id,
                 args: &input,
                 output: None,
@@ -102,7 +102,7 @@ impl Policy {
     pub(crate) async fn post_tool_call(
         &self,
         ctx: &HookContext,
-        tool: &str,
+        tool: &Subject,
         call_id: &str,
         args: &Value,
         output: &crate::call::ToolOutput,
@@ -115,7 +115,7 @@ impl Policy {
             }
             let call = HookCall {
                 event: HookEvent::Post,
-                tool,
+                tool: &tool.name,
                 call_id,
                 args,
                 output: Some(output),
@@ -143,27 +143,33 @@ impl Policy {
     }
 
     /// Approval of one entry, from its tool, its own arguments and what
-    /// its server says of the tool — and what this session's answers and
-    /// `/yolo` allowed (a rule that denies still holds).
-    pub(crate) fn approve(&self, tool: &str, args: &Value, hints: Hints) -> Outcome {
-        let o = self.approvals.decide(tool, args, hints);
-        if o.decision == crate::config::Decision::Deny {
+    /// its server says of the tool, and what the `pre_tool_call` hooks said
+    /// (one that blocked has already ended the entry). A deny from any rule
+    /// stands; a hook's `allow` answers an `ask`, a hook's `ask` is put even
+    /// where the rules, `/yolo` or this session's answers would allow.
+    pub(crate) fn approve(&self, tool: &Subject, args: &Value, hook: &HookVerdict) -> Outcome {
+        let o = self.approvals.decide(tool, args);
+        if o.decision == Decision::Deny {
             return o;
+        }
+        if let HookVerdict::Ask(reason) = hook {
+            return Outcome {
+                decision: Decision::Ask,
+                by: By::Hook,
+                reason: (!reason.is_empty()).then(|| reason.clone()),
+            };
+        }
+        if o.decision == Decision::Ask && *hook == HookVerdict::Allow {
+            return Outcome::new(Decision::Allow, By::Hook);
         }
         let Ok(s) = self.session.lock() else { return o };
-        let by = if s.yolo {
-            "/yolo"
-        } else if o.decision == crate::config::Decision::Ask && s.allowed.iter().any(|t| t == tool)
-        {
-            "you, for this session"
-        } else {
-            return o;
-        };
-        Outcome {
-            decision: crate::config::Decision::Allow,
-            by: by.into(),
-            reason: None,
+        if s.yolo {
+            return Outcome::new(Decision::Allow, By::YoloCommand);
         }
+        if o.decision == Decision::Ask && s.allowed.contains(&tool.name) {
+            return Outcome::new(Decision::Allow, By::User(UserAnswer::ForSession));
+        }
+        o
     }
 
     /// Someone to ask from now on.

@@ -157,7 +157,7 @@ impl Endpoint {
             let outcome = attempt.await.unwrap_or_else(|_| {
                 Err(ProviderError::Deadline {
                     provider: self.name.clone(),
-                    url: self.url.clone(),
+                    url: self.shown_url(),
                     after: self.deadline,
                 })
             });
@@ -214,7 +214,7 @@ impl Endpoint {
             return Err(ProviderError::Auth {
                 provider: self.name.clone(),
                 credential: api.credential(),
-                url: self.url.clone(),
+                url: self.shown_url(),
                 status,
                 key_env: self.key_env.clone(),
                 message: error_message(&text),
@@ -229,7 +229,7 @@ impl Endpoint {
             let text = self.read_text(resp, cancel).await.unwrap_or_default();
             return Err(ProviderError::Http {
                 provider: self.name.clone(),
-                url: self.url.clone(),
+                url: self.shown_url(),
                 status,
                 message: error_message(&text),
                 retry_after,
@@ -266,15 +266,19 @@ impl Endpoint {
         let limit = self.max_reply;
         let mut total: u64 = 0;
         // Counted before any framing buffers anything: one endless event
-        // must not be held whole.
-        let body = Box::pin(resp.bytes_stream().map(move |chunk| {
-            let chunk = chunk.map_err(BodyError::Http)?;
-            total += chunk.len() as u64;
-            if total > limit {
-                return Err(BodyError::TooLarge);
-            }
-            Ok(chunk)
-        }));
+        // must not be held whole. Silence is timed on bytes, not events: an
+        // SSE comment (`: keep-alive`, sent while a model thinks) is life.
+        let body = Box::pin(Idle::new(
+            resp.bytes_stream().map(move |chunk| {
+                let chunk = chunk.map_err(BodyError::Http)?;
+                total += chunk.len() as u64;
+                if total > limit {
+                    return Err(BodyError::TooLarge);
+                }
+                Ok(chunk)
+            }),
+            self.idle,
+        ));
         let mut fold = api.fold();
         let mut shown = false;
         let mut push = |event: &str, data: &str| -> Result<bool, ProviderError> {
@@ -309,11 +313,14 @@ impl Endpoint {
     ) -> Result<(), ProviderError> {
         let mut events = body.eventsource();
         loop {
-            let ev = match self.within(events.next(), cancel).await? {
+            let ev = match self.unless_cancelled(events.next(), cancel).await? {
                 None => return Ok(()),
                 Some(Ok(ev)) => ev,
                 Some(Err(eventsource_stream::EventStreamError::Transport(BodyError::TooLarge))) => {
                     return Err(self.too_large())
+                }
+                Some(Err(eventsource_stream::EventStreamError::Transport(BodyError::Idle))) => {
+                    return Err(self.idle_error())
                 }
                 Some(Err(e)) => return Err(self.truncated(format!(": {}", root_cause(&e)))),
             };
@@ -337,10 +344,11 @@ impl Endpoint {
     ) -> Result<(), ProviderError> {
         let mut frames = FrameReader::default();
         loop {
-            let chunk = match self.within(body.next(), cancel).await? {
+            let chunk = match self.unless_cancelled(body.next(), cancel).await? {
                 None => return Ok(()),
                 Some(Ok(c)) => c,
                 Some(Err(BodyError::TooLarge)) => return Err(self.too_large()),
+                Some(Err(BodyError::Idle)) => return Err(self.idle_error()),
                 Some(Err(BodyError::Http(e))) => {
                     return Err(self.truncated(format!(": {}", root_cause(&e))))
                 }
@@ -391,6 +399,19 @@ impl Endpoint {
         }
     }
 
+    /// `fut`'s output unless the turn is stopped first: for a body whose
+    /// silence [`Idle`] already times.
+    async fn unless_cancelled<T>(
+        &self,
+        fut: impl std::future::Future<Output = T>,
+        cancel: &CancellationToken,
+    ) -> Result<T, ProviderError> {
+        tokio::select! {
+            _ = cancel.cancelled() => Err(ProviderError::Cancelled),
+            r = fut => Ok(r),
+        }
+    }
+
     /// An error inside the stream. One the provider would answer with a
     /// retryable status is retried — unless text was already shown, which
     /// the user saw and a second attempt would repeat.
@@ -398,8 +419,8 @@ impl Endpoint {
         match e {
             FoldError::NotJson(data) => ProviderError::NotJson {
                 provider: self.name.clone(),
-                url: self.url.clone(),
-                excerpt: excerpt(&data, 120),
+                url: self.shown_url(),
+                excerpt: crate::util::secrets::mask(&excerpt(&data, 120)).into_owned(),
                 expected: api.expected(),
             },
             FoldError::Remote {
@@ -407,15 +428,15 @@ impl Endpoint {
                 status: Some(status),
             } if !shown => ProviderError::Http {
                 provider: self.name.clone(),
-                url: self.url.clone(),
+                url: self.shown_url(),
                 status,
-                message: excerpt(&message, 300),
+                message: crate::util::secrets::mask(&excerpt(&message, 300)).into_owned(),
                 retry_after: None,
             },
             FoldError::Remote { message, .. } => ProviderError::Remote {
                 provider: self.name.clone(),
-                url: self.url.clone(),
-                message: excerpt(&message, 300),
+                url: self.shown_url(),
+                message: crate::util::secrets::mask(&excerpt(&message, 300)).into_owned(),
             },
         }
     }
@@ -427,7 +448,7 @@ impl Endpoint {
     fn too_large(&self) -> ProviderError {
         ProviderError::TooLarge {
             provider: self.name.clone(),
-            url: self.url.clone(),
+            url: self.shown_url(),
             limit: self.max_reply,
         }
     }
@@ -435,17 +456,22 @@ impl Endpoint {
     fn connect_error(&self, e: &reqwest::Error) -> ProviderError {
         ProviderError::Connect {
             provider: self.name.clone(),
-            url: self.url.clone(),
+            url: self.shown_url(),
             message: root_cause(e),
             // Refused or unresolvable: nothing is listening, waiting won't help.
             transient: !e.is_connect() || e.is_timeout(),
         }
     }
 
+    /// The URL as errors show it: a password or `?key=` in it masked.
+    fn shown_url(&self) -> String {
+        crate::util::secrets::mask(&self.url).into_owned()
+    }
+
     fn idle_error(&self) -> ProviderError {
         ProviderError::Idle {
             provider: self.name.clone(),
-            url: self.url.clone(),
+            url: self.shown_url(),
             after: self.idle,
         }
     }
@@ -453,7 +479,7 @@ impl Endpoint {
     fn truncated(&self, detail: String) -> ProviderError {
         ProviderError::Truncated {
             provider: self.name.clone(),
-            url: self.url.clone(),
+            url: self.shown_url(),
             detail,
         }
     }
@@ -513,6 +539,52 @@ enum BodyError {
     Http(reqwest::Error),
     #[error("the reply is over its size limit")]
     TooLarge,
+    #[error("the reply went silent")]
+    Idle,
+}
+
+/// A body stream that fails with [`BodyError::Idle`] once no bytes have
+/// come for `idle`; every chunk, whatever it holds, restarts the clock.
+struct Idle<S> {
+    inner: S,
+    idle: Duration,
+    timer: std::pin::Pin<Box<tokio::time::Sleep>>,
+}
+
+impl<S> Idle<S> {
+    fn new(inner: S, idle: Duration) -> Idle<S> {
+        Idle {
+            inner,
+            idle,
+            timer: Box::pin(tokio::time::sleep(idle)),
+        }
+    }
+}
+
+impl<S, T> Stream for Idle<S>
+where
+    S: Stream<Item = Result<T, BodyError>> + Unpin,
+{
+    type Item = Result<T, BodyError>;
+
+    fn poll_next(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Self::Item>> {
+        use std::task::Poll;
+        let this = &mut *self;
+        match this.inner.poll_next_unpin(cx) {
+            Poll::Ready(item) => {
+                let next = tokio::time::Instant::now() + this.idle;
+                this.timer.as_mut().reset(next);
+                Poll::Ready(item)
+            }
+            Poll::Pending => match std::future::Future::poll(this.timer.as_mut(), cx) {
+                Poll::Ready(()) => Poll::Ready(Some(Err(BodyError::Idle))),
+                Poll::Pending => Poll::Pending,
+            },
+        }
+    }
 }
 
 /// The innermost cause: "Connection refused (os error 111)" beats reqwest's
@@ -522,12 +594,16 @@ pub(crate) fn root_cause(e: &(dyn std::error::Error + 'static)) -> String {
     while let Some(next) = cur.source() {
         cur = next;
     }
-    excerpt(&cur.to_string(), 200)
+    crate::util::secrets::mask(&excerpt(&cur.to_string(), 200)).into_owned()
 }
 
 /// `error.message` (or `message`) from the usual JSON error shapes, else an
-/// excerpt of the body.
+/// excerpt of the body; secrets it echoes (the key, say) masked.
 pub(crate) fn error_message(body: &str) -> String {
+    crate::util::secrets::mask(&raw_error_message(body)).into_owned()
+}
+
+fn raw_error_message(body: &str) -> String {
     let v: Option<serde_json::Value> = serde_json::from_str(body).ok();
     let msg = v.as_ref().and_then(|v| {
         let e = v.get("error").unwrap_or(v);

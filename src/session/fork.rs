@@ -13,7 +13,7 @@ use crate::util::time::Utc;
 /// Copies the session at `src` into a new session under `sessions_dir`;
 /// returns the new file. The original is only read.
 pub fn fork(src: &Path, sessions_dir: &Path) -> Result<PathBuf, SessionError> {
-    let bytes = std::fs::read(src).map_err(|e| SessionError::io(src, e))?;
+    let bytes = super::read_own(src)?;
     let loaded = super::parse(src, &bytes)?;
     let now = Utc::now();
     let id = index::new_id(&now);

@@ -72,7 +72,10 @@ pub(super) fn all_files(sessions_dir: &Path) -> Vec<PathBuf> {
             let p = e.path();
             if depth < 3 && p.is_dir() {
                 stack.push((p, depth + 1));
-            } else if depth == 3 && p.extension().is_some_and(|x| x == "jsonl") {
+            } else if depth == 3
+                && p.extension().is_some_and(|x| x == "jsonl")
+                && crate::util::private::own_file(&p)
+            {
                 out.push(p);
             }
         }

@@ -23,7 +23,7 @@ pub struct LoadedSession {
 }
 
 pub fn load(path: &Path) -> Result<LoadedSession, SessionError> {
-    let bytes = std::fs::read(path).map_err(|e| SessionError::io(path, e))?;
+    let bytes = super::read_own(path)?;
     parse(path, &bytes)
 }
 

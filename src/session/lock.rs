@@ -63,13 +63,11 @@ fn try_lock(_: &File) -> Result<bool, SessionError> {
     Ok(true)
 }
 
+/// The pid note, never through a symlink: a `.lock` planted as a link to
+/// another file must not have that file overwritten.
 fn write_owner_only(path: &Path, text: &str) -> std::io::Result<()> {
-    let mut opts = std::fs::OpenOptions::new();
+    let mut opts = crate::util::private::options();
     opts.create(true).write(true).truncate(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        opts.mode(0o600);
-    }
+    crate::util::private::no_follow(&mut opts);
     std::io::Write::write_all(&mut opts.open(path)?, text.as_bytes())
 }

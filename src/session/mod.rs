@@ -43,6 +43,40 @@ pub enum SessionError {
     Encode(String),
     #[error("session {id} is in use by another hermes{}", pid.map(|p| format!(" (pid {p})")).unwrap_or_default())]
     Locked { id: String, pid: Option<u32> },
+    #[error("{} is not a session file of yours (a symlink, or another user's file)", path.display())]
+    NotOurs { path: PathBuf },
+    #[error("cannot keep sessions in {}: {why}", dir.display())]
+    UnsafeFolder { dir: PathBuf, why: String },
+}
+
+/// A session file's bytes — only this user's own file, never through a
+/// symlink: in a folder others could write to, a planted file must not be
+/// loaded as a conversation and continued.
+pub(crate) fn read_own(path: &Path) -> Result<Vec<u8>, SessionError> {
+    use std::io::Read;
+    if !crate::util::private::own_file(path) {
+        return Err(SessionError::NotOurs {
+            path: path.to_path_buf(),
+        });
+    }
+    let mut opts = std::fs::OpenOptions::new();
+    opts.read(true);
+    let mut bytes = Vec::new();
+    crate::util::private::no_follow(&mut opts)
+        .open(path)
+        .and_then(|mut f| f.read_to_end(&mut bytes))
+        .map_err(|e| SessionError::io(path, e))?;
+    Ok(bytes)
+}
+
+/// Makes the sessions folder safe before any session in it is read or
+/// written: another user's folder is refused; ours, if others may read or
+/// write it, is made owner-only — the repair is returned as a warning.
+pub fn guard_folder(dir: &Path) -> Result<Option<String>, SessionError> {
+    crate::util::private::own_folder(dir).map_err(|e| SessionError::UnsafeFolder {
+        dir: dir.to_path_buf(),
+        why: e.to_string(),
+    })
 }
 
 impl SessionError {
@@ -60,6 +94,12 @@ impl SessionError {
             ),
             SessionError::NotFound { .. } => Some("`hermes sessions list` shows the ids"),
             SessionError::Ambiguous { .. } => Some("give more of the id"),
+            SessionError::NotOurs { .. } => {
+                Some("hermes reads and appends only to its own session files; remove that one")
+            }
+            SessionError::UnsafeFolder { .. } => Some(
+                "point HERMES_HOME at a folder of your own, or give the sessions folder back to yourself",
+            ),
             SessionError::Locked { .. } => {
                 Some("wait until that run ends, or add --fork to continue in a copy of the session")
             }

@@ -38,18 +38,27 @@ impl SessionHandle {
     pub fn create(path: &Path, id: &str) -> Result<SessionHandle, SessionError> {
         if let Some(dir) = path.parent() {
             crate::util::private::create_dir_all(dir).map_err(|e| SessionError::io(dir, e))?;
+            super::guard_folder(dir)?;
         }
         let mut opts = OpenOptions::new();
         opts.create_new(true).append(true);
         owner_only(&mut opts);
+        crate::util::private::no_follow(&mut opts);
         let file = opts.open(path).map_err(|e| SessionError::io(path, e))?;
         Self::spawn(file, path, id)
     }
 
-    /// Opens an existing session file for appending, if no other hermes has it.
+    /// Opens an existing session file for appending, if no other hermes has
+    /// it — never through a symlink, never another user's file.
     pub fn append_to(path: &Path, id: &str) -> Result<SessionHandle, SessionError> {
-        let file = OpenOptions::new()
-            .append(true)
+        if !crate::util::private::own_file(path) {
+            return Err(SessionError::NotOurs {
+                path: path.to_path_buf(),
+            });
+        }
+        let mut opts = OpenOptions::new();
+        opts.append(true);
+        let file = crate::util::private::no_follow(&mut opts)
             .open(path)
             .map_err(|e| SessionError::io(path, e))?;
         Self::spawn(file, path, id)

@@ -299,8 +299,15 @@ impl Registry {
         }
     }
 
-    /// `tool_search` or `tool_describe`.
+    /// `tool_search` or `tool_describe`, held to the output limit like any
+    /// tool result: a server writes the descriptions and schemas they show.
     pub async fn bridge(&self, which: names::Bridge, raw_arguments: &str) -> ToolOutput {
+        self.bridge_uncut(which, raw_arguments)
+            .await
+            .cut(self.output_limit)
+    }
+
+    async fn bridge_uncut(&self, which: names::Bridge, raw_arguments: &str) -> ToolOutput {
         let args = match crate::call::parse_arguments(raw_arguments) {
             Ok(a) => a,
             Err(e) => return ToolOutput::error(e),
@@ -525,18 +532,45 @@ impl Registry {
         }
     }
 
-    /// What the tool's server says of it (MCP annotations), for approval.
-    pub(crate) fn hints(&self, name: &str, tool: &ToolRef) -> crate::policy::Hints {
-        let found = match (tool, &self.mcp) {
-            (ToolRef::Mcp { .. }, Some(mcp)) => {
-                mcp.index().get(name).map(|t| crate::policy::Hints {
+    /// The tool as approval rules and hook matchers see it: its names
+    /// (the server's own, and the plain one a collision took away) and
+    /// what its server says of it (MCP annotations).
+    pub(crate) fn subject(&self, name: &str, tool: &ToolRef) -> crate::policy::Subject {
+        let mut subject = crate::policy::Subject::named(name);
+        if let (ToolRef::Mcp { server, tool: own }, Some(mcp)) = (tool, &self.mcp) {
+            let own_name = format!("{}{server}__{own}", crate::call::names::MCP_PREFIX);
+            let plain = crate::mcp::naming::plain(server, own);
+            subject.own = (own_name != name).then_some(own_name);
+            subject.plain = (plain != name).then_some(plain);
+            if let Some(t) = mcp.index().get(name) {
+                subject.hints = crate::policy::Hints {
                     read_only: t.tool.read_only,
                     destructive: t.tool.destructive,
-                })
+                };
             }
-            _ => None,
+        }
+        subject
+    }
+
+    /// The arguments the tool's schema marks required, in its order.
+    pub(crate) fn required_args(&self, name: &str, tool: &ToolRef) -> Vec<String> {
+        let schema = match tool {
+            ToolRef::Builtin(n) => self.builtin(n).map(|b| b.spec().parameters),
+            ToolRef::Mcp { .. } | ToolRef::Connector(_) => {
+                self.catalog().get(name).map(|t| t.schema.clone())
+            }
         };
-        found.unwrap_or_default()
+        schema
+            .as_ref()
+            .and_then(|s| s.get("required"))
+            .and_then(Value::as_array)
+            .map(|r| {
+                r.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_string)
+                    .collect()
+            })
+            .unwrap_or_default()
     }
 
     /// Schema validation of a resolved entry: `Some(message)` when its

@@ -1,8 +1,13 @@
-//! Small helpers shared by several modules: time, text, stable hashing, globs.
+//! Small helpers shared by several modules: time, text, stable hashing, globs,
+//! and what every line hermes writes for a person goes through (`sanitize`,
+//! `secrets`, `stderr`).
 
 pub(crate) mod child_env;
 pub(crate) mod glob;
 pub(crate) mod hash;
 pub(crate) mod private;
+pub(crate) mod sanitize;
+pub(crate) mod secrets;
+pub(crate) mod stderr;
 pub(crate) mod text;
 pub(crate) mod time;

@@ -18,6 +18,74 @@ pub(crate) fn create_dir_all(dir: &Path) -> std::io::Result<()> {
     b.create(dir)
 }
 
+/// A folder hermes keeps private things in, made safe to use: one that
+/// belongs to another user is refused (`Err`); one of ours that others may
+/// read or write is made owner-only, and the repair is described (`Ok(Some)`).
+/// A missing folder is fine (it is created owner-only when needed).
+pub(crate) fn own_folder(dir: &Path) -> std::io::Result<Option<String>> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{MetadataExt, PermissionsExt};
+        let meta = match std::fs::metadata(dir) {
+            Ok(m) => m,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        if meta.uid() != my_uid() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::PermissionDenied,
+                format!("it belongs to another user (uid {})", meta.uid()),
+            ));
+        }
+        let mode = meta.permissions().mode() & 0o777;
+        if mode & 0o077 != 0 {
+            std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
+            return Ok(Some(format!(
+                "{} was open to others (mode {mode:o}); it is owner-only now (700)",
+                dir.display()
+            )));
+        }
+        Ok(None)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = dir;
+        Ok(None)
+    }
+}
+
+/// Whether `path` is a regular file of this user, not a symlink: a file
+/// another user planted (or swapped for a link) is not read or appended to.
+pub(crate) fn own_file(path: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        std::fs::symlink_metadata(path)
+            .is_ok_and(|m| m.file_type().is_file() && m.uid() == my_uid())
+    }
+    #[cfg(not(unix))]
+    {
+        std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_file())
+    }
+}
+
+/// Opens without following a symlink in the last component: the open fails
+/// (`ELOOP`) rather than reach another file through a link.
+pub(crate) fn no_follow(o: &mut std::fs::OpenOptions) -> &mut std::fs::OpenOptions {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        o.custom_flags(libc::O_NOFOLLOW);
+    }
+    o
+}
+
+#[cfg(unix)]
+fn my_uid() -> u32 {
+    // SAFETY: getuid has no preconditions and cannot fail.
+    unsafe { libc::getuid() }
+}
+
 /// Options that create a file owner-only.
 pub(crate) fn options() -> std::fs::OpenOptions {
     let mut o = std::fs::OpenOptions::new();
@@ -56,4 +124,19 @@ pub(crate) fn readable_by_others(path: &Path) -> bool {
         let _ = path;
         false
     }
+}
+
+/// Waits for an exclusive advisory lock on `file` (held until it is closed).
+pub(crate) fn lock_exclusive(file: &std::fs::File) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::io::AsRawFd;
+        // SAFETY: flock on a descriptor the caller owns and keeps open.
+        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) } != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = file;
+    Ok(())
 }

@@ -283,10 +283,10 @@ fn an_untrusted_project_file_only_chooses_until_hermes_trust() {
     trusted.ok();
     crate::assert_contains!(trusted.stderr, "trusted ");
     // It shows what the file now runs.
-    crate::assert_contains!(trusted.stderr, "server theirs: sh");
+    crate::assert_contains!(trusted.stderr, "  [mcp_servers.theirs]\n  command = \"sh\"");
     crate::assert_contains!(
         trusted.stderr,
-        format!("hook pre_tool_call: touch {}", marker.display())
+        format!("command = \"touch {}\"", marker.display())
     );
     let applied = call();
     crate::assert_not_contains!(applied.stderr, "not applied");

@@ -4,6 +4,7 @@ mod config;
 mod connectors;
 mod errors;
 mod fake_provider;
+mod hostile;
 mod layout;
 mod mcp;
 mod mcp_policy;

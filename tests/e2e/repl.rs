@@ -265,7 +265,7 @@ fn approval_prompts_in_a_terminal_settle_each_entry() {
         &screen[screen.len().saturating_sub(1500)..]
     );
     crate::assert_contains!(screen, "? mcp__t__echo (server t) wants to run — mode ask");
-    crate::assert_contains!(screen, "\"text\": \"one\"");
+    crate::assert_contains!(screen, "    text: one");
     crate::assert_contains!(screen, "mcp__t__echo  (this session)");
     assert_eq!(screen.matches("wants to run").count(), 5, "{screen}");
     assert_eq!(env.fake.requests().len(), 5, "no request after the stop");

@@ -141,6 +141,8 @@ pub enum Body {
     Named(Vec<(String, String)>),
     /// AWS event-stream frames as given, one HTTP chunk each.
     Frames(Vec<Vec<u8>>),
+    /// SSE bytes as given, one HTTP chunk each (comments, odd framing).
+    Raw(Vec<Vec<u8>>),
     /// Rendered when served, in the protocol of the request's path.
     Turn(Turn),
 }
@@ -266,6 +268,13 @@ impl Reply {
             delay: Duration::ZERO,
             pace: Duration::ZERO,
         }
+    }
+
+    /// An SSE body of these chunks, exactly.
+    pub fn raw_sse(chunks: Vec<String>) -> Reply {
+        Reply::stream(Body::Raw(
+            chunks.into_iter().map(String::into_bytes).collect(),
+        ))
     }
 
     pub fn status(code: u16, body: &str) -> Reply {
@@ -1013,6 +1022,7 @@ fn render(body: Body, path: &str) -> (&'static str, Vec<Vec<u8>>) {
         Body::Data { events, done } => (SSE, data(events, done)),
         Body::Named(events) => (SSE, named(events)),
         Body::Frames(frames) => (EVENTSTREAM, frames),
+        Body::Raw(chunks) => (SSE, chunks),
         Body::Turn(turn) => match api_of(path) {
             Some(Api::Anthropic) => (SSE, named(fake_anthropic::events(&turn))),
             Some(Api::Bedrock) => (EVENTSTREAM, fake_bedrock::frames(&turn)),

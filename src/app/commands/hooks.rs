@@ -39,7 +39,7 @@ pub async fn run(cmd: &HooksCommand, ctx: &Context<'_>) -> Result<(), CommandErr
     } = cmd;
     let settings = config::resolve(ctx.paths.clone(), ctx.cwd, ctx.overrides)?;
     for w in &settings.warnings {
-        eprintln!("warning: {w}");
+        errln!("warning: {w}");
     }
     let args: Value = match serde_json::from_str(args) {
         Ok(v @ Value::Object(_)) => v,

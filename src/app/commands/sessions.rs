@@ -4,8 +4,8 @@ use clap::Subcommand;
 
 use super::Context;
 use crate::app::CommandError;
-use crate::frontend::sanitize::clean;
 use crate::session::{self, Message};
+use crate::util::sanitize::clean;
 use crate::util::text::excerpt;
 
 #[derive(Debug, Subcommand)]
@@ -22,6 +22,9 @@ pub enum SessionsCommand {
 
 pub fn run(cmd: &SessionsCommand, ctx: &Context<'_>) -> Result<(), CommandError> {
     let dir = ctx.paths.sessions_dir();
+    if let Some(repaired) = session::guard_folder(&dir)? {
+        errln!("warning: {repaired}");
+    }
     match cmd {
         SessionsCommand::List { here } => {
             let cwd = ctx.cwd.to_string_lossy();
@@ -30,7 +33,7 @@ pub fn run(cmd: &SessionsCommand, ctx: &Context<'_>) -> Result<(), CommandError>
                 .filter(|s| !here || s.meta.cwd == cwd)
                 .collect();
             if rows.is_empty() {
-                eprintln!("no sessions yet");
+                errln!("no sessions yet");
             }
             for s in rows {
                 outln!(
@@ -45,7 +48,7 @@ pub fn run(cmd: &SessionsCommand, ctx: &Context<'_>) -> Result<(), CommandError>
         SessionsCommand::Show { id } => {
             let s = session::load(&session::find(&dir, id)?)?;
             for w in &s.warnings {
-                eprintln!("warning: {w}");
+                errln!("warning: {w}");
             }
             outln!(
                 "session {} · {} · {} · {}",

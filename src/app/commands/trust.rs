@@ -22,83 +22,38 @@ pub fn run(args: &TrustArgs, ctx: &Context<'_>) -> Result<(), CommandError> {
     if args.forget {
         let (folder, was) = trust::forget(ctx.paths, ctx.cwd).map_err(error)?;
         if was {
-            eprintln!(
+            errln!(
                 "{} is no longer trusted: its .hermes/config.toml no longer sets {keys}",
                 folder.display()
             );
         } else {
-            eprintln!("{} was not trusted", folder.display());
+            errln!("{} was not trusted", folder.display());
         }
         return Ok(());
     }
-    let (folder, already) = trust::trust(ctx.paths, ctx.cwd).map_err(error)?;
+    let (folder, already, text) = trust::trust(ctx.paths, ctx.cwd).map_err(error)?;
     if already {
-        eprintln!("{} is trusted already", folder.display());
+        errln!("{} is trusted already", folder.display());
     } else {
-        eprintln!(
+        errln!(
             "trusted {}: its .hermes/config.toml may now set {keys} (undo with `hermes trust --forget`)",
             folder.display()
         );
     }
-    for line in what_it_sets(&folder.join(".hermes").join("config.toml")) {
-        eprintln!("  {line}");
+    // Everything the trusted bytes now do, as the run applies them: the
+    // commands (resolved), environments, rules, URLs and headers.
+    let config = folder.join(".hermes").join("config.toml");
+    let shown = match trust::what_it_allows(&config, &String::from_utf8_lossy(&text)) {
+        Ok(s) => s,
+        Err(e) => format!("# cannot show it: {e}"),
+    };
+    if shown.trim().is_empty() {
+        errln!("  (it sets none of them now)");
+    }
+    for line in shown.lines() {
+        errln!("  {line}");
     }
     Ok(())
-}
-
-/// What the trusted file now does: the commands it runs and where it sends
-/// requests, so the choice can be checked.
-fn what_it_sets(config: &std::path::Path) -> Vec<String> {
-    let Some(t) = std::fs::read_to_string(config)
-        .ok()
-        .and_then(|t| t.parse::<toml::Table>().ok())
-    else {
-        return Vec::new();
-    };
-    let text = |v: Option<&toml::Value>| v.and_then(|v| v.as_str()).unwrap_or("?").to_string();
-    let mut out = Vec::new();
-    let tables = |key: &str| {
-        t.get(key)
-            .and_then(|v| v.as_table())
-            .cloned()
-            .unwrap_or_default()
-    };
-    for (name, s) in tables("mcp_servers") {
-        let args: Vec<String> = s
-            .get("args")
-            .and_then(|a| a.as_array())
-            .map(|a| a.iter().map(|x| text(Some(x))).collect())
-            .unwrap_or_default();
-        out.push(
-            format!(
-                "server {name}: {} {}",
-                text(s.get("command")),
-                args.join(" ")
-            )
-            .trim_end()
-            .to_string(),
-        );
-    }
-    for (when, hooks) in tables("hooks") {
-        for h in hooks.as_array().into_iter().flatten() {
-            out.push(format!("hook {when}: {}", text(h.get("command"))));
-        }
-    }
-    for (name, p) in tables("providers") {
-        if let Some(url) = p.get("base_url") {
-            out.push(format!("provider {name}: {}", text(Some(url))));
-        }
-    }
-    if let Some(mode) = tables("approvals").get("mode") {
-        out.push(format!("approvals: mode = {}", text(Some(mode))));
-    }
-    if let Some(url) = tables("connectors").get("url") {
-        out.push(format!("connectors: {}", text(Some(url))));
-    }
-    if t.contains_key("system_prompt") {
-        out.push("its own system prompt".into());
-    }
-    out
 }
 
 fn error(e: TrustError) -> CommandError {

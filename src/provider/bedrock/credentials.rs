@@ -100,6 +100,7 @@ impl Profile {
 /// The credentials to sign with, or what is missing.
 pub(crate) fn find(s: &Sources<'_>) -> Result<Auth, String> {
     if let Some(token) = s.var("AWS_BEARER_TOKEN_BEDROCK") {
+        crate::util::secrets::remember(&token);
         return Ok(Auth::Bearer(token));
     }
     let from_env = || {

@@ -19,11 +19,19 @@ pub struct AddArgs {
 
 pub(super) fn run(a: &AddArgs, ctx: &Context<'_>) -> Result<(), CommandError> {
     let user_file = ctx.user_config();
-    let entry = toml_entry(&a.command, &parse_env(&a.env)?);
+    // `./server.sh` is the one in the folder the user typed it in: the
+    // config file's relative commands are its own folder's.
+    let mut command = a.command.clone();
+    if let Some(program) = command.first_mut() {
+        if program.contains('/') && !std::path::Path::new(program.as_str()).is_absolute() {
+            *program = ctx.cwd.join(&*program).display().to_string();
+        }
+    }
+    let entry = toml_entry(&command, &parse_env(&a.env)?);
     edit_config(&user_file, |doc| insert_server(doc, &a.name, entry))?;
     outln!("added MCP server `{}` to {}", a.name, user_file.display());
     for w in crate::config::file_warnings(std::slice::from_ref(&user_file)) {
-        eprintln!("warning: {w}");
+        errln!("warning: {w}");
     }
     Ok(())
 }

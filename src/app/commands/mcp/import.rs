@@ -53,7 +53,7 @@ pub(super) fn run(a: &ImportArgs, ctx: &Context<'_>) -> Result<(), CommandError>
         outln!("added MCP server `{a}`");
     }
     for s in &skipped {
-        eprintln!("skipped {s}");
+        errln!("skipped {s}");
     }
     outln!(
         "{} added, {} skipped, into {}",
@@ -62,7 +62,7 @@ pub(super) fn run(a: &ImportArgs, ctx: &Context<'_>) -> Result<(), CommandError>
         user_file.display()
     );
     for w in crate::config::file_warnings(std::slice::from_ref(user_file)) {
-        eprintln!("warning: {w}");
+        errln!("warning: {w}");
     }
     Ok(())
 }

@@ -9,12 +9,12 @@ use crate::mcp::McpRegistry;
 pub(super) fn run(ctx: &Context<'_>) -> Result<(), CommandError> {
     let merged = config::load_merged(ctx.paths, ctx.cwd, ctx.overrides)?;
     if let Some(held) = &merged.held {
-        eprintln!("warning: {held}");
+        errln!("warning: {held}");
     }
     let servers = config::mcp_servers(&merged.file);
     let registry = McpRegistry::new(&servers, ctx.paths)?;
     if servers.is_empty() {
-        eprintln!("no MCP servers configured; add one with `hermes mcp add NAME -- COMMAND ARGS…`");
+        errln!("no MCP servers configured; add one with `hermes mcp add NAME -- COMMAND ARGS…`");
     }
     let index = registry.index();
     for (name, entry) in &servers {
@@ -32,10 +32,10 @@ pub(super) fn run(ctx: &Context<'_>) -> Result<(), CommandError> {
                 }
             },
         };
-        let cmdline = std::iter::once(entry.command.as_str())
+        let argv: Vec<&str> = std::iter::once(entry.command.as_str())
             .chain(entry.args.iter().map(String::as_str))
-            .collect::<Vec<_>>()
-            .join(" ");
+            .collect();
+        let cmdline = crate::util::secrets::mask_args(&argv).join(" ");
         outln!("{name:<16} {state:<36} {cmdline}");
     }
     Ok(())

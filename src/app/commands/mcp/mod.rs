@@ -59,7 +59,7 @@ fn one_server(
 ) -> Result<(Arc<McpRegistry>, Arc<McpServer>), CommandError> {
     let merged = config::load_merged(ctx.paths, ctx.cwd, ctx.overrides)?;
     if let Some(held) = &merged.held {
-        eprintln!("warning: {held}");
+        errln!("warning: {held}");
     }
     let servers = config::mcp_servers(&merged.file);
     let registry = Arc::new(McpRegistry::new(&servers, ctx.paths)?);

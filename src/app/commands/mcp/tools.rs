@@ -27,7 +27,7 @@ pub(super) async fn run(a: &ToolsArgs, ctx: &Context<'_>) -> Result<(), CommandE
         .filter(|t| registry.servers()[t.server].name == a.name)
     {
         let first = t.tool.description.lines().next().unwrap_or("");
-        let clean = crate::frontend::sanitize::clean;
+        let clean = crate::util::sanitize::clean;
         outln!("{}  {}", clean(&t.name), clean(&excerpt(first, 100)));
     }
     Ok(())

@@ -1,0 +1,246 @@
+//! Secrets out of everything hermes shows or keeps about itself: error and
+//! warning lines, `--json` events built from errors, the session file's
+//! error notes, `config show`, `mcp list`. One function, [`mask`], serves
+//! every exit; what it hides:
+//!
+//! - every secret value this run holds (API keys read from the environment,
+//!   header and `env` values whose names look secret), wherever it appears —
+//!   a provider's 401 body that echoes the key, say;
+//! - a URL's password (`postgres://u:****@db`) and query values whose names
+//!   look secret (`?key=****`);
+//! - `Bearer ****` / `Basic ****` credentials;
+//! - tokens of well-known shapes (`sk-…`, `AKIA…`, `ghp_…`, `xoxb-…`).
+//!
+//! Conversation messages are never masked: their bytes are replayed.
+
+use std::borrow::Cow;
+use std::sync::{OnceLock, RwLock};
+
+use regex::Regex;
+
+/// What a hidden value becomes.
+pub(crate) const HIDDEN: &str = "****";
+
+/// Secret values this run holds.
+static KNOWN: RwLock<Vec<String>> = RwLock::new(Vec::new());
+
+/// Values shorter than this are not remembered: masking a short, common
+/// word everywhere would hide more than secrets.
+const MIN_LEN: usize = 8;
+
+/// Remembers a secret value: from now on [`mask`] hides it.
+pub(crate) fn remember(value: &str) {
+    let value = value.trim();
+    if value.len() < MIN_LEN {
+        return;
+    }
+    if let Ok(mut k) = KNOWN.write() {
+        if !k.iter().any(|v| v == value) {
+            k.push(value.to_string());
+            // Longest first: a key that contains another is hidden whole.
+            k.sort_by_key(|v| std::cmp::Reverse(v.len()));
+        }
+    }
+}
+
+/// Names of headers, variables, flags and query keys whose values are
+/// credentials.
+pub(crate) fn looks_secret(name: &str) -> bool {
+    let n = name.trim_start_matches('-').to_ascii_lowercase();
+    [
+        "key",
+        "token",
+        "secret",
+        "pass",
+        "pwd",
+        "credential",
+        "authorization",
+        "auth",
+        "cookie",
+        "session",
+        "private",
+        "signature",
+    ]
+    .iter()
+    .any(|s| n.contains(s))
+        || n == "pat"
+        || n == "k"
+        || n == "sig"
+        || n.ends_with("_pat")
+        || n.starts_with("pat_")
+}
+
+fn patterns() -> &'static [(Regex, &'static str)] {
+    static P: OnceLock<Vec<(Regex, &'static str)>> = OnceLock::new();
+    P.get_or_init(|| {
+        [
+            // scheme://user:password@host
+            (
+                r"([A-Za-z][A-Za-z0-9+.-]*://[^/\s:@]*:)[^@\s/]+@",
+                "${1}****@",
+            ),
+            // ?key=… &access_token=… (the name decides, see below)
+            (r"([?&;][^=&#\s]+=)[^&#\s]+", "${1}"),
+            // Authorization schemes
+            (
+                r"(?i)\b(bearer|basic|token)\s+[A-Za-z0-9._~+/=-]{8,}",
+                "${1} ****",
+            ),
+            // Well-known token shapes
+            (r"\b(sk|pk|rk)-[A-Za-z0-9_-]{16,}", "${1}-****"),
+            (r"\bAKIA[0-9A-Z]{16}\b", "AKIA****"),
+            (r"\b(gh[pousr]_)[A-Za-z0-9]{20,}", "${1}****"),
+            (r"\b(github_pat_)[A-Za-z0-9_]{20,}", "${1}****"),
+            (r"\b(xox[abprs]-)[A-Za-z0-9-]{10,}", "${1}****"),
+        ]
+        .into_iter()
+        .filter_map(|(re, to)| Regex::new(re).ok().map(|r| (r, to)))
+        .collect()
+    })
+}
+
+/// `text` with every secret hermes knows of or can recognise hidden.
+pub(crate) fn mask(text: &str) -> Cow<'_, str> {
+    let mut out = Cow::Borrowed(text);
+    if let Ok(known) = KNOWN.read() {
+        for v in known.iter() {
+            if out.contains(v.as_str()) {
+                out = Cow::Owned(out.replace(v.as_str(), HIDDEN));
+            }
+        }
+    }
+    for (i, (re, to)) in patterns().iter().enumerate() {
+        if !re.is_match(&out) {
+            continue;
+        }
+        let replaced = if i == 1 {
+            // A query value: hidden when its name looks secret.
+            re.replace_all(&out, |c: &regex::Captures<'_>| {
+                let whole = &c[0];
+                let name = c[1]
+                    .trim_start_matches(['?', '&', ';'])
+                    .trim_end_matches('=');
+                if looks_secret(name) {
+                    format!("{}{HIDDEN}", &c[1])
+                } else {
+                    whole.to_string()
+                }
+            })
+            .into_owned()
+        } else {
+            re.replace_all(&out, *to).into_owned()
+        };
+        out = Cow::Owned(replaced);
+    }
+    out
+}
+
+/// A command line with its secrets hidden: the value after a flag whose
+/// name looks secret (`--token X`, `--password=X`, `-k X`), and whatever
+/// [`mask`] hides in each argument.
+pub(crate) fn mask_args<S: AsRef<str>>(args: &[S]) -> Vec<String> {
+    let mut out = Vec::with_capacity(args.len());
+    let mut next_is_secret = false;
+    for a in args.iter().map(AsRef::as_ref) {
+        if std::mem::take(&mut next_is_secret) {
+            out.push(HIDDEN.to_string());
+            continue;
+        }
+        if a.starts_with('-') {
+            if let Some((flag, _)) = a.split_once('=') {
+                if looks_secret(flag) {
+                    out.push(format!("{flag}={HIDDEN}"));
+                    continue;
+                }
+            } else if looks_secret(a) {
+                next_is_secret = true;
+                out.push(a.to_string());
+                continue;
+            }
+        }
+        out.push(mask(a).into_owned());
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_credentials_and_known_shapes_are_hidden() {
+        let cases = [
+            (
+                "postgres://app:hunter2@db:5432/x",
+                "postgres://app:****@db:5432/x",
+            ),
+            (
+                "https://api.example.com/v1?key=AIzaSyD-abc123&alt=json",
+                "https://api.example.com/v1?key=****&alt=json",
+            ),
+            (
+                "https://h/x?access_token=abc&page=2",
+                "https://h/x?access_token=****&page=2",
+            ),
+            (
+                "Authorization: Bearer abcdefgh12345678",
+                "Authorization: Bearer ****",
+            ),
+            (
+                "Incorrect API key provided: sk-proj-abcdefghijklmnop1234",
+                "Incorrect API key provided: sk-****",
+            ),
+            ("AKIAIOSFODNN7EXAMPLE", "AKIA****"),
+            (
+                "use ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+                "use ghp_****",
+            ),
+            ("nothing secret here: page=2", "nothing secret here: page=2"),
+            (
+                "https://h/path?page=2&q=rust",
+                "https://h/path?page=2&q=rust",
+            ),
+        ];
+        for (text, masked) in cases {
+            assert_eq!(mask(text), masked, "{text}");
+        }
+    }
+
+    #[test]
+    fn a_remembered_value_is_hidden_wherever_it_appears() {
+        remember("zq-unit-test-secret-4821");
+        assert_eq!(
+            mask(r#"{"error":{"message":"bad key zq-unit-test-secret-4821"}}"#),
+            r#"{"error":{"message":"bad key ****"}}"#
+        );
+        remember("short");
+        assert_eq!(mask("a short word"), "a short word");
+    }
+
+    #[test]
+    fn secret_flags_hide_their_values() {
+        let args = [
+            "--token",
+            "t0ps3cr3t",
+            "-k",
+            "k3y",
+            "--password=pw",
+            "--port",
+            "5432",
+            "postgres://u:pw@db/x",
+        ];
+        assert_eq!(
+            mask_args(&args),
+            [
+                "--token",
+                "****",
+                "-k",
+                "****",
+                "--password=****",
+                "--port",
+                "5432",
+                "postgres://u:****@db/x"
+            ]
+        );
+    }
+}
