@@ -393,10 +393,9 @@ impl Endpoint {
         fut: impl std::future::Future<Output = T>,
         cancel: &CancellationToken,
     ) -> Result<T, ProviderError> {
-        tokio::select! {
-            _ = cancel.cancelled() => Err(ProviderError::Cancelled),
-            r = tokio::time::timeout(self.idle, fut) => r.map_err(|_| self.idle_error()),
-        }
+        self.unless_cancelled(tokio::time::timeout(self.idle, fut), cancel)
+            .await?
+            .map_err(|_| self.idle_error())
     }
 
     /// `fut`'s output unless the turn is stopped first: for a body whose

@@ -7,6 +7,9 @@ use serde_json::json;
 use super::split::{batch, contents};
 use crate::support::{call_id, Reply, TestEnv};
 
+/// Our test server with the tools of a hostile or broken one, one page.
+const HOSTILE: &str = "args = [\"--hostile\", \"--page-size\", \"100\"]";
+
 /// `--approve 'mcp__t__*'` used to be sorted above every rule: a deny by
 /// name and a deny by argument both ran.
 #[test]
@@ -149,7 +152,7 @@ fn relative_commands_resolve_against_the_declaring_config_not_the_working_folder
 /// each announcement used to start its own.
 #[test]
 fn a_list_changed_flood_is_coalesced() {
-    let env = TestEnv::deferred(&[("h", "args = [\"--hostile\", \"--page-size\", \"100\"]")]);
+    let env = TestEnv::deferred(&[("h", HOSTILE)]);
     env.fake.push(Reply::tool_calls(&[(
         &call_id("flood"),
         "tool_call",
@@ -302,7 +305,7 @@ fn tool_describe_is_held_to_the_output_limit() {
 /// server's progress messages (OSC 52 clipboard write, clear screen).
 #[test]
 fn escape_sequences_from_config_and_servers_never_reach_the_terminal() {
-    let env = TestEnv::deferred(&[("h", "args = [\"--hostile\", \"--page-size\", \"100\"]")]);
+    let env = TestEnv::deferred(&[("h", HOSTILE)]);
     std::fs::create_dir_all(env.cwd.path().join(".hermes")).unwrap();
     std::fs::write(
         env.cwd.path().join(".hermes/config.toml"),
@@ -517,7 +520,7 @@ fn a_server_dies_with_a_sigkilled_hermes() {
 /// is told of the collision.
 #[test]
 fn a_name_collision_does_not_let_a_tool_escape_its_deny_rule() {
-    let env = TestEnv::deferred(&[("h", "args = [\"--hostile\", \"--page-size\", \"100\"]")]);
+    let env = TestEnv::deferred(&[("h", HOSTILE)]);
     env.set_approvals("mode = \"auto\"\ndeny = [\"mcp__h__delete_all\"]");
     let listed = env.run(&["mcp", "tools", "h"]);
     let renamed: Vec<String> = listed
@@ -560,10 +563,7 @@ fn a_name_collision_does_not_let_a_tool_escape_its_deny_rule() {
 /// exits while a child it forked keeps its stdout open.
 #[test]
 fn a_stray_answer_and_an_exit_behind_a_held_pipe_are_reported_at_once() {
-    let env = TestEnv::deferred(&[(
-        "h",
-        "args = [\"--hostile\", \"--page-size\", \"100\"]\ntool_timeout_ms = 60000",
-    )]);
+    let env = TestEnv::deferred(&[("h", &format!("{HOSTILE}\ntool_timeout_ms = 60000"))]);
     env.fake.push(Reply::tool_calls(&[(
         &call_id("stray"),
         "tool_call",
@@ -600,7 +600,7 @@ fn a_stray_answer_and_an_exit_behind_a_held_pipe_are_reported_at_once() {
 #[test]
 fn a_catalog_cache_that_cannot_be_written_is_reported_and_cleaned_up() {
     let env = TestEnv::new();
-    env.add_test_server("h", "args = [\"--hostile\", \"--page-size\", \"100\"]");
+    env.add_test_server("h", HOSTILE);
     let out = env
         .command("sh")
         .args([
