@@ -18,6 +18,7 @@
 //! - [`mcp`] — MCP servers started over stdio: registry, catalogs, processes.
 //! - [`policy`] — hooks and approvals around each tool call.
 //! - [`connectors`] — the remote connector gateway.
+//! - `sandbox` — the OS sandbox the built-in `shell` runs commands in.
 //! - [`update`] — `hermes update` from the git checkout.
 
 #![warn(unreachable_pub)]
@@ -64,6 +65,7 @@ pub mod fuzzing;
 pub mod mcp;
 pub(crate) mod policy;
 pub(crate) mod provider;
+pub(crate) mod sandbox;
 pub mod session;
 pub mod tools;
 pub(crate) mod update;

@@ -42,6 +42,13 @@ pub enum Event {
         name: String,
         arguments: String,
         why: String,
+        /// What the call would change (a unified diff), when the tool can
+        /// say: shown under its target instead of its arguments' bodies.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        preview: Option<String>,
+        /// Shown again whole (the user answered `v`): nothing cut.
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        whole: bool,
     },
     /// How an entry's approval was settled: `decision` is `allow` or `deny`
     /// (an `ask` nobody could answer is a deny), `by` what decided it.
@@ -84,6 +91,10 @@ pub enum Event {
         name: String,
         is_error: bool,
         content: String,
+        /// The change a built-in edit made, as a unified diff, for the
+        /// person (the model has `content`).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        diff: Option<String>,
     },
     TurnDone {
         text: String,

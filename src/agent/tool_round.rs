@@ -243,7 +243,7 @@ impl Round<'_> {
         slot: usize,
     ) -> Result<(ToolRef, Value), String> {
         let tool = self.tools.resolve_and_check(name, args).await?;
-        let subject = self.tools.subject(name, &tool);
+        let subject = self.tools.subject(name, &tool, args);
         let hook = self
             .policy
             .pre_tool_call(&self.hook_ctx, &subject, id, args, self.cancel)
@@ -263,6 +263,9 @@ impl Round<'_> {
             }
             None => args.clone(),
         };
+        // What a built-in knows of the call depends on the arguments it
+        // will run with (a hook may have moved a write's path).
+        let subject = self.tools.subject(name, &tool, &args);
         let mut outcome = self.policy.approve(&subject, &args, &hook.verdict);
         let mut unanswered = false;
         if outcome.decision == Decision::Ask {
@@ -343,6 +346,7 @@ impl Round<'_> {
             tool: name.to_string(),
             arguments: args.clone(),
             required: self.tools.required_args(name, tool),
+            preview: self.tools.preview(tool, args),
             why: match &asked.reason {
                 Some(r) => format!("{}: {r}", asked.by),
                 None => asked.by.to_string(),
@@ -529,7 +533,7 @@ impl Round<'_> {
                     .call_checked(&tool, &call.id, args.clone(), self.cancel, &on_start)
                     .await;
                 if sent.load(Ordering::SeqCst) {
-                    let subject = self.tools.subject(&name, &tool);
+                    let subject = self.tools.subject(&name, &tool, &args);
                     for problem in self
                         .policy
                         .post_tool_call(
@@ -558,6 +562,7 @@ impl Round<'_> {
             content: output.content,
             is_error: output.is_error,
         };
+        let diff = output.diff;
         // Persisted the moment it exists: a crash keeps every finished result.
         let written = self
             .session
@@ -571,6 +576,7 @@ impl Round<'_> {
             name: tool,
             is_error: result.is_error,
             content: result.content.clone(),
+            diff,
         });
         (result, written)
     }

@@ -82,10 +82,10 @@ pub async fn assemble(
 ) -> Result<Conversation, CommandError> {
     let provider = provider::from_settings(&settings.provider)?;
     let mcp = Arc::new(McpRegistry::new(&settings.mcp_servers, &settings.paths)?);
-    let mut tools = Registry::with_builtins(&settings.builtin_tools)?
-        .with_mcp(mcp.clone())
-        .with_policy(settings.defer.clone())
-        .with_output_limit(settings.limits.tool_output_bytes);
+    let mut tools =
+        Registry::with_builtins(&settings.builtin, cwd, settings.limits.tool_output_bytes)?
+            .with_mcp(mcp.clone())
+            .with_policy(settings.defer.clone());
     if let Some(c) = &settings.connectors {
         tools = tools.with_gateway(Arc::new(crate::connectors::Gateway::new(c)));
     }

@@ -2,7 +2,6 @@
 //! — its message, a hint with the fix, and which exit code it means — through
 //! one `From` per library error, instead of downcasts at the end.
 
-use std::io::Write;
 use std::process::ExitCode;
 
 use crate::agent::AgentError;
@@ -149,28 +148,28 @@ impl From<std::io::Error> for CommandError {
 /// Prints the failure — an `error` event too with `--json` — and gives its
 /// exit code.
 pub(super) fn report(e: &CommandError, json: bool) -> ExitCode {
+    let mask = |t: &str| crate::util::secrets::mask(t).into_owned();
     if json {
         let ev = crate::agent::Event::Error {
-            message: e.message.clone(),
-            hint: e.hint.clone(),
+            message: mask(&e.message),
+            hint: e.hint.as_deref().map(mask),
         };
         if let Ok(line) = serde_json::to_string(&ev) {
             crate::frontend::out(format!("{line}\n").as_bytes());
         }
     }
-    // Messages quote providers and servers: cleaned of escape sequences,
-    // and a closed stderr is no reason to panic.
-    let clean = crate::util::sanitize::clean;
-    let mut err = std::io::stderr();
-    let _ = if e.exit == Exit::Interrupted {
-        writeln!(err, "interrupted")
+    // Messages quote providers and servers: through the one stderr writer
+    // (escape sequences out, secrets masked, a closed stderr no panic).
+    let line = crate::util::stderr::line;
+    if e.exit == Exit::Interrupted {
+        line("interrupted")
     } else if let Exit::Signalled(_) = e.exit {
-        writeln!(err, "{}", clean(&e.message))
+        line(&e.message)
     } else {
-        writeln!(err, "error: {}", clean(&e.message)).and_then(|_| match &e.hint {
-            Some(h) => writeln!(err, "hint: {}", clean(h)),
-            None => Ok(()),
-        })
-    };
+        line(&format!("error: {}", e.message));
+        if let Some(h) = &e.hint {
+            line(&format!("hint: {h}"));
+        }
+    }
     ExitCode::from(e.exit.code())
 }

@@ -7,6 +7,8 @@
 pub struct ToolOutput {
     pub content: String,
     pub is_error: bool,
+    /// For the person, not the model: the diff a built-in edit made.
+    pub diff: Option<String>,
 }
 
 impl ToolOutput {
@@ -14,6 +16,7 @@ impl ToolOutput {
         ToolOutput {
             content: content.into(),
             is_error: false,
+            diff: None,
         }
     }
 
@@ -21,14 +24,20 @@ impl ToolOutput {
         ToolOutput {
             content: content.into(),
             is_error: true,
+            diff: None,
         }
+    }
+
+    pub(crate) fn with_diff(mut self, diff: String) -> Self {
+        self.diff = Some(diff);
+        self
     }
 
     /// The output cut to `max` bytes, with a note of how much was cut.
     pub(crate) fn cut(self, max: usize) -> ToolOutput {
         ToolOutput {
             content: cut_text(self.content, max),
-            is_error: self.is_error,
+            ..self
         }
     }
 }

@@ -8,12 +8,15 @@
 //! layer's base: the project folder for a project file (the folder trust
 //! covers, as Cargo resolves `.cargo/config.toml`), the file's own folder for
 //! the user file. A bare program name (`node`, `mcp-server-git`) is still
-//! looked up on `PATH`; arguments are the program's business.
+//! looked up on `PATH`. A project file's server with no `cwd` runs in the
+//! project folder, so its relative arguments (`node ./build/index.js`) are
+//! the project's too; a hook's arguments are relative to the working folder.
 
 use std::path::{Component, Path, PathBuf};
 
-/// Anchors the relative programs and folders of one layer at `base`.
-pub(super) fn anchor(layer: &mut toml::Table, base: &Path) {
+/// Anchors the relative programs and folders of one layer at `base`; a
+/// `project` layer's servers without a `cwd` run in `base`.
+pub(super) fn anchor(layer: &mut toml::Table, base: &Path, project: bool) {
     if let Some(servers) = layer.get_mut("mcp_servers").and_then(|v| v.as_table_mut()) {
         for (_, server) in servers.iter_mut() {
             let Some(server) = server.as_table_mut() else {
@@ -33,6 +36,8 @@ pub(super) fn anchor(layer: &mut toml::Table, base: &Path) {
                     let anchored = path_text(&join(base, cwd.as_str()));
                     *cwd = anchored;
                 }
+            } else if project {
+                server.insert("cwd".into(), toml::Value::String(path_text(base)));
             }
         }
     }
@@ -108,7 +113,7 @@ mod tests {
 
     fn anchored(text: &str) -> toml::Table {
         let mut t: toml::Table = toml::from_str(text).unwrap();
-        anchor(&mut t, Path::new("/proj"));
+        anchor(&mut t, Path::new("/proj"), true);
         t
     }
 
@@ -141,6 +146,7 @@ mod tests {
         assert_eq!(s(&servers["a"]["cwd"]), "/proj/data");
         assert_eq!(s(&servers["b"]["command"]), "node", "PATH lookup stays");
         assert_eq!(s(&servers["b"]["args"][0]), "./server.js");
+        assert_eq!(s(&servers["b"]["cwd"]), "/proj", "run in the project");
         assert_eq!(s(&servers["c"]["command"]), "/usr/bin/env");
         assert_eq!(s(&servers["c"]["cwd"]), "/tmp");
         let hooks = &t["hooks"];
@@ -161,7 +167,7 @@ mod tests {
     fn an_anchored_path_with_odd_characters_is_quoted_for_the_shell() {
         let mut t: toml::Table =
             toml::from_str("[[hooks.pre_tool_call]]\ncommand = \"./g.sh a\"\n").unwrap();
-        anchor(&mut t, Path::new("/my proj/it's"));
+        anchor(&mut t, Path::new("/my proj/it's"), false);
         assert_eq!(
             t["hooks"]["pre_tool_call"][0]["command"].as_str().unwrap(),
             r"'/my proj/it'\''s/g.sh' a"

@@ -241,9 +241,13 @@ pub enum ThinkingMode {
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct ToolsSection {
-    /// Built-in tools to offer the model (`echo`).
+    /// Built-in tools to offer the model; default all of them (`read_file`,
+    /// `write_file`, `edit_file`, `glob`, `grep`, `shell`), `[]` none.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub builtin: Option<Vec<String>>,
+    /// The built-in `shell`: its sandbox, network, timeout, concurrency.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shell: Option<ShellSection>,
     /// Whether MCP and connector tools are listed to the model or found through
     /// tool_search / tool_describe / tool_call.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -264,6 +268,36 @@ pub struct ToolsSection {
     /// How long tool_search waits for catalogs still loading, in ms.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub search_wait_ms: Option<u64>,
+}
+
+/// `[tools.shell]`
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ShellSection {
+    /// `"landlock"` (the default: the kernel confines each command) or
+    /// `"off"` (commands run unconfined, and each one is asked).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<ShellSandbox>,
+    /// Whether sandboxed commands may open network connections.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub network: Option<bool>,
+    /// How long a command may run unless it asks for another limit.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timeout_ms: Option<NonZeroU64>,
+    /// How many commands run at once: `"serial"` (the default), `"parallel"`
+    /// or a number.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub concurrency: Option<Concurrency>,
+    /// More folders sandboxed commands may write to (`~/.cargo`, say).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub writable: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum ShellSandbox {
+    Landlock,
+    Off,
 }
 
 /// Starting servers ahead of their first call.

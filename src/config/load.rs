@@ -124,11 +124,37 @@ fn insert_path(table: &mut toml::Table, parts: &[&str], value: toml::Value) {
     cur.insert(last.to_string(), value);
 }
 
-/// Deep merge: tables merge key by key, anything else in `over` replaces `base`.
+/// Deep merge: tables merge key by key; the lists of approval rules and of
+/// hooks add up, so no layer takes away a rule or a guard another set;
+/// anything else in `over` replaces `base`.
 pub(super) fn merge(base: &mut toml::Table, over: toml::Table) {
+    merge_at(base, over, "");
+}
+
+/// Lists that add up across layers.
+const ADDED_UP: &[&str] = &[
+    "approvals.allow",
+    "approvals.ask",
+    "approvals.deny",
+    "approvals.rules",
+    "hooks.pre_tool_call",
+    "hooks.post_tool_call",
+];
+
+fn merge_at(base: &mut toml::Table, over: toml::Table, at: &str) {
     for (k, v) in over {
+        let path = if at.is_empty() {
+            k.clone()
+        } else {
+            format!("{at}.{k}")
+        };
         match (base.get_mut(&k), v) {
-            (Some(toml::Value::Table(b)), toml::Value::Table(o)) => merge(b, o),
+            (Some(toml::Value::Table(b)), toml::Value::Table(o)) => merge_at(b, o, &path),
+            (Some(toml::Value::Array(b)), toml::Value::Array(o))
+                if ADDED_UP.contains(&path.as_str()) =>
+            {
+                b.extend(o)
+            }
             (_, v) => {
                 base.insert(k, v);
             }
@@ -183,6 +209,21 @@ mod tests {
     fn the_annotated_example_is_a_valid_config() {
         let text = include_str!("../../config/config.example.toml");
         parse_layer(Path::new("config.example.toml"), text).unwrap();
+    }
+
+    #[test]
+    fn rules_and_hooks_add_up_across_layers() {
+        let mut user: toml::Table = toml::from_str(
+            "[approvals]\ndeny = [\"mcp__git__git_push\"]\nmode = \"ask\"\n[[hooks.pre_tool_call]]\ncommand = \"guard\"",
+        )
+        .unwrap();
+        let project: toml::Table =
+            toml::from_str("[approvals]\ndeny = []\nmode = \"auto\"\n[hooks]\npre_tool_call = []")
+                .unwrap();
+        merge(&mut user, project);
+        assert_eq!(user["approvals"]["deny"].as_array().unwrap().len(), 1);
+        assert_eq!(user["approvals"]["mode"].as_str(), Some("auto"));
+        assert_eq!(user["hooks"]["pre_tool_call"].as_array().unwrap().len(), 1);
     }
 
     #[test]

@@ -16,13 +16,14 @@ use std::path::{Path, PathBuf};
 pub use file::{
     ApprovalMode, ApprovalsSection, Concurrency, ConfigFile, ConnectorsSection, Decision,
     DeferMode, HookEntry, HooksSection, LimitsSection, McpServerEntry, ProviderEntry, ProviderKind,
-    ThinkingMode, ToolFilter, ToolsSection, WarmUp,
+    ShellSandbox, ShellSection, ThinkingMode, ToolFilter, ToolsSection, WarmUp,
 };
 pub use paths::{project_config, Paths};
 pub use settings::{
     approval_settings, defaults, mcp_servers, resolve, ApprovalRule, ApprovalSettings,
-    ConnectorSettings, DeferPolicy, HookSettings, HooksSettings, Limits, McpServerSettings,
-    ProviderSettings, RetryPolicy, RuleOrigin, Settings, SystemPrompt, Thinking,
+    BuiltinSettings, ConnectorSettings, DeferPolicy, HookSettings, HooksSettings, Limits,
+    McpServerSettings, ProviderSettings, RetryPolicy, RuleOrigin, Settings, ShellSettings,
+    SystemPrompt, Thinking,
 };
 
 #[derive(Debug, thiserror::Error)]
@@ -173,12 +174,13 @@ pub fn load_merged(paths: &Paths, cwd: &Path, ov: &Overrides) -> Result<Merged, 
         .clone()
         .unwrap_or_else(|| paths.config_file());
     if let Some(mut t) = load::read_layer(&user, ov.config_path.is_some())? {
-        if let Some(dir) = user.parent() {
-            anchor::anchor(
-                &mut t,
-                &std::path::absolute(dir).unwrap_or_else(|_| dir.into()),
-            );
-        }
+        // `--config hermes.toml` has an empty parent: the working folder.
+        let dir = user
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        let dir = std::path::absolute(dir).unwrap_or_else(|_| cwd.to_path_buf());
+        anchor::anchor(&mut t, &dir, false);
         load::merge(&mut merged, t);
         sources.push(user.clone());
     }
@@ -212,7 +214,7 @@ pub fn load_merged(paths: &Paths, cwd: &Path, ov: &Overrides) -> Result<Merged, 
                     ));
                 }
             }
-            anchor::anchor(&mut t, &trust::folder_of(&project));
+            anchor::anchor(&mut t, &trust::folder_of(&project), true);
             load::merge(&mut merged, t);
             sources.push(project);
         }
@@ -246,14 +248,30 @@ pub fn load_merged(paths: &Paths, cwd: &Path, ov: &Overrides) -> Result<Merged, 
 ///
 /// [`secrets::mask`]: crate::util::secrets::mask
 pub fn show_masked(file: &ConfigFile) -> String {
+    show(file, false)
+}
+
+/// A config as TOML with its secrets hidden. `decided`: for a person
+/// deciding whether to let it act (`hermes trust`) — keys and the values of
+/// secret names stay hidden, but commands and arguments are shown as they
+/// will run, but for secret values hermes holds: a pattern hidden in a
+/// command could hide a payload.
+pub(crate) fn show(file: &ConfigFile, decided: bool) -> String {
     let mut f = file.clone();
-    mask_file(&mut f);
+    mask_file(&mut f, decided);
     toml::to_string(&f).unwrap_or_else(|e| format!("# cannot print config: {e}\n"))
 }
 
 /// Hides every secret a config file holds, in place.
-pub(crate) fn mask_file(f: &mut ConfigFile) {
-    use crate::util::secrets::{mask, mask_args, HIDDEN};
+fn mask_file(f: &mut ConfigFile, decided: bool) {
+    use crate::util::secrets::{mask, mask_args, mask_known, HIDDEN};
+    let text = |t: &str| -> String {
+        if decided {
+            mask_known(t).into_owned()
+        } else {
+            mask(t).into_owned()
+        }
+    };
     for p in f.providers.values_mut() {
         if p.api_key.is_some() {
             p.api_key = Some(HIDDEN.into());
@@ -265,8 +283,12 @@ pub(crate) fn mask_file(f: &mut ConfigFile) {
     }
     for s in f.mcp_servers.values_mut() {
         mask_map(&mut s.env);
-        s.args = mask_args(&s.args);
-        s.command = mask(&s.command).into_owned();
+        s.args = if decided {
+            s.args.iter().map(|a| text(a)).collect()
+        } else {
+            mask_args(&s.args)
+        };
+        s.command = text(&s.command);
     }
     if let Some(c) = &mut f.connectors {
         c.url = mask(&c.url).into_owned();
@@ -277,7 +299,7 @@ pub(crate) fn mask_file(f: &mut ConfigFile) {
         .iter_mut()
         .chain(f.hooks.post_tool_call.iter_mut())
     {
-        h.command = mask(&h.command).into_owned();
+        h.command = text(&h.command);
     }
 }
 

@@ -56,6 +56,20 @@ pub mod defaults {
     pub const STDERR_QUOTE_CHARS: u64 = 300;
     pub const SERVER_LOG_BYTES: u64 = 10 * 1024 * 1024;
     pub const SERVERS_STARTED_AT_ONCE: u64 = 8;
+    /// The built-in tools a run offers unless `[tools] builtin` says otherwise.
+    pub const BUILTIN_TOOLS: &[&str] = &[
+        "read_file",
+        "write_file",
+        "edit_file",
+        "glob",
+        "grep",
+        "shell",
+    ];
+    /// How long a `shell` command may run unless it asks for less or more.
+    pub const SHELL_TIMEOUT_MS: u64 = 120_000;
+    /// The most a `shell` call may ask for.
+    pub const SHELL_MAX_TIMEOUT_MS: u64 = 600_000;
+    pub const SHELL_CONCURRENCY: Concurrency = Concurrency::Serial;
 }
 
 /// Bounds on what hermes holds, keeps and passes on (`[limits]`).
@@ -210,6 +224,12 @@ pub fn mcp_servers(file: &ConfigFile) -> BTreeMap<String, McpServerSettings> {
         .map(|(n, e)| {
             let mut s = McpServerSettings::from_entry(e);
             s.limits = limits;
+            // A token a server is given may come back in its errors.
+            for (k, v) in &s.env {
+                if crate::util::secrets::looks_secret(k) {
+                    crate::util::secrets::remember(v);
+                }
+            }
             (n.clone(), s)
         })
         .collect()
@@ -384,6 +404,59 @@ pub struct ConnectorSettings {
     pub timeout: Duration,
 }
 
+/// The built-in tools: which are offered, and how `shell` runs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BuiltinSettings {
+    pub names: Vec<String>,
+    pub shell: ShellSettings,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ShellSettings {
+    /// Whether commands run in the OS sandbox.
+    pub sandbox: bool,
+    pub network: bool,
+    pub timeout: Duration,
+    pub concurrency: Concurrency,
+    /// More writable folders, `~/` expanded.
+    pub writable: Vec<std::path::PathBuf>,
+}
+
+impl Default for BuiltinSettings {
+    fn default() -> Self {
+        BuiltinSettings::from_section(&super::ToolsSection::default())
+    }
+}
+
+impl BuiltinSettings {
+    fn from_section(t: &super::ToolsSection) -> BuiltinSettings {
+        let s = t.shell.clone().unwrap_or_default();
+        let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+        BuiltinSettings {
+            names: t.builtin.clone().unwrap_or_else(|| {
+                defaults::BUILTIN_TOOLS
+                    .iter()
+                    .map(|n| n.to_string())
+                    .collect()
+            }),
+            shell: ShellSettings {
+                sandbox: s.sandbox != Some(super::ShellSandbox::Off),
+                network: s.network.unwrap_or(false),
+                timeout: ms(s.timeout_ms.map_or(defaults::SHELL_TIMEOUT_MS, |n| n.get())),
+                concurrency: s.concurrency.unwrap_or(defaults::SHELL_CONCURRENCY),
+                writable: s
+                    .writable
+                    .iter()
+                    .map(|w| match (w.strip_prefix("~/"), &home) {
+                        (Some(rest), Some(h)) => h.join(rest),
+                        _ => std::path::PathBuf::from(w),
+                    })
+                    .collect(),
+            },
+        }
+    }
+}
+
 /// The system prompt of a new session.
 #[derive(Debug, Clone, PartialEq)]
 pub enum SystemPrompt {
@@ -417,7 +490,7 @@ pub struct Settings {
     pub provider: ProviderSettings,
     pub max_turns: u32,
     pub system_prompt: SystemPrompt,
-    pub builtin_tools: Vec<String>,
+    pub builtin: BuiltinSettings,
     pub defer: DeferPolicy,
     pub mcp_servers: BTreeMap<String, McpServerSettings>,
     pub hooks: HooksSettings,
@@ -455,7 +528,7 @@ pub fn resolve(paths: Paths, cwd: &Path, ov: &Overrides) -> Result<Settings, Con
             Some(text) => SystemPrompt::Custom(text.clone()),
             None => SystemPrompt::Builtin,
         },
-        builtin_tools: t.builtin.clone().unwrap_or_default(),
+        builtin: BuiltinSettings::from_section(t),
         defer: DeferPolicy {
             mode: t.defer.unwrap_or(defaults::DEFER),
             max_tools: t.defer_max_tools.unwrap_or(defaults::DEFER_MAX_TOOLS),

@@ -107,7 +107,7 @@ pub fn standing(paths: &Paths, config: &Path, text: &[u8]) -> Standing {
 /// run would apply it (relative commands anchored, secrets masked), as TOML.
 pub fn what_it_allows(config: &Path, text: &str) -> Result<String, super::ConfigError> {
     let mut t = super::load::parse_layer(config, text)?;
-    super::anchor::anchor(&mut t, &folder_of(config));
+    super::anchor::anchor(&mut t, &folder_of(config), true);
     t.retain(|k, _| HELD.contains(&k));
     let file: super::ConfigFile =
         toml::Value::Table(t)
@@ -117,7 +117,7 @@ pub fn what_it_allows(config: &Path, text: &str) -> Result<String, super::Config
                 expected: "a valid config",
                 got: e.message().to_string(),
             })?;
-    Ok(super::show_masked(&file))
+    Ok(super::show(&file, true))
 }
 
 /// Trusts the project file of `cwd` as it is now; returns its folder,

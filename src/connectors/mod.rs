@@ -250,6 +250,7 @@ impl Gateway {
                         other => other.to_string(),
                     },
                     is_error: r.is_error,
+                    diff: None,
                 },
                 None => ToolOutput::error(format!(
                     "connector gateway returned no result for `{}` (id {})",

@@ -20,6 +20,9 @@ pub(crate) enum Style {
     Json,
 }
 
+/// Lines of a diff shown in a question or after an edit.
+const DIFF_LINES: usize = 40;
+
 pub(crate) struct Printer {
     style: Style,
     /// Whether the last text written to stdout ended a line.
@@ -49,7 +52,10 @@ impl Printer {
 
     pub(crate) fn handle(&mut self, ev: &Event) {
         if self.style == Style::Json {
+            // The secret values hermes holds never leave it, in any event;
+            // errors and warnings are masked where they are made.
             if let Ok(line) = serde_json::to_string(ev) {
+                let line = crate::util::secrets::mask_known(&line);
                 out(format!("{line}\n").as_bytes());
             }
             return;
@@ -95,10 +101,14 @@ impl Printer {
                 name,
                 is_error,
                 content,
+                diff,
             } => {
                 self.stop_spinner();
                 self.end_text();
                 self.block.finished(id, name, *is_error, content);
+                if let Some(d) = diff {
+                    self.say_diff(d, DIFF_LINES, "");
+                }
             }
             Event::ToolProgress {
                 server,
@@ -137,6 +147,8 @@ impl Printer {
                 name,
                 arguments,
                 why,
+                preview,
+                whole,
                 ..
             } => {
                 self.stop_spinner();
@@ -148,7 +160,12 @@ impl Printer {
                     .unwrap_or_default();
                 self.say(format!("? {name}{server} wants to run — {why}"));
                 for line in arguments.lines() {
-                    self.say(format!("    {line}"));
+                    self.say_decided(format!("    {line}"));
+                }
+                match preview {
+                    Some(d) if *whole => self.say_diff(d, usize::MAX, ""),
+                    Some(d) => self.say_diff(d, DIFF_LINES, " — answer v to see all"),
+                    None => {}
                 }
                 self.say(format!(
                     "  y allow once · s allow {name} for this session · a always (config.toml) · n deny (n REASON tells the model why) · v see all"
@@ -175,7 +192,7 @@ impl Printer {
                     ));
                     if let Some(a) = arguments {
                         for line in super::approve::shown_whole(&a.value, &a.required).lines() {
-                            self.say(format!("    {line}"));
+                            self.say_decided(format!("    {line}"));
                         }
                     }
                 } else {
@@ -210,6 +227,28 @@ impl Printer {
     /// A line on stderr that does not tear a live tool block.
     fn say(&self, line: String) {
         self.block.suspend(|| err_line(line));
+    }
+
+    /// A line of what the user decides on (see `util::stderr::decided`).
+    fn say_decided(&self, line: String) {
+        self.block.suspend(|| crate::util::stderr::decided(&line));
+    }
+
+    /// A diff, coloured on a terminal, at most `max` lines; what is cut is
+    /// counted, and `more` says how to see it.
+    fn say_diff(&self, diff: &str, max: usize, more: &str) {
+        let lines: Vec<&str> = diff.lines().collect();
+        self.block.suspend(|| {
+            for l in lines.iter().take(max) {
+                crate::util::stderr::diff_line("    ", l);
+            }
+            if lines.len() > max {
+                err_line(format!(
+                    "    … {} more lines of the diff hidden{more}",
+                    lines.len() - max
+                ));
+            }
+        });
     }
 
     fn start_spinner(&mut self) {

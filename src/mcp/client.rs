@@ -82,17 +82,31 @@ impl ClientHandler for Handler {
         }) {
             return;
         }
+        // However this listing ends (dropped with its connection, say), the
+        // next announcement may list again.
+        struct Running<'a>(&'a Handler);
+        impl Drop for Running<'_> {
+            fn drop(&mut self) {
+                self.0.listing(|l| {
+                    l.running = false;
+                    false
+                });
+            }
+        }
+        let _running = Running(self);
         loop {
             if let Ok(Ok(tools)) =
                 tokio::time::timeout(Duration::from_secs(30), cx.peer.list_all_tools()).await
             {
                 cb(tools.into_iter().map(cached).collect());
             }
-            let again = self.listing(|l| {
+            // Checked and given up in one step: an announcement either sees
+            // this listing running and asks for another, or starts its own.
+            if !self.listing(|l| {
                 l.running = std::mem::take(&mut l.again);
                 l.running
-            });
-            if !again {
+            }) {
+                std::mem::forget(_running);
                 return;
             }
         }

@@ -64,19 +64,50 @@ pub(super) struct Seen {
     pub(super) stray: Counter,
     /// The id of the last stray response, for the message.
     pub(super) stray_id: Mutex<String>,
-    /// Ids of requests sent and not answered yet.
-    open: Mutex<HashSet<String>>,
+    /// Ids of requests sent and not answered yet, and of requests
+    /// cancelled and not answered yet (a late answer to one is no stray).
+    open: Mutex<Open>,
 }
+
+#[derive(Default)]
+struct Open {
+    waiting: HashSet<String>,
+    cancelled: std::collections::VecDeque<String>,
+}
+
+/// Cancelled requests remembered for their late answers.
+const CANCELLED_KEPT: usize = 256;
 
 impl Seen {
     fn sent(&self, id: String) {
         if let Ok(mut open) = self.open.lock() {
-            open.insert(id);
+            open.waiting.insert(id);
         }
     }
 
+    fn cancelled(&self, id: String) {
+        if let Ok(mut open) = self.open.lock() {
+            if open.waiting.remove(&id) {
+                open.cancelled.push_back(id);
+                if open.cancelled.len() > CANCELLED_KEPT {
+                    open.cancelled.pop_front();
+                }
+            }
+        }
+    }
+
+    /// Requests of ours waiting for an answer.
+    pub(super) fn waiting(&self) -> usize {
+        self.open.lock().map(|o| o.waiting.len()).unwrap_or(0)
+    }
+
     fn answered(&self, id: &str) {
-        let ours = self.open.lock().is_ok_and(|mut open| open.remove(id));
+        let ours = self.open.lock().is_ok_and(|mut open| {
+            open.waiting.remove(id) || {
+                let late = open.cancelled.iter().position(|c| c == id);
+                late.map(|i| open.cancelled.remove(i)).is_some()
+            }
+        });
         if !ours {
             if let Ok(mut s) = self.stray_id.lock() {
                 *s = crate::util::text::excerpt(id, 40);
@@ -117,8 +148,7 @@ impl<R> Watched<R> {
             }
             if let Ok(p) = serde_json::from_slice::<Probe<'_>>(&self.line) {
                 if let (Some(id), None) = (p.id, p.method) {
-                    let id = id.get().to_string();
-                    self.seen.answered(&id);
+                    self.seen.answered(&normal_id(id.get()));
                 }
             }
         }
@@ -165,15 +195,32 @@ impl<R: AsyncRead + Unpin> AsyncRead for Watched<R> {
     }
 }
 
+/// An id as rmcp matches it: `3`, `"3"` and `3.0` are one request.
+fn normal_id(raw: &str) -> String {
+    let unquoted = raw.trim().trim_matches('"');
+    match unquoted.parse::<f64>() {
+        Ok(n) if n.fract() == 0.0 && n.abs() < 9.0e15 => format!("{}", n as i64),
+        _ => raw.trim().to_string(),
+    }
+}
+
 /// The server's stdin, passed through unchanged: the id of each request
-/// rmcp writes is noted. rmcp writes `{"jsonrpc":"2.0","id":…` first, so
-/// the head of a line tells.
+/// rmcp writes is noted — rmcp writes `{"jsonrpc":"2.0","id":N,"method"…`,
+/// so the head of a line tells (its answers to the server's own requests
+/// have no `method`) — and so is each request it cancels.
 pub(super) struct Noted<W> {
     inner: W,
+    /// The head of the current line.
     head: Vec<u8>,
+    /// Whether the head is the whole line so far.
     at_start: bool,
     seen: Arc<Seen>,
 }
+
+const CANCEL_HEAD: &[u8] = br#"{"jsonrpc":"2.0","method":"notifications/cancelled""#;
+/// How much of each line written is kept: enough for a request's head and
+/// a whole cancellation.
+const NOTED_HEAD: usize = 512;
 
 const HEAD: &[u8] = br#"{"jsonrpc":"2.0","id":"#;
 
@@ -190,29 +237,42 @@ impl<W> Noted<W> {
     fn note(&mut self, bytes: &[u8]) {
         for &b in bytes {
             if b == b'\n' {
-                self.head.clear();
-                self.at_start = true;
-                continue;
+                self.end_of_line();
+            } else if self.head.len() < NOTED_HEAD {
+                self.head.push(b);
+            } else {
+                self.at_start = false;
             }
-            if !self.at_start {
-                continue;
-            }
-            self.head.push(b);
-            let n = self.head.len();
-            if n <= HEAD.len() {
-                if self.head[..] != HEAD[..n] {
-                    self.at_start = false;
+        }
+    }
+
+    fn end_of_line(&mut self) {
+        let line = std::mem::take(&mut self.head);
+        let whole = std::mem::replace(&mut self.at_start, true);
+        // A request: `{"jsonrpc":"2.0","id":N,"method"…` however long.
+        if let Some(rest) = line.strip_prefix(HEAD) {
+            if let Some(comma) = rest.iter().position(|b| *b == b',') {
+                if rest[comma + 1..].starts_with(br#""method""#) {
+                    let id = String::from_utf8_lossy(&rest[..comma]);
+                    self.seen.sent(normal_id(&id));
                 }
-                continue;
             }
-            // After the head: the id runs to the first `,` (a number, or a
-            // string without commas, as rmcp makes them).
-            if b == b',' || b == b'}' {
-                let id = String::from_utf8_lossy(&self.head[HEAD.len()..n - 1]).into_owned();
-                self.seen.sent(id);
-                self.at_start = false;
-            } else if n > HEAD.len() + 64 {
-                self.at_start = false;
+            return;
+        }
+        // A cancellation, which is short: read whole.
+        if whole && line.starts_with(CANCEL_HEAD) {
+            #[derive(serde::Deserialize)]
+            struct Cancel<'a> {
+                #[serde(borrow)]
+                params: Params<'a>,
+            }
+            #[derive(serde::Deserialize)]
+            struct Params<'a> {
+                #[serde(borrow, rename = "requestId")]
+                request_id: &'a serde_json::value::RawValue,
+            }
+            if let Ok(c) = serde_json::from_slice::<Cancel<'_>>(&line) {
+                self.seen.cancelled(normal_id(c.params.request_id.get()));
             }
         }
     }
@@ -259,19 +319,34 @@ mod tests {
         // Written in two pieces, cut inside the id.
         out.write_all(br#"{"jsonrpc":"2.0","id":1"#).await.unwrap();
         out.write_all(b"2,\"method\":\"ping\"}\n").await.unwrap();
+        // A request cancelled, and an answer of ours to the server's ping.
+        out.write_all(br#"{"jsonrpc":"2.0","id":13,"method":"tools/call"}"#)
+            .await
+            .unwrap();
+        out.write_all(b"\n{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":13}}\n")
+            .await
+            .unwrap();
+        out.write_all(b"{\"jsonrpc\":\"2.0\",\"id\":77,\"result\":{}}\n")
+            .await
+            .unwrap();
+        assert_eq!(seen.waiting(), 2, "3 and 12");
         let incoming = concat!(
             "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"id\":5}}\n",
-            "{\"result\":{\"content\":[{\"id\":9}]},\"jsonrpc\":\"2.0\",\"id\":3}\n",
+            "{\"result\":{\"content\":[{\"id\":9}]},\"jsonrpc\":\"2.0\",\"id\":\"3\"}\n",
             "{\"jsonrpc\":\"2.0\",\"id\":987654,\"result\":{}}\n",
             "{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{}}\n",
-            "{\"jsonrpc\":\"2.0\",\"id\":12,\"result\":{}}\n",
+            "{\"jsonrpc\":\"2.0\",\"id\":12.0,\"result\":{}}\n",
+            "{\"jsonrpc\":\"2.0\",\"id\":13,\"result\":{}}\n",
+            "{\"jsonrpc\":\"2.0\",\"id\":77,\"result\":{}}\n",
         );
         let mut reader = Watched::new(incoming.as_bytes(), seen.clone());
         let mut sink = Vec::new();
         reader.read_to_end(&mut sink).await.unwrap();
         assert_eq!(sink, incoming.as_bytes(), "passed through unchanged");
-        // 987654 was never sent; 3 was answered twice.
-        assert_eq!(seen.stray.seen(), 2);
+        // 987654 and 77 were never asked for; 3 was answered twice; the
+        // late answer to the cancelled 13 is no stray.
+        assert_eq!(seen.stray.seen(), 3);
+        assert_eq!(seen.waiting(), 0);
         assert_eq!(seen.oversize.seen(), 0);
     }
 }

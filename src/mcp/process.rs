@@ -17,7 +17,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tokio::io::AsyncWriteExt;
-use tokio::process::{ChildStdin, ChildStdout, Command};
+use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 
 use super::McpError;
 use crate::config::McpServerSettings;
@@ -94,10 +94,11 @@ pub(super) struct Spawned {
 
 /// A running server process and its group. Dropping it kills the group.
 pub(super) struct ServerProcess {
-    /// Owns the child and waits on it; aborted (the child killed) on drop.
-    waiter: tokio::task::JoinHandle<()>,
-    /// The exit status, once the process has ended — whether or not its
-    /// pipes are still open (a child it forked may hold them).
+    child: Child,
+    /// Tells when the process has ended — whether or not its pipes are
+    /// still open (a child it forked may hold them) — without reaping it:
+    /// until hermes reads its status, its pid (and process group id) stays
+    /// its own, so signalling the group can never reach a stranger.
     exited: ExitWatch,
     /// The stderr drain; awaited on exit so the log holds the last lines.
     drain: Option<tokio::task::JoinHandle<()>>,
@@ -105,18 +106,54 @@ pub(super) struct ServerProcess {
     pub tail: StderrTail,
 }
 
-/// Tells when a server process has ended.
+/// Tells when a server process has ended: its pidfd turns readable
+/// (Linux 5.3 and later; elsewhere it never tells, and a crash is seen when
+/// the pipes close).
 #[derive(Clone)]
-pub(super) struct ExitWatch(tokio::sync::watch::Receiver<Option<std::process::ExitStatus>>);
+pub(super) struct ExitWatch(Option<Arc<tokio::io::unix::AsyncFd<std::os::fd::OwnedFd>>>);
 
 impl ExitWatch {
-    pub(super) fn now(&self) -> Option<std::process::ExitStatus> {
-        *self.0.borrow()
+    fn of(pid: Option<u32>) -> ExitWatch {
+        #[cfg(target_os = "linux")]
+        if let Some(pid) = pid {
+            use std::os::fd::FromRawFd;
+            // SAFETY: pidfd_open takes a pid and flags and returns a new
+            // descriptor (or -1), which is then owned here.
+            let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid as libc::pid_t, 0) };
+            if fd >= 0 {
+                let fd = unsafe { std::os::fd::OwnedFd::from_raw_fd(fd as i32) };
+                // SAFETY: the descriptor is owned by the AsyncFd from here
+                // on and closed only when it is dropped.
+                if let Ok(afd) = unsafe { tokio::io::unix::AsyncFd::register(fd) } {
+                    return ExitWatch(Some(Arc::new(afd)));
+                }
+            }
+        }
+        let _ = pid;
+        ExitWatch(None)
     }
 
-    /// Returns once the process has ended.
-    pub(super) async fn ended(&mut self) {
-        let _ = self.0.wait_for(Option::is_some).await;
+    /// Whether the process has ended, now.
+    pub(super) fn ended_now(&self) -> bool {
+        use std::os::fd::AsRawFd;
+        let Some(afd) = &self.0 else { return false };
+        let mut p = libc::pollfd {
+            fd: afd.get_ref().as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        // SAFETY: one pollfd on a descriptor owned by `afd`, no waiting.
+        unsafe { libc::poll(&mut p, 1, 0) == 1 }
+    }
+
+    /// Returns once the process has ended (never, without a pidfd).
+    pub(super) async fn ended(&self) {
+        match &self.0 {
+            Some(afd) => {
+                let _ = afd.readable().await;
+            }
+            None => std::future::pending().await,
+        }
     }
 }
 
@@ -167,16 +204,11 @@ pub(super) fn spawn(
     if let (Some(pid), Ok(mut g)) = (pid, LIVE_GROUPS.lock()) {
         g.push(pid);
     }
-    let (tx, rx) = tokio::sync::watch::channel(None);
-    let waiter = tokio::spawn(async move {
-        let status = child.wait().await.ok();
-        tx.send_replace(status.or_else(|| Some(std::process::ExitStatus::default())));
-    });
     Ok(Spawned {
         process: ServerProcess {
             pid,
-            waiter,
-            exited: ExitWatch(rx),
+            child,
+            exited: ExitWatch::of(pid),
             drain,
             tail,
         },
@@ -281,9 +313,10 @@ impl LogFile {
 impl ServerProcess {
     /// The exit code if the process has ended (waiting up to `wait` for it).
     pub(super) async fn exit_status(&mut self, wait: Duration) -> Option<std::process::ExitStatus> {
-        let mut exited = self.exited.clone();
-        let _ = tokio::time::timeout(wait, exited.ended()).await;
-        exited.now()
+        tokio::time::timeout(wait, self.child.wait())
+            .await
+            .ok()?
+            .ok()
     }
 
     pub(super) fn exit_watch(&self) -> ExitWatch {
@@ -293,7 +326,7 @@ impl ServerProcess {
     /// Once the process has ended, waits (briefly) for its last stderr lines
     /// to reach the tail, so error messages quote them.
     pub(super) async fn settle_stderr(&mut self) {
-        if self.exited.now().is_some() {
+        if let Ok(Some(_)) = self.child.try_wait() {
             if let Some(d) = self.drain.take() {
                 let _ = tokio::time::timeout(Duration::from_millis(500), d).await;
             }
@@ -348,12 +381,9 @@ impl ServerProcess {
 
 impl Drop for ServerProcess {
     fn drop(&mut self) {
-        if self.exited.now().is_none() {
+        if let Ok(None) = self.child.try_wait() {
             self.kill_group(libc_signal::KILL);
         }
-        // The child goes with it (kill_on_drop): nothing waits on a process
-        // nobody owns.
-        self.waiter.abort();
         if let (Some(pid), Ok(mut g)) = (self.pid, LIVE_GROUPS.lock()) {
             g.retain(|p| *p != pid);
         }

@@ -367,13 +367,18 @@ impl McpServer {
         // A process that has ended but whose pipes a child it forked still
         // holds: what answers is that child, not a crash. One that ends
         // while this call runs is.
-        let ran_at_send = conn.exited.now().is_none();
-        let mut exited = conn.exited.clone();
+        let ran_at_send = !conn.exited.ended_now();
+        let exited = conn.exited.clone();
         let calling = conn.clone();
         let _counted = InFlight::enter(&calling.in_flight);
         let call = tokio::time::timeout(timeout, client::call(&calling.service, tool, arguments));
         tokio::pin!(call);
-        let alone = || conn.in_flight.load(std::sync::atomic::Ordering::SeqCst) == 1;
+        // The only call in flight, and the only request of ours waiting:
+        // what goes astray can only be its answer.
+        let alone = || {
+            conn.in_flight.load(std::sync::atomic::Ordering::SeqCst) == 1
+                && conn.seen.waiting() <= 1
+        };
         let outcome = tokio::select! {
             biased;
             _ = cancel.cancelled() => return ToolOutput::error("interrupted by the user while running; the server was asked to cancel"),

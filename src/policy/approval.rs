@@ -20,11 +20,16 @@ use serde_json::Value;
 use crate::config::{ApprovalMode, ApprovalRule, ApprovalSettings, Decision, RuleOrigin};
 use crate::util::glob::glob_match;
 
-/// What a tool's server says of it (MCP annotations).
+/// What a tool's server says of it (MCP annotations), or what a built-in
+/// knows of one call of it.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub(crate) struct Hints {
     pub read_only: bool,
     pub destructive: bool,
+    /// Asked whatever the mode and the allow rules say — only a flag of
+    /// this run (`--approve`, `--yolo`) or an answer lets it run: a write
+    /// outside the working folder, a command run without the sandbox.
+    pub always_ask: Option<&'static str>,
 }
 
 /// The tool an entry calls, as rules and hook matchers see it.
@@ -73,6 +78,8 @@ pub(crate) enum By {
     Hook,
     ReadOnlyHint,
     DestructiveHint,
+    /// Why a call is asked whatever the rules say.
+    AlwaysAsked(&'static str),
     Mode(ApprovalMode),
     /// The user's answer.
     User(UserAnswer),
@@ -97,6 +104,7 @@ impl std::fmt::Display for By {
             By::Hook => f.write_str("hook"),
             By::ReadOnlyHint => f.write_str("annotation readOnlyHint"),
             By::DestructiveHint => f.write_str("annotation destructiveHint"),
+            By::AlwaysAsked(why) => f.write_str(why),
             By::Mode(m) => write!(
                 f,
                 "mode {}",
@@ -199,23 +207,26 @@ impl Approvals {
             return Outcome::of_rule(r);
         }
         // 4. The config's allow and ask rules. A destructive tool is allowed
-        // without asking only by its own name, not by a wildcard.
+        // without asking only by its own name, not by a wildcard; a call
+        // that is always asked, by none.
         let wildcard = |r: &ApprovalRule| r.tool.contains(['*', '?']);
-        let config = matching
-            .iter()
-            .filter(|r| !(r.decision == Decision::Allow && tool.hints.destructive && wildcard(r)));
+        let config = matching.iter().filter(|r| {
+            !(r.decision == Decision::Allow
+                && (tool.hints.always_ask.is_some() || tool.hints.destructive && wildcard(r)))
+        });
         if let Some(r) = most_specific(config) {
             return Outcome::of_rule(r);
         }
         // 5. Annotations, 6. the mode.
-        match self.mode {
-            ApprovalMode::Deny => Outcome::new(Decision::Deny, By::Mode(self.mode)),
+        match (self.mode, tool.hints.always_ask) {
+            (ApprovalMode::Deny, _) => Outcome::new(Decision::Deny, By::Mode(self.mode)),
+            (_, Some(why)) => Outcome::new(Decision::Ask, By::AlwaysAsked(why)),
             _ if tool.hints.destructive => Outcome::new(Decision::Ask, By::DestructiveHint),
-            ApprovalMode::Ask if tool.hints.read_only => {
+            (ApprovalMode::Ask, _) if tool.hints.read_only => {
                 Outcome::new(Decision::Allow, By::ReadOnlyHint)
             }
-            ApprovalMode::Ask => Outcome::new(Decision::Ask, By::Mode(self.mode)),
-            ApprovalMode::Auto => Outcome::new(Decision::Allow, By::Mode(self.mode)),
+            (ApprovalMode::Ask, _) => Outcome::new(Decision::Ask, By::Mode(self.mode)),
+            (ApprovalMode::Auto, _) => Outcome::new(Decision::Allow, By::Mode(self.mode)),
         }
     }
 }
@@ -261,14 +272,19 @@ mod tests {
     const NO_HINTS: Hints = Hints {
         read_only: false,
         destructive: false,
+        always_ask: None,
     };
     const READ: Hints = Hints {
         read_only: true,
-        destructive: false,
+        ..NO_HINTS
     };
     const DESTROY: Hints = Hints {
-        read_only: false,
         destructive: true,
+        ..NO_HINTS
+    };
+    const OUTSIDE: Hints = Hints {
+        always_ask: Some("a write outside the working folder"),
+        ..NO_HINTS
     };
 
     fn decide(a: &Approvals, tool: &str, args: Value, hints: Hints) -> (Decision, String) {
@@ -361,6 +377,11 @@ mod tests {
             (r#"mode = "auto""#, &[], false, "mcp__f__read", json!({}), NO_HINTS, Decision::Allow, "mode auto"),
             (r#"mode = "ask""#, &[], false, "mcp__f__x", json!({}), NO_HINTS, Decision::Ask, "mode ask"),
             (r#"mode = "deny""#, &[], false, "mcp__f__delete", json!({}), DESTROY, Decision::Deny, "mode deny"),
+            // Always asked: no allow rule and no mode lets it run; a flag of this run does.
+            ("mode = \"auto\"\nallow = [\"write_file\"]", &[], false, "write_file", json!({}), OUTSIDE, Decision::Ask, "a write outside the working folder"),
+            (r#"mode = "auto""#, &["write_file"], false, "write_file", json!({}), OUTSIDE, Decision::Allow, "--approve"),
+            (r#"mode = "auto""#, &[], true, "write_file", json!({}), OUTSIDE, Decision::Allow, "--yolo"),
+            (r#"deny = ["write_file"]"#, &[], true, "write_file", json!({}), OUTSIDE, Decision::Deny, "rule approvals.deny[0]"),
         ];
         for (i, (config, approve, yolo, tool, args, hints, decision, by)) in rows.iter().enumerate()
         {

@@ -20,6 +20,9 @@ pub(crate) struct Question {
     /// The arguments its tool's schema marks required, in the schema's
     /// order: the target (path, command, URL), shown first.
     pub required: Vec<String>,
+    /// What the call would change (a built-in edit's diff), shown in
+    /// place of its arguments' bodies.
+    pub preview: Option<String>,
     /// What made it a question (`mode ask`, `annotation destructiveHint`,
     /// `hook`), and any reason given.
     pub why: String,

@@ -70,8 +70,9 @@ pub(crate) struct HookContext {
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct HookCall<'a> {
     pub(crate) event: HookEvent,
-    /// The underlying tool.
-    pub(crate) tool: &'a str,
+    /// The underlying tool, with its server's own name and the plain one
+    /// when a collision renamed it.
+    pub(crate) tool: &'a super::Subject,
     pub(crate) call_id: &'a str,
     pub(crate) args: &'a Value,
     /// The result, for a post hook.
@@ -125,6 +126,13 @@ impl Hook {
         tool.matches(&self.matcher, true)
     }
 
+    /// Whether it matches the tool by a name of its own, not only by the
+    /// plain name a collision took away: a hook written for another tool
+    /// may block or ask, but not allow or rewrite this one.
+    pub(crate) fn matches_by_own_name(&self, tool: &super::Subject) -> bool {
+        tool.matches(&self.matcher, false)
+    }
+
     pub(crate) fn name(&self) -> Option<&str> {
         self.name.as_deref()
     }
@@ -137,7 +145,8 @@ impl Hook {
     }
 
     fn stdin(ctx: &HookContext, c: &HookCall<'_>) -> Value {
-        let (event, tool, call_id, args) = (c.event, c.tool, c.call_id, c.args);
+        let (event, call_id, args) = (c.event, c.call_id, c.args);
+        let tool = &c.tool.name;
         let mut input = json!({
             "session_id": ctx.session_id,
             "transcript_path": ctx.transcript_path,
@@ -151,6 +160,13 @@ impl Hook {
             "call_id": call_id,
             "arguments": args,
         });
+        // A tool renamed by a collision: the names a hook may know it by.
+        if let Some(own) = &c.tool.own {
+            input["hermes_tool_own_name"] = json!(own);
+        }
+        if let Some(plain) = &c.tool.plain {
+            input["hermes_tool_plain_name"] = json!(plain);
+        }
         if let Some(o) = c.output {
             let response = json!({"content": o.content, "is_error": o.is_error});
             input["tool_response"] = response.clone();
@@ -166,7 +182,7 @@ impl Hook {
         cancel: &CancellationToken,
     ) -> HookAnswer {
         let input = Self::stdin(ctx, call);
-        let (tool, call_id) = (call.tool, call.call_id);
+        let (tool, call_id) = (&call.tool.name, call.call_id);
         let ev = call.event.hermes_name();
         let name = self.label();
         let fail = |why: String| HookAnswer::just(HookVerdict::Block(why));
@@ -181,6 +197,14 @@ impl Hook {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .kill_on_drop(true);
+        for (var, name) in [
+            ("HERMES_TOOL_OWN_NAME", &call.tool.own),
+            ("HERMES_TOOL_PLAIN_NAME", &call.tool.plain),
+        ] {
+            if let Some(n) = name {
+                cmd.env(var, n);
+            }
+        }
         if !ctx.cwd.as_os_str().is_empty() {
             cmd.current_dir(&ctx.cwd);
         }

@@ -69,12 +69,21 @@ impl Policy {
         for h in self.pre.iter().filter(|h| h.matches(tool)) {
             let call = HookCall {
                 event: HookEvent::Pre,
-                tool: &tool.name,
+                tool,
                 call_id,
                 args: &input,
                 output: None,
             };
-            let a = h.run(ctx, &call, cancel).await;
+            let mut a = h.run(ctx, &call, cancel).await;
+            // Matched only by the plain name of a renamed tool: it was
+            // written for another tool, and may stop this one but not
+            // allow or rewrite it.
+            if !h.matches_by_own_name(tool) {
+                a.updated_input = None;
+                if a.verdict == HookVerdict::Allow {
+                    a.verdict = HookVerdict::Pass;
+                }
+            }
             if let Some(updated) = a.updated_input {
                 input = updated;
             }
@@ -115,7 +124,7 @@ impl Policy {
             }
             let call = HookCall {
                 event: HookEvent::Post,
-                tool: &tool.name,
+                tool,
                 call_id,
                 args,
                 output: Some(output),

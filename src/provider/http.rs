@@ -419,7 +419,7 @@ impl Endpoint {
             FoldError::NotJson(data) => ProviderError::NotJson {
                 provider: self.name.clone(),
                 url: self.shown_url(),
-                excerpt: crate::util::secrets::mask(&excerpt(&data, 120)).into_owned(),
+                excerpt: excerpt(&crate::util::secrets::mask(&data), 120),
                 expected: api.expected(),
             },
             FoldError::Remote {
@@ -429,13 +429,13 @@ impl Endpoint {
                 provider: self.name.clone(),
                 url: self.shown_url(),
                 status,
-                message: crate::util::secrets::mask(&excerpt(&message, 300)).into_owned(),
+                message: excerpt(&crate::util::secrets::mask(&message), 300),
                 retry_after: None,
             },
             FoldError::Remote { message, .. } => ProviderError::Remote {
                 provider: self.name.clone(),
                 url: self.shown_url(),
-                message: crate::util::secrets::mask(&excerpt(&message, 300)).into_owned(),
+                message: excerpt(&crate::util::secrets::mask(&message), 300),
             },
         }
     }
@@ -593,13 +593,13 @@ pub(crate) fn root_cause(e: &(dyn std::error::Error + 'static)) -> String {
     while let Some(next) = cur.source() {
         cur = next;
     }
-    crate::util::secrets::mask(&excerpt(&cur.to_string(), 200)).into_owned()
+    excerpt(&crate::util::secrets::mask(&cur.to_string()), 200)
 }
 
 /// `error.message` (or `message`) from the usual JSON error shapes, else an
 /// excerpt of the body; secrets it echoes (the key, say) masked.
 pub(crate) fn error_message(body: &str) -> String {
-    crate::util::secrets::mask(&raw_error_message(body)).into_owned()
+    raw_error_message(&crate::util::secrets::mask(body))
 }
 
 fn raw_error_message(body: &str) -> String {

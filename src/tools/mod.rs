@@ -22,7 +22,7 @@ use futures_util::future::BoxFuture;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-pub use builtin::Echo;
+pub use builtin::UnknownBuiltin;
 pub use catalog::{CatalogTool, ToolCatalog};
 
 pub use crate::call::ToolOutput;
@@ -38,12 +38,24 @@ use crate::session::ToolCall;
 /// server's concurrency gate and start-up): the moment it is "started".
 pub type OnStart<'a> = &'a (dyn Fn() + Send + Sync);
 
-pub trait Tool: Send + Sync {
+pub(crate) trait Tool: Send + Sync {
     fn spec(&self) -> ToolSpec;
+    /// What approval should know of this call (a read inside the working
+    /// folder, a write outside it).
+    fn hints(&self, _args: &Value) -> crate::policy::Hints {
+        crate::policy::Hints::default()
+    }
+    /// What the call would change, for the person asked about it (a diff).
+    fn preview(&self, _args: &Value) -> Option<String> {
+        None
+    }
+    /// Runs the call; `on_start` is called once it has passed its own gate
+    /// (a path another entry writes, a serial shell) and really starts.
     fn call<'a>(
         &'a self,
         args: serde_json::Value,
         cancel: &'a CancellationToken,
+        on_start: OnStart<'a>,
     ) -> BoxFuture<'a, ToolOutput>;
 }
 
@@ -88,25 +100,17 @@ impl Default for Registry {
     }
 }
 
-#[derive(Debug, thiserror::Error)]
-#[error("unknown built-in tool `{0}` in tools.builtin (known: echo)")]
-pub struct UnknownBuiltin(pub String);
-
 impl Registry {
-    /// The registry for a run: the built-ins the config names.
-    pub fn with_builtins(names: &[String]) -> Result<Registry, UnknownBuiltin> {
-        let mut r = Registry::default();
-        for n in names {
-            match n.as_str() {
-                "echo" => r.add(Arc::new(Echo)),
-                other => return Err(UnknownBuiltin(other.to_string())),
-            }
-        }
+    /// The registry for a run: the built-ins the config names, working in
+    /// `cwd`, their output held to `output_limit`.
+    pub fn with_builtins(
+        settings: &crate::config::BuiltinSettings,
+        cwd: &std::path::Path,
+        output_limit: usize,
+    ) -> Result<Registry, UnknownBuiltin> {
+        let mut r = Registry::default().with_output_limit(output_limit);
+        r.tools = builtin::tools(settings, cwd, output_limit)?;
         Ok(r)
-    }
-
-    pub fn add(&mut self, tool: Arc<dyn Tool>) {
-        self.tools.push(tool);
     }
 
     pub fn with_mcp(mut self, mcp: Arc<McpRegistry>) -> Registry {
@@ -258,6 +262,18 @@ impl Registry {
 
     fn builtin(&self, name: &str) -> Option<&Arc<dyn Tool>> {
         self.tools.iter().find(|t| t.spec().name == name)
+    }
+
+    fn builtin_of(&self, tool: &ToolRef) -> Option<&Arc<dyn Tool>> {
+        match tool {
+            ToolRef::Builtin(n) => self.builtin(n),
+            _ => None,
+        }
+    }
+
+    /// What a built-in call would change, for the approval question.
+    pub(crate) fn preview(&self, tool: &ToolRef, args: &Value) -> Option<String> {
+        self.builtin_of(tool)?.preview(args)
     }
 
     fn builtin_names(&self) -> Vec<String> {
@@ -487,11 +503,22 @@ impl Registry {
                 if cancel.is_cancelled() {
                     return ToolOutput::error("cancelled before it started");
                 }
-                on_start();
+                // The tool says when it starts (after its own gate); a
+                // stop before that is a "cancelled before it started".
+                let started = std::sync::atomic::AtomicBool::new(false);
+                let on_start = || {
+                    started.store(true, std::sync::atomic::Ordering::SeqCst);
+                    on_start();
+                };
                 tokio::select! {
                     biased;
-                    _ = cancel.cancelled() => ToolOutput::error("interrupted by the user while running"),
-                    out = t.call(args, cancel) => out.cut(self.output_limit),
+                    _ = cancel.cancelled() => ToolOutput::error(
+                        if started.load(std::sync::atomic::Ordering::SeqCst) {
+                            "interrupted by the user while running"
+                        } else {
+                            "cancelled before it started"
+                        }),
+                    out = t.call(args, cancel, &on_start) => out.cut(self.output_limit),
                 }
             }
             ToolRef::Connector(name) => {
@@ -535,8 +562,17 @@ impl Registry {
     /// The tool as approval rules and hook matchers see it: its names
     /// (the server's own, and the plain one a collision took away) and
     /// what its server says of it (MCP annotations).
-    pub(crate) fn subject(&self, name: &str, tool: &ToolRef) -> crate::policy::Subject {
+    pub(crate) fn subject(
+        &self,
+        name: &str,
+        tool: &ToolRef,
+        args: &Value,
+    ) -> crate::policy::Subject {
         let mut subject = crate::policy::Subject::named(name);
+        if let (ToolRef::Builtin(n), Some(t)) = (tool, self.builtin_of(tool)) {
+            debug_assert_eq!(n, name);
+            subject.hints = t.hints(args);
+        }
         if let (ToolRef::Mcp { server, tool: own }, Some(mcp)) = (tool, &self.mcp) {
             let own_name = format!("{}{server}__{own}", crate::call::names::MCP_PREFIX);
             let plain = crate::mcp::naming::plain(server, own);
@@ -546,6 +582,7 @@ impl Registry {
                 subject.hints = crate::policy::Hints {
                     read_only: t.tool.read_only,
                     destructive: t.tool.destructive,
+                    always_ask: None,
                 };
             }
         }
@@ -610,6 +647,7 @@ fn mcp_ref(mcp: &McpRegistry, name: &str) -> Option<ToolRef> {
 /// A batch's one result: `{"count", "results": [{name, is_error, content}]}`.
 pub fn batch_output(entries: &[Entry], outs: &[ToolOutput]) -> ToolOutput {
     ToolOutput {
+        diff: None,
         is_error: outs.iter().all(|o| o.is_error),
         content: serde_json::json!({
             "count": outs.len(),
@@ -634,9 +672,17 @@ fn into_output(r: Result<String, String>) -> ToolOutput {
 mod tests {
     use super::*;
 
+    fn echo_only() -> Registry {
+        let settings = crate::config::BuiltinSettings {
+            names: vec!["echo".into()],
+            ..Default::default()
+        };
+        Registry::with_builtins(&settings, std::path::Path::new("."), 1 << 16).unwrap()
+    }
+
     #[tokio::test]
     async fn unknown_tools_are_error_results() {
-        let r = Registry::with_builtins(&["echo".into()]).unwrap();
+        let r = echo_only();
         let out = r
             .execute(
                 &ToolCall {
@@ -658,7 +704,7 @@ mod tests {
 
     #[tokio::test]
     async fn builtin_arguments_are_checked_against_their_schema() {
-        let r = Registry::with_builtins(&["echo".into()]).unwrap();
+        let r = echo_only();
         let call = ToolCall {
             id: "1".into(),
             name: "echo".into(),

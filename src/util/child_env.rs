@@ -45,7 +45,7 @@ pub(crate) fn die_with_hermes(cmd: &mut tokio::process::Command) -> &mut tokio::
         // SAFETY: getpid has no preconditions.
         let hermes = unsafe { libc::getpid() };
         // SAFETY: between fork and exec only async-signal-safe calls are
-        // made (prctl, getppid, raise).
+        // made (prctl, getppid, raise, signal).
         unsafe {
             cmd.pre_exec(move || {
                 if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) != 0 {
@@ -55,6 +55,9 @@ pub(crate) fn die_with_hermes(cmd: &mut tokio::process::Command) -> &mut tokio::
                 if libc::getppid() != hermes {
                     libc::raise(libc::SIGKILL);
                 }
+                // hermes ignores SIGXFSZ for itself; the child gets the
+                // default back (an ignored signal survives exec).
+                libc::signal(libc::SIGXFSZ, libc::SIG_DFL);
                 Ok(())
             });
         }

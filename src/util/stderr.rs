@@ -11,7 +11,44 @@ pub(crate) fn line(text: &str) {
     let _ = writeln!(std::io::stderr(), "{safe}");
 }
 
+/// A line of what a person decides on (an approval question, a refusal's
+/// arguments): escape sequences out, but only the secret values hermes
+/// holds masked — a pattern hidden there could hide a payload.
+pub(crate) fn decided(text: &str) {
+    let safe = super::sanitize::clean(&super::secrets::mask_known(text));
+    let _ = writeln!(std::io::stderr(), "{safe}");
+}
+
 /// `warning: …`
 pub(crate) fn warn(message: &str) {
     line(&format!("warning: {message}"));
+}
+
+/// Whether hermes' own colours go to stderr: a terminal that wants them.
+pub(crate) fn colours() -> bool {
+    use std::io::IsTerminal;
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| {
+        std::io::stderr().is_terminal()
+            && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+            && std::env::var("TERM").map_or(true, |t| t != "dumb")
+    })
+}
+
+/// One line of a unified diff: added lines green, removed red, hunk
+/// headers cyan — the colours hermes' own, the text made safe first (as
+/// what a person decides on: only held secrets masked).
+pub(crate) fn diff_line(indent: &str, text: &str) {
+    let safe = super::sanitize::clean(&super::secrets::mask_known(text));
+    let colour = match safe.as_bytes().first() {
+        _ if !colours() => None,
+        Some(b'+') if !safe.starts_with("+++") => Some("32"),
+        Some(b'-') if !safe.starts_with("---") => Some("31"),
+        Some(b'@') => Some("36"),
+        _ => None,
+    };
+    let _ = match colour {
+        Some(c) => writeln!(std::io::stderr(), "{indent}\x1b[{c}m{safe}\x1b[0m"),
+        None => writeln!(std::io::stderr(), "{indent}{safe}"),
+    };
 }

@@ -92,7 +92,7 @@ fn the_removed_split_batches_key_is_an_error_that_says_to_delete_it() {
     let err = run.error_line();
     crate::assert_contains!(
         err,
-        "config.toml:4: tools.split_batches: unknown key `split_batches`"
+        "config.toml:5: tools.split_batches: unknown key `split_batches`"
     );
     crate::assert_contains!(
         run.stderr,

@@ -74,6 +74,15 @@ impl TestEnv {
         } else {
             TEST_APPROVALS
         };
+        // Tests offer no built-in tools unless they ask for some: the
+        // requests they pin were written before hermes had its own.
+        let extra = if extra.contains("builtin =") {
+            extra.to_string()
+        } else if extra.contains("[tools]\n") {
+            extra.replacen("[tools]\n", "[tools]\nbuiltin = []\n", 1)
+        } else {
+            format!("{extra}\n[tools]\nbuiltin = []\n")
+        };
         let text = format!(
             "provider = \"fake\"\nmodel = \"test-model\"\n{extra}\n{approvals}[providers.fake]\n\
              {provider}max_retries = 0\nretry_base_ms = 10\n"

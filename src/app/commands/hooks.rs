@@ -63,9 +63,10 @@ pub async fn run(cmd: &HooksCommand, ctx: &Context<'_>) -> Result<(), CommandErr
         cwd: ctx.cwd.to_path_buf(),
     };
     let output = ToolOutput::ok(output.clone());
+    let subject = crate::policy::Subject::named(tool);
     let call = HookCall {
         event,
-        tool,
+        tool: &subject,
         call_id: "call_hookstest000000000000000",
         args: &args,
         output: (event == HookEvent::Post).then_some(&output),

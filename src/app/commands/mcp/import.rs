@@ -32,10 +32,15 @@ pub(super) fn run(a: &ImportArgs, ctx: &Context<'_>) -> Result<(), CommandError>
         })?;
     let mut added = Vec::new();
     let mut skipped = Vec::new();
+    // The file's relative commands and folders are its own folder's.
+    let base = std::path::absolute(&a.file)
+        .ok()
+        .and_then(|f| f.parent().map(Path::to_path_buf))
+        .unwrap_or_else(|| ctx.cwd.to_path_buf());
     edit_config(user_file, |doc| {
         for (raw_name, s) in servers {
             let name = server_name(raw_name);
-            let entry = match server_entry(s) {
+            let entry = match server_entry(s, &base) {
                 Ok(e) => e,
                 Err(why) => {
                     skipped.push(format!("{raw_name}: {why}"));
@@ -100,7 +105,7 @@ fn server_name(raw: &str) -> String {
 
 /// The `[mcp_servers.NAME]` table of one `mcpServers` entry, or why it is
 /// skipped.
-fn server_entry(s: &Value) -> Result<toml_edit::Table, &'static str> {
+fn server_entry(s: &Value, base: &Path) -> Result<toml_edit::Table, &'static str> {
     let Some(command) = s.get("command").and_then(|c| c.as_str()) else {
         return Err(if s.get("url").is_some() {
             "remote (url) servers are not supported yet"
@@ -115,7 +120,13 @@ fn server_entry(s: &Value) -> Result<toml_edit::Table, &'static str> {
             .filter_map(|a| a.as_str().map(str::to_string))
             .collect()
     };
-    let mut cmd = vec![command.to_string()];
+    let relative = |p: &str| p.contains('/') && !Path::new(p).is_absolute() && !p.starts_with('~');
+    let command = if relative(command) {
+        base.join(command).display().to_string()
+    } else {
+        command.to_string()
+    };
+    let mut cmd = vec![command];
     cmd.extend(strings(s.get("args")));
     let env: Vec<(String, String)> = s
         .get("env")
@@ -126,6 +137,10 @@ fn server_entry(s: &Value) -> Result<toml_edit::Table, &'static str> {
         .collect();
     let mut entry = toml_entry(&cmd, &env);
     if let Some(cwd) = s.get("cwd").and_then(|c| c.as_str()) {
+        let cwd = match Path::new(cwd).is_absolute() || cwd.starts_with('~') {
+            true => cwd.to_string(),
+            false => base.join(cwd).display().to_string(),
+        };
         entry["cwd"] = toml_edit::value(cwd);
     }
     Ok(entry)

@@ -1,13 +1,13 @@
-//! Built-in tools. `echo` exists so the turn loop can be exercised end to end
-//! without an MCP server; it is offered only when `tools.builtin` names it.
+//! `echo`, for tests: it exercises the turn loop end to end without an MCP
+//! server, and is offered only when `[tools] builtin` names it.
 
 use futures_util::future::BoxFuture;
 use tokio_util::sync::CancellationToken;
 
-use super::{Tool, ToolOutput};
 use crate::provider::ToolSpec;
+use crate::tools::{OnStart, Tool, ToolOutput};
 
-pub struct Echo;
+pub(crate) struct Echo;
 
 impl Tool for Echo {
     fn spec(&self) -> ToolSpec {
@@ -26,8 +26,10 @@ impl Tool for Echo {
         &'a self,
         args: serde_json::Value,
         _cancel: &'a CancellationToken,
+        on_start: OnStart<'a>,
     ) -> BoxFuture<'a, ToolOutput> {
         Box::pin(async move {
+            on_start();
             match args.get("text").and_then(|t| t.as_str()) {
                 Some(t) => ToolOutput::ok(t),
                 None => ToolOutput::error("missing required string argument `text`"),

@@ -1,0 +1,526 @@
+//! `read_file`, `write_file` and `edit_file`: the working folder's files,
+//! read with line numbers and a cap that says how to read on, written
+//! whole, or edited by exact replacement — each change shown as a diff.
+
+use std::io::{BufRead, Read};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use futures_util::future::BoxFuture;
+use serde_json::{json, Value};
+use tokio_util::sync::CancellationToken;
+
+use super::{arg_str, Context};
+use crate::call::ToolOutput;
+use crate::policy::Hints;
+use crate::provider::ToolSpec;
+use crate::tools::{OnStart, Tool};
+
+/// Lines `read_file` shows when no `limit` is given.
+const READ_LINES: usize = 2000;
+/// Characters of one line it shows; the rest is named.
+const LINE_CHARS: usize = 2000;
+/// Up to this size a file's lines are all counted, to say "of N".
+const COUNT_ALL_BELOW: u64 = 16 << 20;
+/// How much of a file's head tells text from binary (a NUL byte).
+const SNIFF: usize = 8192;
+
+pub(crate) struct ReadFile(pub(crate) Arc<Context>);
+pub(crate) struct WriteFile(pub(crate) Arc<Context>);
+pub(crate) struct EditFile(pub(crate) Arc<Context>);
+
+impl Tool for ReadFile {
+    fn spec(&self) -> ToolSpec {
+        ToolSpec {
+            name: "read_file".into(),
+            description: "Read a text file, with line numbers. Paths are relative to the working \
+                folder. Shows up to 2000 lines from `offset` (1-based); a longer file ends with \
+                how to read on."
+                .into(),
+            parameters: json!({
+                "type": "object",
+                "properties": {
+                    "path": {"type": "string"},
+                    "offset": {"type": "integer", "minimum": 1, "description": "First line to show"},
+                    "limit": {"type": "integer", "minimum": 1, "description": "Lines to show"}
+                },
+                "required": ["path"],
+                "additionalProperties": false
+            }),
+        }
+    }
+
+    fn hints(&self, args: &Value) -> Hints {
+        self.0.read_hints(args)
+    }
+
+    fn call<'a>(
+        &'a self,
+        args: Value,
+        _cancel: &'a CancellationToken,
+        on_start: OnStart<'a>,
+    ) -> BoxFuture<'a, ToolOutput> {
+        Box::pin(async move {
+            on_start();
+            let path = self.0.workspace.resolve(arg_str(&args, "path"));
+            let offset = args["offset"].as_u64().unwrap_or(1).max(1) as usize;
+            let limit = args["limit"].as_u64().map_or(READ_LINES, |l| l as usize);
+            let budget = self.0.output_limit.saturating_sub(200);
+            let shown = self.0.workspace.shown(&path);
+            blocking(move || read_lines(&path, &shown, offset, limit, budget)).await
+        })
+    }
+}
+
+/// The lines `offset..offset+limit` of a text file, numbered, within
+/// `budget` bytes, and a last line saying how to read on.
+fn read_lines(path: &Path, shown: &str, offset: usize, limit: usize, budget: usize) -> ToolOutput {
+    let file = match open_text(path, shown) {
+        Ok(f) => f,
+        Err(e) => return ToolOutput::error(e),
+    };
+    let size = file.get_ref().metadata().map(|m| m.len()).unwrap_or(0);
+    let mut reader = file;
+    let mut out = String::new();
+    let mut line = Vec::new();
+    let (mut n, mut last) = (0usize, 0usize);
+    let mut full = true;
+    loop {
+        line.clear();
+        match reader.read_until(b'\n', &mut line) {
+            Ok(0) => break,
+            Ok(_) => {}
+            Err(e) => return ToolOutput::error(format!("cannot read {shown}: {e}")),
+        }
+        n += 1;
+        if n < offset {
+            continue;
+        }
+        if n >= offset + limit || out.len() >= budget {
+            full = false;
+            if size > COUNT_ALL_BELOW {
+                n = 0;
+                break;
+            }
+            continue;
+        }
+        let text = String::from_utf8_lossy(&line);
+        let text = text.trim_end_matches(['\n', '\r']);
+        let cut = cut_line(text);
+        out.push_str(&format!("{n:>6}\t{cut}\n"));
+        last = n;
+    }
+    if n > 0 && offset > n {
+        return ToolOutput::error(format!(
+            "offset {offset} is past the end of {shown}, which has {n} lines"
+        ));
+    }
+    if out.is_empty() && n == 0 && full {
+        return ToolOutput::ok(format!("{shown} is empty"));
+    }
+    if !full {
+        let of = if n > 0 {
+            format!(" of {n}")
+        } else {
+            String::new()
+        };
+        out.push_str(&format!(
+            "[lines {offset}–{last}{of} of {shown}; read on with offset={}]\n",
+            last + 1
+        ));
+    }
+    ToolOutput::ok(out)
+}
+
+fn cut_line(text: &str) -> std::borrow::Cow<'_, str> {
+    match text.char_indices().nth(LINE_CHARS) {
+        None => text.into(),
+        Some((at, _)) => format!(
+            "{}… [{} more characters]",
+            &text[..at],
+            text[at..].chars().count()
+        )
+        .into(),
+    }
+}
+
+/// A file opened for reading as text: not a folder, not binary.
+fn open_text(path: &Path, shown: &str) -> Result<std::io::BufReader<std::fs::File>, String> {
+    let meta = std::fs::metadata(path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => format!("{shown} does not exist"),
+        _ => format!("cannot read {shown}: {e}"),
+    })?;
+    if meta.is_dir() {
+        return Err(format!(
+            "{shown} is a folder; list it with glob (pattern \"{shown}/*\")"
+        ));
+    }
+    let mut file = std::fs::File::open(path).map_err(|e| format!("cannot read {shown}: {e}"))?;
+    let mut head = vec![0u8; SNIFF];
+    let n = read_up_to(&mut file, &mut head).map_err(|e| format!("cannot read {shown}: {e}"))?;
+    if head[..n].contains(&0) {
+        return Err(format!(
+            "{shown} is a binary file ({} bytes); read_file shows text — look at it with shell (e.g. `file {shown}`, `xxd {shown} | head`)",
+            meta.len()
+        ));
+    }
+    use std::io::Seek;
+    file.seek(std::io::SeekFrom::Start(0))
+        .map_err(|e| format!("cannot read {shown}: {e}"))?;
+    Ok(std::io::BufReader::new(file))
+}
+
+fn read_up_to(r: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match r.read(&mut buf[n..])? {
+            0 => break,
+            k => n += k,
+        }
+    }
+    Ok(n)
+}
+
+/// A whole text file, for an edit: UTF-8, not binary.
+fn read_text(path: &Path, shown: &str) -> Result<String, String> {
+    let mut s = String::new();
+    open_text(path, shown)?
+        .read_to_string(&mut s)
+        .map_err(|_| format!("{shown} is not UTF-8 text; change it with shell"))?;
+    Ok(s)
+}
+
+impl Tool for WriteFile {
+    fn spec(&self) -> ToolSpec {
+        ToolSpec {
+            name: "write_file".into(),
+            description: "Create a file, or replace one whole, with `content`. Folders are \
+                created as needed. To change part of a file, use edit_file."
+                .into(),
+            parameters: json!({
+                "type": "object",
+                "properties": {
+                    "path": {"type": "string"},
+                    "content": {"type": "string"}
+                },
+                "required": ["path", "content"],
+                "additionalProperties": false
+            }),
+        }
+    }
+
+    fn hints(&self, args: &Value) -> Hints {
+        self.0.write_hints(args)
+    }
+
+    fn preview(&self, args: &Value) -> Option<String> {
+        let path = self.0.workspace.resolve(arg_str(args, "path"));
+        let old = std::fs::read_to_string(&path).unwrap_or_default();
+        Some(diff(
+            &self.0.workspace.shown(&path),
+            &old,
+            arg_str(args, "content"),
+        ))
+    }
+
+    fn call<'a>(
+        &'a self,
+        args: Value,
+        _cancel: &'a CancellationToken,
+        on_start: OnStart<'a>,
+    ) -> BoxFuture<'a, ToolOutput> {
+        Box::pin(async move {
+            let path = self.0.workspace.resolve(arg_str(&args, "path"));
+            let _turn = self.0.gates.path(&path).lock_owned().await;
+            on_start();
+            let content = arg_str(&args, "content").to_string();
+            let shown = self.0.workspace.shown(&path);
+            blocking(move || write_whole(&path, &shown, &content)).await
+        })
+    }
+}
+
+fn write_whole(path: &Path, shown: &str, content: &str) -> ToolOutput {
+    if path.is_dir() {
+        return ToolOutput::error(format!("{shown} is a folder"));
+    }
+    let old = match std::fs::read(path) {
+        Ok(b) => Some(String::from_utf8_lossy(&b).into_owned()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return ToolOutput::error(format!("cannot read {shown}: {e}")),
+    };
+    if let Some(dir) = path.parent() {
+        if let Err(e) = std::fs::create_dir_all(dir) {
+            return ToolOutput::error(format!("cannot create the folder of {shown}: {e}"));
+        }
+    }
+    if let Err(e) = std::fs::write(path, content) {
+        return ToolOutput::error(format!("cannot write {shown}: {e}"));
+    }
+    let lines = content.lines().count();
+    let text = match &old {
+        None => format!("created {shown} ({lines} lines, {} bytes)", content.len()),
+        Some(_) => format!("replaced {shown} ({lines} lines, {} bytes)", content.len()),
+    };
+    ToolOutput::ok(text).with_diff(diff(shown, old.as_deref().unwrap_or(""), content))
+}
+
+impl Tool for EditFile {
+    fn spec(&self) -> ToolSpec {
+        ToolSpec {
+            name: "edit_file".into(),
+            description: "Replace `old_string` with `new_string` in a file. `old_string` must \
+                match the file exactly (whitespace included) and only once, unless \
+                `replace_all` is true; read the file first."
+                .into(),
+            parameters: json!({
+                "type": "object",
+                "properties": {
+                    "path": {"type": "string"},
+                    "old_string": {"type": "string"},
+                    "new_string": {"type": "string"},
+                    "replace_all": {"type": "boolean"}
+                },
+                "required": ["path", "old_string", "new_string"],
+                "additionalProperties": false
+            }),
+        }
+    }
+
+    fn hints(&self, args: &Value) -> Hints {
+        self.0.write_hints(args)
+    }
+
+    fn preview(&self, args: &Value) -> Option<String> {
+        let path = self.0.workspace.resolve(arg_str(args, "path"));
+        let shown = self.0.workspace.shown(&path);
+        Some(match planned_edit(&path, &shown, args) {
+            Ok(edit) => diff(&shown, &edit.old, &edit.new),
+            // An earlier entry of the batch may make it fit before it runs.
+            Err(why) => format!("(as the file is now: {why})"),
+        })
+    }
+
+    fn call<'a>(
+        &'a self,
+        args: Value,
+        _cancel: &'a CancellationToken,
+        on_start: OnStart<'a>,
+    ) -> BoxFuture<'a, ToolOutput> {
+        Box::pin(async move {
+            let path = self.0.workspace.resolve(arg_str(&args, "path"));
+            let _turn = self.0.gates.path(&path).lock_owned().await;
+            on_start();
+            let shown = self.0.workspace.shown(&path);
+            blocking(move || {
+                let edit = match planned_edit(&path, &shown, &args) {
+                    Ok(e) => e,
+                    Err(why) => return ToolOutput::error(why),
+                };
+                if let Err(e) = std::fs::write(&path, &edit.new) {
+                    return ToolOutput::error(format!("cannot write {shown}: {e}"));
+                }
+                let lines = edit
+                    .lines
+                    .iter()
+                    .map(usize::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                let n = edit.lines.len();
+                let what = if n == 1 {
+                    format!("1 replacement at line {lines}")
+                } else {
+                    format!("{n} replacements, at lines {lines}")
+                };
+                ToolOutput::ok(format!("edited {shown}: {what}"))
+                    .with_diff(diff(&shown, &edit.old, &edit.new))
+            })
+            .await
+        })
+    }
+}
+
+/// An edit worked out on the file as it is.
+struct Edit {
+    old: String,
+    new: String,
+    /// The line of each replacement.
+    lines: Vec<usize>,
+}
+
+fn planned_edit(path: &Path, shown: &str, args: &Value) -> Result<Edit, String> {
+    let (from, to) = (arg_str(args, "old_string"), arg_str(args, "new_string"));
+    let all = args["replace_all"].as_bool().unwrap_or(false);
+    if from.is_empty() {
+        return Err("old_string is empty; to create or replace a whole file use write_file".into());
+    }
+    if from == to {
+        return Err("old_string and new_string are the same: nothing would change".into());
+    }
+    let old = read_text(path, shown)?;
+    let at: Vec<usize> = old.match_indices(from).map(|(i, _)| i).collect();
+    let line_of = |i: usize| old[..i].matches('\n').count() + 1;
+    let lines: Vec<usize> = at.iter().map(|i| line_of(*i)).collect();
+    match at.len() {
+        0 => Err(not_found(&old, from, shown)),
+        n if n > 1 && !all => Err(format!(
+            "old_string occurs {n} times in {shown} (lines {}); add the lines around it to make it \
+             unique, or set replace_all to change every one",
+            lines
+                .iter()
+                .map(usize::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
+        _ => {
+            let new = if all {
+                old.replace(from, to)
+            } else {
+                old.replacen(from, to, 1)
+            };
+            Ok(Edit { old, new, lines })
+        }
+    }
+}
+
+/// Why `from` is not in the file, with where it nearly is: a match that
+/// differs only in whitespace is named by its line.
+fn not_found(old: &str, from: &str, shown: &str) -> String {
+    let squash = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    let first = from.lines().find(|l| !l.trim().is_empty()).map(squash);
+    let near = first.and_then(|f| {
+        old.lines().position(|l| squash(l).contains(&f)).map(|i| {
+            format!(
+                "; a line like its first one is at line {} (whitespace differs?)",
+                i + 1
+            )
+        })
+    });
+    format!(
+        "old_string was not found in {shown}{}; read the file again and copy the text exactly",
+        near.unwrap_or_default()
+    )
+}
+
+/// A unified diff of a file's change, three lines of context.
+pub(crate) fn diff(shown: &str, old: &str, new: &str) -> String {
+    similar::TextDiff::configure()
+        .timeout(std::time::Duration::from_millis(300))
+        .diff_lines(old, new)
+        .unified_diff()
+        .context_radius(3)
+        .header(&format!("a/{shown}"), &format!("b/{shown}"))
+        .to_string()
+}
+
+/// File work off the runtime's one thread.
+async fn blocking(f: impl FnOnce() -> ToolOutput + Send + 'static) -> ToolOutput {
+    tokio::task::spawn_blocking(f)
+        .await
+        .unwrap_or_else(|e| ToolOutput::error(format!("the tool stopped: {e}")))
+}
+
+pub(crate) fn path_arg(ctx: &Context, args: &Value, key: &str) -> PathBuf {
+    match args[key].as_str() {
+        Some(p) if !p.is_empty() => ctx.workspace.resolve(p),
+        _ => ctx.workspace.root().to_path_buf(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ctx(dir: &Path) -> Arc<Context> {
+        Arc::new(Context::for_tests(dir))
+    }
+
+    async fn run(t: &dyn Tool, args: Value) -> ToolOutput {
+        t.call(args, &CancellationToken::new(), &|| {}).await
+    }
+
+    #[tokio::test]
+    async fn read_numbers_lines_and_says_how_to_read_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let text: String = (1..=30).map(|i| format!("line {i}\n")).collect();
+        std::fs::write(dir.path().join("a.txt"), text).unwrap();
+        let r = ReadFile(ctx(dir.path()));
+        let out = run(&r, json!({"path": "a.txt", "offset": 10, "limit": 3})).await;
+        assert_eq!(
+            out.content,
+            "    10\tline 10\n    11\tline 11\n    12\tline 12\n[lines 10–12 of 30 of a.txt; read on with offset=13]\n"
+        );
+        let out = run(&r, json!({"path": "a.txt", "offset": 40})).await;
+        assert_eq!(
+            out.content,
+            "offset 40 is past the end of a.txt, which has 30 lines"
+        );
+        std::fs::write(dir.path().join("b.bin"), b"\x7fELF\x00\x01").unwrap();
+        let out = run(&r, json!({"path": "b.bin"})).await;
+        assert!(
+            out.is_error && out.content.contains("is a binary file (6 bytes)"),
+            "{}",
+            out.content
+        );
+        let out = run(&r, json!({"path": "missing.txt"})).await;
+        assert_eq!(out.content, "missing.txt does not exist");
+    }
+
+    #[tokio::test]
+    async fn a_huge_file_is_read_within_the_output_budget() {
+        let dir = tempfile::tempdir().unwrap();
+        let long = "y".repeat(5000);
+        let text: String = (0..100).map(|_| format!("{long}\n")).collect();
+        std::fs::write(dir.path().join("h.txt"), text).unwrap();
+        let out = run(&ReadFile(ctx(dir.path())), json!({"path": "h.txt"})).await;
+        assert!(out.content.len() < 70_000, "{}", out.content.len());
+        assert!(out.content.contains("… [3000 more characters]"));
+        assert!(out
+            .content
+            .contains("of 100 of h.txt; read on with offset="));
+    }
+
+    #[tokio::test]
+    async fn an_edit_must_match_exactly_once() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("c.rs"), "fn a() {}\nfn b() {}\nfn a() {}\n").unwrap();
+        let e = EditFile(ctx(dir.path()));
+        let twice = run(
+            &e,
+            json!({"path": "c.rs", "old_string": "fn a() {}", "new_string": "fn z() {}"}),
+        )
+        .await;
+        assert_eq!(
+            twice.content,
+            "old_string occurs 2 times in c.rs (lines 1, 3); add the lines around it to make it unique, or set replace_all to change every one"
+        );
+        let none = run(
+            &e,
+            json!({"path": "c.rs", "old_string": "fn  b()  {}", "new_string": "x"}),
+        )
+        .await;
+        assert!(
+            none.content
+                .contains("a line like its first one is at line 2"),
+            "{}",
+            none.content
+        );
+        let ok = run(
+            &e,
+            json!({"path": "c.rs", "old_string": "fn b() {}", "new_string": "fn b() { 1 }"}),
+        )
+        .await;
+        assert_eq!(ok.content, "edited c.rs: 1 replacement at line 2");
+        assert!(ok
+            .diff
+            .as_deref()
+            .unwrap()
+            .contains("-fn b() {}\n+fn b() { 1 }\n"));
+        let all = run(&e, json!({"path": "c.rs", "old_string": "fn a", "new_string": "fn y", "replace_all": true})).await;
+        assert_eq!(all.content, "edited c.rs: 2 replacements, at lines 1, 3");
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("c.rs")).unwrap(),
+            "fn y() {}\nfn b() { 1 }\nfn y() {}\n"
+        );
+    }
+}

@@ -1,0 +1,138 @@
+//! hermes' own tools, offered directly (never deferred) so a model can work
+//! on the folder hermes starts in with no MCP server: `read_file`,
+//! `write_file`, `edit_file`, `glob`, `grep` and `shell`. They are tools
+//! like any other — each entry of a batch gets its schema check, hooks,
+//! approval and result — with a concurrency of their own: reads run
+//! together, writes to one path go in entry order, `shell` one at a time
+//! unless configured. `echo` is for tests.
+
+mod echo;
+mod files;
+mod find;
+mod shell;
+mod workspace;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use serde_json::Value;
+use tokio::sync::Semaphore;
+
+use echo::Echo;
+use workspace::Workspace;
+
+use super::Tool;
+use crate::config::{BuiltinSettings, Concurrency};
+use crate::policy::Hints;
+
+#[derive(Debug, thiserror::Error)]
+#[error("unknown built-in tool `{0}` in tools.builtin (known: read_file, write_file, edit_file, glob, grep, shell)")]
+pub struct UnknownBuiltin(pub String);
+
+/// What the built-in tools share: the folder, the output limit, the gates.
+pub(crate) struct Context {
+    pub(crate) workspace: Workspace,
+    pub(crate) output_limit: usize,
+    pub(crate) gates: Gates,
+    pub(crate) shell: crate::config::ShellSettings,
+}
+
+impl Context {
+    #[cfg(test)]
+    pub(crate) fn for_tests(dir: &Path) -> Context {
+        Context {
+            workspace: Workspace::new(dir),
+            output_limit: crate::config::Limits::default().tool_output_bytes,
+            gates: Gates::new(Concurrency::Serial),
+            shell: BuiltinSettings::default().shell,
+        }
+    }
+
+    /// Reads inside the working folder run without asking (as a server's
+    /// `readOnlyHint` does); elsewhere the rules and the mode decide.
+    fn read_hints(&self, args: &Value) -> Hints {
+        let path = files::path_arg(self, args, "path");
+        Hints {
+            read_only: self.workspace.contains(&path),
+            ..Hints::default()
+        }
+    }
+
+    /// A write outside the working folder (symlinks followed) is always
+    /// asked, whatever the mode and the allow rules say.
+    fn write_hints(&self, args: &Value) -> Hints {
+        let path = files::path_arg(self, args, "path");
+        Hints {
+            always_ask: (!self.workspace.contains(&path))
+                .then_some("a write outside the working folder"),
+            ..Hints::default()
+        }
+    }
+}
+
+/// Who waits for whom among built-in calls.
+pub(crate) struct Gates {
+    /// One lock per path written: entries that write one file take turns in
+    /// the order they were started (tokio's mutex is fair), which is entry
+    /// order.
+    paths: Mutex<HashMap<PathBuf, Arc<tokio::sync::Mutex<()>>>>,
+    shell: Arc<Semaphore>,
+}
+
+impl Gates {
+    fn new(shell: Concurrency) -> Gates {
+        Gates {
+            paths: Mutex::default(),
+            shell: Arc::new(Semaphore::new(match shell {
+                Concurrency::Serial => 1,
+                Concurrency::Parallel => Semaphore::MAX_PERMITS,
+                Concurrency::Limit(n) => n as usize,
+            })),
+        }
+    }
+
+    pub(crate) fn path(&self, path: &Path) -> Arc<tokio::sync::Mutex<()>> {
+        let mut paths = self.paths.lock().unwrap_or_else(|e| e.into_inner());
+        paths.entry(path.to_path_buf()).or_default().clone()
+    }
+
+    pub(crate) fn shell(&self) -> Arc<Semaphore> {
+        self.shell.clone()
+    }
+}
+
+/// The built-in tools `settings` names, working in `cwd`.
+pub(crate) fn tools(
+    settings: &BuiltinSettings,
+    cwd: &Path,
+    output_limit: usize,
+) -> Result<Vec<Arc<dyn Tool>>, UnknownBuiltin> {
+    let ctx = Arc::new(Context {
+        workspace: Workspace::new(cwd),
+        output_limit,
+        gates: Gates::new(settings.shell.concurrency),
+        shell: settings.shell.clone(),
+    });
+    settings
+        .names
+        .iter()
+        .map(|n| -> Result<Arc<dyn Tool>, UnknownBuiltin> {
+            Ok(match n.as_str() {
+                "read_file" => Arc::new(files::ReadFile(ctx.clone())),
+                "write_file" => Arc::new(files::WriteFile(ctx.clone())),
+                "edit_file" => Arc::new(files::EditFile(ctx.clone())),
+                "glob" => Arc::new(find::Glob(ctx.clone())),
+                "grep" => Arc::new(find::Grep(ctx.clone())),
+                "shell" => Arc::new(shell::Shell(ctx.clone())),
+                "echo" => Arc::new(Echo),
+                other => return Err(UnknownBuiltin(other.to_string())),
+            })
+        })
+        .collect()
+}
+
+/// A string argument, `""` when missing (the schema check has run).
+fn arg_str<'a>(args: &'a Value, key: &str) -> &'a str {
+    args[key].as_str().unwrap_or("")
+}

@@ -1,0 +1,313 @@
+//! `shell`: one command, run by bash in the working folder inside the OS
+//! sandbox ([`crate::sandbox`]), in its own process group, with the
+//! hook-style scrubbed environment (no API keys), stdin closed, a timeout,
+//! and its output — stdout and stderr as they interleave — capped head and
+//! tail, with the exit code. A stop, a timeout, or the command ending while
+//! something it started still holds its output kills the whole group.
+
+use std::os::fd::{FromRawFd, OwnedFd};
+use std::process::Stdio;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures_util::future::BoxFuture;
+use serde_json::{json, Value};
+use tokio::io::AsyncReadExt;
+use tokio_util::sync::CancellationToken;
+
+use super::{arg_str, Context};
+use crate::call::ToolOutput;
+use crate::config::defaults;
+use crate::policy::Hints;
+use crate::provider::ToolSpec;
+use crate::tools::{OnStart, Tool};
+
+/// After the command exits, how long output may still come from what it
+/// left running (a daemon holding the pipe) before that is cut off.
+const AFTER_EXIT: Duration = Duration::from_millis(200);
+
+pub(crate) struct Shell(pub(crate) Arc<Context>);
+
+/// The shell commands run in: bash where there is one.
+pub(crate) fn shell_path() -> &'static str {
+    if std::path::Path::new("/bin/bash").exists() {
+        "/bin/bash"
+    } else {
+        "/bin/sh"
+    }
+}
+
+impl Tool for Shell {
+    fn spec(&self) -> ToolSpec {
+        ToolSpec {
+            name: "shell".into(),
+            description: format!(
+                "Run a command with {} -c in the working folder (or `workdir`). It may write \
+                 only in the working folder and the temp folder{}. Answers its output (stdout \
+                 and stderr, long output cut in the middle) and exit code. Default timeout {} s.",
+                shell_path(),
+                if self.0.shell.network || !self.0.shell.sandbox {
+                    ""
+                } else {
+                    ", and has no network"
+                },
+                self.0.shell.timeout.as_secs()
+            ),
+            parameters: json!({
+                "type": "object",
+                "properties": {
+                    "command": {"type": "string"},
+                    "timeout_ms": {"type": "integer", "minimum": 1, "maximum": defaults::SHELL_MAX_TIMEOUT_MS},
+                    "workdir": {"type": "string"}
+                },
+                "required": ["command"],
+                "additionalProperties": false
+            }),
+        }
+    }
+
+    fn hints(&self, _args: &Value) -> Hints {
+        Hints {
+            always_ask: (!self.0.shell.sandbox).then_some("a command run without the sandbox"),
+            ..Hints::default()
+        }
+    }
+
+    fn call<'a>(
+        &'a self,
+        args: Value,
+        cancel: &'a CancellationToken,
+        on_start: OnStart<'a>,
+    ) -> BoxFuture<'a, ToolOutput> {
+        Box::pin(async move {
+            let gate = self.0.gates.shell();
+            let _turn = tokio::select! {
+                biased;
+                _ = cancel.cancelled() => return ToolOutput::error("cancelled before it started"),
+                p = gate.acquire_owned() => p,
+            };
+            if cancel.is_cancelled() {
+                return ToolOutput::error("cancelled before it started");
+            }
+            on_start();
+            run(&self.0, &args, cancel).await
+        })
+    }
+}
+
+/// How a command ended.
+enum End {
+    Exited(std::process::ExitStatus),
+    TimedOut(Duration),
+    Stopped,
+}
+
+async fn run(ctx: &Context, args: &Value, cancel: &CancellationToken) -> ToolOutput {
+    let command = arg_str(args, "command");
+    let dir = match args["workdir"].as_str().filter(|w| !w.is_empty()) {
+        Some(w) => ctx.workspace.resolve(w),
+        None => ctx.workspace.root().to_path_buf(),
+    };
+    if !dir.is_dir() {
+        return ToolOutput::error(format!(
+            "workdir {} is not a folder",
+            ctx.workspace.shown(&dir)
+        ));
+    }
+    let timeout = args["timeout_ms"]
+        .as_u64()
+        .map(|ms| Duration::from_millis(ms.min(defaults::SHELL_MAX_TIMEOUT_MS)))
+        .unwrap_or(ctx.shell.timeout);
+    let sandbox = if ctx.shell.sandbox {
+        match crate::sandbox::Prepared::new(&policy(ctx)) {
+            Ok(s) => Some(Arc::new(s)),
+            Err(e) => {
+                return ToolOutput::error(format!(
+                    "`shell` did not run the command: {e}; set [tools.shell] sandbox = \"off\" \
+                     in config.toml to run commands unsandboxed (each is then asked)"
+                ))
+            }
+        }
+    } else {
+        None
+    };
+    let (reader, writer) = match pipe() {
+        Ok(p) => p,
+        Err(e) => return ToolOutput::error(format!("cannot run the command: {e}")),
+    };
+    let mut cmd = tokio::process::Command::new(shell_path());
+    crate::util::child_env::scrubbed(&mut cmd)
+        .arg("-c")
+        .arg(command)
+        .current_dir(&dir)
+        .stdin(Stdio::null())
+        .kill_on_drop(true)
+        .process_group(0);
+    match writer.try_clone() {
+        Ok(w2) => {
+            cmd.stdout(Stdio::from(writer)).stderr(Stdio::from(w2));
+        }
+        Err(e) => return ToolOutput::error(format!("cannot run the command: {e}")),
+    }
+    if let Some(s) = sandbox {
+        // SAFETY: `enter` only makes system calls (see crate::sandbox).
+        unsafe {
+            cmd.pre_exec(move || s.enter());
+        }
+    }
+    let mut child = match cmd.spawn() {
+        Ok(c) => c,
+        Err(e) => return ToolOutput::error(format!("cannot run {}: {e}", shell_path())),
+    };
+    // The parent's copies of the write end must go, or the read never ends.
+    drop(cmd);
+    let group = child.id();
+    let mut reader = match tokio::net::unix::pipe::Receiver::from_owned_fd(reader) {
+        Ok(r) => r,
+        Err(e) => return ToolOutput::error(format!("cannot read the command's output: {e}")),
+    };
+    let mut out = HeadTail::new(ctx.output_limit.saturating_sub(300));
+    let mut buf = vec![0u8; 16 * 1024];
+    let deadline = tokio::time::sleep(timeout);
+    tokio::pin!(deadline);
+    let after_exit = tokio::time::sleep(Duration::from_secs(3600));
+    tokio::pin!(after_exit);
+    let (mut eof, mut status) = (false, None);
+    let end = loop {
+        if let (true, Some(s)) = (eof, status) {
+            break End::Exited(s);
+        }
+        tokio::select! {
+            biased;
+            _ = cancel.cancelled() => break End::Stopped,
+            _ = &mut deadline => break End::TimedOut(timeout),
+            r = reader.read(&mut buf), if !eof => match r {
+                Ok(0) | Err(_) => eof = true,
+                Ok(n) => out.push(&buf[..n]),
+            },
+            s = child.wait(), if status.is_none() => match s {
+                Ok(s) => {
+                    status = Some(s);
+                    after_exit.as_mut().reset(tokio::time::Instant::now() + AFTER_EXIT);
+                }
+                Err(e) => return ToolOutput::error(format!("cannot wait for the command: {e}")),
+            },
+            _ = &mut after_exit, if status.is_some() && !eof => eof = true,
+        }
+    };
+    // Whatever the command left behind goes with it.
+    kill_group(group);
+    let _ = child.wait().await;
+    let text = out.text();
+    let body = if text.trim().is_empty() {
+        "(no output)\n".to_string()
+    } else if text.ends_with('\n') {
+        text
+    } else {
+        format!("{text}\n")
+    };
+    match end {
+        End::Stopped => ToolOutput::error(format!(
+            "{body}[interrupted by the user while running; the command and what it started were killed]"
+        )),
+        End::TimedOut(t) => ToolOutput::error(format!(
+            "{body}[timed out after {} ms; the command and what it started were killed]",
+            t.as_millis()
+        )),
+        End::Exited(s) => match (s.code(), std::os::unix::process::ExitStatusExt::signal(&s)) {
+            (Some(0), _) => ToolOutput::ok(format!("{body}[exit code 0]")),
+            (Some(c), _) => ToolOutput::error(format!("{body}[exit code {c}]")),
+            (None, Some(sig)) => ToolOutput::error(format!("{body}[killed by signal {sig}]")),
+            _ => ToolOutput::error(format!("{body}[ended]")),
+        },
+    }
+}
+
+/// The folders a command may write to: the working folder, the temp
+/// folder, and what the config adds.
+fn policy(ctx: &Context) -> crate::sandbox::Policy {
+    let mut writable = vec![ctx.workspace.root().to_path_buf(), std::env::temp_dir()];
+    writable.extend(ctx.shell.writable.iter().cloned());
+    crate::sandbox::Policy {
+        writable,
+        network: ctx.shell.network,
+    }
+}
+
+/// One pipe for stdout and stderr both, so their lines interleave as the
+/// command wrote them.
+fn pipe() -> std::io::Result<(OwnedFd, OwnedFd)> {
+    let mut fds = [0; 2];
+    // SAFETY: pipe2 fills two descriptors this function then owns.
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: both are fresh descriptors owned by nothing else.
+    Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
+}
+
+fn kill_group(pid: Option<u32>) {
+    if let Some(pid) = pid {
+        // SAFETY: the child leads its own group; its pid is the group id.
+        unsafe {
+            libc::killpg(pid as libc::pid_t, libc::SIGKILL);
+        }
+    }
+}
+
+/// The first and last `half` bytes of a stream of any length, and how
+/// many between them were dropped.
+struct HeadTail {
+    half: usize,
+    head: Vec<u8>,
+    tail: std::collections::VecDeque<u8>,
+    dropped: u64,
+}
+
+impl HeadTail {
+    fn new(budget: usize) -> HeadTail {
+        HeadTail {
+            half: budget / 2,
+            head: Vec::new(),
+            tail: Default::default(),
+            dropped: 0,
+        }
+    }
+
+    fn push(&mut self, mut bytes: &[u8]) {
+        let room = self.half - self.head.len().min(self.half);
+        let take = room.min(bytes.len());
+        self.head.extend_from_slice(&bytes[..take]);
+        bytes = &bytes[take..];
+        self.tail.extend(bytes);
+        let excess = self.tail.len().saturating_sub(self.half);
+        self.tail.drain(..excess);
+        self.dropped += excess as u64;
+    }
+
+    fn text(&self) -> String {
+        let mut s = String::from_utf8_lossy(&self.head).into_owned();
+        if self.dropped > 0 {
+            s.push_str(&format!(
+                "\n[… {} bytes of output not shown …]\n",
+                self.dropped
+            ));
+        }
+        let tail: Vec<u8> = self.tail.iter().copied().collect();
+        s.push_str(&String::from_utf8_lossy(&tail));
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn head_and_tail_keep_the_ends_and_count_the_middle() {
+        let mut h = HeadTail::new(8);
+        h.push(b"abcdefghij");
+        h.push(b"klmnop");
+        assert_eq!(h.text(), "abcd\n[… 8 bytes of output not shown …]\nmnop");
+    }
+}

@@ -1,0 +1,119 @@
+//! The folder hermes works in, as the built-in tools see it: paths the
+//! model gives are relative to it, and whether a path is inside it is
+//! decided on the real path — symlinks resolved — so a link in the folder
+//! that points out of it is outside.
+
+use std::path::{Component, Path, PathBuf};
+
+#[derive(Debug, Clone)]
+pub(crate) struct Workspace {
+    /// The working folder as hermes was started in it.
+    root: PathBuf,
+    /// The same, symlinks resolved.
+    real: PathBuf,
+}
+
+impl Workspace {
+    pub(crate) fn new(root: &Path) -> Workspace {
+        let root = std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf());
+        let real = std::fs::canonicalize(&root).unwrap_or_else(|_| root.clone());
+        Workspace { root, real }
+    }
+
+    pub(crate) fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The path a tool argument names: relative to the working folder,
+    /// `.` and `..` resolved by their text; `~/` is the home folder.
+    pub(crate) fn resolve(&self, path: &str) -> PathBuf {
+        let p = match path.strip_prefix("~/") {
+            Some(rest) => std::env::var_os("HOME")
+                .map(PathBuf::from)
+                .unwrap_or_default()
+                .join(rest),
+            None => PathBuf::from(path),
+        };
+        let joined = if p.is_absolute() {
+            p
+        } else {
+            self.root.join(p)
+        };
+        normalize(&joined)
+    }
+
+    /// Whether `path` (as [`Workspace::resolve`] gave it) is inside the
+    /// working folder once every symlink on the way is followed — for a
+    /// path that does not exist yet, its nearest existing ancestor's.
+    pub(crate) fn contains(&self, path: &Path) -> bool {
+        real_path(path).starts_with(&self.real)
+    }
+
+    /// `path` as the model and the user read it: relative when inside.
+    pub(crate) fn shown(&self, path: &Path) -> String {
+        match path.strip_prefix(&self.root) {
+            Ok(rel) if rel.as_os_str().is_empty() => ".".into(),
+            Ok(rel) => rel.display().to_string(),
+            Err(_) => path.display().to_string(),
+        }
+    }
+}
+
+/// `.` and `..` resolved by their text.
+fn normalize(p: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+/// The real path of `path`: its nearest existing ancestor canonicalized,
+/// the rest appended.
+fn real_path(path: &Path) -> PathBuf {
+    let mut rest = Vec::new();
+    let mut cur = path.to_path_buf();
+    loop {
+        if let Ok(real) = std::fs::canonicalize(&cur) {
+            let mut out = real;
+            for part in rest.iter().rev() {
+                out.push(part);
+            }
+            return out;
+        }
+        match (cur.file_name().map(|n| n.to_os_string()), cur.parent()) {
+            (Some(name), Some(parent)) => {
+                rest.push(name);
+                cur = parent.to_path_buf();
+            }
+            _ => return path.to_path_buf(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_are_the_folders_and_links_out_of_it_are_outside() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = tempfile::tempdir().unwrap();
+        std::os::unix::fs::symlink(out.path(), dir.path().join("link")).unwrap();
+        let w = Workspace::new(dir.path());
+        let inside = w.resolve("src/../notes.md");
+        assert_eq!(inside, w.root().join("notes.md"));
+        assert!(w.contains(&inside));
+        assert!(w.contains(&w.resolve("new/dir/file.txt")), "not there yet");
+        assert!(!w.contains(&w.resolve("../elsewhere")));
+        assert!(!w.contains(&w.resolve("link/secret")), "a link out of it");
+        assert!(!w.contains(&w.resolve("/etc/passwd")));
+        assert_eq!(w.shown(&inside), "notes.md");
+    }
+}
