@@ -49,6 +49,11 @@ pub enum Event {
         /// Shown again whole (the user answered `v`): nothing cut.
         #[serde(skip_serializing_if = "std::ops::Not::not")]
         whole: bool,
+        /// What "this session" or "always" would allow from then on (the
+        /// tool; for `shell`, commands with this one's start); `None` when
+        /// the call can only be allowed once.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        grants: Option<String>,
     },
     /// How an entry's approval was settled: `decision` is `allow` or `deny`
     /// (an `ask` nobody could answer is a deny), `by` what decided it.

@@ -26,7 +26,7 @@ use super::protocol::{Event, EventTx};
 use crate::call::{classify, ids, names::Bridge, CallClass, Entry, ToolOutput, ToolRef};
 use crate::config::Decision;
 use crate::policy::{
-    Answer, By, Gate, HookContext, HookVerdict, Outcome, Policy, Question, UserAnswer,
+    Answer, By, Gate, Grant, HookContext, HookVerdict, Outcome, Policy, Question, UserAnswer,
 };
 use crate::session::{Record, SessionError, SessionEvent, SessionHandle, ToolCall, ToolResult};
 use crate::tools::{validation, Registry};
@@ -335,7 +335,13 @@ impl Round<'_> {
         let _one_at_a_time = self.asking.lock().await;
         // An earlier answer of this round may have allowed this tool — not
         // when a hook asked: a hook's question is put every time.
-        if asked.by != By::Hook && self.policy.allowed_this_session().iter().any(|t| t == name) {
+        if asked.by != By::Hook
+            && self
+                .policy
+                .allowed_this_session()
+                .iter()
+                .any(|g| g.covers(name, args))
+        {
             return (
                 Outcome::new(Decision::Allow, By::User(UserAnswer::ForSession)),
                 false,
@@ -366,14 +372,18 @@ impl Round<'_> {
                 user(Decision::Deny, UserAnswer::StoppingTheTurn)
             }
             Some(Answer::Once) => user(Decision::Allow, UserAnswer::Once),
-            Some(Answer::Session) => {
-                self.policy.allow_for_session(name);
-                user(Decision::Allow, UserAnswer::ForSession)
-            }
-            Some(Answer::Always) => {
-                self.policy.allow_for_session(name);
-                user(Decision::Allow, UserAnswer::Always)
-            }
+            Some(a @ (Answer::Session | Answer::Always)) => match Grant::for_call(name, args) {
+                Some(grant) => {
+                    self.policy.allow_for_session(grant);
+                    let how = match a {
+                        Answer::Always => UserAnswer::Always,
+                        _ => UserAnswer::ForSession,
+                    };
+                    user(Decision::Allow, how)
+                }
+                // A command that chains others: this once, never standing.
+                None => user(Decision::Allow, UserAnswer::Once),
+            },
             Some(Answer::Deny(reason)) => Outcome {
                 reason,
                 ..user(Decision::Deny, UserAnswer::Denied)

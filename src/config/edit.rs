@@ -49,19 +49,54 @@ pub enum EditError {
 
 /// Adds `tool` to `[approvals] allow` (an "always" answer), once.
 pub fn allow_always(path: &Path, tool: &str) -> Result<(), EditError> {
+    allow_always_when(path, tool, None)
+}
+
+/// The regex of a rule for commands that start with `prefix` and chain
+/// nothing after it (no `;`, `&`, `|`, substitution or redirection).
+pub fn command_prefix_pattern(prefix: &str) -> String {
+    format!("^{}( [^;&|`$<>()\\n\\\\]*)?$", regex::escape(prefix))
+}
+
+/// As [`allow_always`]; with `when` (a JSON pointer and a regex), an
+/// `approvals.rules` entry that allows the tool when its argument matches
+/// (a `shell` command prefix).
+pub fn allow_always_when(
+    path: &Path,
+    tool: &str,
+    when: Option<(&str, &str)>,
+) -> Result<(), EditError> {
     edit_document(path, |doc| {
         let approvals = doc
             .entry("approvals")
             .or_insert(toml_edit::table())
             .as_table_like_mut()
             .ok_or_else(|| bad("approvals", "a table"))?;
-        let allow = approvals
-            .entry("allow")
+        let Some((pointer, regex)) = when else {
+            let allow = approvals
+                .entry("allow")
+                .or_insert(toml_edit::value(toml_edit::Array::new()))
+                .as_array_mut()
+                .ok_or_else(|| bad("approvals.allow", "an array of globs"))?;
+            if !allow.iter().any(|v| v.as_str() == Some(tool)) {
+                allow.push(tool);
+            }
+            return Ok::<(), EditError>(());
+        };
+        let rules = approvals
+            .entry("rules")
             .or_insert(toml_edit::value(toml_edit::Array::new()))
             .as_array_mut()
-            .ok_or_else(|| bad("approvals.allow", "an array of globs"))?;
-        if !allow.iter().any(|v| v.as_str() == Some(tool)) {
-            allow.push(tool);
+            .ok_or_else(|| bad("approvals.rules", "an array of rules"))?;
+        let mut cond = toml_edit::InlineTable::new();
+        cond.insert(pointer, regex.into());
+        let mut rule = toml_edit::InlineTable::new();
+        rule.insert("tool", tool.into());
+        rule.insert("when", toml_edit::Value::InlineTable(cond));
+        rule.insert("decision", "allow".into());
+        let same = |v: &toml_edit::Value| v.to_string().trim() == rule.to_string().trim();
+        if !rules.iter().any(same) {
+            rules.push(rule);
         }
         Ok::<(), EditError>(())
     })
@@ -78,6 +113,24 @@ fn bad(what: &str, expected: &'static str) -> EditError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn always_for_a_shell_prefix_is_a_rule_the_config_reads_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        std::fs::write(&path, "model = \"m\"\n").unwrap();
+        let re = command_prefix_pattern("git status");
+        allow_always_when(&path, "shell", Some(("/command", &re))).unwrap();
+        allow_always_when(&path, "shell", Some(("/command", &re))).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(text.matches("decision").count(), 1, "{text}");
+        let t = crate::config::parse_text(&path, &text).unwrap();
+        let a: crate::config::ApprovalsSection = t["approvals"].clone().try_into().unwrap();
+        let s = crate::config::approval_settings(&a).unwrap();
+        assert_eq!(s.rules.len(), 1);
+        assert!(s.rules[0].when[0].1.is_match("git status -s"));
+        assert!(!s.rules[0].when[0].1.is_match("git status; rm -rf ~"));
+    }
 
     #[test]
     fn always_adds_to_the_allow_list_and_keeps_comments() {

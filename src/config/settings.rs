@@ -474,8 +474,16 @@ impl SystemPrompt {
                 "You are hermes, an AI agent working in a terminal for a developer. \
                  Answer concisely. Use the tools you are given when they help; \
                  report tool failures honestly.\n\
-                 Working directory: {}\nToday's date: {:04}-{:02}-{:02}",
+                 Working directory: {}\nPlatform: {} {}; shell: {}\n\
+                 Today's date: {:04}-{:02}-{:02}",
                 cwd.display(),
+                std::env::consts::OS,
+                std::env::consts::ARCH,
+                if std::path::Path::new("/bin/bash").exists() {
+                    "bash"
+                } else {
+                    "sh"
+                },
                 now.year,
                 now.month,
                 now.day

@@ -41,6 +41,7 @@ impl Asker for TerminalAsker {
                 why: q.why.clone(),
                 preview: q.preview.clone(),
                 whole: false,
+                grants: grants(&q),
             });
             loop {
                 let (tx, rx) = oneshot::channel();
@@ -58,10 +59,19 @@ impl Asker for TerminalAsker {
                             why: q.why.clone(),
                             preview: q.preview.clone(),
                             whole: true,
+                            grants: grants(&q),
                         });
                     }
                     Some(Reply::Answer(Answer::Always)) => {
-                        if let Err(e) = crate::config::edit::allow_always(&self.config, &q.tool) {
+                        let Some(grant) = crate::policy::Grant::for_call(&q.tool, &q.arguments)
+                        else {
+                            return Some(Answer::Always);
+                        };
+                        let pattern = grant.prefix.as_deref().map(crate::policy::Grant::pattern);
+                        let when = pattern.as_deref().map(|p| ("/command", p));
+                        if let Err(e) =
+                            crate::config::edit::allow_always_when(&self.config, &q.tool, when)
+                        {
                             let _ = self.events.send(Event::Warning {
                                 message: format!(
                                     "could not add {} to {}: {e}; allowed for this session only",
@@ -85,6 +95,11 @@ impl Asker for TerminalAsker {
             }
         })
     }
+}
+
+/// What a standing answer to `q` would allow.
+fn grants(q: &Question) -> Option<String> {
+    crate::policy::Grant::for_call(&q.tool, &q.arguments).map(|g| g.to_string())
 }
 
 /// Lines of arguments a question shows before it says what it hides.

@@ -149,6 +149,7 @@ impl Printer {
                 why,
                 preview,
                 whole,
+                grants,
                 ..
             } => {
                 self.stop_spinner();
@@ -167,9 +168,12 @@ impl Printer {
                     Some(d) => self.say_diff(d, DIFF_LINES, " — answer v to see all"),
                     None => {}
                 }
-                self.say(format!(
-                    "  y allow once · s allow {name} for this session · a always (config.toml) · n deny (n REASON tells the model why) · v see all"
-                ));
+                self.say(match grants {
+                    Some(g) => format!(
+                        "  y allow once · s allow {g} for this session · a always (config.toml) · n deny (n REASON tells the model why) · v see all"
+                    ),
+                    None => "  y allow once (it chains commands: once only) · n deny (n REASON tells the model why) · v see all".to_string(),
+                });
             }
             // A refusal shows its own line; what allows it says how.
             Event::Approval {

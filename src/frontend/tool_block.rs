@@ -55,8 +55,21 @@ impl ToolBlock {
         }
     }
 
+    /// `tool args`; a built-in by what it acts on: `shell $ cargo test`,
+    /// `edit_file src/main.rs`, `grep TODO`.
     fn label(name: &str, args: &str) -> String {
-        clean(&format!("{name} {}", excerpt(args, 72)))
+        let v: serde_json::Value = serde_json::from_str(args).unwrap_or_default();
+        let s = |k: &str| v[k].as_str().unwrap_or("").to_string();
+        let what = match name {
+            "shell" => format!("$ {}", s("command")),
+            "read_file" | "write_file" | "edit_file" => s("path"),
+            "glob" | "grep" => match v["path"].as_str() {
+                Some(p) => format!("{} in {p}", s("pattern")),
+                None => s("pattern"),
+            },
+            _ => args.to_string(),
+        };
+        clean(&format!("{name} {}", excerpt(&what, 72)))
     }
 
     fn style(template: &str) -> ProgressStyle {

@@ -47,8 +47,79 @@ pub(crate) trait Asker: Send + Sync {
 /// What this session allowed by answer, and `/yolo`.
 #[derive(Debug, Default)]
 pub(crate) struct SessionApprovals {
-    pub allowed: Vec<String>,
+    pub allowed: Vec<Grant>,
     pub yolo: bool,
+}
+
+/// What an answer of "this session" or "always" lets run from then on: a
+/// tool — and for `shell`, only commands that start as the asked one did
+/// and chain nothing after (`git status` covers `git status -s`, never
+/// `git status; rm -rf ~`).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Grant {
+    pub tool: String,
+    /// The command prefix of a `shell` grant.
+    pub prefix: Option<String>,
+}
+
+/// Characters after which a shell command could do anything else.
+const CHAINING: &[char] = &[';', '&', '|', '`', '$', '<', '>', '(', ')', '\n', '\\'];
+
+impl Grant {
+    /// The standing grant an answer about this call gives; `None` for a
+    /// `shell` command that chains or substitutes (allowed once only).
+    pub(crate) fn for_call(tool: &str, args: &Value) -> Option<Grant> {
+        if tool != "shell" {
+            return Some(Grant {
+                tool: tool.to_string(),
+                prefix: None,
+            });
+        }
+        let command = args["command"].as_str()?.trim();
+        if command.is_empty() || command.contains(CHAINING) {
+            return None;
+        }
+        // The program and, unless it is an option or a path, its subcommand.
+        let mut words = command.split_whitespace();
+        let program = words.next()?;
+        let prefix = match words.next() {
+            Some(sub) if !sub.starts_with('-') && !sub.contains(['/', '.', '=', '*']) => {
+                format!("{program} {sub}")
+            }
+            _ => program.to_string(),
+        };
+        Some(Grant {
+            tool: tool.to_string(),
+            prefix: Some(prefix),
+        })
+    }
+
+    pub(crate) fn covers(&self, tool: &str, args: &Value) -> bool {
+        if self.tool != tool {
+            return false;
+        }
+        match (&self.prefix, args["command"].as_str()) {
+            (None, _) => true,
+            (Some(p), Some(c)) => {
+                regex::Regex::new(&Grant::pattern(p)).is_ok_and(|re| re.is_match(c.trim()))
+            }
+            (Some(_), None) => false,
+        }
+    }
+
+    /// The argument condition of a `shell` grant, as a rule's regex.
+    pub(crate) fn pattern(prefix: &str) -> String {
+        crate::config::edit::command_prefix_pattern(prefix)
+    }
+}
+
+impl std::fmt::Display for Grant {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.prefix {
+            Some(p) => write!(f, "{} `{p} …`", self.tool),
+            None => f.write_str(&self.tool),
+        }
+    }
 }
 
 pub(crate) type Shared = Arc<Mutex<SessionApprovals>>;
@@ -89,6 +160,32 @@ impl Gate {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_shell_grant_covers_its_prefix_and_nothing_chained() {
+        let shell = |c: &str| serde_json::json!({ "command": c });
+        let g = Grant::for_call("shell", &shell("git status -s")).unwrap();
+        assert_eq!(g.prefix.as_deref(), Some("git status"));
+        assert!(g.covers("shell", &shell("git status")));
+        assert!(g.covers("shell", &shell("git status --short src")));
+        assert!(!g.covers("shell", &shell("git status; rm -rf ~")));
+        assert!(!g.covers("shell", &shell("git status $(curl x)")));
+        assert!(!g.covers("shell", &shell("git push")));
+        assert!(!g.covers("shell", &shell("git statusx")));
+        assert_eq!(
+            Grant::for_call("shell", &shell("ls -la"))
+                .unwrap()
+                .prefix
+                .as_deref(),
+            Some("ls")
+        );
+        assert_eq!(
+            Grant::for_call("shell", &shell("make && make install")),
+            None
+        );
+        let any = Grant::for_call("mcp__files__write_file", &serde_json::json!({})).unwrap();
+        assert!(any.covers("mcp__files__write_file", &serde_json::json!({"path": "x"})));
+    }
 
     #[tokio::test]
     async fn slots_take_their_turn_in_order_whatever_order_they_finish() {

@@ -13,7 +13,7 @@ use crate::config::{ApprovalSettings, Decision, HooksSettings};
 use approval::Approvals;
 pub(crate) use approval::{By, Hints, Outcome, Subject, UserAnswer};
 pub(crate) use ask::Gate;
-pub(crate) use ask::{Answer, Asker, Question};
+pub(crate) use ask::{Answer, Asker, Grant, Question};
 pub(crate) use hooks::{Hook, HookAnswer, HookCall, HookContext, HookEvent, HookVerdict};
 
 #[derive(Clone)]
@@ -175,7 +175,7 @@ impl Policy {
         if s.yolo {
             return Outcome::new(Decision::Allow, By::YoloCommand);
         }
-        if o.decision == Decision::Ask && s.allowed.contains(&tool.name) {
+        if o.decision == Decision::Ask && s.allowed.iter().any(|g| g.covers(&tool.name, args)) {
             return Outcome::new(Decision::Allow, By::User(UserAnswer::ForSession));
         }
         o
@@ -190,17 +190,18 @@ impl Policy {
         self.asker.as_ref()
     }
 
-    /// Runs `tool` without asking for the rest of the session.
-    pub(crate) fn allow_for_session(&self, tool: &str) {
+    /// Lets what `grant` covers run without asking for the rest of the
+    /// session.
+    pub(crate) fn allow_for_session(&self, grant: Grant) {
         if let Ok(mut s) = self.session.lock() {
-            if !s.allowed.iter().any(|t| t == tool) {
-                s.allowed.push(tool.to_string());
+            if !s.allowed.contains(&grant) {
+                s.allowed.push(grant);
             }
         }
     }
 
-    /// The tools this session's answers allowed.
-    pub(crate) fn allowed_this_session(&self) -> Vec<String> {
+    /// What this session's answers allowed.
+    pub(crate) fn allowed_this_session(&self) -> Vec<Grant> {
         self.session
             .lock()
             .map(|s| s.allowed.clone())

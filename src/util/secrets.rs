@@ -72,33 +72,104 @@ pub(crate) fn looks_secret(name: &str) -> bool {
         || n.starts_with("pat_")
 }
 
-fn patterns() -> &'static [(Regex, &'static str)] {
-    static P: OnceLock<Vec<(Regex, &'static str)>> = OnceLock::new();
-    P.get_or_init(|| {
-        [
-            // Authorization schemes
-            (
-                r"(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{8,}",
-                "${1} ****",
-            ),
-            // Well-known token shapes
-            (r"\b(sk|pk|rk)-[A-Za-z0-9_-]{16,}", "${1}-****"),
-            (r"\bAKIA[0-9A-Z]{16}\b", "AKIA****"),
-            (r"\b(gh[pousr]_)[A-Za-z0-9]{20,}", "${1}****"),
-            (r"\b(github_pat_)[A-Za-z0-9_]{20,}", "${1}****"),
-            (r"\b(xox[abprs]-)[A-Za-z0-9-]{10,}", "${1}****"),
-        ]
-        .into_iter()
-        .filter_map(|(re, to)| Regex::new(re).ok().map(|r| (r, to)))
-        .collect()
-    })
+/// A token shape: cheap needles that must occur for it to be looked for
+/// (most text has none, and compiling a pattern costs more than a whole
+/// run of hermes' start-up), the pattern, compiled on first need, and
+/// what a match becomes.
+struct Shape {
+    needles: &'static [&'static str],
+    pattern: &'static str,
+    to: &'static str,
+    compiled: OnceLock<Option<Regex>>,
 }
 
-/// URLs in free text, for the password and secret query values in them.
-fn urls() -> Option<&'static Regex> {
-    static U: OnceLock<Option<Regex>> = OnceLock::new();
-    U.get_or_init(|| Regex::new(r#"[A-Za-z][A-Za-z0-9+.-]*://[^\s"'<>`]+"#).ok())
-        .as_ref()
+impl Shape {
+    const fn new(
+        needles: &'static [&'static str],
+        pattern: &'static str,
+        to: &'static str,
+    ) -> Shape {
+        Shape {
+            needles,
+            pattern,
+            to,
+            compiled: OnceLock::new(),
+        }
+    }
+
+    /// `lower`: `text` in ASCII lower case, for needles written so.
+    fn mask<'a>(&self, text: Cow<'a, str>, lower: &str) -> Cow<'a, str> {
+        let hit = |n: &&str| {
+            text.contains(n) || (n.bytes().all(|b| b.is_ascii_lowercase()) && lower.contains(n))
+        };
+        if !self.needles.iter().any(hit) {
+            return text;
+        }
+        match self.compiled.get_or_init(|| Regex::new(self.pattern).ok()) {
+            Some(re) if re.is_match(&text) => {
+                Cow::Owned(re.replace_all(&text, self.to).into_owned())
+            }
+            _ => text,
+        }
+    }
+}
+
+static SHAPES: [Shape; 6] = [
+    // Authorization schemes (ASCII word boundaries: quicker to compile).
+    Shape::new(
+        &["bearer", "basic"],
+        r"(?i)(?-u:\b)(bearer|basic)\s+[A-Za-z0-9._~+/=-]{8,}",
+        "${1} ****",
+    ),
+    Shape::new(
+        &["sk-", "pk-", "rk-"],
+        r"(?-u:\b)(sk|pk|rk)-[A-Za-z0-9_-]{16,}",
+        "${1}-****",
+    ),
+    Shape::new(&["AKIA"], r"(?-u:\b)AKIA[0-9A-Z]{16}(?-u:\b)", "AKIA****"),
+    Shape::new(
+        &["ghp_", "gho_", "ghu_", "ghs_", "ghr_"],
+        r"(?-u:\b)(gh[pousr]_)[A-Za-z0-9]{20,}",
+        "${1}****",
+    ),
+    Shape::new(
+        &["github_pat_"],
+        r"(?-u:\b)(github_pat_)[A-Za-z0-9_]{20,}",
+        "${1}****",
+    ),
+    Shape::new(
+        &["xoxa-", "xoxb-", "xoxp-", "xoxr-", "xoxs-"],
+        r"(?-u:\b)(xox[abprs]-)[A-Za-z0-9-]{10,}",
+        "${1}****",
+    ),
+];
+
+/// Every URL in `text` (`scheme://…` up to a space or a quote) through
+/// [`mask_url`].
+fn mask_urls(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("://") {
+        // The scheme: letters, digits, `+`, `.`, `-` before `://`.
+        let scheme_start = rest[..at]
+            .char_indices()
+            .rev()
+            .take_while(|(_, c)| c.is_ascii_alphanumeric() || "+.-".contains(*c))
+            .last()
+            .map_or(at, |(i, _)| i);
+        let end = rest[at..]
+            .find(|c: char| c.is_whitespace() || "\"'<>`".contains(c))
+            .map_or(rest.len(), |e| at + e);
+        out.push_str(&rest[..scheme_start]);
+        if scheme_start == at {
+            out.push_str(&rest[at..end]);
+        } else {
+            out.push_str(&mask_url(&rest[scheme_start..end]));
+        }
+        rest = &rest[end..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// One URL with its password (`user:****@`) and the values of its query
@@ -157,16 +228,12 @@ pub(crate) fn mask_known(text: &str) -> Cow<'_, str> {
 /// errors, warnings, notes and listings.
 pub(crate) fn mask(text: &str) -> Cow<'_, str> {
     let mut out = mask_known(text);
-    if let Some(urls) = urls().filter(|u| u.is_match(&out)) {
-        out = Cow::Owned(
-            urls.replace_all(&out, |c: &regex::Captures<'_>| mask_url(&c[0]))
-                .into_owned(),
-        );
+    if out.contains("://") {
+        out = Cow::Owned(mask_urls(&out));
     }
-    for (re, to) in patterns() {
-        if re.is_match(&out) {
-            out = Cow::Owned(re.replace_all(&out, *to).into_owned());
-        }
+    let lower = out.to_ascii_lowercase();
+    for shape in &SHAPES {
+        out = shape.mask(out, &lower);
     }
     out
 }

@@ -8,15 +8,6 @@ use serde_json::{json, Value};
 
 use crate::support::{call_id, Reply, TestEnv};
 
-fn tool_names(req: &Value) -> Vec<String> {
-    req["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["function"]["name"].as_str().unwrap().to_string())
-        .collect()
-}
-
 /// The raw `"tools":[…]` text of a request body.
 fn tools_bytes(body: &str) -> &str {
     let start = body.find("\"tools\":[").unwrap();
@@ -41,7 +32,7 @@ fn bridge_tools_replace_mcp_tools_and_stay_byte_identical() {
 
     let reqs = env.fake.requests();
     assert_eq!(
-        tool_names(&reqs[0].json()),
+        crate::support::tool_names(&reqs[0].json()),
         ["tool_search", "tool_describe", "tool_call"]
     );
     let t0 = tools_bytes(reqs[0].body_str());
@@ -278,7 +269,7 @@ fn a_model_that_sees_only_the_bridge_finds_and_calls_real_tools() {
         .ok();
     let reqs = env.fake.requests();
     assert_eq!(
-        tool_names(&reqs[0].json()),
+        crate::support::tool_names(&reqs[0].json()),
         ["tool_search", "tool_describe", "tool_call"]
     );
     let search: Value =
@@ -313,12 +304,12 @@ fn auto_defers_past_the_tool_count_threshold() {
     env.run(&["-c", "tools.defer_max_tools=5", "-q", "hi"]).ok();
     let reqs = env.fake.requests();
     assert_eq!(
-        tool_names(&reqs[0].json()).len(),
+        crate::support::tool_names(&reqs[0].json()).len(),
         9,
         "9 tools are under the default threshold"
     );
     assert_eq!(
-        tool_names(&reqs[1].json()),
+        crate::support::tool_names(&reqs[1].json()),
         ["tool_search", "tool_describe", "tool_call"]
     );
 }

@@ -1,5 +1,6 @@
 mod approvals;
 mod bridge;
+mod builtin;
 mod config;
 mod connectors;
 mod errors;

@@ -93,7 +93,7 @@ fn slash_stop_in_a_terminal_stops_the_running_turn() {
 /// hermes' REPL in a pseudo-terminal (`script`, which copies the screen to
 /// `typescript`), started: its session file exists, so what is typed from
 /// now on is read by its line editor.
-fn repl_in_a_terminal(
+pub(crate) fn repl_in_a_terminal(
     env: &TestEnv,
     typescript: &std::path::Path,
 ) -> (std::process::Child, std::process::ChildStdin) {

@@ -57,17 +57,6 @@ fn reverse_finishing_batch(tag: &str) -> String {
     ])
 }
 
-fn tool_names(req: &Value) -> Vec<String> {
-    req["tools"]
-        .as_array()
-        .map(|t| {
-            t.iter()
-                .map(|t| t["function"]["name"].as_str().unwrap().to_string())
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
 #[test]
 fn every_request_starts_with_the_previous_one_across_continue_on_a_parallel_server() {
     let env = TestEnv::new();
@@ -122,13 +111,14 @@ fn every_request_starts_with_the_previous_one_across_continue_on_a_parallel_serv
             "slept 1 ms one-third"
         ]
     );
-    assert!(tool_names(&env.fake.requests()[4].json()).contains(&"tool_call".to_string()));
+    assert!(crate::support::tool_names(&env.fake.requests()[4].json())
+        .contains(&"tool_call".to_string()));
 
     // A new session under the same config now lists the tools directly: the
     // resumed one above kept its bridge tools only because it recorded them.
     env.fake.push(Reply::text("fresh"));
     env.run(&["-q", "new session"]).ok();
-    let fresh = tool_names(&env.fake.requests()[5].json());
+    let fresh = crate::support::tool_names(&env.fake.requests()[5].json());
     assert!(
         fresh.contains(&"mcp__t__echo".to_string()) && !fresh.contains(&"tool_call".to_string()),
         "{fresh:?}"

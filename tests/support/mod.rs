@@ -470,6 +470,18 @@ fn content_text(content: &serde_json::Value) -> String {
     }
 }
 
+/// The names of the tools a Chat Completions request offers, in order.
+pub fn tool_names(req: &serde_json::Value) -> Vec<String> {
+    req["tools"]
+        .as_array()
+        .map(|t| {
+            t.iter()
+                .map(|t| t["function"]["name"].as_str().unwrap().to_string())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// Polls `cond` every 20 ms; fails the test after 20 s, naming `what`.
 pub fn wait_for(what: &str, mut cond: impl FnMut() -> bool) {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);

@@ -24,6 +24,8 @@ const LINE_CHARS: usize = 2000;
 const COUNT_ALL_BELOW: u64 = 16 << 20;
 /// How much of a file's head tells text from binary (a NUL byte).
 const SNIFF: usize = 8192;
+/// Files up to this size are diffed for the approval question.
+const PREVIEW_BYTES: u64 = 4 << 20;
 
 pub(crate) struct ReadFile(pub(crate) Arc<Context>);
 pub(crate) struct WriteFile(pub(crate) Arc<Context>);
@@ -215,12 +217,13 @@ impl Tool for WriteFile {
 
     fn preview(&self, args: &Value) -> Option<String> {
         let path = self.0.workspace.resolve(arg_str(args, "path"));
+        let shown = self.0.workspace.shown(&path);
+        let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+        if size > PREVIEW_BYTES {
+            return Some(format!("(replaces {shown}, {size} bytes, whole)"));
+        }
         let old = std::fs::read_to_string(&path).unwrap_or_default();
-        Some(diff(
-            &self.0.workspace.shown(&path),
-            &old,
-            arg_str(args, "content"),
-        ))
+        Some(diff(&shown, &old, arg_str(args, "content")))
     }
 
     fn call<'a>(
@@ -294,6 +297,10 @@ impl Tool for EditFile {
     fn preview(&self, args: &Value) -> Option<String> {
         let path = self.0.workspace.resolve(arg_str(args, "path"));
         let shown = self.0.workspace.shown(&path);
+        let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+        if size > PREVIEW_BYTES {
+            return None;
+        }
         Some(match planned_edit(&path, &shown, args) {
             Ok(edit) => diff(&shown, &edit.old, &edit.new),
             // An earlier entry of the batch may make it fit before it runs.

@@ -161,7 +161,9 @@ async fn run(ctx: &Context, args: &Value, cancel: &CancellationToken) -> ToolOut
     };
     // The parent's copies of the write end must go, or the read never ends.
     drop(cmd);
-    let group = child.id();
+    // However this call ends — finished, timed out, or dropped by a stop —
+    // the command and everything it started are killed.
+    let _group = Group(child.id());
     let mut reader = match tokio::net::unix::pipe::Receiver::from_owned_fd(reader) {
         Ok(r) => r,
         Err(e) => return ToolOutput::error(format!("cannot read the command's output: {e}")),
@@ -196,7 +198,7 @@ async fn run(ctx: &Context, args: &Value, cancel: &CancellationToken) -> ToolOut
         }
     };
     // Whatever the command left behind goes with it.
-    kill_group(group);
+    drop(_group);
     let _ = child.wait().await;
     let text = out.text();
     let body = if text.trim().is_empty() {
@@ -246,11 +248,18 @@ fn pipe() -> std::io::Result<(OwnedFd, OwnedFd)> {
     Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
 }
 
-fn kill_group(pid: Option<u32>) {
-    if let Some(pid) = pid {
-        // SAFETY: the child leads its own group; its pid is the group id.
-        unsafe {
-            libc::killpg(pid as libc::pid_t, libc::SIGKILL);
+/// A command's process group, killed when this is dropped. While any
+/// member lives the group id stays reserved by the kernel; once none does,
+/// the kill finds nothing.
+struct Group(Option<u32>);
+
+impl Drop for Group {
+    fn drop(&mut self) {
+        if let Some(pid) = self.0 {
+            // SAFETY: the child leads its own group; its pid is the group id.
+            unsafe {
+                libc::killpg(pid as libc::pid_t, libc::SIGKILL);
+            }
         }
     }
 }

@@ -1,0 +1,130 @@
+//! The built-in `read_file` and `grep` over this repository, against `cat`
+//! and `rg` (ripgrep: the same walker and searcher crates, as a program) as
+//! the floor — each a whole run as the model sees it: hermes' tool path
+//! (`tools::Registry::execute`: argument parsing, schema check, the read or
+//! the walk, the output cap) in process, the floors as processes started
+//! from a shell. Interleaved, median of N.
+//!
+//! `cargo bench --bench builtin` prints a Markdown table for
+//! docs/benchmarks.md; `rg` is taken from `PATH` or `.bench-tools/bin`
+//! (`cargo install ripgrep --locked --root .bench-tools`), and its row is
+//! left out when neither has it.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use hermes::config::BuiltinSettings;
+use hermes::session::ToolCall;
+use hermes::tools::Registry;
+use tokio_util::sync::CancellationToken;
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+fn runs() -> usize {
+    std::env::var("HERMES_BENCH_RUNS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(40)
+}
+
+fn rg() -> Option<PathBuf> {
+    let local = Path::new(env!("CARGO_MANIFEST_DIR")).join(".bench-tools/bin/rg");
+    if local.exists() {
+        return Some(local);
+    }
+    std::env::var_os("PATH")?
+        .to_str()?
+        .split(':')
+        .map(|d| Path::new(d).join("rg"))
+        .find(|p| p.exists())
+}
+
+fn process(program: &Path, args: &[&str], dir: &Path) -> Duration {
+    let t = Instant::now();
+    let out = Command::new(program)
+        .args(args)
+        .current_dir(dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .output()
+        .unwrap();
+    let d = t.elapsed();
+    assert!(
+        !out.stdout.is_empty(),
+        "{} printed nothing",
+        program.display()
+    );
+    d
+}
+
+fn main() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let settings = BuiltinSettings {
+        names: vec!["read_file".into(), "grep".into()],
+        ..Default::default()
+    };
+    let tools = Registry::with_builtins(&settings, repo, 64 * 1024).unwrap();
+    let cancel = CancellationToken::new();
+    let file = "src/tools/mod.rs";
+    let lines = std::fs::read_to_string(repo.join(file))
+        .unwrap()
+        .lines()
+        .count();
+    let pattern = "fn [a-z_]+\\(";
+    let call = |name: &str, args: serde_json::Value| ToolCall {
+        id: "call_bench".into(),
+        name: name.into(),
+        arguments: args.to_string(),
+    };
+    let read = call("read_file", serde_json::json!({"path": file}));
+    let grep = call("grep", serde_json::json!({"pattern": pattern}));
+    let timed = |c: &ToolCall| {
+        let t = Instant::now();
+        let out = rt.block_on(tools.execute(c, &cancel));
+        let d = t.elapsed();
+        assert!(!out.is_error, "{}", out.content);
+        d
+    };
+    let cat = Path::new("/bin/cat");
+    let rg = rg();
+    let (mut r_hermes, mut r_cat, mut g_hermes, mut g_rg) = (vec![], vec![], vec![], vec![]);
+    for _ in 0..runs() {
+        r_hermes.push(timed(&read).as_secs_f64() * 1e3);
+        r_cat.push(process(cat, &[file], repo).as_secs_f64() * 1e3);
+        g_hermes.push(timed(&grep).as_secs_f64() * 1e3);
+        if let Some(rg) = &rg {
+            g_rg.push(process(rg, &["-n", pattern], repo).as_secs_f64() * 1e3);
+        }
+    }
+    println!(
+        "| measure ({} runs each, interleaved, release) | median | floor | ratio |",
+        runs()
+    );
+    println!("|---|---|---|---|");
+    let (h, c) = (median(r_hermes), median(r_cat));
+    println!(
+        "| `read_file` {file} ({lines} lines) vs `cat` | {h:.3} ms | {c:.3} ms | {:.2} |",
+        h / c
+    );
+    let h = median(g_hermes);
+    match rg {
+        Some(_) => {
+            let f = median(g_rg);
+            println!(
+                "| `grep` `{pattern}` over the repository vs `rg -n` | {h:.3} ms | {f:.3} ms | {:.2} |",
+                h / f
+            );
+        }
+        None => println!(
+            "| `grep` `{pattern}` over the repository (no `rg` found for the floor) | {h:.3} ms | — | — |"
+        ),
+    }
+}
