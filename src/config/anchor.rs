@@ -12,7 +12,7 @@
 //! project folder, so its relative arguments (`node ./build/index.js`) are
 //! the project's too; a hook's arguments are relative to the working folder.
 
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 /// Anchors the relative programs and folders of one layer at `base`; a
 /// `project` layer's servers without a `cwd` run in `base`.
@@ -75,20 +75,9 @@ fn anchor_shell(cmd: &str, base: &Path) -> String {
     }
 }
 
-/// `base/rel` with `.` and `..` resolved by their text: the file need not
-/// exist yet, and a `..` must not climb out through a symlink.
+/// `base/rel` with `.` and `..` resolved by their text.
 fn join(base: &Path, rel: &str) -> PathBuf {
-    let mut out = base.to_path_buf();
-    for c in Path::new(rel).components() {
-        match c {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other.as_os_str()),
-        }
-    }
-    out
+    crate::util::path::normalize(&base.join(rel))
 }
 
 fn path_text(p: &Path) -> String {

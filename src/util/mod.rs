@@ -5,6 +5,7 @@
 pub(crate) mod child_env;
 pub(crate) mod glob;
 pub(crate) mod hash;
+pub(crate) mod path;
 pub(crate) mod private;
 pub(crate) mod sanitize;
 pub(crate) mod secrets;

@@ -10,7 +10,7 @@ use futures_util::future::BoxFuture;
 use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
-use super::{arg_str, Context};
+use super::{arg_str, blocking, Context};
 use crate::call::ToolOutput;
 use crate::policy::Hints;
 use crate::provider::ToolSpec;
@@ -418,13 +418,6 @@ pub(crate) fn diff(shown: &str, old: &str, new: &str) -> String {
         .context_radius(3)
         .header(&format!("a/{shown}"), &format!("b/{shown}"))
         .to_string()
-}
-
-/// File work off the runtime's one thread.
-async fn blocking(f: impl FnOnce() -> ToolOutput + Send + 'static) -> ToolOutput {
-    tokio::task::spawn_blocking(f)
-        .await
-        .unwrap_or_else(|e| ToolOutput::error(format!("the tool stopped: {e}")))
 }
 
 pub(crate) fn path_arg(ctx: &Context, args: &Value, key: &str) -> PathBuf {

@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
 use super::files::path_arg;
-use super::{arg_str, Context};
+use super::{arg_str, blocking, Context};
 use crate::call::ToolOutput;
 use crate::policy::Hints;
 use crate::provider::ToolSpec;
@@ -239,12 +239,6 @@ fn walker(base: &Path, glob: Option<&str>) -> Result<ignore::WalkBuilder, String
         w.overrides(o);
     }
     Ok(w)
-}
-
-async fn blocking(f: impl FnOnce() -> ToolOutput + Send + 'static) -> ToolOutput {
-    tokio::task::spawn_blocking(f)
-        .await
-        .unwrap_or_else(|e| ToolOutput::error(format!("the tool stopped: {e}")))
 }
 
 #[cfg(test)]

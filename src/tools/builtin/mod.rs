@@ -23,6 +23,7 @@ use echo::Echo;
 use workspace::Workspace;
 
 use super::Tool;
+use crate::call::ToolOutput;
 use crate::config::{BuiltinSettings, Concurrency};
 use crate::policy::Hints;
 
@@ -135,4 +136,11 @@ pub(crate) fn tools(
 /// A string argument, `""` when missing (the schema check has run).
 fn arg_str<'a>(args: &'a Value, key: &str) -> &'a str {
     args[key].as_str().unwrap_or("")
+}
+
+/// File and tree work off the runtime's one thread.
+async fn blocking(f: impl FnOnce() -> ToolOutput + Send + 'static) -> ToolOutput {
+    tokio::task::spawn_blocking(f)
+        .await
+        .unwrap_or_else(|e| ToolOutput::error(format!("the tool stopped: {e}")))
 }

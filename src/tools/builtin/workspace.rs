@@ -3,7 +3,7 @@
 //! decided on the real path — symlinks resolved — so a link in the folder
 //! that points out of it is outside.
 
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 #[derive(Debug, Clone)]
 pub(crate) struct Workspace {
@@ -39,7 +39,7 @@ impl Workspace {
         } else {
             self.root.join(p)
         };
-        normalize(&joined)
+        crate::util::path::normalize(&joined)
     }
 
     /// Whether `path` (as [`Workspace::resolve`] gave it) is inside the
@@ -57,21 +57,6 @@ impl Workspace {
             Err(_) => path.display().to_string(),
         }
     }
-}
-
-/// `.` and `..` resolved by their text.
-fn normalize(p: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for c in p.components() {
-        match c {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other.as_os_str()),
-        }
-    }
-    out
 }
 
 /// The real path of `path`: its nearest existing ancestor canonicalized,
