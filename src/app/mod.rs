@@ -65,7 +65,7 @@ async fn run(cli: Cli) -> Result<(), CommandError> {
     match &cli.command {
         Some(Command::Config { action }) => commands::config::run(action, &ctx),
         Some(Command::Sessions { action }) => commands::sessions::run(action, &ctx),
-        Some(Command::Mcp { action }) => commands::mcp::run(action, &ctx).await,
+        Some(Command::Mcp { action }) => commands::mcp::run(action, cli.json, &ctx).await,
         Some(Command::Hooks { action }) => commands::hooks::run(action, &ctx).await,
         Some(Command::Completions { shell }) => {
             commands::completions::run(*shell);

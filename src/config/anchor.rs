@@ -36,7 +36,7 @@ pub(super) fn anchor(layer: &mut toml::Table, base: &Path, project: bool) {
                     let anchored = path_text(&join(base, cwd.as_str()));
                     *cwd = anchored;
                 }
-            } else if project {
+            } else if project && server.contains_key("command") {
                 server.insert("cwd".into(), toml::Value::String(path_text(base)));
             }
         }

@@ -331,7 +331,27 @@ impl ToolsSection {
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct McpServerEntry {
+    /// The program of a local server (stdio); exactly one of `command` and
+    /// `url` is set.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub command: String,
+    /// The endpoint of a remote server (streamable HTTP, `https://…/mcp`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// HTTP headers sent with every request to a remote server.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub headers: BTreeMap<String, String>,
+    /// The variable holding a bearer token for a remote server.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bearer_token_env: Option<String>,
+    /// How the server's `elicitation/create` requests are answered:
+    /// `"ask"` (the default), `"decline"`, or `"defaults"`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub elicitation: Option<Elicitation>,
+    /// OAuth for a remote server: a pre-registered client, or a client ID
+    /// metadata document (else dynamic registration).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub oauth: Option<OAuthEntry>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub args: Vec<String>,
     /// Added to the server's environment, which otherwise holds only a safe base
@@ -350,6 +370,36 @@ pub struct McpServerEntry {
     pub tool_timeout_ms: Option<NonZeroU64>,
     #[serde(default, skip_serializing_if = "ToolFilter::is_empty")]
     pub tools: ToolFilter,
+}
+
+/// How a server's request for input from the user is answered.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Elicitation {
+    /// Asked in the REPL; declined where nobody can answer.
+    Ask,
+    Decline,
+    /// Accepted with the schema's defaults when every required field has
+    /// one; else declined.
+    Defaults,
+}
+
+/// `[mcp_servers.NAME.oauth]`
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct OAuthEntry {
+    /// A client registered with the authorization server beforehand.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub client_id: Option<String>,
+    /// The variable holding that client's secret.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub client_secret_env: Option<String>,
+    /// A client ID metadata document URL, used when the server supports it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub client_metadata_url: Option<String>,
+    /// Scopes to ask for when the server does not say.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub scopes: Vec<String>,
 }
 
 /// How many calls a server takes at once: `"serial"` (one, in order),

@@ -27,8 +27,55 @@ pub(super) fn read_text(path: &Path, required: bool) -> Result<Option<String>, C
 }
 
 pub(super) fn parse_layer(path: &Path, text: &str) -> Result<toml::Table, ConfigError> {
-    toml::from_str::<ConfigFile>(text).map_err(|e| located(path, text, &e))?;
+    let file = toml::from_str::<ConfigFile>(text).map_err(|e| located(path, text, &e))?;
+    check_servers(&file, path, text)?;
     toml::from_str::<toml::Table>(text).map_err(|e| located(path, text, &e))
+}
+
+/// A server is local (`command`) or remote (`url`), never both or neither,
+/// and the keys of the one kind are not set on the other.
+fn check_servers(file: &ConfigFile, path: &Path, text: &str) -> Result<(), ConfigError> {
+    for (name, s) in &file.mcp_servers {
+        let table = format!("mcp_servers.{name}");
+        let problem = match (&s.url, s.command.is_empty()) {
+            (Some(_), false) => Some((
+                "command",
+                "set `command` (a local server) or `url` (a remote one), not both",
+            )),
+            (None, true) => Some((
+                "command",
+                "missing key `command` (a local server) or `url` (a remote one)",
+            )),
+            (Some(u), true) if !(u.starts_with("https://") || u.starts_with("http://")) => {
+                Some(("url", "expected an http:// or https:// URL"))
+            }
+            (None, false) if !s.headers.is_empty() => {
+                Some(("headers", "`headers` are for a remote server (`url`)"))
+            }
+            (None, false) if s.bearer_token_env.is_some() => Some((
+                "bearer_token_env",
+                "`bearer_token_env` is for a remote server (`url`)",
+            )),
+            (None, false) if s.oauth.is_some() => {
+                Some(("oauth", "`oauth` is for a remote server (`url`)"))
+            }
+            _ => None,
+        };
+        if let Some((key, message)) = problem {
+            let header = format!("[{table}]");
+            let line = text
+                .lines()
+                .position(|l| l.trim() == header)
+                .map_or(0, |i| i + 1);
+            return Err(ConfigError::Invalid {
+                file: path.to_path_buf(),
+                line,
+                key: format!("{table}.{key}"),
+                message: message.to_string(),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// Turns a toml error into `file:line: key: message`.
@@ -183,6 +230,30 @@ mod tests {
         let msg = err.to_string();
         assert!(msg.starts_with("c.toml:1: max_turns: "), "{msg}");
         assert!(msg.contains("invalid type"), "{msg}");
+    }
+
+    #[test]
+    fn a_server_is_local_or_remote() {
+        let err = |t: &str| parse_layer(Path::new("c.toml"), t).unwrap_err().to_string();
+        assert_eq!(
+            err("[mcp_servers.x]\ncommand = \"a\"\nurl = \"https://h/mcp\"\n"),
+            "c.toml:1: mcp_servers.x.command: set `command` (a local server) or `url` (a remote one), not both"
+        );
+        assert_eq!(
+            err("model = \"m\"\n[mcp_servers.x]\nargs = []\n"),
+            "c.toml:2: mcp_servers.x.command: missing key `command` (a local server) or `url` (a remote one)"
+        );
+        assert!(err("[mcp_servers.x]\nurl = \"ftp://h\"\n")
+            .contains("mcp_servers.x.url: expected an http"));
+        assert!(
+            err("[mcp_servers.x]\ncommand = \"a\"\nbearer_token_env = \"T\"\n")
+                .contains("is for a remote server")
+        );
+        parse_layer(
+            Path::new("c.toml"),
+            "[mcp_servers.x]\nurl = \"https://h/mcp\"\nheaders = { X-A = \"1\" }\nbearer_token_env = \"T\"\n[mcp_servers.x.oauth]\nclient_id = \"c\"\n",
+        )
+        .unwrap();
     }
 
     #[test]

@@ -15,15 +15,16 @@ use std::path::{Path, PathBuf};
 
 pub use file::{
     ApprovalMode, ApprovalsSection, Concurrency, ConfigFile, ConnectorsSection, Decision,
-    DeferMode, HookEntry, HooksSection, LimitsSection, McpServerEntry, ProviderEntry, ProviderKind,
-    ShellSandbox, ShellSection, ThinkingMode, ToolFilter, ToolsSection, WarmUp,
+    DeferMode, Elicitation, HookEntry, HooksSection, LimitsSection, McpServerEntry, OAuthEntry,
+    ProviderEntry, ProviderKind, ShellSandbox, ShellSection, ThinkingMode, ToolFilter,
+    ToolsSection, WarmUp,
 };
 pub use paths::{project_config, Paths};
 pub use settings::{
     approval_settings, defaults, mcp_servers, resolve, ApprovalRule, ApprovalSettings,
     BuiltinSettings, ConnectorSettings, DeferPolicy, HookSettings, HooksSettings, Limits,
-    McpServerSettings, ProviderSettings, RetryPolicy, RuleOrigin, Settings, ShellSettings,
-    SystemPrompt, Thinking,
+    McpServerSettings, ProviderSettings, RemoteSettings, RetryPolicy, RuleOrigin, Settings,
+    ShellSettings, SystemPrompt, Thinking,
 };
 
 #[derive(Debug, thiserror::Error)]

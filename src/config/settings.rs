@@ -173,7 +173,11 @@ impl Default for DeferPolicy {
 /// One configured MCP server, defaults filled in.
 #[derive(Debug, Clone, PartialEq)]
 pub struct McpServerSettings {
+    /// A local server's program; empty for a remote one.
     pub command: String,
+    /// A remote server: its endpoint, headers and credentials.
+    pub remote: Option<RemoteSettings>,
+    pub elicitation: super::Elicitation,
     pub args: Vec<String>,
     pub env: BTreeMap<String, String>,
     /// The server's working directory; hermes' own when not configured.
@@ -187,10 +191,27 @@ pub struct McpServerSettings {
     pub limits: Limits,
 }
 
+/// A remote server's endpoint and how hermes proves who it is to it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RemoteSettings {
+    pub url: String,
+    pub headers: BTreeMap<String, String>,
+    /// The variable holding a bearer token (sent as `Authorization`).
+    pub bearer_token_env: Option<String>,
+    pub oauth: super::OAuthEntry,
+}
+
 impl McpServerSettings {
     pub fn from_entry(e: &McpServerEntry) -> McpServerSettings {
         McpServerSettings {
             command: e.command.clone(),
+            remote: e.url.as_ref().map(|url| RemoteSettings {
+                url: url.clone(),
+                headers: e.headers.clone(),
+                bearer_token_env: e.bearer_token_env.clone(),
+                oauth: e.oauth.clone().unwrap_or_default(),
+            }),
+            elicitation: e.elicitation.unwrap_or(super::Elicitation::Ask),
             args: e.args.clone(),
             env: e.env.clone(),
             cwd: e.cwd.clone(),

@@ -1,5 +1,7 @@
-//! The MCP session with one server over its stdio pipes: handshake, paginated
-//! `tools/list`, `tools/call`, and `notifications/tools/list_changed`.
+//! The MCP session with one server, over its stdio pipes or HTTP:
+//! handshake, paginated `tools/list`, `tools/call`,
+//! `notifications/tools/list_changed`, progress, and the server's requests
+//! for input from the user (elicitation).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -33,6 +35,12 @@ pub(super) struct Handler {
     server: String,
     on_tools: Option<OnToolsChanged>,
     progress: ProgressSink,
+    /// How the server's `elicitation/create` requests are answered.
+    elicitation: crate::config::Elicitation,
+    /// The protocol version offered: local servers stay on 2025-06-18 (on
+    /// which they send list_changed as plain notifications); remote ones
+    /// are offered 2025-11-25 and may answer with an older version.
+    version: ProtocolVersion,
     /// Coalesces `tools/list_changed`: a server may announce a change any
     /// number of times, but at most one listing runs and one waits.
     listing: std::sync::Mutex<Listing>,
@@ -47,13 +55,24 @@ struct Listing {
 
 impl ClientHandler for Handler {
     fn get_info(&self) -> ClientConfig {
-        // Pinned to a version with the initialize handshake, on which servers
-        // send list_changed as plain notifications.
+        // Elicitation is declared only when it can be answered.
+        let mut caps = ClientCapabilities::default();
+        if self.elicitation == crate::config::Elicitation::Defaults {
+            caps.elicitation = Some(Default::default());
+        }
         ClientConfig::new(
-            ClientCapabilities::default(),
+            caps,
             Implementation::new("hermes", env!("CARGO_PKG_VERSION")),
         )
-        .with_protocol_version(ProtocolVersion::V_2025_06_18)
+        .with_protocol_version(self.version.clone())
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: rmcp::model::ElicitRequestParams,
+        _cx: rmcp::service::RequestContext<RoleClient>,
+    ) -> Result<rmcp::model::ElicitResult, rmcp::ErrorData> {
+        Ok(super::elicit::answer(self.elicitation, &request))
     }
 
     async fn on_progress(
@@ -122,29 +141,57 @@ impl Handler {
 
 pub(super) type Service = RunningService<RoleClient, Handler>;
 
+#[derive(Debug)]
 pub(super) enum ConnectError {
     Timeout,
-    Failed(String),
+    Failed(Box<rmcp::service::ClientInitializeError>),
 }
 
-/// The handshake over the server's pipes, bounded by `timeout`.
-pub(super) async fn connect(
-    server: &str,
-    stdout: super::pipes::Watched<tokio::process::ChildStdout>,
-    stdin: super::pipes::Noted<tokio::process::ChildStdin>,
-    on_tools: Option<OnToolsChanged>,
-    progress: ProgressSink,
+impl std::fmt::Display for ConnectError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ConnectError::Timeout => f.write_str("no answer to the handshake in time"),
+            ConnectError::Failed(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl Handler {
+    pub(super) fn new(
+        server: &str,
+        on_tools: Option<OnToolsChanged>,
+        progress: ProgressSink,
+        elicitation: crate::config::Elicitation,
+        remote: bool,
+    ) -> Handler {
+        Handler {
+            server: server.to_string(),
+            on_tools,
+            progress,
+            elicitation,
+            version: if remote {
+                ProtocolVersion::V_2025_11_25
+            } else {
+                ProtocolVersion::V_2025_06_18
+            },
+            listing: Default::default(),
+        }
+    }
+}
+
+/// The MCP handshake over `transport`, bounded by `timeout`.
+pub(super) async fn serve<T, E, A>(
+    handler: Handler,
+    transport: T,
     timeout: Duration,
-) -> Result<Service, ConnectError> {
-    let handler = Handler {
-        server: server.to_string(),
-        on_tools,
-        progress,
-        listing: Default::default(),
-    };
-    match tokio::time::timeout(timeout, handler.serve((stdout, stdin))).await {
+) -> Result<Service, ConnectError>
+where
+    T: rmcp::transport::IntoTransport<RoleClient, E, A>,
+    E: std::error::Error + Send + Sync + 'static,
+{
+    match tokio::time::timeout(timeout, handler.serve(transport)).await {
         Err(_) => Err(ConnectError::Timeout),
-        Ok(Err(e)) => Err(ConnectError::Failed(e.to_string())),
+        Ok(Err(e)) => Err(ConnectError::Failed(Box::new(e))),
         Ok(Ok(s)) => Ok(s),
     }
 }

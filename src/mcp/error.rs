@@ -30,6 +30,15 @@ pub enum ServerError {
         detail: String,
         tail: String,
     },
+    #[error("cannot reach server `{server}` at {url}: {detail}")]
+    Remote {
+        server: String,
+        url: String,
+        detail: String,
+    },
+    /// An OAuth login that is needed, failed or was stopped.
+    #[error("{0}")]
+    Auth(String),
     #[error("server `{server}` did not list its tools within {ms} ms")]
     ListTimeout { server: String, ms: u128 },
     #[error("server `{server}` failed to list its tools: {detail}")]

@@ -4,12 +4,15 @@
 
 mod catalog_cache;
 mod client;
+mod elicit;
 mod error;
 pub mod naming;
 mod notices;
+pub(crate) mod oauth;
 mod pipes;
 mod process;
 mod registry;
+mod remote;
 mod result;
 mod server;
 

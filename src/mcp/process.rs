@@ -113,6 +113,11 @@ pub(super) struct ServerProcess {
 pub(super) struct ExitWatch(Option<Arc<tokio::io::unix::AsyncFd<std::os::fd::OwnedFd>>>);
 
 impl ExitWatch {
+    /// One that never tells (a remote server has no process).
+    pub(super) fn never() -> ExitWatch {
+        ExitWatch(None)
+    }
+
     fn of(pid: Option<u32>) -> ExitWatch {
         #[cfg(target_os = "linux")]
         if let Some(pid) = pid {

@@ -77,6 +77,11 @@ impl McpRegistry {
         let generation = Arc::new(AtomicU64::new(1));
         let progress: super::client::ProgressSink = Arc::default();
         let notices = super::notices::Notices::default();
+        let shared = super::server::Shared {
+            generation: generation.clone(),
+            progress: progress.clone(),
+            notices: notices.clone(),
+        };
         let mut servers = Vec::new();
         for (name, entry) in entries {
             check_name(name)?;
@@ -86,11 +91,8 @@ impl McpRegistry {
             servers.push(Arc::new(McpServer::new(
                 name.clone(),
                 entry.clone(),
-                paths.cache_dir.clone(),
-                log_dir(paths),
-                generation.clone(),
-                progress.clone(),
-                notices.clone(),
+                paths,
+                &shared,
             )));
         }
         let width = slots_width(&servers);

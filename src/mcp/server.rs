@@ -19,6 +19,16 @@ use super::result;
 use crate::call::ToolOutput;
 use crate::config::{Concurrency, McpServerSettings};
 
+/// How a call's send ended.
+enum Attempt {
+    Done(ToolOutput),
+    /// A remote server asked for authorization (its `WWW-Authenticate`).
+    Unauthorized(String),
+}
+
+/// Logins one request may go through (the first, then a step-up or two).
+const MAX_AUTH_ROUNDS: u32 = 3;
+
 /// Consecutive crashes after which a server is marked failed for this run.
 pub(super) const MAX_CRASHES: u32 = 3;
 const GRACE: Duration = Duration::from_secs(2);
@@ -39,8 +49,16 @@ async fn stop(state: &mut State) {
             service, process, ..
         }) = Arc::try_unwrap(c)
         {
-            drop(service);
-            process.into_inner().terminate(GRACE).await;
+            match process {
+                Some(p) => {
+                    drop(service);
+                    p.into_inner().terminate(GRACE).await;
+                }
+                // A remote session ends with its DELETE, bounded.
+                None => {
+                    let _ = tokio::time::timeout(GRACE, service.cancel()).await;
+                }
+            }
         }
     }
 }
@@ -63,9 +81,10 @@ impl Drop for InFlight<'_> {
 
 struct Connection {
     service: Service,
-    /// Locked only to read its exit or end it: the calls in flight share
-    /// the connection, and the first of them to see it fail does both.
-    process: Mutex<ServerProcess>,
+    /// A local server's process (a remote one has none). Locked only to
+    /// read its exit or end it: the calls in flight share the connection,
+    /// and the first of them to see it fail does both.
+    process: Option<Mutex<ServerProcess>>,
     /// Messages the client drops (too long, or answering no request).
     seen: Arc<pipes::Seen>,
     /// When the process ends, pipes open or not.
@@ -121,6 +140,16 @@ pub struct McpServer {
     generation: Arc<std::sync::atomic::AtomicU64>,
     progress: client::ProgressSink,
     notices: super::notices::Notices,
+    /// Where a remote server's OAuth tokens are kept.
+    oauth_store: PathBuf,
+}
+
+/// What every server of a registry shares with it.
+pub(crate) struct Shared {
+    /// Bumped whenever any catalog changes.
+    pub(crate) generation: Arc<std::sync::atomic::AtomicU64>,
+    pub(crate) progress: client::ProgressSink,
+    pub(crate) notices: super::notices::Notices,
 }
 
 /// Timing of a start, for `hermes mcp test`.
@@ -136,12 +165,12 @@ impl McpServer {
     pub(crate) fn new(
         name: String,
         entry: McpServerSettings,
-        cache_dir: PathBuf,
-        log_dir: PathBuf,
-        generation: Arc<std::sync::atomic::AtomicU64>,
-        progress: client::ProgressSink,
-        notices: super::notices::Notices,
+        paths: &crate::config::Paths,
+        shared: &Shared,
     ) -> McpServer {
+        let cache_dir = paths.cache_dir.clone();
+        let log_dir = super::registry::log_dir(paths);
+        let oauth_store = super::oauth::store_path(paths, &name);
         let fingerprint = catalog_cache::fingerprint(&entry);
         let permits = match entry.concurrency {
             Concurrency::Serial => 1,
@@ -161,9 +190,10 @@ impl McpServer {
             catalog: RwLock::new(None),
             warmed: Default::default(),
             called: Default::default(),
-            generation,
-            progress,
-            notices,
+            generation: shared.generation.clone(),
+            progress: shared.progress.clone(),
+            notices: shared.notices.clone(),
+            oauth_store,
         }
     }
 
@@ -218,19 +248,37 @@ impl McpServer {
     /// Starts the server if it is not running and refreshes its catalog.
     pub async fn refresh(self: &Arc<Self>) -> Result<StartReport, ServerError> {
         let t0 = Instant::now();
-        let conn = self.ensure_running().await?;
-        let spawn_and_handshake = t0.elapsed();
-        let t1 = Instant::now();
-        let tools = tokio::time::timeout(self.startup_timeout(), client::list_tools(&conn.service))
-            .await
-            .map_err(|_| ServerError::ListTimeout {
-                server: self.name.clone(),
-                ms: self.startup_timeout().as_millis(),
-            })?
-            .map_err(|e| ServerError::List {
-                server: self.name.clone(),
-                detail: e.to_string(),
-            })?;
+        let mut round = 0;
+        let (conn, spawn_and_handshake, t1, tools) = loop {
+            let conn = self.ensure_running().await?;
+            let spawn_and_handshake = t0.elapsed();
+            let t1 = Instant::now();
+            let listed =
+                tokio::time::timeout(self.startup_timeout(), client::list_tools(&conn.service))
+                    .await
+                    .map_err(|_| ServerError::ListTimeout {
+                        server: self.name.clone(),
+                        ms: self.startup_timeout().as_millis(),
+                    })?;
+            match listed {
+                Ok(tools) => break (conn, spawn_and_handshake, t1, tools),
+                // Authorization asked for mid-session (a server that lets
+                // the handshake through unauthenticated).
+                Err(e) if self.entry.remote.is_some() && e.auth_challenge().is_some() => {
+                    let challenge = e.auth_challenge().unwrap_or_default().to_string();
+                    self.reauthorize(&conn, &challenge, round, &CancellationToken::new())
+                        .await
+                        .map_err(ServerError::Auth)?;
+                    round += 1;
+                }
+                Err(e) => {
+                    return Err(ServerError::List {
+                        server: self.name.clone(),
+                        detail: e.to_string(),
+                    })
+                }
+            }
+        };
         let report = StartReport {
             spawn_and_handshake,
             list: t1.elapsed(),
@@ -262,31 +310,70 @@ impl McpServer {
             }
             _ => {}
         }
-        let spawned = process::spawn(&self.name, &self.entry, &self.log_path)
-            .map_err(|e| ServerError::Spawn(e.to_string()))?;
-        let mut proc_ = spawned.process;
         let weak = Arc::downgrade(self);
         let on_tools: client::OnToolsChanged = Arc::new(move |tools| {
             if let Some(s) = weak.upgrade() {
                 s.set_catalog(tools);
             }
         });
+        let handler = || {
+            client::Handler::new(
+                &self.name,
+                Some(on_tools.clone()),
+                self.progress.clone(),
+                self.entry.elicitation,
+                self.entry.remote.is_some(),
+            )
+        };
+        if let Some(remote) = &self.entry.remote {
+            let connected = super::remote::connect(
+                &self.name,
+                remote,
+                &self.oauth_store,
+                handler,
+                self.startup_timeout(),
+                &CancellationToken::new(),
+            )
+            .await;
+            return match connected {
+                Ok(service) => {
+                    let conn = Arc::new(Connection {
+                        service,
+                        process: None,
+                        seen: Arc::default(),
+                        exited: process::ExitWatch::never(),
+                        in_flight: Default::default(),
+                    });
+                    *state = State::Running(conn.clone());
+                    Ok(conn)
+                }
+                Err(e) => {
+                    let why =
+                        super::remote::error(&self.name, &remote.url, e, self.startup_timeout());
+                    *state = State::Failed(why.clone());
+                    Err(why)
+                }
+            };
+        }
+        let spawned = process::spawn(&self.name, &self.entry, &self.log_path)
+            .map_err(|e| ServerError::Spawn(e.to_string()))?;
+        let mut proc_ = spawned.process;
         let seen = Arc::new(pipes::Seen::default());
-        match client::connect(
-            &self.name,
-            pipes::Watched::new(spawned.stdout, seen.clone()),
-            pipes::Noted::new(spawned.stdin, seen.clone()),
-            Some(on_tools),
-            self.progress.clone(),
+        let connected = client::serve(
+            handler(),
+            (
+                pipes::Watched::new(spawned.stdout, seen.clone()),
+                pipes::Noted::new(spawned.stdin, seen.clone()),
+            ),
             self.startup_timeout(),
         )
-        .await
-        {
+        .await;
+        match connected {
             Ok(service) => {
                 let conn = Arc::new(Connection {
                     service,
                     exited: proc_.exit_watch(),
-                    process: Mutex::new(proc_),
+                    process: Some(Mutex::new(proc_)),
                     seen,
                     in_flight: Default::default(),
                 });
@@ -302,6 +389,7 @@ impl McpServer {
                         tail: proc_.tail.describe(),
                     },
                     ConnectError::Failed(detail) => {
+                        let detail = detail.to_string();
                         match proc_.exit_status(Duration::from_millis(500)).await {
                             Some(_) => ServerError::ExitedBeforeHandshake {
                                 server,
@@ -346,22 +434,99 @@ impl McpServer {
         let Ok(_permit) = permit else {
             return ToolOutput::error(format!("server `{}` is shutting down", self.name));
         };
-        let conn = tokio::select! {
-            biased;
-            _ = cancel.cancelled() => return not_started(),
-            c = self.ensure_running() => match c {
-                Ok(c) => c,
-                Err(why) => return ToolOutput::error(why.to_string()),
-            },
-        };
-        if cancel.is_cancelled() {
-            return not_started();
-        }
-        on_start();
         let arguments = match args {
             serde_json::Value::Object(m) => m,
             _ => serde_json::Map::new(),
         };
+        let mut started = false;
+        // A remote server may ask for authorization, or more of it (step-up),
+        // mid-session: a login, a new session, the call again — a bounded
+        // number of times.
+        for round in 0..=MAX_AUTH_ROUNDS {
+            let conn = tokio::select! {
+                biased;
+                _ = cancel.cancelled() => return not_started(),
+                c = self.ensure_running() => match c {
+                    Ok(c) => c,
+                    Err(why) => return ToolOutput::error(why.to_string()),
+                },
+            };
+            if cancel.is_cancelled() {
+                return not_started();
+            }
+            if !std::mem::replace(&mut started, true) {
+                on_start();
+            }
+            match self
+                .call_once(conn.clone(), tool, arguments.clone(), cancel)
+                .await
+            {
+                Attempt::Done(out) => return out,
+                Attempt::Unauthorized(challenge) => {
+                    if let Err(why) = self.reauthorize(&conn, &challenge, round, cancel).await {
+                        return ToolOutput::error(why);
+                    }
+                }
+            }
+        }
+        ToolOutput::error(format!(
+            "server `{}` kept asking for authorization",
+            self.name
+        ))
+    }
+
+    /// After a server's 401 or 403 mid-session: a login with its challenge
+    /// (the scope it asks for), then a new session on the next request.
+    /// `Err`: why it cannot be done (nobody to ask, too many rounds, the
+    /// login failed or was stopped).
+    async fn reauthorize(
+        &self,
+        conn: &Arc<Connection>,
+        challenge: &str,
+        round: u32,
+        cancel: &CancellationToken,
+    ) -> Result<(), String> {
+        let Some(remote) = &self.entry.remote else {
+            return Err(format!("server `{}` asked for authorization", self.name));
+        };
+        if round >= MAX_AUTH_ROUNDS {
+            return Err(format!(
+                "server `{}` still refuses after {MAX_AUTH_ROUNDS} authorizations ({}); check the scopes its account may have",
+                self.name,
+                crate::util::text::excerpt(challenge, 200)
+            ));
+        }
+        if !super::oauth::can_ask() {
+            return Err(super::oauth::OAuthError::NeedsLogin {
+                server: self.name.clone(),
+            }
+            .to_string());
+        }
+        super::oauth::login(
+            &self.name,
+            &remote.url,
+            &remote.oauth,
+            &self.oauth_store,
+            Some(challenge),
+            cancel,
+        )
+        .await
+        .map_err(|e| e.to_string())?;
+        let mut state = self.state.lock().await;
+        if matches!(&*state, State::Running(c) if Arc::ptr_eq(c, conn)) {
+            stop(&mut state).await;
+        }
+        Ok(())
+    }
+
+    /// One send of a call on `conn`, and how it ended.
+    async fn call_once(
+        &self,
+        conn: Arc<Connection>,
+        tool: &str,
+        arguments: serde_json::Map<String, serde_json::Value>,
+        cancel: &CancellationToken,
+    ) -> Attempt {
         let timeout = self.tool_timeout();
         let (dropped_before, stray_before) = (conn.seen.oversize.seen(), conn.seen.stray.seen());
         // A process that has ended but whose pipes a child it forked still
@@ -381,13 +546,13 @@ impl McpServer {
         };
         let outcome = tokio::select! {
             biased;
-            _ = cancel.cancelled() => return ToolOutput::error("interrupted by the user while running; the server was asked to cancel"),
+            _ = cancel.cancelled() => return Attempt::Done(ToolOutput::error("interrupted by the user while running; the server was asked to cancel")),
             r = &mut call => r,
             _ = exited.ended(), if ran_at_send => {
                 // Its answer may still be in the pipe.
                 match tokio::time::timeout(EXIT_GRACE, &mut call).await {
                     Ok(r) => r,
-                    Err(_) => return self.crashed(conn.clone(), tool, ServiceError::TransportClosed).await,
+                    Err(_) => return Attempt::Done(self.crashed(conn.clone(), tool, ServiceError::TransportClosed).await),
                 }
             }
             _ = conn.seen.oversize.past(dropped_before), if alone() => {
@@ -397,11 +562,11 @@ impl McpServer {
                 // flight it cannot be told whose it was: each waits on.
                 match tokio::time::timeout(OVERSIZE_GRACE, &mut call).await {
                     Ok(r) => r,
-                    Err(_) => return ToolOutput::error(format!(
+                    Err(_) => return Attempt::Done(ToolOutput::error(format!(
                         "the result of `{tool}` from server `{}` was over {} MiB, the most one MCP message may carry, and was dropped; ask for less (a range, a page, a filter)",
                         self.name,
                         pipes::LIMIT / (1024 * 1024)
-                    )),
+                    ))),
                 }
             }
             _ = conn.seen.stray.past(stray_before), if alone() => {
@@ -411,15 +576,15 @@ impl McpServer {
                     Ok(r) => r,
                     Err(_) => {
                         let id = conn.seen.stray_id.lock().map(|s| s.clone()).unwrap_or_default();
-                        return ToolOutput::error(format!(
+                        return Attempt::Done(ToolOutput::error(format!(
                             "server `{}` answered with id {id}, which no request of hermes carries, while `{tool}` was its only call; the call was given up (the server does not follow JSON-RPC ids)",
                             self.name
-                        ));
+                        )));
                     }
                 }
             }
         };
-        match outcome {
+        Attempt::Done(match outcome {
             Err(_) => ToolOutput::error(format!(
                 "`{tool}` on server `{}` timed out after {} ms and was cancelled (tool_timeout_ms)",
                 self.name,
@@ -433,8 +598,13 @@ impl McpServer {
                 "server `{}` rejected the call: {}",
                 self.name, e.message
             )),
-            Ok(Err(e)) => self.crashed(conn, tool, e).await,
-        }
+            Ok(Err(e)) => match e.auth_challenge() {
+                Some(c) if self.entry.remote.is_some() => {
+                    return Attempt::Unauthorized(c.to_string())
+                }
+                _ => self.crashed(conn, tool, e).await,
+            },
+        })
     }
 
     async fn note_success(&self) {
@@ -468,12 +638,15 @@ impl McpServer {
             .crashes
             .fetch_add(1, std::sync::atomic::Ordering::SeqCst)
             + 1;
-        let (what, tail) = {
-            let mut p = conn.process.lock().await;
-            let exit = p.describe_exit(Duration::from_millis(500)).await;
-            let tail = p.tail.describe();
-            p.terminate(Duration::ZERO).await;
-            (exit, tail)
+        let (what, tail) = match &conn.process {
+            Some(p) => {
+                let mut p = p.lock().await;
+                let exit = p.describe_exit(Duration::from_millis(500)).await;
+                let tail = p.tail.describe();
+                p.terminate(Duration::ZERO).await;
+                (exit, tail)
+            }
+            None => (format!("disconnected ({e})"), String::new()),
         };
         drop(conn);
         let msg = format!(

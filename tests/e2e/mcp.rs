@@ -422,16 +422,16 @@ fn mcp_commands_add_list_import_remove() {
     .unwrap();
     let run = env.run(&["mcp", "import", json.to_str().unwrap()]);
     run.ok();
-    crate::assert_contains!(run.stdout, "1 added, 1 skipped");
-    assert!(run
-        .stderr
-        .contains("remote: remote (url) servers are not supported yet"));
+    crate::assert_contains!(run.stdout, "2 added, 0 skipped");
     let cfg = std::fs::read_to_string(env.config_path()).unwrap();
     assert!(
         cfg.contains("[mcp_servers.files]")
-            && cfg.contains("args = [\"-y\", \"@scope/fs\", \"/tmp\"]"),
+            && cfg.contains("args = [\"-y\", \"@scope/fs\", \"/tmp\"]")
+            && cfg.contains("[mcp_servers.remote]")
+            && cfg.contains("url = \"https://example.invalid/mcp\""),
         "{cfg}"
     );
+    env.run(&["mcp", "remove", "remote"]).ok();
 
     env.run(&["mcp", "remove", "files"]).ok();
     assert!(!std::fs::read_to_string(env.config_path())

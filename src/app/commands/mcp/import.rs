@@ -1,6 +1,8 @@
 //! `hermes mcp import FILE`: the servers of an `mcpServers` JSON file
-//! (Claude Desktop, `.mcp.json`, Cursor) added to the user config; remote
-//! (url) servers are skipped with a note.
+//! (Claude Desktop, `.mcp.json`, Cursor) added to the user config — local
+//! ones (`command`) and remote ones (`url`, `type: "http"` / `"sse"`, with
+//! `headers`). `${VAR}` and `${VAR:-default}` are expanded from the
+//! environment as Claude Code does.
 
 use std::path::{Path, PathBuf};
 
@@ -105,19 +107,40 @@ fn server_name(raw: &str) -> String {
 
 /// The `[mcp_servers.NAME]` table of one `mcpServers` entry, or why it is
 /// skipped.
-fn server_entry(s: &Value, base: &Path) -> Result<toml_edit::Table, &'static str> {
-    let Some(command) = s.get("command").and_then(|c| c.as_str()) else {
-        return Err(if s.get("url").is_some() {
-            "remote (url) servers are not supported yet"
-        } else {
-            "no command"
-        });
+fn server_entry(s: &Value, base: &Path) -> Result<toml_edit::Table, String> {
+    let map = |v: Option<&Value>| -> Vec<(String, String)> {
+        v.and_then(|e| e.as_object())
+            .into_iter()
+            .flatten()
+            .filter_map(|(k, v)| v.as_str().map(|v| (k.clone(), expand(v))))
+            .collect()
     };
+    if let Some(url) = s.get("url").and_then(|u| u.as_str()) {
+        let kind = s.get("type").and_then(|t| t.as_str()).unwrap_or("http");
+        if !matches!(kind, "http" | "sse" | "streamable-http") {
+            return Err(format!("unknown server type `{kind}`"));
+        }
+        let mut t = toml_edit::Table::new();
+        t["url"] = toml_edit::value(expand(url));
+        let headers = map(s.get("headers"));
+        if !headers.is_empty() {
+            let mut h = toml_edit::InlineTable::new();
+            for (k, v) in &headers {
+                h.insert(k, v.as_str().into());
+            }
+            t["headers"] = toml_edit::value(h);
+        }
+        return Ok(t);
+    }
+    let Some(command) = s.get("command").and_then(|c| c.as_str()) else {
+        return Err("no command and no url".into());
+    };
+    let command = &expand(command);
     let strings = |v: Option<&Value>| -> Vec<String> {
         v.and_then(|a| a.as_array())
             .into_iter()
             .flatten()
-            .filter_map(|a| a.as_str().map(str::to_string))
+            .filter_map(|a| a.as_str().map(expand))
             .collect()
     };
     let relative = |p: &str| p.contains('/') && !Path::new(p).is_absolute() && !p.starts_with('~');
@@ -128,15 +151,10 @@ fn server_entry(s: &Value, base: &Path) -> Result<toml_edit::Table, &'static str
     };
     let mut cmd = vec![command];
     cmd.extend(strings(s.get("args")));
-    let env: Vec<(String, String)> = s
-        .get("env")
-        .and_then(|e| e.as_object())
-        .into_iter()
-        .flatten()
-        .filter_map(|(k, v)| v.as_str().map(|v| (k.clone(), v.to_string())))
-        .collect();
+    let env = map(s.get("env"));
     let mut entry = toml_entry(&cmd, &env);
-    if let Some(cwd) = s.get("cwd").and_then(|c| c.as_str()) {
+    if let Some(cwd) = s.get("cwd").and_then(|c| c.as_str()).map(expand) {
+        let cwd = cwd.as_str();
         let cwd = match Path::new(cwd).is_absolute() || cwd.starts_with('~') {
             true => cwd.to_string(),
             false => base.join(cwd).display().to_string(),
@@ -144,4 +162,50 @@ fn server_entry(s: &Value, base: &Path) -> Result<toml_edit::Table, &'static str
         entry["cwd"] = toml_edit::value(cwd);
     }
     Ok(entry)
+}
+
+/// `${VAR}` and `${VAR:-default}` replaced from the environment, as Claude
+/// Code reads `.mcp.json`; an unset variable without a default is left as
+/// written (the server then says what it misses).
+fn expand(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("${") {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 2..];
+        let Some(end) = after.find('}') else {
+            out.push_str(&rest[at..]);
+            return out;
+        };
+        let inner = &after[..end];
+        let (name, default) = match inner.split_once(":-") {
+            Some((n, d)) => (n, Some(d)),
+            None => (inner, None),
+        };
+        match (std::env::var(name).ok().filter(|v| !v.is_empty()), default) {
+            (Some(v), _) => out.push_str(&v),
+            (None, Some(d)) => out.push_str(d),
+            (None, None) => out.push_str(&rest[at..at + 3 + end]),
+        }
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn variables_expand_as_claude_code_does() {
+        std::env::set_var("HERMES_IMPORT_TEST_TOKEN", "t0k");
+        assert_eq!(expand("Bearer ${HERMES_IMPORT_TEST_TOKEN}"), "Bearer t0k");
+        assert_eq!(
+            expand("${HERMES_IMPORT_UNSET:-http://localhost:3000}/mcp"),
+            "http://localhost:3000/mcp"
+        );
+        assert_eq!(expand("${HERMES_IMPORT_UNSET}"), "${HERMES_IMPORT_UNSET}");
+        assert_eq!(expand("plain ${unclosed"), "plain ${unclosed");
+    }
 }

@@ -32,10 +32,22 @@ pub(super) fn run(ctx: &Context<'_>) -> Result<(), CommandError> {
                 }
             },
         };
-        let argv: Vec<&str> = std::iter::once(entry.command.as_str())
-            .chain(entry.args.iter().map(String::as_str))
-            .collect();
-        let cmdline = crate::util::secrets::mask_args(&argv).join(" ");
+        let cmdline = match &entry.remote {
+            // A remote server: its endpoint and whether it is logged in.
+            Some(r) => {
+                let store = crate::mcp::oauth::store_path(ctx.paths, name);
+                match crate::mcp::oauth::standing(&store) {
+                    Some(login) => format!("{} ({login})", r.url),
+                    None => r.url.clone(),
+                }
+            }
+            None => {
+                let argv: Vec<&str> = std::iter::once(entry.command.as_str())
+                    .chain(entry.args.iter().map(String::as_str))
+                    .collect();
+                crate::util::secrets::mask_args(&argv).join(" ")
+            }
+        };
         outln!("{name:<16} {state:<36} {cmdline}");
     }
     Ok(())

@@ -4,8 +4,10 @@
 //! kept) and validate the result before writing it.
 
 mod add;
+mod call;
 mod import;
 mod list;
+mod login;
 mod remove;
 mod test;
 mod tools;
@@ -34,10 +36,19 @@ pub enum McpCommand {
     Test(test::TestArgs),
     /// Add the servers of an `mcpServers` JSON file (Claude Desktop, .mcp.json, Cursor).
     Import(import::ImportArgs),
+    /// Run one tool of a server: hermes mcp call NAME TOOL '{"arg": 1}'
+    Call(call::CallArgs),
+    /// Log in to a remote server (OAuth), ahead of its first call.
+    Login(login::LoginArgs),
+    /// Forget a remote server's tokens.
+    Logout(login::LoginArgs),
 }
 
-pub async fn run(cmd: &McpCommand, ctx: &Context<'_>) -> Result<(), CommandError> {
+pub async fn run(cmd: &McpCommand, json: bool, ctx: &Context<'_>) -> Result<(), CommandError> {
     match cmd {
+        McpCommand::Call(a) => call::run(a, json, ctx).await,
+        McpCommand::Login(a) => login::login(a, ctx).await,
+        McpCommand::Logout(a) => login::logout(a, ctx),
         McpCommand::List => list::run(ctx),
         McpCommand::Tools(a) => tools::run(a, ctx).await,
         McpCommand::Add(a) => add::run(a, ctx),
@@ -47,9 +58,12 @@ pub async fn run(cmd: &McpCommand, ctx: &Context<'_>) -> Result<(), CommandError
     }
 }
 
-/// Where a server's stderr went, as a hint.
+/// Where a server's stderr went, as a hint (a remote server has none).
 fn log_hint(server: &McpServer) -> String {
-    format!("its stderr is in {}", server.log_path().display())
+    match &server.entry.remote {
+        Some(_) => format!("check its url, or `hermes mcp login {}`", server.name),
+        None => format!("its stderr is in {}", server.log_path().display()),
+    }
 }
 
 /// The registry of this config and the one server `name` of it.

@@ -33,6 +33,9 @@ pub(super) async fn run(a: &TestArgs, ctx: &Context<'_>) -> Result<(), CommandEr
         rep.list.as_secs_f64() * 1e3,
         rep.tools
     );
-    outln!("  stderr log         {}", server.log_path().display());
+    match &server.entry.remote {
+        Some(r) => outln!("  url                {}", r.url),
+        None => outln!("  stderr log         {}", server.log_path().display()),
+    }
     Ok(())
 }

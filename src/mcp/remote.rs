@@ -1,0 +1,188 @@
+//! Remote servers over streamable HTTP (MCP 2025-11-25, down to 2025-03-26):
+//! rmcp's transport — JSON and SSE answers, `Mcp-Session-Id`, the GET
+//! stream for server messages, resumption with `Last-Event-ID` after the
+//! server's `retry:` delay, a new session after a 404, DELETE when closed —
+//! with hermes' static headers, a bearer token from the environment, or
+//! OAuth ([`super::oauth`]). A remote server is one more server in the
+//! registry: everything else (lazy start, catalogs, gates, timeouts,
+//! cancellation, results) is the same as for a local one.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Once;
+use std::time::Duration;
+
+use rmcp::transport::auth::AuthClient;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::StreamableHttpClientTransport;
+use tokio_util::sync::CancellationToken;
+
+use super::client::{ConnectError, Handler, Service};
+use super::oauth::{self, OAuthError};
+use crate::config::RemoteSettings;
+
+/// rustls with ring, as the process's TLS provider: installed on the first
+/// remote connection, never at start-up.
+pub(crate) fn install_tls() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        let _ = rustls::crypto::ring::default_provider().install_default();
+    });
+}
+
+/// Why a remote server could not be reached.
+#[derive(Debug)]
+pub(super) enum RemoteError {
+    Connect(ConnectError),
+    OAuth(OAuthError),
+    /// A header or the bearer token variable is unusable.
+    Config(String),
+}
+
+/// The HTTP client for one server: its connect timeout, hermes' user agent.
+fn http_client(timeout: Duration) -> Result<reqwest_mcp::Client, RemoteError> {
+    install_tls();
+    reqwest_mcp::Client::builder()
+        .connect_timeout(timeout)
+        .user_agent(concat!("hermes/", env!("CARGO_PKG_VERSION")))
+        .build()
+        .map_err(|e| RemoteError::Config(format!("cannot build an HTTP client: {e}")))
+}
+
+/// The transport's settings: the URL, the configured headers, and a bearer
+/// token from `bearer_token_env`.
+fn transport_config(
+    server: &str,
+    remote: &RemoteSettings,
+) -> Result<StreamableHttpClientTransportConfig, RemoteError> {
+    let mut headers = HashMap::new();
+    for (k, v) in &remote.headers {
+        let name = http::HeaderName::from_bytes(k.as_bytes()).map_err(|_| {
+            RemoteError::Config(format!(
+                "mcp_servers.{server}.headers: `{k}` is not a header name"
+            ))
+        })?;
+        let value = http::HeaderValue::from_str(v).map_err(|_| {
+            RemoteError::Config(format!(
+                "mcp_servers.{server}.headers.{k}: the value is not a header value"
+            ))
+        })?;
+        if crate::util::secrets::looks_secret(k) {
+            crate::util::secrets::remember(v);
+        }
+        headers.insert(name, value);
+    }
+    let mut config = StreamableHttpClientTransportConfig::with_uri(remote.url.as_str())
+        .custom_headers(headers)
+        .reinit_on_expired_session(true);
+    if let Some(var) = &remote.bearer_token_env {
+        let token = std::env::var(var)
+            .ok()
+            .filter(|t| !t.is_empty())
+            .ok_or_else(|| {
+                RemoteError::Config(format!(
+                    "mcp_servers.{server}.bearer_token_env: ${var} is not set"
+                ))
+            })?;
+        crate::util::secrets::remember(&token);
+        config = config.auth_header(token);
+    }
+    Ok(config)
+}
+
+/// Connects to a remote server and completes the MCP handshake within
+/// `timeout`. Without a bearer token the connection is OAuth-ready: tokens
+/// stored from an earlier login are used and refreshed; a server that asks
+/// for authorization (401) gets the login flow when a person can be asked
+/// (`$BROWSER`, a terminal), else the error says to run `hermes mcp login`.
+pub(super) async fn connect(
+    server: &str,
+    remote: &RemoteSettings,
+    store: &Path,
+    handler: impl Fn() -> Handler,
+    timeout: Duration,
+    cancel: &CancellationToken,
+) -> Result<Service, RemoteError> {
+    let config = transport_config(server, remote)?;
+    let client = http_client(timeout)?;
+    if remote.bearer_token_env.is_some() {
+        let transport = StreamableHttpClientTransport::with_client(client, config);
+        return super::client::serve(handler(), transport, timeout)
+            .await
+            .map_err(RemoteError::Connect);
+    }
+    // Twice at most: once as things are, once after a login.
+    for attempt in 0..2 {
+        let manager = oauth::manager(&remote.url, store)
+            .await
+            .map_err(|e| RemoteError::Config(format!("server `{server}`: {e}")))?;
+        let transport = StreamableHttpClientTransport::with_client(
+            AuthClient::new(client.clone(), manager),
+            config.clone(),
+        );
+        match super::client::serve(handler(), transport, timeout).await {
+            Err(ConnectError::Failed(e))
+                if e.is_authorization_required() || e.auth_challenge().is_some() =>
+            {
+                if attempt > 0 || !oauth::can_ask() {
+                    return Err(RemoteError::OAuth(OAuthError::NeedsLogin {
+                        server: server.to_string(),
+                    }));
+                }
+                let challenge = e.auth_challenge().map(str::to_string);
+                oauth::login(
+                    server,
+                    &remote.url,
+                    &remote.oauth,
+                    store,
+                    challenge.as_deref(),
+                    cancel,
+                )
+                .await
+                .map_err(RemoteError::OAuth)?;
+            }
+            other => return other.map_err(RemoteError::Connect),
+        }
+    }
+    Err(RemoteError::OAuth(OAuthError::NeedsLogin {
+        server: server.to_string(),
+    }))
+}
+
+/// What a failed connection means for the user, in one line.
+pub(super) fn error(
+    server: &str,
+    url: &str,
+    e: RemoteError,
+    timeout: Duration,
+) -> super::ServerError {
+    let url = crate::util::secrets::mask(url).into_owned();
+    let detail = match e {
+        RemoteError::OAuth(o) => return super::ServerError::Auth(o.to_string()),
+        RemoteError::Config(c) => c,
+        RemoteError::Connect(ConnectError::Timeout) => format!(
+            "no answer to the MCP handshake after {} ms",
+            timeout.as_millis()
+        ),
+        RemoteError::Connect(ConnectError::Failed(e)) => root(&*e),
+    };
+    super::ServerError::Remote {
+        server: server.to_string(),
+        url,
+        detail: crate::util::secrets::mask(&detail).into_owned(),
+    }
+}
+
+/// The innermost cause of an error, where the useful words are.
+fn root(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut cur = e;
+    let mut last = e.to_string();
+    while let Some(next) = cur.source() {
+        let text = next.to_string();
+        if !text.is_empty() {
+            last = text;
+        }
+        cur = next;
+    }
+    crate::util::text::excerpt(&last, 300)
+}
