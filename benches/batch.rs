@@ -135,7 +135,9 @@ fn run(fake: &FakeProvider, s: &Setup, split: bool) -> Sample {
     let (settings, rt) = settings_and_runtime(home);
     let t = Instant::now();
     let slowest = rt.block_on(async {
-        let conv = hermes::app::assemble(&settings, home, None).await.unwrap();
+        let conv = hermes::app::assemble(&settings, home, None, false)
+            .await
+            .unwrap();
         let mut events = conv.events;
         let mut agent = conv.agent.with_split_batches(split);
         let cancel = CancellationToken::new();
@@ -211,7 +213,9 @@ fn warm_run(fake: &FakeProvider, s: &Setup) -> WarmSample {
     let (settings, rt) = settings_and_runtime(home);
     let t = Instant::now();
     let (wall, round, slowest, warmed, unused) = rt.block_on(async {
-        let conv = hermes::app::assemble(&settings, home, None).await.unwrap();
+        let conv = hermes::app::assemble(&settings, home, None, false)
+            .await
+            .unwrap();
         let mut events = conv.events;
         let mut agent = conv.agent;
         let cancel = CancellationToken::new();

@@ -55,6 +55,12 @@ pub enum Event {
         #[serde(skip_serializing_if = "Option::is_none")]
         grants: Option<String>,
     },
+    /// A server asks the user to fill a form (elicitation) in the REPL:
+    /// its message, or one field's prompt, or why a value did not fit.
+    FormAsked {
+        server: String,
+        text: String,
+    },
     /// How an entry's approval was settled: `decision` is `allow` or `deny`
     /// (an `ask` nobody could answer is a deny), `by` what decided it.
     Approval {

@@ -35,7 +35,12 @@ pub(super) async fn run(cli: &Cli, ctx: &Context<'_>) -> Result<(), CommandError
         errln!("warning: {repaired}");
     }
     let resume = resume_path(cli, &settings.paths.sessions_dir(), cwd)?;
-    let conversation = assemble(&settings, cwd, resume.as_deref()).await?;
+    // The REPL on a terminal fills servers' forms: declared to servers from
+    // the first connection on, the background fill's included.
+    let forms = matches!(mode, Mode::Repl(_))
+        && std::io::stdin().is_terminal()
+        && std::io::stderr().is_terminal();
+    let conversation = assemble(&settings, cwd, resume.as_deref(), forms).await?;
     let mcp = conversation.mcp.clone();
     // Watched until hermes exits: a second signal during the shutdown below
     // ends it at once.
@@ -74,14 +79,19 @@ pub struct Conversation {
 /// Wires a conversation from settings — provider, MCP registry, tools,
 /// policy, session (new, or `resume`) — the one place that does, for the
 /// binary and for benchmarks that drive the library. The first events
-/// (`session_started`, warnings) are already queued.
+/// (`session_started`, warnings) are already queued. `forms`: a person
+/// will fill servers' forms (the REPL on a terminal sets who).
 pub async fn assemble(
     settings: &Settings,
     cwd: &Path,
     resume: Option<&Path>,
+    forms: bool,
 ) -> Result<Conversation, CommandError> {
     let provider = provider::from_settings(&settings.provider)?;
     let mcp = Arc::new(McpRegistry::new(&settings.mcp_servers, &settings.paths)?);
+    if forms {
+        mcp.expect_forms();
+    }
     let mut tools =
         Registry::with_builtins(&settings.builtin, cwd, settings.limits.tool_output_bytes)?
             .with_mcp(mcp.clone())
@@ -169,7 +179,9 @@ async fn converse(
     stop: &CancellationToken,
 ) -> Result<(), CommandError> {
     let Conversation {
-        agent, mut events, ..
+        agent,
+        mut events,
+        mcp,
     } = conversation;
     let style = if cli.json { Style::Json } else { Style::Text };
     let mut printer = Printer::new(style);
@@ -181,6 +193,7 @@ async fn converse(
                 history: settings.paths.history_file(),
                 stop: stop.clone(),
                 first,
+                mcp,
             };
             repl::run(agent, ctx, &mut events, &mut printer).await?;
             Ok(())

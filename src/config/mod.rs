@@ -284,6 +284,10 @@ fn mask_file(f: &mut ConfigFile, decided: bool) {
     }
     for s in f.mcp_servers.values_mut() {
         mask_map(&mut s.env);
+        mask_map(&mut s.headers);
+        if let Some(url) = &mut s.url {
+            *url = mask(url).into_owned();
+        }
         s.args = if decided {
             s.args.iter().map(|a| text(a)).collect()
         } else {

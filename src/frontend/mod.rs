@@ -4,6 +4,7 @@
 
 mod approve;
 mod complete;
+mod form;
 mod markdown;
 mod printer;
 pub(crate) mod repl;

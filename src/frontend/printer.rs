@@ -175,6 +175,13 @@ impl Printer {
                     None => "  y allow once (it chains commands: once only) · n deny (n REASON tells the model why) · v see all".to_string(),
                 });
             }
+            Event::FormAsked { text, .. } => {
+                self.stop_spinner();
+                self.end_text();
+                for line in text.lines() {
+                    self.say_decided(line.to_string());
+                }
+            }
             // A refusal shows its own line; what allows it says how.
             Event::Approval {
                 name,

@@ -59,6 +59,8 @@ pub(crate) struct ReplContext<'a> {
     pub stop: CancellationToken,
     /// A first message to send at once (`hermes "text"`).
     pub first: Option<String>,
+    /// The servers, whose forms (elicitation) the REPL fills.
+    pub mcp: Arc<crate::mcp::McpRegistry>,
 }
 
 enum Flow {
@@ -108,6 +110,11 @@ pub(crate) async fn run(
             config: ctx.settings.paths.config_file(),
         };
         agent.policy_mut().set_asker(Arc::new(asker));
+        ctx.mcp.on_form(Arc::new(super::form::TerminalForms {
+            events: agent.events(),
+            answers: answers.clone(),
+            one_at_a_time: Default::default(),
+        }));
     }
     // A line given back to the editor to finish (see `draft`).
     let mut restore: Option<String> = None;

@@ -31,10 +31,18 @@ pub type ProgressFn = Arc<dyn Fn(Progress) + Send + Sync>;
 /// Where progress goes; set once the front end exists, shared by every server.
 pub(super) type ProgressSink = Arc<std::sync::Mutex<Option<ProgressFn>>>;
 
+/// What reaches the front end from every server's session: progress, and
+/// the forms servers ask the user to fill.
+#[derive(Clone, Default)]
+pub(super) struct Sinks {
+    pub(super) progress: ProgressSink,
+    pub(super) forms: super::elicit::FormSink,
+}
+
 pub(super) struct Handler {
     server: String,
     on_tools: Option<OnToolsChanged>,
-    progress: ProgressSink,
+    sinks: Sinks,
     /// How the server's `elicitation/create` requests are answered.
     elicitation: crate::config::Elicitation,
     /// The protocol version offered: local servers stay on 2025-06-18 (on
@@ -57,7 +65,7 @@ impl ClientHandler for Handler {
     fn get_info(&self) -> ClientConfig {
         // Elicitation is declared only when it can be answered.
         let mut caps = ClientCapabilities::default();
-        if self.elicitation == crate::config::Elicitation::Defaults {
+        if super::elicit::answerable(self.elicitation, &self.sinks.forms) {
             caps.elicitation = Some(Default::default());
         }
         ClientConfig::new(
@@ -72,7 +80,10 @@ impl ClientHandler for Handler {
         request: rmcp::model::ElicitRequestParams,
         _cx: rmcp::service::RequestContext<RoleClient>,
     ) -> Result<rmcp::model::ElicitResult, rmcp::ErrorData> {
-        Ok(super::elicit::answer(self.elicitation, &request))
+        Ok(
+            super::elicit::answer(self.elicitation, &self.server, &request, &self.sinks.forms)
+                .await,
+        )
     }
 
     async fn on_progress(
@@ -80,7 +91,7 @@ impl ClientHandler for Handler {
         p: rmcp::model::ProgressNotificationParam,
         _cx: NotificationContext<RoleClient>,
     ) {
-        let sink = self.progress.lock().ok().and_then(|s| s.clone());
+        let sink = self.sinks.progress.lock().ok().and_then(|s| s.clone());
         if let Some(f) = sink {
             f(Progress {
                 server: self.server.clone(),
@@ -160,14 +171,14 @@ impl Handler {
     pub(super) fn new(
         server: &str,
         on_tools: Option<OnToolsChanged>,
-        progress: ProgressSink,
+        sinks: Sinks,
         elicitation: crate::config::Elicitation,
         remote: bool,
     ) -> Handler {
         Handler {
             server: server.to_string(),
             on_tools,
-            progress,
+            sinks,
             elicitation,
             version: if remote {
                 ProtocolVersion::V_2025_11_25

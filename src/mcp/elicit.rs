@@ -1,30 +1,105 @@
 //! A server's request for input from the user (`elicitation/create`, form
 //! mode), answered as `[mcp_servers.NAME] elicitation` says: `defaults`
 //! accepts with the schema's defaults when every required field has one;
-//! `decline` declines; `ask` declines where nobody can answer (a REPL form
-//! is not built yet: declined too, with the server told so).
+//! `decline` declines; `ask` puts the form to the person at the REPL (a
+//! [`FormFiller`] the front end sets) and declines where nobody can answer.
 
+use std::sync::Arc;
+
+use futures_util::future::BoxFuture;
 use rmcp::model::{ElicitRequestParams, ElicitResult, ElicitationAction};
 use serde_json::{Map, Value};
 
 use crate::config::Elicitation;
 
-pub(super) fn answer(mode: Elicitation, request: &ElicitRequestParams) -> ElicitResult {
-    let decline = ElicitResult::new(ElicitationAction::Decline);
-    if mode != Elicitation::Defaults {
-        return decline;
+/// A form a server asks the user to fill.
+#[derive(Debug, Clone)]
+pub struct Form {
+    pub server: String,
+    /// What the server says it needs, in its own words.
+    pub message: String,
+    /// The `requestedSchema`: an object of flat, primitive properties.
+    pub schema: Value,
+}
+
+/// How the person answered a form.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Filled {
+    Accept(Map<String, Value>),
+    Decline,
+    /// Dismissed without a choice (a stop, `!cancel`).
+    Cancel,
+}
+
+/// Someone who can fill a form: the REPL on a terminal.
+pub trait FormFiller: Send + Sync {
+    fn fill(&self, form: Form) -> BoxFuture<'_, Filled>;
+}
+
+/// Where forms go, shared by every server: whether a person will fill them
+/// (known at start-up), and who does (set once the front end exists).
+pub(super) type FormSink = Arc<std::sync::Mutex<Forms>>;
+
+#[derive(Default)]
+pub(super) struct Forms {
+    pub(super) expected: bool,
+    pub(super) filler: Option<Arc<dyn FormFiller>>,
+}
+
+/// Whether a request under `mode` can be answered, so elicitation may be
+/// declared to the server.
+pub(super) fn answerable(mode: Elicitation, forms: &FormSink) -> bool {
+    match mode {
+        Elicitation::Defaults => true,
+        Elicitation::Ask => forms.lock().is_ok_and(|f| f.expected),
+        Elicitation::Decline => false,
     }
+}
+
+fn filler(forms: &FormSink) -> Option<Arc<dyn FormFiller>> {
+    forms.lock().ok().and_then(|f| f.filler.clone())
+}
+
+pub(super) async fn answer(
+    mode: Elicitation,
+    server: &str,
+    request: &ElicitRequestParams,
+    forms: &FormSink,
+) -> ElicitResult {
+    let decline = ElicitResult::new(ElicitationAction::Decline);
+    let ElicitRequestParams::FormElicitationParams { message, .. } = request else {
+        return decline;
+    };
     let Ok(wire) = serde_json::to_value(request) else {
         return decline;
     };
     let Some(schema) = wire.get("requestedSchema") else {
         return decline;
     };
-    match defaults(schema) {
-        Some(content) => {
-            ElicitResult::new(ElicitationAction::Accept).with_content(Value::Object(content))
+    match mode {
+        Elicitation::Decline => decline,
+        Elicitation::Defaults => match defaults(schema) {
+            Some(content) => {
+                ElicitResult::new(ElicitationAction::Accept).with_content(Value::Object(content))
+            }
+            None => decline,
+        },
+        Elicitation::Ask => {
+            let Some(filler) = filler(forms) else {
+                return decline;
+            };
+            let form = Form {
+                server: server.to_string(),
+                message: message.clone(),
+                schema: schema.clone(),
+            };
+            match filler.fill(form).await {
+                Filled::Accept(content) => ElicitResult::new(ElicitationAction::Accept)
+                    .with_content(Value::Object(content)),
+                Filled::Decline => decline,
+                Filled::Cancel => ElicitResult::new(ElicitationAction::Cancel),
+            }
         }
-        None => decline,
     }
 }
 

@@ -52,4 +52,12 @@ pub enum ServerError {
         crashes: u32,
         log: PathBuf,
     },
+    #[error(
+        "server `{server}` at {url} lost the connection {times} times in a row and is marked failed for this session"
+    )]
+    LostTooOften {
+        server: String,
+        times: u32,
+        url: String,
+    },
 }

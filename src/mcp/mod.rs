@@ -1,11 +1,13 @@
-//! MCP servers that hermes starts itself over stdio: their config-driven
-//! registry, cached tool catalogs, processes, client sessions, tool naming,
-//! and the mapping of their results to tool output.
+//! MCP servers: local ones hermes starts itself over stdio and remote ones
+//! over HTTP; their config-driven registry, cached tool catalogs, processes
+//! and connections, client sessions, tool naming, and the mapping of their
+//! results to tool output.
 
 mod catalog_cache;
 mod client;
 mod elicit;
 mod error;
+mod legacy_sse;
 pub mod naming;
 mod notices;
 pub(crate) mod oauth;
@@ -18,6 +20,7 @@ mod server;
 
 pub use catalog_cache::{CachedTool, Catalog, Summary};
 pub use client::{Progress, ProgressFn};
+pub use elicit::{Filled, Form, FormFiller};
 pub use error::ServerError;
 pub use notices::NoticeFn;
 pub use process::{kill_all_now, SAFE_ENV};

@@ -46,7 +46,7 @@ pub struct McpRegistry {
     index: RwLock<(u64, Arc<Index>)>,
     background: Mutex<Vec<JoinHandle<()>>>,
     pending_fills: tokio::sync::watch::Sender<usize>,
-    progress: super::client::ProgressSink,
+    sinks: super::client::Sinks,
     notices: super::notices::Notices,
     /// Servers started ahead of a call, at most this many at once
     /// (`[limits] servers_started_at_once`).
@@ -75,11 +75,11 @@ impl McpRegistry {
         paths: &Paths,
     ) -> Result<McpRegistry, McpError> {
         let generation = Arc::new(AtomicU64::new(1));
-        let progress: super::client::ProgressSink = Arc::default();
+        let sinks = super::client::Sinks::default();
         let notices = super::notices::Notices::default();
         let shared = super::server::Shared {
             generation: generation.clone(),
-            progress: progress.clone(),
+            sinks: sinks.clone(),
             notices: notices.clone(),
         };
         let mut servers = Vec::new();
@@ -104,7 +104,7 @@ impl McpRegistry {
             index: RwLock::new((0, Arc::new(Index::default()))),
             background: Mutex::new(Vec::new()),
             pending_fills: tokio::sync::watch::Sender::new(0),
-            progress,
+            sinks,
             notices,
         })
     }
@@ -116,8 +116,25 @@ impl McpRegistry {
 
     /// Where servers' progress notifications go from now on.
     pub fn on_progress(&self, f: super::client::ProgressFn) {
-        if let Ok(mut slot) = self.progress.lock() {
+        if let Ok(mut slot) = self.sinks.progress.lock() {
             *slot = Some(f);
+        }
+    }
+
+    /// A person will fill the forms servers ask for (`elicitation =
+    /// "ask"`): servers connected from now on declare elicitation, and a
+    /// form that comes before [`McpRegistry::on_form`] says who is declined.
+    pub fn expect_forms(&self) {
+        if let Ok(mut slot) = self.sinks.forms.lock() {
+            slot.expected = true;
+        }
+    }
+
+    /// Who fills the forms servers ask for from now on.
+    pub fn on_form(&self, f: Arc<dyn super::FormFiller>) {
+        if let Ok(mut slot) = self.sinks.forms.lock() {
+            slot.expected = true;
+            slot.filler = Some(f);
         }
     }
 

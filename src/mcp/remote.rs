@@ -18,6 +18,7 @@ use rmcp::transport::StreamableHttpClientTransport;
 use tokio_util::sync::CancellationToken;
 
 use super::client::{ConnectError, Handler, Service};
+use super::legacy_sse as legacy;
 use super::oauth::{self, OAuthError};
 use crate::config::RemoteSettings;
 
@@ -105,11 +106,14 @@ pub(super) async fn connect(
 ) -> Result<Service, RemoteError> {
     let config = transport_config(server, remote)?;
     let client = http_client(timeout)?;
-    if remote.bearer_token_env.is_some() {
-        let transport = StreamableHttpClientTransport::with_client(client, config);
-        return super::client::serve(handler(), transport, timeout)
-            .await
-            .map_err(RemoteError::Connect);
+    if let Some(var) = &remote.bearer_token_env {
+        let transport = StreamableHttpClientTransport::with_client(client.clone(), config.clone());
+        return match super::client::serve(handler(), transport, timeout).await {
+            Err(ConnectError::Failed(e)) if e.is_authorization_required() => Err(
+                RemoteError::Config(token_refused(server, var, e.auth_challenge().unwrap_or(""))),
+            ),
+            tried => or_legacy(tried, &client, &config, &handler, timeout).await,
+        };
     }
     // Twice at most: once as things are, once after a login.
     for attempt in 0..2 {
@@ -141,12 +145,59 @@ pub(super) async fn connect(
                 .await
                 .map_err(RemoteError::OAuth)?;
             }
-            other => return other.map_err(RemoteError::Connect),
+            other => return or_legacy(other, &client, &config, &handler, timeout).await,
         }
     }
     Err(RemoteError::OAuth(OAuthError::NeedsLogin {
         server: server.to_string(),
     }))
+}
+
+/// A streamable-HTTP handshake's outcome, or — where it failed for a
+/// reason other than authorization or time — the server's legacy HTTP+SSE
+/// transport, when a GET of the same URL offers one (MCP's
+/// backwards-compatibility rule). Otherwise the first failure stands.
+async fn or_legacy(
+    tried: Result<Service, ConnectError>,
+    client: &reqwest_mcp::Client,
+    config: &StreamableHttpClientTransportConfig,
+    handler: &impl Fn() -> Handler,
+    timeout: Duration,
+) -> Result<Service, RemoteError> {
+    let Err(ConnectError::Failed(e)) = &tried else {
+        return tried.map_err(RemoteError::Connect);
+    };
+    if e.is_authorization_required() || e.auth_challenge().is_some() {
+        return tried.map_err(RemoteError::Connect);
+    }
+    let mut headers = http::HeaderMap::new();
+    for (k, v) in &config.custom_headers {
+        headers.insert(k.clone(), v.clone());
+    }
+    if let Some(token) = &config.auth_header {
+        if let Ok(v) = http::HeaderValue::from_str(&format!("Bearer {token}")) {
+            headers.insert(http::header::AUTHORIZATION, v);
+        }
+    }
+    match super::legacy_sse::open(client.clone(), &config.uri, headers, timeout).await {
+        Ok(transport) => super::client::serve(handler(), transport, timeout)
+            .await
+            .map_err(RemoteError::Connect),
+        Err(legacy::LegacyError::ForeignEndpoint(to)) => Err(RemoteError::Config(format!(
+            "the server's HTTP+SSE endpoint `{to}` is on another origin; refused"
+        ))),
+        Err(_) => tried.map_err(RemoteError::Connect),
+    }
+}
+
+/// A server refused the token configured by `bearer_token_env`: no login
+/// can help, the variable must change.
+pub(super) fn token_refused(server: &str, var: &str, challenge: &str) -> String {
+    let why = match challenge {
+        "" => String::new(),
+        c => format!(" ({})", crate::util::text::excerpt(c, 200)),
+    };
+    format!("server `{server}` refused the token in ${var}{why}; set a valid token and try again")
 }
 
 /// What a failed connection means for the user, in one line.
@@ -174,7 +225,7 @@ pub(super) fn error(
 }
 
 /// The innermost cause of an error, where the useful words are.
-fn root(e: &(dyn std::error::Error + 'static)) -> String {
+pub(super) fn root(e: &(dyn std::error::Error + 'static)) -> String {
     let mut cur = e;
     let mut last = e.to_string();
     while let Some(next) = cur.source() {

@@ -138,18 +138,18 @@ pub struct McpServer {
     called: std::sync::atomic::AtomicBool,
     /// Bumped whenever any catalog changes, so the registry can rebuild names.
     generation: Arc<std::sync::atomic::AtomicU64>,
-    progress: client::ProgressSink,
+    sinks: client::Sinks,
     notices: super::notices::Notices,
     /// Where a remote server's OAuth tokens are kept.
     oauth_store: PathBuf,
 }
 
 /// What every server of a registry shares with it.
-pub(crate) struct Shared {
+pub(super) struct Shared {
     /// Bumped whenever any catalog changes.
-    pub(crate) generation: Arc<std::sync::atomic::AtomicU64>,
-    pub(crate) progress: client::ProgressSink,
-    pub(crate) notices: super::notices::Notices,
+    pub(super) generation: Arc<std::sync::atomic::AtomicU64>,
+    pub(super) sinks: client::Sinks,
+    pub(super) notices: super::notices::Notices,
 }
 
 /// Timing of a start, for `hermes mcp test`.
@@ -162,7 +162,7 @@ pub struct StartReport {
 }
 
 impl McpServer {
-    pub(crate) fn new(
+    pub(super) fn new(
         name: String,
         entry: McpServerSettings,
         paths: &crate::config::Paths,
@@ -191,7 +191,7 @@ impl McpServer {
             warmed: Default::default(),
             called: Default::default(),
             generation: shared.generation.clone(),
-            progress: shared.progress.clone(),
+            sinks: shared.sinks.clone(),
             notices: shared.notices.clone(),
             oauth_store,
         }
@@ -320,7 +320,7 @@ impl McpServer {
             client::Handler::new(
                 &self.name,
                 Some(on_tools.clone()),
-                self.progress.clone(),
+                self.sinks.clone(),
                 self.entry.elicitation,
                 self.entry.remote.is_some(),
             )
@@ -489,6 +489,9 @@ impl McpServer {
         let Some(remote) = &self.entry.remote else {
             return Err(format!("server `{}` asked for authorization", self.name));
         };
+        if let Some(var) = &remote.bearer_token_env {
+            return Err(super::remote::token_refused(&self.name, var, challenge));
+        }
         if round >= MAX_AUTH_ROUNDS {
             return Err(format!(
                 "server `{}` still refuses after {MAX_AUTH_ROUNDS} authorizations ({}); check the scopes its account may have",
@@ -607,6 +610,14 @@ impl McpServer {
         })
     }
 
+    /// What happens on the next call after a crash or a lost connection.
+    fn again(&self) -> &'static str {
+        match self.entry.remote {
+            Some(_) => "hermes connects again on the next call",
+            None => "it will be restarted on the next call",
+        }
+    }
+
     async fn note_success(&self) {
         self.crashes.store(0, std::sync::atomic::Ordering::SeqCst);
     }
@@ -625,8 +636,9 @@ impl McpServer {
                     self.name
                 )),
                 State::Crashed { what, tail, .. } => ToolOutput::error(format!(
-                    "server `{}` {what} while `{tool}` was running{tail}; it will be restarted on the next call",
-                    self.name
+                    "server `{}` {what} while `{tool}` was running{tail}; {}",
+                    self.name,
+                    self.again()
                 )),
                 _ => ToolOutput::error(format!(
                     "server `{}` lost its connection ({e}) while `{tool}` was running",
@@ -646,7 +658,15 @@ impl McpServer {
                 p.terminate(Duration::ZERO).await;
                 (exit, tail)
             }
-            None => (format!("disconnected ({e})"), String::new()),
+            None => {
+                let url = self.entry.remote.as_ref().map_or("", |r| &r.url);
+                let url = crate::util::secrets::mask(url);
+                let why = super::remote::root(&e);
+                (
+                    format!("at {url} lost the connection ({why})"),
+                    String::new(),
+                )
+            }
         };
         drop(conn);
         let msg = format!(
@@ -654,10 +674,17 @@ impl McpServer {
             self.name
         );
         if crashes >= MAX_CRASHES {
-            let failed = ServerError::CrashedTooOften {
-                server: self.name.clone(),
-                crashes,
-                log: self.log_path.clone(),
+            let failed = match &self.entry.remote {
+                Some(r) => ServerError::LostTooOften {
+                    server: self.name.clone(),
+                    times: crashes,
+                    url: crate::util::secrets::mask(&r.url).into_owned(),
+                },
+                None => ServerError::CrashedTooOften {
+                    server: self.name.clone(),
+                    crashes,
+                    log: self.log_path.clone(),
+                },
             };
             *state = State::Failed(failed.clone());
             ToolOutput::error(format!("{msg}; {failed}"))
@@ -667,7 +694,7 @@ impl McpServer {
                 what,
                 tail,
             };
-            ToolOutput::error(format!("{msg}; it will be restarted on the next call"))
+            ToolOutput::error(format!("{msg}; {}", self.again()))
         }
     }
 

@@ -13,6 +13,7 @@ mod mcp_policy;
 mod oneshot;
 mod providers;
 mod remote;
+mod remote_faults;
 mod repl;
 mod screen;
 mod search_quality;

@@ -20,13 +20,19 @@ pub(crate) struct Everything {
 
 impl Everything {
     pub(crate) fn start() -> Everything {
+        Everything::serving("streamableHttp")
+    }
+
+    /// In `mode`: `streamableHttp`, or `sse` for the legacy HTTP+SSE
+    /// transport of MCP 2024-11-05 (GET /sse, POST /message).
+    pub(crate) fn serving(mode: &str) -> Everything {
         let port = TcpListener::bind("127.0.0.1:0")
             .unwrap()
             .local_addr()
             .unwrap()
             .port();
         let child = Command::new(real_server("mcp-server-everything"))
-            .arg("streamableHttp")
+            .arg(mode)
             .env("PORT", port.to_string())
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -37,6 +43,12 @@ impl Everything {
             std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
         });
         Everything { child, port }
+    }
+
+    /// The server goes away, as a host does.
+    pub(crate) fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 
     pub(crate) fn url(&self) -> String {
@@ -137,6 +149,71 @@ fn mcp_call_runs_one_remote_tool() {
     crate::assert_contains!(not_json.error_line(), "the arguments are not JSON");
 }
 
+/// A server that speaks only the legacy HTTP+SSE transport (server-
+/// everything's `sse` mode) is reached through the fallback: its tools are
+/// listed and called as any other server's.
+#[test]
+fn a_legacy_http_sse_server_is_reached_through_the_fallback() {
+    let ev = Everything::serving("sse");
+    let env = TestEnv::new();
+    env.add_server(
+        "old",
+        &format!("url = \"http://127.0.0.1:{}/sse\"", ev.port),
+    );
+    let tools = env.run(&["mcp", "tools", "old"]);
+    tools.ok();
+    crate::assert_contains!(tools.stdout, "get_sum");
+    let call = env.run(&["mcp", "call", "old", "echo", r#"{"message":"from 2024"}"#]);
+    call.ok();
+    assert_eq!(call.stdout, "Echo: from 2024\n");
+}
+
+/// A legacy server whose `endpoint` event points at another origin is
+/// refused: the configured headers and token would go there with every
+/// message.
+#[test]
+fn a_legacy_endpoint_on_another_origin_is_refused() {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let mut s = stream;
+            let mut buf = [0u8; 8192];
+            let n = s.read(&mut buf).unwrap_or(0);
+            if buf[..n].starts_with(b"GET") {
+                let _ = write!(
+                    s,
+                    "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\nevent: endpoint\ndata: http://collector.example/message?s=1\n\n"
+                );
+                let _ = s.flush();
+                std::thread::sleep(std::time::Duration::from_secs(5));
+            } else {
+                let _ = write!(
+                    s,
+                    "HTTP/1.1 405 Method Not Allowed\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
+                );
+            }
+        }
+    });
+    let env = TestEnv::new();
+    env.add_server(
+        "old",
+        &format!("url = \"http://127.0.0.1:{port}/sse\"\nbearer_token_env = \"OLD_TOKEN\""),
+    );
+    let out = env
+        .cmd()
+        .env("OLD_TOKEN", "old-token-4242424242")
+        .args(["mcp", "tools", "old"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    crate::assert_contains!(
+        err,
+        "the server's HTTP+SSE endpoint `http://collector.example/message?s=1` is on another origin; refused"
+    );
+}
+
 /// A server that asks for authorization, in a one-shot run with nobody to
 /// log in through (no terminal, no `$BROWSER`): the call fails with the
 /// command to run, and the session goes on.
@@ -200,7 +277,7 @@ fn remote_servers_are_added_and_imported() {
     std::fs::write(
         &file,
         r#"{"mcpServers": {
-            "web": {"type": "http", "url": "${WEB_HOST:-https://web.example}/mcp", "headers": {"Authorization": "Bearer ${WEB_TOKEN}"}},
+            "web": {"type": "http", "url": "${WEB_HOST:-https://web.example}/mcp", "headers": {"Authorization": "Bearer ${WEB_TOKEN}", "X-Team": "${TEAM}"}},
             "old": {"type": "sse", "url": "https://old.example/sse"},
             "local": {"command": "${HOME}/bin/server", "args": ["--port", "${PORT:-7}"]}
         }}"#,
@@ -209,6 +286,7 @@ fn remote_servers_are_added_and_imported() {
     let imported = env
         .cmd()
         .env("WEB_TOKEN", "w3b-token-123456")
+        .env("TEAM", "platform")
         .args(["mcp", "import"])
         .arg(&file)
         .output()
@@ -222,13 +300,120 @@ fn remote_servers_are_added_and_imported() {
     crate::assert_contains!(text, "url = \"https://mcp.linear.example/mcp\"");
     crate::assert_contains!(text, "client_id = \"hermes-cli\"");
     crate::assert_contains!(text, "url = \"https://web.example/mcp\"");
-    crate::assert_contains!(text, "Authorization = \"Bearer w3b-token-123456\"");
+    // A bearer token from a variable stays a reference to it.
+    crate::assert_contains!(text, "bearer_token_env = \"WEB_TOKEN\"");
+    crate::assert_contains!(text, "X-Team = \"platform\"");
+    crate::assert_not_contains!(text, "w3b-token-123456");
     crate::assert_contains!(text, "args = [\"--port\", \"7\"]");
     let listed = env.run(&["mcp", "list"]);
     listed.ok();
     for name in ["linear", "web", "old", "local"] {
         crate::assert_contains!(listed.stdout, name);
     }
-    // The header's secret is masked wherever hermes prints the config.
-    crate::assert_not_contains!(env.run(&["config", "show"]).stdout, "w3b-token-123456");
+    // A header's secret is masked wherever hermes prints the config.
+    env.add_server(
+        "keyed",
+        "url = \"https://keyed.example/mcp\"\nheaders = { X-Api-Key = \"k3y-0123456789abcdef\" }",
+    );
+    crate::assert_not_contains!(env.run(&["config", "show"]).stdout, "k3y-0123456789abcdef");
+}
+
+/// A server's form (`elicitation/create`, here server-everything's
+/// `trigger-elicitation-request` with every kind of field) is filled in the
+/// REPL one field at a time: a value that does not fit is asked again, an
+/// empty line takes the default, and the server gets what was typed.
+#[test]
+fn a_server_form_is_filled_in_the_repl_field_by_field() {
+    let env = TestEnv::new();
+    env.write_config("[tools]\ndefer = \"always\"\n");
+    env.set_approvals("allow = [\"mcp__ev__*\"]");
+    env.add_server(
+        "ev",
+        &format!("command = {:?}", real_server("mcp-server-everything")),
+    );
+    // The server adds its form tool once it has seen the client declare
+    // elicitation, and says so (list_changed): a first call starts it.
+    env.fake.push(Reply::tool_calls(&[(
+        &call_id("first"),
+        "tool_call",
+        &batch(&[("mcp__ev__echo", json!({"message": "start"}))]),
+    )]));
+    env.fake.push(Reply::text("ready"));
+    env.fake.push(Reply::tool_calls(&[(
+        &call_id("form"),
+        "tool_call",
+        &batch(&[("mcp__ev__trigger_elicitation_request", json!({}))]),
+    )]));
+    env.fake.push(Reply::text("thanks"));
+    let typescript = env.home.path().join("typescript");
+    let (child, mut stdin) = super::repl::repl_in_a_terminal(&env, &typescript);
+    let screen = || std::fs::read_to_string(&typescript).unwrap_or_default();
+    stdin.write_all(b"start the server\r").unwrap();
+    crate::support::wait_for("the first turn", || screen().contains("ready"));
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    stdin.write_all(b"fill the form\r").unwrap();
+    let mut answer = |prompt: &str, line: &str| {
+        let seen = std::time::Instant::now();
+        while !screen().contains(prompt) {
+            assert!(
+                seen.elapsed().as_secs() < 15,
+                "no `{prompt}` on:\n{}",
+                screen()
+            );
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        stdin.write_all(format!("{line}\r").as_bytes()).unwrap();
+    };
+    // Required first, then by name.
+    answer("? server ev asks: Please provide inputs", "Ada Lovelace");
+    answer(
+        "  String with date format — Your date of birth [date]:",
+        "10/12/1815",
+    );
+    answer("not a valid date (YYYY-MM-DD); again:", "1815-12-10");
+    answer("  Boolean — Agree to the terms and conditions [y/n]:", "y");
+    answer("[email]:", "not an address");
+    answer("not a valid email; again:", "ada@example.org");
+    answer("(default It was a dark and stormy night.):", "");
+    answer("[uri]:", "");
+    answer("(default 42):", "700");
+    answer("at most 100; again:", "7");
+    answer(
+        "[1 Cats · 2 Dogs · 3 Birds · 4 Fish · 5 Reptiles] (default pet-1):",
+        "dogs",
+    );
+    answer("(default 3.14):", "");
+    answer(
+        "[1 Tuna · 2 Salmon · 3 Trout; several: 1,3] (default fish-1):",
+        "1,3",
+    );
+    answer("(default hero-1):", "");
+    answer(
+        "[1 Guitar · 2 Piano · 3 Violin · 4 Drums · 5 Bass; several: 1,3] (default Guitar):",
+        "Piano, drums",
+    );
+    answer("(default Monica):", "joey");
+    crate::support::wait_for("the turn to end", || screen().contains("thanks"));
+    stdin.write_all(b"/quit\r").unwrap();
+    let _ = child.wait_with_output();
+    let result = contents(&env.tool_results(3)).join("\n");
+    for sent in [
+        "- Name: Ada Lovelace",
+        "- Agreed to terms: true",
+        "- Email: ada@example.org",
+        "- Birthdate: 1815-12-10",
+        "- Favorite Integer: 7",
+        "- Favorite Number: 3.14",
+        "\"legacyTitledEnum\": \"pet-2\"",
+        "\"untitledSingleSelectEnum\": \"Joey\"",
+        "\"titledSingleSelectEnum\": \"hero-1\"",
+        "\"firstLine\": \"It was a dark and stormy night.\"",
+        "\"fish-3\"",
+        "\"Drums\"",
+    ] {
+        crate::assert_contains!(result, sent);
+    }
+    for left_out in ["homepage", "not an address", "10/12/1815"] {
+        crate::assert_not_contains!(result, left_out);
+    }
 }

@@ -7,6 +7,7 @@ pub mod fake_anthropic;
 pub mod fake_bedrock;
 pub mod fake_gateway;
 pub mod fake_provider;
+pub mod fault_proxy;
 pub mod tmux;
 
 use std::io::Write;

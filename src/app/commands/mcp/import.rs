@@ -122,7 +122,22 @@ fn server_entry(s: &Value, base: &Path) -> Result<toml_edit::Table, String> {
         }
         let mut t = toml_edit::Table::new();
         t["url"] = toml_edit::value(expand(url));
-        let headers = map(s.get("headers"));
+        // `Authorization: Bearer ${VAR}` stays a reference to the variable:
+        // the token itself is not written into config.toml.
+        let raw = s.get("headers").and_then(Value::as_object);
+        let bearer = raw.into_iter().flatten().find_map(|(k, v)| {
+            let var = v.as_str()?.strip_prefix("Bearer ${")?.strip_suffix('}')?;
+            let plain =
+                !var.is_empty() && var.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+            (k.eq_ignore_ascii_case("authorization") && plain).then(|| (k.clone(), var.to_string()))
+        });
+        if let Some((_, var)) = &bearer {
+            t["bearer_token_env"] = toml_edit::value(var.as_str());
+        }
+        let headers: Vec<_> = map(s.get("headers"))
+            .into_iter()
+            .filter(|(k, _)| bearer.as_ref().is_none_or(|(b, _)| b != k))
+            .collect();
         if !headers.is_empty() {
             let mut h = toml_edit::InlineTable::new();
             for (k, v) in &headers {
