@@ -14,6 +14,9 @@
 //! interleaved. The ticket server serves the real GitHub catalog captured in
 //! tests/fixtures/catalogs and answers `create_issue` after 50 ms.
 //!
+//! Third table: that task with the ticket server remote (server-everything
+//! over streamable HTTP on loopback) against the same server over stdio.
+//!
 //! `cargo bench --bench batch` (needs ./scripts/install-test-servers).
 
 #[path = "../tests/support/fake_anthropic.rs"]
@@ -48,11 +51,24 @@ struct Setup {
     entries: Vec<serde_json::Value>,
 }
 
-/// The ticket server of a scenario: its extra arguments and the batch
-/// entry that opens the ticket.
+/// The ticket server of a scenario: its `[mcp_servers.tickets]` table and
+/// the batch entry that opens the ticket.
 struct Tickets {
-    args: Vec<String>,
+    server: String,
     entry: serde_json::Value,
+}
+
+impl Tickets {
+    /// Our test server with `args`.
+    fn test_server(args: &[String], entry: serde_json::Value) -> Tickets {
+        Tickets {
+            server: format!(
+                "command = {:?}\nargs = {args:?}\n",
+                env!("CARGO_BIN_EXE_hermes-test-mcp-server")
+            ),
+            entry,
+        }
+    }
 }
 
 /// A home with the three servers (catalogs cached) and the batch's entries.
@@ -71,12 +87,11 @@ fn setup_with(fake: &FakeProvider, warm_up: &str, tickets: Tickets) -> Setup {
          [approvals]\nmode = \"auto\"\n\
          [mcp_servers.docs]\ncommand = {fs:?}\nargs = [{:?}]\n\
          [mcp_servers.notes]\ncommand = {fs:?}\nargs = [{:?}]\n\
-         [mcp_servers.tickets]\ncommand = {:?}\nargs = {:?}\n",
+         [mcp_servers.tickets]\n{}",
         fake.base_url(),
         a.display().to_string(),
         b.display().to_string(),
-        env!("CARGO_BIN_EXE_hermes-test-mcp-server"),
-        tickets.args,
+        tickets.server,
     );
     std::fs::write(home.path().join("config.toml"), cfg).unwrap();
     for s in ["docs", "notes", "tickets"] {
@@ -100,14 +115,7 @@ fn setup_with(fake: &FakeProvider, warm_up: &str, tickets: Tickets) -> Setup {
 fn setup(fake: &FakeProvider) -> Setup {
     let entry =
         json!({"name": "mcp__tickets__slow", "arguments": {"ms": 200, "label": "ticket opened"}});
-    setup_with(
-        fake,
-        "off",
-        Tickets {
-            args: Vec::new(),
-            entry,
-        },
-    )
+    setup_with(fake, "off", Tickets::test_server(&[], entry))
 }
 
 struct Sample {
@@ -185,7 +193,7 @@ fn warm_setup(fake: &FakeProvider, mode: &str) -> Setup {
         TICKET_MS.to_string(),
     ];
     let entry = json!({"name": "mcp__tickets__create_issue", "arguments": {"owner": "acme", "repo": "api", "title": "Spec and notes disagree"}});
-    setup_with(fake, mode, Tickets { args, entry })
+    setup_with(fake, mode, Tickets::test_server(&args, entry))
 }
 
 struct WarmSample {
@@ -316,6 +324,73 @@ fn warm_table(fake: &FakeProvider, runs: usize) {
     println!("| off ÷ predict | {:.2}× | | | | | |", walls[0] / walls[2]);
 }
 
+/// The search-then-batch task with the ticket server remote: server-
+/// everything over streamable HTTP on 127.0.0.1, against the same server
+/// over stdio; `echo` stands for the ticket. Same model requests, same
+/// path: the transport is the only difference.
+fn remote_table(fake: &FakeProvider, runs: usize) {
+    let bin = server_bin("mcp-server-everything");
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut server = Command::new(&bin)
+        .arg("streamableHttp")
+        .env("PORT", port.to_string())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let up = Instant::now();
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            up.elapsed() < Duration::from_secs(20),
+            "server-everything did not start"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let entry = json!({"name": "mcp__tickets__echo", "arguments": {"message": "ticket opened"}});
+    let homes = [
+        (
+            "stdio (server-everything, local)",
+            Tickets {
+                server: format!("command = {bin:?}\n"),
+                entry: entry.clone(),
+            },
+        ),
+        (
+            "streamable HTTP (server-everything, remote on loopback)",
+            Tickets {
+                server: format!("url = \"http://127.0.0.1:{port}/mcp\"\n"),
+                entry,
+            },
+        ),
+    ]
+    .map(|(label, t)| (label, setup_with(fake, "off", t)));
+    let mut samples: Vec<Vec<WarmSample>> = homes.iter().map(|_| Vec::new()).collect();
+    for _ in 0..runs {
+        for (i, (_, h)) in homes.iter().enumerate() {
+            samples[i].push(warm_run(fake, h));
+        }
+    }
+    let _ = server.kill();
+    let _ = server.wait();
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    println!();
+    println!("| ticket server ({runs} runs each, interleaved, 300 ms per model reply, warm_up off) | model requests | median wall | median tool round | median slowest tool |");
+    println!("|---|---|---|---|---|");
+    for ((label, _), v) in homes.iter().zip(&samples) {
+        println!(
+            "| {label} | {} | {:.0} ms | {:.0} ms | {:.0} ms |",
+            v[0].requests.len(),
+            median(v.iter().map(|x| ms(x.wall)).collect()),
+            median(v.iter().map(|x| ms(x.round)).collect()),
+            median(v.iter().map(|x| ms(x.slowest_tool)).collect()),
+        );
+    }
+}
+
 /// A run's settings and the runtime the binary would use (one thread).
 fn settings_and_runtime(home: &Path) -> (hermes::config::Settings, tokio::runtime::Runtime) {
     let settings = hermes::config::resolve(Paths::under(home), home, &Overrides::default())
@@ -387,4 +462,5 @@ fn main() {
         wall_l / wall_s
     );
     warm_table(&fake, runs);
+    remote_table(&fake, runs);
 }

@@ -3,6 +3,8 @@
 //!   argument parsing, name lookup, concurrency gate, timeout, result mapping)
 //!   minus a raw rmcp `tools/call` to a second instance of the same server,
 //!   calls interleaved one by one;
+//! - the same for a remote server: server-everything over streamable HTTP
+//!   on loopback, against a raw rmcp streamable-HTTP session;
 //! - 10 concurrent calls to a tool that sleeps 100 ms, on a `parallel` and on a
 //!   `serial` server.
 //!
@@ -101,6 +103,92 @@ async fn overhead(calls: usize) {
     reg.shutdown().await;
 }
 
+/// The same pairing against a remote server: server-everything serving
+/// streamable HTTP on 127.0.0.1, hermes' session to it against a raw rmcp
+/// streamable-HTTP session of its own.
+async fn remote_overhead(calls: usize) {
+    let bin = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join(".test-servers/npm/node_modules/.bin/mcp-server-everything");
+    assert!(bin.exists(), "run ./scripts/install-test-servers first");
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let _server = tokio::process::Command::new(bin)
+        .arg("streamableHttp")
+        .env("PORT", port.to_string())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    while tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .is_err()
+    {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let home = tempfile::tempdir().unwrap();
+    let mut servers = BTreeMap::new();
+    let mut entry = McpServerSettings::remote(&url);
+    entry.concurrency = Concurrency::Serial;
+    servers.insert("ev".to_string(), entry);
+    let reg = Arc::new(McpRegistry::new(&servers, &Paths::under(home.path())).unwrap());
+    reg.server("ev").unwrap().refresh().await.unwrap();
+    let tools = Registry::default().with_mcp(reg.clone());
+
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let raw = ()
+        .serve(rmcp::transport::StreamableHttpClientTransport::from_uri(
+            url.as_str(),
+        ))
+        .await
+        .unwrap();
+    let cancel = CancellationToken::new();
+    let call = ToolCall {
+        id: "c".into(),
+        name: "mcp__ev__echo".into(),
+        arguments: r#"{"message":"ping"}"#.into(),
+    };
+    let args: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_str(r#"{"message":"ping"}"#).unwrap();
+    let (mut ours, mut theirs) = (Vec::new(), Vec::new());
+    for i in 0..calls + 50 {
+        let t = Instant::now();
+        let out = tools.execute(&call, &cancel).await;
+        let a = t.elapsed();
+        assert_eq!(out.content, "Echo: ping");
+        let t = Instant::now();
+        let r = raw
+            .peer()
+            .call_tool(CallToolRequestParams::new("echo").with_arguments(args.clone()))
+            .await
+            .unwrap();
+        let b = t.elapsed();
+        assert!(!r.content.is_empty());
+        if i >= 50 {
+            ours.push(a.as_secs_f64() * 1e3);
+            theirs.push(b.as_secs_f64() * 1e3);
+        }
+    }
+    let diffs: Vec<f64> = ours.iter().zip(&theirs).map(|(a, b)| a - b).collect();
+    println!("| remote server ({calls} calls each, interleaved) | median | target |");
+    println!("|---|---|---|");
+    println!(
+        "| raw rmcp streamable-HTTP `tools/call` (server-everything echo) | {:.3} ms | |",
+        median(theirs)
+    );
+    println!("| hermes tool path, same call | {:.3} ms | |", median(ours));
+    println!(
+        "| agent overhead per remote call (median of paired differences) | {:.3} ms | ≤ 1 ms |",
+        median(diffs)
+    );
+    let _ = raw.cancel().await;
+    reg.shutdown().await;
+}
+
 async fn batch(concurrency: Concurrency) -> (Duration, Vec<String>) {
     let home = tempfile::tempdir().unwrap();
     let reg = registry(home.path(), concurrency);
@@ -138,6 +226,8 @@ fn main() {
         .unwrap();
     rt.block_on(async {
         overhead(2000).await;
+        println!();
+        remote_overhead(1000).await;
         println!();
         let mut par = Vec::new();
         let mut ser = Vec::new();

@@ -1,6 +1,7 @@
 //! Start-up benchmark: process start → first byte at the provider, and peak RSS of
 //! a one-shot turn, for the release binary against the fake provider over real
-//! HTTP. Prints a Markdown table for docs/benchmarks.md.
+//! HTTP; with local servers, and with a remote one (which nothing may connect
+//! to before a call). Prints a Markdown table for docs/benchmarks.md.
 //!
 //! `cargo bench --bench startup` (set `HERMES_BENCH_RUNS` to change the run count).
 
@@ -46,6 +47,92 @@ fn native_home(fake: &FakeProvider, kind: &str) -> tempfile::TempDir {
         ),
     )
 }
+
+/// server-everything, which the remote rows use.
+fn everything() -> std::path::PathBuf {
+    let bin = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join(".test-servers/npm/node_modules/.bin/mcp-server-everything");
+    assert!(bin.exists(), "run ./scripts/install-test-servers first");
+    bin
+}
+
+/// The remote row's twin: server-everything over stdio, catalog cached —
+/// the same 13 tools offered, so the two rows differ only in transport.
+fn stdio_everything_home(fake: &FakeProvider) -> tempfile::TempDir {
+    let home = home(fake, 0, false);
+    let cfg = home.path().join("config.toml");
+    let mut text = std::fs::read_to_string(&cfg).unwrap();
+    text.push_str(&format!("[mcp_servers.r]\ncommand = {:?}\n", everything()));
+    std::fs::write(&cfg, text).unwrap();
+    let st = Command::new(env!("CARGO_BIN_EXE_hermes"))
+        .args(["mcp", "test", "r"])
+        .env("HERMES_HOME", home.path())
+        .stdout(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(st.success());
+    home
+}
+
+/// A home with one remote server (streamable HTTP on 127.0.0.1) whose
+/// catalog is cached: server-everything answers `hermes mcp test` once, then
+/// gives its port to a listener that only counts who connects, and when.
+fn remote_home(fake: &FakeProvider) -> (tempfile::TempDir, Arrivals) {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let home = home(fake, 0, false);
+    let cfg = home.path().join("config.toml");
+    let mut text = std::fs::read_to_string(&cfg).unwrap();
+    text.push_str(&format!(
+        "[mcp_servers.r]\nurl = \"http://127.0.0.1:{port}/mcp\"\n"
+    ));
+    std::fs::write(&cfg, text).unwrap();
+    let mut server = Command::new(everything())
+        .arg("streamableHttp")
+        .env("PORT", port.to_string())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let up = Instant::now();
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            up.elapsed() < Duration::from_secs(20),
+            "server-everything did not start"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let st = Command::new(env!("CARGO_BIN_EXE_hermes"))
+        .args(["mcp", "test", "r"])
+        .env("HERMES_HOME", home.path())
+        .stdout(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let _ = server.kill();
+    let _ = server.wait();
+    let listener = loop {
+        match std::net::TcpListener::bind(("127.0.0.1", port)) {
+            Ok(l) => break l,
+            Err(_) => std::thread::sleep(Duration::from_millis(20)),
+        }
+    };
+    let arrivals = Arrivals::default();
+    let seen = arrivals.clone();
+    std::thread::spawn(move || {
+        for conn in listener.incoming().flatten() {
+            seen.lock().unwrap().push(Instant::now());
+            drop(conn);
+        }
+    });
+    (home, arrivals)
+}
+
+/// When connections reached a listener.
+type Arrivals = std::sync::Arc<std::sync::Mutex<Vec<Instant>>>;
 
 fn home_for(servers: usize, cached: bool, provider: &str) -> tempfile::TempDir {
     let home = tempfile::tempdir().unwrap();
@@ -107,6 +194,8 @@ fn main() {
     let cold = home(&fake, 5, false);
     let anthropic = native_home(&fake, "anthropic");
     let bedrock = native_home(&fake, "bedrock");
+    let (remote, arrivals) = remote_home(&fake);
+    let twin = stdio_everything_home(&fake);
     let all = measure(
         &fake,
         &[
@@ -115,6 +204,8 @@ fn main() {
             cold.path(),
             anthropic.path(),
             bedrock.path(),
+            remote.path(),
+            twin.path(),
         ],
         runs,
     );
@@ -128,11 +219,14 @@ fn main() {
         "start → first byte, 5 servers, no catalogs (filled in the background)",
         "start → first byte, anthropic (Messages), no MCP servers",
         "start → first byte, bedrock (ConverseStream, SigV4), no MCP servers",
+        "start → first byte, 1 remote server (streamable HTTP), catalog cached",
+        "start → first byte, the same server over stdio, catalog cached",
     ];
     for (i, label) in labels.iter().enumerate() {
         let fb = first_byte(&all[i]);
         let target = match i {
             1 | 2 => "ratio ≤ 1.05",
+            5 | 6 => "5 ÷ 6 ≤ 1.05",
             _ => "≤ 15 ms",
         };
         println!(
@@ -143,6 +237,17 @@ fn main() {
             pct(&fb, 0.5) / base
         );
     }
+    let remote_fb = pct(&first_byte(&all[5]), 0.5);
+    let twin_fb = pct(&first_byte(&all[6]), 0.5);
+    println!(
+        "| remote ÷ stdio, same catalog | {:.3} | | | | ≤ 1.05 (start-up unchanged) |",
+        remote_fb / twin_fb
+    );
+    println!(
+        "| connections to the remote server in {} one-shot runs | {} | | | | 0: nothing connects before a call |",
+        runs + 1,
+        arrivals.lock().unwrap().len()
+    );
     for (i, who) in [(0, "openai"), (3, "anthropic"), (4, "bedrock")] {
         let rss = sorted(all[i].iter().map(|s| s.peak_rss_kib as f64 / 1024.0));
         println!(

@@ -3,6 +3,7 @@
 //! (or `--config PATH`) < project `.hermes/config.toml` < `HERMES_*` env < flags.
 
 mod anchor;
+mod approvals;
 pub mod edit;
 mod file;
 mod load;
@@ -13,6 +14,7 @@ pub mod trust;
 
 use std::path::{Path, PathBuf};
 
+pub use approvals::{approval_settings, ApprovalRule, ApprovalSettings, RuleOrigin};
 pub use file::{
     ApprovalMode, ApprovalsSection, Concurrency, ConfigFile, ConnectorsSection, Decision,
     DeferMode, Elicitation, HookEntry, HooksSection, LimitsSection, McpServerEntry, OAuthEntry,
@@ -21,10 +23,9 @@ pub use file::{
 };
 pub use paths::{project_config, Paths};
 pub use settings::{
-    approval_settings, defaults, mcp_servers, resolve, ApprovalRule, ApprovalSettings,
-    BuiltinSettings, ConnectorSettings, DeferPolicy, HookSettings, HooksSettings, Limits,
-    McpServerSettings, ProviderSettings, RemoteSettings, RetryPolicy, RuleOrigin, Settings,
-    ShellSettings, SystemPrompt, Thinking,
+    defaults, mcp_servers, resolve, BuiltinSettings, ConnectorSettings, DeferPolicy, HookSettings,
+    HooksSettings, Limits, McpServerSettings, ProviderSettings, RemoteSettings, RetryPolicy,
+    Settings, ShellSettings, SystemPrompt, Thinking,
 };
 
 #[derive(Debug, thiserror::Error)]

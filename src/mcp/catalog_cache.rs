@@ -72,12 +72,19 @@ fn now_secs() -> u64 {
 
 /// What identifies a server's launch: the same fingerprint means the same tools.
 pub(super) fn fingerprint(entry: &McpServerSettings) -> String {
-    let key = serde_json::json!({
+    let mut key = serde_json::json!({
         "command": entry.command,
         "args": entry.args,
         "env": entry.env,
         "cwd": entry.cwd,
     });
+    // A remote server is who its URL and headers say (another account may
+    // see other tools); a local one's key is unchanged by this.
+    if let Some(r) = &entry.remote {
+        key["url"] = r.url.clone().into();
+        key["headers"] = serde_json::json!(r.headers);
+        key["bearer_token_env"] = serde_json::json!(r.bearer_token_env);
+    }
     hash::hex(key.to_string().as_bytes())
 }
 
@@ -186,5 +193,20 @@ mod tests {
         assert_eq!(fingerprint(&a), fingerprint(&b));
         a.args.push("--flag".into());
         assert_ne!(fingerprint(&a), fingerprint(&b));
+    }
+
+    #[test]
+    fn a_remote_servers_url_and_headers_are_its_fingerprint() {
+        let a = McpServerSettings::remote("https://mcp.example/mcp");
+        let mut b = a.clone();
+        assert_eq!(fingerprint(&a), fingerprint(&b));
+        if let Some(r) = &mut b.remote {
+            r.headers.insert("X-Org".into(), "acme".into());
+        }
+        assert_ne!(fingerprint(&a), fingerprint(&b));
+        assert_ne!(
+            fingerprint(&a),
+            fingerprint(&McpServerSettings::remote("https://other.example/mcp"))
+        );
     }
 }

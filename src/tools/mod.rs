@@ -9,12 +9,13 @@
 pub mod bridge;
 mod builtin;
 pub mod catalog;
+mod connector_batch;
 mod query;
 pub mod search;
 pub mod validation;
 mod warm;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
@@ -24,9 +25,10 @@ use tokio_util::sync::CancellationToken;
 
 pub use builtin::UnknownBuiltin;
 pub use catalog::{CatalogTool, ToolCatalog};
+pub use connector_batch::batch_output;
 
 pub use crate::call::ToolOutput;
-use crate::call::{classify, ids, names, CallClass, Entry, ToolRef};
+use crate::call::{classify, names, CallClass, ToolRef};
 use crate::config::{DeferMode, DeferPolicy, WarmUp};
 
 use crate::connectors::{DispatchCall, Gateway};
@@ -372,76 +374,6 @@ impl Registry {
         }
     }
 
-    /// Ids of a `connectors__` batch's entries: the call's own id for the
-    /// first, child ids after it (as a split would give).
-    pub fn batch_ids(call_id: &str, entries: &[Entry]) -> Vec<String> {
-        ids::entry_ids(call_id, entries, &mut HashSet::new())
-    }
-
-    /// A `connectors__`-only batch: ONE gateway dispatch for the entries not
-    /// `refused` (by scope, schema, hooks or approval), results in entry order.
-    pub async fn gateway_batch(
-        &self,
-        call_id: &str,
-        entries: &[Entry],
-        refused: &[Option<String>],
-        cancel: &CancellationToken,
-    ) -> ToolOutput {
-        let outs = self
-            .gateway_batch_outputs(call_id, entries, refused, cancel)
-            .await;
-        batch_output(entries, &outs)
-    }
-
-    /// Each entry's output of a `connectors__` batch's one dispatch, in entry
-    /// order: refused entries carry their reason and are not sent.
-    pub async fn gateway_batch_outputs(
-        &self,
-        call_id: &str,
-        entries: &[Entry],
-        refused: &[Option<String>],
-        cancel: &CancellationToken,
-    ) -> Vec<ToolOutput> {
-        let Some(g) = &self.gateway else {
-            let none = "no connector gateway is configured ([connectors] url in config.toml)";
-            return entries.iter().map(|_| ToolOutput::error(none)).collect();
-        };
-        let ids = Self::batch_ids(call_id, entries);
-        let calls: Vec<DispatchCall<'_>> = entries
-            .iter()
-            .zip(&ids)
-            .zip(refused)
-            .filter_map(|((e, id), r)| match (&e.arguments, r) {
-                (Ok(arguments), None) => Some(DispatchCall {
-                    id,
-                    name: &e.name,
-                    arguments,
-                }),
-                _ => None,
-            })
-            .collect();
-        let mut outs = if calls.is_empty() {
-            Vec::new()
-        } else {
-            g.dispatch(&calls, cancel).await
-        }
-        .into_iter();
-        entries
-            .iter()
-            .zip(refused)
-            .map(|(e, r)| {
-                let out = match (r, &e.arguments) {
-                    (Some(why), _) | (None, Err(why)) => ToolOutput::error(why.clone()),
-                    (None, Ok(_)) => outs
-                        .next()
-                        .unwrap_or_else(|| ToolOutput::error("no result")),
-                };
-                // Each entry gets the cut a single call would.
-                out.cut(self.output_limit)
-            })
-            .collect()
-    }
-
     /// Resolves a model-facing name once into what runs it (the scope
     /// check). A name on a configured server whose catalog is not loaded yet
     /// (a cold start, a resumed session that knows the names) waits for that
@@ -642,23 +574,6 @@ fn mcp_ref(mcp: &McpRegistry, name: &str) -> Option<ToolRef> {
         server: mcp.servers().get(t.server)?.name.clone(),
         tool: t.tool.name.clone(),
     })
-}
-
-/// A batch's one result: `{"count", "results": [{name, is_error, content}]}`.
-pub fn batch_output(entries: &[Entry], outs: &[ToolOutput]) -> ToolOutput {
-    ToolOutput {
-        diff: None,
-        is_error: outs.iter().all(|o| o.is_error),
-        content: serde_json::json!({
-            "count": outs.len(),
-            "results": entries
-                .iter()
-                .zip(outs)
-                .map(|(e, o)| serde_json::json!({"name": e.name, "is_error": o.is_error, "content": o.content}))
-                .collect::<Vec<_>>(),
-        })
-        .to_string(),
-    }
 }
 
 fn into_output(r: Result<String, String>) -> ToolOutput {
