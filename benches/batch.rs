@@ -19,6 +19,8 @@
 //!
 //! `cargo bench --bench batch` (needs ./scripts/install-test-servers).
 
+#[path = "../tests/support/everything.rs"]
+mod everything;
 #[path = "../tests/support/fake_anthropic.rs"]
 mod fake_anthropic;
 #[path = "../tests/support/fake_bedrock.rs"]
@@ -329,27 +331,8 @@ fn warm_table(fake: &FakeProvider, runs: usize) {
 /// over stdio; `echo` stands for the ticket. Same model requests, same
 /// path: the transport is the only difference.
 fn remote_table(fake: &FakeProvider, runs: usize) {
-    let bin = server_bin("mcp-server-everything");
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let mut server = Command::new(&bin)
-        .arg("streamableHttp")
-        .env("PORT", port.to_string())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let up = Instant::now();
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(
-            up.elapsed() < Duration::from_secs(20),
-            "server-everything did not start"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    let bin = everything::binary();
+    let server = everything::Everything::start();
     let entry = json!({"name": "mcp__tickets__echo", "arguments": {"message": "ticket opened"}});
     let homes = [
         (
@@ -362,7 +345,7 @@ fn remote_table(fake: &FakeProvider, runs: usize) {
         (
             "streamable HTTP (server-everything, remote on loopback)",
             Tickets {
-                server: format!("url = \"http://127.0.0.1:{port}/mcp\"\n"),
+                server: format!("url = {:?}\n", server.url()),
                 entry,
             },
         ),
@@ -374,8 +357,7 @@ fn remote_table(fake: &FakeProvider, runs: usize) {
             samples[i].push(warm_run(fake, h));
         }
     }
-    let _ = server.kill();
-    let _ = server.wait();
+    drop(server);
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
     println!();
     println!("| ticket server ({runs} runs each, interleaved, 300 ms per model reply, warm_up off) | model requests | median wall | median tool round | median slowest tool |");

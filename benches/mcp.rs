@@ -10,6 +10,9 @@
 //!
 //! `cargo bench --bench mcp` prints Markdown tables for docs/benchmarks.md.
 
+#[path = "../tests/support/everything.rs"]
+mod everything;
+
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -57,79 +60,78 @@ async fn overhead(calls: usize) {
     let io = (child.stdout.take().unwrap(), child.stdin.take().unwrap());
     let raw = ().serve(io).await.unwrap();
 
-    let cancel = CancellationToken::new();
     let call = ToolCall {
         id: "c".into(),
         name: "mcp__t__echo".into(),
         arguments: r#"{"text":"ping"}"#.into(),
     };
+    let (ours, theirs) = paired(&tools, &call, "ping", &raw, "echo", calls, 100).await;
+    table(
+        &format!("measure ({calls} calls each, interleaved)"),
+        "raw rmcp `tools/call` (echo)",
+        "agent overhead per call (median of paired differences)",
+        "≤ 0.3 ms",
+        ours,
+        theirs,
+    );
+    let _ = raw.cancel().await;
+    reg.shutdown().await;
+}
+
+/// `calls` pairs, after `warm` uncounted ones: hermes' tool path for
+/// `call`, then a raw rmcp `tools/call` of `tool` with the same arguments;
+/// each side's times in ms.
+async fn paired(
+    tools: &Registry,
+    call: &ToolCall,
+    expect: &str,
+    raw: &rmcp::service::RunningService<rmcp::RoleClient, ()>,
+    tool: &str,
+    calls: usize,
+    warm: usize,
+) -> (Vec<f64>, Vec<f64>) {
+    let cancel = CancellationToken::new();
     let args: serde_json::Map<String, serde_json::Value> =
-        serde_json::from_str(r#"{"text":"ping"}"#).unwrap();
+        serde_json::from_str(&call.arguments).unwrap();
     let (mut ours, mut theirs) = (Vec::new(), Vec::new());
-    for i in 0..calls + 100 {
+    for i in 0..calls + warm {
         let t = Instant::now();
-        let out = tools.execute(&call, &cancel).await;
+        let out = tools.execute(call, &cancel).await;
         let a = t.elapsed();
-        assert_eq!(out.content, "ping");
+        assert_eq!(out.content, expect);
         let t = Instant::now();
         let r = raw
             .peer()
-            .call_tool(CallToolRequestParams::new("echo").with_arguments(args.clone()))
+            .call_tool(CallToolRequestParams::new(tool.to_string()).with_arguments(args.clone()))
             .await
             .unwrap();
         let b = t.elapsed();
         assert!(!r.content.is_empty());
-        if i >= 100 {
+        if i >= warm {
             ours.push(a.as_secs_f64() * 1e3);
             theirs.push(b.as_secs_f64() * 1e3);
         }
     }
+    (ours, theirs)
+}
+
+/// The overhead table: both sides' medians and the median of the paired
+/// differences.
+fn table(title: &str, raw: &str, overhead: &str, target: &str, ours: Vec<f64>, theirs: Vec<f64>) {
     let diffs: Vec<f64> = ours.iter().zip(&theirs).map(|(a, b)| a - b).collect();
-    println!("| measure ({calls} calls each, interleaved) | median | target |");
+    println!("| {title} | median | target |");
     println!("|---|---|---|");
-    println!(
-        "| raw rmcp `tools/call` (echo) | {:.3} ms | |",
-        median(theirs.clone())
-    );
-    println!(
-        "| hermes tool path, same call | {:.3} ms | |",
-        median(ours.clone())
-    );
-    println!(
-        "| agent overhead per call (median of paired differences) | {:.3} ms | ≤ 0.3 ms |",
-        median(diffs)
-    );
-    let _ = raw.cancel().await;
-    reg.shutdown().await;
+    println!("| {raw} | {:.3} ms | |", median(theirs));
+    println!("| hermes tool path, same call | {:.3} ms | |", median(ours));
+    println!("| {overhead} | {:.3} ms | {target} |", median(diffs));
 }
 
 /// The same pairing against a remote server: server-everything serving
 /// streamable HTTP on 127.0.0.1, hermes' session to it against a raw rmcp
 /// streamable-HTTP session of its own.
 async fn remote_overhead(calls: usize) {
-    let bin = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join(".test-servers/npm/node_modules/.bin/mcp-server-everything");
-    assert!(bin.exists(), "run ./scripts/install-test-servers first");
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let _server = tokio::process::Command::new(bin)
-        .arg("streamableHttp")
-        .env("PORT", port.to_string())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    while tokio::net::TcpStream::connect(("127.0.0.1", port))
-        .await
-        .is_err()
-    {
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    let url = format!("http://127.0.0.1:{port}/mcp");
+    let server = everything::Everything::start();
+    let url = server.url();
     let home = tempfile::tempdir().unwrap();
     let mut servers = BTreeMap::new();
     let mut entry = McpServerSettings::remote(&url);
@@ -146,44 +148,19 @@ async fn remote_overhead(calls: usize) {
         ))
         .await
         .unwrap();
-    let cancel = CancellationToken::new();
     let call = ToolCall {
         id: "c".into(),
         name: "mcp__ev__echo".into(),
         arguments: r#"{"message":"ping"}"#.into(),
     };
-    let args: serde_json::Map<String, serde_json::Value> =
-        serde_json::from_str(r#"{"message":"ping"}"#).unwrap();
-    let (mut ours, mut theirs) = (Vec::new(), Vec::new());
-    for i in 0..calls + 50 {
-        let t = Instant::now();
-        let out = tools.execute(&call, &cancel).await;
-        let a = t.elapsed();
-        assert_eq!(out.content, "Echo: ping");
-        let t = Instant::now();
-        let r = raw
-            .peer()
-            .call_tool(CallToolRequestParams::new("echo").with_arguments(args.clone()))
-            .await
-            .unwrap();
-        let b = t.elapsed();
-        assert!(!r.content.is_empty());
-        if i >= 50 {
-            ours.push(a.as_secs_f64() * 1e3);
-            theirs.push(b.as_secs_f64() * 1e3);
-        }
-    }
-    let diffs: Vec<f64> = ours.iter().zip(&theirs).map(|(a, b)| a - b).collect();
-    println!("| remote server ({calls} calls each, interleaved) | median | target |");
-    println!("|---|---|---|");
-    println!(
-        "| raw rmcp streamable-HTTP `tools/call` (server-everything echo) | {:.3} ms | |",
-        median(theirs)
-    );
-    println!("| hermes tool path, same call | {:.3} ms | |", median(ours));
-    println!(
-        "| agent overhead per remote call (median of paired differences) | {:.3} ms | ≤ 1 ms |",
-        median(diffs)
+    let (ours, theirs) = paired(&tools, &call, "Echo: ping", &raw, "echo", calls, 50).await;
+    table(
+        &format!("remote server ({calls} calls each, interleaved)"),
+        "raw rmcp streamable-HTTP `tools/call` (server-everything echo)",
+        "agent overhead per remote call (median of paired differences)",
+        "≤ 1 ms",
+        ours,
+        theirs,
     );
     let _ = raw.cancel().await;
     reg.shutdown().await;

@@ -5,6 +5,8 @@
 //!
 //! `cargo bench --bench startup` (set `HERMES_BENCH_RUNS` to change the run count).
 
+#[path = "../tests/support/everything.rs"]
+mod everything;
 #[path = "../tests/support/fake_anthropic.rs"]
 mod fake_anthropic;
 #[path = "../tests/support/fake_bedrock.rs"]
@@ -48,72 +50,50 @@ fn native_home(fake: &FakeProvider, kind: &str) -> tempfile::TempDir {
     )
 }
 
-/// server-everything, which the remote rows use.
-fn everything() -> std::path::PathBuf {
-    let bin = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join(".test-servers/npm/node_modules/.bin/mcp-server-everything");
-    assert!(bin.exists(), "run ./scripts/install-test-servers first");
-    bin
-}
-
 /// The remote row's twin: server-everything over stdio, catalog cached —
 /// the same 13 tools offered, so the two rows differ only in transport.
 fn stdio_everything_home(fake: &FakeProvider) -> tempfile::TempDir {
     let home = home(fake, 0, false);
-    let cfg = home.path().join("config.toml");
+    add_server(
+        home.path(),
+        &format!("command = {:?}", everything::binary()),
+    );
+    mcp_test(home.path(), "r");
+    home
+}
+
+/// Appends server `r` with `body` to the home's config.
+fn add_server(home: &std::path::Path, body: &str) {
+    let cfg = home.join("config.toml");
     let mut text = std::fs::read_to_string(&cfg).unwrap();
-    text.push_str(&format!("[mcp_servers.r]\ncommand = {:?}\n", everything()));
+    text.push_str(&format!("[mcp_servers.r]\n{body}\n"));
     std::fs::write(&cfg, text).unwrap();
+}
+
+/// `hermes mcp test NAME` in `home`: the server's catalog cached.
+fn mcp_test(home: &std::path::Path, name: &str) {
     let st = Command::new(env!("CARGO_BIN_EXE_hermes"))
-        .args(["mcp", "test", "r"])
-        .env("HERMES_HOME", home.path())
+        .args(["mcp", "test", name])
+        .env("HERMES_HOME", home)
         .stdout(Stdio::null())
         .status()
         .unwrap();
-    assert!(st.success());
-    home
+    assert!(st.success(), "hermes mcp test {name} failed");
 }
 
 /// A home with one remote server (streamable HTTP on 127.0.0.1) whose
 /// catalog is cached: server-everything answers `hermes mcp test` once, then
 /// gives its port to a listener that only counts who connects, and when.
 fn remote_home(fake: &FakeProvider) -> (tempfile::TempDir, Arrivals) {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = everything::free_port();
     let home = home(fake, 0, false);
-    let cfg = home.path().join("config.toml");
-    let mut text = std::fs::read_to_string(&cfg).unwrap();
-    text.push_str(&format!(
-        "[mcp_servers.r]\nurl = \"http://127.0.0.1:{port}/mcp\"\n"
-    ));
-    std::fs::write(&cfg, text).unwrap();
-    let mut server = Command::new(everything())
-        .arg("streamableHttp")
-        .env("PORT", port.to_string())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let up = Instant::now();
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(
-            up.elapsed() < Duration::from_secs(20),
-            "server-everything did not start"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    let st = Command::new(env!("CARGO_BIN_EXE_hermes"))
-        .args(["mcp", "test", "r"])
-        .env("HERMES_HOME", home.path())
-        .stdout(Stdio::null())
-        .status()
-        .unwrap();
-    assert!(st.success());
-    let _ = server.kill();
-    let _ = server.wait();
+    add_server(
+        home.path(),
+        &format!("url = \"http://127.0.0.1:{port}/mcp\""),
+    );
+    let server = everything::Everything::on(port, "streamableHttp");
+    mcp_test(home.path(), "r");
+    drop(server);
     let listener = loop {
         match std::net::TcpListener::bind(("127.0.0.1", port)) {
             Ok(l) => break l,
@@ -148,13 +128,7 @@ fn home_for(servers: usize, cached: bool, provider: &str) -> tempfile::TempDir {
     std::fs::write(home.path().join("config.toml"), cfg).unwrap();
     if cached {
         for i in 0..servers {
-            let st = Command::new(env!("CARGO_BIN_EXE_hermes"))
-                .args(["mcp", "test", &format!("s{i}")])
-                .env("HERMES_HOME", home.path())
-                .stdout(Stdio::null())
-                .status()
-                .unwrap();
-            assert!(st.success());
+            mcp_test(home.path(), &format!("s{i}"));
         }
     }
     home

@@ -20,6 +20,13 @@ pub use error::{CommandError, Exit};
 use crate::config::{Overrides, Paths};
 
 pub fn main() -> ExitCode {
+    // The guard of the process groups hermes starts: before anything else.
+    if std::env::args_os().nth(1).as_deref()
+        == Some(std::ffi::OsStr::new(crate::util::groups::GUARD_ARG))
+    {
+        return crate::util::groups::guard_main();
+    }
+    crate::util::groups::guard_from_here();
     // Past a file size limit (`ulimit -f`) a write fails with EFBIG, which
     // hermes reports, instead of the signal killing it without a word.
     #[cfg(unix)]

@@ -18,12 +18,13 @@ mod remote;
 mod result;
 mod server;
 
+pub use crate::util::groups::kill_all_now;
 pub use catalog_cache::{CachedTool, Catalog, Summary};
 pub use client::{Progress, ProgressFn};
 pub use elicit::{Filled, Form, FormFiller};
 pub use error::ServerError;
 pub use notices::NoticeFn;
-pub use process::{kill_all_now, SAFE_ENV};
+pub use process::SAFE_ENV;
 pub use registry::{check_name, log_dir, Index, IndexedTool, McpRegistry, FILL_DELAY};
 pub use server::{McpServer, StartReport};
 

@@ -26,24 +26,6 @@ pub use crate::util::child_env::SAFE_ENV;
 
 const TAIL_LINES: usize = 20;
 
-/// Process groups of live servers, for [`kill_all_now`] on an abrupt exit
-/// where no destructor runs.
-static LIVE_GROUPS: Mutex<Vec<u32>> = Mutex::new(Vec::new());
-
-/// SIGKILLs every live server group at once; for `std::process::exit` paths.
-pub fn kill_all_now() {
-    if let Ok(groups) = LIVE_GROUPS.lock() {
-        for pid in groups.iter() {
-            #[cfg(unix)]
-            unsafe {
-                libc::killpg(*pid as libc::pid_t, libc::SIGKILL);
-            }
-            #[cfg(not(unix))]
-            let _ = pid;
-        }
-    }
-}
-
 /// The last lines a server wrote to stderr, and how much of each line an
 /// error message quotes (`[limits] stderr_quote_chars`).
 #[derive(Clone, Default, Debug)]
@@ -206,8 +188,8 @@ pub(super) fn spawn(
         });
     };
     let pid = child.id();
-    if let (Some(pid), Ok(mut g)) = (pid, LIVE_GROUPS.lock()) {
-        g.push(pid);
+    if let Some(pid) = pid {
+        crate::util::groups::started(pid);
     }
     Ok(Spawned {
         process: ServerProcess {
@@ -389,8 +371,8 @@ impl Drop for ServerProcess {
         if let Ok(None) = self.child.try_wait() {
             self.kill_group(libc_signal::KILL);
         }
-        if let (Some(pid), Ok(mut g)) = (self.pid, LIVE_GROUPS.lock()) {
-            g.retain(|p| *p != pid);
+        if let Some(pid) = self.pid {
+            crate::util::groups::ended(pid);
         }
     }
 }

@@ -214,7 +214,7 @@ impl Hook {
             Ok(c) => c,
             Err(e) => return fail(format!("{ev} hook `{name}` could not start: {e}")),
         };
-        let mut group = Group(child.id());
+        let mut group = crate::util::groups::Owned::new(child.id());
         // Written beside the wait, not before it: a hook that does not read
         // its stdin must not hold the call past its timeout or a stop.
         let writer = child.stdin.take().map(|mut stdin| {
@@ -242,7 +242,7 @@ impl Hook {
             Ok(Ok(s)) => s,
         };
         // Exited by itself: what it left running on purpose stays.
-        group.0 = None;
+        group.release();
         drop(writer);
         let stdout = Reader::collected(stdout_task).await;
         let stderr = Reader::collected(stderr_task).await;
@@ -265,23 +265,6 @@ impl Hook {
                     .unwrap_or_else(|| "killed by a signal".into()),
                 last_lines(&stderr)
             )),
-        }
-    }
-}
-
-/// The hook's process group, killed when the wait ends any way but a
-/// normal exit — a timed-out `sh` must not leave its `sleep` behind.
-struct Group(Option<u32>);
-
-impl Drop for Group {
-    fn drop(&mut self) {
-        #[cfg(unix)]
-        if let Some(pid) = self.0 {
-            // SAFETY: killpg(2) on the group this hook's shell leads; a
-            // group that is already gone only makes it fail with ESRCH.
-            unsafe {
-                libc::killpg(pid as libc::pid_t, libc::SIGKILL);
-            }
         }
     }
 }

@@ -34,8 +34,9 @@ fn reply(calls: &[(String, String, String)]) -> Reply {
     Reply::tool_calls(&borrowed)
 }
 
-/// A folder outside every folder the sandbox lets a command write to (the
-/// test's own folders are all under the temp folder, which it may).
+/// A folder outside every folder the sandbox lets a command write to: not
+/// under the working folder, nor under the temp folder hermes is given
+/// (each test's own, `TestEnv::tmp`) — wherever the checkout lives.
 fn outside() -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!(
         "outside-{}-{}",

@@ -493,20 +493,26 @@ fn gone(pid: u32) -> bool {
     }
 }
 
-/// hermes SIGKILLed (the OOM killer) mid-call, its server ignoring SIGTERM
-/// and outliving stdin's end: the kernel ends the server all the same.
-#[test]
-fn a_server_dies_with_a_sigkilled_hermes() {
-    let env = TestEnv::deferred(&[("t", "args = [\"--linger-ms\", \"60000\"]")]);
+/// hermes in the middle of a 30 s call to server `t`.
+fn start_a_long_call(env: &TestEnv) -> std::process::Child {
     env.fake.push(Reply::tool_calls(&[(
         &call_id("long"),
         "tool_call",
         &batch(&[("mcp__t__slow", json!({"ms": 30000, "label": "long"}))]),
     )]));
-    let mut hermes = env.spawn(&["-q", "go"]);
+    let hermes = env.spawn(&["-q", "go"]);
     crate::support::wait_for("the long call to start", || {
         env.server_log("t").contains("slow start long")
     });
+    hermes
+}
+
+/// hermes SIGKILLed (the OOM killer) mid-call, its server ignoring SIGTERM
+/// and outliving stdin's end: the kernel ends the server all the same.
+#[test]
+fn a_server_dies_with_a_sigkilled_hermes() {
+    let env = TestEnv::deferred(&[("t", "args = [\"--linger-ms\", \"60000\"]")]);
+    let mut hermes = start_a_long_call(&env);
     let log = env.server_log("t");
     let pid: u32 = log
         .lines()
@@ -518,6 +524,37 @@ fn a_server_dies_with_a_sigkilled_hermes() {
     hermes.kill().unwrap();
     hermes.wait().unwrap();
     crate::support::wait_for("the server to die with hermes", || gone(pid));
+}
+
+/// What a server started itself (npx's node, a shell's background job)
+/// dies with a SIGKILLed hermes too: the kernel kills only hermes' own
+/// children, hermes' guard process the rest of each group.
+#[test]
+fn what_a_server_started_dies_with_a_sigkilled_hermes() {
+    let env = TestEnv::new();
+    env.write_config("[tools]\ndefer = \"always\"\n");
+    let pidfile = env.home.path().join("grandchild.pid");
+    let script = format!(
+        "sleep 600 & echo $! > {}; exec {} --linger-ms 60000",
+        pidfile.display(),
+        crate::support::test_server()
+    );
+    env.add_server(
+        "t",
+        &format!("command = \"sh\"\nargs = [\"-c\", {script:?}]"),
+    );
+    let mut hermes = start_a_long_call(&env);
+    let grandchild: u32 = std::fs::read_to_string(&pidfile)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(!gone(grandchild));
+    hermes.kill().unwrap();
+    hermes.wait().unwrap();
+    crate::support::wait_for("the server's own child to die with hermes", || {
+        gone(grandchild)
+    });
 }
 
 /// `delete-all` and `delete_all` clean to one name, so both get a suffix: a

@@ -4,64 +4,12 @@
 
 use std::io::{Read, Write};
 use std::net::TcpListener;
-use std::process::{Child, Command, Stdio};
 
 use serde_json::json;
 
 use super::split::{batch, contents};
+use crate::support::everything::Everything;
 use crate::support::{call_id, real_server, Reply, TestEnv};
-
-/// server-everything serving streamable HTTP on a port of its own; killed
-/// when dropped.
-pub(crate) struct Everything {
-    child: Child,
-    pub(crate) port: u16,
-}
-
-impl Everything {
-    pub(crate) fn start() -> Everything {
-        Everything::serving("streamableHttp")
-    }
-
-    /// In `mode`: `streamableHttp`, or `sse` for the legacy HTTP+SSE
-    /// transport of MCP 2024-11-05 (GET /sse, POST /message).
-    pub(crate) fn serving(mode: &str) -> Everything {
-        let port = TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let child = Command::new(real_server("mcp-server-everything"))
-            .arg(mode)
-            .env("PORT", port.to_string())
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        crate::support::wait_for("server-everything to listen", || {
-            std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
-        });
-        Everything { child, port }
-    }
-
-    /// The server goes away, as a host does.
-    pub(crate) fn kill(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-
-    pub(crate) fn url(&self) -> String {
-        format!("http://127.0.0.1:{}/mcp", self.port)
-    }
-}
-
-impl Drop for Everything {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 /// A remote server is one more server: found with tool_search, called in
 /// a split batch beside a local one, its result back in entry order; its
@@ -168,32 +116,43 @@ fn a_legacy_http_sse_server_is_reached_through_the_fallback() {
     assert_eq!(call.stdout, "Echo: from 2024\n");
 }
 
+/// A server on a port of its own that answers each request (its first
+/// bytes, its port) with canned bytes — and, where told, holds the
+/// connection open a while, as an event stream does. Its port.
+fn canned(answer: impl Fn(&[u8], u16) -> (String, bool) + Send + 'static) -> u16 {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for mut s in listener.incoming().flatten() {
+            let mut buf = [0u8; 8192];
+            let n = s.read(&mut buf).unwrap_or(0);
+            let (text, hold) = answer(&buf[..n], port);
+            let _ = s.write_all(text.as_bytes());
+            let _ = s.flush();
+            if hold {
+                std::thread::sleep(std::time::Duration::from_secs(5));
+            }
+        }
+    });
+    port
+}
+
 /// A legacy server whose `endpoint` event points at another origin is
 /// refused: the configured headers and token would go there with every
 /// message.
 #[test]
 fn a_legacy_endpoint_on_another_origin_is_refused() {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
-    std::thread::spawn(move || {
-        for stream in listener.incoming().flatten() {
-            let mut s = stream;
-            let mut buf = [0u8; 8192];
-            let n = s.read(&mut buf).unwrap_or(0);
-            if buf[..n].starts_with(b"GET") {
-                let _ = write!(
-                    s,
-                    "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\nevent: endpoint\ndata: http://collector.example/message?s=1\n\n"
-                );
-                let _ = s.flush();
-                std::thread::sleep(std::time::Duration::from_secs(5));
-            } else {
-                let _ = write!(
-                    s,
-                    "HTTP/1.1 405 Method Not Allowed\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
-                );
-            }
-        }
+    let port = canned(|request, _| {
+        match request.starts_with(b"GET") {
+        true => (
+            "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\nevent: endpoint\ndata: http://collector.example/message?s=1\n\n".into(),
+            true,
+        ),
+        false => (
+            "HTTP/1.1 405 Method Not Allowed\r\ncontent-length: 0\r\nconnection: close\r\n\r\n".into(),
+            false,
+        ),
+    }
     });
     let env = TestEnv::new();
     env.add_server(
@@ -219,21 +178,14 @@ fn a_legacy_endpoint_on_another_origin_is_refused() {
 /// command to run, and the session goes on.
 #[test]
 fn a_server_asking_for_login_in_a_one_shot_run_names_the_command() {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
     // Every request: 401 with a challenge pointing at metadata that is not there.
-    std::thread::spawn(move || {
-        for stream in listener.incoming().flatten() {
-            let mut s = stream;
-            let mut buf = [0u8; 8192];
-            let _ = s.read(&mut buf);
-            let body = r#"{"error":"invalid_token"}"#;
-            let _ = write!(
-                s,
-                "HTTP/1.1 401 Unauthorized\r\nwww-authenticate: Bearer resource_metadata=\"http://127.0.0.1:{port}/.well-known/oauth-protected-resource\"\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
-                body.len()
-            );
-        }
+    let port = canned(|_, port| {
+        let body = r#"{"error":"invalid_token"}"#;
+        let answer = format!(
+            "HTTP/1.1 401 Unauthorized\r\nwww-authenticate: Bearer resource_metadata=\"http://127.0.0.1:{port}/.well-known/oauth-protected-resource\"\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+            body.len()
+        );
+        (answer, false)
     });
     let env = TestEnv::new();
     env.write_config("[tools]\ndefer = \"always\"\n");

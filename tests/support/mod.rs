@@ -3,6 +3,7 @@
 
 #![allow(dead_code)]
 
+pub mod everything;
 pub mod fake_anthropic;
 pub mod fake_bedrock;
 pub mod fake_gateway;
@@ -116,6 +117,13 @@ impl TestEnv {
         self.home.path().join("config.toml")
     }
 
+    /// This test's temp folder (`TMPDIR` of everything it runs).
+    pub fn tmp(&self) -> PathBuf {
+        let dir = self.home.path().join("tmp");
+        let _ = std::fs::create_dir_all(&dir);
+        dir
+    }
+
     pub fn cmd(&self) -> Command {
         self.command(env!("CARGO_BIN_EXE_hermes"))
     }
@@ -127,6 +135,10 @@ impl TestEnv {
             .env("PATH", std::env::var_os("PATH").unwrap_or_default())
             .env("HOME", self.home.path())
             .env("HERMES_HOME", self.home.path())
+            // A temp folder of the test's own: the shell sandbox lets
+            // commands write to the temp folder, and a checkout that
+            // happens to live under /tmp must still be "outside".
+            .env("TMPDIR", self.tmp())
             .env(KEY_ENV, "test-key")
             .env("AWS_ACCESS_KEY_ID", fake_bedrock::ACCESS_KEY)
             .env("AWS_SECRET_ACCESS_KEY", fake_bedrock::SECRET_KEY)

@@ -163,7 +163,7 @@ async fn run(ctx: &Context, args: &Value, cancel: &CancellationToken) -> ToolOut
     drop(cmd);
     // However this call ends — finished, timed out, or dropped by a stop —
     // the command and everything it started are killed.
-    let _group = Group(child.id());
+    let _group = crate::util::groups::Owned::new(child.id());
     let mut reader = match tokio::net::unix::pipe::Receiver::from_owned_fd(reader) {
         Ok(r) => r,
         Err(e) => return ToolOutput::error(format!("cannot read the command's output: {e}")),
@@ -246,22 +246,6 @@ fn pipe() -> std::io::Result<(OwnedFd, OwnedFd)> {
     }
     // SAFETY: both are fresh descriptors owned by nothing else.
     Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
-}
-
-/// A command's process group, killed when this is dropped. While any
-/// member lives the group id stays reserved by the kernel; once none does,
-/// the kill finds nothing.
-struct Group(Option<u32>);
-
-impl Drop for Group {
-    fn drop(&mut self) {
-        if let Some(pid) = self.0 {
-            // SAFETY: the child leads its own group; its pid is the group id.
-            unsafe {
-                libc::killpg(pid as libc::pid_t, libc::SIGKILL);
-            }
-        }
-    }
 }
 
 /// The first and last `half` bytes of a stream of any length, and how
