@@ -34,6 +34,22 @@ pub enum Event {
         cache_read_tokens: u64,
         /// Of `prompt_tokens`, written to the provider's prompt cache.
         cache_write_tokens: u64,
+        /// The conversation's size after this request (its input and
+        /// output), and the model's window, when hermes knows it.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        context_tokens: Option<u64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        context_window: Option<u64>,
+    },
+    /// The history was compacted: old tool results stubbed, older turns
+    /// replaced by a summary the model wrote.
+    Compacted {
+        /// `threshold`, `requested` or `refused`.
+        reason: String,
+        before_tokens: u64,
+        after_tokens: u64,
+        summarised: u64,
+        stubbed: u64,
     },
     /// The user is asked about one entry (the REPL): its tool, its own
     /// arguments pretty-printed and cut, and why it is a question.

@@ -4,6 +4,7 @@
 
 use tokio_util::sync::CancellationToken;
 
+use super::context::{request_bytes, Meter};
 use super::protocol::{Event, EventTx};
 use super::tool_round;
 use crate::policy::Policy;
@@ -16,6 +17,9 @@ use crate::session::{
 use crate::tools::Registry;
 use crate::util::time::Utc;
 
+mod compaction;
+use compaction::Reason;
+
 #[derive(Debug, thiserror::Error)]
 pub enum AgentError {
     #[error(transparent)]
@@ -26,6 +30,10 @@ pub enum AgentError {
     MaxTurns(u32),
     #[error("interrupted")]
     Cancelled,
+    #[error("the model answered the request for a summary with no text; the conversation was not compacted")]
+    NoSummary,
+    #[error("{0}")]
+    TooLong(String),
 }
 
 impl AgentError {
@@ -37,7 +45,11 @@ impl AgentError {
                 "raise --max-turns (or max_turns in config.toml), or continue with --continue"
                     .into(),
             ),
-            AgentError::Cancelled => None,
+            AgentError::Cancelled | AgentError::NoSummary => None,
+            AgentError::TooLong(_) => Some(
+                "shorten the message, or set the model's window (providers.NAME.context_window) if hermes has it wrong"
+                    .into(),
+            ),
         }
     }
 }
@@ -73,6 +85,10 @@ pub struct Agent {
     /// `user, user`.
     unfinished: Option<String>,
     usage: UsageTotals,
+    /// How full the model's window is, and when to compact.
+    meter: Meter,
+    /// The size of the request last sent, for calibrating the meter.
+    sent_bytes: u64,
     session: SessionHandle,
     messages: Vec<Message>,
     max_turns: u32,
@@ -99,6 +115,8 @@ impl Agent {
             foreign_noted: false,
             unfinished: None,
             usage: UsageTotals::default(),
+            meter: Meter::new(Default::default(), Default::default()),
+            sent_bytes: 0,
             session,
             messages,
             max_turns,
@@ -115,6 +133,12 @@ impl Agent {
     /// The policy, for `/approvals`, `/yolo` and setting who answers.
     pub(crate) fn policy_mut(&mut self) -> &mut Policy {
         &mut self.policy
+    }
+
+    /// The model windows config gives and when to compact.
+    pub fn with_meter(mut self, meter: Meter) -> Agent {
+        self.meter = meter;
+        self
     }
 
     /// Whether local `tool_call` batches are split (on unless configured off).
@@ -177,6 +201,8 @@ impl Agent {
         self.foreign_noted = false;
         self.unfinished = None;
         self.usage = UsageTotals::default();
+        self.meter.last_tokens = None;
+        self.meter.warned = false;
         old
     }
 
@@ -390,6 +416,7 @@ impl Agent {
         }
         self.record_deferral().await?;
         self.note_foreign_blocks().await?;
+        self.compact_if_full(&specs, cancel).await?;
         self.emit(Event::ModelRequest { request });
         let events = self.events.clone();
         let on_event = move |e: ProviderEvent| {
@@ -406,18 +433,31 @@ impl Agent {
                 },
             });
         };
-        let req = ChatRequest {
-            model: &self.model,
-            messages: &self.messages,
-            tools: &specs,
-        };
-        self.provider
-            .complete(req, &on_event, cancel)
-            .await
-            .map_err(|e| match e {
-                ProviderError::Cancelled => AgentError::Cancelled,
-                e => AgentError::Provider(e),
-            })
+        let mut refused = false;
+        loop {
+            self.sent_bytes = request_bytes(&self.messages, &specs);
+            let req = ChatRequest {
+                model: &self.model,
+                messages: &self.messages,
+                tools: &specs,
+            };
+            let e = match self.provider.complete(req, &on_event, cancel).await {
+                Ok(c) => return Ok(c),
+                Err(ProviderError::Cancelled) => return Err(AgentError::Cancelled),
+                Err(e) => e,
+            };
+            // Refused as too long for the window: compact, and try once more.
+            match e.context_overflow() {
+                Some(window) if !refused => {
+                    refused = true;
+                    self.meter.refused(&self.model, window, self.sent_bytes);
+                    if !self.compact(Reason::Refused, None, &specs, cancel).await? {
+                        return Err(AgentError::Provider(e));
+                    }
+                }
+                _ => return Err(AgentError::Provider(e)),
+            }
+        }
     }
 
     /// Token counts (an event and a session record) and an answer cut at the
@@ -429,13 +469,20 @@ impl Agent {
             self.usage.completion_tokens += u.completion_tokens;
             self.usage.cache_read_tokens += u.cache_read_tokens;
             self.usage.cache_write_tokens += u.cache_write_tokens;
+            self.meter.calibrate(self.sent_bytes, u.prompt_tokens);
+            let in_use = u.prompt_tokens + u.completion_tokens;
+            self.meter.last_tokens = Some(in_use);
+            let window = self.meter.window(&self.model);
             self.emit(Event::Usage {
                 prompt_tokens: u.prompt_tokens,
                 completion_tokens: u.completion_tokens,
                 total_tokens: u.total_tokens,
                 cache_read_tokens: u.cache_read_tokens,
                 cache_write_tokens: u.cache_write_tokens,
+                context_tokens: window.map(|_| in_use),
+                context_window: window,
             });
+            self.warn_if_filling(in_use);
             self.record_event(SessionEvent::Usage {
                 cache_read_tokens: u.cache_read_tokens,
                 cache_write_tokens: u.cache_write_tokens,

@@ -147,7 +147,11 @@ pub async fn assemble(
     )
     .with_deferral_recorded(start.deferred.is_some())
     .with_unfinished_turn(unfinished)
-    .with_policy(Policy::from_settings(&settings.hooks, &settings.approvals));
+    .with_policy(Policy::from_settings(&settings.hooks, &settings.approvals))
+    .with_meter(crate::agent::Meter::new(
+        settings.provider.windows.clone(),
+        settings.context,
+    ));
     Ok(Conversation {
         agent,
         events: rx,

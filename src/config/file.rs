@@ -38,6 +38,50 @@ pub struct ConfigFile {
     pub connectors: Option<ConnectorsSection>,
     #[serde(default, skip_serializing_if = "LimitsSection::is_empty")]
     pub limits: LimitsSection,
+    #[serde(default, skip_serializing_if = "ContextSection::is_empty")]
+    pub context: ContextSection,
+}
+
+/// When the conversation is compacted, and when the user is warned.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ContextSection {
+    /// Compact before a request that would fill more than this share of the
+    /// model's window.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub compact_at: Option<Share>,
+    /// Warn once a request fills more than this share of the window.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub warn_at: Option<Share>,
+    /// `false`: compact only on `/compact` or after the provider refused a
+    /// request as too long.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub auto_compact: Option<bool>,
+}
+
+impl ContextSection {
+    fn is_empty(&self) -> bool {
+        self == &ContextSection::default()
+    }
+}
+
+/// A share of something, above 0 and at most 1; anything else is refused
+/// when the file is read, naming its line.
+#[derive(Debug, Clone, Copy, Serialize, PartialEq)]
+#[serde(transparent)]
+pub struct Share(pub f64);
+
+impl<'de> Deserialize<'de> for Share {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Share, D::Error> {
+        let v = f64::deserialize(d)?;
+        if v > 0.0 && v <= 1.0 {
+            Ok(Share(v))
+        } else {
+            Err(serde::de::Error::custom(format!(
+                "must be a share above 0 and at most 1 (0.8 is 80%), got {v}"
+            )))
+        }
+    }
 }
 
 /// Bounds on what hermes holds, keeps and passes on.
@@ -228,6 +272,21 @@ pub struct ProviderEntry {
     /// AWS profile for credentials and region (bedrock); else AWS_PROFILE.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub profile: Option<String>,
+    /// The context window of this provider's models, in tokens, where
+    /// `models` names none for the model in use.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context_window: Option<NonZeroU64>,
+    /// Per model: `[providers.NAME.models."MODEL"] context_window = N`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub models: BTreeMap<String, ModelEntry>,
+}
+
+/// What hermes is told about one model of a provider.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ModelEntry {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context_window: Option<NonZeroU64>,
 }
 
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]

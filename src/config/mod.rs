@@ -23,9 +23,9 @@ pub use file::{
 };
 pub use paths::{project_config, Paths};
 pub use settings::{
-    defaults, mcp_servers, resolve, BuiltinSettings, ConnectorSettings, DeferPolicy, HookSettings,
-    HooksSettings, Limits, McpServerSettings, ProviderSettings, RemoteSettings, RetryPolicy,
-    Settings, ShellSettings, SystemPrompt, Thinking,
+    defaults, mcp_servers, resolve, BuiltinSettings, ConfiguredWindows, ConnectorSettings,
+    ContextSettings, DeferPolicy, HookSettings, HooksSettings, Limits, McpServerSettings,
+    ProviderSettings, RemoteSettings, RetryPolicy, Settings, ShellSettings, SystemPrompt, Thinking,
 };
 
 #[derive(Debug, thiserror::Error)]

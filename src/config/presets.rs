@@ -54,6 +54,8 @@ pub(super) fn overlay(base: ProviderEntry, user: &ProviderEntry) -> ProviderEntr
     let u = user.clone();
     let mut headers = base.headers;
     headers.extend(u.headers);
+    let mut models = base.models;
+    models.extend(u.models);
     ProviderEntry {
         kind: u.kind.or(base.kind),
         base_url: u.base_url.or(base.base_url),
@@ -73,5 +75,7 @@ pub(super) fn overlay(base: ProviderEntry, user: &ProviderEntry) -> ProviderEntr
         thinking_budget: u.thinking_budget.or(base.thinking_budget),
         region: u.region.or(base.region),
         profile: u.profile.or(base.profile),
+        context_window: u.context_window.or(base.context_window),
+        models,
     }
 }

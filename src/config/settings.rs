@@ -39,6 +39,10 @@ pub mod defaults {
     pub const DEFER_MAX_TOOLS: usize = 40;
     pub const DEFER_MAX_SHARE: f64 = 0.1;
     pub const CONTEXT_WINDOW: usize = 128_000;
+    /// Compact before a request past 80% of the window: room for the
+    /// answer and the next tool results.
+    pub const COMPACT_AT: f64 = 0.8;
+    pub const WARN_AT: f64 = 0.7;
     pub const WARM_UP: WarmUp = WarmUp::Predict;
     /// A cold start's catalog fill is given this long before tool_search
     /// answers from what it has (a handshake takes well under a second).
@@ -135,6 +139,43 @@ pub struct ProviderSettings {
     /// AWS profile (bedrock) named in config; it wins over the key
     /// variables, as `--profile` does for the AWS CLI.
     pub profile: Option<String>,
+    /// Context windows the config gives, in tokens.
+    pub windows: ConfiguredWindows,
+}
+
+/// The context windows config gives for a provider's models.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ConfiguredWindows {
+    /// `[providers.NAME] context_window`.
+    pub provider: Option<u64>,
+    /// `[providers.NAME.models."MODEL"] context_window`.
+    pub models: BTreeMap<String, u64>,
+}
+
+impl ConfiguredWindows {
+    /// The window config gives for `model`: its own entry, else the
+    /// provider's.
+    pub fn of(&self, model: &str) -> Option<u64> {
+        self.models.get(model).copied().or(self.provider)
+    }
+}
+
+/// When the conversation is compacted (`[context]`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ContextSettings {
+    pub compact_at: f64,
+    pub warn_at: f64,
+    pub auto_compact: bool,
+}
+
+impl Default for ContextSettings {
+    fn default() -> ContextSettings {
+        ContextSettings {
+            compact_at: defaults::COMPACT_AT,
+            warn_at: defaults::WARN_AT,
+            auto_compact: true,
+        }
+    }
 }
 
 /// Extended thinking as the provider is asked for it.
@@ -404,6 +445,7 @@ pub struct Settings {
     /// The connector gateway, when one is configured.
     pub connectors: Option<ConnectorSettings>,
     pub limits: Limits,
+    pub context: ContextSettings,
     /// Problems of the config files that do not stop a run.
     pub warnings: Vec<String>,
 }
@@ -475,6 +517,14 @@ pub fn resolve(paths: Paths, cwd: &Path, ov: &Overrides) -> Result<Settings, Con
             .chain(held)
             .collect(),
         limits: Limits::from_section(&file.limits),
+        context: ContextSettings {
+            compact_at: file
+                .context
+                .compact_at
+                .map_or(defaults::COMPACT_AT, |s| s.0),
+            warn_at: file.context.warn_at.map_or(defaults::WARN_AT, |s| s.0),
+            auto_compact: file.context.auto_compact.unwrap_or(true),
+        },
         connectors: file.connectors.as_ref().map(|c| ConnectorSettings {
             url: c.url.clone(),
             token_env: c.token_env.clone(),
@@ -620,6 +670,14 @@ fn resolve_provider(file: &ConfigFile, ov: &Overrides) -> Result<ProviderSetting
         thinking,
         region,
         profile,
+        windows: ConfiguredWindows {
+            provider: entry.context_window.map(|n| n.get()),
+            models: entry
+                .models
+                .iter()
+                .filter_map(|(m, e)| Some((m.clone(), e.context_window?.get())))
+                .collect(),
+        },
         name,
     })
 }

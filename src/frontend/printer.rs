@@ -139,6 +139,29 @@ impl Printer {
                 self.end_text();
                 self.say(format!("warning: {message}"));
             }
+            Event::Compacted {
+                before_tokens,
+                after_tokens,
+                summarised,
+                stubbed,
+                ..
+            } => {
+                self.stop_spinner();
+                self.end_text();
+                let mut what = Vec::new();
+                if *summarised > 0 {
+                    what.push(format!("{summarised} older messages summarised"));
+                }
+                if *stubbed > 0 {
+                    what.push(format!("{stubbed} old tool results dropped"));
+                }
+                self.say(format!(
+                    "compacted the conversation: about {} → {} tokens ({})",
+                    group(*before_tokens),
+                    group(*after_tokens),
+                    what.join(", ")
+                ));
+            }
             Event::TurnDone { .. } | Event::Error { .. } => {
                 self.stop_spinner();
                 self.end_line();
@@ -339,4 +362,17 @@ pub(crate) async fn drive<F: Future>(
             }
         }
     }
+}
+
+/// `12 345` for 12345: token counts a person reads at a glance.
+pub(crate) fn group(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(' ');
+        }
+        out.push(c);
+    }
+    out
 }

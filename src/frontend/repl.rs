@@ -28,7 +28,8 @@ commands:
   /model [M] show the model, or use model M from now on
   /tools [Q] search the tools the model can find (all servers' catalogs)
   /mcp       MCP servers: running or not, tool counts
-  /usage     tokens in and out (cached) and model requests this session
+  /usage     tokens in and out (cached), model requests, how full the context is
+  /compact [FOCUS]  summarise the older turns now (FOCUS: what to keep most of)
   /sessions  recent sessions; /resume [ID] opens one (the latest here without ID)
   /clear     start a new conversation (the old one stays on disk)
   /approvals what this session allowed
@@ -176,6 +177,10 @@ pub(crate) async fn run(
         }
         let _ = editor.add_history_entry(text);
         let _ = editor.append_history(&ctx.history);
+        if text == "/compact" || text.starts_with("/compact ") {
+            compact(&mut agent, text, &ctx.stop, rx, printer).await;
+            continue;
+        }
         if text.starts_with('/') {
             match command(text, &mut agent, &ctx).await? {
                 Flow::Quit => break,
@@ -262,6 +267,7 @@ const COMMANDS: &[&str] = &[
     "/tools",
     "/mcp",
     "/usage",
+    "/compact",
     "/approvals",
     "/yolo",
     "/update",
@@ -449,7 +455,11 @@ async fn turn(
     }
     printer.end_line();
     match res {
-        Ok(_) => {}
+        Ok(_) => {
+            if let (Some(_), Some(_)) = agent.context_status() {
+                errln!("{}", context_line(agent));
+            }
+        }
         Err(AgentError::Cancelled) => errln!("stopped."),
         Err(e) => {
             errln!("error: {e}");
@@ -510,7 +520,9 @@ async fn command(text: &str, agent: &mut Agent, ctx: &ReplContext<'_>) -> Result
                 "{} model request(s) · {} tokens in ({} read from the cache, {} written to it) · {} out",
                 u.requests, u.prompt_tokens, u.cache_read_tokens, u.cache_write_tokens, u.completion_tokens
             );
+            errln!("{}", context_line(agent));
         }
+
         "/tools" => {
             let query = text.split_once(' ').map(|(_, q)| q.trim()).unwrap_or("");
             errln!(
@@ -584,6 +596,54 @@ async fn command(text: &str, agent: &mut Agent, ctx: &ReplContext<'_>) -> Result
         },
     }
     Ok(Flow::Continue)
+}
+
+/// `/compact [focus]`: the summary request runs like a turn, its events
+/// shown, Ctrl-C stopping it.
+async fn compact(
+    agent: &mut Agent,
+    text: &str,
+    stop: &CancellationToken,
+    rx: &mut UnboundedReceiver<Event>,
+    printer: &mut Printer,
+) {
+    let focus = text.split_once(' ').map(|(_, f)| f.trim());
+    let cancel = stop.child_token();
+    let on_ctrl_c = {
+        let cancel = cancel.clone();
+        tokio::spawn(async move {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                cancel.cancel();
+            }
+        })
+    };
+    let res = drive(agent.compact_now(focus, &cancel), rx, printer).await;
+    on_ctrl_c.abort();
+    printer.end_line();
+    match res {
+        Ok(true) => errln!("{}", context_line(agent)),
+        Ok(false) => errln!("nothing to compact: the conversation is its newest turn"),
+        Err(AgentError::Cancelled) => errln!("stopped; the conversation is as it was."),
+        Err(e) => errln!("error: cannot compact: {e}"),
+    }
+}
+
+/// How full the model's window is: `context 43% · 3 440 of 8 000 tokens`.
+fn context_line(agent: &Agent) -> String {
+    use super::printer::group;
+    match agent.context_status() {
+        (Some(used), Some(window)) => format!(
+            "context {:.0}% · {} of {} tokens",
+            used as f64 * 100.0 / window as f64,
+            group(used),
+            group(window)
+        ),
+        (None, Some(window)) => format!("context window {} tokens", group(window)),
+        (_, None) => format!(
+            "context window of {} unknown (set providers.NAME.context_window)",
+            agent.model()
+        ),
+    }
 }
 
 #[cfg(test)]

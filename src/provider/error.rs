@@ -121,6 +121,53 @@ impl ProviderError {
         }
     }
 
+    /// The provider refused the request as longer than the model's
+    /// context window: `Some(window)`, the window in tokens when its words
+    /// name it (OpenAI's "maximum context length is N tokens", Anthropic's
+    /// "N tokens > M maximum"; Bedrock names none).
+    pub fn context_overflow(&self) -> Option<Option<u64>> {
+        let message = match self {
+            ProviderError::Http {
+                status: 400 | 413,
+                message,
+                ..
+            } => message,
+            ProviderError::GaveUp { last, .. } => return last.context_overflow(),
+            _ => return None,
+        };
+        let m = message.to_ascii_lowercase();
+        const SAID: &[&str] = &[
+            "maximum context length",
+            "context_length_exceeded",
+            "context length",
+            "context window",
+            "prompt is too long",
+            "input is too long",
+            "too many input tokens",
+            "too many tokens",
+        ];
+        if !SAID.iter().any(|s| m.contains(s)) {
+            return None;
+        }
+        let number_after = |marker: &str| -> Option<u64> {
+            let rest = &m[m.find(marker)? + marker.len()..];
+            let digits: String = rest
+                .trim_start()
+                .chars()
+                .take_while(|c| c.is_ascii_digit() || *c == ',')
+                .filter(char::is_ascii_digit)
+                .collect();
+            digits.parse().ok()
+        };
+        let window = number_after("maximum context length is").or_else(|| {
+            // "prompt is too long: 9123 tokens > 8000 maximum"
+            m.find(" maximum")
+                .and_then(|end| m[..end].rsplit_once('>'))
+                .and_then(|(_, n)| n.trim().parse().ok())
+        });
+        Some(window)
+    }
+
     /// A problem of set-up (exit 2) rather than of this run (exit 1).
     pub fn is_config(&self) -> bool {
         matches!(
@@ -167,5 +214,44 @@ impl ProviderError {
             )),
             _ => None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn http(status: u16, message: &str) -> ProviderError {
+        ProviderError::Http {
+            provider: "p".into(),
+            url: "http://x".into(),
+            status,
+            message: message.into(),
+            retry_after: None,
+        }
+    }
+
+    #[test]
+    fn each_apis_context_refusal_is_known_and_its_window_read() {
+        let openai = http(
+            400,
+            "This model's maximum context length is 8,192 tokens. However, your messages \
+             resulted in 9123 tokens. Please reduce the length of the messages.",
+        );
+        assert_eq!(openai.context_overflow(), Some(Some(8192)));
+        let anthropic = http(400, "prompt is too long: 9123 tokens > 8000 maximum");
+        assert_eq!(anthropic.context_overflow(), Some(Some(8000)));
+        let bedrock = http(400, "Input is too long for requested model.");
+        assert_eq!(bedrock.context_overflow(), Some(None));
+        let gave_up = ProviderError::GaveUp {
+            attempts: 2,
+            last: Box::new(anthropic),
+        };
+        assert_eq!(gave_up.context_overflow(), Some(Some(8000)));
+        assert_eq!(
+            http(400, "messages: roles must alternate").context_overflow(),
+            None
+        );
+        assert_eq!(http(500, "prompt is too long").context_overflow(), None);
     }
 }

@@ -10,6 +10,7 @@ mod http;
 mod openai;
 mod retry;
 pub(crate) mod stream;
+mod windows;
 
 use std::time::Duration;
 
@@ -22,6 +23,7 @@ pub(crate) use error::ProviderError;
 #[cfg(test)]
 pub(crate) use http::FrameReader;
 pub(crate) use openai::OpenAiProvider;
+pub(crate) use windows::known_window;
 
 use crate::config::{ProviderKind, ProviderSettings};
 use crate::session::{BlockApi, Message, NativeBlocks, ToolCall};

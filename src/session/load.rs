@@ -48,15 +48,19 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<LoadedSession, SessionError> {
             )
         })
         .collect();
+    let parse_line = |line: &[u8]| serde_json::from_slice(line).map_err(|e| e.to_string());
+    let from = last_compaction(&lines);
     let parsed: Vec<(usize, &[u8], Result<Record, String>)> = lines
         .into_iter()
-        .map(|(n, line)| {
-            (
-                n,
-                line,
-                serde_json::from_slice(line).map_err(|e| e.to_string()),
-            )
+        .enumerate()
+        // Before the last compaction only the meta line and the deferral
+        // decision matter: the rest is replaced, and not even parsed.
+        .filter(|(i, (_, line))| {
+            *i == 0
+                || *i >= from
+                || (line.starts_with(br#"{"type":"event""#) && is_tools_event(line))
         })
+        .map(|(_, (n, line))| (n, line, parse_line(line)))
         .collect();
     let acknowledged = Acknowledged::from(&parsed);
 
@@ -96,6 +100,10 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<LoadedSession, SessionError> {
                 messages.push(Message::Tool(result));
                 lines_of.push(line);
             }
+            Record::Compaction { messages: view, .. } => {
+                lines_of = vec![line; view.len()];
+                messages = view;
+            }
             Record::Event {
                 event: SessionEvent::Tools { deferred: d },
                 ..
@@ -123,6 +131,32 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<LoadedSession, SessionError> {
         deferred,
         warnings,
     })
+}
+
+/// The position (in `lines`) of the last compaction record that parses,
+/// or 0 when there is none. Found by the prefix every such record starts
+/// with; a torn one (hermes died while writing it) does not parse and is
+/// passed over for the one before.
+fn last_compaction(lines: &[(usize, &[u8])]) -> usize {
+    lines
+        .iter()
+        .enumerate()
+        .rev()
+        .filter(|(_, (_, l))| l.starts_with(super::record::COMPACTION_PREFIX))
+        .find(|(_, (_, l))| {
+            matches!(
+                serde_json::from_slice::<Record>(l),
+                Ok(Record::Compaction { .. })
+            )
+        })
+        .map_or(0, |(i, _)| i)
+}
+
+/// A `tools` event line (the session's deferral decision), told from other
+/// events without parsing it.
+fn is_tools_event(line: &[u8]) -> bool {
+    const NEEDLE: &[u8] = br#""event":"tools""#;
+    line.len() < 512 && line.windows(NEEDLE.len()).any(|w| w == NEEDLE)
 }
 
 /// The file's complete, non-blank lines with their 1-based numbers, and the

@@ -24,7 +24,26 @@ pub enum Record {
         #[serde(flatten)]
         event: SessionEvent,
     },
+    /// A compaction: the history from here on is `messages`, replacing
+    /// everything before (a summary, stubs of old tool results, the newest
+    /// messages as they were). A loader starts from the last one.
+    Compaction {
+        ts: String,
+        /// `threshold` (the next request would have passed
+        /// `[context] compact_at`), `requested` (`/compact`), `refused`
+        /// (the provider refused a request as too long).
+        reason: String,
+        /// Messages replaced by the summary, and tool results whose bodies
+        /// were dropped.
+        summarised: u64,
+        stubbed: u64,
+        messages: Vec<Message>,
+    },
 }
+
+/// How every compaction record's line begins: a loader finds the last one
+/// without reading the lines before it.
+pub const COMPACTION_PREFIX: &[u8] = br#"{"type":"compaction","#;
 
 /// What hermes notes in a session beside the conversation. Serialised flat
 /// into the record: `{"type":"event","ts":…,"event":"usage",…}`; the fields

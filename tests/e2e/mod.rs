@@ -4,6 +4,7 @@ mod builtin;
 mod config;
 mod conformance;
 mod connectors;
+mod context;
 mod errors;
 mod fake_provider;
 mod hostile;

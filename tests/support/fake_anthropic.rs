@@ -689,6 +689,13 @@ fn invalid(message: impl Into<String>) -> Rejection {
     error(400, "invalid_request_error", &message.into())
 }
 
+/// A prompt past the model's window, as the real API says it.
+pub fn too_long(tokens: u64, window: u64) -> Rejection {
+    invalid(format!(
+        "prompt is too long: {tokens} tokens > {window} maximum"
+    ))
+}
+
 /// The key the fake signs thinking with (the real one is Anthropic's secret).
 const SECRET: &[u8] = b"hermes fake anthropic: not a real signing key";
 

@@ -709,6 +709,11 @@ fn invalid(message: &str) -> Rejection {
     rejection(400, "ValidationException", message)
 }
 
+/// A prompt past the model's window, as the real API says it (no counts).
+pub fn too_long() -> Rejection {
+    invalid("Input is too long for requested model.")
+}
+
 /// A request-validation failure: "1 validation error detected: …".
 fn constraint(detail: &str) -> Rejection {
     invalid(&format!("1 validation error detected: {detail}"))

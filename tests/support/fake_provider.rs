@@ -547,10 +547,47 @@ impl Recorded {
     }
 }
 
+/// Answers a request when no scripted reply is left.
+pub type Responder = Arc<dyn Fn(&Recorded) -> Reply + Send + Sync>;
+
 #[derive(Default)]
 struct State {
     script: VecDeque<Reply>,
     requests: Vec<Recorded>,
+    /// The model's context window in tokens: a longer request is refused
+    /// with the API's own error, and a served turn reports the request's
+    /// tokens as its input.
+    window: Option<u64>,
+    overflows: usize,
+    responder: Option<Responder>,
+}
+
+/// The tokens of a request as the fake counts them: its body's bytes over
+/// four, rounded up — tools, system prompt and every message included, as a
+/// real tokenizer counts them all.
+pub fn tokens(req: &Recorded) -> u64 {
+    (req.body.len() as u64).div_ceil(4)
+}
+
+/// The refusal of a request of `tokens` to a model with a `window`, in the
+/// words of the API `path` addresses.
+fn past_window(path: &str, tokens: u64, window: u64) -> Rejection {
+    match api_of(path) {
+        Some(Api::Anthropic) => fake_anthropic::too_long(tokens, window),
+        Some(Api::Bedrock) => fake_bedrock::too_long(),
+        _ => Rejection {
+            status: 400,
+            headers: Vec::new(),
+            body: invalid(
+                format!(
+                    "This model's maximum context length is {window} tokens. However, your \
+                     messages resulted in {tokens} tokens. Please reduce the length of the messages."
+                ),
+                "messages",
+                Some("context_length_exceeded"),
+            ),
+        },
+    }
 }
 
 pub struct FakeProvider {
@@ -609,6 +646,24 @@ impl FakeProvider {
     pub fn port(&self) -> u16 {
         self.port
     }
+
+    /// Refuses requests longer than `tokens` (see [`tokens`]) as the real
+    /// API does, and reports each served request's true size as its input.
+    pub fn with_window(&self, tokens: u64) -> &Self {
+        self.state.lock().unwrap().window = Some(tokens);
+        self
+    }
+
+    /// How many requests were refused as too long for the window.
+    pub fn overflows(&self) -> usize {
+        self.state.lock().unwrap().overflows
+    }
+
+    /// Answers with `f` once the script is used up.
+    pub fn respond_with(&self, f: impl Fn(&Recorded) -> Reply + Send + Sync + 'static) -> &Self {
+        self.state.lock().unwrap().responder = Some(Arc::new(f));
+        self
+    }
 }
 
 fn serve(stream: TcpStream, state: Arc<Mutex<State>>) {
@@ -618,14 +673,47 @@ fn serve(stream: TcpStream, state: Arc<Mutex<State>>) {
     while let Some(req) = read_request(&mut reader) {
         // A request that breaks a rule the real API enforces gets that API's
         // error; the scripted reply waits for the next request.
-        let rejected = check(&req);
+        let mut rejected = check(&req);
         let path = req.path.clone();
+        let size = tokens(&req);
         let reply = {
             let mut st = state.lock().unwrap();
-            st.requests.push(req);
-            match rejected {
+            let window = st.window.filter(|_| req.method == "POST");
+            if rejected.is_none() {
+                if let Some(w) = window.filter(|w| size > *w) {
+                    st.overflows += 1;
+                    rejected = Some(past_window(&path, size, w));
+                }
+            }
+            let reply = match rejected {
                 Some(rejection) => Some(rejection.into_reply()),
-                None => st.script.pop_front(),
+                None => st
+                    .script
+                    .pop_front()
+                    .or_else(|| st.responder.as_ref().map(|f| f(&req))),
+            };
+            st.requests.push(req);
+            match (reply, window) {
+                (
+                    Some(Reply::Sse {
+                        body: Body::Turn(mut turn),
+                        cut_after,
+                        delay,
+                        pace,
+                    }),
+                    Some(_),
+                ) => {
+                    turn.usage.input = size;
+                    turn.usage.cache_read = 0;
+                    turn.usage.cache_write = 0;
+                    Some(Reply::Sse {
+                        body: Body::Turn(turn),
+                        cut_after,
+                        delay,
+                        pace,
+                    })
+                }
+                (reply, _) => reply,
             }
         };
         let reply = reply.unwrap_or_else(|| {

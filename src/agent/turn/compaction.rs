@@ -1,0 +1,265 @@
+//! Compaction as the agent runs it: before a request that would fill the
+//! window past `[context] compact_at`, on `/compact`, and after a provider
+//! refused a request as too long. Old tool results are stubbed first; if
+//! that is not enough, the older turns are summarised by the model in a
+//! request of their own. The result is one `compaction` record: the
+//! history from there on, which `--continue` replays as it is. Compactions
+//! are the rare points where a request does not extend the one before.
+
+use tokio_util::sync::CancellationToken;
+
+use super::super::compact;
+use super::super::context::{message_bytes, request_bytes, Meter};
+use super::{Agent, AgentError, Event};
+use crate::provider::{ChatRequest, ProviderError, ProviderEvent, ToolSpec};
+use crate::session::{Message, Record};
+use crate::util::time::Utc;
+
+/// After a compaction the request should fill at most this share of the
+/// window, so that several turns pass before the next one.
+const TARGET: f64 = 0.5;
+/// The newest turns kept word for word, as a share of the window.
+const KEEP: f64 = 0.3;
+/// What one summary request may carry, as a share of the window: the rest
+/// is room for the summary.
+const SUMMARY_INPUT: f64 = 0.85;
+/// Summary requests of one compaction, at most (a history many windows
+/// long is summarised a window at a time).
+const MAX_SUMMARIES: usize = 8;
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Reason {
+    Threshold,
+    Requested,
+    Refused,
+}
+
+impl Reason {
+    fn name(self) -> &'static str {
+        match self {
+            Reason::Threshold => "threshold",
+            Reason::Requested => "requested",
+            Reason::Refused => "refused",
+        }
+    }
+}
+
+impl Agent {
+    /// The conversation's size after the last request and the model's
+    /// window, for `/usage` and the REPL's status line.
+    pub fn context_status(&self) -> (Option<u64>, Option<u64>) {
+        (self.meter.last_tokens, self.meter.window(&self.model))
+    }
+
+    /// `/compact [focus]`: whether anything was compacted.
+    pub async fn compact_now(
+        &mut self,
+        focus: Option<&str>,
+        cancel: &CancellationToken,
+    ) -> Result<bool, AgentError> {
+        let specs = self.tools.specs();
+        let done = self.compact(Reason::Requested, focus, &specs, cancel).await;
+        let synced = self.session.sync().await;
+        let done = done?;
+        synced?;
+        Ok(done)
+    }
+
+    /// Compacts when the next request would pass `compact_at` of a known
+    /// window (and `auto_compact` is on).
+    pub(super) async fn compact_if_full(
+        &mut self,
+        specs: &[ToolSpec],
+        cancel: &CancellationToken,
+    ) -> Result<(), AgentError> {
+        let Some(window) = self.meter.window(&self.model) else {
+            return Ok(());
+        };
+        let settings = self.meter.settings;
+        let next = self.meter.estimate(request_bytes(&self.messages, specs));
+        if settings.auto_compact && next as f64 > settings.compact_at * window as f64 {
+            self.compact(Reason::Threshold, None, specs, cancel).await?;
+        }
+        Ok(())
+    }
+
+    /// Tells the user, once until the next compaction, that the window is
+    /// filling up.
+    pub(super) fn warn_if_filling(&mut self, in_use: u64) {
+        let Some(window) = self.meter.window(&self.model) else {
+            return;
+        };
+        let s = self.meter.settings;
+        if self.meter.warned || (in_use as f64) < s.warn_at * window as f64 {
+            return;
+        }
+        self.meter.warned = true;
+        let then = if s.auto_compact {
+            format!(
+                "hermes compacts it before a request would pass {:.0}%",
+                s.compact_at * 100.0
+            )
+        } else {
+            "/compact shrinks it (auto_compact is off)".to_string()
+        };
+        self.emit(Event::Warning {
+            message: format!(
+                "the conversation fills {:.0}% of the context window of {} ({} of {} tokens); {then}",
+                in_use as f64 * 100.0 / window as f64,
+                self.model,
+                in_use,
+                window
+            ),
+        });
+    }
+
+    /// Stubs old tool results, then summarises older turns if that is not
+    /// enough (or always, when asked); records and adopts the result.
+    /// Whether anything changed.
+    pub(super) async fn compact(
+        &mut self,
+        reason: Reason,
+        focus: Option<&str>,
+        specs: &[ToolSpec],
+        cancel: &CancellationToken,
+    ) -> Result<bool, AgentError> {
+        let tools = request_bytes(&[], specs);
+        let size = |m: &[Message]| request_bytes(m, specs);
+        let before = self.meter.estimate(size(&self.messages));
+        // With no window known (`/compact` on an unknown model), the
+        // conversation's own size stands in for it.
+        let known = before.max(1);
+        let model = self.model.clone();
+        let window = |m: &Meter| m.window(&model).unwrap_or(known);
+        let target = |m: &Meter| (TARGET * window(m) as f64) as u64;
+        let keep = |m: &Meter| m.bytes_for((KEEP * window(m) as f64) as u64);
+        let input = |m: &Meter| {
+            m.bytes_for((SUMMARY_INPUT * window(m) as f64) as u64)
+                .saturating_sub(tools)
+        };
+
+        let mut view = self.messages.clone();
+        let mut stubbed = 0;
+        if let Some(newest) = compact::newest_user(&view) {
+            if let Some((v, n)) = compact::stub_old_results(&view, newest) {
+                view = v;
+                stubbed = n;
+            }
+        }
+        let mut summarised = 0;
+        if reason == Reason::Requested || self.meter.estimate(size(&view)) > target(&self.meter) {
+            for _ in 0..MAX_SUMMARIES {
+                let Some(cut) = compact::cut_for(&view, keep(&self.meter), message_bytes) else {
+                    break;
+                };
+                let part = compact::fitting_prefix(&view, cut, input(&self.meter), message_bytes);
+                let ask = compact::summary_request(&view, part, focus);
+                let w = window(&self.meter);
+                if self.meter.estimate(size(&ask)) > w {
+                    return Err(AgentError::TooLong(format!(
+                        "one message of this conversation is too long for the context window of {} ({w} tokens), even alone",
+                        self.model
+                    )));
+                }
+                let summary = match self.summarise(&ask, specs, w, cancel).await {
+                    Ok(s) => s,
+                    // The summary request itself was too long: the window
+                    // or the rate was wrong; try again with what it said.
+                    Err(AgentError::Provider(e)) if e.context_overflow().is_some() => {
+                        let named = e.context_overflow().flatten();
+                        self.meter.refused(&self.model, named, self.sent_bytes);
+                        continue;
+                    }
+                    Err(e) => return Err(e),
+                };
+                let (head, _) = compact::units(&view);
+                summarised += part - head;
+                view = compact::compacted(&view, part, &summary);
+                if part == cut || self.meter.estimate(size(&view)) <= target(&self.meter) {
+                    break;
+                }
+            }
+        }
+        if stubbed == 0 && summarised == 0 {
+            return Ok(false);
+        }
+        let after = self.meter.estimate(size(&view));
+        self.session
+            .append(&Record::Compaction {
+                ts: Utc::now().rfc3339(),
+                reason: reason.name().into(),
+                summarised: summarised as u64,
+                stubbed: stubbed as u64,
+                messages: view.clone(),
+            })
+            .await?;
+        self.messages = view;
+        self.meter.warned = false;
+        self.meter.last_tokens = Some(after);
+        self.emit(Event::Compacted {
+            reason: reason.name().into(),
+            before_tokens: before,
+            after_tokens: after,
+            summarised: summarised as u64,
+            stubbed: stubbed as u64,
+        });
+        Ok(true)
+    }
+
+    /// One summary request: the model's text, cut to a tenth of the window.
+    async fn summarise(
+        &mut self,
+        ask: &[Message],
+        specs: &[ToolSpec],
+        window: u64,
+        cancel: &CancellationToken,
+    ) -> Result<String, AgentError> {
+        let events = self.events.clone();
+        // Its text is not shown: only that it is being retried.
+        let on_event = move |e: ProviderEvent| {
+            if let ProviderEvent::Retrying {
+                attempt,
+                delay,
+                reason,
+            } = e
+            {
+                let _ = events.send(Event::Retrying {
+                    attempt,
+                    delay_ms: delay.as_millis() as u64,
+                    reason,
+                });
+            }
+        };
+        self.sent_bytes = request_bytes(ask, specs);
+        let req = ChatRequest {
+            model: &self.model,
+            messages: ask,
+            tools: specs,
+        };
+        let completion = self
+            .provider
+            .complete(req, &on_event, cancel)
+            .await
+            .map_err(|e| match e {
+                ProviderError::Cancelled => AgentError::Cancelled,
+                e => AgentError::Provider(e),
+            })?;
+        self.note_completion(&completion).await?;
+        let text = completion.content.trim();
+        if text.is_empty() {
+            return Err(AgentError::NoSummary);
+        }
+        let cap = self.meter.bytes_for(window / 10).max(2048) as usize;
+        if text.len() <= cap {
+            return Ok(text.to_string());
+        }
+        let mut end = cap;
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        Ok(format!(
+            "{}\n[hermes: the summary was cut at {cap} bytes]",
+            &text[..end]
+        ))
+    }
+}

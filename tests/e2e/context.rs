@@ -1,0 +1,277 @@
+//! Long sessions against a model with a small window: the fake refuses a
+//! request past it with each API's real 400 and reports each request's true
+//! size, so hermes' meter, its compaction and its recovery are tested
+//! against what a provider really does.
+
+use crate::support::fake_provider::{Api, Recorded, Reply};
+use crate::support::{records, TestEnv};
+
+const WINDOW: u64 = 8_000;
+
+/// Marks the request that asks for a summary (hermes' instruction).
+const SUMMARY_ASK: &str = "is about to outgrow the model's context window";
+
+/// About 6 KB of a user's message: part `n` of an incident report, plain
+/// words (no quotes or newlines, so the JSON bodies carry it as it is).
+fn long_message(n: usize) -> String {
+    let mut s = format!("Part {n} of the incident report for the payments cluster. ");
+    let lines = [
+        "At 02:14 UTC the ledger-writer pods on node pool blue started to restart in a loop",
+        "the readiness probe on port 8443 timed out after 3 s while the JVM was still warming up",
+        "the autoscaler added four replicas which made the connection storm against postgres worse",
+        "pgbouncer hit max_client_conn at 2000 and refused new sessions for about nine minutes",
+        "the retry budget in the checkout service was exhausted and customers saw error 502",
+        "the on-call engineer rolled back deploy 4117 of ledger-writer at 02:41 UTC",
+    ];
+    let mut i = 0;
+    while s.len() < 6_000 {
+        s.push_str(&format!("Item {n}.{i}: {}. ", lines[i % lines.len()]));
+        i += 1;
+    }
+    s
+}
+
+/// Answers a summary request with a summary, any other with a short note.
+fn answer(req: &Recorded) -> Reply {
+    if req.body_str().contains(SUMMARY_ASK) {
+        Reply::text(
+            "The user is writing an incident report for the payments cluster in parts. So far: \
+             ledger-writer pods restarted in a loop after deploy 4117, readiness probe timeouts on \
+             port 8443, autoscaler made a connection storm, pgbouncer max_client_conn 2000 was hit, \
+             checkout returned 502, rollback at 02:41 UTC. Each part was acknowledged.",
+        )
+    } else {
+        Reply::text("Noted; send the next part.")
+    }
+}
+
+fn small_window(api: Api) -> TestEnv {
+    let env = TestEnv::with_api(api);
+    env.fake.with_window(WINDOW).respond_with(answer);
+    // The fake provider's table comes last in the file: this key is its.
+    let mut text = std::fs::read_to_string(env.config_path()).unwrap();
+    text.push_str(&format!("context_window = {WINDOW}\n"));
+    std::fs::write(env.config_path(), text).unwrap();
+    env
+}
+
+/// Each request body without Anthropic's cache marks, which move.
+fn bodies(reqs: &[Recorded]) -> Vec<String> {
+    reqs.iter()
+        .map(|r| {
+            r.body_str()
+                .replace(r#""cache_control":{"type":"ephemeral"},"#, "")
+        })
+        .collect()
+}
+
+/// How many requests do not start with the request before them (less its
+/// closing `]}`): the points where the prompt cache starts over.
+fn prefix_breaks(reqs: &[Recorded]) -> usize {
+    bodies(reqs)
+        .windows(2)
+        .filter(|p| {
+            let stem = p[0].strip_suffix("]}").unwrap_or(&p[0]);
+            let broke = !p[1].starts_with(stem);
+            if broke && std::env::var("DEBUG_BREAKS").is_ok() {
+                let at = stem
+                    .bytes()
+                    .zip(p[1].bytes())
+                    .position(|(a, b)| a != b)
+                    .unwrap_or(0);
+                eprintln!(
+                    "break at {at}: before …{}\n after …{}",
+                    &stem[at.saturating_sub(60)..(at + 60).min(stem.len())],
+                    &p[1][at.saturating_sub(60)..(at + 60).min(p[1].len())]
+                );
+            }
+            broke
+        })
+        .count()
+}
+
+/// Twelve ~6 KB messages, one run then eleven `--continue`s, under an
+/// 8 000-token window: no run fails, no request is refused, the newest
+/// message is sent whole, and compactions break the cache at most 6 times.
+fn twelve_long_turns(api: Api) {
+    let env = small_window(api);
+    for n in 1..=12 {
+        let msg = long_message(n);
+        let mut args = vec!["-q", msg.as_str()];
+        if n > 1 {
+            args.insert(0, "--continue");
+        }
+        env.run(&args).ok();
+        let reqs = env.fake.requests();
+        let last = reqs.last().unwrap();
+        assert!(
+            last.body_str().contains(&msg),
+            "turn {n}: the newest message is not in the last request"
+        );
+    }
+    assert_eq!(env.fake.overflows(), 0, "a request was refused as too long");
+    let reqs = env.fake.requests();
+    let breaks = prefix_breaks(&reqs);
+    let summaries = reqs
+        .iter()
+        .filter(|r| r.body_str().contains(SUMMARY_ASK))
+        .count();
+    assert!(summaries >= 2, "{summaries} summaries for 12 turns of 6 KB");
+    eprintln!(
+        "{api:?}: {} requests, {summaries} summaries, {breaks} prefix breaks",
+        reqs.len()
+    );
+    assert!(
+        breaks <= 6,
+        "{breaks} requests broke the prefix of the one before ({} requests, {summaries} summaries)",
+        reqs.len()
+    );
+    // Every request stayed inside the window, with room for the answer.
+    for r in &reqs {
+        let t = crate::support::fake_provider::tokens(r);
+        assert!(t <= WINDOW, "a request of {t} tokens");
+    }
+    // The file says what happened, and a last --continue replays it.
+    let compactions = records(&env.only_session())
+        .into_iter()
+        .filter(|r| r["type"] == "compaction")
+        .count();
+    assert!(compactions >= 2, "{compactions} compaction records");
+}
+
+#[test]
+fn twelve_long_turns_fit_an_8000_token_window_openai() {
+    twelve_long_turns(Api::OpenAi);
+}
+
+#[test]
+fn twelve_long_turns_fit_an_8000_token_window_anthropic() {
+    twelve_long_turns(Api::Anthropic);
+}
+
+#[test]
+fn twelve_long_turns_fit_an_8000_token_window_bedrock() {
+    twelve_long_turns(Api::Bedrock);
+}
+
+/// A session grown past the window before hermes compacted (here: with no
+/// window known, so nothing compacts ahead) is continued: the provider's
+/// refusal names the window, hermes compacts and sends again, once.
+fn a_refusal_compacts_and_retries(api: Api) {
+    let env = TestEnv::with_api(api);
+    env.fake.respond_with(answer);
+    for n in 1..=3 {
+        let msg = long_message(n);
+        let mut args = vec!["-q", msg.as_str()];
+        if n > 1 {
+            args.insert(0, "--continue");
+        }
+        env.run(&args).ok();
+    }
+    // The model's window turns out smaller than the session.
+    env.fake.with_window(5_000);
+    let before = env.fake.requests().len();
+    let msg = long_message(4);
+    let run = env.run(&["--continue", "--json", "-q", &msg]);
+    run.ok();
+    assert_eq!(env.fake.overflows(), 1, "one refusal, then it fits");
+    // Refused, then summaries (the history is longer than one summary
+    // request may carry: two, a window's worth at a time), then answered.
+    let reqs = &env.fake.requests()[before..];
+    let (last, summaries) = reqs[1..].split_last().unwrap();
+    assert_eq!(summaries.len(), 2, "{} requests", reqs.len());
+    assert!(summaries.iter().all(|r| r.body_str().contains(SUMMARY_ASK)));
+    assert!(last.body_str().contains(&msg) && !last.body_str().contains(SUMMARY_ASK));
+    // The second summary carries the first, not the messages it replaced.
+    assert!(!summaries[1].body_str().contains(&long_message(1)));
+    let compacted: Vec<_> = run
+        .events()
+        .into_iter()
+        .filter(|e| e["type"] == "compacted")
+        .collect();
+    assert_eq!(compacted.len(), 1);
+    assert_eq!(compacted[0]["reason"], "refused");
+}
+
+#[test]
+fn a_context_refusal_compacts_and_retries_openai() {
+    a_refusal_compacts_and_retries(Api::OpenAi);
+}
+
+#[test]
+fn a_context_refusal_compacts_and_retries_anthropic() {
+    a_refusal_compacts_and_retries(Api::Anthropic);
+}
+
+#[test]
+fn a_context_refusal_compacts_and_retries_bedrock() {
+    a_refusal_compacts_and_retries(Api::Bedrock);
+}
+
+/// `--json` usage events say how full the window is; a warning comes once
+/// it passes `warn_at`.
+#[test]
+fn usage_events_carry_the_window_and_a_warning_comes_at_the_threshold() {
+    let env = small_window(Api::OpenAi);
+    let mut text = std::fs::read_to_string(env.config_path()).unwrap();
+    text.push_str("[context]\nwarn_at = 0.5\n");
+    std::fs::write(env.config_path(), text).unwrap();
+    let run = env.run(&["--json", "-q", &long_message(1)]);
+    run.ok();
+    let usage = run
+        .events()
+        .into_iter()
+        .find(|e| e["type"] == "usage")
+        .unwrap();
+    assert_eq!(usage["context_window"], WINDOW);
+    let used = usage["context_tokens"].as_u64().unwrap();
+    let prompt = usage["prompt_tokens"].as_u64().unwrap();
+    assert!(used > prompt && used < WINDOW, "{usage}");
+    let run = env.run(&["--continue", "--json", "-q", &long_message(2)]);
+    run.ok();
+    let run = env.run(&["--continue", "--json", "-q", &long_message(3)]);
+    run.ok();
+    let warnings: Vec<String> = run
+        .events()
+        .into_iter()
+        .filter(|e| e["type"] == "warning")
+        .map(|e| e["message"].as_str().unwrap().to_string())
+        .collect();
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.contains("of the context window of test-model")),
+        "{warnings:?}"
+    );
+}
+
+/// A window set per model wins over the provider's; a bad share is refused
+/// naming its line.
+#[test]
+fn a_models_own_window_wins_and_a_bad_share_names_its_line() {
+    let env = TestEnv::new();
+    env.fake.respond_with(answer);
+    let mut text = std::fs::read_to_string(env.config_path()).unwrap();
+    text.push_str(
+        "context_window = 100000\n[providers.fake.models.\"test-model\"]\ncontext_window = 9000\n",
+    );
+    std::fs::write(env.config_path(), &text).unwrap();
+    let run = env.run(&["--json", "-q", "hi"]);
+    run.ok();
+    let usage = run
+        .events()
+        .into_iter()
+        .find(|e| e["type"] == "usage")
+        .unwrap();
+    assert_eq!(usage["context_window"], 9000);
+    std::fs::write(
+        env.config_path(),
+        format!("{text}[context]\ncompact_at = 80\n"),
+    )
+    .unwrap();
+    let run = env.run(&["-q", "hi"]);
+    run.code(2);
+    let line = run.error_line();
+    assert!(line.contains("context.compact_at"), "{line}");
+    assert!(line.contains("at most 1"), "{line}");
+}
