@@ -4,6 +4,7 @@
 
 mod anchor;
 mod approvals;
+mod context;
 pub mod edit;
 mod file;
 mod load;

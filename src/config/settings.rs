@@ -4,6 +4,8 @@
 //! stands for "use the default"; an `Option` left means "not configured".
 
 use std::collections::BTreeMap;
+
+pub use super::context::{ConfiguredWindows, ContextSettings};
 use std::path::Path;
 use std::time::Duration;
 
@@ -141,41 +143,6 @@ pub struct ProviderSettings {
     pub profile: Option<String>,
     /// Context windows the config gives, in tokens.
     pub windows: ConfiguredWindows,
-}
-
-/// The context windows config gives for a provider's models.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct ConfiguredWindows {
-    /// `[providers.NAME] context_window`.
-    pub provider: Option<u64>,
-    /// `[providers.NAME.models."MODEL"] context_window`.
-    pub models: BTreeMap<String, u64>,
-}
-
-impl ConfiguredWindows {
-    /// The window config gives for `model`: its own entry, else the
-    /// provider's.
-    pub fn of(&self, model: &str) -> Option<u64> {
-        self.models.get(model).copied().or(self.provider)
-    }
-}
-
-/// When the conversation is compacted (`[context]`).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct ContextSettings {
-    pub compact_at: f64,
-    pub warn_at: f64,
-    pub auto_compact: bool,
-}
-
-impl Default for ContextSettings {
-    fn default() -> ContextSettings {
-        ContextSettings {
-            compact_at: defaults::COMPACT_AT,
-            warn_at: defaults::WARN_AT,
-            auto_compact: true,
-        }
-    }
 }
 
 /// Extended thinking as the provider is asked for it.

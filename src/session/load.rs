@@ -362,6 +362,55 @@ mod tests {
         assert!(s.warnings[0].contains("f.jsonl:3"));
     }
 
+    fn compaction(texts: &[&str]) -> String {
+        let messages: Vec<String> = texts
+            .iter()
+            .map(|t| format!(r#"{{"role":"user","content":"{t}"}}"#))
+            .collect();
+        format!(
+            r#"{{"type":"compaction","ts":"t","reason":"threshold","summarised":3,"stubbed":0,"messages":[{}]}}"#,
+            messages.join(",")
+        )
+    }
+
+    #[test]
+    fn the_last_compaction_replaces_all_before_it_which_is_not_even_parsed() {
+        let tools = r#"{"type":"event","ts":"t","event":"tools","deferred":true}"#;
+        let text = format!(
+            "{META}\n{tools}\nnot json: never read\n{}\n{}\n{}\n{}\n",
+            compaction(&["first summary"]),
+            user("between"),
+            compaction(&["second summary", "kept"]),
+            user("after"),
+        );
+        let s = parse(Path::new("f.jsonl"), text.as_bytes()).unwrap();
+        let texts: Vec<&str> = s
+            .messages
+            .iter()
+            .map(|m| match m {
+                Message::User { content } => content.as_str(),
+                _ => "",
+            })
+            .collect();
+        assert_eq!(texts, ["second summary", "kept", "after"]);
+        assert_eq!(s.deferred, Some(true), "the decision before it still holds");
+    }
+
+    #[test]
+    fn a_compaction_cut_off_mid_write_leaves_the_one_before_in_force() {
+        let torn = compaction(&["never whole"]);
+        let text = format!(
+            "{META}\n{}\n{}\n{}\n{{\"type\":\"event\",\"ts\":\"t\",\"event\":\"torn_line\",\"line\":5,\"hash\":\"{}\"}}\n{}\n",
+            compaction(&["summary"]),
+            user("between"),
+            &torn[..torn.len() / 2],
+            crate::util::hash::hex(&torn.as_bytes()[..torn.len() / 2]),
+            user("after"),
+        );
+        let s = parse(Path::new("f.jsonl"), text.as_bytes()).unwrap();
+        assert_eq!(s.messages.len(), 3, "{:?}", s.messages);
+    }
+
     #[test]
     fn garbage_in_the_middle_is_an_error_with_its_line() {
         let text = format!("{META}\nnot json\n{}\n", user("hi"));
