@@ -439,14 +439,7 @@ async fn turn(
     printer: &mut Printer,
 ) {
     let cancel = stop.child_token();
-    let on_ctrl_c = {
-        let cancel = cancel.clone();
-        tokio::spawn(async move {
-            if tokio::signal::ctrl_c().await.is_ok() {
-                cancel.cancel();
-            }
-        })
-    };
+    let on_ctrl_c = cancel_on_ctrl_c(&cancel);
     let watch = typeahead.map(|(q, a)| TypeAhead::start(cancel.clone(), q.clone(), a.clone()));
     let res = drive(agent.run_turn(text, &cancel), rx, printer).await;
     on_ctrl_c.abort();
@@ -598,6 +591,16 @@ async fn command(text: &str, agent: &mut Agent, ctx: &ReplContext<'_>) -> Result
     Ok(Flow::Continue)
 }
 
+/// Cancels `cancel` on Ctrl-C until the returned task is aborted.
+fn cancel_on_ctrl_c(cancel: &CancellationToken) -> tokio::task::JoinHandle<()> {
+    let cancel = cancel.clone();
+    tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            cancel.cancel();
+        }
+    })
+}
+
 /// `/compact [focus]`: the summary request runs like a turn, its events
 /// shown, Ctrl-C stopping it.
 async fn compact(
@@ -609,14 +612,7 @@ async fn compact(
 ) {
     let focus = text.split_once(' ').map(|(_, f)| f.trim());
     let cancel = stop.child_token();
-    let on_ctrl_c = {
-        let cancel = cancel.clone();
-        tokio::spawn(async move {
-            if tokio::signal::ctrl_c().await.is_ok() {
-                cancel.cancel();
-            }
-        })
-    };
+    let on_ctrl_c = cancel_on_ctrl_c(&cancel);
     let res = drive(agent.compact_now(focus, &cancel), rx, printer).await;
     on_ctrl_c.abort();
     printer.end_line();

@@ -8,6 +8,24 @@ use crate::support::{records, TestEnv};
 
 const WINDOW: u64 = 8_000;
 
+/// A test per API, each running `$body` against it.
+macro_rules! per_api {
+    ($body:ident: $openai:ident, $anthropic:ident, $bedrock:ident) => {
+        #[test]
+        fn $openai() {
+            $body(Api::OpenAi);
+        }
+        #[test]
+        fn $anthropic() {
+            $body(Api::Anthropic);
+        }
+        #[test]
+        fn $bedrock() {
+            $body(Api::Bedrock);
+        }
+    };
+}
+
 /// Marks the request that asks for a summary (hermes' instruction).
 const SUMMARY_ASK: &str = "is about to outgrow the model's context window";
 
@@ -66,28 +84,34 @@ fn bodies(reqs: &[Recorded]) -> Vec<String> {
 }
 
 /// How many requests do not start with the request before them (less its
-/// closing `]}`): the points where the prompt cache starts over.
+/// closing `]}`): the points where the prompt cache starts over. Each is
+/// described on stderr, which a failing test shows.
 fn prefix_breaks(reqs: &[Recorded]) -> usize {
-    bodies(reqs)
-        .windows(2)
-        .filter(|p| {
-            let stem = p[0].strip_suffix("]}").unwrap_or(&p[0]);
-            let broke = !p[1].starts_with(stem);
-            if broke && std::env::var("DEBUG_BREAKS").is_ok() {
-                let at = stem
-                    .bytes()
-                    .zip(p[1].bytes())
-                    .position(|(a, b)| a != b)
-                    .unwrap_or(0);
-                eprintln!(
-                    "break at {at}: before …{}\n after …{}",
-                    &stem[at.saturating_sub(60)..(at + 60).min(stem.len())],
-                    &p[1][at.saturating_sub(60)..(at + 60).min(p[1].len())]
-                );
-            }
-            broke
-        })
-        .count()
+    let b = bodies(reqs);
+    let mut breaks = 0;
+    for (i, p) in b.windows(2).enumerate() {
+        let stem = p[0].strip_suffix("]}").unwrap_or(&p[0]);
+        if !p[1].starts_with(stem) {
+            breaks += 1;
+            let at = stem
+                .bytes()
+                .zip(p[1].bytes())
+                .take_while(|(a, b)| a == b)
+                .count();
+            let show = |t: &str| {
+                t.get(at.saturating_sub(60)..(at + 60).min(t.len()))
+                    .unwrap_or("")
+                    .to_string()
+            };
+            eprintln!(
+                "request {} breaks at byte {at}: …{} / …{}",
+                i + 1,
+                show(stem),
+                show(&p[1])
+            );
+        }
+    }
+    breaks
 }
 
 /// Twelve ~6 KB messages, one run then eleven `--continue`s, under an
@@ -139,20 +163,11 @@ fn twelve_long_turns(api: Api) {
     assert!(compactions >= 2, "{compactions} compaction records");
 }
 
-#[test]
-fn twelve_long_turns_fit_an_8000_token_window_openai() {
-    twelve_long_turns(Api::OpenAi);
-}
-
-#[test]
-fn twelve_long_turns_fit_an_8000_token_window_anthropic() {
-    twelve_long_turns(Api::Anthropic);
-}
-
-#[test]
-fn twelve_long_turns_fit_an_8000_token_window_bedrock() {
-    twelve_long_turns(Api::Bedrock);
-}
+per_api!(
+    twelve_long_turns: twelve_long_turns_fit_an_8000_token_window_openai,
+    twelve_long_turns_fit_an_8000_token_window_anthropic,
+    twelve_long_turns_fit_an_8000_token_window_bedrock
+);
 
 /// A session grown past the window before hermes compacted (here: with no
 /// window known, so nothing compacts ahead) is continued: the provider's
@@ -193,20 +208,11 @@ fn a_refusal_compacts_and_retries(api: Api) {
     assert_eq!(compacted[0]["reason"], "refused");
 }
 
-#[test]
-fn a_context_refusal_compacts_and_retries_openai() {
-    a_refusal_compacts_and_retries(Api::OpenAi);
-}
-
-#[test]
-fn a_context_refusal_compacts_and_retries_anthropic() {
-    a_refusal_compacts_and_retries(Api::Anthropic);
-}
-
-#[test]
-fn a_context_refusal_compacts_and_retries_bedrock() {
-    a_refusal_compacts_and_retries(Api::Bedrock);
-}
+per_api!(
+    a_refusal_compacts_and_retries: a_context_refusal_compacts_and_retries_openai,
+    a_context_refusal_compacts_and_retries_anthropic,
+    a_context_refusal_compacts_and_retries_bedrock
+);
 
 /// `--json` usage events say how full the window is; a warning comes once
 /// it passes `warn_at`.
