@@ -114,18 +114,25 @@ fn prefix_breaks(reqs: &[Recorded]) -> usize {
     breaks
 }
 
+/// Sends part `n` of the report in a run of its own (the first starts the
+/// session, the others `--continue` it); the part as sent.
+fn send_part(env: &TestEnv, n: usize) -> String {
+    let msg = long_message(n);
+    let mut args = vec!["-q", msg.as_str()];
+    if n > 1 {
+        args.insert(0, "--continue");
+    }
+    env.run(&args).ok();
+    msg
+}
+
 /// Twelve ~6 KB messages, one run then eleven `--continue`s, under an
 /// 8 000-token window: no run fails, no request is refused, the newest
 /// message is sent whole, and compactions break the cache at most 6 times.
 fn twelve_long_turns(api: Api) {
     let env = small_window(api);
     for n in 1..=12 {
-        let msg = long_message(n);
-        let mut args = vec!["-q", msg.as_str()];
-        if n > 1 {
-            args.insert(0, "--continue");
-        }
-        env.run(&args).ok();
+        let msg = send_part(&env, n);
         let reqs = env.fake.requests();
         let last = reqs.last().unwrap();
         assert!(
@@ -176,12 +183,7 @@ fn a_refusal_compacts_and_retries(api: Api) {
     let env = TestEnv::with_api(api);
     env.fake.respond_with(answer);
     for n in 1..=3 {
-        let msg = long_message(n);
-        let mut args = vec!["-q", msg.as_str()];
-        if n > 1 {
-            args.insert(0, "--continue");
-        }
-        env.run(&args).ok();
+        send_part(&env, n);
     }
     // The model's window turns out smaller than the session.
     env.fake.with_window(5_000);
