@@ -67,10 +67,24 @@ fn small_window(api: Api) -> TestEnv {
     let env = TestEnv::with_api(api);
     env.fake.with_window(WINDOW).respond_with(answer);
     // The fake provider's table comes last in the file: this key is its.
-    let mut text = std::fs::read_to_string(env.config_path()).unwrap();
-    text.push_str(&format!("context_window = {WINDOW}\n"));
-    std::fs::write(env.config_path(), text).unwrap();
+    append_config(&env, &format!("context_window = {WINDOW}\n"));
     env
+}
+
+/// Adds `lines` at the end of the config (inside `[providers.fake]`, unless
+/// they open a table of their own).
+fn append_config(env: &TestEnv, lines: &str) {
+    let mut text = std::fs::read_to_string(env.config_path()).unwrap();
+    text.push_str(lines);
+    std::fs::write(env.config_path(), text).unwrap();
+}
+
+/// The first `usage` event of a `--json` run.
+fn usage_event(run: &crate::support::Run) -> serde_json::Value {
+    run.events()
+        .into_iter()
+        .find(|e| e["type"] == "usage")
+        .expect("a usage event")
 }
 
 /// Each request body without Anthropic's cache marks, which move.
@@ -221,16 +235,10 @@ per_api!(
 #[test]
 fn usage_events_carry_the_window_and_a_warning_comes_at_the_threshold() {
     let env = small_window(Api::OpenAi);
-    let mut text = std::fs::read_to_string(env.config_path()).unwrap();
-    text.push_str("[context]\nwarn_at = 0.5\n");
-    std::fs::write(env.config_path(), text).unwrap();
+    append_config(&env, "[context]\nwarn_at = 0.5\n");
     let run = env.run(&["--json", "-q", &long_message(1)]);
     run.ok();
-    let usage = run
-        .events()
-        .into_iter()
-        .find(|e| e["type"] == "usage")
-        .unwrap();
+    let usage = usage_event(&run);
     assert_eq!(usage["context_window"], WINDOW);
     let used = usage["context_tokens"].as_u64().unwrap();
     let prompt = usage["prompt_tokens"].as_u64().unwrap();
@@ -259,24 +267,14 @@ fn usage_events_carry_the_window_and_a_warning_comes_at_the_threshold() {
 fn a_models_own_window_wins_and_a_bad_share_names_its_line() {
     let env = TestEnv::new();
     env.fake.respond_with(answer);
-    let mut text = std::fs::read_to_string(env.config_path()).unwrap();
-    text.push_str(
+    append_config(
+        &env,
         "context_window = 100000\n[providers.fake.models.\"test-model\"]\ncontext_window = 9000\n",
     );
-    std::fs::write(env.config_path(), &text).unwrap();
     let run = env.run(&["--json", "-q", "hi"]);
     run.ok();
-    let usage = run
-        .events()
-        .into_iter()
-        .find(|e| e["type"] == "usage")
-        .unwrap();
-    assert_eq!(usage["context_window"], 9000);
-    std::fs::write(
-        env.config_path(),
-        format!("{text}[context]\ncompact_at = 80\n"),
-    )
-    .unwrap();
+    assert_eq!(usage_event(&run)["context_window"], 9000);
+    append_config(&env, "[context]\ncompact_at = 80\n");
     let run = env.run(&["-q", "hi"]);
     run.code(2);
     let line = run.error_line();

@@ -135,17 +135,14 @@ fn relative_commands_resolve_against_the_declaring_config_not_the_working_folder
         ]),
     )]));
     env.fake.push(Reply::text("ok"));
-    let out = env
-        .cmd()
-        .current_dir(&evil)
-        .args(["-q", "go"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let out = crate::support::Run::from(
+        env.cmd()
+            .current_dir(&evil)
+            .args(["-q", "go"])
+            .output()
+            .unwrap(),
     );
+    out.ok();
     let r = contents(&env.tool_results(1));
     assert_eq!(r, ["a", "b"], "the project's own server answered");
     let ran = std::fs::read_to_string(&ran).unwrap();

@@ -44,17 +44,14 @@ fn a_remote_server_is_searched_and_called_like_a_local_one() {
     )]));
     env.fake.push(Reply::text("done"));
     let token = "ev-secret-token-8675309";
-    let out = env
-        .cmd()
-        .env("EV_TOKEN", token)
-        .args(["--json", "-q", "echo over both"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let out = crate::support::Run::from(
+        env.cmd()
+            .env("EV_TOKEN", token)
+            .args(["--json", "-q", "echo over both"])
+            .output()
+            .unwrap(),
     );
+    out.ok();
     let found = contents(&env.tool_results(1));
     crate::assert_contains!(found[0], "mcp__ev__echo");
     let r = contents(&env.tool_results(2));
@@ -62,7 +59,7 @@ fn a_remote_server_is_searched_and_called_like_a_local_one() {
     assert_eq!(r[2], "over stdio");
     crate::assert_contains!(r[3], "42");
     let session = std::fs::read_to_string(env.only_session()).unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stdout = &out.stdout;
     for text in [&session, &stdout.to_string()] {
         crate::assert_not_contains!(text, token);
     }

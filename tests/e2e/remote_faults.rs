@@ -40,17 +40,14 @@ fn echo_batch(env: &TestEnv, messages: &[&str]) -> Vec<String> {
         &batch(&entries),
     )]));
     env.fake.push(Reply::text("done"));
-    let out = env
-        .cmd()
-        .env("EV_TOKEN", "ev-token-31415926535")
-        .args(["-q", "echo"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let out = crate::support::Run::from(
+        env.cmd()
+            .env("EV_TOKEN", "ev-token-31415926535")
+            .args(["-q", "echo"])
+            .output()
+            .unwrap(),
     );
+    out.ok();
     contents(&env.tool_results(1))
 }
 

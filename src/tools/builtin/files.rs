@@ -27,6 +27,15 @@ const SNIFF: usize = 8192;
 /// Files up to this size are diffed for the approval question.
 const PREVIEW_BYTES: u64 = 4 << 20;
 
+/// The file a write or edit targets, as the question shows it, and its
+/// size now (0 if it does not exist yet).
+fn preview_target(ctx: &Context, args: &Value) -> (PathBuf, String, u64) {
+    let path = ctx.workspace.resolve(arg_str(args, "path"));
+    let shown = ctx.workspace.shown(&path);
+    let size = std::fs::metadata(&path).map_or(0, |m| m.len());
+    (path, shown, size)
+}
+
 pub(crate) struct ReadFile(pub(crate) Arc<Context>);
 pub(crate) struct WriteFile(pub(crate) Arc<Context>);
 pub(crate) struct EditFile(pub(crate) Arc<Context>);
@@ -216,9 +225,7 @@ impl Tool for WriteFile {
     }
 
     fn preview(&self, args: &Value) -> Option<String> {
-        let path = self.0.workspace.resolve(arg_str(args, "path"));
-        let shown = self.0.workspace.shown(&path);
-        let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+        let (path, shown, size) = preview_target(&self.0, args);
         if size > PREVIEW_BYTES {
             return Some(format!("(replaces {shown}, {size} bytes, whole)"));
         }
@@ -295,9 +302,7 @@ impl Tool for EditFile {
     }
 
     fn preview(&self, args: &Value) -> Option<String> {
-        let path = self.0.workspace.resolve(arg_str(args, "path"));
-        let shown = self.0.workspace.shown(&path);
-        let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+        let (path, shown, size) = preview_target(&self.0, args);
         if size > PREVIEW_BYTES {
             return None;
         }
