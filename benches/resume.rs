@@ -22,7 +22,7 @@ use std::process::{Command, Stdio};
 use std::time::Instant;
 
 use fake_provider::{FakeProvider, Reply};
-use serde_json::json;
+use hermes::session::{Message, Meta, Record, ToolCall, ToolResult, FORMAT_VERSION};
 
 const MESSAGES: usize = 20_000;
 /// Bytes of history at which this hermes compacts at a 200 000-token
@@ -31,7 +31,7 @@ const COMPACT_BYTES: usize = 560_000;
 
 /// One turn of four messages, about 3.6 KB: a request, a tool call, its
 /// result, an answer.
-fn turn(n: usize) -> Vec<serde_json::Value> {
+fn turn(n: usize) -> Vec<Message> {
     let words = |seed: &str, len: usize| {
         let mut s = String::new();
         let mut i = 0;
@@ -46,25 +46,49 @@ fn turn(n: usize) -> Vec<serde_json::Value> {
     };
     let id = format!("call_{n:0>24}");
     vec![
-        json!({"role":"user","content": words("please look at item", 600)}),
-        json!({"role":"assistant","tool_calls":[{"id": id, "name":"read_file",
-            "arguments": format!("{{\"path\":\"src/ledger/writer_{n}.rs\"}}")}]}),
-        json!({"tool_call_id": id, "name":"read_file", "content": words("fn write_entry", 2_200), "is_error": false}),
-        json!({"role":"assistant","content": words("The entry writer", 700)}),
+        Message::User {
+            content: words("please look at item", 600),
+        },
+        Message::Assistant {
+            content: String::new(),
+            tool_calls: vec![ToolCall {
+                id: id.clone(),
+                name: "read_file".into(),
+                arguments: format!("{{\"path\":\"src/ledger/writer_{n}.rs\"}}"),
+            }],
+            native: None,
+        },
+        Message::Tool(ToolResult {
+            tool_call_id: id,
+            name: "read_file".into(),
+            content: words("fn write_entry", 2_200),
+            is_error: false,
+        }),
+        Message::Assistant {
+            content: words("The entry writer", 700),
+            tool_calls: Vec::new(),
+            native: None,
+        },
     ]
 }
 
-fn record(message: &serde_json::Value) -> String {
-    if message.get("tool_call_id").is_some() {
-        let mut r = json!({"type":"tool_result","ts":"2026-12-01T08:00:00.000Z"});
-        for (k, v) in message.as_object().unwrap() {
-            r[k] = v.clone();
-        }
-        r.to_string()
-    } else {
-        json!({"type":"message","ts":"2026-12-01T08:00:00.000Z","message": message}).to_string()
+/// A message as hermes records it (through its own record type, so the
+/// file is byte for byte what hermes writes).
+fn record(message: &Message) -> Record {
+    let ts = TS.to_string();
+    match message {
+        Message::Tool(result) => Record::ToolResult {
+            ts,
+            result: result.clone(),
+        },
+        m => Record::Message {
+            ts,
+            message: m.clone(),
+        },
     }
 }
+
+const TS: &str = "2026-12-01T08:00:00.000Z";
 
 /// Writes the session under `home` for `cwd`; with `compactions`, a
 /// compaction record (a summary and the newest turn) each time the history
@@ -75,36 +99,49 @@ fn write_session(home: &Path, cwd: &Path, compactions: bool) -> u64 {
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join(format!("{id}.jsonl"));
     let mut f = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
-    let meta = json!({"type":"meta","version":1,"id":id,"created":"2026-12-01T08:00:00.000Z",
-        "cwd": cwd.to_string_lossy(),"provider":"fake","model":"m","hermes_version":"0.1.0"});
-    writeln!(f, "{meta}").unwrap();
-    let system = json!({"role":"system","content":"You are hermes, a coding agent."});
-    writeln!(f, "{}", record(&system)).unwrap();
+    let mut line = |r: &Record| -> usize {
+        let text = serde_json::to_string(r).unwrap();
+        writeln!(f, "{text}").unwrap();
+        text.len()
+    };
+    line(&Record::Meta(Meta {
+        version: FORMAT_VERSION,
+        id: id.into(),
+        created: TS.into(),
+        cwd: cwd.to_string_lossy().into_owned(),
+        provider: "fake".into(),
+        model: "m".into(),
+        hermes_version: "0.1.0".into(),
+    }));
+    let system = Message::System {
+        content: "You are hermes, a coding agent.".into(),
+    };
+    line(&record(&system));
     let mut since = 0;
     let mut written = 1;
     let mut n = 0;
     while written < MESSAGES {
         let t = turn(n);
         for m in &t {
-            let line = record(m);
-            since += line.len();
-            writeln!(f, "{line}").unwrap();
+            since += line(&record(m));
         }
         written += t.len();
         if compactions && since > COMPACT_BYTES {
-            let summary = json!({"role":"user","content": format!("[hermes: the earlier part of this conversation was replaced by this summary.]\n\n{}", "The user and the model worked through the ledger writer, file by file. ".repeat(30))});
-            let mut view = vec![system.clone(), summary];
-            // In a message list a tool result says its role.
-            view.extend(t.iter().map(|m| {
-                let mut m = m.clone();
-                if m.get("tool_call_id").is_some() {
-                    m["role"] = json!("tool");
-                }
-                m
-            }));
-            let c = json!({"type":"compaction","ts":"2026-12-01T08:00:00.000Z","reason":"threshold",
-                "summarised": 600,"stubbed": 0,"messages": view});
-            writeln!(f, "{c}").unwrap();
+            let summary = Message::User {
+                content: format!(
+                    "[hermes: the earlier part of this conversation was replaced by this summary.]\n\n{}",
+                    "The user and the model worked through the ledger writer, file by file. ".repeat(30)
+                ),
+            };
+            let mut messages = vec![system.clone(), summary];
+            messages.extend(t.iter().cloned());
+            line(&Record::Compaction {
+                ts: TS.into(),
+                reason: "threshold".into(),
+                summarised: 600,
+                stubbed: 0,
+                messages,
+            });
             since = 0;
         }
         n += 1;

@@ -5,12 +5,17 @@
 //! follows the provider's tokenizer rather than a fixed guess.
 
 use crate::config::{ConfiguredWindows, ContextSettings};
-use crate::provider::ToolSpec;
+use crate::provider::{Overflow, ToolSpec};
 use crate::session::Message;
 
 /// Tokens per byte before any request was counted: 3.5 bytes a token, a
 /// little fuller than English prose, as code and JSON are.
 const FIRST_RATE: f64 = 1.0 / 3.5;
+
+/// A model whose window nothing names is looked up in the provider's model
+/// listing once a request reaches this size: below it any model fits, and
+/// a short session costs no extra request.
+const LOOKUP_FROM: u64 = 2_048;
 
 #[derive(Debug, Clone)]
 pub struct Meter {
@@ -18,6 +23,9 @@ pub struct Meter {
     pub(crate) settings: ContextSettings,
     /// Windows providers named when they refused a request, by model.
     learned: Vec<(String, u64)>,
+    /// Windows the provider's model listing gave, by model.
+    reported: Vec<(String, u64)>,
+    looked_up: bool,
     rate: f64,
     /// The last request's tokens as the provider counted them (input and
     /// output: the output is history too), for `/usage`.
@@ -25,6 +33,10 @@ pub struct Meter {
     /// Whether the user was told the window is filling up, since the last
     /// compaction.
     pub(crate) warned: bool,
+    /// A resumed session's last request: the messages it carried and the
+    /// tokens the provider counted, to calibrate against at the first
+    /// request (when the tool definitions are known).
+    pub(crate) resumed_count: Option<(usize, u64)>,
 }
 
 impl Meter {
@@ -33,21 +45,53 @@ impl Meter {
             configured,
             settings,
             learned: Vec::new(),
+            reported: Vec::new(),
+            looked_up: false,
             rate: FIRST_RATE,
             last_tokens: None,
             warned: false,
+            resumed_count: None,
+        }
+    }
+
+    /// A resumed session's last request as the provider counted it.
+    pub fn resumed_from(mut self, last_usage: Option<(usize, u64)>) -> Meter {
+        self.resumed_count = last_usage;
+        self
+    }
+
+    /// Calibrates against a resumed session's last request, once.
+    pub(crate) fn calibrate_resumed(&mut self, messages: &[Message], tools: &[ToolSpec]) {
+        if let Some((n, tokens)) = self.resumed_count.take() {
+            if n <= messages.len() {
+                self.calibrate(request_bytes(&messages[..n], tools), tokens);
+            }
         }
     }
 
     /// The window of `model` in tokens, if anything says: a refusal's
-    /// words first (the provider knows), then config, then the table.
+    /// words first (the provider knows), then config, then the provider's
+    /// model listing, then the table.
     pub fn window(&self, model: &str) -> Option<u64> {
-        self.learned
-            .iter()
-            .find(|(m, _)| m == model)
-            .map(|(_, w)| *w)
+        let of = |list: &[(String, u64)]| list.iter().find(|(m, _)| m == model).map(|(_, w)| *w);
+        of(&self.learned)
             .or_else(|| self.configured.of(model))
+            .or_else(|| of(&self.reported))
             .or_else(|| crate::provider::known_window(model))
+    }
+
+    /// Whether to ask the provider's model listing for `model`'s window
+    /// before a request of `next` tokens: nothing else names it, the request
+    /// is large enough to matter, and this run has not asked yet.
+    pub(crate) fn wants_lookup(&mut self, model: &str, next: u64) -> bool {
+        let ask = !self.looked_up && next >= LOOKUP_FROM && self.window(model).is_none();
+        self.looked_up |= ask;
+        ask
+    }
+
+    /// The provider's listing gave `model`'s window.
+    pub(crate) fn report(&mut self, model: &str, window: u64) {
+        self.reported.push((model.to_string(), window));
     }
 
     /// A provider's refusal named `model`'s window.
@@ -56,17 +100,27 @@ impl Meter {
         self.learned.push((model.to_string(), window));
     }
 
-    /// The provider refused a request of `bytes` as too long for
-    /// `model`, naming its `window` or not. Unnamed, the request was at
-    /// least the window: the window known is corrected down to it, or
-    /// the rate up, whichever the estimate got wrong.
-    pub fn refused(&mut self, model: &str, window: Option<u64>, bytes: u64) {
+    /// The provider refused a request of `bytes` as too long for `model`.
+    /// What its words say is taken as they say it: the window, and the
+    /// request's true size (which calibrates the rate). What they leave
+    /// out is inferred: the request was past the window, so either the
+    /// window known is too large or the rate too small.
+    pub(crate) fn refused(&mut self, model: &str, said: Overflow, bytes: u64) {
+        if let Some(w) = said.window {
+            self.learn(model, w);
+        }
+        if let Some(t) = said.tokens {
+            self.calibrate(bytes, t);
+            if said.window.is_none() {
+                self.learn(model, t * 9 / 10);
+            }
+            return;
+        }
         let sent = self.estimate(bytes);
-        match (window, self.window(model)) {
-            (Some(w), _) => self.learn(model, w),
-            (None, Some(w)) if sent > w => self.learn(model, sent * 9 / 10),
-            (None, Some(w)) => self.rate = w as f64 * 1.05 / bytes.max(1) as f64,
-            (None, None) => self.learn(model, sent * 9 / 10),
+        match self.window(model) {
+            Some(w) if sent <= w => self.rate = w as f64 * 1.05 / bytes.max(1) as f64,
+            Some(_) if said.window.is_some() => {}
+            _ => self.learn(model, sent * 9 / 10),
         }
     }
 
@@ -80,10 +134,13 @@ impl Meter {
         (tokens as f64 / self.rate) as u64
     }
 
-    /// The provider counted `prompt_tokens` for a request of `bytes`.
+    /// The provider counted `prompt_tokens` for a request of `bytes`. A
+    /// count no tokenizer gives (under one token in ten bytes, over one in
+    /// 1.5) is held to those bounds: a provider that reports only part of
+    /// the input must not make a full window look empty.
     pub fn calibrate(&mut self, bytes: u64, prompt_tokens: u64) {
         if bytes > 0 && prompt_tokens > 0 {
-            self.rate = prompt_tokens as f64 / bytes as f64;
+            self.rate = (prompt_tokens as f64 / bytes as f64).clamp(0.1, 1.0 / 1.5);
         }
     }
 }
@@ -164,6 +221,24 @@ mod tests {
     }
 
     #[test]
+    fn a_resumed_sessions_last_count_calibrates_the_first_estimate() {
+        let messages = vec![
+            Message::System {
+                content: "s".repeat(984),
+            },
+            Message::User {
+                content: "u".repeat(984),
+            },
+        ];
+        let m = Meter::new(ConfiguredWindows::default(), ContextSettings::default());
+        let mut m = m.resumed_from(Some((1, 100)));
+        m.calibrate_resumed(&messages, &[]);
+        // 1 000 bytes counted as 100 tokens: a tenth of a token a byte.
+        assert_eq!(m.estimate(request_bytes(&messages, &[])), 200);
+        assert!(m.resumed_count.is_none(), "once");
+    }
+
+    #[test]
     fn the_estimate_follows_the_providers_count() {
         let mut m = Meter::new(ConfiguredWindows::default(), ContextSettings::default());
         assert_eq!(m.estimate(3_500), 1_000);
@@ -172,5 +247,26 @@ mod tests {
         assert_eq!(m.bytes_for(5_000), 20_000);
         m.calibrate(0, 10);
         assert_eq!(m.estimate(4), 1);
+        // 11 tokens for 100 KB: no tokenizer counts so; held to a tenth.
+        m.calibrate(100_000, 11);
+        assert_eq!(m.estimate(1_000), 100);
+    }
+
+    #[test]
+    fn a_refusal_corrects_the_window_or_the_rate() {
+        let said = |window, tokens| Overflow { window, tokens };
+        let mut m = Meter::new(ConfiguredWindows::default(), ContextSettings::default());
+        // OpenAI and Anthropic say both numbers.
+        m.refused("a", said(Some(5_000), Some(6_000)), 24_000);
+        assert_eq!((m.window("a"), m.estimate(24_000)), (Some(5_000), 6_000));
+        // Bedrock says neither: a known window stays, the rate rises past it.
+        let mut m = Meter::new(ConfiguredWindows::default(), ContextSettings::default());
+        m.refused("claude-x", said(None, None), 350_000);
+        assert_eq!(m.window("claude-x"), Some(200_000));
+        assert!(m.estimate(350_000) > 200_000);
+        // No window anywhere: a little under what was sent.
+        let mut m = Meter::new(ConfiguredWindows::default(), ContextSettings::default());
+        m.refused("b", said(None, None), 35_000);
+        assert_eq!(m.window("b"), Some(9_000));
     }
 }

@@ -17,6 +17,9 @@ pub struct SessionStart {
     pub resumed: bool,
     /// The deferral decision the session recorded, to be kept (resume).
     pub deferred: Option<bool>,
+    /// The last request's size as the provider counted it (resume): the
+    /// messages it carried, its prompt tokens.
+    pub last_usage: Option<(usize, u64)>,
     pub warnings: Vec<String>,
 }
 
@@ -61,6 +64,7 @@ async fn new_session(settings: &Settings, cwd: &Path) -> Result<SessionStart, Se
         messages: vec![system],
         resumed: false,
         deferred: None,
+        last_usage: None,
         warnings: Vec::new(),
     })
 }
@@ -78,6 +82,7 @@ async fn resume_session(path: &Path) -> Result<SessionStart, SessionError> {
         unanswered,
         torn_tail,
         deferred,
+        last_usage,
         warnings,
     } = session::load(path)?;
     let _ = meta;
@@ -126,6 +131,7 @@ async fn resume_session(path: &Path) -> Result<SessionStart, SessionError> {
         messages,
         resumed: true,
         deferred,
+        last_usage,
         warnings,
     })
 }

@@ -448,9 +448,9 @@ impl Agent {
             };
             // Refused as too long for the window: compact, and try once more.
             match e.context_overflow() {
-                Some(window) if !refused => {
+                Some(said) if !refused => {
                     refused = true;
-                    self.meter.refused(&self.model, window, self.sent_bytes);
+                    self.meter.refused(&self.model, said, self.sent_bytes);
                     if !self.compact(Reason::Refused, None, &specs, cancel).await? {
                         return Err(AgentError::Provider(e));
                     }

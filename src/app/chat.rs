@@ -132,6 +132,7 @@ pub async fn assemble(
         tools.warm_for_resume(&last_turn_calls(&start.messages));
     }
     // The last turn got no answer: it ends with the user's words or results.
+    let last_usage = start.last_usage;
     let unfinished = matches!(
         start.messages.last(),
         Some(Message::User { .. } | Message::Tool(_))
@@ -148,10 +149,10 @@ pub async fn assemble(
     .with_deferral_recorded(start.deferred.is_some())
     .with_unfinished_turn(unfinished)
     .with_policy(Policy::from_settings(&settings.hooks, &settings.approvals))
-    .with_meter(crate::agent::Meter::new(
-        settings.provider.windows.clone(),
-        settings.context,
-    ));
+    .with_meter(
+        crate::agent::Meter::new(settings.provider.windows.clone(), settings.context)
+            .resumed_from(last_usage),
+    );
     Ok(Conversation {
         agent,
         events: rx,

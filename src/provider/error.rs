@@ -90,6 +90,14 @@ pub enum ProviderError {
     Cancelled,
 }
 
+/// What a refusal for length says: the model's window and the request's
+/// size, in tokens, where its words give them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Overflow {
+    pub window: Option<u64>,
+    pub tokens: Option<u64>,
+}
+
 impl ProviderError {
     /// Worth another attempt: rate limits, server errors, dropped connections.
     /// A stream cut after text was shown is not retried here: the user saw it.
@@ -122,10 +130,11 @@ impl ProviderError {
     }
 
     /// The provider refused the request as longer than the model's
-    /// context window: `Some(window)`, the window in tokens when its words
-    /// name it (OpenAI's "maximum context length is N tokens", Anthropic's
-    /// "N tokens > M maximum"; Bedrock names none).
-    pub fn context_overflow(&self) -> Option<Option<u64>> {
+    /// context window, and what its words say of the window and of the
+    /// request's size (OpenAI: "maximum context length is M tokens …
+    /// resulted in N tokens"; Anthropic: "N tokens > M maximum"; Bedrock
+    /// says neither).
+    pub fn context_overflow(&self) -> Option<Overflow> {
         let message = match self {
             ProviderError::Http {
                 status: 400 | 413,
@@ -165,7 +174,10 @@ impl ProviderError {
                 .and_then(|end| m[..end].rsplit_once('>'))
                 .and_then(|(_, n)| n.trim().parse().ok())
         });
-        Some(window)
+        let tokens = number_after("resulted in")
+            .or_else(|| number_after("you requested"))
+            .or_else(|| number_after("prompt is too long:"));
+        Some(Overflow { window, tokens })
     }
 
     /// A problem of set-up (exit 2) rather than of this run (exit 1).
@@ -238,16 +250,17 @@ mod tests {
             "This model's maximum context length is 8,192 tokens. However, your messages \
              resulted in 9123 tokens. Please reduce the length of the messages.",
         );
-        assert_eq!(openai.context_overflow(), Some(Some(8192)));
+        let said = |window, tokens| Some(Overflow { window, tokens });
+        assert_eq!(openai.context_overflow(), said(Some(8192), Some(9123)));
         let anthropic = http(400, "prompt is too long: 9123 tokens > 8000 maximum");
-        assert_eq!(anthropic.context_overflow(), Some(Some(8000)));
+        assert_eq!(anthropic.context_overflow(), said(Some(8000), Some(9123)));
         let bedrock = http(400, "Input is too long for requested model.");
-        assert_eq!(bedrock.context_overflow(), Some(None));
+        assert_eq!(bedrock.context_overflow(), said(None, None));
         let gave_up = ProviderError::GaveUp {
             attempts: 2,
             last: Box::new(anthropic),
         };
-        assert_eq!(gave_up.context_overflow(), Some(Some(8000)));
+        assert_eq!(gave_up.context_overflow(), said(Some(8000), Some(9123)));
         assert_eq!(
             http(400, "messages: roles must alternate").context_overflow(),
             None

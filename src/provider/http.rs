@@ -98,6 +98,11 @@ pub(crate) trait Api: Send + Sync {
     fn credential(&self) -> &'static str {
         "API key"
     }
+    /// Where the API lists its models, for APIs whose listing may say a
+    /// model's window (OpenRouter, vLLM, LM Studio).
+    fn models_url(&self) -> Option<String> {
+        None
+    }
 }
 
 #[derive(Clone)]
@@ -139,6 +144,30 @@ impl Endpoint {
             deadline: s.request_timeout,
             max_reply: s.max_reply_bytes,
         })
+    }
+
+    /// A GET of `url` answered with JSON, within `wait`; `None` for anything
+    /// else (a listing is a nicety: its failure is no error).
+    pub(crate) async fn get_json(
+        &self,
+        url: &str,
+        headers: &[(String, String)],
+        wait: Duration,
+    ) -> Option<serde_json::Value> {
+        /// A model listing is at most a few hundred KB (OpenRouter's).
+        const MAX: usize = 8 << 20;
+        let mut rb = self.client.get(url).timeout(wait);
+        for (k, v) in headers.iter().chain(&self.headers) {
+            rb = rb.header(k, v);
+        }
+        let resp = rb.send().await.ok()?;
+        if !resp.status().is_success() || resp.content_length().unwrap_or(0) > MAX as u64 {
+            return None;
+        }
+        let bytes = resp.bytes().await.ok()?;
+        (bytes.len() <= MAX)
+            .then(|| serde_json::from_slice(&bytes).ok())
+            .flatten()
     }
 
     /// Sends `body`, retrying as the policy allows, and returns the whole

@@ -19,7 +19,7 @@ use serde::Serialize;
 use tokio_util::sync::CancellationToken;
 
 pub(crate) use blocks::foreign_messages;
-pub(crate) use error::ProviderError;
+pub(crate) use error::{Overflow, ProviderError};
 #[cfg(test)]
 pub(crate) use http::FrameReader;
 pub(crate) use openai::OpenAiProvider;
@@ -136,6 +136,12 @@ pub trait Provider: Send + Sync {
         on_event: EventFn<'a>,
         cancel: &'a CancellationToken,
     ) -> BoxFuture<'a, Result<Completion, ProviderError>>;
+
+    /// The window of `model` as the provider's model listing says, where it
+    /// says one.
+    fn reported_window<'a>(&'a self, _model: &'a str) -> BoxFuture<'a, Option<u64>> {
+        Box::pin(async { None })
+    }
 }
 
 /// Every HTTP provider is its `Api`: the body, then the one request loop.
@@ -155,6 +161,18 @@ impl<T: http::Api> Provider for T {
             self.endpoint_for(req.model)
                 .run(self, &body, on_event, cancel)
                 .await
+        })
+    }
+
+    fn reported_window<'a>(&'a self, model: &'a str) -> BoxFuture<'a, Option<u64>> {
+        Box::pin(async move {
+            let url = self.models_url()?;
+            let headers = self.headers(&url, &[]).ok()?;
+            let listing = self
+                .endpoint()
+                .get_json(&url, &headers, Duration::from_secs(3))
+                .await?;
+            windows::window_in_listing(&listing, model)
         })
     }
 }

@@ -79,6 +79,11 @@ impl Api for OpenAiProvider {
     fn expected(&self) -> &'static str {
         "an OpenAI-compatible API (usually ending in /v1)"
     }
+
+    fn models_url(&self) -> Option<String> {
+        let base = self.endpoint.url.strip_suffix("/chat/completions")?;
+        Some(format!("{base}/models"))
+    }
 }
 
 /// Chat Completions chunks folded into one message; `data: [DONE]` ends it.

@@ -22,6 +22,8 @@ const KNOWN: &[(&str, u64)] = &[
 /// The window of `model`, if it is a well-known one.
 pub(crate) fn known_window(model: &str) -> Option<u64> {
     // Bedrock ids carry a vendor and a region: `us.anthropic.claude-…`.
+    // OpenRouter ids carry the vendor: `openai/gpt-4o`.
+    let model = model.rsplit('/').next().unwrap_or(model);
     let bare = match model.find("claude-") {
         Some(i) => &model[i..],
         None => ["us.", "eu.", "apac.", "global."]
@@ -35,9 +37,52 @@ pub(crate) fn known_window(model: &str) -> Option<u64> {
         .map(|(_, w)| *w)
 }
 
+/// `model`'s window in an OpenAI-style model listing (`{"data":[{"id":…}]}`),
+/// under the names servers give it: `context_length` (OpenRouter, and its
+/// `top_provider`), `max_model_len` (vLLM), `max_context_length` (LM
+/// Studio), `context_window`.
+pub(crate) fn window_in_listing(listing: &serde_json::Value, model: &str) -> Option<u64> {
+    let entry = listing["data"]
+        .as_array()?
+        .iter()
+        .find(|m| m["id"].as_str() == Some(model))?;
+    [
+        &entry["context_length"],
+        &entry["max_model_len"],
+        &entry["max_context_length"],
+        &entry["context_window"],
+        &entry["top_provider"]["context_length"],
+    ]
+    .into_iter()
+    .find_map(serde_json::Value::as_u64)
+    .filter(|w| *w > 0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn listings_of_openrouter_vllm_and_lm_studio_say_the_window() {
+        let listing = serde_json::json!({"object": "list", "data": [
+            {"id": "meta-llama/llama-3.3-70b-instruct", "context_length": 131072,
+             "top_provider": {"context_length": 131072, "max_completion_tokens": 16384}},
+            {"id": "Qwen/Qwen2.5-7B-Instruct", "object": "model", "owned_by": "vllm",
+             "max_model_len": 32768},
+            {"id": "qwen2.5-coder-7b", "object": "model", "max_context_length": 4096},
+            {"id": "bare", "object": "model", "owned_by": "someone"}
+        ]});
+        let w = |m| window_in_listing(&listing, m);
+        assert_eq!(w("meta-llama/llama-3.3-70b-instruct"), Some(131_072));
+        assert_eq!(w("Qwen/Qwen2.5-7B-Instruct"), Some(32_768));
+        assert_eq!(w("qwen2.5-coder-7b"), Some(4_096));
+        assert_eq!(w("bare"), None);
+        assert_eq!(w("missing"), None);
+        assert_eq!(
+            window_in_listing(&serde_json::json!({"error": "x"}), "bare"),
+            None
+        );
+    }
 
     #[test]
     fn families_dated_and_regional_ids_find_their_window() {
@@ -50,6 +95,8 @@ mod tests {
         );
         assert_eq!(known_window("us.amazon.nova-pro-v1:0"), Some(300_000));
         assert_eq!(known_window("amazon.nova-micro-v1:0"), Some(128_000));
+        assert_eq!(known_window("openai/gpt-4o"), Some(128_000));
+        assert_eq!(known_window("anthropic/claude-sonnet-4.5"), Some(200_000));
         assert_eq!(known_window("test-model"), None);
         assert_eq!(known_window("llama3"), None);
     }

@@ -19,6 +19,11 @@ pub struct LoadedSession {
     pub torn_tail: Option<TornTail>,
     /// The recorded deferral decision (`tools` event), if any request was made.
     pub deferred: Option<bool>,
+    /// The last request since the last compaction as the provider counted
+    /// it: how many of `messages` it carried (a usage record is written
+    /// before the answer joins the history) and its prompt tokens. What
+    /// calibrates the next run's first estimate.
+    pub last_usage: Option<(usize, u64)>,
     pub warnings: Vec<String>,
 }
 
@@ -68,6 +73,7 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<LoadedSession, SessionError> {
     let mut messages = Vec::new();
     let mut lines_of = Vec::new();
     let mut deferred = None;
+    let mut last_usage = None;
     for (line, text, rec) in parsed {
         // Acknowledged as torn: skipped even if it happens to parse (a whole
         // record cut off just before its newline), as it was when found.
@@ -103,7 +109,12 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<LoadedSession, SessionError> {
             Record::Compaction { messages: view, .. } => {
                 lines_of = vec![line; view.len()];
                 messages = view;
+                last_usage = None;
             }
+            Record::Event {
+                event: SessionEvent::Usage { prompt_tokens, .. },
+                ..
+            } => last_usage = Some((messages.len(), prompt_tokens)),
             Record::Event {
                 event: SessionEvent::Tools { deferred: d },
                 ..
@@ -129,6 +140,7 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<LoadedSession, SessionError> {
         messages,
         torn_tail,
         deferred,
+        last_usage,
         warnings,
     })
 }
@@ -394,6 +406,37 @@ mod tests {
             .collect();
         assert_eq!(texts, ["second summary", "kept", "after"]);
         assert_eq!(s.deferred, Some(true), "the decision before it still holds");
+    }
+
+    #[test]
+    fn the_last_count_since_the_last_compaction_is_kept_with_its_request() {
+        let usage = |n: u64| {
+            format!(
+                r#"{{"type":"event","ts":"t","event":"usage","completion_tokens":1,"prompt_tokens":{n},"total_tokens":{}}}"#,
+                n + 1
+            )
+        };
+        let text = format!(
+            "{META}\n{}\n{}\n{}\n{}\n{}\n",
+            user("one"),
+            usage(50),
+            compaction(&["summary"]),
+            user("two"),
+            usage(70),
+        );
+        let s = parse(Path::new("f.jsonl"), text.as_bytes()).unwrap();
+        assert_eq!(s.last_usage, Some((2, 70)));
+        let text = format!(
+            "{META}\n{}\n{}\n{}\n",
+            user("one"),
+            usage(50),
+            compaction(&["s"])
+        );
+        let s = parse(Path::new("f.jsonl"), text.as_bytes()).unwrap();
+        assert_eq!(
+            s.last_usage, None,
+            "a count of the history before the compaction"
+        );
     }
 
     #[test]

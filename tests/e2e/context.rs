@@ -195,7 +195,9 @@ per_api!(
 /// refusal names the window, hermes compacts and sends again, once.
 fn a_refusal_compacts_and_retries(api: Api) {
     let env = TestEnv::with_api(api);
-    env.fake.respond_with(answer);
+    // A window no request comes near: each answer reports its request's
+    // true size, as a real provider's usage does.
+    env.fake.with_window(1_000_000).respond_with(answer);
     for n in 1..=3 {
         send_part(&env, n);
     }
@@ -229,6 +231,35 @@ per_api!(
     a_context_refusal_compacts_and_retries_anthropic,
     a_context_refusal_compacts_and_retries_bedrock
 );
+
+/// With no window in config or hermes' table, the provider's model listing
+/// (vLLM's `max_model_len`) gives it, asked once a run and only once the
+/// conversation is large enough to matter; compaction then keeps every
+/// request inside it.
+#[test]
+fn the_window_a_server_lists_is_used_when_nothing_else_names_one() {
+    let env = TestEnv::new();
+    env.fake
+        .with_window(WINDOW)
+        .list_window(WINDOW)
+        .respond_with(answer);
+    env.run(&["-q", "a short question"]).ok();
+    assert_eq!(
+        env.fake.listings(),
+        0,
+        "a small request asks for no listing"
+    );
+    for n in 1..=5 {
+        send_part(&env, n + 1);
+    }
+    assert_eq!(env.fake.overflows(), 0, "a request was refused as too long");
+    assert!(env.fake.listings() >= 1);
+    let compactions = records(&env.only_session())
+        .into_iter()
+        .filter(|r| r["type"] == "compaction")
+        .count();
+    assert!(compactions >= 1);
+}
 
 /// `--json` usage events say how full the window is; a warning comes once
 /// it passes `warn_at`.

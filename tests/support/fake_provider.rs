@@ -560,6 +560,10 @@ struct State {
     window: Option<u64>,
     overflows: usize,
     responder: Option<Responder>,
+    /// The window `GET …/models` lists for `test-model` (vLLM's
+    /// `max_model_len`), and how often the listing was asked for.
+    listed_window: Option<u64>,
+    listings: usize,
 }
 
 /// The tokens of a request as the fake counts them: its body's bytes over
@@ -567,6 +571,19 @@ struct State {
 /// real tokenizer counts them all.
 pub fn tokens(req: &Recorded) -> u64 {
     (req.body.len() as u64).div_ceil(4)
+}
+
+/// An OpenAI-style model listing of `test-model`, with vLLM's
+/// `max_model_len` when `window` is given.
+fn model_listing(window: Option<u64>) -> String {
+    let mut model = serde_json::json!({
+        "id": "test-model", "object": "model", "created": 1_764_547_200, "owned_by": "vllm",
+        "root": "test-model", "parent": null
+    });
+    if let Some(w) = window {
+        model["max_model_len"] = w.into();
+    }
+    serde_json::json!({"object": "list", "data": [model]}).to_string()
 }
 
 /// The refusal of a request of `tokens` to a model with a `window`, in the
@@ -654,6 +671,17 @@ impl FakeProvider {
         self
     }
 
+    /// Lists `test-model` with this window in `GET …/models`, as vLLM does.
+    pub fn list_window(&self, tokens: u64) -> &Self {
+        self.state.lock().unwrap().listed_window = Some(tokens);
+        self
+    }
+
+    /// How many times the model listing was asked for.
+    pub fn listings(&self) -> usize {
+        self.state.lock().unwrap().listings
+    }
+
     /// How many requests were refused as too long for the window.
     pub fn overflows(&self) -> usize {
         self.state.lock().unwrap().overflows
@@ -671,6 +699,20 @@ fn serve(stream: TcpStream, state: Arc<Mutex<State>>) {
     let mut reader = BufReader::new(stream.try_clone().expect("clone stream"));
     // Keep-alive: serve requests on this connection until the client closes it.
     while let Some(req) = read_request(&mut reader) {
+        // The model listing is answered apart from the script, and not
+        // recorded among the model requests.
+        if req.method == "GET" && req.path.ends_with("/models") {
+            let body = {
+                let mut st = state.lock().unwrap();
+                st.listings += 1;
+                model_listing(st.listed_window)
+            };
+            let reply = Reply::status(200, &body);
+            if !respond(&stream, reply, &req.path) {
+                return;
+            }
+            continue;
+        }
         // A request that breaks a rule the real API enforces gets that API's
         // error; the scripted reply waits for the next request.
         let mut rejected = check(&req);

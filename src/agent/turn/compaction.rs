@@ -72,11 +72,21 @@ impl Agent {
         specs: &[ToolSpec],
         cancel: &CancellationToken,
     ) -> Result<(), AgentError> {
+        self.meter.calibrate_resumed(&self.messages, specs);
+        let next = self.meter.estimate(request_bytes(&self.messages, specs));
+        if self.meter.wants_lookup(&self.model, next) {
+            let reported = tokio::select! {
+                _ = cancel.cancelled() => return Err(AgentError::Cancelled),
+                w = self.provider.reported_window(&self.model) => w,
+            };
+            if let Some(w) = reported {
+                self.meter.report(&self.model, w);
+            }
+        }
         let Some(window) = self.meter.window(&self.model) else {
             return Ok(());
         };
         let settings = self.meter.settings;
-        let next = self.meter.estimate(request_bytes(&self.messages, specs));
         if settings.auto_compact && next as f64 > settings.compact_at * window as f64 {
             self.compact(Reason::Threshold, None, specs, cancel).await?;
         }
@@ -166,8 +176,9 @@ impl Agent {
                     // The summary request itself was too long: the window
                     // or the rate was wrong; try again with what it said.
                     Err(AgentError::Provider(e)) if e.context_overflow().is_some() => {
-                        let named = e.context_overflow().flatten();
-                        self.meter.refused(&self.model, named, self.sent_bytes);
+                        if let Some(said) = e.context_overflow() {
+                            self.meter.refused(&self.model, said, self.sent_bytes);
+                        }
                         continue;
                     }
                     Err(e) => return Err(e),
