@@ -312,3 +312,45 @@ fn a_models_own_window_wins_and_a_bad_share_names_its_line() {
     assert!(line.contains("context.compact_at"), "{line}");
     assert!(line.contains("at most 1"), "{line}");
 }
+
+/// In the REPL: each answer is followed by how full the window is;
+/// `/compact FOCUS` summarises on demand, the focus in its request, and
+/// the next turn starts from the summary; `/usage` says the share.
+#[test]
+fn the_repl_shows_the_window_and_compacts_on_demand() {
+    let env = small_window(Api::OpenAi);
+    let input = format!(
+        "{}\n{}\n/compact the pgbouncer limits\n/usage\nand now?\n/quit\n",
+        long_message(1),
+        long_message(2)
+    );
+    let run = env.run_with_stdin(&["--interactive"], input);
+    run.ok();
+    crate::assert_contains!(run.stderr, "compacted the conversation: about ");
+    crate::assert_contains!(run.stderr, "older messages summarised");
+    crate::assert_contains!(run.stderr, "tokens\n");
+    assert!(
+        run.stderr.matches("context ").count() >= 3,
+        "a context line after each answer and after /compact and /usage:\n{}",
+        run.stderr
+    );
+    let reqs = env.fake.requests();
+    let ask = reqs
+        .iter()
+        .find(|r| r.body_str().contains(SUMMARY_ASK))
+        .expect("a summary request");
+    crate::assert_contains!(ask.body_str(), "most room to: the pgbouncer limits");
+    let last = reqs.last().unwrap().body_str();
+    crate::assert_contains!(last, "and now?");
+    crate::assert_contains!(last, "replaced by this summary");
+    assert!(
+        !last.contains(&long_message(1)),
+        "the summarised part is gone"
+    );
+    let kinds: Vec<String> = records(&env.only_session())
+        .into_iter()
+        .filter(|r| r["type"] == "compaction")
+        .map(|r| r["reason"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(kinds, ["requested"]);
+}
