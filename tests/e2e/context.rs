@@ -3,7 +3,7 @@
 //! size, so hermes' meter, its compaction and its recovery are tested
 //! against what a provider really does.
 
-use crate::support::fake_provider::{Api, Recorded, Reply};
+use crate::support::fake_provider::{Api, Block, Recorded, Reply, Stop};
 use crate::support::{records, TestEnv};
 
 const WINDOW: u64 = 8_000;
@@ -353,4 +353,54 @@ fn the_repl_shows_the_window_and_compacts_on_demand() {
         .map(|r| r["reason"].as_str().unwrap().to_string())
         .collect();
     assert_eq!(kinds, ["requested"]);
+}
+
+/// With thinking on, every answer carries signed thinking; compaction keeps
+/// each kept message's blocks as they came (the strict fake checks every
+/// signature on every request) and drops the summarised ones whole.
+fn signed_thinking_survives_compaction(api: Api) {
+    let env = small_window(api);
+    env.fake.respond_with(|req| {
+        if req.body_str().contains(SUMMARY_ASK) {
+            answer(req)
+        } else {
+            Reply::turn(
+                vec![
+                    Block::Thinking("The user sends the report in parts; acknowledge.".into()),
+                    Block::Text("Noted; send the next part.".into()),
+                ],
+                Stop::EndTurn,
+            )
+        }
+    });
+    append_config(&env, "thinking_budget = 1024\nmax_tokens = 2048\n");
+    for n in 1..=8 {
+        send_part(&env, n);
+    }
+    assert_eq!(env.fake.overflows(), 0);
+    let reqs = env.fake.requests();
+    assert!(reqs.iter().any(|r| r.body_str().contains(SUMMARY_ASK)));
+    let last = reqs.last().unwrap().json();
+    let thinking = last["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|m| m["content"].as_array().cloned().unwrap_or_default())
+        .filter(|b| b["type"] == "thinking" || b["reasoningContent"].is_object())
+        .count();
+    assert!(
+        thinking >= 1,
+        "the kept answers keep their thinking: {last}"
+    );
+}
+
+// Chat Completions has no signed thinking to keep.
+#[test]
+fn signed_thinking_survives_compaction_anthropic() {
+    signed_thinking_survives_compaction(Api::Anthropic);
+}
+
+#[test]
+fn signed_thinking_survives_compaction_bedrock() {
+    signed_thinking_survives_compaction(Api::Bedrock);
 }
