@@ -4,6 +4,7 @@
 mod compact;
 mod context;
 mod protocol;
+mod reach;
 mod session_setup;
 mod tool_call_batches;
 mod tool_round;
@@ -14,3 +15,30 @@ pub use protocol::{Event, EventTx, ShownArguments};
 pub use session_setup::{open_session, SessionStart};
 pub use tool_call_batches::{assign_missing_ids, expand_block_list, expand_local_tool_batches};
 pub use turn::{Agent, AgentError, TurnOutcome};
+
+/// What a new session's system prompt tells the model it can reach: the
+/// configured servers (with their tools' names when those are deferred and
+/// the servers' instructions) and the project's AGENTS.md files.
+pub fn reach_prompt(
+    tools: &crate::tools::Registry,
+    cwd: &std::path::Path,
+    budgets: &crate::config::PromptSettings,
+) -> String {
+    let servers: Vec<reach::ServerReach> = tools
+        .mcp_registry()
+        .map(|m| m.described())
+        .unwrap_or_default()
+        .into_iter()
+        .map(|(name, about, tools)| reach::ServerReach { name, about, tools })
+        .collect();
+    let parts = [
+        reach::servers_section(&servers, tools.would_defer(), budgets),
+        reach::project_section(cwd, budgets.project_instructions_bytes),
+    ];
+    parts
+        .iter()
+        .filter(|p| !p.is_empty())
+        .map(|p| p.trim_end())
+        .collect::<Vec<_>>()
+        .join("\n\n")
+}

@@ -24,23 +24,35 @@ pub struct SessionStart {
 }
 
 /// Opens the session a run works in: `resume` (a file path already found) or a new one.
+/// `reach`: what a new session's system prompt adds to hermes' own words
+/// (servers, their tools and instructions, the project's AGENTS.md); asked
+/// for only when a session is created.
 pub async fn open_session(
     settings: &Settings,
     cwd: &Path,
     resume: Option<&Path>,
+    reach: impl FnOnce() -> String,
 ) -> Result<SessionStart, SessionError> {
     match resume {
         Some(path) => resume_session(path).await,
-        None => new_session(settings, cwd).await,
+        None => new_session(settings, cwd, reach()).await,
     }
 }
 
-async fn new_session(settings: &Settings, cwd: &Path) -> Result<SessionStart, SessionError> {
+async fn new_session(
+    settings: &Settings,
+    cwd: &Path,
+    reach: String,
+) -> Result<SessionStart, SessionError> {
     let now = Utc::now();
     let id = session::new_id(&now);
     let path = session::path_for(&settings.paths.sessions_dir(), &id);
     let handle = SessionHandle::create(&path, &id)?;
-    let system = settings.system_prompt.text(cwd, &now);
+    let mut system = settings.system_prompt.text(cwd, &now);
+    if !reach.is_empty() {
+        system.push_str("\n\n");
+        system.push_str(reach.trim_end());
+    }
     handle
         .append(&Record::Meta(Meta {
             version: session::FORMAT_VERSION,

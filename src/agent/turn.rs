@@ -254,6 +254,16 @@ impl Agent {
         }
     }
 
+    /// What a new session's system prompt tells the model it can reach
+    /// (`/new`).
+    pub fn reach_prompt(
+        &self,
+        cwd: &std::path::Path,
+        budgets: &crate::config::PromptSettings,
+    ) -> String {
+        super::reach_prompt(&self.tools, cwd, budgets)
+    }
+
     /// Every tool name of the catalogs, for Tab completion.
     pub fn tool_names(&self) -> Vec<String> {
         self.tools

@@ -101,7 +101,10 @@ pub async fn assemble(
     }
     tools.list_connectors_in_background();
     mcp.fill_catalogs_in_background();
-    let start = open_session(settings, cwd, resume).await?;
+    let start = open_session(settings, cwd, resume, || {
+        crate::agent::reach_prompt(&tools, cwd, &settings.prompt)
+    })
+    .await?;
     // A resumed session offers the tool definitions it offered before.
     if let Some(deferred) = start.deferred {
         tools.keep_deferral(deferred);

@@ -1,5 +1,6 @@
 //! What config says about the model's context window and compaction:
-//! windows per provider and per model, and `[context]`.
+//! windows per provider and per model, `[context]`, and what the system
+//! prompt may spend on what the model can reach (`[prompt]`).
 
 use std::collections::BTreeMap;
 
@@ -34,6 +35,48 @@ impl Default for ContextSettings {
             compact_at: super::defaults::COMPACT_AT,
             warn_at: super::defaults::WARN_AT,
             auto_compact: true,
+        }
+    }
+}
+
+/// What the system prompt of a new session may spend on what the model can
+/// reach (`[prompt]`), in bytes.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PromptSettings {
+    /// The names of deferred tools, over all servers (each server gets an
+    /// equal share).
+    pub tool_names_bytes: usize,
+    /// One server's `instructions`.
+    pub server_instructions_bytes: usize,
+    /// All servers' `instructions` together.
+    pub instructions_bytes: usize,
+    /// The project's AGENTS.md files together.
+    pub project_instructions_bytes: usize,
+}
+
+impl Default for PromptSettings {
+    fn default() -> PromptSettings {
+        PromptSettings {
+            tool_names_bytes: 4096,
+            server_instructions_bytes: 2048,
+            instructions_bytes: 6144,
+            project_instructions_bytes: 16384,
+        }
+    }
+}
+
+impl PromptSettings {
+    pub(crate) fn from_section(p: &super::file::PromptSection) -> PromptSettings {
+        let d = PromptSettings::default();
+        let or = |v: Option<u64>, d: usize| v.map_or(d, |n| n as usize);
+        PromptSettings {
+            tool_names_bytes: or(p.tool_names_bytes, d.tool_names_bytes),
+            server_instructions_bytes: or(p.server_instructions_bytes, d.server_instructions_bytes),
+            instructions_bytes: or(p.instructions_bytes, d.instructions_bytes),
+            project_instructions_bytes: or(
+                p.project_instructions_bytes,
+                d.project_instructions_bytes,
+            ),
         }
     }
 }

@@ -40,6 +40,29 @@ pub struct ConfigFile {
     pub limits: LimitsSection,
     #[serde(default, skip_serializing_if = "ContextSection::is_empty")]
     pub context: ContextSection,
+    #[serde(default, skip_serializing_if = "PromptSection::is_empty")]
+    pub prompt: PromptSection,
+}
+
+/// What the system prompt may spend on servers, their tools and
+/// instructions, and the project's AGENTS.md, in bytes (0: none of it).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct PromptSection {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool_names_bytes: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub server_instructions_bytes: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub instructions_bytes: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub project_instructions_bytes: Option<u64>,
+}
+
+impl PromptSection {
+    fn is_empty(&self) -> bool {
+        self == &PromptSection::default()
+    }
 }
 
 /// When the conversation is compacted, and when the user is warned.

@@ -26,7 +26,8 @@ pub use paths::{project_config, Paths};
 pub use settings::{
     defaults, mcp_servers, resolve, BuiltinSettings, ConfiguredWindows, ConnectorSettings,
     ContextSettings, DeferPolicy, HookSettings, HooksSettings, Limits, McpServerSettings,
-    ProviderSettings, RemoteSettings, RetryPolicy, Settings, ShellSettings, SystemPrompt, Thinking,
+    PromptSettings, ProviderSettings, RemoteSettings, RetryPolicy, Settings, ShellSettings,
+    SystemPrompt, Thinking,
 };
 
 #[derive(Debug, thiserror::Error)]

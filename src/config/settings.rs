@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-pub use super::context::{ConfiguredWindows, ContextSettings};
+pub use super::context::{ConfiguredWindows, ContextSettings, PromptSettings};
 use std::path::Path;
 use std::time::Duration;
 
@@ -413,6 +413,7 @@ pub struct Settings {
     pub connectors: Option<ConnectorSettings>,
     pub limits: Limits,
     pub context: ContextSettings,
+    pub prompt: PromptSettings,
     /// Problems of the config files that do not stop a run.
     pub warnings: Vec<String>,
 }
@@ -492,6 +493,7 @@ pub fn resolve(paths: Paths, cwd: &Path, ov: &Overrides) -> Result<Settings, Con
             warn_at: file.context.warn_at.map_or(defaults::WARN_AT, |s| s.0),
             auto_compact: file.context.auto_compact.unwrap_or(true),
         },
+        prompt: PromptSettings::from_section(&file.prompt),
         connectors: file.connectors.as_ref().map(|c| ConnectorSettings {
             url: c.url.clone(),
             token_env: c.token_env.clone(),

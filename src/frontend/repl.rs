@@ -13,7 +13,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::approve::{AnswerSlot, TerminalAsker};
 use super::complete::Completion;
-use super::printer::{drive, Printer};
+use super::printer::{drive, group, Printer};
 use super::typeahead::TypeAhead;
 use crate::agent::{open_session, Agent, AgentError, Event};
 use crate::config::Settings;
@@ -30,6 +30,7 @@ commands:
   /mcp       MCP servers: running or not, tool counts
   /usage     tokens in and out (cached), model requests, how full the context is
   /compact [FOCUS]  summarise the older turns now (FOCUS: what to keep most of)
+  /context   what the next request carries, by part, in bytes and tokens
   /sessions  recent sessions; /resume [ID] opens one (the latest here without ID)
   /clear     start a new conversation (the old one stays on disk)
   /approvals what this session allowed
@@ -268,6 +269,7 @@ const COMMANDS: &[&str] = &[
     "/mcp",
     "/usage",
     "/compact",
+    "/context",
     "/approvals",
     "/yolo",
     "/update",
@@ -515,6 +517,27 @@ async fn command(text: &str, agent: &mut Agent, ctx: &ReplContext<'_>) -> Result
             );
             errln!("{}", context_line(agent));
         }
+        "/context" => {
+            let parts = agent.context_parts();
+            let (bytes, tokens) = parts
+                .iter()
+                .fold((0, 0), |(b, t), (_, pb, pt)| (b + pb, t + pt));
+            errln!("the next request carries (tokens estimated at the provider's last count):");
+            for (name, b, t) in &parts {
+                errln!(
+                    "  {name:<40} {:>9} bytes {:>8} tokens",
+                    group(*b),
+                    group(*t)
+                );
+            }
+            errln!(
+                "  {:<40} {:>9} bytes {:>8} tokens",
+                "total",
+                group(bytes),
+                group(tokens)
+            );
+            errln!("{}", context_line(agent));
+        }
 
         "/tools" => {
             let query = text.split_once(' ').map(|(_, q)| q.trim()).unwrap_or("");
@@ -558,22 +581,25 @@ async fn command(text: &str, agent: &mut Agent, ctx: &ReplContext<'_>) -> Result
                 }
             };
             match path {
-                Ok(Some(path)) => match open_session(ctx.settings, ctx.cwd, Some(&path)).await {
-                    Ok(start) => {
-                        leave(agent);
-                        let old = agent.switch_session(start.handle, start.messages);
-                        let _ = old.close().await;
-                        show_resumed(agent);
+                Ok(Some(path)) => {
+                    match open_session(ctx.settings, ctx.cwd, Some(&path), String::new).await {
+                        Ok(start) => {
+                            leave(agent);
+                            let old = agent.switch_session(start.handle, start.messages);
+                            let _ = old.close().await;
+                            show_resumed(agent);
+                        }
+                        Err(e) => errln!("error: {e}"),
                     }
-                    Err(e) => errln!("error: {e}"),
-                },
+                }
                 Ok(None) => errln!("no other session in this folder; /sessions lists them all"),
                 Err(e) => errln!("{e}"),
             }
         }
         "/new" | "/clear" => {
             leave(agent);
-            let start = open_session(ctx.settings, ctx.cwd, None).await?;
+            let reach = agent.reach_prompt(ctx.cwd, &ctx.settings.prompt);
+            let start = open_session(ctx.settings, ctx.cwd, None, || reach).await?;
             let id = start.handle.id().to_string();
             let old = agent.switch_session(start.handle, start.messages);
             // Closed now, not whenever its writer notices: it may be
@@ -626,7 +652,6 @@ async fn compact(
 
 /// How full the model's window is: `context 43% · 3 440 of 8 000 tokens`.
 fn context_line(agent: &Agent) -> String {
-    use super::printer::group;
     match agent.context_status() {
         (Some(used), Some(window)) => format!(
             "context {:.0}% · {} of {} tokens",

@@ -11,9 +11,9 @@ use serde::{Deserialize, Serialize};
 use crate::config::McpServerSettings;
 use crate::util::hash;
 
-/// 2: tools carry their read-only / destructive annotations; older caches
-/// are listed again.
-const VERSION: u32 = 2;
+/// 2: tools carry their read-only / destructive annotations; 3: what the
+/// server says of itself (`about`). Older caches are listed again.
+const VERSION: u32 = 3;
 /// A catalog older than this is refreshed in the background at start-up.
 pub(super) const STALE_AFTER_SECS: u64 = 24 * 3600;
 
@@ -42,15 +42,37 @@ pub struct Catalog {
     /// Unix seconds.
     pub fetched_at: u64,
     pub tools: Vec<CachedTool>,
+    #[serde(default, skip_serializing_if = "About::is_empty")]
+    pub about: About,
+}
+
+/// What a server says of itself in its handshake (`serverInfo` and
+/// `instructions`): what the system prompt tells the model of it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct About {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Written by the server for the model: how to use its tools.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instructions: Option<String>,
+}
+
+impl About {
+    fn is_empty(&self) -> bool {
+        self == &About::default()
+    }
 }
 
 impl Catalog {
-    pub fn new(fingerprint: String, tools: Vec<CachedTool>) -> Catalog {
+    pub fn new(fingerprint: String, tools: Vec<CachedTool>, about: About) -> Catalog {
         Catalog {
             version: VERSION,
             fingerprint,
             fetched_at: now_secs(),
             tools,
+            about,
         }
     }
 
@@ -176,6 +198,10 @@ mod tests {
                 read_only: true,
                 destructive: false,
             }],
+            About {
+                instructions: Some("Use t for tests.".into()),
+                ..About::default()
+            },
         );
         store(dir.path(), "s", &cat).unwrap();
         assert_eq!(load(dir.path(), "s", &fp), Some(cat));

@@ -19,7 +19,7 @@ mod result;
 mod server;
 
 pub use crate::util::groups::kill_all_now;
-pub use catalog_cache::{CachedTool, Catalog, Summary};
+pub use catalog_cache::{About, CachedTool, Catalog, Summary};
 pub use client::{Progress, ProgressFn};
 pub use elicit::{Filled, Form, FormFiller};
 pub use error::ServerError;

@@ -258,6 +258,33 @@ impl McpRegistry {
         }
     }
 
+    /// Each server as the system prompt describes it: its name, what it
+    /// says of itself, and the names of its exposed tools (`None` before
+    /// its first listing).
+    pub fn described(&self) -> Vec<(String, super::About, Option<Vec<String>>)> {
+        let index = self.index();
+        self.servers
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                let catalog = s.catalog();
+                let about = catalog
+                    .as_ref()
+                    .map(|c| c.about.clone())
+                    .unwrap_or_default();
+                let tools = catalog.map(|_| {
+                    index
+                        .tools
+                        .iter()
+                        .filter(|t| t.server == i)
+                        .map(|t| t.name.clone())
+                        .collect()
+                });
+                (s.name.clone(), about, tools)
+            })
+            .collect()
+    }
+
     /// Each server's catalog size from the summary file, `None` where it has
     /// no catalog for its current launch config. Reads one small file.
     pub fn summaries(&self) -> Vec<Option<super::catalog_cache::Summary>> {

@@ -204,6 +204,16 @@ impl Registry {
         *self.shared.deferred.get_or_init(|| self.decide_deferral())
     }
 
+    /// Whether they would, as the catalogs stand now, without settling it
+    /// (the decision is made at the session's first request).
+    pub fn would_defer(&self) -> bool {
+        self.shared
+            .deferred
+            .get()
+            .copied()
+            .unwrap_or_else(|| self.decide_deferral())
+    }
+
     /// Keeps the decision a resumed session recorded, so it offers the same
     /// tool definitions as before whatever the catalogs look like now.
     /// Returns false when a decision was already made.

@@ -320,7 +320,7 @@ fn a_models_own_window_wins_and_a_bad_share_names_its_line() {
 fn the_repl_shows_the_window_and_compacts_on_demand() {
     let env = small_window(Api::OpenAi);
     let input = format!(
-        "{}\n{}\n/compact the pgbouncer limits\n/usage\nand now?\n/quit\n",
+        "{}\n{}\n/compact the pgbouncer limits\n/usage\n/context\nand now?\n/quit\n",
         long_message(1),
         long_message(2)
     );
@@ -329,6 +329,11 @@ fn the_repl_shows_the_window_and_compacts_on_demand() {
     crate::assert_contains!(run.stderr, "compacted the conversation: about ");
     crate::assert_contains!(run.stderr, "older messages summarised");
     crate::assert_contains!(run.stderr, "tokens\n");
+    // /context: the parts of the next request.
+    crate::assert_contains!(run.stderr, "the next request carries");
+    crate::assert_contains!(run.stderr, "  system prompt ");
+    crate::assert_contains!(run.stderr, "  conversation (");
+    crate::assert_contains!(run.stderr, "  total ");
     assert!(
         run.stderr.matches("context ").count() >= 3,
         "a context line after each answer and after /compact and /usage:\n{}",

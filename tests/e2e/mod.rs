@@ -13,6 +13,7 @@ mod mcp;
 mod mcp_policy;
 mod oneshot;
 mod providers;
+mod reach;
 mod remote;
 mod remote_faults;
 mod repl;

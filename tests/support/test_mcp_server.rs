@@ -181,13 +181,18 @@ fn main() {
                     }
                 }
                 let version = msg["params"]["protocolVersion"].clone();
-                send(
-                    &out,
-                    json!({"jsonrpc": "2.0", "id": id, "result": {
+                let mut result = json!({
                     "protocolVersion": version,
                     "capabilities": {"tools": {"listChanged": true}},
-                    "serverInfo": {"name": "hermes-test-server", "version": "1.0.0"}}}),
-                );
+                    "serverInfo": {"name": "hermes-test-server", "version": "1.0.0"}});
+                // What a server may say of itself: `--title`, `--instructions`.
+                if let Some(Some(title)) = flag("--title") {
+                    result["serverInfo"]["title"] = json!(title);
+                }
+                if let Some(Some(text)) = flag("--instructions") {
+                    result["instructions"] = json!(text);
+                }
+                send(&out, json!({"jsonrpc": "2.0", "id": id, "result": result}));
             }
             "notifications/cancelled" => {
                 let rid = msg["params"]["requestId"].to_string();

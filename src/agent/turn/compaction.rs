@@ -5,6 +5,7 @@
 //! request of their own. The result is one `compaction` record: the
 //! history from there on, which `--continue` replays as it is. Compactions
 //! are the rare points where a request does not extend the one before.
+//! Also what `/usage` and `/context` say of the window.
 
 use tokio_util::sync::CancellationToken;
 
@@ -49,6 +50,58 @@ impl Agent {
     /// window, for `/usage` and the REPL's status line.
     pub fn context_status(&self) -> (Option<u64>, Option<u64>) {
         (self.meter.last_tokens, self.meter.window(&self.model))
+    }
+
+    /// `/context`: what the next request carries, by part — hermes' own
+    /// prompt, what it says of servers and the project, tool definitions,
+    /// the conversation — in bytes and estimated tokens.
+    pub fn context_parts(&self) -> Vec<(String, u64, u64)> {
+        let specs = self.tools.specs();
+        let (system, rest) = match self.messages.split_first() {
+            Some((first @ Message::System { content }, rest)) => {
+                (Some((first, content.as_str())), rest)
+            }
+            _ => (None, self.messages.as_slice()),
+        };
+        let mut parts = Vec::new();
+        if let Some((first, text)) = system {
+            let total = message_bytes(first);
+            let mut cuts: Vec<(usize, &str)> = [
+                (
+                    "\n\nMCP servers you can reach",
+                    "MCP servers and their instructions",
+                ),
+                (
+                    "\n\nProject instructions",
+                    "project instructions (AGENTS.md)",
+                ),
+            ]
+            .iter()
+            .filter_map(|(marker, name)| text.find(marker).map(|at| (at, *name)))
+            .collect();
+            cuts.sort();
+            let own = cuts.first().map_or(text.len(), |(at, _)| *at);
+            parts.push((
+                "system prompt".to_string(),
+                total - (text.len() - own) as u64,
+            ));
+            for (k, (at, name)) in cuts.iter().enumerate() {
+                let end = cuts.get(k + 1).map_or(text.len(), |(next, _)| *next);
+                parts.push((name.to_string(), (end - at) as u64));
+            }
+        }
+        parts.push((
+            format!("tool definitions ({})", specs.len()),
+            request_bytes(&[], &specs),
+        ));
+        parts.push((
+            format!("conversation ({} messages)", rest.len()),
+            request_bytes(rest, &[]),
+        ));
+        parts
+            .into_iter()
+            .map(|(name, bytes)| (name, bytes, self.meter.estimate(bytes)))
+            .collect()
     }
 
     /// `/compact [focus]`: whether anything was compacted.

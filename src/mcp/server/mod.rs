@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::{Mutex, Semaphore};
 use tokio_util::sync::CancellationToken;
 
-use super::catalog_cache::{self, CachedTool, Catalog};
+use super::catalog_cache::{self, About, CachedTool, Catalog};
 use super::client::{self, ConnectError, Service};
 use super::error::ServerError;
 use super::pipes;
@@ -191,9 +191,16 @@ impl McpServer {
         self.entry.startup_timeout
     }
 
-    fn set_catalog(&self, tools: Vec<CachedTool>) {
-        let cat = Catalog::new(self.fingerprint.clone(), tools);
-        let changed = self.catalog().map(|c| c.tools) != Some(cat.tools.clone());
+    /// A new listing; `about` from a handshake, or `None` (a `list_changed`
+    /// on the same connection) to keep what the server said before.
+    fn set_catalog(&self, tools: Vec<CachedTool>, about: Option<About>) {
+        let old = self.catalog();
+        let about = about
+            .or_else(|| old.as_ref().map(|c| c.about.clone()))
+            .unwrap_or_default();
+        let cat = Catalog::new(self.fingerprint.clone(), tools, about);
+        let changed =
+            old.map(|c| (c.tools, c.about)) != Some((cat.tools.clone(), cat.about.clone()));
         // A cache that cannot be written only costs a start next time; the
         // user hears of it once (a full disk is worth knowing about).
         if let Err(e) = catalog_cache::store(&self.cache_dir, &self.name, &cat) {
@@ -246,18 +253,23 @@ impl McpServer {
                 }
             }
         };
+        let info = conn.service.peer_info();
         let report = StartReport {
             spawn_and_handshake,
             list: t1.elapsed(),
             tools: tools.len(),
-            server_info: conn
-                .service
-                .peer_info()
+            server_info: info
+                .as_ref()
                 .and_then(|i| i.server_info.clone())
                 .map(|i| format!("{} {}", i.name, i.version))
                 .unwrap_or_default(),
         };
-        self.set_catalog(tools);
+        let about = info.map(|i| About {
+            title: i.server_info.as_ref().and_then(|s| s.title.clone()),
+            description: i.server_info.as_ref().and_then(|s| s.description.clone()),
+            instructions: i.instructions.clone(),
+        });
+        self.set_catalog(tools, about);
         Ok(report)
     }
 
@@ -280,7 +292,7 @@ impl McpServer {
         let weak = Arc::downgrade(self);
         let on_tools: client::OnToolsChanged = Arc::new(move |tools| {
             if let Some(s) = weak.upgrade() {
-                s.set_catalog(tools);
+                s.set_catalog(tools, None);
             }
         });
         let handler = || {
