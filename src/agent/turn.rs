@@ -17,6 +17,7 @@ use crate::session::{
 use crate::tools::Registry;
 use crate::util::time::Utc;
 
+mod changes;
 mod compaction;
 use compaction::Reason;
 
@@ -89,6 +90,9 @@ pub struct Agent {
     meter: Meter,
     /// The size of the request last sent, for calibrating the meter.
     sent_bytes: u64,
+    /// The deferred tools' names as of the last turn, to tell the model
+    /// what changed (`None` until the first turn takes stock).
+    told_tools: Option<std::collections::BTreeSet<String>>,
     session: SessionHandle,
     messages: Vec<Message>,
     max_turns: u32,
@@ -117,6 +121,7 @@ impl Agent {
             usage: UsageTotals::default(),
             meter: Meter::new(Default::default(), Default::default()),
             sent_bytes: 0,
+            told_tools: None,
             session,
             messages,
             max_turns,
@@ -203,6 +208,7 @@ impl Agent {
         self.usage = UsageTotals::default();
         self.meter.last_tokens = None;
         self.meter.warned = false;
+        self.told_tools = None;
         old
     }
 
@@ -315,12 +321,15 @@ impl Agent {
     ) -> Result<TurnOutcome, AgentError> {
         // The user's own words, not hermes' note about an unfinished turn.
         self.tools.warm_for_words(user_text);
-        let text = match self.unfinished.take() {
+        let mut text = match self.unfinished.take() {
             Some(how) => format!(
                 "[hermes: the previous request was {how} before you answered it.]\n\n{user_text}"
             ),
             None => user_text.to_string(),
         };
+        if let Some(note) = self.tool_changes() {
+            text = format!("{note}\n\n{text}");
+        }
         let result = self.turn_inner(&text, cancel).await;
         if let Err(e) = &result {
             let how = match e {

@@ -137,6 +137,8 @@ pub(super) fn store(cache_dir: &Path, server: &str, catalog: &Catalog) -> std::i
             bytes: serde_json::to_vec(&catalog.tools)
                 .map(|v| v.len())
                 .unwrap_or(0),
+            names: catalog.tools.iter().map(|t| t.name.clone()).collect(),
+            about: catalog.about.clone(),
         },
     );
     write_atomic(&summary_path(cache_dir), &serde_json::to_vec(&all)?)
@@ -163,6 +165,12 @@ pub struct Summary {
     pub tools: usize,
     /// Bytes of the tools' compact JSON (names, descriptions, schemas).
     pub bytes: usize,
+    /// The tools' names and what the server said of itself: what a new
+    /// session's system prompt needs, read without parsing a catalog.
+    #[serde(default)]
+    pub names: Vec<String>,
+    #[serde(default, skip_serializing_if = "About::is_empty")]
+    pub about: About,
 }
 
 fn summary_path(cache_dir: &Path) -> PathBuf {

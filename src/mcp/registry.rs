@@ -231,12 +231,8 @@ impl McpRegistry {
         let mut entries: Vec<(usize, CachedTool)> = Vec::new();
         for (i, s) in self.servers.iter().enumerate() {
             let Some(cat) = s.catalog() else { continue };
-            let f = &s.entry.tools;
             for t in cat.tools {
-                let included =
-                    f.include.is_empty() || f.include.iter().any(|g| glob_match(g, &t.name));
-                let excluded = f.exclude.iter().any(|g| glob_match(g, &t.name));
-                if included && !excluded {
+                if self.exposes(i, &t.name) {
                     entries.push((i, t));
                 }
             }
@@ -260,29 +256,48 @@ impl McpRegistry {
 
     /// Each server as the system prompt describes it: its name, what it
     /// says of itself, and the names of its exposed tools (`None` before
-    /// its first listing).
+    /// its first listing). From the summary file alone, as the deferral
+    /// decision is: a new session parses no catalog before its first request.
     pub fn described(&self) -> Vec<(String, super::About, Option<Vec<String>>)> {
-        let index = self.index();
+        let summaries = self.summaries();
+        let mut pairs: Vec<(String, String)> = Vec::new();
+        let mut owners: Vec<usize> = Vec::new();
+        for (i, sum) in summaries.iter().enumerate() {
+            let Some(sum) = sum.as_ref().filter(|s| s.names.len() == s.tools) else {
+                continue;
+            };
+            for n in sum.names.iter().filter(|n| self.exposes(i, n)) {
+                pairs.push((self.servers[i].name.clone(), n.clone()));
+                owners.push(i);
+            }
+        }
+        let names = naming::assign(&pairs);
         self.servers
             .iter()
+            .zip(summaries)
             .enumerate()
-            .map(|(i, s)| {
-                let catalog = s.catalog();
-                let about = catalog
-                    .as_ref()
-                    .map(|c| c.about.clone())
-                    .unwrap_or_default();
-                let tools = catalog.map(|_| {
-                    index
-                        .tools
-                        .iter()
-                        .filter(|t| t.server == i)
-                        .map(|t| t.name.clone())
-                        .collect()
-                });
-                (s.name.clone(), about, tools)
-            })
+            .map(
+                |(i, (s, sum))| match sum.filter(|s| s.names.len() == s.tools) {
+                    Some(sum) => {
+                        let tools = owners
+                            .iter()
+                            .zip(&names)
+                            .filter(|(o, _)| **o == i)
+                            .map(|(_, n)| n.clone())
+                            .collect();
+                        (s.name.clone(), sum.about, Some(tools))
+                    }
+                    None => (s.name.clone(), super::About::default(), None),
+                },
+            )
             .collect()
+    }
+
+    /// Whether server `i`'s `include` / `exclude` let its tool `name` through.
+    fn exposes(&self, i: usize, name: &str) -> bool {
+        let f = &self.servers[i].entry.tools;
+        (f.include.is_empty() || f.include.iter().any(|g| glob_match(g, name)))
+            && !f.exclude.iter().any(|g| glob_match(g, name))
     }
 
     /// Each server's catalog size from the summary file, `None` where it has

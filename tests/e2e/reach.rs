@@ -186,3 +186,48 @@ fn a_search_then_batch_task_stays_under_a_quarter_of_the_leanest_peer() {
     );
     assert!(bytes <= 136 * 1024 / 4, "{bytes} bytes");
 }
+
+/// A server's `list_changed` mid-session is told at the start of the next
+/// turn, in that turn's message; nothing sent before changes.
+#[test]
+fn tools_that_appear_mid_session_are_told_in_the_next_turn() {
+    use crate::support::call_id;
+    use serde_json::json;
+    let env = TestEnv::new();
+    env.write_config("[tools]\ndefer = \"always\"\n");
+    env.add_test_server("t", "");
+    env.prefill("t");
+    env.fake.push(Reply::tool_calls(&[(
+        &call_id("add"),
+        "tool_call",
+        &super::split::batch(&[("mcp__t__add_tool", json!({}))]),
+    )]));
+    env.fake.push(Reply::text("added one"));
+    env.fake.push(Reply::text("noted"));
+    env.fake.push(Reply::text("nothing new"));
+    let run = env.run_with_stdin(
+        &["--interactive"],
+        "add a tool\nwhat changed?\nand now?\n/quit\n",
+    );
+    run.ok();
+    let reqs = env.fake.requests();
+    assert_eq!(reqs.len(), 4);
+    let last_user = |n: usize| env.last_user_text(n);
+    assert!(!last_user(0).contains("[hermes: the MCP tools changed"));
+    let told = last_user(2);
+    assert!(
+        told.starts_with(
+            "[hermes: the MCP tools changed since your last turn — new: mcp__t__added."
+        ),
+        "{told}"
+    );
+    assert!(told.ends_with("\n\nwhat changed?"), "{told}");
+    assert!(
+        !last_user(3).contains("tools changed"),
+        "told once: {}",
+        last_user(3)
+    );
+    // The system prompt is the one the session began with.
+    let system = |n: usize| reqs[n].json()["messages"][0].clone();
+    assert_eq!(system(0), system(3));
+}

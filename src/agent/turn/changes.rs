@@ -1,0 +1,50 @@
+//! Tools that appeared or went away since the session's prompt was
+//! written (a server's `list_changed`, a catalog filled later): told to the
+//! model at the start of its next turn, in that turn's own message — the
+//! bytes already sent, the system prompt among them, are never rewritten.
+
+use std::collections::BTreeSet;
+
+use super::Agent;
+
+/// Names listed in one note, at most; the rest are counted.
+const MAX_NAMED: usize = 30;
+
+impl Agent {
+    /// The note for this turn, if the deferred tools changed since the
+    /// last one looked (the first look only takes stock).
+    pub(super) fn tool_changes(&mut self) -> Option<String> {
+        if !self.tools.has_deferrable_sources() || !self.tools.deferred() {
+            return None;
+        }
+        let now: BTreeSet<String> = self.tool_names().into_iter().collect();
+        let before = self.told_tools.replace(now.clone())?;
+        let added: Vec<&String> = now.difference(&before).collect();
+        let removed: Vec<&String> = before.difference(&now).collect();
+        let list = |names: &[&String]| {
+            let mut s = names
+                .iter()
+                .take(MAX_NAMED)
+                .map(|n| n.as_str())
+                .collect::<Vec<_>>()
+                .join(", ");
+            if names.len() > MAX_NAMED {
+                s.push_str(&format!(" and {} more", names.len() - MAX_NAMED));
+            }
+            s
+        };
+        let mut parts = Vec::new();
+        if !added.is_empty() {
+            parts.push(format!("new: {}", list(&added)));
+        }
+        if !removed.is_empty() {
+            parts.push(format!("gone: {}", list(&removed)));
+        }
+        (!parts.is_empty()).then(|| {
+            format!(
+                "[hermes: the MCP tools changed since your last turn — {}. tool_search and tool_describe know the new ones.]",
+                parts.join("; ")
+            )
+        })
+    }
+}
