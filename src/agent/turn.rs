@@ -327,7 +327,7 @@ impl Agent {
             ),
             None => user_text.to_string(),
         };
-        if let Some(note) = self.tool_changes() {
+        if let Some(note) = self.tool_changes().await {
             text = format!("{note}\n\n{text}");
         }
         let result = self.turn_inner(&text, cancel).await;

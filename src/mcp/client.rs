@@ -144,6 +144,11 @@ impl ClientHandler for Handler {
 }
 
 impl Handler {
+    /// Whether a `list_changed` listing is running now.
+    pub(super) fn listing_now(&self) -> bool {
+        self.listing.lock().map(|l| l.running).unwrap_or(false)
+    }
+
     /// `f` on the listing state; false if the lock is poisoned.
     fn listing(&self, f: impl FnOnce(&mut Listing) -> bool) -> bool {
         self.listing.lock().map(|mut l| f(&mut l)).unwrap_or(false)

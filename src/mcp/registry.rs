@@ -293,6 +293,15 @@ impl McpRegistry {
             .collect()
     }
 
+    /// Waits, up to `bound`, for the listings servers' `list_changed`
+    /// started to end, so what is read next is the catalog they announced.
+    pub async fn settle(&self, bound: std::time::Duration) {
+        let until = tokio::time::Instant::now() + bound;
+        while self.servers.iter().any(|s| s.listing()) && tokio::time::Instant::now() < until {
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+    }
+
     /// Whether server `i`'s `include` / `exclude` let its tool `name` through.
     fn exposes(&self, i: usize, name: &str) -> bool {
         let f = &self.servers[i].entry.tools;

@@ -7,15 +7,22 @@ use std::collections::BTreeSet;
 
 use super::Agent;
 
+/// How long a turn's start waits for listings under way.
+const SETTLE: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// Names listed in one note, at most; the rest are counted.
 const MAX_NAMED: usize = 30;
 
 impl Agent {
     /// The note for this turn, if the deferred tools changed since the
     /// last one looked (the first look only takes stock).
-    pub(super) fn tool_changes(&mut self) -> Option<String> {
+    pub(super) async fn tool_changes(&mut self) -> Option<String> {
         if !self.tools.has_deferrable_sources() || !self.tools.deferred() {
             return None;
+        }
+        // A change a server just announced is told now, not a turn late.
+        if let Some(mcp) = self.tools.mcp_registry() {
+            mcp.settle(SETTLE).await;
         }
         let now: BTreeSet<String> = self.tool_names().into_iter().collect();
         let before = self.told_tools.replace(now.clone())?;

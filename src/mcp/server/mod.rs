@@ -450,6 +450,14 @@ impl McpServer {
         }
     }
 
+    /// Whether a listing its `list_changed` asked for is still running
+    /// (a server being started or stopped counts as not).
+    pub fn listing(&self) -> bool {
+        self.state
+            .try_lock()
+            .is_ok_and(|s| matches!(&*s, State::Running(c) if c.service.service().listing_now()))
+    }
+
     /// Whether its process is up (started and not crashed or stopped).
     pub async fn is_running(&self) -> bool {
         matches!(&*self.state.lock().await, State::Running(c) if c.alive())
