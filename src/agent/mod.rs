@@ -1,6 +1,7 @@
 //! The agent core: the turn loop and the events it emits. Front ends (REPL,
 //! one-shot text, `--json`) are consumers of the same [`Event`] stream.
 
+mod attach;
 mod compact;
 mod context;
 mod protocol;
@@ -10,6 +11,7 @@ mod tool_call_batches;
 mod tool_round;
 mod turn;
 
+pub use attach::{bind_arguments, mentions, AttachError, Attached, Offers};
 pub use context::Meter;
 pub use protocol::{Event, EventTx, ShownArguments};
 pub use session_setup::{open_session, SessionStart};

@@ -74,7 +74,7 @@ pub struct TurnOutcome {
 pub struct Agent {
     provider: Box<dyn Provider>,
     model: String,
-    tools: Registry,
+    pub(super) tools: Registry,
     policy: Policy,
     split_batches: bool,
     /// Whether the session file holds this session's deferral decision.

@@ -1,5 +1,7 @@
-//! Tab completion in the REPL: slash commands at the start of a line, tool
-//! names (`mcp__…`, `connectors__…`) anywhere, file paths otherwise.
+//! Tab completion in the REPL: slash commands and servers' prompts
+//! (`/server:prompt`, with their descriptions) at the start of a line, tool
+//! names (`mcp__…`, `connectors__…`) and mentions (`@path`, `@server:uri`)
+//! anywhere, file paths otherwise.
 
 use std::sync::{Arc, Mutex};
 
@@ -13,6 +15,12 @@ pub(crate) struct Completion {
     commands: &'static [&'static str],
     /// Tool names of the catalogs, refreshed between turns.
     pub(crate) tools: Arc<Mutex<Vec<String>>>,
+    /// (`/server:prompt`, its description), refreshed between turns.
+    pub(crate) prompts: Arc<Mutex<Vec<(String, String)>>>,
+    /// (`@server:uri`, what it is), refreshed between turns.
+    pub(crate) resources: Arc<Mutex<Vec<(String, String)>>>,
+    /// Where `@path` is looked up.
+    cwd: std::path::PathBuf,
     /// The line as last edited: the line editor gives up a line when a typed
     /// byte is not UTF-8, and this is how the REPL gets it back.
     pub(crate) draft: Arc<Mutex<String>>,
@@ -20,35 +28,95 @@ pub(crate) struct Completion {
 }
 
 impl Completion {
-    pub(crate) fn new(commands: &'static [&'static str]) -> Completion {
+    pub(crate) fn new(commands: &'static [&'static str], cwd: &std::path::Path) -> Completion {
         Completion {
             commands,
             tools: Arc::default(),
+            prompts: Arc::default(),
+            resources: Arc::default(),
+            cwd: cwd.to_path_buf(),
             draft: Arc::default(),
             files: FilenameCompleter::new(),
         }
     }
 
-    /// Candidates for the word ending at `pos` (no file-system lookup).
-    fn words(&self, line: &str, pos: usize) -> Option<(usize, Vec<String>)> {
+    /// Candidates for the word ending at `pos`, as (replacement, what the
+    /// list shows); `None` leaves the word to the file completer.
+    fn words(&self, line: &str, pos: usize) -> Option<(usize, Vec<(String, String)>)> {
         let start = line[..pos].rfind(char::is_whitespace).map_or(0, |i| i + 1);
         let word = &line[start..pos];
+        let plain = |v: Vec<String>| v.into_iter().map(|w| (w.clone(), w)).collect();
         if start == 0 && word.starts_with('/') {
-            let found = self
-                .commands
-                .iter()
-                .filter(|c| c.starts_with(word))
-                .map(|c| c.to_string())
-                .collect();
+            let mut found: Vec<(String, String)> = plain(
+                self.commands
+                    .iter()
+                    .filter(|c| c.starts_with(word))
+                    .map(|c| c.to_string())
+                    .collect(),
+            );
+            found.extend(described(&self.prompts, word));
             return Some((start, found));
         }
         if word.starts_with("mcp__") || word.starts_with("connectors__") {
             let tools = self.tools.lock().map(|t| t.clone()).unwrap_or_default();
             let found = tools.into_iter().filter(|t| t.starts_with(word)).collect();
+            return Some((start, plain(found)));
+        }
+        if let Some(target) = word.strip_prefix('@') {
+            let mut found = described(&self.resources, word);
+            found.extend(paths(&self.cwd, target));
             return Some((start, found));
         }
         None
     }
+}
+
+/// The entries of `list` that start with `word`, shown with their
+/// descriptions (one line, cut).
+fn described(list: &Mutex<Vec<(String, String)>>, word: &str) -> Vec<(String, String)> {
+    let list = list.lock().map(|l| l.clone()).unwrap_or_default();
+    list.into_iter()
+        .filter(|(w, _)| w.starts_with(word))
+        .map(|(w, d)| {
+            let d = d.lines().next().unwrap_or("");
+            let shown = if d.is_empty() {
+                w.clone()
+            } else {
+                format!("{w}  {}", crate::util::text::excerpt(d, 60))
+            };
+            (w, shown)
+        })
+        .collect()
+}
+
+/// `@` + the paths under `cwd` that start with `target` (folders end in `/`).
+fn paths(cwd: &std::path::Path, target: &str) -> Vec<(String, String)> {
+    let (dir, prefix) = match target.rfind('/') {
+        Some(i) => (&target[..=i], &target[i + 1..]),
+        None => ("", target),
+    };
+    let Ok(read) = std::fs::read_dir(cwd.join(if dir.is_empty() { "." } else { dir })) else {
+        return Vec::new();
+    };
+    let mut found: Vec<(String, String)> = read
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            // Hidden entries only when asked for.
+            if !name.starts_with(prefix) || (name.starts_with('.') && !prefix.starts_with('.')) {
+                return None;
+            }
+            let slash = if e.file_type().is_ok_and(|t| t.is_dir()) {
+                "/"
+            } else {
+                ""
+            };
+            let w = format!("@{dir}{name}{slash}");
+            Some((w.clone(), w))
+        })
+        .collect();
+    found.sort();
+    found
 }
 
 impl Completer for Completion {
@@ -65,9 +133,9 @@ impl Completer for Completion {
                 start,
                 found
                     .into_iter()
-                    .map(|w| Pair {
-                        display: w.clone(),
-                        replacement: w,
+                    .map(|(replacement, display)| Pair {
+                        display,
+                        replacement,
                     })
                     .collect(),
             )),
@@ -98,25 +166,59 @@ impl Helper for Completion {}
 mod tests {
     use super::*;
 
+    fn words(c: &Completion, line: &str) -> Vec<String> {
+        c.words(line, line.len())
+            .map(|(_, f)| f.into_iter().map(|(w, _)| w).collect())
+            .unwrap_or_default()
+    }
+
     #[test]
     fn commands_and_tool_names_complete() {
-        let c = Completion::new(&["/help", "/model", "/mcp"]);
+        let c = Completion::new(&["/help", "/model", "/mcp"], std::path::Path::new("."));
         *c.tools.lock().unwrap() = vec![
             "mcp__files__read_text_file".into(),
             "mcp__git__git_status".into(),
         ];
-        assert_eq!(
-            c.words("/m", 2),
-            Some((0, vec!["/model".into(), "/mcp".into()]))
-        );
-        assert_eq!(
-            c.words("use mcp__fi", 11),
-            Some((4, vec!["mcp__files__read_text_file".into()]))
-        );
+        assert_eq!(words(&c, "/m"), ["/model", "/mcp"]);
+        assert_eq!(c.words("use mcp__fi", 11).map(|w| w.0), Some(4));
+        assert_eq!(words(&c, "use mcp__fi"), ["mcp__files__read_text_file"]);
         assert_eq!(
             c.words("read ./sr", 9),
             None,
             "paths go to the file completer"
         );
+    }
+
+    #[test]
+    fn prompts_resources_and_mentioned_paths_complete_with_descriptions() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("src")).unwrap();
+        std::fs::write(dir.path().join("src/main.rs"), "").unwrap();
+        std::fs::write(dir.path().join(".hidden"), "").unwrap();
+        let c = Completion::new(&["/help", "/everything"], dir.path());
+        *c.prompts.lock().unwrap() = vec![(
+            "/everything:args-prompt".into(),
+            "A prompt with two arguments, one required and one optional".into(),
+        )];
+        *c.resources.lock().unwrap() = vec![(
+            "@everything:demo://resource/static/document/features.md".into(),
+            "Static document file exposed from /docs: features.md".into(),
+        )];
+        let (_, found) = c.words("/everything:", 12).unwrap();
+        assert_eq!(
+            found,
+            [(
+                "/everything:args-prompt".to_string(),
+                "/everything:args-prompt  A prompt with two arguments, one required and one optional"
+                    .to_string()
+            )]
+        );
+        assert_eq!(
+            words(&c, "explain @ev"),
+            ["@everything:demo://resource/static/document/features.md"]
+        );
+        assert_eq!(words(&c, "explain @s"), ["@src/"]);
+        assert_eq!(words(&c, "explain @src/m"), ["@src/main.rs"]);
+        assert_eq!(words(&c, "explain @.h"), ["@.hidden"]);
     }
 }

@@ -6,6 +6,7 @@ mod approve;
 mod complete;
 mod form;
 mod markdown;
+mod offers;
 mod printer;
 pub(crate) mod repl;
 mod tool_block;

@@ -33,12 +33,16 @@ commands:
   /context   what the next request carries, by part, in bytes and tokens
   /sessions  recent sessions; /resume [ID] opens one (the latest here without ID)
   /clear     start a new conversation (the old one stays on disk)
+  /init      draft an AGENTS.md for this folder (the model reads the project)
+  /SERVER:PROMPT [ARGS]  send a server's prompt (ARGS: words in order, or NAME=VALUE)
   /approvals what this session allowed
   /yolo      run tools without asking for this session (again: ask again)
   /update    check whether a newer hermes is available
   /quit      leave (Ctrl-D does the same)
-Tab completes commands, tool names (mcp__…) and paths; Alt-Enter or a line
-ending in \\ goes on on the next line.";
+In a message, @PATH attaches a file (or a folder's listing) and
+@SERVER:URI a server's resource. Tab completes commands, prompts, tool names
+(mcp__…), mentions and paths; Alt-Enter or a line ending in \\ goes on on the
+next line.";
 
 /// What ends the interactive session with an error (a failed turn does not:
 /// it is reported and the prompt comes back).
@@ -68,6 +72,8 @@ pub(crate) struct ReplContext<'a> {
 enum Flow {
     Continue,
     Quit,
+    /// Send this as the user's message.
+    Send(String),
 }
 
 pub(crate) async fn run(
@@ -76,9 +82,14 @@ pub(crate) async fn run(
     rx: &mut UnboundedReceiver<Event>,
     printer: &mut Printer,
 ) -> Result<(), ReplError> {
-    let mut editor: Editor = rustyline::Editor::new()?;
-    let completion = Completion::new(COMMANDS);
+    // Candidates are listed (with descriptions), not cycled through.
+    let config = rustyline::Config::builder()
+        .completion_type(rustyline::CompletionType::List)
+        .build();
+    let mut editor: Editor = rustyline::Editor::with_config(config)?;
+    let completion = Completion::new(COMMANDS, ctx.cwd);
     let tool_names = completion.tools.clone();
+    let (prompt_names, resource_names) = (completion.prompts.clone(), completion.resources.clone());
     let draft = completion.draft.clone();
     editor.set_helper(Some(completion));
     // Alt-Enter: a new line within the message.
@@ -128,10 +139,17 @@ pub(crate) async fn run(
         if let Ok(mut names) = tool_names.lock() {
             *names = agent.tool_names();
         }
+        let offers = agent.offers();
+        if let Ok(mut names) = prompt_names.lock() {
+            *names = super::offers::prompt_commands(&offers);
+        }
+        if let Ok(mut names) = resource_names.lock() {
+            *names = super::offers::resource_mentions(&offers);
+        }
         let next = tokio::select! {
             biased;
             _ = ctx.stop.cancelled() => break,
-            next = next_line(editor, &queued, prompt(agent.policy_mut().yolo()), restore.take()) => next?,
+            next = next_line(editor, &queued, prompt(agent.policy_mut().yolo()).into(), restore.take()) => next?,
         };
         let line = match next {
             (ed, Ok(l)) => {
@@ -162,7 +180,7 @@ pub(crate) async fn run(
         let mut line = line;
         while let Some(head) = line.strip_suffix('\\') {
             let head = head.to_string();
-            let (ed, more) = next_line(editor, &queued, prompt(false), None).await?;
+            let (ed, more) = next_line(editor, &queued, prompt(false).into(), None).await?;
             editor = ed;
             match more {
                 Ok(more) => line = format!("{head}\n{more}"),
@@ -182,14 +200,53 @@ pub(crate) async fn run(
             compact(&mut agent, text, &ctx.stop, rx, printer).await;
             continue;
         }
-        if text.starts_with('/') {
+        use super::offers::PromptLine;
+        if text.starts_with('/') && text.contains(':') {
+            agent.settle_listings().await;
+        }
+        let mut offers = agent.offers();
+        // A prompt of a server not listed yet: list it first (bounded).
+        if let Some(server) = super::offers::unlisted_server(text, &offers) {
+            if let Err(e) = agent.list_server(server).await {
+                errln!("error: {e}");
+                continue;
+            }
+            offers = agent.offers();
+        }
+        let send = if let Some(line) = super::offers::prompt_command(text, &offers) {
+            match line {
+                PromptLine::Refused(why) => {
+                    errln!("{why}");
+                    None
+                }
+                PromptLine::Asked(asked) => {
+                    let (ed, asked) = fill_prompt(editor, &queued, asked).await?;
+                    editor = ed;
+                    match asked {
+                        Some(asked) => run_prompt(&agent, asked, &ctx.stop).await,
+                        None => None,
+                    }
+                }
+            }
+        } else if text.starts_with('/') {
             match command(text, &mut agent, &ctx).await? {
                 Flow::Quit => break,
-                Flow::Continue => continue,
+                Flow::Continue => None,
+                Flow::Send(t) => Some(t),
             }
-        }
+        } else {
+            match attach(&agent, text, &ctx).await {
+                Ok(t) => Some(t),
+                // Put back to be fixed: nothing typed is lost.
+                Err(()) => {
+                    restore = Some(text.to_string());
+                    None
+                }
+            }
+        };
+        let Some(send) = send else { continue };
         let typeahead = tty.then_some((&queued, &answers));
-        turn(&mut agent, text, typeahead, &ctx.stop, rx, printer).await;
+        turn(&mut agent, &send, typeahead, &ctx.stop, rx, printer).await;
         if ctx.stop.is_cancelled() {
             break;
         }
@@ -270,6 +327,7 @@ const COMMANDS: &[&str] = &[
     "/usage",
     "/compact",
     "/context",
+    "/init",
     "/approvals",
     "/yolo",
     "/update",
@@ -387,7 +445,7 @@ fn prompt(yolo: bool) -> &'static str {
 async fn next_line(
     mut editor: Editor,
     queued: &Mutex<Vec<String>>,
-    prompt: &'static str,
+    prompt: String,
     initial: Option<String>,
 ) -> Result<(Editor, Result<String, ReadlineError>), ReplError> {
     let typed = queued
@@ -403,8 +461,8 @@ async fn next_line(
             return (editor, piped_line());
         }
         let r = match initial {
-            Some(line) => editor.readline_with_initial(prompt, (&line, "")),
-            None => editor.readline(prompt),
+            Some(line) => editor.readline_with_initial(&prompt, (&line, "")),
+            None => editor.readline(&prompt),
         };
         (editor, r)
     })
@@ -476,6 +534,17 @@ async fn command(text: &str, agent: &mut Agent, ctx: &ReplContext<'_>) -> Result
             agent.session().path().display()
         ),
         "/stop" => errln!("nothing is running."),
+        "/init" => {
+            let existing = ["AGENTS.md", "CLAUDE.md"]
+                .into_iter()
+                .find(|f| ctx.cwd.join(f).exists());
+            match existing {
+                Some(f) => errln!(
+                    "{f} already exists in this folder; edit it, or remove it to draft a new one"
+                ),
+                None => return Ok(Flow::Send(super::offers::INIT.to_string())),
+            }
+        }
         "/approvals" => {
             let p = agent.policy_mut();
             let allowed = p.allowed_this_session();
@@ -615,6 +684,93 @@ async fn command(text: &str, agent: &mut Agent, ctx: &ReplContext<'_>) -> Result
         },
     }
     Ok(Flow::Continue)
+}
+
+/// The arguments a prompt still needs, asked one by one on the prompt
+/// line; an empty answer to a required one gives the prompt up.
+async fn fill_prompt(
+    mut editor: Editor,
+    queued: &Mutex<Vec<String>>,
+    mut asked: super::offers::PromptAsked,
+) -> Result<(Editor, Option<super::offers::PromptAsked>), ReplError> {
+    let missing = std::mem::take(&mut asked.missing);
+    for (name, description) in missing {
+        let label = if description.is_empty() {
+            format!("  {name}: ")
+        } else {
+            format!("  {name} ({}): ", excerpt(&description, 60))
+        };
+        let (ed, answer) = next_line(editor, queued, label, None).await?;
+        editor = ed;
+        match answer.map(|a| a.trim().to_string()) {
+            Ok(a) if !a.is_empty() => {
+                asked.arguments.insert(name, a.into());
+            }
+            _ => {
+                errln!("{name} is required; the prompt was not sent");
+                return Ok((editor, None));
+            }
+        }
+    }
+    Ok((editor, Some(asked)))
+}
+
+/// A server's prompt, fetched (Ctrl-C stops the wait): its text to send,
+/// shown first, or `None` after saying why not.
+async fn run_prompt(
+    agent: &Agent,
+    asked: super::offers::PromptAsked,
+    stop: &CancellationToken,
+) -> Option<String> {
+    let cancel = stop.child_token();
+    let on_ctrl_c = cancel_on_ctrl_c(&cancel);
+    let got = agent
+        .run_prompt(&asked.server, &asked.prompt, asked.arguments, &cancel)
+        .await;
+    on_ctrl_c.abort();
+    match got {
+        Ok(text) if text.trim().is_empty() => {
+            errln!(
+                "prompt {} of server `{}` is empty; nothing was sent",
+                asked.prompt,
+                asked.server
+            );
+            None
+        }
+        Ok(text) => {
+            errln!("› {}", crate::util::sanitize::clean(&excerpt(&text, 300)));
+            Some(text)
+        }
+        Err(e) => {
+            errln!("error: {e}");
+            None
+        }
+    }
+}
+
+/// The typed message with its `@` mentions attached, each named on the
+/// screen; `Err` after saying why one could not be.
+async fn attach(agent: &Agent, text: &str, ctx: &ReplContext<'_>) -> Result<String, ()> {
+    let cancel = ctx.stop.child_token();
+    let on_ctrl_c = cancel_on_ctrl_c(&cancel);
+    let limit = ctx.settings.limits.tool_output_bytes;
+    let got = agent.attach_mentions(text, ctx.cwd, limit, &cancel).await;
+    on_ctrl_c.abort();
+    match got {
+        Ok(a) => {
+            for (m, bytes) in &a.attached {
+                errln!("  attached {m} ({} bytes)", group(*bytes as u64));
+            }
+            for m in &a.left {
+                errln!("  {m} is neither a file here nor a server's resource; sent as typed");
+            }
+            Ok(a.text)
+        }
+        Err(e) => {
+            errln!("error: {e}; the message was not sent (it is back in the editor)");
+            Err(())
+        }
+    }
 }
 
 /// Cancels `cancel` on Ctrl-C until the returned task is aborted.

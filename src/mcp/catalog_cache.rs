@@ -12,8 +12,9 @@ use crate::config::McpServerSettings;
 use crate::util::hash;
 
 /// 2: tools carry their read-only / destructive annotations; 3: what the
-/// server says of itself (`about`). Older caches are listed again.
-const VERSION: u32 = 3;
+/// server says of itself (`about`); 4: its prompts and resources. Older
+/// caches are listed again.
+const VERSION: u32 = 4;
 /// A catalog older than this is refreshed in the background at start-up.
 pub(super) const STALE_AFTER_SECS: u64 = 24 * 3600;
 
@@ -44,6 +45,50 @@ pub struct Catalog {
     pub tools: Vec<CachedTool>,
     #[serde(default, skip_serializing_if = "About::is_empty")]
     pub about: About,
+    /// What the user may take from the server: prompts as REPL commands,
+    /// resources as `@server:uri` mentions.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub prompts: Vec<CachedPrompt>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub resources: Vec<CachedResource>,
+}
+
+/// A prompt a server offers (`prompts/list`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CachedPrompt {
+    pub name: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub description: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub arguments: Vec<PromptArgument>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PromptArgument {
+    pub name: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub description: String,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub required: bool,
+}
+
+/// A resource a server offers (`resources/list`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CachedResource {
+    pub uri: String,
+    pub name: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub description: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mime_type: Option<String>,
+}
+
+/// One listing of a server: everything a catalog holds but its stamp.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Listed {
+    pub tools: Vec<CachedTool>,
+    pub prompts: Vec<CachedPrompt>,
+    pub resources: Vec<CachedResource>,
 }
 
 /// What a server says of itself in its handshake (`serverInfo` and
@@ -66,13 +111,15 @@ impl About {
 }
 
 impl Catalog {
-    pub fn new(fingerprint: String, tools: Vec<CachedTool>, about: About) -> Catalog {
+    pub fn new(fingerprint: String, listed: Listed, about: About) -> Catalog {
         Catalog {
             version: VERSION,
             fingerprint,
             fetched_at: now_secs(),
-            tools,
+            tools: listed.tools,
             about,
+            prompts: listed.prompts,
+            resources: listed.resources,
         }
     }
 
@@ -198,14 +245,26 @@ mod tests {
         let fp = fingerprint(&entry("srv"));
         let cat = Catalog::new(
             fp.clone(),
-            vec![CachedTool {
-                name: "t".into(),
-                title: None,
-                description: "d".into(),
-                input_schema: serde_json::json!({"type": "object"}),
-                read_only: true,
-                destructive: false,
-            }],
+            Listed {
+                tools: vec![CachedTool {
+                    name: "t".into(),
+                    title: None,
+                    description: "d".into(),
+                    input_schema: serde_json::json!({"type": "object"}),
+                    read_only: true,
+                    destructive: false,
+                }],
+                prompts: vec![CachedPrompt {
+                    name: "review".into(),
+                    description: "Review a change".into(),
+                    arguments: vec![PromptArgument {
+                        name: "pr".into(),
+                        description: String::new(),
+                        required: true,
+                    }],
+                }],
+                resources: vec![],
+            },
             About {
                 instructions: Some("Use t for tests.".into()),
                 ..About::default()

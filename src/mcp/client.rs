@@ -1,7 +1,8 @@
 //! The MCP session with one server, over its stdio pipes or HTTP:
-//! handshake, paginated `tools/list`, `tools/call`,
-//! `notifications/tools/list_changed`, progress, and the server's requests
-//! for input from the user (elicitation).
+//! handshake, paginated `tools/list` (with `prompts/list` and
+//! `resources/list` where the server offers them), `tools/call`, the
+//! `list_changed` notifications, progress, and the server's requests for
+//! input from the user (elicitation).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -13,10 +14,10 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, RunningService};
 use rmcp::{ClientHandler, RoleClient, ServiceError, ServiceExt};
 
-use super::catalog_cache::CachedTool;
+use super::catalog_cache::{CachedPrompt, CachedResource, CachedTool, Listed, PromptArgument};
 
-/// Called with the server's new tool list after it announced a change.
-pub(super) type OnToolsChanged = Arc<dyn Fn(Vec<CachedTool>) + Send + Sync>;
+/// Called with the server's new listing after it announced a change.
+pub(super) type OnListChanged = Arc<dyn Fn(Listed) + Send + Sync>;
 
 /// A progress report from a server about one of its running calls.
 #[derive(Debug, Clone, PartialEq)]
@@ -41,7 +42,7 @@ pub(super) struct Sinks {
 
 pub(super) struct Handler {
     server: String,
-    on_tools: Option<OnToolsChanged>,
+    on_list: Option<OnListChanged>,
     sinks: Sinks,
     /// How the server's `elicitation/create` requests are answered.
     elicitation: crate::config::Elicitation,
@@ -49,8 +50,10 @@ pub(super) struct Handler {
     /// which they send list_changed as plain notifications); remote ones
     /// are offered 2025-11-25 and may answer with an older version.
     version: ProtocolVersion,
-    /// Coalesces `tools/list_changed`: a server may announce a change any
-    /// number of times, but at most one listing runs and one waits.
+    /// Coalesces the `list_changed` notifications (tools, prompts and
+    /// resources alike: each lists all three again): a server may announce
+    /// a change any number of times, but at most one listing runs and one
+    /// waits.
     listing: std::sync::Mutex<Listing>,
 }
 
@@ -103,7 +106,23 @@ impl ClientHandler for Handler {
     }
 
     async fn on_tool_list_changed(&self, cx: NotificationContext<RoleClient>) {
-        let Some(cb) = &self.on_tools else { return };
+        self.list_again(&cx.peer).await;
+    }
+
+    async fn on_prompt_list_changed(&self, cx: NotificationContext<RoleClient>) {
+        self.list_again(&cx.peer).await;
+    }
+
+    async fn on_resource_list_changed(&self, cx: NotificationContext<RoleClient>) {
+        self.list_again(&cx.peer).await;
+    }
+}
+
+impl Handler {
+    /// Lists the server again after it announced a change, coalesced (see
+    /// `listing`).
+    async fn list_again(&self, peer: &rmcp::Peer<RoleClient>) {
+        let Some(cb) = &self.on_list else { return };
         if !self.listing(|l| {
             !std::mem::replace(&mut l.running, true) || {
                 l.again = true;
@@ -125,10 +144,9 @@ impl ClientHandler for Handler {
         }
         let _running = Running(self);
         loop {
-            if let Ok(Ok(tools)) =
-                tokio::time::timeout(Duration::from_secs(30), cx.peer.list_all_tools()).await
+            if let Ok(Ok(listed)) = tokio::time::timeout(Duration::from_secs(30), list(peer)).await
             {
-                cb(tools.into_iter().map(cached).collect());
+                cb(listed);
             }
             // Checked and given up in one step: an announcement either sees
             // this listing running and asks for another, or starts its own.
@@ -141,9 +159,7 @@ impl ClientHandler for Handler {
             }
         }
     }
-}
 
-impl Handler {
     /// Whether a `list_changed` listing is running now.
     pub(super) fn listing_now(&self) -> bool {
         self.listing.lock().map(|l| l.running).unwrap_or(false)
@@ -175,14 +191,14 @@ impl std::fmt::Display for ConnectError {
 impl Handler {
     pub(super) fn new(
         server: &str,
-        on_tools: Option<OnToolsChanged>,
+        on_list: Option<OnListChanged>,
         sinks: Sinks,
         elicitation: crate::config::Elicitation,
         remote: bool,
     ) -> Handler {
         Handler {
             server: server.to_string(),
-            on_tools,
+            on_list,
             sinks,
             elicitation,
             version: if remote {
@@ -212,14 +228,58 @@ where
     }
 }
 
-pub(super) async fn list_tools(service: &Service) -> Result<Vec<CachedTool>, ServiceError> {
-    Ok(service
-        .peer()
+/// The server's tools, and its prompts and resources where its handshake
+/// offered them. A server whose prompts or resources fail to list still
+/// has its tools: those lists are only the user's conveniences.
+pub(super) async fn list(peer: &rmcp::Peer<RoleClient>) -> Result<Listed, ServiceError> {
+    let tools = peer
         .list_all_tools()
         .await?
         .into_iter()
         .map(cached)
-        .collect())
+        .collect();
+    let caps = peer.peer_info().map(|i| i.capabilities.clone());
+    let offers = |f: fn(&rmcp::model::ServerCapabilities) -> bool| caps.as_ref().is_some_and(f);
+    let mut listed = Listed {
+        tools,
+        ..Listed::default()
+    };
+    if offers(|c| c.prompts.is_some()) {
+        if let Ok(prompts) = peer.list_all_prompts().await {
+            listed.prompts = prompts.into_iter().map(prompt).collect();
+        }
+    }
+    if offers(|c| c.resources.is_some()) {
+        if let Ok(resources) = peer.list_all_resources().await {
+            listed.resources = resources
+                .into_iter()
+                .map(|r| CachedResource {
+                    uri: r.uri.clone(),
+                    name: r.name.clone(),
+                    description: r.description.clone().unwrap_or_default(),
+                    mime_type: r.mime_type.clone(),
+                })
+                .collect();
+        }
+    }
+    Ok(listed)
+}
+
+fn prompt(p: rmcp::model::Prompt) -> CachedPrompt {
+    CachedPrompt {
+        description: p.description.or(p.title).unwrap_or_default(),
+        arguments: p
+            .arguments
+            .unwrap_or_default()
+            .into_iter()
+            .map(|a| PromptArgument {
+                description: a.description.or(a.title).unwrap_or_default(),
+                required: a.required.unwrap_or(false),
+                name: a.name,
+            })
+            .collect(),
+        name: p.name,
+    }
 }
 
 /// One `tools/call`. Dropping the returned future mid-flight makes rmcp send

@@ -61,3 +61,34 @@ pub enum ServerError {
         url: String,
     },
 }
+
+/// Why a prompt or resource the user asked for could not be had.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum FetchError {
+    #[error("no MCP server `{0}` is configured (`/mcp` lists them)")]
+    NoServer(String),
+    #[error("server `{server}` offers no {what} `{name}`{known}")]
+    Unknown {
+        server: String,
+        what: &'static str,
+        name: String,
+        /// ": it has a, b, c" or empty.
+        known: String,
+    },
+    #[error(transparent)]
+    Server(#[from] ServerError),
+    #[error("server `{server}` gave no answer to {method} within {ms} ms")]
+    Timeout {
+        server: String,
+        method: &'static str,
+        ms: u128,
+    },
+    #[error("server `{server}` refused {method}: {detail}")]
+    Refused {
+        server: String,
+        method: &'static str,
+        detail: String,
+    },
+    #[error("stopped before server `{0}` answered")]
+    Cancelled(String),
+}

@@ -19,10 +19,12 @@ mod result;
 mod server;
 
 pub use crate::util::groups::kill_all_now;
-pub use catalog_cache::{About, CachedTool, Catalog, Summary};
+pub use catalog_cache::{
+    About, CachedPrompt, CachedResource, CachedTool, Catalog, PromptArgument, Summary,
+};
 pub use client::{Progress, ProgressFn};
 pub use elicit::{Filled, Form, FormFiller};
-pub use error::ServerError;
+pub use error::{FetchError, ServerError};
 pub use notices::NoticeFn;
 pub use process::SAFE_ENV;
 pub use registry::{check_name, log_dir, Index, IndexedTool, McpRegistry, FILL_DELAY};

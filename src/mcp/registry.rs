@@ -293,6 +293,27 @@ impl McpRegistry {
             .collect()
     }
 
+    /// What each server offers the user: its prompts and its resources,
+    /// from the catalogs as they stand (cached or listed this run); `None`
+    /// for a server not listed yet.
+    #[allow(clippy::type_complexity)]
+    pub fn offers(
+        &self,
+    ) -> Vec<(
+        String,
+        Option<(Vec<super::CachedPrompt>, Vec<super::CachedResource>)>,
+    )> {
+        self.servers
+            .iter()
+            .map(|s| {
+                (
+                    s.name.clone(),
+                    s.catalog().map(|c| (c.prompts, c.resources)),
+                )
+            })
+            .collect()
+    }
+
     /// Waits, up to `bound`, for the listings servers' `list_changed`
     /// started to end, so what is read next is the catalog they announced.
     pub async fn settle(&self, bound: std::time::Duration) {

@@ -10,32 +10,7 @@ use crate::call::ToolOutput;
 use crate::call::cut_text as truncate;
 
 pub(super) fn to_output(r: CallToolResult, max_bytes: usize) -> ToolOutput {
-    let mut parts: Vec<String> = Vec::new();
-    for block in r.content {
-        parts.push(match block {
-            ContentBlock::Text(t) => t.text,
-            ContentBlock::Image(i) => placeholder("image", &i.mime_type, base64_len(&i.data)),
-            ContentBlock::Audio(a) => placeholder("audio", &a.mime_type, base64_len(&a.data)),
-            ContentBlock::Resource(e) => match e.resource {
-                ResourceContents::TextResourceContents { uri, text, .. } => {
-                    format!("[resource {uri}]\n{text}")
-                }
-                ResourceContents::BlobResourceContents {
-                    uri,
-                    mime_type,
-                    blob,
-                    ..
-                } => format!(
-                    "[resource {uri}: {}, {}, not shown]",
-                    mime_type.as_deref().unwrap_or("binary"),
-                    size(base64_len(&blob))
-                ),
-                _ => "[resource of an unknown kind, not shown]".into(),
-            },
-            ContentBlock::ResourceLink(l) => format!("[resource link {} ({})]", l.uri, l.name),
-            _ => "[content of an unknown kind, not shown]".into(),
-        });
-    }
+    let parts: Vec<String> = r.content.into_iter().map(block_text).collect();
     let mut text = parts.join("\n");
     if text.is_empty() {
         if let Some(s) = &r.structured_content {
@@ -46,6 +21,42 @@ pub(super) fn to_output(r: CallToolResult, max_bytes: usize) -> ToolOutput {
         content: truncate(text, max_bytes),
         is_error: r.is_error.unwrap_or(false),
         diff: None,
+    }
+}
+
+/// One content block as text (a prompt's message is one block too).
+pub(super) fn block_text(block: ContentBlock) -> String {
+    match block {
+        ContentBlock::Text(t) => t.text,
+        ContentBlock::Image(i) => placeholder("image", &i.mime_type, base64_len(&i.data)),
+        ContentBlock::Audio(a) => placeholder("audio", &a.mime_type, base64_len(&a.data)),
+        ContentBlock::Resource(e) => match e.resource {
+            ResourceContents::TextResourceContents { uri, text, .. } => {
+                format!("[resource {uri}]\n{text}")
+            }
+            other => resource_text(other),
+        },
+        ContentBlock::ResourceLink(l) => format!("[resource link {} ({})]", l.uri, l.name),
+        _ => "[content of an unknown kind, not shown]".into(),
+    }
+}
+
+/// A resource's contents as text: its text, or a line saying what binary
+/// content was left out.
+pub(super) fn resource_text(r: ResourceContents) -> String {
+    match r {
+        ResourceContents::TextResourceContents { text, .. } => text,
+        ResourceContents::BlobResourceContents {
+            uri,
+            mime_type,
+            blob,
+            ..
+        } => format!(
+            "[resource {uri}: {}, {}, not shown]",
+            mime_type.as_deref().unwrap_or("binary"),
+            size(base64_len(&blob))
+        ),
+        _ => "[resource of an unknown kind, not shown]".into(),
     }
 }
 

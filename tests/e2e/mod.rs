@@ -11,6 +11,7 @@ mod hostile;
 mod layout;
 mod mcp;
 mod mcp_policy;
+mod offers;
 mod oneshot;
 mod providers;
 mod reach;

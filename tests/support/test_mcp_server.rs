@@ -18,6 +18,10 @@
 //! request carries), `exit_forked` (exits while a child it forked holds its
 //! stdout), `escapes` (progress messages with terminal escape sequences) and
 //! `described` (a description of `--description-bytes N` bytes).
+//!
+//! `--prompts` offers prompts: none at first; `add_tool` then adds the
+//! prompt `review` (argument `pr`, required) instead of a tool and
+//! announces `notifications/prompts/list_changed`.
 
 use std::collections::HashSet;
 use std::io::{BufRead, Write};
@@ -38,6 +42,9 @@ fn send(out: &Out, v: Value) {
 /// the server lists that real catalog instead of its own tools, and answers
 /// a call to any of them after N ms.
 static CATALOG: std::sync::OnceLock<(Vec<Value>, u64)> = std::sync::OnceLock::new();
+
+/// `--prompts`: prompts are offered, and `add_tool` adds one.
+static PROMPTS: std::sync::OnceLock<()> = std::sync::OnceLock::new();
 
 /// `--hostile`, and the size of `described`'s description.
 static HOSTILE: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
@@ -143,6 +150,9 @@ fn main() {
             .unwrap_or(100);
         let _ = HOSTILE.set(bytes);
     }
+    if args.iter().any(|a| a == "--prompts") {
+        let _ = PROMPTS.set(());
+    }
     let no_handshake = args.iter().any(|a| a == "--no-handshake");
     let page: usize = flag("--page-size")
         .flatten()
@@ -185,6 +195,9 @@ fn main() {
                     "protocolVersion": version,
                     "capabilities": {"tools": {"listChanged": true}},
                     "serverInfo": {"name": "hermes-test-server", "version": "1.0.0"}});
+                if PROMPTS.get().is_some() {
+                    result["capabilities"]["prompts"] = json!({"listChanged": true});
+                }
                 // What a server may say of itself: `--title`, `--instructions`.
                 if let Some(Some(title)) = flag("--title") {
                     result["serverInfo"]["title"] = json!(title);
@@ -200,7 +213,8 @@ fn main() {
                 cancelled.lock().unwrap().insert(rid);
             }
             "tools/list" => {
-                let all = tools(*extra.lock().unwrap());
+                // Under --prompts, add_tool adds a prompt, not a tool.
+                let all = tools(*extra.lock().unwrap() && PROMPTS.get().is_none());
                 let start: usize = msg["params"]["cursor"]
                     .as_str()
                     .and_then(|c| c.parse().ok())
@@ -215,6 +229,28 @@ fn main() {
             "tools/call" => {
                 let (out, cancelled, extra) = (out.clone(), cancelled.clone(), extra.clone());
                 std::thread::spawn(move || call(&out, msg, &cancelled, &extra));
+            }
+            "prompts/list" => {
+                let prompts = if *extra.lock().unwrap() {
+                    json!([{"name": "review", "description": "Review a change",
+                            "arguments": [{"name": "pr", "description": "The change's number", "required": true}]}])
+                } else {
+                    json!([])
+                };
+                send(
+                    &out,
+                    json!({"jsonrpc": "2.0", "id": id, "result": {"prompts": prompts}}),
+                );
+            }
+            "prompts/get" => {
+                let pr = msg["params"]["arguments"]["pr"].as_str().unwrap_or("?");
+                let text =
+                    format!("Review change {pr}: read its diff, then list what must change.");
+                send(
+                    &out,
+                    json!({"jsonrpc": "2.0", "id": id, "result": {"messages": [
+                    {"role": "user", "content": {"type": "text", "text": text}}]}}),
+                );
             }
             "ping" => send(&out, json!({"jsonrpc": "2.0", "id": id, "result": {}})),
             m if m.starts_with("notifications/") => {}
@@ -342,9 +378,14 @@ fn call(out: &Out, msg: Value, cancelled: &Mutex<HashSet<String>>, extra: &Mutex
         "add_tool" => {
             *extra.lock().unwrap() = true;
             reply(text("added"));
+            let what = if PROMPTS.get().is_some() {
+                "prompts"
+            } else {
+                "tools"
+            };
             send(
                 out,
-                json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}),
+                json!({"jsonrpc": "2.0", "method": format!("notifications/{what}/list_changed")}),
             );
         }
         other => send(

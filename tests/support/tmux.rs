@@ -65,6 +65,16 @@ impl<'a> Tmux<'a> {
         self.run(&["send-keys", "-t", "0", "Enter"]);
     }
 
+    /// Types `text` as is, with no Enter after it.
+    pub fn type_keys(&self, text: &str) {
+        self.run(&["send-keys", "-t", "0", "-l", text]);
+    }
+
+    /// Presses one key by its tmux name (`Tab`, `Enter`, `Escape`).
+    pub fn press(&self, key: &str) {
+        self.run(&["send-keys", "-t", "0", key]);
+    }
+
     /// Sends raw bytes as typed, one key each (`send-keys -H`): how a
     /// terminal in another encoding, or a paste, reaches the program.
     pub fn type_bytes(&self, bytes: &[u8]) {

@@ -14,6 +14,15 @@ const SETTLE: std::time::Duration = std::time::Duration::from_secs(2);
 const MAX_NAMED: usize = 30;
 
 impl Agent {
+    /// Waits (bounded) for the listings servers' `list_changed` started, so
+    /// what is read next — tools, prompts, resources — is what they
+    /// announced.
+    pub async fn settle_listings(&self) {
+        if let Some(mcp) = self.tools.mcp_registry() {
+            mcp.settle(SETTLE).await;
+        }
+    }
+
     /// The note for this turn, if the deferred tools changed since the
     /// last one looked (the first look only takes stock).
     pub(super) async fn tool_changes(&mut self) -> Option<String> {
@@ -21,9 +30,7 @@ impl Agent {
             return None;
         }
         // A change a server just announced is told now, not a turn late.
-        if let Some(mcp) = self.tools.mcp_registry() {
-            mcp.settle(SETTLE).await;
-        }
+        self.settle_listings().await;
         let now: BTreeSet<String> = self.tool_names().into_iter().collect();
         let before = self.told_tools.replace(now.clone())?;
         let added: Vec<&String> = now.difference(&before).collect();

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::{Mutex, Semaphore};
 use tokio_util::sync::CancellationToken;
 
-use super::catalog_cache::{self, About, CachedTool, Catalog};
+use super::catalog_cache::{self, About, Catalog, Listed};
 use super::client::{self, ConnectError, Service};
 use super::error::ServerError;
 use super::pipes;
@@ -17,6 +17,7 @@ use super::process::{self, ServerProcess};
 use super::result;
 
 mod call;
+mod fetch;
 use crate::config::{Concurrency, McpServerSettings};
 
 /// Consecutive crashes after which a server is marked failed for this run.
@@ -193,12 +194,14 @@ impl McpServer {
 
     /// A new listing; `about` from a handshake, or `None` (a `list_changed`
     /// on the same connection) to keep what the server said before.
-    fn set_catalog(&self, tools: Vec<CachedTool>, about: Option<About>) {
+    fn set_catalog(&self, listed: Listed, about: Option<About>) {
         let old = self.catalog();
         let about = about
             .or_else(|| old.as_ref().map(|c| c.about.clone()))
             .unwrap_or_default();
-        let cat = Catalog::new(self.fingerprint.clone(), tools, about);
+        let cat = Catalog::new(self.fingerprint.clone(), listed, about);
+        // Prompts and resources are the user's: a change to them alone
+        // leaves the model's tool names as they are.
         let changed =
             old.map(|c| (c.tools, c.about)) != Some((cat.tools.clone(), cat.about.clone()));
         // A cache that cannot be written only costs a start next time; the
@@ -223,19 +226,19 @@ impl McpServer {
     pub async fn refresh(self: &Arc<Self>) -> Result<StartReport, ServerError> {
         let t0 = Instant::now();
         let mut round = 0;
-        let (conn, spawn_and_handshake, t1, tools) = loop {
+        let (conn, spawn_and_handshake, t1, listed) = loop {
             let conn = self.ensure_running().await?;
             let spawn_and_handshake = t0.elapsed();
             let t1 = Instant::now();
             let listed =
-                tokio::time::timeout(self.startup_timeout(), client::list_tools(&conn.service))
+                tokio::time::timeout(self.startup_timeout(), client::list(conn.service.peer()))
                     .await
                     .map_err(|_| ServerError::ListTimeout {
                         server: self.name.clone(),
                         ms: self.startup_timeout().as_millis(),
                     })?;
             match listed {
-                Ok(tools) => break (conn, spawn_and_handshake, t1, tools),
+                Ok(listed) => break (conn, spawn_and_handshake, t1, listed),
                 // Authorization asked for mid-session (a server that lets
                 // the handshake through unauthenticated).
                 Err(e) if self.entry.remote.is_some() && e.auth_challenge().is_some() => {
@@ -257,7 +260,7 @@ impl McpServer {
         let report = StartReport {
             spawn_and_handshake,
             list: t1.elapsed(),
-            tools: tools.len(),
+            tools: listed.tools.len(),
             server_info: info
                 .as_ref()
                 .and_then(|i| i.server_info.clone())
@@ -269,7 +272,7 @@ impl McpServer {
             description: i.server_info.as_ref().and_then(|s| s.description.clone()),
             instructions: i.instructions.clone(),
         });
-        self.set_catalog(tools, about);
+        self.set_catalog(listed, about);
         Ok(report)
     }
 
@@ -290,15 +293,15 @@ impl McpServer {
             _ => {}
         }
         let weak = Arc::downgrade(self);
-        let on_tools: client::OnToolsChanged = Arc::new(move |tools| {
+        let on_list: client::OnListChanged = Arc::new(move |listed| {
             if let Some(s) = weak.upgrade() {
-                s.set_catalog(tools, None);
+                s.set_catalog(listed, None);
             }
         });
         let handler = || {
             client::Handler::new(
                 &self.name,
-                Some(on_tools.clone()),
+                Some(on_list.clone()),
                 self.sinks.clone(),
                 self.entry.elicitation,
                 self.entry.remote.is_some(),

@@ -1,0 +1,345 @@
+//! What the user brings into a message from outside the conversation:
+//! `@path` (a local file, or a folder's listing), `@server:uri` (a server's
+//! resource), and a server's prompt run as `/server:prompt ARGS`. What is
+//! attached is appended to the message as text, so the session file holds
+//! exactly what the model was sent and `--continue` replays it.
+
+use std::path::{Path, PathBuf};
+
+use tokio_util::sync::CancellationToken;
+
+use super::Agent;
+use crate::mcp::{CachedPrompt, CachedResource, FetchError};
+
+/// Entries a folder's listing names, at most.
+const MAX_LISTED: usize = 200;
+
+/// What the servers offer the user, for the REPL's commands and completion.
+#[derive(Debug, Clone, Default)]
+pub struct Offers {
+    /// (server, prompt) for every prompt of every server.
+    pub prompts: Vec<(String, CachedPrompt)>,
+    /// (server, resource).
+    pub resources: Vec<(String, CachedResource)>,
+    /// Every configured server's name (a mention of one is a resource's).
+    pub servers: Vec<String>,
+    /// The servers with no catalog yet: what they offer is not known.
+    pub unlisted: Vec<String>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum AttachError {
+    #[error("cannot attach {mention}: {detail}")]
+    File { mention: String, detail: String },
+    #[error("cannot attach {mention}: {source}")]
+    Resource {
+        mention: String,
+        #[source]
+        source: FetchError,
+    },
+}
+
+/// A message with its mentions attached, what was attached (mention,
+/// bytes), and the mentions left as typed (neither a file here nor a
+/// server's), to tell the user.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Attached {
+    pub text: String,
+    pub attached: Vec<(String, usize)>,
+    pub left: Vec<String>,
+}
+
+impl Agent {
+    /// What the configured servers offer, from their catalogs as they stand.
+    pub fn offers(&self) -> Offers {
+        let mut o = Offers::default();
+        let Some(mcp) = self.tools.mcp_registry() else {
+            return o;
+        };
+        for (server, listed) in mcp.offers() {
+            match listed {
+                Some((prompts, resources)) => {
+                    o.prompts
+                        .extend(prompts.into_iter().map(|p| (server.clone(), p)));
+                    o.resources
+                        .extend(resources.into_iter().map(|r| (server.clone(), r)));
+                }
+                None => o.unlisted.push(server.clone()),
+            }
+            o.servers.push(server);
+        }
+        o
+    }
+
+    /// Lists `server` now (starting it if need be, bounded by its start-up
+    /// timeout), for a prompt asked of it before its catalog was cached.
+    pub async fn list_server(&self, server: &str) -> Result<(), FetchError> {
+        let s = self
+            .tools
+            .mcp_registry()
+            .and_then(|m| m.server(server))
+            .ok_or_else(|| FetchError::NoServer(server.to_string()))?;
+        s.refresh().await?;
+        Ok(())
+    }
+
+    /// The prompt `name` of `server`, run with `arguments`, as the text of
+    /// a user message.
+    pub async fn run_prompt(
+        &self,
+        server: &str,
+        name: &str,
+        arguments: serde_json::Map<String, serde_json::Value>,
+        cancel: &CancellationToken,
+    ) -> Result<String, FetchError> {
+        let s = self
+            .tools
+            .mcp_registry()
+            .and_then(|m| m.server(server))
+            .ok_or_else(|| FetchError::NoServer(server.to_string()))?;
+        s.prompt(name, arguments, cancel).await
+    }
+
+    /// `text` with what its `@` mentions name appended, each once, in the
+    /// order typed; `text` itself is kept as typed. A mention that fails
+    /// (an unreadable file, a resource the server refuses) fails the whole
+    /// message, so nothing is sent half-attached.
+    pub async fn attach_mentions(
+        &self,
+        text: &str,
+        cwd: &Path,
+        max_bytes: usize,
+        cancel: &CancellationToken,
+    ) -> Result<Attached, AttachError> {
+        let found = mentions(text);
+        if found.is_empty() {
+            return Ok(Attached {
+                text: text.to_string(),
+                attached: Vec::new(),
+                left: Vec::new(),
+            });
+        }
+        let servers = self.offers().servers;
+        let mut out = text.to_string();
+        let mut left = Vec::new();
+        let mut attached = Vec::new();
+        for m in found {
+            let target = &m[1..];
+            let resource = target
+                .split_once(':')
+                .filter(|(server, uri)| !uri.is_empty() && servers.iter().any(|s| s == server));
+            let (body, about) = if let Some((server, uri)) = resource {
+                let s = self.tools.mcp_registry().and_then(|r| r.server(server));
+                let Some(s) = s else { continue };
+                let body =
+                    s.resource(uri, cancel)
+                        .await
+                        .map_err(|source| AttachError::Resource {
+                            mention: m.clone(),
+                            source,
+                        })?;
+                (body, String::new())
+            } else {
+                let path = resolve(cwd, target);
+                match std::fs::metadata(&path) {
+                    Ok(meta) if meta.is_dir() => (listing(&m, &path)?, " (a folder)".into()),
+                    Ok(_) => (file_text(&m, &path)?, String::new()),
+                    Err(_) => {
+                        left.push(m);
+                        continue;
+                    }
+                }
+            };
+            let body = crate::call::cut_text(body, max_bytes);
+            attached.push((m.clone(), body.len()));
+            out.push_str(&format!(
+                "\n\n<attachment name=\"{m}\"{about}>\n{}\n</attachment>",
+                body.trim_end_matches('\n')
+            ));
+        }
+        Ok(Attached {
+            text: out,
+            attached,
+            left,
+        })
+    }
+}
+
+/// The `@` mentions in `text`: words that start with `@` (at the start or
+/// after white space), trailing punctuation off, each once.
+pub fn mentions(text: &str) -> Vec<String> {
+    let mut found: Vec<String> = Vec::new();
+    for word in text.split_whitespace() {
+        let Some(rest) = word.strip_prefix('@') else {
+            continue;
+        };
+        let rest = rest.trim_end_matches([',', '.', ';', '!', '?', ')', '"', '\'']);
+        if rest.is_empty() || rest.starts_with('@') {
+            continue;
+        }
+        let m = format!("@{rest}");
+        if !found.contains(&m) {
+            found.push(m);
+        }
+    }
+    found
+}
+
+fn resolve(cwd: &Path, target: &str) -> PathBuf {
+    match target.strip_prefix("~/") {
+        Some(rest) => std::env::var_os("HOME")
+            .map(|h| PathBuf::from(h).join(rest))
+            .unwrap_or_else(|| cwd.join(target)),
+        None => cwd.join(target),
+    }
+}
+
+/// A file's text; one that is not text (a NUL byte in its first 8 KiB, or
+/// not UTF-8) is refused rather than sent as noise.
+fn file_text(mention: &str, path: &Path) -> Result<String, AttachError> {
+    let err = |detail: String| AttachError::File {
+        mention: mention.to_string(),
+        detail,
+    };
+    let bytes = std::fs::read(path).map_err(|e| err(e.to_string()))?;
+    if bytes.iter().take(8192).any(|b| *b == 0) {
+        return Err(err(format!(
+            "{} is a binary file ({} bytes); only text can be attached",
+            path.display(),
+            bytes.len()
+        )));
+    }
+    String::from_utf8(bytes).map_err(|_| {
+        err(format!(
+            "{} is not UTF-8 text; only text can be attached",
+            path.display()
+        ))
+    })
+}
+
+/// A folder as its sorted entries, folders with a trailing `/`.
+fn listing(mention: &str, path: &Path) -> Result<String, AttachError> {
+    let read = std::fs::read_dir(path).map_err(|e| AttachError::File {
+        mention: mention.to_string(),
+        detail: e.to_string(),
+    })?;
+    let mut names: Vec<String> = read
+        .flatten()
+        .map(|e| {
+            let dir = e.file_type().is_ok_and(|t| t.is_dir());
+            format!(
+                "{}{}",
+                e.file_name().to_string_lossy(),
+                if dir { "/" } else { "" }
+            )
+        })
+        .collect();
+    names.sort();
+    let more = names.len().saturating_sub(MAX_LISTED);
+    names.truncate(MAX_LISTED);
+    if more > 0 {
+        names.push(format!("(+{more} more)"));
+    }
+    Ok(names.join("\n"))
+}
+
+/// A prompt's arguments from what was typed after its command: `NAME=VALUE`
+/// words by name, the other words in the order the prompt declares its
+/// arguments (the last one taking the rest of the line). Returns the bound
+/// arguments and the required ones still missing.
+pub fn bind_arguments<'p>(
+    prompt: &'p CachedPrompt,
+    typed: &str,
+) -> (
+    serde_json::Map<String, serde_json::Value>,
+    Vec<&'p crate::mcp::PromptArgument>,
+) {
+    let mut bound = serde_json::Map::new();
+    let mut positional: Vec<&str> = Vec::new();
+    for word in typed.split_whitespace() {
+        match word.split_once('=') {
+            Some((k, v)) if prompt.arguments.iter().any(|a| a.name == k) => {
+                bound.insert(k.to_string(), v.into());
+            }
+            _ => positional.push(word),
+        }
+    }
+    let free: Vec<&crate::mcp::PromptArgument> = prompt
+        .arguments
+        .iter()
+        .filter(|a| !bound.contains_key(&a.name))
+        .collect();
+    let mut words = positional.into_iter();
+    for (i, a) in free.iter().enumerate() {
+        let value = if i + 1 == free.len() {
+            words.by_ref().collect::<Vec<_>>().join(" ")
+        } else {
+            words.next().unwrap_or_default().to_string()
+        };
+        if !value.is_empty() {
+            bound.insert(a.name.clone(), value.into());
+        }
+    }
+    let missing = prompt
+        .arguments
+        .iter()
+        .filter(|a| a.required && !bound.contains_key(&a.name))
+        .collect();
+    (bound, missing)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mcp::PromptArgument;
+
+    fn arg(name: &str, required: bool) -> PromptArgument {
+        PromptArgument {
+            name: name.into(),
+            description: String::new(),
+            required,
+        }
+    }
+
+    #[test]
+    fn mentions_are_words_that_start_with_an_at_each_once() {
+        assert_eq!(
+            mentions("see @src/main.rs, and @everything:demo://x/y. mail a@b.c or @ alone @@x @src/main.rs"),
+            vec!["@src/main.rs", "@everything:demo://x/y"]
+        );
+        assert!(mentions("no mentions here").is_empty());
+    }
+
+    #[test]
+    fn arguments_bind_by_name_then_in_order_the_last_taking_the_rest() {
+        let p = CachedPrompt {
+            name: "weather".into(),
+            description: String::new(),
+            arguments: vec![arg("city", true), arg("state", false), arg("note", false)],
+        };
+        let (b, missing) = bind_arguments(&p, "state=CA Los Angeles in the rain");
+        assert_eq!(b["state"], "CA");
+        assert_eq!(b["city"], "Los");
+        assert_eq!(b["note"], "Angeles in the rain");
+        assert!(missing.is_empty());
+        let (b, missing) = bind_arguments(&p, "state=CA");
+        assert_eq!(b.len(), 1);
+        assert_eq!(
+            missing.iter().map(|a| &a.name).collect::<Vec<_>>(),
+            ["city"]
+        );
+        // A word with `=` that names no argument is a value.
+        let (b, _) = bind_arguments(&p, "a=b");
+        assert_eq!(b["city"], "a=b");
+    }
+
+    #[test]
+    fn a_binary_file_is_refused_and_a_folder_listed() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("blob.bin"), [0u8, 1, 2, 3]).unwrap();
+        std::fs::create_dir(dir.path().join("sub")).unwrap();
+        let e = file_text("@blob.bin", &dir.path().join("blob.bin")).unwrap_err();
+        assert!(e.to_string().contains("binary file (4 bytes)"), "{e}");
+        assert_eq!(listing("@.", dir.path()).unwrap(), "blob.bin\nsub/");
+    }
+}
