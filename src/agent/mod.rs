@@ -15,7 +15,7 @@ pub use attach::{bind_arguments, mentions, AttachError, Attached, Offers};
 pub use context::Meter;
 pub use protocol::{Event, EventTx, ShownArguments};
 pub use session_setup::{open_session, SessionStart};
-pub use tool_call_batches::{assign_missing_ids, expand_block_list, expand_local_tool_batches};
+pub use tool_call_batches::expand_local_tool_batches;
 pub use turn::{Agent, AgentError, TurnOutcome};
 
 /// What a new session's system prompt tells the model it can reach: the

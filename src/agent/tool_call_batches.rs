@@ -28,21 +28,32 @@ fn child_arguments(entry: &Entry) -> String {
     format!("{{\"calls\":[{}]}}", entry.raw)
 }
 
-/// Gives every call that arrived without an id one that is unique in the
-/// session and derived from the call and `position` (the history length), so
-/// the same message always gets the same ids. `taken` holds the session's ids.
-pub fn assign_missing_ids(calls: &mut [ToolCall], position: usize, taken: &mut HashSet<String>) {
-    taken.extend(
+/// Makes every call's id one of its own in the session: a call that arrived
+/// without an id gets one, and a call whose id an earlier call already has
+/// (in this message or before it) gets a new one — the first call keeps it.
+/// Each is derived from the call and `position` (the history length), so the
+/// same message always gets the same ids. `taken` holds the session's ids and
+/// is given this message's.
+pub(crate) fn assign_ids(calls: &mut [ToolCall], position: usize, taken: &mut HashSet<String>) {
+    // What a new id must not be: any id of the session or of this message,
+    // a later call's included.
+    let mut avoid: HashSet<String> = taken.clone();
+    avoid.extend(
         calls
             .iter()
             .filter(|c| !c.id.is_empty())
             .map(|c| c.id.clone()),
     );
+    let mut kept: HashSet<String> = HashSet::with_capacity(calls.len());
     for (i, c) in calls.iter_mut().enumerate() {
         if c.id.is_empty() {
-            c.id = ids::missing_id(position, i, &c.name, &c.arguments, taken);
+            c.id = ids::missing_id(position, i, &c.name, &c.arguments, &mut avoid);
+        } else if taken.contains(&c.id) || kept.contains(&c.id) {
+            c.id = ids::duplicate_id(&c.id, position, i, &c.name, &c.arguments, &mut avoid);
         }
+        kept.insert(c.id.clone());
     }
+    taken.extend(kept);
 }
 
 /// Expands every splittable `tool_call` of one assistant message in place.
@@ -75,7 +86,7 @@ pub fn expand_local_tool_batches(calls: &mut Vec<ToolCall>) -> usize {
 /// replaced, at its position, by its children's blocks; every other block —
 /// text, `thinking` with its signature, `redacted_thinking`, reasoning — is
 /// kept untouched. Returns how many blocks were split.
-pub fn expand_block_list(native: &mut NativeBlocks) -> usize {
+pub(crate) fn expand_block_list(native: &mut NativeBlocks) -> usize {
     let api = native.api;
     let mut taken: HashSet<String> = native
         .blocks
@@ -220,11 +231,11 @@ mod tests {
             call("", "echo", "{}"),
             call(P2, "x", "{}"),
         ];
-        assign_missing_ids(&mut a, 4, &mut taken);
+        assign_ids(&mut a, 4, &mut taken);
         assert_ne!(a[0].id, a[1].id);
         assert_eq!(a[2].id, P2);
         let mut b = vec![call("", "echo", "{}")];
-        assign_missing_ids(&mut b, 7, &mut taken);
+        assign_ids(&mut b, 7, &mut taken);
         assert!(
             b[0].id != a[0].id && b[0].id != a[1].id,
             "a later round reuses no id"
@@ -234,9 +245,64 @@ mod tests {
             call("", "echo", "{}"),
             call(P2, "x", "{}"),
         ];
-        assign_missing_ids(&mut replay, 4, &mut [P0.to_string()].into());
+        assign_ids(&mut replay, 4, &mut [P0.to_string()].into());
         assert_eq!(replay, a);
         assert!(a.iter().all(|c| ids::is_legal(&c.id)));
+    }
+
+    #[test]
+    fn a_repeated_id_is_renamed_the_first_keeping_it() {
+        // Two calls under one id in a reply, and a later reply that reuses
+        // an id of the session.
+        let mut taken: HashSet<String> = HashSet::new();
+        let mut a = vec![
+            call(
+                P0,
+                "tool_call",
+                r#"{"calls":[{"name":"mcp__t__echo","arguments":{"text":"s1"}}]}"#,
+            ),
+            call(
+                P0,
+                "tool_call",
+                r#"{"calls":[{"name":"mcp__t__echo","arguments":{"text":"s2"}}]}"#,
+            ),
+        ];
+        assign_ids(&mut a, 2, &mut taken);
+        assert_eq!(a[0].id, P0);
+        assert_ne!(a[1].id, P0);
+        assert!(
+            ids::is_legal(&a[1].id) && a[1].id.starts_with("call_"),
+            "{}",
+            a[1].id
+        );
+        let mut b = vec![call(P0, "echo", "{}"), call(P1, "echo", "{}")];
+        assign_ids(&mut b, 5, &mut taken);
+        assert!(!taken.is_empty() && b[0].id != P0 && b[0].id != a[1].id);
+        assert_eq!(b[1].id, P1);
+        // A new id never takes the id of a later call of the same message.
+        let would = ids::duplicate_id(P0, 3, 1, "x", "{}", &mut [P0.to_string()].into());
+        let mut c = vec![
+            call(P0, "x", "{}"),
+            call(P0, "x", "{}"),
+            call(&would, "y", "{}"),
+        ];
+        assign_ids(&mut c, 3, &mut HashSet::new());
+        assert_ne!(c[1].id, would);
+        assert_eq!(c[2].id, would);
+        let mut again = vec![
+            call(
+                P0,
+                "tool_call",
+                r#"{"calls":[{"name":"mcp__t__echo","arguments":{"text":"s1"}}]}"#,
+            ),
+            call(
+                P0,
+                "tool_call",
+                r#"{"calls":[{"name":"mcp__t__echo","arguments":{"text":"s2"}}]}"#,
+            ),
+        ];
+        assign_ids(&mut again, 2, &mut HashSet::new());
+        assert_eq!(again, a, "the same message is renamed the same way");
     }
 
     #[test]

@@ -434,7 +434,10 @@ impl Round<'_> {
 
     /// A `connectors__` batch: each entry that will be sent is queued and
     /// started under its own id, tool and arguments; after the one dispatch,
-    /// each sent entry gets its `post_tool_call` hooks (not past a stop).
+    /// each entry ends under its id in its own state (what the gateway said
+    /// of it, or why it was not sent), and each sent entry gets its
+    /// `post_tool_call` hooks (not past a stop). The model gets the batch's
+    /// one result.
     async fn run_batch(
         &self,
         call_id: &str,
@@ -471,6 +474,15 @@ impl Round<'_> {
             .tools
             .gateway_batch_outputs(call_id, entries, refused, self.cancel)
             .await;
+        for ((e, id), out) in entries.iter().zip(&ids).zip(&outs) {
+            self.emit(Event::ToolCallFinished {
+                id: id.clone(),
+                name: e.name.clone(),
+                is_error: out.is_error,
+                content: out.content.clone(),
+                diff: None,
+            });
+        }
         for (((e, id), s), out) in entries.iter().zip(&ids).zip(&sent).zip(&outs) {
             if let (true, Ok(args)) = (s, &e.arguments) {
                 for problem in self
@@ -496,8 +508,10 @@ impl Round<'_> {
         let _ = self.events.send(e);
     }
 
-    /// Runs a checked call: the underlying tool's name and its output.
-    async fn run_plan(&self, call: &ToolCall, plan: Plan) -> (String, ToolOutput) {
+    /// Runs a checked call: its output, and the underlying tool's name to
+    /// report it under — `None` when its entries were reported one by one
+    /// (a connectors batch).
+    async fn run_plan(&self, call: &ToolCall, plan: Plan) -> (Option<String>, ToolOutput) {
         let id = call.id.clone();
         let queued = |name: &str, arguments: String| {
             self.emit(Event::ToolCallQueued {
@@ -514,12 +528,13 @@ impl Round<'_> {
             })
         };
         match plan {
-            Plan::Done(out) => (call.name.clone(), out),
-            _ if self.cancel.is_cancelled() => (call.name.clone(), ToolOutput::error(NOT_STARTED)),
-            Plan::Batch { entries, refused } => (
-                call.name.clone(),
-                self.run_batch(&call.id, &entries, &refused).await,
-            ),
+            Plan::Done(out) => (Some(call.name.clone()), out),
+            _ if self.cancel.is_cancelled() => {
+                (Some(call.name.clone()), ToolOutput::error(NOT_STARTED))
+            }
+            Plan::Batch { entries, refused } => {
+                (None, self.run_batch(&call.id, &entries, &refused).await)
+            }
             Plan::Bridge(b) => {
                 queued(&call.name, call.arguments.clone());
                 started(&call.name, call.arguments.clone());
@@ -528,7 +543,7 @@ impl Round<'_> {
                     _ = self.cancel.cancelled() => ToolOutput::error("interrupted by the user while running"),
                     out = self.tools.bridge(b, &call.arguments) => out,
                 };
-                (call.name.clone(), out)
+                (Some(call.name.clone()), out)
             }
             Plan::Entry { name, tool, args } => {
                 let shown = args.to_string();
@@ -559,7 +574,7 @@ impl Round<'_> {
                         self.emit(Event::Warning { message: problem });
                     }
                 }
-                (name, out)
+                (Some(name), out)
             }
         }
     }
@@ -581,13 +596,15 @@ impl Round<'_> {
                 result: result.clone(),
             })
             .await;
-        self.emit(Event::ToolCallFinished {
-            id: result.tool_call_id.clone(),
-            name: tool,
-            is_error: result.is_error,
-            content: result.content.clone(),
-            diff,
-        });
+        if let Some(tool) = tool {
+            self.emit(Event::ToolCallFinished {
+                id: result.tool_call_id.clone(),
+                name: tool,
+                is_error: result.is_error,
+                content: result.content.clone(),
+                diff,
+            });
+        }
         (result, written)
     }
 }

@@ -568,7 +568,19 @@ impl Agent {
         unparsed_inputs: &[(String, String)],
     ) -> Message {
         let mut taken = self.call_ids();
-        super::tool_call_batches::assign_missing_ids(&mut calls, self.messages.len(), &mut taken);
+        let arrived: Vec<String> = calls.iter().map(|c| c.id.clone()).collect();
+        super::tool_call_batches::assign_ids(&mut calls, self.messages.len(), &mut taken);
+        // The inputs that did not parse, by the ids their calls have now:
+        // each is the first call that arrived with its id.
+        let mut claimed = vec![false; calls.len()];
+        let unparsed: Vec<(&str, &String)> = unparsed_inputs
+            .iter()
+            .filter_map(|(id, raw)| {
+                let k = (0..calls.len()).find(|&k| !claimed[k] && arrived[k] == *id)?;
+                claimed[k] = true;
+                Some((calls[k].id.as_str(), raw))
+            })
+            .collect();
         let native = native.map(|mut n| {
             n.set_tool_use_ids(&calls);
             if self.split_batches {
@@ -580,8 +592,8 @@ impl Agent {
             Some(n) => {
                 let mut calls = n.tool_calls();
                 for c in &mut calls {
-                    if let Some((_, raw)) = unparsed_inputs.iter().find(|(id, _)| *id == c.id) {
-                        c.arguments = raw.clone();
+                    if let Some((_, raw)) = unparsed.iter().find(|(id, _)| *id == c.id) {
+                        c.arguments = (*raw).clone();
                     }
                 }
                 calls

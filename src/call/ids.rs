@@ -178,6 +178,31 @@ pub(crate) fn missing_id(
     })
 }
 
+/// A new id for a call whose id another call already has — earlier in its
+/// message (some OpenAI-compatible servers give every call of a reply the
+/// same id) or earlier in the session (some number each reply's calls from
+/// `call_0`). Results pair with calls by id, so two calls under one id leave
+/// one of them unanswered on replay, and Anthropic refuses a request with a
+/// repeated `tool_use` id. Derived from the id, where the message stands
+/// (`position`), the call's place in it, its name and arguments: the same
+/// message is renamed the same way. Keeps the id's alphabetic prefix.
+pub(crate) fn duplicate_id(
+    original: &str,
+    position: usize,
+    index: usize,
+    name: &str,
+    arguments: &str,
+    taken: &mut HashSet<String>,
+) -> String {
+    let prefix = prefix_of(original);
+    first_free(taken, |attempt| {
+        let key = format!(
+            "{original}\u{0}{position}\u{0}{index}\u{0}{name}\u{0}{arguments}\u{0}{attempt}"
+        );
+        format!("{prefix}{}", hash_chars(key.as_bytes()))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -247,6 +272,20 @@ mod tests {
         assert_eq!(a, missing_id(3, 0, "echo", "{}", &mut HashSet::new()));
         // Asked again with `a` already taken (the same call twice in a message).
         assert_ne!(missing_id(3, 0, "echo", "{}", &mut taken), a);
+    }
+
+    #[test]
+    fn a_repeated_id_gets_a_legal_stable_one_with_its_prefix() {
+        let id = "call_k3J9xQ2mV8nR4tY7wZ1aB5cD";
+        let mut taken: HashSet<String> = [id.to_string()].into();
+        let a = duplicate_id(id, 4, 1, "tool_call", "{}", &mut taken);
+        assert!(is_legal(&a) && a.starts_with("call_") && a != id, "{a}");
+        let b = duplicate_id(id, 4, 2, "tool_call", "{}", &mut taken);
+        assert_ne!(a, b, "two repeats in one message differ");
+        let mut again: HashSet<String> = [id.to_string()].into();
+        assert_eq!(duplicate_id(id, 4, 1, "tool_call", "{}", &mut again), a);
+        let odd = duplicate_id("0", 4, 1, "x", "{}", &mut HashSet::new());
+        assert!(is_legal(&odd) && odd.starts_with("call_"), "{odd}");
     }
 
     /// Parent ids as real providers issue them, and odd ones up to 64 chars.

@@ -383,6 +383,39 @@ impl McpRegistry {
         Some(results.into_iter().collect())
     }
 
+    /// Lists every server whose catalog is not known yet — for a name no
+    /// server's prefix claims (a bare `echo`), which any of them may hold.
+    /// A background fill already starting them is waited for first, then the
+    /// servers still not listed are started and listed, a few at a time;
+    /// each start and listing is bounded by its server's start-up timeout.
+    /// Returns the servers that are still not listed.
+    pub async fn load_unlisted_catalogs(&self) -> Vec<String> {
+        let unlisted = || -> Vec<&Arc<McpServer>> {
+            self.servers
+                .iter()
+                .filter(|s| s.catalog().is_none())
+                .collect()
+        };
+        let Some(bound) = unlisted().iter().map(|s| s.startup_timeout()).max() else {
+            return Vec::new();
+        };
+        self.wait_for_background_fills(bound).await;
+        let slots = tokio::sync::Semaphore::new(slots_width(&self.servers));
+        let loads = unlisted().into_iter().map(|s| {
+            let slots = &slots;
+            async move {
+                let Ok(_slot) = slots.acquire().await else {
+                    return;
+                };
+                if s.catalog().is_none() {
+                    let _ = s.refresh().await;
+                }
+            }
+        });
+        futures_util::future::join_all(loads).await;
+        unlisted().into_iter().map(|s| s.name.clone()).collect()
+    }
+
     /// The servers (indices) whose tools these model-facing names are, in
     /// the order first named, each once.
     pub fn servers_of<'a>(&self, names: impl IntoIterator<Item = &'a str>) -> Vec<usize> {

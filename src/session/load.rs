@@ -2,7 +2,7 @@
 //! with a warning; a bad line anywhere else is an error naming the file and line,
 //! unless a later `torn_line` event records that an earlier resume found it torn.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use super::message::{Message, ToolCall};
@@ -238,9 +238,27 @@ pub fn pair_results(
     mut on_drop: impl FnMut(usize, &crate::session::ToolResult),
 ) -> Vec<Message> {
     struct Round {
-        open: HashSet<String>,
+        /// The round's calls not answered yet, by id: how many (an id two
+        /// calls share — a file written before hermes renamed repeated ids —
+        /// takes two results).
+        open: HashMap<String, usize>,
         /// Index in `out` just past the round's results.
         end: usize,
+    }
+    impl Round {
+        fn is_open(&self, id: &str) -> bool {
+            self.open.get(id).is_some_and(|n| *n > 0)
+        }
+        /// Takes one open call of `id`, if there is one.
+        fn answer(&mut self, id: &str) -> bool {
+            match self.open.get_mut(id) {
+                Some(n) if *n > 0 => {
+                    *n -= 1;
+                    true
+                }
+                _ => false,
+            }
+        }
     }
     let mut out: Vec<Message> = Vec::with_capacity(messages.len());
     let mut rounds: Vec<Round> = Vec::new();
@@ -249,8 +267,12 @@ pub fn pair_results(
         let r = match &m {
             Message::Assistant { tool_calls, .. } if !tool_calls.is_empty() => {
                 out.push(m.clone());
+                let mut open = HashMap::new();
+                for c in tool_calls {
+                    *open.entry(c.id.clone()).or_insert(0) += 1;
+                }
                 rounds.push(Round {
-                    open: tool_calls.iter().map(|c| c.id.clone()).collect(),
+                    open,
                     end: out.len(),
                 });
                 current = Some(rounds.len() - 1);
@@ -264,18 +286,15 @@ pub fn pair_results(
             }
         };
         if let Some(c) = current {
-            if rounds[c].open.remove(&r.tool_call_id) {
+            if rounds[c].answer(&r.tool_call_id) {
                 out.push(m);
                 rounds[c].end = out.len();
                 continue;
             }
         }
-        match rounds
-            .iter()
-            .position(|rd| rd.open.contains(&r.tool_call_id))
-        {
+        match rounds.iter().position(|rd| rd.is_open(&r.tool_call_id)) {
             Some(late) => {
-                rounds[late].open.remove(&r.tool_call_id);
+                rounds[late].answer(&r.tool_call_id);
                 let at = rounds[late].end;
                 out.insert(at, m);
                 for (k, rd) in rounds.iter_mut().enumerate() {
@@ -292,20 +311,26 @@ pub fn pair_results(
 
 /// Tool calls of the history that have no result.
 fn unanswered(messages: &[Message]) -> Vec<ToolCall> {
-    let answered: HashSet<&str> = messages
-        .iter()
-        .filter_map(|m| match m {
-            Message::Tool(r) => Some(r.tool_call_id.as_str()),
-            _ => None,
-        })
-        .collect();
+    // How many results each id has (an id two calls share has two).
+    let mut answered: HashMap<&str, usize> = HashMap::new();
+    for m in messages {
+        if let Message::Tool(r) = m {
+            *answered.entry(r.tool_call_id.as_str()).or_insert(0) += 1;
+        }
+    }
     messages
         .iter()
         .flat_map(|m| match m {
             Message::Assistant { tool_calls, .. } => tool_calls.as_slice(),
             _ => &[],
         })
-        .filter(|c| !answered.contains(c.id.as_str()))
+        .filter(|c| match answered.get_mut(c.id.as_str()) {
+            Some(n) if *n > 0 => {
+                *n -= 1;
+                false
+            }
+            _ => true,
+        })
         .cloned()
         .collect()
 }
@@ -524,6 +549,39 @@ mod tests {
         );
         assert!(s.warnings[2].starts_with("f.jsonl:8: "), "{:?}", s.warnings);
         assert!(s.unanswered.is_empty());
+    }
+
+    /// A file written before hermes renamed repeated ids: two calls under
+    /// one id, each with its result. Both results stay, so each call is
+    /// answered when the history is sent again.
+    #[test]
+    fn two_calls_under_one_id_keep_both_results() {
+        let text = [
+            META.to_string(),
+            user("x"),
+            r#"{"type":"message","ts":"t","message":{"role":"assistant","tool_calls":[{"id":"a","name":"echo","arguments":"{\"text\":\"s1\"}"},{"id":"a","name":"echo","arguments":"{\"text\":\"s2\"}"}]}}"#.to_string(),
+            result("a", "echo"),
+            result("a", "echo"),
+        ]
+        .join("\n")
+            + "\n";
+        let s = parse(Path::new("f"), text.as_bytes()).unwrap();
+        let results = s
+            .messages
+            .iter()
+            .filter(|m| matches!(m, Message::Tool(_)))
+            .count();
+        assert_eq!(results, 2);
+        assert!(s.warnings.is_empty(), "{:?}", s.warnings);
+        assert!(s.unanswered.is_empty());
+        // A third call under that id with no result is still a call to repair.
+        let text = text.replacen(
+            r#"{\"text\":\"s2\"}"}"#,
+            r#"{\"text\":\"s2\"}"},{"id":"a","name":"echo","arguments":"{}"}"#,
+            1,
+        );
+        let s = parse(Path::new("f"), text.as_bytes()).unwrap();
+        assert_eq!(s.unanswered.len(), 1, "{:?}", s.unanswered);
     }
 
     #[test]

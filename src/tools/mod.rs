@@ -387,7 +387,9 @@ impl Registry {
     /// Resolves a model-facing name once into what runs it (the scope
     /// check). A name on a configured server whose catalog is not loaded yet
     /// (a cold start, a resumed session that knows the names) waits for that
-    /// catalog, bounded by the server's start-up timeout.
+    /// catalog, bounded by the server's start-up timeout; a name no server's
+    /// prefix claims (a bare `echo`) waits for every catalog not loaded yet,
+    /// so its answer can name the full names.
     pub async fn resolve(&self, name: &str) -> Result<ToolRef, String> {
         if self.builtin(name).is_some() {
             return Ok(ToolRef::Builtin(name.to_string()));
@@ -408,6 +410,18 @@ impl Registry {
             }
             if let Some(Err(why)) = loaded {
                 return Err(format!("`{name}` cannot be run: {why}"));
+            }
+            if loaded.is_none() && self.catalog().bare_matches(name).is_empty() {
+                let unlisted = mcp.load_unlisted_catalogs().await;
+                let cat = self.catalog();
+                let mut told = validation::unknown_tool(name, &cat, &self.builtin_names());
+                if cat.bare_matches(name).is_empty() && !unlisted.is_empty() {
+                    told.push_str(&format!(
+                        " (servers not listed yet: {})",
+                        unlisted.join(", ")
+                    ));
+                }
+                return Err(told);
             }
         }
         Err(validation::unknown_tool(

@@ -879,3 +879,74 @@ per_api!(
     a_repl_conversation_with_a_failed_turn_in_the_middle_on,
     a_repl_conversation_with_a_failed_turn_in_the_middle
 );
+
+/// Two calls of one reply under one id (some OpenAI-compatible servers send
+/// that): hermes gives the second an id of its own before the reply is
+/// saved, so each result pairs with its call — on the screen, in the next
+/// request and after `--continue`, which the strict fake would refuse
+/// otherwise (OpenAI: "tool_call_ids did not have response messages";
+/// Anthropic: "`tool_use` ids must be unique").
+fn duplicate_call_ids(api: Api) {
+    let env = env_with_server(api, "");
+    let id = call_id("twin");
+    let s1 = batch(&[("mcp__t__echo", json!({"text": "s1"}))]);
+    let s2 = batch(&[("mcp__t__echo", json!({"text": "s2"}))]);
+    env.fake.push(Reply::tool_calls(&[
+        (&id, "tool_call", &s1),
+        (&id, "tool_call", &s2),
+    ]));
+    env.fake.push(Reply::text("both echoed"));
+    env.fake.push(Reply::text("still here"));
+    env.fake.push(Reply::text("and again"));
+    let run = env.run(&["-q", "echo twice"]);
+    run.ok();
+    crate::assert_contains!(run.stderr, "✓ mcp__t__echo {\"text\":\"s1\"} — s1");
+    crate::assert_contains!(run.stderr, "✓ mcp__t__echo {\"text\":\"s2\"} — s2");
+    env.run(&["--continue", "-q", "more"]).ok();
+    env.run(&["--continue", "-q", "more"]).ok();
+    assert_eq!(env.fake.requests().len(), 4, "no request refused");
+    assert_each_request_extends_the_previous(&env);
+    let session = records(&env.only_session());
+    let calls: Vec<String> = session
+        .iter()
+        .filter(|r| r["type"] == "message")
+        .flat_map(|r| {
+            r["message"]["tool_calls"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+        })
+        .map(|c| c["id"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(calls.len(), 2);
+    assert_eq!(calls[0], env.wire_id(&id), "the first keeps its id");
+    assert_ne!(calls[1], calls[0]);
+    assert!(
+        calls[1].len() <= 40
+            && calls[1].starts_with(calls[0].split('_').next().unwrap())
+            && calls[1]
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-'),
+        "{}",
+        calls[1]
+    );
+    let results: Vec<(String, String)> = session
+        .iter()
+        .filter(|r| r["type"] == "tool_result")
+        .map(|r| {
+            (
+                r["tool_call_id"].as_str().unwrap().to_string(),
+                r["content"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let mut results = results;
+    results.sort();
+    let mut expected = vec![
+        (calls[0].clone(), "s1".to_string()),
+        (calls[1].clone(), "s2".to_string()),
+    ];
+    expected.sort();
+    assert_eq!(results, expected);
+}
+per_api!(duplicate_call_ids_pair_and_continue_on, duplicate_call_ids);

@@ -708,4 +708,55 @@ fn a_connectors_batch_reports_and_post_hooks_each_entry() {
     );
     assert_eq!(seen[1]["call_id"], started[1].0.as_str());
     assert_eq!(gw.dispatches().len(), 1, "still one dispatch");
+    // Every sent entry ends, once, under its own id, in the state the
+    // gateway gave it.
+    let finished: Vec<(String, String, bool, String)> = run
+        .events()
+        .iter()
+        .filter(|e| e["type"] == "tool_call_finished")
+        .map(|e| {
+            (
+                e["id"].as_str().unwrap().to_string(),
+                e["name"].as_str().unwrap().to_string(),
+                e["is_error"].as_bool().unwrap(),
+                e["content"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(finished.len(), 2, "{finished:?}");
+    for ((id, name), f) in started.iter().zip(&finished) {
+        assert_eq!((&f.0, &f.1, f.2), (id, name, false), "{finished:?}");
+        assert!(f.3.starts_with(&format!("{name} ok: ")), "{finished:?}");
+    }
+}
+
+/// On the terminal, each entry of a connectors batch the gateway ran shows
+/// as done, with its own result — never as cancelled.
+#[test]
+fn a_connectors_batch_shows_each_entry_done() {
+    let env = TestEnv::new();
+    let gw = FakeGateway::start();
+    env.write_config(&format!(
+        "[tools]\ndefer = \"always\"\n\n[connectors]\nurl = \"{}\"\n",
+        gw.url()
+    ));
+    let args = batch(&[
+        ("connectors__crm_find_customer", json!({"name": "Ada"})),
+        ("connectors__tickets_open", json!({"title": "T"})),
+    ]);
+    env.fake
+        .push(Reply::tool_calls(&[(&call_id("cb"), "tool_call", &args)]));
+    env.fake.push(Reply::text("done"));
+    let run = env.run(&["-q", "go"]);
+    run.ok();
+    crate::assert_contains!(
+        run.stderr,
+        "✓ connectors__crm_find_customer {\"name\":\"Ada\"} — connectors__crm_find_customer ok"
+    );
+    crate::assert_contains!(
+        run.stderr,
+        "✓ connectors__tickets_open {\"title\":\"T\"} — connectors__tickets_open ok"
+    );
+    crate::assert_not_contains!(run.stderr, "cancelled");
+    crate::assert_not_contains!(run.stderr, "tool_call");
 }

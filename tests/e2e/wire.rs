@@ -176,6 +176,24 @@ fn a_call_on_a_cold_start_waits_for_its_servers_catalog() {
     );
 }
 
+/// A bare name on a cold start waits for the catalogs as a full name does,
+/// so its answer names the full name — as it does once they are cached.
+#[test]
+fn a_bare_name_on_a_cold_start_is_told_its_full_name() {
+    let env = TestEnv::new();
+    env.write_config("[tools]\ndefer = \"always\"\n");
+    env.add_test_server("probe", "");
+    let one = batch(&[("echo", json!({"text": "hi"}))]);
+    env.fake
+        .push(Reply::tool_calls(&[(&call_id("Bare1"), "tool_call", &one)]));
+    env.fake.push(Reply::text("done"));
+    env.run(&["-q", "go"]).ok();
+    assert_eq!(
+        contents(&env.tool_results(1)),
+        ["Error: `echo` is not a full tool name; use `mcp__probe__echo`"]
+    );
+}
+
 /// A streamed reply whose tool calls carry no id, as some
 /// OpenAI-compatible servers send them.
 fn calls_without_ids(calls: &[(&str, &str)]) -> Reply {

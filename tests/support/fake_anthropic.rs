@@ -22,7 +22,8 @@
 //! 8. messages have role `user` or `assistant`, the first `user`; content is a
 //!    string or a non-empty array (except a final assistant message); text
 //!    blocks are non-empty; each role takes only its block types.
-//! 9. `tool_use` blocks have an id of `[a-zA-Z0-9_-]`, a tool name as in 6 and
+//! 9. `tool_use` blocks have an id of `[a-zA-Z0-9_-]`, unique in the whole
+//!    request (`` `tool_use` ids must be unique ``), a tool name as in 6 and
 //!    an object `input`.
 //! 10. `thinking` blocks are exactly `type`/`thinking`/`signature`, signed by
 //!     [`sign`]; `redacted_thinking` blocks carry data [`redacted_data`] made.
@@ -441,6 +442,8 @@ fn check_messages(messages: &[Value]) -> Result<(), Rejection> {
 /// Rule 9 (and a `tool_result`'s `tool_use_id`, which follows the same
 /// pattern).
 fn check_tool_use(messages: &[Value]) -> Result<(), Rejection> {
+    // Every `tool_use` id of the request, across all its messages.
+    let mut seen = std::collections::HashSet::new();
     for (m, msg) in messages.iter().enumerate() {
         for (k, b) in blocks_of(msg).iter().enumerate() {
             match block_type(b) {
@@ -451,6 +454,11 @@ fn check_tool_use(messages: &[Value]) -> Result<(), Rejection> {
                         Some(id) if !super::fake_provider::matches_id_pattern(id) => {
                             return Err(invalid(format!(
                                 "{at}.id: String should match pattern '{ID_PATTERN}'"
+                            )))
+                        }
+                        Some(id) if !seen.insert(id) => {
+                            return Err(invalid(format!(
+                                "messages.{m}.content.{k}: `tool_use` ids must be unique"
                             )))
                         }
                         Some(_) => {}

@@ -34,7 +34,8 @@
 //!    character rule is Anthropic's (and Bedrock's): the fake applies the
 //!    strictest rule of the providers hermes supports.
 //! 4. an assistant message with `tool_calls` is followed immediately by one
-//!    `tool` message per id, in any order (else `code: null`, param
+//!    `tool` message per call, in any order — a repeated id is answered once
+//!    for each call that has it (else `code: null`, param
 //!    `messages.[m].role`), and every `tool` message answers an id of the
 //!    nearest assistant `tool_calls` message before it with only `tool`
 //!    messages between (else `code: null`, param `messages.[t].role`).
@@ -890,7 +891,9 @@ fn check_pairing(messages: &[serde_json::Value]) -> Result<(), String> {
         if msg["role"] == "tool" {
             let answered = open.as_mut().and_then(|o| {
                 let id = msg["tool_call_id"].as_str()?;
-                let k = o.ids.iter().position(|x| *x == id)?;
+                // Call ids may repeat in a message: each tool message
+                // answers the first call of that id not yet answered.
+                let k = (0..o.ids.len()).find(|&k| o.ids[k] == id && !o.answered[k])?;
                 o.answered[k] = true;
                 Some(())
             });

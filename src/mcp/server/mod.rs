@@ -188,7 +188,7 @@ impl McpServer {
         self.entry.tool_timeout
     }
 
-    fn startup_timeout(&self) -> Duration {
+    pub(super) fn startup_timeout(&self) -> Duration {
         self.entry.startup_timeout
     }
 
