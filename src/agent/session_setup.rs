@@ -17,6 +17,8 @@ pub struct SessionStart {
     pub resumed: bool,
     /// The deferral decision the session recorded, to be kept (resume).
     pub deferred: Option<bool>,
+    /// The tools it offered directly, recorded with it, to be offered again.
+    pub offered: Option<Vec<crate::session::OfferedTool>>,
     /// The last request's size as the provider counted it (resume): the
     /// messages it carried, its prompt tokens.
     pub last_usage: Option<(usize, u64)>,
@@ -76,6 +78,7 @@ async fn new_session(
         messages: vec![system],
         resumed: false,
         deferred: None,
+        offered: None,
         last_usage: None,
         warnings: Vec::new(),
     })
@@ -94,6 +97,7 @@ async fn resume_session(path: &Path) -> Result<SessionStart, SessionError> {
         unanswered,
         torn_tail,
         deferred,
+        offered,
         last_usage,
         warnings,
     } = session::load(path)?;
@@ -143,6 +147,7 @@ async fn resume_session(path: &Path) -> Result<SessionStart, SessionError> {
         messages,
         resumed: true,
         deferred,
+        offered,
         last_usage,
         warnings,
     })

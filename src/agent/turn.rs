@@ -193,16 +193,15 @@ impl Agent {
         let _ = self.events.send(e);
     }
 
-    /// Replaces the session (REPL `/new`), keeping provider and tools.
-    /// Returns the session it leaves, for the caller to close.
-    pub fn switch_session(
-        &mut self,
-        session: SessionHandle,
-        messages: Vec<Message>,
-    ) -> SessionHandle {
-        let old = std::mem::replace(&mut self.session, session);
-        self.messages = messages;
-        self.deferral_recorded = false;
+    /// Replaces the session (REPL `/new`, `/resume`), keeping provider and
+    /// tools; a resumed one offers the tools it recorded, a new one what the
+    /// catalogs hold at its first request. Returns the session it leaves,
+    /// for the caller to close.
+    pub fn switch_session(&mut self, start: super::SessionStart) -> SessionHandle {
+        let old = std::mem::replace(&mut self.session, start.handle);
+        self.messages = start.messages;
+        self.tools.keep_offered(start.offered);
+        self.deferral_recorded = start.deferred.is_some();
         self.foreign_noted = false;
         self.unfinished = None;
         self.usage = UsageTotals::default();
@@ -428,7 +427,8 @@ impl Agent {
         request: u32,
         cancel: &CancellationToken,
     ) -> Result<Completion, AgentError> {
-        // Per request: a server may have announced new tools since the last one.
+        // Fixed for the session: the bridge, or the tools offered directly
+        // as its first request took them.
         let specs = self.tools.specs();
         if cancel.is_cancelled() {
             return Err(AgentError::Cancelled);
@@ -619,6 +619,7 @@ impl Agent {
         }
         self.record_event(SessionEvent::Tools {
             deferred: self.tools.deferred(),
+            offered: self.tools.offered_record(),
         })
         .await?;
         self.deferral_recorded = true;

@@ -101,6 +101,11 @@ pub async fn assemble(
     }
     tools.list_connectors_in_background();
     mcp.fill_catalogs_in_background();
+    // A new session that offers its tools directly lists them first, so
+    // its prompt and first request name them all.
+    if resume.is_none() {
+        tools.list_before_first_request().await;
+    }
     let start = open_session(settings, cwd, resume, || {
         crate::agent::reach_prompt(&tools, cwd, &settings.prompt)
     })
@@ -108,6 +113,13 @@ pub async fn assemble(
     // A resumed session offers the tool definitions it offered before.
     if let Some(deferred) = start.deferred {
         tools.keep_deferral(deferred);
+    }
+    if start.resumed {
+        if start.offered.is_none() {
+            // Recorded before hermes kept the list, or never asked.
+            tools.list_before_first_request().await;
+        }
+        tools.keep_offered(start.offered.clone());
     }
     let (tx, rx) = mpsc::unbounded_channel();
     let progress = tx.clone();

@@ -654,7 +654,7 @@ async fn command(text: &str, agent: &mut Agent, ctx: &ReplContext<'_>) -> Result
                     match open_session(ctx.settings, ctx.cwd, Some(&path), String::new).await {
                         Ok(start) => {
                             leave(agent);
-                            let old = agent.switch_session(start.handle, start.messages);
+                            let old = agent.switch_session(start);
                             let _ = old.close().await;
                             show_resumed(agent);
                         }
@@ -670,7 +670,7 @@ async fn command(text: &str, agent: &mut Agent, ctx: &ReplContext<'_>) -> Result
             let reach = agent.reach_prompt(ctx.cwd, &ctx.settings.prompt);
             let start = open_session(ctx.settings, ctx.cwd, None, || reach).await?;
             let id = start.handle.id().to_string();
-            let old = agent.switch_session(start.handle, start.messages);
+            let old = agent.switch_session(start);
             // Closed now, not whenever its writer notices: it may be
             // resumed with the next command.
             let _ = old.close().await;

@@ -6,7 +6,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use super::message::{Message, ToolCall};
-use super::record::{Meta, Record, SessionEvent};
+use super::record::{Meta, OfferedTool, Record, SessionEvent};
 use super::SessionError;
 
 #[derive(Debug, Clone)]
@@ -19,6 +19,8 @@ pub struct LoadedSession {
     pub torn_tail: Option<TornTail>,
     /// The recorded deferral decision (`tools` event), if any request was made.
     pub deferred: Option<bool>,
+    /// The tools it offered directly, recorded with that decision.
+    pub offered: Option<Vec<OfferedTool>>,
     /// The last request since the last compaction as the provider counted
     /// it: how many of `messages` it carried (a usage record is written
     /// before the answer joins the history) and its prompt tokens. What
@@ -73,6 +75,7 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<LoadedSession, SessionError> {
     let mut messages = Vec::new();
     let mut lines_of = Vec::new();
     let mut deferred = None;
+    let mut offered = None;
     let mut last_usage = None;
     for (line, text, rec) in parsed {
         // Acknowledged as torn: skipped even if it happens to parse (a whole
@@ -116,9 +119,16 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<LoadedSession, SessionError> {
                 ..
             } => last_usage = Some((messages.len(), prompt_tokens)),
             Record::Event {
-                event: SessionEvent::Tools { deferred: d },
+                event:
+                    SessionEvent::Tools {
+                        deferred: d,
+                        offered: o,
+                    },
                 ..
-            } => deferred = Some(d),
+            } => {
+                deferred = Some(d);
+                offered = o;
+            }
             Record::Event { .. } => {}
         }
     }
@@ -140,6 +150,7 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<LoadedSession, SessionError> {
         messages,
         torn_tail,
         deferred,
+        offered,
         last_usage,
         warnings,
     })

@@ -17,7 +17,7 @@ pub use index::{find, latest_in, list, new_id, path_for, Summary};
 pub use load::{in_entry_order, load, pair_results, parse, LoadedSession};
 pub use message::{Message, ToolCall, ToolResult};
 pub use native::{BlockApi, NativeBlocks, ToolUse};
-pub use record::{Meta, Record, SessionEvent, COMPACTION_PREFIX, FORMAT_VERSION};
+pub use record::{Meta, OfferedTool, Record, SessionEvent, COMPACTION_PREFIX, FORMAT_VERSION};
 pub use store::SessionHandle;
 
 #[derive(Debug, thiserror::Error)]

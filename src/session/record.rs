@@ -41,6 +41,17 @@ pub enum Record {
     },
 }
 
+/// A tool a session offered the model directly (not behind the bridge), as
+/// it was sent. Fields in alphabetical order, as every record writes them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OfferedTool {
+    pub description: String,
+    pub name: String,
+    pub parameters: serde_json::Value,
+    /// The server it came from, or `connectors`.
+    pub source: String,
+}
+
 /// How every compaction record's line begins: a loader finds the last one
 /// without reading the lines before it.
 pub const COMPACTION_PREFIX: &[u8] = br#"{"type":"compaction","#;
@@ -79,6 +90,11 @@ pub enum SessionEvent {
     /// resumed session offers the same tool definitions.
     Tools {
         deferred: bool,
+        /// When they do not: the MCP and connector tools offered, as sent,
+        /// so a resumed session offers exactly these again (records from
+        /// before this have none).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        offered: Option<Vec<OfferedTool>>,
     },
     /// This session began as a copy of session `from` (`--fork`).
     Forked {

@@ -10,6 +10,7 @@ pub mod bridge;
 mod builtin;
 pub mod catalog;
 mod connector_batch;
+mod offered;
 mod query;
 pub mod search;
 pub mod validation;
@@ -72,6 +73,8 @@ struct Shared {
     /// a session sends must not change shape under the prompt cache.
     deferred: OnceLock<bool>,
     catalog: Mutex<Option<(CatalogKey, Arc<ToolCatalog>)>>,
+    /// The tools offered directly, once taken (see `offered`).
+    offered: Mutex<Option<Vec<CatalogTool>>>,
     validators: Mutex<HashMap<String, Option<Arc<jsonschema::Validator>>>>,
 }
 
@@ -263,10 +266,10 @@ impl Registry {
         if self.deferred() {
             specs.extend(bridge::specs());
         } else {
-            specs.extend(self.catalog().tools.iter().map(|t| ToolSpec {
-                name: t.name.clone(),
-                description: t.description.clone(),
-                parameters: t.schema.clone(),
+            specs.extend(self.offered().into_iter().map(|t| ToolSpec {
+                name: t.name,
+                description: t.description,
+                parameters: t.schema,
             }));
         }
         specs

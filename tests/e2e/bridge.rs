@@ -15,6 +15,39 @@ fn tools_bytes(body: &str) -> &str {
     &body[start..end]
 }
 
+/// `defer = "never"` with no catalog cached: the first request already
+/// offers the server's tools (hermes lists them before it), and the list is
+/// the same, byte for byte, in every request of the session — after a
+/// `--continue` too, even when the server's catalog has changed since.
+#[test]
+fn never_deferred_tools_are_offered_from_the_first_request_and_kept() {
+    let env = TestEnv::new();
+    env.write_config("[tools]\ndefer = \"never\"\n");
+    env.add_test_server("t", "");
+    env.fake.push(Reply::tool_calls(&[(
+        &call_id("a"),
+        "mcp__t__echo",
+        r#"{"text":"hi"}"#,
+    )]));
+    env.fake.push(Reply::text("first"));
+    env.run(&["-q", "echo hi"]).ok();
+    let reqs = env.fake.requests();
+    let names = crate::support::tool_names(&reqs[0].json());
+    assert!(names.contains(&"mcp__t__echo".to_string()), "{names:?}");
+    // The catalog changes between runs: the session still offers its list.
+    let cache = env.home.path().join("cache/mcp/t.json");
+    let text = std::fs::read_to_string(&cache).unwrap();
+    std::fs::write(&cache, text.replace("Echo", "Echoes")).unwrap();
+    env.fake.push(Reply::text("second"));
+    env.run(&["--continue", "-q", "again"]).ok();
+    let reqs = env.fake.requests();
+    assert_eq!(reqs.len(), 3);
+    let t0 = tools_bytes(reqs[0].body_str());
+    for r in &reqs[1..] {
+        assert_eq!(tools_bytes(r.body_str()), t0);
+    }
+}
+
 #[test]
 fn bridge_tools_replace_mcp_tools_and_stay_byte_identical() {
     let env = TestEnv::deferred(&[("t", "")]);

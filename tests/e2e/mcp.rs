@@ -302,15 +302,20 @@ fn list_changed_refreshes_the_catalog() {
             .collect()
     };
     assert!(!names(0).contains(&"mcp__t__added".to_string()));
-    // The refresh happens on the notification; by the third request it is in.
-    assert!(
-        names(2).contains(&"mcp__t__added".to_string()),
-        "{:?}\n{}",
-        names(2),
-        env.server_log("t")
-    );
+    // The refresh happens on the notification: the catalog has the new tool
+    // (and the cache), but the session's tool list stays as it began.
+    assert_eq!(names(2), names(0), "{}", env.server_log("t"));
     let run = env.run(&["mcp", "tools", "t"]);
     crate::assert_contains!(run.stdout, "mcp__t__added");
+    // The next run of the session offers the same list, and says what changed.
+    env.fake.push(Reply::text("noted"));
+    env.run(&["--continue", "-q", "and now?"]).ok();
+    assert_eq!(names(3), names(0));
+    let told = env.last_user_text(3);
+    assert!(
+        told.starts_with("[hermes: the MCP tools changed since your last turn — new: mcp__t__added. Your tool list stays as it is for this session"),
+        "{told}"
+    );
 }
 
 #[test]

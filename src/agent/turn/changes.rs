@@ -23,16 +23,23 @@ impl Agent {
         }
     }
 
-    /// The note for this turn, if the deferred tools changed since the
-    /// last one looked (the first look only takes stock).
+    /// The note for this turn, if the MCP and connector tools changed
+    /// since the last one looked. The first look only takes stock — but a
+    /// resumed session that offers its tools directly compares with the
+    /// list it offers, so a change between runs is told too.
     pub(super) async fn tool_changes(&mut self) -> Option<String> {
-        if !self.tools.has_deferrable_sources() || !self.tools.deferred() {
+        if !self.tools.has_deferrable_sources() {
             return None;
         }
+        let deferred = self.tools.deferred();
         // A change a server just announced is told now, not a turn late.
         self.settle_listings().await;
         let now: BTreeSet<String> = self.tool_names().into_iter().collect();
-        let before = self.told_tools.replace(now.clone())?;
+        let before = match self.told_tools.replace(now.clone()) {
+            Some(before) => before,
+            None if !deferred => self.tools.offered_names()?,
+            None => return None,
+        };
         let added: Vec<&String> = now.difference(&before).collect();
         let removed: Vec<&String> = before.difference(&now).collect();
         let list = |names: &[&String]| {
@@ -54,9 +61,14 @@ impl Agent {
         if !removed.is_empty() {
             parts.push(format!("gone: {}", list(&removed)));
         }
+        let after = if deferred {
+            "tool_search and tool_describe know the new ones."
+        } else {
+            "Your tool list stays as it is for this session: a new tool is not in it but can be called by its full name; a call to a gone one fails."
+        };
         (!parts.is_empty()).then(|| {
             format!(
-                "[hermes: the MCP tools changed since your last turn — {}. tool_search and tool_describe know the new ones.]",
+                "[hermes: the MCP tools changed since your last turn — {}. {after}]",
                 parts.join("; ")
             )
         })
