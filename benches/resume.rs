@@ -112,6 +112,7 @@ fn write_session(home: &Path, cwd: &Path, compactions: bool) -> u64 {
         provider: "fake".into(),
         model: "m".into(),
         hermes_version: "0.1.0".into(),
+        forked_from: None,
     }));
     let system = Message::System {
         content: "You are hermes, a coding agent.".into(),

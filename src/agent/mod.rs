@@ -13,7 +13,7 @@ mod turn;
 
 pub use attach::{bind_arguments, mentions, AttachError, Attached, Offers};
 pub use context::Meter;
-pub use protocol::{Event, EventTx, ShownArguments};
+pub use protocol::{Event, EventTx, ShownArguments, EVENTS_SCHEMA};
 pub use session_setup::{open_session, SessionStart};
 pub use tool_call_batches::expand_local_tool_batches;
 pub use turn::{Agent, AgentError, TurnOutcome};

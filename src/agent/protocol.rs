@@ -3,10 +3,18 @@
 use serde::Serialize;
 use tokio::sync::mpsc;
 
+/// The version of the `--json` event stream, in `session_started`: raised
+/// when an event or field changes meaning or goes away (new events and
+/// fields are added without it).
+pub const EVENTS_SCHEMA: u32 = 1;
+
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Event {
+    /// The first event of a run. `schema`: the version of this event
+    /// stream ([`EVENTS_SCHEMA`]), for scripts that read it.
     SessionStarted {
+        schema: u32,
         id: String,
         path: String,
         resumed: bool,
@@ -104,8 +112,11 @@ pub enum Event {
         name: String,
         arguments: String,
     },
-    /// A server's progress report on a running call.
+    /// A server's progress report on a running call: `id`, the entry it
+    /// is about, when the server named its progress token.
     ToolProgress {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        id: Option<String>,
         server: String,
         progress: f64,
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -116,6 +127,10 @@ pub enum Event {
     ToolCallFinished {
         id: String,
         name: String,
+        /// For an entry that never started (refused before it ran): its
+        /// arguments, which no earlier event gave.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        arguments: Option<String>,
         is_error: bool,
         content: String,
         /// The change a built-in edit made, as a unified diff, for the

@@ -64,6 +64,7 @@ async fn new_session(
             provider: settings.provider.name.clone(),
             model: settings.provider.model.clone(),
             hermes_version: env!("CARGO_PKG_VERSION").into(),
+            forked_from: None,
         }))
         .await?;
     let system = Message::System { content: system };

@@ -58,6 +58,30 @@ enum Plan {
     Bridge(Bridge),
     /// Settled before running (an error result).
     Done(ToolOutput),
+    /// An entry for `tool` settled before running (refused by its scope,
+    /// schema, a hook or approval), shown under that tool and its own
+    /// arguments, not under `tool_call`.
+    Refused {
+        tool: String,
+        arguments: String,
+        out: ToolOutput,
+    },
+}
+
+/// What a finished call is shown as: its underlying tool, and — for one
+/// that never started, so no earlier event gave them — its arguments.
+struct Shown {
+    tool: String,
+    arguments: Option<String>,
+}
+
+impl Shown {
+    fn named(tool: &str) -> Shown {
+        Shown {
+            tool: tool.to_string(),
+            arguments: None,
+        }
+    }
 }
 
 pub(super) struct Round<'a> {
@@ -196,7 +220,13 @@ impl Round<'_> {
             CallClass::Direct { tool, arguments } => {
                 let args = match arguments {
                     Ok(a) => a,
-                    Err(why) => return Plan::Done(ToolOutput::error(why)),
+                    Err(why) => {
+                        return Plan::Refused {
+                            tool,
+                            arguments: String::new(),
+                            out: ToolOutput::error(why),
+                        }
+                    }
                 };
                 match self.check_one(&tool, &call.id, &args, slot).await {
                     Ok((r, args)) => Plan::Entry {
@@ -204,7 +234,11 @@ impl Round<'_> {
                         tool: r,
                         args,
                     },
-                    Err(why) => Plan::Done(ToolOutput::error(why)),
+                    Err(why) => Plan::Refused {
+                        tool,
+                        arguments: args.to_string(),
+                        out: ToolOutput::error(why),
+                    },
                 }
             }
             CallClass::ConnectorBatch(entries) => {
@@ -474,10 +508,17 @@ impl Round<'_> {
             .tools
             .gateway_batch_outputs(call_id, entries, refused, self.cancel)
             .await;
-        for ((e, id), out) in entries.iter().zip(&ids).zip(&outs) {
+        for (((e, id), s), out) in entries.iter().zip(&ids).zip(&sent).zip(&outs) {
+            // A refused entry was never shown started: its arguments now.
+            let arguments = match (s, &e.arguments) {
+                (false, Ok(a)) => Some(a.to_string()),
+                (false, Err(_)) => Some(String::new()),
+                (true, _) => None,
+            };
             self.emit(Event::ToolCallFinished {
                 id: id.clone(),
                 name: e.name.clone(),
+                arguments,
                 is_error: out.is_error,
                 content: out.content.clone(),
                 diff: None,
@@ -511,7 +552,7 @@ impl Round<'_> {
     /// Runs a checked call: its output, and the underlying tool's name to
     /// report it under — `None` when its entries were reported one by one
     /// (a connectors batch).
-    async fn run_plan(&self, call: &ToolCall, plan: Plan) -> (Option<String>, ToolOutput) {
+    async fn run_plan(&self, call: &ToolCall, plan: Plan) -> (Option<Shown>, ToolOutput) {
         let id = call.id.clone();
         let queued = |name: &str, arguments: String| {
             self.emit(Event::ToolCallQueued {
@@ -527,11 +568,21 @@ impl Round<'_> {
                 arguments,
             })
         };
+        let as_sent = || Some(Shown::named(&call.name));
         match plan {
-            Plan::Done(out) => (Some(call.name.clone()), out),
-            _ if self.cancel.is_cancelled() => {
-                (Some(call.name.clone()), ToolOutput::error(NOT_STARTED))
-            }
+            Plan::Done(out) => (as_sent(), out),
+            Plan::Refused {
+                tool,
+                arguments,
+                out,
+            } => (
+                Some(Shown {
+                    tool,
+                    arguments: Some(arguments),
+                }),
+                out,
+            ),
+            _ if self.cancel.is_cancelled() => (as_sent(), ToolOutput::error(NOT_STARTED)),
             Plan::Batch { entries, refused } => {
                 (None, self.run_batch(&call.id, &entries, &refused).await)
             }
@@ -543,7 +594,7 @@ impl Round<'_> {
                     _ = self.cancel.cancelled() => ToolOutput::error("interrupted by the user while running"),
                     out = self.tools.bridge(b, &call.arguments) => out,
                 };
-                (Some(call.name.clone()), out)
+                (as_sent(), out)
             }
             Plan::Entry { name, tool, args } => {
                 let shown = args.to_string();
@@ -574,7 +625,7 @@ impl Round<'_> {
                         self.emit(Event::Warning { message: problem });
                     }
                 }
-                (Some(name), out)
+                (Some(Shown::named(&name)), out)
             }
         }
     }
@@ -596,10 +647,11 @@ impl Round<'_> {
                 result: result.clone(),
             })
             .await;
-        if let Some(tool) = tool {
+        if let Some(shown) = tool {
             self.emit(Event::ToolCallFinished {
                 id: result.tool_call_id.clone(),
-                name: tool,
+                name: shown.tool,
+                arguments: shown.arguments,
                 is_error: result.is_error,
                 content: result.content.clone(),
                 diff,

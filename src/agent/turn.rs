@@ -79,6 +79,10 @@ pub struct Agent {
     split_batches: bool,
     /// Whether the session file holds this session's deferral decision.
     deferral_recorded: bool,
+    /// The session was resumed, not made by this run.
+    resumed: bool,
+    /// A turn of it was stopped by the user (who may want to come back).
+    stopped: bool,
     /// Whether this run already noted blocks its provider cannot replay.
     foreign_noted: bool,
     /// How the last turn ended when it did not end with an answer: the
@@ -116,6 +120,8 @@ impl Agent {
             policy: Policy::default(),
             split_batches: true,
             deferral_recorded: false,
+            resumed: false,
+            stopped: false,
             foreign_noted: false,
             unfinished: None,
             usage: UsageTotals::default(),
@@ -185,6 +191,24 @@ impl Agent {
             .any(|m| matches!(m, Message::User { .. }))
     }
 
+    /// Whether the session is worth keeping when the run ends: one resumed
+    /// (it was kept before), one the model answered in, or one whose turn
+    /// the user stopped. A new session whose every turn failed before an
+    /// answer is not, so `--continue` never lands in it.
+    pub fn keeps_session(&self) -> bool {
+        self.resumed
+            || self.stopped
+            || self
+                .messages
+                .iter()
+                .any(|m| matches!(m, Message::Assistant { .. }))
+    }
+
+    pub fn with_resumed(mut self, resumed: bool) -> Agent {
+        self.resumed = resumed;
+        self
+    }
+
     pub fn session(&self) -> &SessionHandle {
         &self.session
     }
@@ -201,6 +225,8 @@ impl Agent {
         let old = std::mem::replace(&mut self.session, start.handle);
         self.messages = start.messages;
         self.tools.keep_offered(start.offered);
+        self.resumed = start.resumed;
+        self.stopped = false;
         self.deferral_recorded = start.deferred.is_some();
         self.foreign_noted = false;
         self.unfinished = None;
@@ -332,7 +358,10 @@ impl Agent {
         let result = self.turn_inner(&text, cancel).await;
         if let Err(e) = &result {
             let how = match e {
-                AgentError::Cancelled => "stopped by the user".to_string(),
+                AgentError::Cancelled => {
+                    self.stopped = true;
+                    "stopped by the user".to_string()
+                }
                 e => format!("ended by an error ({e})"),
             };
             // Not after the session file itself failed: nothing more is

@@ -125,6 +125,7 @@ pub async fn assemble(
     let progress = tx.clone();
     mcp.on_progress(Arc::new(move |p| {
         let _ = progress.send(Event::ToolProgress {
+            id: p.call_id,
             server: p.server,
             progress: p.progress,
             total: p.total,
@@ -136,6 +137,7 @@ pub async fn assemble(
         let _ = notices.send(Event::Warning { message });
     }));
     let _ = tx.send(Event::SessionStarted {
+        schema: crate::agent::EVENTS_SCHEMA,
         id: start.handle.id().to_string(),
         path: start.handle.path().display().to_string(),
         resumed: start.resumed,
@@ -162,6 +164,7 @@ pub async fn assemble(
         tx,
     )
     .with_deferral_recorded(start.deferred.is_some())
+    .with_resumed(start.resumed)
     .with_unfinished_turn(unfinished)
     .with_policy(Policy::from_settings(&settings.hooks, &settings.approvals))
     .with_meter(
@@ -222,6 +225,10 @@ async fn converse(
             let mut agent = agent;
             let res = drive(agent.run_turn(&prompt, stop), &mut events, &mut printer).await;
             printer.end_line();
+            if res.is_err() && !agent.keeps_session() {
+                // Failed before any answer: `--continue` must not land here.
+                let _ = agent.session().clone().discard().await;
+            }
             res?;
             Ok(())
         }

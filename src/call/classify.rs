@@ -74,6 +74,30 @@ pub(crate) fn classify(name: &str, raw_arguments: &str) -> CallClass {
     }
 }
 
+/// What a call runs, for a person to read: each underlying tool and its
+/// own arguments — a split child or a one-entry `tool_call` as its tool,
+/// a batch entry by entry — or the call as sent when it runs nothing
+/// (malformed, a bridge tool).
+pub(crate) fn shown(name: &str, raw_arguments: &str) -> Vec<(String, String)> {
+    let entry = |e: Entry| {
+        let args = match &e.arguments {
+            Ok(a) => a.to_string(),
+            Err(_) => e.raw["arguments"].to_string(),
+        };
+        (e.name, args)
+    };
+    match classify(name, raw_arguments) {
+        CallClass::Direct {
+            tool,
+            arguments: Ok(a),
+        } if tool != name => vec![(tool, a.to_string())],
+        CallClass::Split(entries) | CallClass::ConnectorBatch(entries) => {
+            entries.into_iter().map(entry).collect()
+        }
+        _ => vec![(name.to_string(), raw_arguments.to_string())],
+    }
+}
+
 /// A tool name resolved once against what this run offers.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ToolRef {
@@ -124,6 +148,25 @@ mod tests {
             matches!(classify("tool_call", &batch(3, "connectors__x")), CallClass::ConnectorBatch(e) if e.len() == 3)
         );
         let mixed = r#"{"calls":[{"name":"connectors__x","arguments":{}},{"name":"mcp__a__b","arguments":{}}]}"#;
+        assert_eq!(
+            shown("tool_call", mixed),
+            [
+                ("connectors__x".to_string(), "{}".to_string()),
+                ("mcp__a__b".to_string(), "{}".to_string())
+            ]
+        );
+        assert_eq!(
+            shown(
+                "tool_call",
+                r#"{"calls":[{"name":"mcp__a__b","arguments":{"x":1}}]}"#
+            ),
+            [("mcp__a__b".to_string(), r#"{"x":1}"#.to_string())]
+        );
+        assert_eq!(
+            shown("mcp__a__b", r#"{"x": 1}"#),
+            [("mcp__a__b".to_string(), r#"{"x": 1}"#.to_string())],
+            "a direct call as the model wrote it"
+        );
         assert!(matches!(classify("tool_call", mixed), CallClass::Split(_)));
         for malformed in [
             r#"{"calls":"[{\"name\": broken"}"#,

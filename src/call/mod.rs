@@ -13,7 +13,7 @@ pub(crate) mod ids;
 pub(crate) mod names;
 mod output;
 
-pub(crate) use classify::{classify, CallClass, ToolRef};
+pub(crate) use classify::{classify, shown, CallClass, ToolRef};
 #[cfg(test)]
 pub(crate) use entry::parse_calls;
 pub(crate) use entry::{parse_arguments, Entry};

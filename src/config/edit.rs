@@ -102,6 +102,29 @@ pub fn allow_always_when(
     })
 }
 
+/// The rules of the file at `path` that allow a tool without asking — what
+/// "always" answers wrote there, and any written by hand: read again, so
+/// those added since the run began are there too. A file that does not
+/// read gives none (the run has told of it already).
+pub fn saved_allows(path: &Path) -> Vec<super::ApprovalRule> {
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return Vec::new();
+    };
+    let section = super::parse_text(path, &text)
+        .ok()
+        .and_then(|t| t.get("approvals").cloned())
+        .and_then(|a| a.try_into::<super::ApprovalsSection>().ok());
+    section
+        .and_then(|a| super::approval_settings(&a).ok())
+        .map(|s| {
+            s.rules
+                .into_iter()
+                .filter(|r| r.decision == super::Decision::Allow)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 fn bad(what: &str, expected: &'static str) -> EditError {
     EditError::Config(ConfigError::BadValue {
         what: what.into(),

@@ -99,18 +99,21 @@ impl Printer {
             Event::ToolCallFinished {
                 id,
                 name,
+                arguments,
                 is_error,
                 content,
                 diff,
             } => {
                 self.stop_spinner();
                 self.end_text();
-                self.block.finished(id, name, *is_error, content);
+                let args = arguments.as_deref().unwrap_or("");
+                self.block.finished(id, name, args, *is_error, content);
                 if let Some(d) = diff {
                     self.say_diff(d, DIFF_LINES, "");
                 }
             }
             Event::ToolProgress {
+                id,
                 server,
                 progress,
                 total,
@@ -121,7 +124,8 @@ impl Printer {
                     .as_deref()
                     .map(|m| format!(" {m}"))
                     .unwrap_or_default();
-                self.block.progress(server, &format!("{progress}{of}{msg}"));
+                self.block
+                    .progress(id.as_deref(), server, &format!("{progress}{of}{msg}"));
             }
             Event::Retrying {
                 attempt,

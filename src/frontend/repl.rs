@@ -74,6 +74,8 @@ enum Flow {
     Quit,
     /// Send this as the user's message.
     Send(String),
+    /// Several sessions match what `/resume` was given: ask which.
+    Pick(Vec<crate::session::Summary>),
 }
 
 pub(crate) async fn run(
@@ -233,6 +235,10 @@ pub(crate) async fn run(
                 Flow::Quit => break,
                 Flow::Continue => None,
                 Flow::Send(t) => Some(t),
+                Flow::Pick(found) => {
+                    editor = pick_and_resume(editor, &queued, &mut agent, &ctx, found).await?;
+                    None
+                }
             }
         } else {
             match attach(&agent, text, &ctx).await {
@@ -251,7 +257,7 @@ pub(crate) async fn run(
             break;
         }
     }
-    leave(&agent);
+    leave(&agent).await;
     Ok(())
 }
 
@@ -304,13 +310,18 @@ fn show_resumed(agent: &Agent) {
 /// The end of a session in the REPL: one the user never wrote in is not
 /// kept (so `--continue` finds the last real conversation); any other is
 /// named with the command that reopens it.
-fn leave(agent: &Agent) {
+/// Says how to come back to the session being left — or, when it is not
+/// worth keeping (new, and never answered), removes it.
+async fn leave(agent: &Agent) {
     let session = agent.session();
-    if agent.has_user_message() {
+    if agent.keeps_session() {
         errln!("resume with: hermes --resume {}", session.id());
-    } else {
-        let _ = std::fs::remove_file(session.path());
+        return;
     }
+    if agent.has_user_message() {
+        errln!("no answer came in this session; it is not kept");
+    }
+    let _ = session.clone().discard().await;
 }
 
 const COMMANDS: &[&str] = &[
@@ -548,11 +559,16 @@ async fn command(text: &str, agent: &mut Agent, ctx: &ReplContext<'_>) -> Result
         "/approvals" => {
             let p = agent.policy_mut();
             let allowed = p.allowed_this_session();
-            if allowed.is_empty() {
-                errln!("nothing allowed by answer in this session");
+            let config = ctx.settings.paths.config_file();
+            let standing = standing_allows(ctx, &config);
+            if allowed.is_empty() && standing.is_empty() {
+                errln!("nothing is allowed without asking (answer s or a to a question to allow a tool)");
             }
             for t in allowed {
                 errln!("  {t}  (this session)");
+            }
+            for line in standing {
+                errln!("  {line}");
             }
             if p.yolo() {
                 errln!("  /yolo is on: tools run without asking (rules that deny still hold)");
@@ -640,7 +656,15 @@ async fn command(text: &str, agent: &mut Agent, ctx: &ReplContext<'_>) -> Result
         "/resume" => {
             let dir = ctx.settings.paths.sessions_dir();
             let path = match text.split_whitespace().nth(1) {
-                Some(id) => crate::session::find(&dir, id).map(Some),
+                Some(id) => match crate::session::find(&dir, id) {
+                    Err(crate::session::SessionError::Ambiguous { .. }) => {
+                        // Not the one open now (this REPL's own).
+                        let mut found = crate::session::matching(&dir, id);
+                        found.retain(|s| s.meta.id != agent.session().id());
+                        return Ok(Flow::Pick(found));
+                    }
+                    found => found.map(Some),
+                },
                 None => {
                     let here = ctx.cwd.to_string_lossy();
                     Ok(crate::session::list(&dir)
@@ -650,23 +674,13 @@ async fn command(text: &str, agent: &mut Agent, ctx: &ReplContext<'_>) -> Result
                 }
             };
             match path {
-                Ok(Some(path)) => {
-                    match open_session(ctx.settings, ctx.cwd, Some(&path), String::new).await {
-                        Ok(start) => {
-                            leave(agent);
-                            let old = agent.switch_session(start);
-                            let _ = old.close().await;
-                            show_resumed(agent);
-                        }
-                        Err(e) => errln!("error: {e}"),
-                    }
-                }
+                Ok(Some(path)) => resume_at(agent, ctx, &path).await,
                 Ok(None) => errln!("no other session in this folder; /sessions lists them all"),
                 Err(e) => errln!("{e}"),
             }
         }
         "/new" | "/clear" => {
-            leave(agent);
+            leave(agent).await;
             let reach = agent.reach_prompt(ctx.cwd, &ctx.settings.prompt);
             let start = open_session(ctx.settings, ctx.cwd, None, || reach).await?;
             let id = start.handle.id().to_string();
@@ -684,6 +698,98 @@ async fn command(text: &str, agent: &mut Agent, ctx: &ReplContext<'_>) -> Result
         },
     }
     Ok(Flow::Continue)
+}
+
+/// The rules that allow tools without asking: those the run began with
+/// (every config layer, `--approve`) and those "always" answers have saved
+/// in the user's config since, each once, with where it comes from.
+fn standing_allows(ctx: &ReplContext<'_>, config: &std::path::Path) -> Vec<String> {
+    use crate::config::{Decision, RuleOrigin};
+    let shown = |r: &crate::config::ApprovalRule| {
+        let when: Vec<String> = r
+            .when
+            .iter()
+            .map(|(ptr, re)| format!(" when {ptr} ~ {}", excerpt(re.as_str(), 60)))
+            .collect();
+        format!("{}{}", r.tool, when.concat())
+    };
+    let mut seen = std::collections::HashSet::new();
+    let mut lines = Vec::new();
+    let at_start = ctx
+        .settings
+        .approvals
+        .rules
+        .iter()
+        .filter(|r| r.decision == Decision::Allow)
+        .map(|r| {
+            let from = match &r.origin {
+                RuleOrigin::Config(key) => format!("rule {key}"),
+                RuleOrigin::Flag => "--approve".to_string(),
+            };
+            (shown(r), from)
+        });
+    let saved = crate::config::edit::saved_allows(config)
+        .into_iter()
+        .map(|r| (shown(&r), format!("always, in {}", config.display())));
+    for (rule, from) in at_start.chain(saved) {
+        if seen.insert(rule.clone()) {
+            lines.push(format!("{}  ({from})", crate::util::sanitize::clean(&rule)));
+        }
+    }
+    lines
+}
+
+/// Opens the session at `path` in place of the current one.
+async fn resume_at(agent: &mut Agent, ctx: &ReplContext<'_>, path: &std::path::Path) {
+    match open_session(ctx.settings, ctx.cwd, Some(path), String::new).await {
+        Ok(start) => {
+            leave(agent).await;
+            let old = agent.switch_session(start);
+            let _ = old.close().await;
+            show_resumed(agent);
+        }
+        Err(e) => errln!("error: {e}"),
+    }
+}
+
+/// The sessions a `/resume PREFIX` matched, numbered; the one chosen is
+/// opened (an empty answer opens none).
+async fn pick_and_resume(
+    editor: Editor,
+    queued: &Mutex<Vec<String>>,
+    agent: &mut Agent,
+    ctx: &ReplContext<'_>,
+    found: Vec<crate::session::Summary>,
+) -> Result<Editor, ReplError> {
+    errln!("{} sessions match:", found.len());
+    for (i, s) in found.iter().enumerate() {
+        errln!(
+            "  {}  {}  {}  {}",
+            i + 1,
+            s.meta.id,
+            s.meta.cwd,
+            crate::util::sanitize::clean(&excerpt(&s.title, 60))
+        );
+    }
+    let ask = format!("resume which (1-{}, Enter for none)? ", found.len());
+    let (editor, answer) = next_line(editor, queued, ask, None).await?;
+    let answer = answer.unwrap_or_default();
+    let answer = answer.trim();
+    if answer.is_empty() {
+        return Ok(editor);
+    }
+    match answer
+        .parse::<usize>()
+        .ok()
+        .and_then(|n| found.get(n.wrapping_sub(1)))
+    {
+        Some(s) => resume_at(agent, ctx, &s.path).await,
+        None => errln!(
+            "`{answer}` is not one of 1-{}; nothing was opened",
+            found.len()
+        ),
+    }
+    Ok(editor)
 }
 
 /// The arguments a prompt still needs, asked one by one on the prompt

@@ -39,6 +39,8 @@ struct Entry {
     label: String,
     name: String,
     bar: Option<ProgressBar>,
+    /// Sent to its tool (not only queued).
+    running: bool,
     done: bool,
 }
 
@@ -95,6 +97,7 @@ impl ToolBlock {
             label,
             name: name.to_string(),
             bar,
+            running: false,
             done: false,
         });
         let last = self.entries.len() - 1;
@@ -108,8 +111,11 @@ impl ToolBlock {
     pub(crate) fn started(&mut self, id: &str, name: &str, args: &str) {
         let plain = self.live.is_none();
         let e = self.entry(id, name, args);
+        e.running = true;
         match &e.bar {
             Some(bar) => {
+                // The time it runs, not the time it waited in the queue.
+                bar.reset_elapsed();
                 bar.set_style(Self::style("  {spinner} {msg}  running {elapsed}"));
                 bar.set_message(e.label.clone());
                 bar.enable_steady_tick(Duration::from_millis(120));
@@ -119,15 +125,20 @@ impl ToolBlock {
         }
     }
 
-    /// A server's progress report: shown on its running entries.
-    pub(crate) fn progress(&mut self, server: &str, text: &str) {
+    /// A server's progress report: shown on the entry it names, or — from
+    /// a server that named no token of ours — on that server's running
+    /// entries (never on one still queued).
+    pub(crate) fn progress(&mut self, id: Option<&str>, server: &str, text: &str) {
         let prefix = format!("mcp__{server}__");
         let mut shown = false;
-        for e in self
-            .entries
-            .iter()
-            .filter(|e| !e.done && e.name.starts_with(&prefix))
-        {
+        for e in self.entries.iter().filter(|e| {
+            !e.done
+                && e.running
+                && match id {
+                    Some(id) => e.id == id,
+                    None => e.name.starts_with(&prefix),
+                }
+        }) {
             if let Some(bar) = &e.bar {
                 bar.set_message(format!("{} — {}", e.label, clean(&excerpt(text, 60))));
                 shown = true;
@@ -138,10 +149,18 @@ impl ToolBlock {
         }
     }
 
-    pub(crate) fn finished(&mut self, id: &str, name: &str, is_error: bool, content: &str) {
+    /// `args`: for an entry not shown before (refused before it ran).
+    pub(crate) fn finished(
+        &mut self,
+        id: &str,
+        name: &str,
+        args: &str,
+        is_error: bool,
+        content: &str,
+    ) {
         let mark = if is_error { "✗" } else { "✓" };
-        let first = clean(&excerpt(content.lines().next().unwrap_or(""), 100));
-        let e = self.entry(id, name, "");
+        let first = clean(&excerpt(&preview(content), 100));
+        let e = self.entry(id, name, args);
         e.done = true;
         match &e.bar {
             Some(bar) => {
@@ -185,4 +204,36 @@ impl ToolBlock {
 
 fn line(s: &str) {
     crate::util::stderr::line(s);
+}
+
+/// A result in one line: JSON in its compact form (a pretty-printed
+/// object's first line is only `{`), anything else its first line with
+/// text.
+fn preview(content: &str) -> String {
+    let trimmed = content.trim();
+    if trimmed.starts_with(['{', '[']) {
+        if let Ok(v) = serde_json::from_str::<serde_json::Value>(trimmed) {
+            return v.to_string();
+        }
+    }
+    content
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("")
+        .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::preview;
+
+    #[test]
+    fn a_json_result_previews_compact_and_text_by_its_first_line() {
+        assert_eq!(
+            preview("[\n  {\n    \"name\": \"a.txt\",\n    \"size\": 3\n  }\n]\n"),
+            r#"[{"name":"a.txt","size":3}]"#
+        );
+        assert_eq!(preview("\n\nfirst words\nsecond"), "first words");
+        assert_eq!(preview("{not json"), "{not json");
+    }
 }

@@ -23,6 +23,9 @@ pub(super) type OnListChanged = Arc<dyn Fn(Listed) + Send + Sync>;
 #[derive(Debug, Clone, PartialEq)]
 pub struct Progress {
     pub server: String,
+    /// The call it is about (its tool-call id), when the server named the
+    /// progress token that call was sent with.
+    pub call_id: Option<String>,
     pub progress: f64,
     pub total: Option<f64>,
     pub message: Option<String>,
@@ -38,6 +41,9 @@ pub(super) type ProgressSink = Arc<std::sync::Mutex<Option<ProgressFn>>>;
 pub(super) struct Sinks {
     pub(super) progress: ProgressSink,
     pub(super) forms: super::elicit::FormSink,
+    /// The calls in flight by (server, progress token): a progress
+    /// notification names only the token its request was sent with.
+    pub(super) calls: Arc<std::sync::Mutex<std::collections::HashMap<(String, String), String>>>,
 }
 
 pub(super) struct Handler {
@@ -96,8 +102,16 @@ impl ClientHandler for Handler {
     ) {
         let sink = self.sinks.progress.lock().ok().and_then(|s| s.clone());
         if let Some(f) = sink {
+            let key = (self.server.clone(), p.progress_token.0.to_string());
+            let call_id = self
+                .sinks
+                .calls
+                .lock()
+                .ok()
+                .and_then(|c| c.get(&key).cloned());
             f(Progress {
                 server: self.server.clone(),
+                call_id,
                 progress: p.progress,
                 total: p.total,
                 message: p.message,
@@ -282,15 +296,95 @@ fn prompt(p: rmcp::model::Prompt) -> CachedPrompt {
     }
 }
 
-/// One `tools/call`. Dropping the returned future mid-flight makes rmcp send
-/// `notifications/cancelled` for it, which is how timeouts and stops cancel.
+/// One `tools/call` of server `server` for the tool call `call_id`: while
+/// it runs, the progress token it was sent with maps to that id, so the
+/// server's progress is shown on its own entry. Dropping the returned
+/// future mid-flight sends `notifications/cancelled` for it, which is how
+/// timeouts and stops cancel.
 pub(super) async fn call(
     service: &Service,
+    sinks: &Sinks,
+    server: &str,
+    call_id: &str,
     tool: &str,
     arguments: serde_json::Map<String, serde_json::Value>,
 ) -> Result<CallToolResult, ServiceError> {
     let params = CallToolRequestParams::new(tool.to_string()).with_arguments(arguments);
-    service.peer().call_tool(params).await
+    let request =
+        rmcp::model::ClientRequest::CallToolRequest(rmcp::model::CallToolRequest::new(params));
+    let peer = service.peer();
+    let handle = peer
+        .send_request_with_option(request, rmcp::service::PeerRequestOptions::no_options())
+        .await?;
+    let _in_flight = InFlightCall::new(peer, sinks, server, call_id, &handle);
+    let result = handle.await_response().await;
+    _in_flight.answered();
+    match result? {
+        rmcp::model::ServerResult::CallToolResult(r) => Ok(r),
+        rmcp::model::ServerResult::EmptyResult(_) => Ok(CallToolResult::default()),
+        _ => Err(ServiceError::UnexpectedResponse),
+    }
+}
+
+/// A `tools/call` sent and not answered yet: its progress token is known
+/// as its call's, and if it is dropped unanswered (a stop, a timeout) the
+/// server is told with `notifications/cancelled`.
+struct InFlightCall<'a> {
+    peer: &'a rmcp::Peer<RoleClient>,
+    sinks: &'a Sinks,
+    key: (String, String),
+    request: std::sync::Mutex<Option<rmcp::model::RequestId>>,
+}
+
+impl<'a> InFlightCall<'a> {
+    fn new(
+        peer: &'a rmcp::Peer<RoleClient>,
+        sinks: &'a Sinks,
+        server: &str,
+        call_id: &str,
+        handle: &rmcp::service::RequestHandle<RoleClient>,
+    ) -> InFlightCall<'a> {
+        let key = (server.to_string(), handle.progress_token.0.to_string());
+        if !call_id.is_empty() {
+            if let Ok(mut calls) = sinks.calls.lock() {
+                calls.insert(key.clone(), call_id.to_string());
+            }
+        }
+        InFlightCall {
+            peer,
+            sinks,
+            key,
+            request: std::sync::Mutex::new(Some(handle.id.clone())),
+        }
+    }
+
+    fn answered(&self) {
+        if let Ok(mut r) = self.request.lock() {
+            r.take();
+        }
+    }
+}
+
+impl Drop for InFlightCall<'_> {
+    fn drop(&mut self) {
+        if let Ok(mut calls) = self.sinks.calls.lock() {
+            calls.remove(&self.key);
+        }
+        let abandoned = self.request.lock().ok().and_then(|mut r| r.take());
+        if let Some(id) = abandoned {
+            let peer = self.peer.clone();
+            let note = rmcp::model::CancelledNotificationParam::new(
+                Some(id),
+                Some("request abandoned by the caller".into()),
+            );
+            // Dropped inside the runtime (a stop or a timeout of the call).
+            if let Ok(rt) = tokio::runtime::Handle::try_current() {
+                rt.spawn(async move {
+                    let _ = peer.notify_cancelled(note).await;
+                });
+            }
+        }
+    }
 }
 
 pub(super) fn cached(t: Tool) -> CachedTool {

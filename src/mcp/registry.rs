@@ -357,7 +357,7 @@ impl McpRegistry {
         let idx = self.index();
         let t = idx.get(name)?;
         let server = self.servers[t.server].clone();
-        Some(server.call(&t.tool.name, args, cancel, &|| {}).await)
+        Some(server.call("", &t.tool.name, args, cancel, &|| {}).await)
     }
 
     /// Loads the catalog of the server a model-facing name belongs to, when

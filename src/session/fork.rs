@@ -21,6 +21,7 @@ pub fn fork(src: &Path, sessions_dir: &Path) -> Result<PathBuf, SessionError> {
     let meta = Record::Meta(Meta {
         id: id.clone(),
         created: now.rfc3339(),
+        forked_from: Some(loaded.meta.id.clone()),
         ..loaded.meta.clone()
     });
     let forked = Record::Event {

@@ -88,8 +88,24 @@ pub(super) fn all_files(sessions_dir: &Path) -> Vec<PathBuf> {
 pub struct Summary {
     pub path: PathBuf,
     pub meta: Meta,
-    /// The first user message, the session's de-facto title.
+    /// The first user message, the session's de-facto title; a fork's says
+    /// so first (`(fork of ID) …`).
     pub title: String,
+}
+
+impl Summary {
+    fn new(path: &Path, meta: Meta, first: &str) -> Summary {
+        let title = match &meta.forked_from {
+            Some(from) if first.is_empty() => format!("(fork of {from})"),
+            Some(from) => format!("(fork of {from}) {first}"),
+            None => first.to_string(),
+        };
+        Summary {
+            path: path.to_path_buf(),
+            meta,
+            title,
+        }
+    }
 }
 
 /// Reads a file's head only: the meta line and the first user message.
@@ -105,21 +121,11 @@ pub(super) fn summary(path: &Path) -> Option<Summary> {
             Record::Message {
                 message: Message::User { content },
                 ..
-            } => {
-                return Some(Summary {
-                    path: path.to_path_buf(),
-                    meta: meta?,
-                    title: content,
-                })
-            }
+            } => return Some(Summary::new(path, meta?, &content)),
             _ => {}
         }
     }
-    meta.map(|meta| Summary {
-        path: path.to_path_buf(),
-        meta,
-        title: String::new(),
-    })
+    meta.map(|meta| Summary::new(path, meta, ""))
 }
 
 /// Summaries of every session, newest first (by creation time to the millisecond;
@@ -131,6 +137,15 @@ pub fn list(sessions_dir: &Path) -> Vec<Summary> {
         .collect();
     rows.sort_by(|a, b| (&b.meta.created, &b.meta.id).cmp(&(&a.meta.created, &a.meta.id)));
     rows
+}
+
+/// The sessions whose id starts with `prefix`, newest first.
+pub fn matching(sessions_dir: &Path, prefix: &str) -> Vec<Summary> {
+    let prefix = prefix.trim();
+    list(sessions_dir)
+        .into_iter()
+        .filter(|s| !prefix.is_empty() && s.meta.id.starts_with(prefix))
+        .collect()
 }
 
 /// The newest session started in `cwd`.

@@ -8,16 +8,18 @@ mod lock;
 mod message;
 mod native;
 mod record;
+mod remove;
 mod store;
 
 use std::path::{Path, PathBuf};
 
 pub use fork::fork;
-pub use index::{find, latest_in, list, new_id, path_for, Summary};
+pub use index::{find, latest_in, list, matching, new_id, path_for, Summary};
 pub use load::{in_entry_order, load, pair_results, parse, LoadedSession};
 pub use message::{Message, ToolCall, ToolResult};
 pub use native::{BlockApi, NativeBlocks, ToolUse};
 pub use record::{Meta, OfferedTool, Record, SessionEvent, COMPACTION_PREFIX, FORMAT_VERSION};
+pub use remove::{older_than, parse_age, remove};
 pub use store::SessionHandle;
 
 #[derive(Debug, thiserror::Error)]

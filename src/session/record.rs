@@ -140,4 +140,7 @@ pub struct Meta {
     pub provider: String,
     pub model: String,
     pub hermes_version: String,
+    /// The session this one is a copy of (`--fork`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub forked_from: Option<String>,
 }

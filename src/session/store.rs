@@ -105,6 +105,14 @@ impl SessionHandle {
         self.send(Cmd::Close).await
     }
 
+    /// Closes the file and removes it (and its pid note): a new session
+    /// that never got an answer is not kept.
+    pub async fn discard(self) -> Result<(), SessionError> {
+        let path = self.path.clone();
+        self.close().await?;
+        std::fs::remove_file(&path).map_err(|e| SessionError::io(&path, e))
+    }
+
     async fn send(
         &self,
         cmd: impl FnOnce(oneshot::Sender<std::io::Result<()>>) -> Cmd,

@@ -504,7 +504,7 @@ impl Registry {
             }
             ToolRef::Mcp { server, tool, .. } => {
                 match self.mcp.as_ref().and_then(|m| m.server(server)) {
-                    Some(s) => s.call(tool, args, cancel, on_start).await,
+                    Some(s) => s.call(call_id, tool, args, cancel, on_start).await,
                     None => ToolOutput::error(format!("server `{server}` is not configured")),
                 }
             }

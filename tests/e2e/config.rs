@@ -324,3 +324,36 @@ fn trust_needs_a_project_file() {
     run.code(2);
     crate::assert_contains!(run.error_line(), "no .hermes/config.toml in");
 }
+
+/// With no config file at all, `config show` still says what a run here
+/// would use: the provider, its model and URL, and where the key is read
+/// from (never the key).
+#[test]
+fn config_show_with_no_config_names_the_provider_model_and_key_source() {
+    let env = TestEnv::new();
+    std::fs::remove_file(env.config_path()).unwrap();
+    let run = env
+        .command(env!("CARGO_BIN_EXE_hermes"))
+        .env_remove("OPENAI_API_KEY")
+        .args(["config", "show"])
+        .output()
+        .unwrap();
+    let run = crate::support::Run::from(run);
+    run.ok();
+    crate::assert_contains!(run.stdout, "# no config files; built-in defaults");
+    crate::assert_contains!(run.stdout, "# provider openai (openai) · model ");
+    crate::assert_contains!(
+        run.stdout,
+        "https://api.openai.com/v1 · key from $OPENAI_API_KEY (not set)"
+    );
+    // And with the key set, that it is (not what it is).
+    let run = crate::support::Run::from(
+        env.command(env!("CARGO_BIN_EXE_hermes"))
+            .env("OPENAI_API_KEY", "sk-live-0123456789abcdef")
+            .args(["config", "show"])
+            .output()
+            .unwrap(),
+    );
+    crate::assert_contains!(run.stdout, "key from $OPENAI_API_KEY (set)");
+    crate::assert_not_contains!(run.stdout, "sk-live-0123456789abcdef");
+}

@@ -152,11 +152,25 @@ fn a_truncated_stream_is_an_error_and_nothing_partial_is_saved() {
     run.code(1);
     crate::assert_contains!(run.error_line(), "cut the reply off before it was complete");
     crate::assert_contains!(run.stderr, "nothing of this reply was saved");
+    // No answer came: the new session is not kept at all.
+    assert!(env.sessions().is_empty(), "{:?}", env.sessions());
+    // In a session that is kept, the cut reply leaves nothing of itself.
+    env.fake.push(Reply::text("whole"));
+    env.run(&["-q", "first"]).ok();
+    env.fake
+        .push(Reply::text("This reply will be cut in the middle").cut_after(3));
+    env.run(&["--continue", "-q", "hi"]).code(1);
     let recs = records(&env.only_session());
-    assert!(
-        recs.iter().all(|r| r["message"]["role"] != "assistant"),
+    let answers: Vec<&serde_json::Value> = recs
+        .iter()
+        .filter(|r| r["message"]["role"] == "assistant")
+        .collect();
+    assert_eq!(
+        answers.len(),
+        1,
         "a partial assistant message was persisted: {recs:?}"
     );
+    assert_eq!(recs.last().unwrap()["event"], "turn_ended", "{recs:?}");
 }
 
 #[test]
@@ -335,10 +349,13 @@ fn ctrl_c_while_waiting_for_the_model_exits_130_and_saves_nothing_partial() {
 #[test]
 fn a_record_that_does_not_fit_on_disk_leaves_no_partial_line() {
     let env = TestEnv::new();
+    env.fake.push(Reply::text("short"));
+    env.run(&["-q", "hi"]).ok();
+    let before = crate::support::records(&env.only_session()).len();
     let prompt = "a long question ".repeat(8_000);
-    // 32 blocks: the meta record and system prompt fit, the 128 KB prompt does not.
+    // 32 blocks: the session so far fits, the 128 KB prompt does not.
     let script = format!(
-        "ulimit -f 32; trap '' XFSZ; exec {:?} -q \"$1\"",
+        "ulimit -f 32; trap '' XFSZ; exec {:?} --continue -q \"$1\"",
         env!("CARGO_BIN_EXE_hermes")
     );
     let run = crate::support::Run::from(
@@ -355,8 +372,16 @@ fn a_record_that_does_not_fit_on_disk_leaves_no_partial_line() {
         "a partial record was left at the end"
     );
     let recs = crate::support::records(&env.only_session());
-    assert_eq!(recs.len(), 2, "meta and system prompt only: {recs:?}");
-    assert!(env.fake.requests().is_empty(), "the model was asked");
+    assert!(
+        recs.len() > before
+            && !recs.iter().any(|r| r["message"]["role"] == "user"
+                && r["message"]["content"]
+                    .as_str()
+                    .is_some_and(|c| c.starts_with("a long question"))),
+        "the prompt that did not fit was saved: {} records",
+        recs.len()
+    );
+    assert_eq!(env.fake.requests().len(), 1, "the model was asked");
 }
 
 /// A reply over `max_reply_bytes` is refused as it streams in, and nothing of
@@ -373,10 +398,9 @@ fn a_reply_over_its_size_limit_is_refused_and_nothing_is_saved() {
     run.code(1);
     crate::assert_contains!(run.error_line(), "sent a reply larger than 20000 bytes");
     crate::assert_contains!(run.stderr, "raise providers.fake.max_reply_bytes");
-    let recs = crate::support::records(&env.only_session());
     assert!(
-        recs.iter().all(|r| r["message"]["role"] != "assistant"),
-        "{recs:?}"
+        env.sessions().is_empty(),
+        "no answer came, no session is kept"
     );
 }
 

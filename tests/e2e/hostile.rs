@@ -178,6 +178,9 @@ fn a_list_changed_flood_is_coalesced() {
 fn a_provider_error_that_echoes_the_key_shows_it_nowhere() {
     let env = TestEnv::new();
     let key = "zk-live-9f8e7d6c5b4a39281706";
+    // A session that is kept: the failing turn comes second.
+    env.fake.push(Reply::text("hello"));
+    env.run(&["-q", "hello"]).ok();
     env.fake.push(Reply::status(
         401,
         &format!(
@@ -187,7 +190,7 @@ fn a_provider_error_that_echoes_the_key_shows_it_nowhere() {
     let out = env
         .cmd()
         .env(crate::support::KEY_ENV, key)
-        .args(["--json", "-q", "hi"])
+        .args(["--json", "--continue", "-q", "hi"])
         .output()
         .unwrap();
     let (stdout, stderr) = (

@@ -267,6 +267,12 @@ fn a_server_that_cannot_start_says_why() {
         run.error_line(),
         "cannot start MCP server `nf` (/nonexistent/mcp-server): command not found"
     );
+    // No stderr to read: the hint is the command, not the log.
+    crate::assert_not_contains!(run.stderr, "its stderr is in");
+    crate::assert_contains!(
+        run.stderr,
+        "hint: check `command` of [mcp_servers.nf] in the config"
+    );
     let run = env.run(&["mcp", "test", "nh"]);
     run.code(1);
     crate::assert_contains!(
@@ -516,13 +522,13 @@ fn real_servers_everything_filesystem_time_and_git() {
 #[test]
 fn progress_notifications_reach_the_event_stream() {
     let env = TestEnv::new();
-    env.add_test_server("t", "");
+    env.add_test_server("t", "concurrency = \"parallel\"");
     env.prefill("t");
-    env.fake.push(Reply::tool_calls(&[(
-        &call_id("a"),
-        "mcp__t__progress",
-        r#"{"steps":3}"#,
-    )]));
+    // Two calls at once: each report names the call it is about.
+    env.fake.push(Reply::tool_calls(&[
+        (&call_id("a"), "mcp__t__progress", r#"{"steps":3}"#),
+        (&call_id("b"), "mcp__t__progress", r#"{"steps":2}"#),
+    ]));
     env.fake.push(Reply::text("done"));
     let run = env.run(&["--json", "-q", "go"]);
     run.ok();
@@ -531,15 +537,23 @@ fn progress_notifications_reach_the_event_stream() {
         .into_iter()
         .filter(|e| e["type"] == "tool_progress")
         .collect();
-    assert_eq!(progress.len(), 3, "{}", run.stdout);
-    assert_eq!(progress[0]["server"], "t");
-    assert_eq!(progress[0]["total"], 3.0);
-    let mut seen: Vec<f64> = progress
-        .iter()
-        .map(|p| p["progress"].as_f64().unwrap())
-        .collect();
-    seen.sort_by(f64::total_cmp);
-    assert_eq!(seen, [1.0, 2.0, 3.0]);
+    assert_eq!(progress.len(), 5, "{}", run.stdout);
+    assert!(progress.iter().all(|p| p["server"] == "t"));
+    for (id, total) in [(call_id("a"), 3.0), (call_id("b"), 2.0)] {
+        let mut seen: Vec<f64> = progress
+            .iter()
+            .filter(|p| p["id"] == id.as_str())
+            .map(|p| {
+                assert_eq!(p["total"], total, "{p}");
+                p["progress"].as_f64().unwrap()
+            })
+            .collect();
+        seen.sort_by(f64::total_cmp);
+        assert_eq!(
+            seen,
+            (1..=total as u64).map(|i| i as f64).collect::<Vec<_>>()
+        );
+    }
     assert_eq!(env.tool_results(1)[0]["content"], "3 steps done");
 }
 

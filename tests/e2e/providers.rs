@@ -111,9 +111,12 @@ fn run_with(env: &TestEnv, vars: &[(&str, Option<&str>)], args: &[&str]) -> Run 
     Run::from(cmd.args(args).output().unwrap())
 }
 
+/// The assistant messages saved in any session (a run that failed before
+/// any answer keeps none).
 fn assistant_records(env: &TestEnv) -> Vec<Value> {
-    records(&env.only_session())
-        .into_iter()
+    env.sessions()
+        .iter()
+        .flat_map(|s| records(s))
         .filter(|r| r["type"] == "message" && r["message"]["role"] == "assistant")
         .map(|r| r["message"].clone())
         .collect()

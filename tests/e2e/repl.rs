@@ -267,6 +267,11 @@ fn approval_prompts_in_a_terminal_settle_each_entry() {
     crate::assert_contains!(screen, "? mcp__t__echo (server t) wants to run — mode ask");
     crate::assert_contains!(screen, "    text: one");
     crate::assert_contains!(screen, "mcp__t__echo  (this session)");
+    // The "always" answer, saved in the config since the run began.
+    crate::assert_contains!(
+        screen,
+        format!("mcp__t__slow  (always, in {})", env.config_path().display())
+    );
     assert_eq!(screen.matches("wants to run").count(), 5, "{screen}");
     assert_eq!(env.fake.requests().len(), 5, "no request after the stop");
     let results = |n: usize| {

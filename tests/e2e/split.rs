@@ -307,7 +307,8 @@ fn one_denied_entry_leaves_the_others() {
     env.fake
         .push(Reply::tool_calls(&[(&call_id("d"), "tool_call", &args)]));
     env.fake.push(Reply::text("done"));
-    env.run(&["-q", "go"]).ok();
+    let run = env.run(&["-q", "go"]);
+    run.ok();
     let r = contents(&env.tool_results(1));
     assert_eq!(r[0], "a");
     assert_eq!(
@@ -316,6 +317,12 @@ fn one_denied_entry_leaves_the_others() {
     );
     assert_eq!(r[2], "c");
     crate::assert_not_contains!(env.server_log("t"), "tools/call fail");
+    // On the screen the denied entry is its tool, not `tool_call`.
+    crate::assert_contains!(
+        run.stderr,
+        "  ✗ mcp__t__fail {} — `mcp__t__fail` was not run: denied by rule approvals.deny[0]"
+    );
+    crate::assert_not_contains!(run.stderr, "tool_call");
 }
 
 #[test]

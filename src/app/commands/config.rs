@@ -33,8 +33,37 @@ pub fn run(cmd: &ConfigCommand, ctx: &Context<'_>) -> Result<(), CommandError> {
             if let Some(held) = &merged.held {
                 outln!("# {held}");
             }
+            outln!("# {}", in_use(ctx));
             outp!("{}", config::show_masked(&merged.file));
         }
     }
     Ok(())
+}
+
+/// The provider and model a run here would use, and where its key comes
+/// from (never the key): what `config show` must say even with no file.
+fn in_use(ctx: &Context<'_>) -> String {
+    let p = match config::resolve(ctx.paths.clone(), ctx.cwd, ctx.overrides) {
+        Ok(s) => s.provider,
+        Err(e) => return format!("a run here would fail: {e}"),
+    };
+    let kind = match p.kind {
+        config::ProviderKind::Openai => "openai",
+        config::ProviderKind::Anthropic => "anthropic",
+        config::ProviderKind::Bedrock => "bedrock",
+    };
+    let key = match (&p.api_key_env, &p.api_key, p.kind) {
+        (Some(var), Some(_), _) => format!("key from ${var} (set)"),
+        (Some(var), None, _) => format!("key from ${var} (not set)"),
+        (None, Some(_), _) => "key in the config file".to_string(),
+        (None, None, config::ProviderKind::Bedrock) => {
+            "credentials as the AWS tools find them (AWS_* variables, profile, SSO)".to_string()
+        }
+        (None, None, _) => "no key".to_string(),
+    };
+    let url = crate::util::secrets::mask(&p.base_url);
+    format!(
+        "provider {} ({kind}) · model {} · {url} · {key}",
+        p.name, p.model
+    )
 }

@@ -1,4 +1,5 @@
-//! `hermes sessions list|show`: recorded sessions, read-only.
+//! `hermes sessions list|show|rm|prune`: recorded sessions. Only `rm` and
+//! `prune` change anything, and never a session another hermes has open.
 
 use clap::Subcommand;
 
@@ -18,6 +19,19 @@ pub enum SessionsCommand {
     },
     /// Print a session's conversation.
     Show { id: String },
+    /// Remove sessions by id (a unique prefix is enough).
+    Rm {
+        #[arg(required = true)]
+        ids: Vec<String>,
+    },
+    /// Remove the sessions last written longer ago than AGE (30d, 12h, 2w, 90m).
+    Prune {
+        #[arg(long, value_name = "AGE")]
+        older_than: String,
+        /// Only list what would be removed.
+        #[arg(long)]
+        dry_run: bool,
+    },
 }
 
 pub fn run(cmd: &SessionsCommand, ctx: &Context<'_>) -> Result<(), CommandError> {
@@ -61,8 +75,63 @@ pub fn run(cmd: &SessionsCommand, ctx: &Context<'_>) -> Result<(), CommandError>
                 print_message(m);
             }
         }
+        SessionsCommand::Rm { ids } => {
+            let mut failed = None;
+            for id in ids {
+                let removed = session::find(&dir, id).and_then(|path| {
+                    let stem = stem(&path);
+                    session::remove(&path, &stem).map(|()| stem)
+                });
+                match removed {
+                    Ok(stem) => outln!("removed {stem}"),
+                    Err(e) => {
+                        errln!("error: {e}");
+                        failed = Some(e);
+                    }
+                }
+            }
+            if let Some(e) = failed {
+                return Err(e.into());
+            }
+        }
+        SessionsCommand::Prune {
+            older_than,
+            dry_run,
+        } => {
+            let age = session::parse_age(older_than).map_err(|why| {
+                CommandError::usage(&why, "e.g. hermes sessions prune --older-than 30d")
+            })?;
+            let old = session::older_than(&dir, age);
+            let mut removed = 0;
+            for s in &old {
+                if *dry_run {
+                    outln!("would remove {}  {}", s.meta.id, excerpt(&s.title, 60));
+                    continue;
+                }
+                match session::remove(&s.path, &s.meta.id) {
+                    Ok(()) => {
+                        removed += 1;
+                        outln!("removed {}  {}", s.meta.id, excerpt(&s.title, 60));
+                    }
+                    // One in use (or not ours) is left, and said so.
+                    Err(e) => errln!("warning: {e}; left as it is"),
+                }
+            }
+            if !*dry_run {
+                errln!(
+                    "{removed} session{} removed, last written over {older_than} ago",
+                    if removed == 1 { "" } else { "s" }
+                );
+            }
+        }
     }
     Ok(())
+}
+
+fn stem(path: &std::path::Path) -> String {
+    path.file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default()
 }
 
 fn print_message(m: &Message) {
@@ -78,11 +147,9 @@ fn print_message(m: &Message) {
                 outln!("\n{}", clean(content));
             }
             for c in tool_calls {
-                outln!(
-                    "⏺ {} {}",
-                    clean(&c.name),
-                    clean(&excerpt(&c.arguments, 200))
-                );
+                for (tool, args) in crate::call::shown(&c.name, &c.arguments) {
+                    outln!("⏺ {} {}", clean(&tool), clean(&excerpt(&args, 200)));
+                }
             }
         }
         Message::Tool(r) => {

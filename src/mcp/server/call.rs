@@ -50,9 +50,11 @@ impl McpServer {
     /// order they arrived). A stop wins over every step before the send
     /// (`biased`): an entry cancelled while it waits for its slot or for the
     /// server to start is never sent. `on_start` is called right before the
-    /// request goes out.
+    /// request goes out. `call_id`: the tool call it runs (its progress is
+    /// reported under it; empty when there is none).
     pub async fn call(
         self: &Arc<Self>,
+        call_id: &str,
         tool: &str,
         args: serde_json::Value,
         cancel: &CancellationToken,
@@ -92,7 +94,7 @@ impl McpServer {
                 on_start();
             }
             match self
-                .call_once(conn.clone(), tool, arguments.clone(), cancel)
+                .call_once(conn.clone(), call_id, tool, arguments.clone(), cancel)
                 .await
             {
                 Attempt::Done(out) => return out,
@@ -162,6 +164,7 @@ impl McpServer {
     async fn call_once(
         &self,
         conn: Arc<Connection>,
+        call_id: &str,
         tool: &str,
         arguments: serde_json::Map<String, serde_json::Value>,
         cancel: &CancellationToken,
@@ -175,7 +178,17 @@ impl McpServer {
         let exited = conn.exited.clone();
         let calling = conn.clone();
         let _counted = InFlight::enter(&calling.in_flight);
-        let call = tokio::time::timeout(timeout, client::call(&calling.service, tool, arguments));
+        let call = tokio::time::timeout(
+            timeout,
+            client::call(
+                &calling.service,
+                &self.sinks,
+                &self.name,
+                call_id,
+                tool,
+                arguments,
+            ),
+        );
         tokio::pin!(call);
         // The only call in flight, and the only request of ours waiting:
         // what goes astray can only be its answer.

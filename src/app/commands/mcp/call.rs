@@ -75,7 +75,7 @@ pub(super) async fn run(a: &CallArgs, json: bool, ctx: &Context<'_>) -> Result<(
         ));
     };
     let out = server
-        .call(&tool, args, &CancellationToken::new(), &|| {})
+        .call("", &tool, args, &CancellationToken::new(), &|| {})
         .await;
     registry.shutdown().await;
     if json {

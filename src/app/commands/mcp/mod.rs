@@ -58,11 +58,17 @@ pub async fn run(cmd: &McpCommand, json: bool, ctx: &Context<'_>) -> Result<(), 
     }
 }
 
-/// Where a server's stderr went, as a hint (a remote server has none).
-fn log_hint(server: &McpServer) -> String {
-    match &server.entry.remote {
-        Some(_) => format!("check its url, or `hermes mcp login {}`", server.name),
-        None => format!("its stderr is in {}", server.log_path().display()),
+/// What to look at after `why`: a command that never started has no
+/// stderr to read — its `command` is what to check; otherwise where the
+/// server's stderr went (a remote server has none).
+fn log_hint(server: &McpServer, why: &crate::mcp::ServerError) -> String {
+    match (&server.entry.remote, why) {
+        (Some(_), _) => format!("check its url, or `hermes mcp login {}`", server.name),
+        (None, crate::mcp::ServerError::Spawn(_)) => format!(
+            "check `command` of [mcp_servers.{}] in the config: is it installed, and on PATH or given by its full path?",
+            server.name
+        ),
+        (None, _) => format!("its stderr is in {}", server.log_path().display()),
     }
 }
 

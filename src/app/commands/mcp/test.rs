@@ -17,7 +17,8 @@ pub(super) async fn run(a: &TestArgs, ctx: &Context<'_>) -> Result<(), CommandEr
     let r = server.refresh().await;
     registry.shutdown().await;
     // A server that fails is a runtime failure, not a wrong invocation.
-    let rep = r.map_err(|why| CommandError::runtime(why.to_string(), Some(log_hint(&server))))?;
+    let rep =
+        r.map_err(|why| CommandError::runtime(why.to_string(), Some(log_hint(&server, &why))))?;
     let info = if rep.server_info.is_empty() {
         "(no server info)"
     } else {

@@ -18,7 +18,7 @@ pub(super) async fn run(a: &ToolsArgs, ctx: &Context<'_>) -> Result<(), CommandE
     if server.catalog().is_none() {
         let r = server.refresh().await;
         registry.shutdown().await;
-        r.map_err(|why| CommandError::usage(why.to_string(), log_hint(&server)))?;
+        r.map_err(|why| CommandError::usage(why.to_string(), log_hint(&server, &why)))?;
     }
     for t in registry
         .index()
