@@ -9,8 +9,9 @@ mod markdown;
 mod offers;
 mod printer;
 pub(crate) mod repl;
+mod terminal;
 mod tool_block;
 mod typeahead;
 
 pub(crate) use printer::{drive, out, out_text, Printer, Style};
-pub(crate) use repl::restore_terminal;
+pub(crate) use terminal::restore_terminal;

@@ -46,7 +46,7 @@ impl Printer {
             clean: Sanitizer::default(),
             block: ToolBlock::new(style == Style::Text && std::io::stderr().is_terminal()),
             markdown: (style == Style::Text && markdown::wanted(std::io::stdout().is_terminal()))
-                .then(Markdown::default),
+                .then(|| Markdown::new(super::terminal::columns(1).unwrap_or(0))),
         }
     }
 
@@ -241,6 +241,15 @@ impl Printer {
         }
     }
 
+    /// The terminal was resized: text is wrapped to its new width, and
+    /// the live block drawn again for it.
+    pub(crate) fn resized(&mut self) {
+        if let (Some(md), Some(cols)) = (&mut self.markdown, super::terminal::columns(1)) {
+            md.set_columns(cols);
+        }
+        self.block.resized();
+    }
+
     /// Ends a partly written stdout line (and any spinner or tool block),
     /// so what follows starts on its own line.
     pub(crate) fn end_line(&mut self) {
@@ -354,16 +363,39 @@ pub(crate) async fn drive<F: Future>(
     printer: &mut Printer,
 ) -> F::Output {
     tokio::pin!(fut);
+    let mut resized = Resized::new();
     loop {
         tokio::select! {
             biased;
             Some(ev) = rx.recv() => printer.handle(&ev),
+            () = resized.next() => printer.resized(),
             res = &mut fut => {
                 while let Ok(ev) = rx.try_recv() {
                     printer.handle(&ev);
                 }
                 return res;
             }
+        }
+    }
+}
+
+/// The terminal's resizes (SIGWINCH); never, where there is no signal.
+struct Resized(Option<tokio::signal::unix::Signal>);
+
+impl Resized {
+    fn new() -> Resized {
+        use tokio::signal::unix::{signal, SignalKind};
+        Resized(signal(SignalKind::window_change()).ok())
+    }
+
+    async fn next(&mut self) {
+        match &mut self.0 {
+            Some(s) => {
+                if s.recv().await.is_none() {
+                    std::future::pending::<()>().await
+                }
+            }
+            None => std::future::pending::<()>().await,
         }
     }
 }

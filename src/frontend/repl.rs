@@ -112,7 +112,7 @@ pub(crate) async fn run(
     let tty = std::io::stdin().is_terminal();
     // The line editor puts the terminal in raw mode while it reads; a read
     // abandoned when the run must end (SIGTERM) would leave it so.
-    let _terminal = tty.then(TerminalMode::save).flatten();
+    let _terminal = tty.then(super::terminal::TerminalMode::save).flatten();
     show_resumed(&agent);
     let queued: Arc<Mutex<Vec<String>>> = Arc::new(Mutex::new(ctx.first.iter().cloned().collect()));
     let answers: AnswerSlot = Arc::default();
@@ -372,74 +372,6 @@ fn distance(a: &str, b: &str) -> usize {
 }
 
 type Editor = rustyline::Editor<Completion, rustyline::history::FileHistory>;
-
-/// The terminal's mode when the REPL began, put back when it ends.
-pub(super) struct TerminalMode(#[cfg(unix)] libc::termios);
-
-#[cfg(unix)]
-static FIRST_MODE: Mutex<Option<libc::termios>> = Mutex::new(None);
-
-/// Puts the terminal back as the REPL found it, for an exit that skips
-/// destructors (the echo is off while a turn runs).
-pub(crate) fn restore_terminal() {
-    #[cfg(unix)]
-    if let Some(t) = FIRST_MODE.lock().ok().and_then(|m| *m) {
-        // SAFETY: sets attributes read earlier from the same descriptor.
-        unsafe {
-            libc::tcsetattr(0, libc::TCSANOW, &t);
-        }
-    }
-}
-
-impl TerminalMode {
-    #[cfg(unix)]
-    pub(super) fn save() -> Option<TerminalMode> {
-        // SAFETY: tcgetattr fills a termios for fd 0, a terminal (checked).
-        let saved = unsafe {
-            let mut t: libc::termios = std::mem::zeroed();
-            (libc::tcgetattr(0, &mut t) == 0).then_some(TerminalMode(t))
-        }?;
-        // The first mode seen is the user's: an exit that skips destructors
-        // (a second signal) puts it back through `restore_terminal`.
-        if let Ok(mut first) = FIRST_MODE.lock() {
-            first.get_or_insert(saved.0);
-        }
-        Some(saved)
-    }
-
-    /// Saves the mode and stops the terminal echoing typed characters (lines
-    /// still arrive whole): an echo would land in the middle of a live
-    /// block, which then redraws below it and leaves a stale copy above.
-    #[cfg(unix)]
-    pub(super) fn quiet() -> Option<TerminalMode> {
-        let saved = Self::save()?;
-        let mut t = saved.0;
-        t.c_lflag &= !(libc::ECHO | libc::ECHONL);
-        // SAFETY: sets attributes derived from the ones just read.
-        unsafe { libc::tcsetattr(0, libc::TCSANOW, &t) };
-        Some(saved)
-    }
-
-    #[cfg(not(unix))]
-    pub(super) fn save() -> Option<TerminalMode> {
-        None
-    }
-
-    #[cfg(not(unix))]
-    pub(super) fn quiet() -> Option<TerminalMode> {
-        None
-    }
-}
-
-impl Drop for TerminalMode {
-    fn drop(&mut self) {
-        // SAFETY: restores the attributes read from the same descriptor.
-        #[cfg(unix)]
-        unsafe {
-            libc::tcsetattr(0, libc::TCSANOW, &self.0);
-        }
-    }
-}
 
 fn prompt(yolo: bool) -> &'static str {
     if yolo {

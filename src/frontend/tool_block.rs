@@ -47,6 +47,8 @@ struct Entry {
 pub(crate) struct ToolBlock {
     live: Option<MultiProgress>,
     entries: Vec<Entry>,
+    /// The terminal's width the block was last drawn at.
+    columns: usize,
 }
 
 impl ToolBlock {
@@ -54,6 +56,7 @@ impl ToolBlock {
         ToolBlock {
             live: live.then(|| MultiProgress::with_draw_target(ProgressDrawTarget::stderr())),
             entries: Vec::new(),
+            columns: super::terminal::columns(2).unwrap_or(0),
         }
     }
 
@@ -86,10 +89,12 @@ impl ToolBlock {
         if self.entries.is_empty() && self.live.is_some() {
             set_live(self.live.clone());
         }
+        // Every live line is cut to the terminal's width (`wide_msg`): one
+        // that wrapped would throw the block's redraw off by a row.
         let bar = self.live.as_ref().map(|m| {
             let bar = m.add(ProgressBar::new_spinner());
-            bar.set_style(Self::style("  ◌ {msg}"));
-            bar.set_message(format!("{label}  queued"));
+            bar.set_style(Self::style("  ◌ {wide_msg}  queued"));
+            bar.set_message(label.clone());
             bar
         });
         self.entries.push(Entry {
@@ -116,7 +121,7 @@ impl ToolBlock {
             Some(bar) => {
                 // The time it runs, not the time it waited in the queue.
                 bar.reset_elapsed();
-                bar.set_style(Self::style("  {spinner} {msg}  running {elapsed}"));
+                bar.set_style(Self::style("  {spinner} {wide_msg}  running {elapsed}"));
                 bar.set_message(e.label.clone());
                 bar.enable_steady_tick(Duration::from_millis(120));
             }
@@ -171,6 +176,31 @@ impl ToolBlock {
             }
             None => line(&format!("  {mark} {} — {first}", e.label)),
         }
+    }
+
+    /// The terminal was resized. Each live line was drawn as wide as the
+    /// terminal was; made narrower, a terminal that reflows its lines (most
+    /// do: tmux, VTE, iTerm2, kitty) now shows each on `ceil(old / new)`
+    /// rows, while the block's next redraw moves up only one row a line —
+    /// leaving the top of the old drawing behind. So the rows the old
+    /// drawing took beyond that are cleared first, and the block is drawn
+    /// again from its top at the new width.
+    pub(crate) fn resized(&mut self) {
+        let Some(new) = super::terminal::columns(2) else {
+            return;
+        };
+        let old = std::mem::replace(&mut self.columns, new);
+        let lines = self.entries.iter().filter(|e| e.bar.is_some()).count();
+        let (Some(m), true) = (&self.live, old > new && new > 0 && lines > 0) else {
+            return;
+        };
+        let extra = lines * (old.div_ceil(new) - 1);
+        m.suspend(|| {
+            use std::io::Write;
+            let mut err = std::io::stderr();
+            let _ = write!(err, "\u{1b}[{extra}A\r\u{1b}[J");
+            let _ = err.flush();
+        });
     }
 
     /// Output that must not tear the live block (a warning, a question).

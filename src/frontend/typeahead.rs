@@ -18,7 +18,7 @@ use super::tool_block::above;
 pub(super) struct TypeAhead {
     done: Arc<AtomicBool>,
     task: tokio::task::JoinHandle<()>,
-    _quiet: Option<super::repl::TerminalMode>,
+    _quiet: Option<super::terminal::TerminalMode>,
 }
 
 impl TypeAhead {
@@ -29,7 +29,7 @@ impl TypeAhead {
         queued: Arc<Mutex<Vec<String>>>,
         answers: AnswerSlot,
     ) -> TypeAhead {
-        let quiet = super::repl::TerminalMode::quiet();
+        let quiet = super::terminal::TerminalMode::quiet();
         let done = Arc::new(AtomicBool::new(false));
         let flag = done.clone();
         let task = tokio::task::spawn_blocking(move || {

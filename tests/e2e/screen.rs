@@ -160,3 +160,80 @@ fn plain_tool_lines_off_a_terminal() {
     run.ok();
     insta::assert_snapshot!(run.stderr);
 }
+
+/// The terminal made narrower while a batch runs: the live block is drawn
+/// again for the new width — each entry on one line, once, nothing left of
+/// the wider drawing.
+#[test]
+fn the_live_block_is_redrawn_cleanly_when_the_terminal_is_resized() {
+    let env = TestEnv::deferred(&[("t", "concurrency = \"parallel\"")]);
+    let long = "a label long enough to fill most of a hundred columns of terminal";
+    env.fake.push(Reply::tool_calls(&[(
+        &call_id("resize"),
+        "tool_call",
+        &json!({"calls": [
+            {"name": "mcp__t__slow", "arguments": {"ms": 1500, "label": format!("one {long}")}},
+            {"name": "mcp__t__slow", "arguments": {"ms": 1500, "label": format!("two {long}")}},
+        ]})
+        .to_string(),
+    )]));
+    env.fake.push(Reply::text("both slept"));
+    let term = Tmux::start(&env, &[]);
+    term.type_line("sleep twice");
+    term.wait_for("both running", |s| s.matches("running").count() == 2);
+    term.resize(60, 30);
+    std::thread::sleep(std::time::Duration::from_millis(400));
+    let during = term.screen();
+    term.wait_for("the answer", |s| s.contains("both slept"));
+    let after = term.screen();
+    for screen in [&during, &after] {
+        // Each entry on a line of its own, once; no row left of the wider
+        // drawing (a fragment of a label, a stray "running").
+        assert_eq!(screen.matches("mcp__t__slow").count(), 2, "{screen}");
+        for l in screen.lines().filter(|l| !l.trim().is_empty()) {
+            let known = l.starts_with("hermes ")
+                || l.starts_with("› ")
+                || l.contains("mcp__t__slow")
+                || l.contains("both slept");
+            assert!(known, "debris {l:?} on the screen:\n{screen}");
+        }
+    }
+    assert_eq!(during.matches("running").count(), 2, "{during}");
+    term.type_line("/quit");
+}
+
+/// An answer with a table, a long paragraph, a numbered heading, a task
+/// list and strikethrough, as a terminal 100 columns wide shows it.
+#[test]
+fn markdown_tables_and_paragraphs_fit_the_terminal() {
+    let env = TestEnv::new();
+    let paragraph = "The fixture is read before the server has started, so the loader sees an empty file and every test after it fails in the same way; moving the read after start() fixes all of them at once.";
+    env.fake.push(Reply::text(&format!(
+        "## 1. Steps\n\n| Tool | Calls | Share |\n|:-----|------:|:-----:|\n| read_file | 12 | 40% |\n| grep | 3 | 10% |\n\n{paragraph}\n\n- [x] ~~flaky~~ fixed\n- [ ] docs\n"
+    )));
+    let term = Tmux::start(&env, &[]);
+    term.type_line("explain");
+    term.wait_for("the answer", |s| s.contains("☐ docs"));
+    let screen = term.screen();
+    crate::assert_contains!(screen, "1. Steps");
+    crate::assert_contains!(
+        screen,
+        "┌───────────┬───────┬───────┐\n│ Tool      │ Calls │ Share │\n├───────────┼───────┼───────┤\n│ read_file │    12 │  40%  │\n│ grep      │     3 │  10%  │\n└───────────┴───────┴───────┘"
+    );
+    // The paragraph in lines that end at a word, none wider than the pane.
+    let words: Vec<&str> = screen
+        .lines()
+        .skip_while(|l| !l.starts_with("The fixture"))
+        .take_while(|l| !l.trim().is_empty())
+        .inspect(|l| {
+            assert!(
+                l.chars().count() <= usize::from(crate::support::tmux::WIDTH),
+                "{l:?}"
+            )
+        })
+        .flat_map(|l| l.split_whitespace())
+        .collect();
+    assert_eq!(words.join(" "), paragraph, "{screen}");
+    crate::assert_contains!(screen, "☑ flaky fixed");
+    term.type_line("/quit");
+}

@@ -65,6 +65,19 @@ impl<'a> Tmux<'a> {
         self.run(&["send-keys", "-t", "0", "Enter"]);
     }
 
+    /// Resizes the pane's window to `width` × `height`, as a user dragging
+    /// the terminal's corner does (the program gets SIGWINCH).
+    pub fn resize(&self, width: u16, height: u16) {
+        let (w, h) = (width.to_string(), height.to_string());
+        self.run(&["set-option", "-g", "window-size", "manual"]);
+        let out = self.run(&["resize-window", "-t", "0", "-x", &w, "-y", &h]);
+        assert!(
+            out.status.success(),
+            "tmux resize-window: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
     /// Types `text` as is, with no Enter after it.
     pub fn type_keys(&self, text: &str) {
         self.run(&["send-keys", "-t", "0", "-l", text]);

@@ -5,16 +5,19 @@
 //! that wants colour; elsewhere the text goes out as it came. The input is
 //! already sanitised, so the only escape sequences are hermes' own.
 
-use std::sync::OnceLock;
+mod code;
+mod table;
+mod wrap;
 
-use pulldown_cmark::{Event, Parser, Tag, TagEnd};
-use syntect::parsing::{ParseState, Scope, ScopeStack, SyntaxSet};
+use code::Code;
+use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
 
 const BOLD: &str = "\u{1b}[1m";
 const ITALIC: &str = "\u{1b}[3m";
 const UNDERLINE: &str = "\u{1b}[4m";
 const DIM: &str = "\u{1b}[2m";
 const CYAN: &str = "\u{1b}[36m";
+const STRIKE: &str = "\u{1b}[9m";
 const RESET: &str = "\u{1b}[0m";
 
 #[derive(Default)]
@@ -24,81 +27,11 @@ pub(crate) struct Markdown {
     /// Inside a fenced code block: its fence, and its highlighter when the
     /// block names a language syntect knows.
     fence: Option<(String, Option<Code>)>,
-}
-
-/// Syntax highlighting of one code block (syntect's grammars, loaded the
-/// first time a block needs them — never at start-up), coloured by scope
-/// with the terminal's own 16 colours rather than a theme.
-struct Code {
-    parse: ParseState,
-    stack: ScopeStack,
-}
-
-fn syntaxes() -> &'static SyntaxSet {
-    static SET: OnceLock<SyntaxSet> = OnceLock::new();
-    SET.get_or_init(SyntaxSet::load_defaults_newlines)
-}
-
-impl Code {
-    fn for_language(lang: &str) -> Option<Code> {
-        let lang = lang.trim();
-        if lang.is_empty() {
-            return None;
-        }
-        let syntax = syntaxes().find_syntax_by_token(lang)?;
-        Some(Code {
-            parse: ParseState::new(syntax),
-            stack: ScopeStack::new(),
-        })
-    }
-
-    fn line(&mut self, line: &str) -> String {
-        let with_nl = format!("{line}\n");
-        let Ok(ops) = self.parse.parse_line(&with_nl, syntaxes()) else {
-            return format!("{CYAN}{line}{RESET}");
-        };
-        let mut out = String::new();
-        let mut at = 0;
-        for (i, op) in ops {
-            let i = i.min(line.len());
-            if i > at {
-                out.push_str(&paint(&self.stack, &line[at..i]));
-                at = i;
-            }
-            let _ = self.stack.apply(&op);
-        }
-        if at < line.len() {
-            out.push_str(&paint(&self.stack, &line[at..]));
-        }
-        out
-    }
-}
-
-/// One token in the colour of its innermost scope that has one.
-fn paint(stack: &ScopeStack, text: &str) -> String {
-    let colour = stack.as_slice().iter().rev().find_map(|s: &Scope| {
-        let name = s.build_string();
-        let starts = |p: &str| name.starts_with(p);
-        Some(if starts("comment") {
-            DIM
-        } else if starts("string") {
-            "\u{1b}[32m"
-        } else if starts("constant.numeric") || starts("constant.language") {
-            "\u{1b}[33m"
-        } else if starts("keyword") || starts("storage") {
-            "\u{1b}[35m"
-        } else if starts("entity.name.function") || starts("support.function") {
-            "\u{1b}[34m"
-        } else if starts("entity.name.type") || starts("support.type") {
-            CYAN
-        } else {
-            return None;
-        })
-    });
-    match colour {
-        Some(c) => format!("{c}{text}{RESET}"),
-        None => text.to_string(),
-    }
+    /// Rows of a table still coming: drawn once it ends, when its column
+    /// widths are known.
+    table: Vec<String>,
+    /// The terminal's width: text is wrapped to it (0: not wrapped).
+    columns: usize,
 }
 
 /// Whether output should be styled: stdout a terminal, `NO_COLOR` unset,
@@ -110,40 +43,95 @@ pub(crate) fn wanted(stdout_is_terminal: bool) -> bool {
 }
 
 impl Markdown {
+    /// Rendering for a terminal `columns` wide (0: no wrapping).
+    pub(crate) fn new(columns: usize) -> Markdown {
+        Markdown {
+            columns,
+            ..Markdown::default()
+        }
+    }
+
+    /// The terminal's width from now on (it was resized).
+    pub(crate) fn set_columns(&mut self, columns: usize) {
+        self.columns = columns;
+    }
+
     /// The rendered complete lines of what has come so far.
     pub(crate) fn push(&mut self, text: &str) -> String {
         self.pending.push_str(text);
         let mut out = String::new();
         while let Some(i) = self.pending.find('\n') {
             let line: String = self.pending.drain(..=i).collect();
-            out.push_str(&self.line(line.trim_end_matches('\n')));
+            out.push_str(&self.feed(line.trim_end_matches('\n')));
+        }
+        out
+    }
+
+    /// The rest, at the end of an answer (a last line without its newline
+    /// is given without one).
+    pub(crate) fn finish(&mut self) -> String {
+        let rest = std::mem::take(&mut self.pending);
+        let tail = if rest.is_empty() {
+            String::new()
+        } else {
+            self.feed(&rest)
+        };
+        let table = self.flush_table();
+        self.fence = None;
+        if table.is_empty() {
+            tail.strip_suffix('\n').unwrap_or(&tail).to_string()
+        } else {
+            tail + &table
+        }
+    }
+
+    /// One complete line in: what it, and a table it ends, render to (each
+    /// line with its newline); nothing while a table's rows come.
+    fn feed(&mut self, line: &str) -> String {
+        if self.fence.is_none() && table::is_row(line) {
+            self.table.push(line.to_string());
+            return String::new();
+        }
+        let mut out = self.flush_table();
+        for l in self.line(line) {
+            out.push_str(&l);
             out.push('\n');
         }
         out
     }
 
-    /// The rest, at the end of an answer.
-    pub(crate) fn finish(&mut self) -> String {
-        let rest = std::mem::take(&mut self.pending);
-        self.fence = None;
-        if rest.is_empty() {
-            String::new()
-        } else {
-            self.line(&rest)
+    /// The table whose rows have come, drawn — or, when they are no table,
+    /// each row as a line.
+    fn flush_table(&mut self) -> String {
+        if self.table.is_empty() {
+            return String::new();
         }
+        let rows = std::mem::take(&mut self.table);
+        if let Some(drawn) = table::render(&rows, self.columns, inline) {
+            return drawn;
+        }
+        let mut out = String::new();
+        for r in rows {
+            for l in self.line(&r) {
+                out.push_str(&l);
+                out.push('\n');
+            }
+        }
+        out
     }
 
-    fn line(&mut self, line: &str) -> String {
+    /// One line as the terminal shows it: one or more lines when wrapped.
+    fn line(&mut self, line: &str) -> Vec<String> {
         let trimmed = line.trim_start();
         if let Some((fence, code)) = &mut self.fence {
             if trimmed.starts_with(fence.as_str()) {
                 self.fence = None;
-                return format!("{DIM}{line}{RESET}");
+                return vec![format!("{DIM}{line}{RESET}")];
             }
-            return match code {
+            return vec![match code {
                 Some(c) => c.line(line),
                 None => format!("{CYAN}{line}{RESET}"),
-            };
+            }];
         }
         if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
             let fence: String = trimmed
@@ -155,36 +143,57 @@ impl Markdown {
                 .next()
                 .unwrap_or("");
             self.fence = Some((fence, Code::for_language(lang)));
-            return format!("{DIM}{line}{RESET}");
+            return vec![format!("{DIM}{line}{RESET}")];
         }
         let indent = &line[..line.len() - trimmed.len()];
+        let fill = |text: String, first: &str, rest: &str| {
+            wrap::wrap(
+                &text,
+                self.columns,
+                &format!("{indent}{first}"),
+                &format!("{indent}{rest}"),
+            )
+        };
         if let Some(rest) = heading(trimmed) {
-            return format!("{indent}{BOLD}{UNDERLINE}{}{RESET}", inline(rest));
+            // A numbered heading keeps its number (`## 1. Steps`).
+            let text = match ordered_item(rest) {
+                Some((number, rest)) => format!("{number} {}", inline(rest)),
+                None => inline(rest),
+            };
+            return fill(format!("{BOLD}{UNDERLINE}{text}{RESET}"), "", "");
         }
         if let Some(rest) = trimmed
             .strip_prefix("- ")
             .or_else(|| trimmed.strip_prefix("* "))
             .or_else(|| trimmed.strip_prefix("+ "))
         {
-            return format!("{indent}• {}", inline(rest));
+            // A task list item: its box, ticked or not.
+            let (mark, rest) = match task(rest) {
+                Some((true, rest)) => ("☑ ", rest),
+                Some((false, rest)) => ("☐ ", rest),
+                None => ("• ", rest),
+            };
+            return fill(inline(rest), mark, "  ");
         }
         if let Some((number, rest)) = ordered_item(trimmed) {
-            return format!("{indent}{number} {}", inline(rest));
+            let hang = " ".repeat(number.len() + 1);
+            return fill(inline(rest), &format!("{number} "), &hang);
         }
         if let Some(rest) = trimmed
             .strip_prefix("> ")
             .or_else(|| trimmed.strip_prefix('>'))
         {
-            return format!("{indent}{DIM}│{RESET} {}", inline(rest));
+            let bar = format!("{DIM}│{RESET} ");
+            return fill(inline(rest), &bar, &bar);
         }
         if trimmed == "---" || trimmed == "***" {
-            return format!("{DIM}{}{RESET}", "─".repeat(40));
+            return vec![format!("{DIM}{}{RESET}", "─".repeat(40))];
         }
         // A line the inline parser reads as an empty block ("1.", "-")
         // is shown as it came, never dropped.
         match inline(trimmed) {
-            out if out.is_empty() => format!("{indent}{trimmed}"),
-            out => format!("{indent}{out}"),
+            out if out.is_empty() => vec![format!("{indent}{trimmed}")],
+            out => fill(out, "", ""),
         }
     }
 }
@@ -194,6 +203,18 @@ fn heading(line: &str) -> Option<&str> {
     ((1..=6).contains(&hashes))
         .then(|| line[hashes..].strip_prefix(' '))
         .flatten()
+}
+
+/// `[ ] text` / `[x] text`: whether it is ticked, and the text.
+fn task(item: &str) -> Option<(bool, &str)> {
+    let rest = item.strip_prefix('[')?;
+    let (mark, rest) = rest.split_at_checked(1)?;
+    let rest = rest.strip_prefix("] ")?;
+    match mark {
+        " " => Some((false, rest)),
+        "x" | "X" => Some((true, rest)),
+        _ => None,
+    }
 }
 
 /// `12. text` or `3) text`: the marker and the text (the inline parser
@@ -209,17 +230,20 @@ fn ordered_item(line: &str) -> Option<(&str, &str)> {
     Some((&line[..=digits], rest))
 }
 
-/// Inline spans of one line: emphasis, strong, code, links.
+/// Inline spans of one line: emphasis, strong, strikethrough, code, links.
 fn inline(text: &str) -> String {
     let mut out = String::new();
     let mut link: Option<String> = None;
-    for ev in Parser::new(text) {
+    for ev in Parser::new_ext(text, Options::ENABLE_STRIKETHROUGH) {
         match ev {
             Event::Text(t) => out.push_str(&t),
             Event::Code(c) => out.push_str(&format!("{CYAN}{c}{RESET}")),
             Event::Start(Tag::Emphasis) => out.push_str(ITALIC),
             Event::Start(Tag::Strong) => out.push_str(BOLD),
-            Event::End(TagEnd::Emphasis | TagEnd::Strong) => out.push_str(RESET),
+            Event::Start(Tag::Strikethrough) => out.push_str(STRIKE),
+            Event::End(TagEnd::Emphasis | TagEnd::Strong | TagEnd::Strikethrough) => {
+                out.push_str(RESET)
+            }
             Event::Start(Tag::Link { dest_url, .. }) => {
                 out.push_str(UNDERLINE);
                 link = Some(dest_url.to_string());
@@ -315,6 +339,55 @@ mod tests {
             assert!(got.contains(line), "{line:?} → {got:?}");
         }
         assert_eq!(render("2) two"), "2) two");
+    }
+
+    #[test]
+    fn numbered_headings_strikethrough_and_task_lists() {
+        assert_eq!(render("## 1. Steps"), "\u{1b}[1m\u{1b}[4m1. Steps\u{1b}[0m");
+        assert_eq!(render("~~old~~ new"), "\u{1b}[9mold\u{1b}[0m new");
+        assert_eq!(
+            render("- [x] tests pass\n- [ ] docs\n- [y] not a box"),
+            "☑ tests pass\n☐ docs\n• [y] not a box"
+        );
+    }
+
+    #[test]
+    fn paragraphs_and_items_wrap_to_the_width_under_their_marker() {
+        let mut m = Markdown::new(24);
+        let mut out = m.push(
+            "The fixture is read before the server starts.\n- a bullet that goes on for a while\n12. and a numbered one as well\n",
+        );
+        out.push_str(&m.finish());
+        assert_eq!(
+            out,
+            "The fixture is read\nbefore the server\nstarts.\n\
+             • a bullet that goes on\n  for a while\n\
+             12. and a numbered one\n    as well\n"
+        );
+        // Code is never wrapped.
+        let long = format!("```\n{}\n```\n", "x".repeat(40));
+        assert!(Markdown::new(24).push(&long).contains(&"x".repeat(40)));
+    }
+
+    #[test]
+    fn a_table_is_drawn_when_its_last_row_has_come() {
+        let mut m = Markdown::new(80);
+        let head = m.push("Counts:\n| tool | calls |\n|---|--:|\n| grep | 3 |\n");
+        assert_eq!(head, "Counts:\n", "rows wait for the table to end");
+        let rest = m.push("| `read_file` | 12 |\nDone.\n");
+        let plain = rest.replace('\u{1b}', "⎋");
+        assert!(plain.starts_with("⎋[2m┌"), "{plain}");
+        assert!(rest.contains("12 "), "{rest}");
+        assert!(rest.ends_with("Done.\n"), "{rest}");
+        // A table that ends the answer is drawn at its end.
+        let mut m = Markdown::new(80);
+        let mut out = m.push("| a | b |\n|---|---|\n| 1 | 2 |");
+        assert!(out.is_empty());
+        out.push_str(&m.finish());
+        assert!(
+            out.contains("┌") && out.ends_with("┘\u{1b}[0m\n"),
+            "{out:?}"
+        );
     }
 
     #[test]

@@ -1,0 +1,84 @@
+//! Syntax highlighting of a fenced code block: syntect's grammars, loaded
+//! the first time a block needs them (never at start-up), coloured by scope
+//! with the terminal's own 16 colours rather than a theme.
+
+use std::sync::OnceLock;
+
+use syntect::parsing::{ParseState, Scope, ScopeStack, SyntaxSet};
+
+use super::{CYAN, DIM, RESET};
+
+/// Syntax highlighting of one code block (syntect's grammars, loaded the
+/// first time a block needs them — never at start-up), coloured by scope
+/// with the terminal's own 16 colours rather than a theme.
+pub(super) struct Code {
+    parse: ParseState,
+    stack: ScopeStack,
+}
+
+fn syntaxes() -> &'static SyntaxSet {
+    static SET: OnceLock<SyntaxSet> = OnceLock::new();
+    SET.get_or_init(SyntaxSet::load_defaults_newlines)
+}
+
+impl Code {
+    pub(super) fn for_language(lang: &str) -> Option<Code> {
+        let lang = lang.trim();
+        if lang.is_empty() {
+            return None;
+        }
+        let syntax = syntaxes().find_syntax_by_token(lang)?;
+        Some(Code {
+            parse: ParseState::new(syntax),
+            stack: ScopeStack::new(),
+        })
+    }
+
+    pub(super) fn line(&mut self, line: &str) -> String {
+        let with_nl = format!("{line}\n");
+        let Ok(ops) = self.parse.parse_line(&with_nl, syntaxes()) else {
+            return format!("{CYAN}{line}{RESET}");
+        };
+        let mut out = String::new();
+        let mut at = 0;
+        for (i, op) in ops {
+            let i = i.min(line.len());
+            if i > at {
+                out.push_str(&paint(&self.stack, &line[at..i]));
+                at = i;
+            }
+            let _ = self.stack.apply(&op);
+        }
+        if at < line.len() {
+            out.push_str(&paint(&self.stack, &line[at..]));
+        }
+        out
+    }
+}
+
+/// One token in the colour of its innermost scope that has one.
+fn paint(stack: &ScopeStack, text: &str) -> String {
+    let colour = stack.as_slice().iter().rev().find_map(|s: &Scope| {
+        let name = s.build_string();
+        let starts = |p: &str| name.starts_with(p);
+        Some(if starts("comment") {
+            DIM
+        } else if starts("string") {
+            "\u{1b}[32m"
+        } else if starts("constant.numeric") || starts("constant.language") {
+            "\u{1b}[33m"
+        } else if starts("keyword") || starts("storage") {
+            "\u{1b}[35m"
+        } else if starts("entity.name.function") || starts("support.function") {
+            "\u{1b}[34m"
+        } else if starts("entity.name.type") || starts("support.type") {
+            CYAN
+        } else {
+            return None;
+        })
+    });
+    match colour {
+        Some(c) => format!("{c}{text}{RESET}"),
+        None => text.to_string(),
+    }
+}

@@ -1,0 +1,89 @@
+//! The terminal hermes talks to: its mode (saved when the REPL begins, the
+//! echo off while a turn runs, put back however hermes ends) and its size.
+
+use std::sync::Mutex;
+
+/// The terminal's mode when the REPL began, put back when it ends.
+pub(crate) struct TerminalMode(#[cfg(unix)] libc::termios);
+
+#[cfg(unix)]
+static FIRST_MODE: Mutex<Option<libc::termios>> = Mutex::new(None);
+
+/// Puts the terminal back as the REPL found it, for an exit that skips
+/// destructors (the echo is off while a turn runs).
+pub(crate) fn restore_terminal() {
+    #[cfg(unix)]
+    if let Some(t) = FIRST_MODE.lock().ok().and_then(|m| *m) {
+        // SAFETY: sets attributes read earlier from the same descriptor.
+        unsafe {
+            libc::tcsetattr(0, libc::TCSANOW, &t);
+        }
+    }
+}
+
+impl TerminalMode {
+    #[cfg(unix)]
+    pub(crate) fn save() -> Option<TerminalMode> {
+        // SAFETY: tcgetattr fills a termios for fd 0, a terminal (checked).
+        let saved = unsafe {
+            let mut t: libc::termios = std::mem::zeroed();
+            (libc::tcgetattr(0, &mut t) == 0).then_some(TerminalMode(t))
+        }?;
+        // The first mode seen is the user's: an exit that skips destructors
+        // (a second signal) puts it back through `restore_terminal`.
+        if let Ok(mut first) = FIRST_MODE.lock() {
+            first.get_or_insert(saved.0);
+        }
+        Some(saved)
+    }
+
+    /// Saves the mode and stops the terminal echoing typed characters (lines
+    /// still arrive whole): an echo would land in the middle of a live
+    /// block, which then redraws below it and leaves a stale copy above.
+    #[cfg(unix)]
+    pub(crate) fn quiet() -> Option<TerminalMode> {
+        let saved = Self::save()?;
+        let mut t = saved.0;
+        t.c_lflag &= !(libc::ECHO | libc::ECHONL);
+        // SAFETY: sets attributes derived from the ones just read.
+        unsafe { libc::tcsetattr(0, libc::TCSANOW, &t) };
+        Some(saved)
+    }
+
+    #[cfg(not(unix))]
+    pub(crate) fn save() -> Option<TerminalMode> {
+        None
+    }
+
+    #[cfg(not(unix))]
+    pub(crate) fn quiet() -> Option<TerminalMode> {
+        None
+    }
+}
+
+impl Drop for TerminalMode {
+    fn drop(&mut self) {
+        // SAFETY: restores the attributes read from the same descriptor.
+        #[cfg(unix)]
+        unsafe {
+            libc::tcsetattr(0, libc::TCSANOW, &self.0);
+        }
+    }
+}
+
+/// The width of the terminal on `fd`, in columns; `None` when it is not a
+/// terminal.
+pub(crate) fn columns(fd: i32) -> Option<usize> {
+    #[cfg(unix)]
+    {
+        // SAFETY: TIOCGWINSZ fills a winsize we own.
+        let mut ws: libc::winsize = unsafe { std::mem::zeroed() };
+        let ok = unsafe { libc::ioctl(fd, libc::TIOCGWINSZ, &mut ws) } == 0;
+        (ok && ws.ws_col > 0).then_some(usize::from(ws.ws_col))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = fd;
+        None
+    }
+}
