@@ -148,10 +148,15 @@ pub(crate) async fn run(
         if let Ok(mut names) = resource_names.lock() {
             *names = super::offers::resource_mentions(&offers);
         }
+        // A queued line goes first; a line given back waits for the editor.
+        let initial = match queued.lock().map(|q| q.is_empty()) {
+            Ok(true) => restore.take(),
+            _ => None,
+        };
         let next = tokio::select! {
             biased;
             _ = ctx.stop.cancelled() => break,
-            next = next_line(editor, &queued, prompt(agent.policy_mut().yolo()).into(), restore.take()) => next?,
+            next = next_line(editor, &queued, prompt(agent.policy_mut().yolo()).into(), initial) => next?,
         };
         let line = match next {
             (ed, Ok(l)) => {
@@ -252,10 +257,11 @@ pub(crate) async fn run(
         };
         let Some(send) = send else { continue };
         let typeahead = tty.then_some((&queued, &answers));
-        turn(&mut agent, &send, typeahead, &ctx.stop, rx, printer).await;
+        let ended = turn(&mut agent, &send, typeahead, &ctx.stop, rx, printer).await;
         if ctx.stop.is_cancelled() {
             break;
         }
+        restore = given_back(ended, &queued);
     }
     leave(&agent).await;
     Ok(())
@@ -433,6 +439,40 @@ fn piped_line() -> Result<String, ReadlineError> {
 /// One turn, stoppable with Ctrl-C — and, on a terminal, with `/stop` typed
 /// meanwhile (other lines typed meanwhile go to `typeahead`). A failed turn
 /// is reported; the session goes on.
+/// How a turn ended, for what is typed next.
+struct Ended {
+    /// The user stopped it.
+    stopped: bool,
+    /// What was typed during it and not entered.
+    typed: String,
+}
+
+/// What goes back into the editor after a turn: what was typed and not
+/// entered — and, after a stop, the messages queued during the turn too,
+/// so nothing is sent to the model behind the user's back once they have
+/// said stop. Commands queued (`/quit`) still run, in order.
+fn given_back(ended: Ended, queued: &Mutex<Vec<String>>) -> Option<String> {
+    let mut back: Vec<String> = Vec::new();
+    if ended.stopped {
+        if let Ok(mut q) = queued.lock() {
+            let (commands, messages): (Vec<String>, Vec<String>) =
+                q.drain(..).partition(|l| l.starts_with('/'));
+            *q = commands;
+            back = messages;
+        }
+    }
+    if !ended.typed.trim().is_empty() {
+        back.push(ended.typed);
+    }
+    if back.is_empty() {
+        return None;
+    }
+    if ended.stopped {
+        errln!("what you typed during the turn is back in the editor: Enter sends it");
+    }
+    Some(back.join("\n"))
+}
+
 async fn turn(
     agent: &mut Agent,
     text: &str,
@@ -440,16 +480,18 @@ async fn turn(
     stop: &CancellationToken,
     rx: &mut UnboundedReceiver<Event>,
     printer: &mut Printer,
-) {
+) -> Ended {
     let cancel = stop.child_token();
     let on_ctrl_c = cancel_on_ctrl_c(&cancel);
     let watch = typeahead.map(|(q, a)| TypeAhead::start(cancel.clone(), q.clone(), a.clone()));
     let res = drive(agent.run_turn(text, &cancel), rx, printer).await;
     on_ctrl_c.abort();
-    if let Some(t) = watch {
-        t.finish().await;
-    }
+    let typed = match watch {
+        Some(t) => t.finish().await,
+        None => String::new(),
+    };
     printer.end_line();
+    let stopped = matches!(res, Err(AgentError::Cancelled));
     match res {
         Ok(_) => {
             if let (Some(_), Some(_)) = agent.context_status() {
@@ -464,6 +506,7 @@ async fn turn(
             }
         }
     }
+    Ended { stopped, typed }
 }
 
 async fn command(text: &str, agent: &mut Agent, ctx: &ReplContext<'_>) -> Result<Flow, ReplError> {

@@ -37,26 +37,28 @@ impl TerminalMode {
         Some(saved)
     }
 
-    /// Saves the mode and stops the terminal echoing typed characters (lines
-    /// still arrive whole): an echo would land in the middle of a live
-    /// block, which then redraws below it and leaves a stale copy above.
+    /// Saves the mode and has the terminal send each key as it is pressed,
+    /// without echoing it (Ctrl-C still signals): the reader during a turn
+    /// keeps the line and draws it itself, under what is drawn live.
     #[cfg(unix)]
-    pub(crate) fn quiet() -> Option<TerminalMode> {
+    pub(crate) fn keys() -> Option<TerminalMode> {
         let saved = Self::save()?;
         let mut t = saved.0;
-        t.c_lflag &= !(libc::ECHO | libc::ECHONL);
+        t.c_lflag &= !(libc::ICANON | libc::ECHO | libc::ECHONL);
+        t.c_cc[libc::VMIN] = 1;
+        t.c_cc[libc::VTIME] = 0;
         // SAFETY: sets attributes derived from the ones just read.
         unsafe { libc::tcsetattr(0, libc::TCSANOW, &t) };
         Some(saved)
     }
 
     #[cfg(not(unix))]
-    pub(crate) fn save() -> Option<TerminalMode> {
+    pub(crate) fn keys() -> Option<TerminalMode> {
         None
     }
 
     #[cfg(not(unix))]
-    pub(crate) fn quiet() -> Option<TerminalMode> {
+    pub(crate) fn save() -> Option<TerminalMode> {
         None
     }
 }

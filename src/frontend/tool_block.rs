@@ -17,10 +17,68 @@ use crate::util::text::excerpt;
 /// above it through [`above`] instead of tearing it.
 static LIVE: Mutex<Option<MultiProgress>> = Mutex::new(None);
 
-/// Draws `m` live from now on; `None` when nothing is.
+/// The line being typed while a turn runs, drawn as the last line of what
+/// is live: its text (`None`: no turn is reading keys), and its bar in the
+/// live drawing.
+static INPUT: Mutex<(Option<String>, Option<ProgressBar>)> = Mutex::new((None, None));
+
+/// What the input line shows before anything is typed.
+const INPUT_HINT: &str = "\u{1b}[2m(type to queue a message · Esc stops the turn)\u{1b}[0m";
+
+/// Draws `m` live from now on; `None` when nothing is. The input line, when
+/// a turn reads keys, goes with it, last.
 pub(crate) fn set_live(m: Option<MultiProgress>) {
+    if let Ok(mut input) = INPUT.lock() {
+        if let Some(bar) = input.1.take() {
+            bar.finish_and_clear();
+        }
+        if let (Some(text), Some(m)) = (&input.0, &m) {
+            let bar = m.add(ProgressBar::new_spinner());
+            bar.set_style(ToolBlock::style("{wide_msg}"));
+            bar.set_message(input_line(text));
+            input.1 = Some(bar);
+        }
+    }
     if let Ok(mut live) = LIVE.lock() {
         *live = m;
+    }
+}
+
+/// The line being typed (`None` once the turn stops reading keys), shown
+/// under what is drawn live.
+pub(crate) fn set_input(text: Option<&str>) {
+    if let Ok(mut input) = INPUT.lock() {
+        input.0 = text.map(str::to_string);
+        match (&input.0, &input.1) {
+            (Some(t), Some(bar)) => bar.set_message(input_line(t)),
+            (None, Some(_)) => {
+                if let Some(bar) = input.1.take() {
+                    bar.finish_and_clear();
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn input_line(text: &str) -> String {
+    if text.is_empty() {
+        format!("› {INPUT_HINT}")
+    } else {
+        // The end of a long line, where the typing is.
+        let shown: String = text.replace('\n', " ⏎ ");
+        let chars = shown.chars().count();
+        let tail: String = shown.chars().skip(chars.saturating_sub(200)).collect();
+        format!("› {}", clean(&tail))
+    }
+}
+
+/// Adds `bar` to `m` above the input line, if it is there.
+fn add_bar(m: &MultiProgress, bar: ProgressBar) -> ProgressBar {
+    let input = INPUT.lock().ok().and_then(|i| i.1.clone());
+    match input {
+        Some(line) => m.insert_before(&line, bar),
+        None => m.add(bar),
     }
 }
 
@@ -92,7 +150,7 @@ impl ToolBlock {
         // Every live line is cut to the terminal's width (`wide_msg`): one
         // that wrapped would throw the block's redraw off by a row.
         let bar = self.live.as_ref().map(|m| {
-            let bar = m.add(ProgressBar::new_spinner());
+            let bar = add_bar(m, ProgressBar::new_spinner());
             bar.set_style(Self::style("  ◌ {wide_msg}  queued"));
             bar.set_message(label.clone());
             bar

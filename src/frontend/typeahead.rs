@@ -1,108 +1,338 @@
-//! Reading the terminal while a turn runs, so `/stop` works mid-turn. The line
-//! editor reads only between turns; during a turn the terminal is in cooked
-//! mode without echo, so a typed line arrives whole on stdin and is shown
-//! once complete, above whatever is drawn live. A blocking task polls stdin
-//! (100 ms at a time, so it ends promptly with the turn) and reads only when a
-//! line is ready: `/stop` cancels the turn, anything else is kept and sent
-//! after it. Used only when stdin is a terminal: on a pipe the line editor's
+//! Reading the terminal while a turn runs. The line editor reads only
+//! between turns; during a turn the terminal sends each key as it is
+//! pressed (no line discipline, no echo — Ctrl-C still signals), and this
+//! reader keeps the line being typed, shown live under the tool block or
+//! the spinner. Enter shows the line above and queues it (sent after the
+//! turn), or answers a question waiting for it; `/stop` or Esc stops the
+//! turn. A paste (bracketed) is one line however many it holds. What is
+//! typed and not sent when the turn ends goes back to the editor. A
+//! blocking task polls stdin 100 ms at a time, so it ends promptly with the
+//! turn. Used only when stdin is a terminal: on a pipe the line editor's
 //! own buffering owns the input.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
 use super::approve::AnswerSlot;
-use super::tool_block::above;
+use super::tool_block::{above, set_input};
+
+/// Bracketed paste on and off: a paste comes between `ESC[200~` and
+/// `ESC[201~`, so its newlines are not Enters.
+const PASTE_ON: &str = "\u{1b}[?2004h";
+const PASTE_OFF: &str = "\u{1b}[?2004l";
+
+/// How long an Esc waits for the rest of a key's sequence (an arrow key is
+/// Esc `[` `A`) before it is taken as Esc itself.
+const ESC_WAIT: Duration = Duration::from_millis(30);
 
 pub(super) struct TypeAhead {
     done: Arc<AtomicBool>,
-    task: tokio::task::JoinHandle<()>,
-    _quiet: Option<super::terminal::TerminalMode>,
+    task: tokio::task::JoinHandle<String>,
+    _keys: Option<super::terminal::TerminalMode>,
 }
 
 impl TypeAhead {
-    /// Starts watching stdin for the turn that `cancel` stops; other lines
+    /// Starts watching stdin for the turn that `cancel` stops; lines typed
     /// are pushed to `queued`.
     pub(super) fn start(
         cancel: CancellationToken,
         queued: Arc<Mutex<Vec<String>>>,
         answers: AnswerSlot,
     ) -> TypeAhead {
-        let quiet = super::terminal::TerminalMode::quiet();
+        let keys = super::terminal::TerminalMode::keys();
+        crate::util::stderr::raw(PASTE_ON);
+        set_input(Some(""));
         let done = Arc::new(AtomicBool::new(false));
         let flag = done.clone();
         let task = tokio::task::spawn_blocking(move || {
+            let mut reader = Keys::default();
+            let mut line = String::new();
             while !flag.load(Ordering::SeqCst) {
-                let Some(line) = read_ready_line() else {
-                    continue;
-                };
-                for l in line.lines().filter(|l| !l.trim().is_empty()) {
-                    above(&format!("› {}", crate::util::sanitize::clean(l)));
-                }
-                // A question waits: this line is its answer (unless it is
-                // `/stop`, or the question is gone).
-                let waiting = answers.lock().ok().and_then(|mut a| a.take());
-                let line = match waiting {
-                    Some(tx) if line.trim() != "/stop" => match tx.send(line) {
-                        Ok(()) => continue,
-                        Err(line) => line,
-                    },
-                    _ => line,
-                };
-                match line.trim() {
-                    "" => {}
-                    "/stop" => {
-                        above("stopping…");
-                        cancel.cancel();
-                    }
-                    other => {
-                        above("(queued: sent when this turn ends)");
-                        if let Ok(mut q) = queued.lock() {
-                            q.push(other.to_string());
+                for key in reader.read() {
+                    match key {
+                        Key::Char(c) => line.push(c),
+                        Key::Backspace => {
+                            line.pop();
+                        }
+                        Key::Clear => line.clear(),
+                        Key::Esc => {
+                            above("stopping… (Esc)");
+                            cancel.cancel();
+                        }
+                        Key::Paste(text) => {
+                            line.push_str(&text);
+                            entered(std::mem::take(&mut line), &cancel, &queued, &answers);
+                        }
+                        Key::Enter => {
+                            entered(std::mem::take(&mut line), &cancel, &queued, &answers);
                         }
                     }
+                    set_input(Some(&line));
                 }
             }
+            line
         });
         TypeAhead {
             done,
             task,
-            _quiet: quiet,
+            _keys: keys,
         }
     }
 
-    pub(super) async fn finish(self) {
+    /// Ends the watch; what was typed and not entered.
+    pub(super) async fn finish(self) -> String {
         self.done.store(true, Ordering::SeqCst);
-        let _ = self.task.await;
+        let typed = self.task.await.unwrap_or_default();
+        set_input(None);
+        crate::util::stderr::raw(PASTE_OFF);
+        typed
     }
 }
 
-/// A line from stdin if one is ready within 100 ms.
+/// A line entered during the turn: shown above what is drawn live, then
+/// the answer to a question waiting for one, `/stop`, or queued.
+fn entered(
+    line: String,
+    cancel: &CancellationToken,
+    queued: &Mutex<Vec<String>>,
+    answers: &AnswerSlot,
+) {
+    let lines: Vec<&str> = line.lines().filter(|l| !l.trim().is_empty()).collect();
+    match lines.len() {
+        0 => {}
+        1 => above(&format!("› {}", crate::util::sanitize::clean(lines[0]))),
+        n => above(&format!("› [pasted {n} lines]")),
+    }
+    // A question waits: this line is its answer (unless it is `/stop`, or
+    // the question is gone).
+    let waiting = answers.lock().ok().and_then(|mut a| a.take());
+    let line = match waiting {
+        Some(tx) if line.trim() != "/stop" => match tx.send(line) {
+            Ok(()) => return,
+            Err(line) => line,
+        },
+        _ => line,
+    };
+    match line.trim() {
+        "" => {}
+        "/stop" => {
+            above("stopping…");
+            cancel.cancel();
+        }
+        other => {
+            above("(queued: sent when this turn ends; Esc stops the turn and gives it back)");
+            if let Ok(mut q) = queued.lock() {
+                q.push(other.to_string());
+            }
+        }
+    }
+}
+
+/// A key, as the reader makes it out of the bytes the terminal sends.
+#[derive(Debug, Clone, PartialEq)]
+enum Key {
+    Char(char),
+    Backspace,
+    /// Ctrl-U: the line so far is dropped.
+    Clear,
+    Enter,
+    Esc,
+    Paste(String),
+}
+
+/// Bytes from the terminal into keys: UTF-8 decoded (a byte that is not
+/// becomes U+FFFD and what follows it is kept), escape sequences of other
+/// keys (arrows, function keys) passed over, a paste gathered whole.
+#[derive(Default)]
+struct Keys {
+    bytes: Vec<u8>,
+}
+
+impl Keys {
+    /// The keys of what arrived within 100 ms (none if nothing did).
+    fn read(&mut self) -> Vec<Key> {
+        if !ready(Duration::from_millis(100)) {
+            return Vec::new();
+        }
+        let Some(more) = read_some() else {
+            std::thread::sleep(Duration::from_millis(100));
+            return Vec::new();
+        };
+        self.bytes.extend(more);
+        // A lone Esc at the end may be the start of a sequence still coming.
+        while self.bytes.ends_with(b"\x1b") && ready(ESC_WAIT) {
+            match read_some() {
+                Some(more) => self.bytes.extend(more),
+                None => break,
+            }
+        }
+        // A paste still coming: wait for its end.
+        while self.open_paste() && ready(Duration::from_millis(500)) {
+            match read_some() {
+                Some(more) => self.bytes.extend(more),
+                None => break,
+            }
+        }
+        keys(&std::mem::take(&mut self.bytes))
+    }
+
+    fn open_paste(&self) -> bool {
+        let start = find(&self.bytes, b"\x1b[200~");
+        start.is_some_and(|s| find(&self.bytes[s..], b"\x1b[201~").is_none())
+    }
+}
+
+fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    hay.windows(needle.len()).position(|w| w == needle)
+}
+
+/// The keys in `bytes`, all of which have arrived.
+fn keys(bytes: &[u8]) -> Vec<Key> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\r' | b'\n' => {
+                out.push(Key::Enter);
+                i += 1;
+            }
+            0x7f | 0x08 => {
+                out.push(Key::Backspace);
+                i += 1;
+            }
+            0x15 => {
+                out.push(Key::Clear);
+                i += 1;
+            }
+            0x1b => {
+                let rest = &bytes[i + 1..];
+                if let Some(body) = rest.strip_prefix(b"[200~") {
+                    let end = find(body, b"\x1b[201~").unwrap_or(body.len());
+                    let text = String::from_utf8_lossy(&body[..end]).replace("\r\n", "\n");
+                    out.push(Key::Paste(text.replace('\r', "\n")));
+                    i += 1 + 5 + end + 6;
+                    continue;
+                }
+                match rest.first() {
+                    // CSI: parameters, then one final byte.
+                    Some(b'[') => {
+                        let len = rest[1..]
+                            .iter()
+                            .position(|b| (0x40..=0x7e).contains(b))
+                            .map_or(rest.len(), |p| p + 2);
+                        i += 1 + len;
+                    }
+                    // SS3 (some terminals' arrows and F1-F4): one byte more.
+                    Some(b'O') => i += 1 + rest.len().min(2),
+                    // Alt and a key: passed over.
+                    Some(_) => i += 2,
+                    None => {
+                        out.push(Key::Esc);
+                        i += 1;
+                    }
+                }
+            }
+            b if b < 0x20 => i += 1,
+            _ => {
+                let (c, len) = decode(&bytes[i..]);
+                out.push(Key::Char(c));
+                i += len;
+            }
+        }
+    }
+    out
+}
+
+/// The character `bytes` start with and its length; a byte that does not
+/// start a whole UTF-8 character is U+FFFD, one byte long.
+fn decode(bytes: &[u8]) -> (char, usize) {
+    let len = match bytes[0] {
+        b if b < 0x80 => 1,
+        b if b >> 5 == 0b110 => 2,
+        b if b >> 4 == 0b1110 => 3,
+        b if b >> 3 == 0b11110 => 4,
+        _ => return (char::REPLACEMENT_CHARACTER, 1),
+    };
+    match bytes
+        .get(..len)
+        .and_then(|b| std::str::from_utf8(b).ok())
+        .and_then(|s| s.chars().next())
+    {
+        Some(c) => (c, len),
+        None => (char::REPLACEMENT_CHARACTER, 1),
+    }
+}
+
+/// Whether stdin has bytes within `wait`.
 #[cfg(unix)]
-fn read_ready_line() -> Option<String> {
+fn ready(wait: Duration) -> bool {
     let mut pfd = libc::pollfd {
         fd: 0,
         events: libc::POLLIN,
         revents: 0,
     };
+    let ms = i32::try_from(wait.as_millis()).unwrap_or(i32::MAX);
     // SAFETY: one valid pollfd, a bounded timeout.
-    let n = unsafe { libc::poll(&mut pfd, 1, 100) };
-    if n <= 0 || pfd.revents & libc::POLLIN == 0 {
-        return None;
-    }
+    let n = unsafe { libc::poll(&mut pfd, 1, ms) };
+    n > 0 && pfd.revents & libc::POLLIN != 0
+}
+
+#[cfg(unix)]
+fn read_some() -> Option<Vec<u8>> {
     let mut buf = [0u8; 4096];
-    // SAFETY: reads into a buffer we own; cooked mode returns one line.
+    // SAFETY: reads into a buffer we own.
     let r = unsafe { libc::read(0, buf.as_mut_ptr().cast(), buf.len()) };
-    if r <= 0 {
-        std::thread::sleep(std::time::Duration::from_millis(100));
-        return None;
-    }
-    Some(String::from_utf8_lossy(&buf[..r as usize]).into_owned())
+    (r > 0).then(|| buf[..r as usize].to_vec())
 }
 
 #[cfg(not(unix))]
-fn read_ready_line() -> Option<String> {
-    std::thread::sleep(std::time::Duration::from_millis(100));
+fn ready(wait: Duration) -> bool {
+    std::thread::sleep(wait);
+    false
+}
+
+#[cfg(not(unix))]
+fn read_some() -> Option<Vec<u8>> {
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bytes_become_keys_escapes_and_pastes_whole() {
+        assert_eq!(
+            keys(b"ab\x7fc\r"),
+            [
+                Key::Char('a'),
+                Key::Char('b'),
+                Key::Backspace,
+                Key::Char('c'),
+                Key::Enter
+            ]
+        );
+        // An arrow key is passed over; a lone Esc stops.
+        assert_eq!(keys(b"\x1b[Ax\x1b"), [Key::Char('x'), Key::Esc]);
+        assert_eq!(
+            keys(b"\x1b[200~one\r\ntwo\x1b[201~!"),
+            [Key::Paste("one\ntwo".into()), Key::Char('!')]
+        );
+    }
+
+    #[test]
+    fn a_byte_that_is_not_utf8_is_replaced_and_what_follows_kept() {
+        let got: String = keys(b"caf\xe9 au lait")
+            .into_iter()
+            .map(|k| match k {
+                Key::Char(c) => c,
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(got, "caf\u{FFFD} au lait");
+        assert_eq!(keys("é".as_bytes()), [Key::Char('é')]);
+    }
 }

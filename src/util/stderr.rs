@@ -19,6 +19,14 @@ pub(crate) fn decided(text: &str) {
     let _ = writeln!(std::io::stderr(), "{safe}");
 }
 
+/// One of hermes' own control sequences (a terminal mode on or off),
+/// written as it is: never text from outside.
+pub(crate) fn raw(sequence: &'static str) {
+    let mut err = std::io::stderr();
+    let _ = err.write_all(sequence.as_bytes());
+    let _ = err.flush();
+}
+
 /// `warning: …`
 pub(crate) fn warn(message: &str) {
     line(&format!("warning: {message}"));

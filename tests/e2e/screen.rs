@@ -237,3 +237,73 @@ fn markdown_tables_and_paragraphs_fit_the_terminal() {
     crate::assert_contains!(screen, "☑ flaky fixed");
     term.type_line("/quit");
 }
+
+/// Typing while a turn runs: the line shows live under the block as it is
+/// typed; Enter queues it; Esc stops the turn; and what was queued or
+/// typed comes back into the editor instead of going to the model.
+#[test]
+fn typing_during_a_turn_is_shown_and_a_stop_gives_it_back() {
+    let env = TestEnv::deferred(&[("t", "")]);
+    env.fake.push(Reply::tool_calls(&[(
+        &call_id("typed"),
+        "tool_call",
+        r#"{"calls":[{"name":"mcp__t__slow","arguments":{"ms":20000,"label":"long"}}]}"#,
+    )]));
+    env.fake.push(Reply::text("sent when asked"));
+    let term = Tmux::start(&env, &[]);
+    term.type_line("run the slow one");
+    term.wait_for("the hint under the block", |s| {
+        s.contains("running") && s.contains("Esc stops the turn")
+    });
+    term.type_keys("fix the docs");
+    term.wait_for("the line as it is typed, under the block", |s| {
+        let lines: Vec<&str> = s.lines().collect();
+        let block = lines.iter().position(|l| l.contains("mcp__t__slow"));
+        let typed = lines.iter().position(|l| l.starts_with("› fix the docs"));
+        matches!((block, typed), (Some(b), Some(t)) if t > b)
+    });
+    term.press("Enter");
+    term.wait_for("queued", |s| {
+        s.contains("(queued: sent when this turn ends")
+    });
+    term.type_keys("and the changelog");
+    term.press("Escape");
+    term.wait_for("the stop", |s| s.contains("stopped."));
+    term.wait_for("the lines given back", |s| {
+        s.contains("is back in the editor") && s.contains("and the changelog")
+    });
+    let screen = term.screen();
+    crate::assert_contains!(screen, "stopping… (Esc)");
+    assert_eq!(env.fake.requests().len(), 1, "sent behind the user's back");
+    // Enter sends them, as one message, when the user says so.
+    term.press("Enter");
+    term.wait_for("the answer", |s| s.contains("sent when asked"));
+    crate::assert_contains!(env.last_user_text(1), "fix the docs\nand the changelog");
+    term.type_line("/quit");
+}
+
+/// A paste of several lines during a turn is one message, shown as such,
+/// and sent whole after the turn.
+#[test]
+fn a_paste_during_a_turn_is_one_message() {
+    let env = TestEnv::deferred(&[("t", "")]);
+    env.fake.push(Reply::tool_calls(&[(
+        &call_id("paste"),
+        "tool_call",
+        r#"{"calls":[{"name":"mcp__t__slow","arguments":{"ms":1500,"label":"short"}}]}"#,
+    )]));
+    env.fake.push(Reply::text("first done"));
+    env.fake.push(Reply::text("read the log"));
+    let term = Tmux::start(&env, &[]);
+    term.type_line("go");
+    term.wait_for("running", |s| s.contains("running"));
+    term.paste("error: one\nerror: two\nerror: three\n");
+    term.wait_for("the paste shown once", |s| s.contains("› [pasted 3 lines]"));
+    term.wait_for("both answers", |s| s.contains("read the log"));
+    assert_eq!(env.fake.requests().len(), 3);
+    assert_eq!(
+        env.last_user_text(2),
+        "error: one\nerror: two\nerror: three"
+    );
+    term.type_line("/quit");
+}

@@ -78,6 +78,13 @@ impl<'a> Tmux<'a> {
         );
     }
 
+    /// Pastes `text` as a terminal does: wrapped in bracketed-paste marks
+    /// when the program asked for them (`paste-buffer -p`).
+    pub fn paste(&self, text: &str) {
+        self.run(&["set-buffer", "--", text]);
+        self.run(&["paste-buffer", "-p", "-t", "0"]);
+    }
+
     /// Types `text` as is, with no Enter after it.
     pub fn type_keys(&self, text: &str) {
         self.run(&["send-keys", "-t", "0", "-l", text]);
