@@ -72,7 +72,8 @@ pub struct TurnOutcome {
 }
 
 pub struct Agent {
-    provider: Box<dyn Provider>,
+    /// Shared so a front end can ask it things beside a turn (its models).
+    provider: std::sync::Arc<dyn Provider>,
     model: String,
     pub(super) tools: Registry,
     policy: Policy,
@@ -114,7 +115,7 @@ impl Agent {
         events: EventTx,
     ) -> Agent {
         Agent {
-            provider,
+            provider: provider.into(),
             model,
             tools,
             policy: Policy::default(),
@@ -241,6 +242,13 @@ impl Agent {
         &self.model
     }
 
+    /// The models the provider lists (`None` when it lists none or cannot
+    /// be asked), as a task of its own: the REPL asks while the user types.
+    pub fn models_listed(&self) -> impl std::future::Future<Output = Option<Vec<String>>> + Send {
+        let provider = self.provider.clone();
+        async move { provider.models().await }
+    }
+
     /// The model of the following requests (`/model NAME`).
     pub fn set_model(&mut self, model: &str) {
         self.model = model.to_string();
@@ -296,6 +304,19 @@ impl Agent {
     }
 
     /// Every tool name of the catalogs, for Tab completion.
+    /// Each tool of the catalogs with its description's first line, for Tab.
+    pub fn tool_summaries(&self) -> Vec<(String, String)> {
+        self.tools
+            .catalog()
+            .tools
+            .iter()
+            .map(|t| {
+                let first = t.description.lines().next().unwrap_or("");
+                (t.name.clone(), first.to_string())
+            })
+            .collect()
+    }
+
     pub fn tool_names(&self) -> Vec<String> {
         self.tools
             .catalog()

@@ -217,6 +217,7 @@ async fn converse(
                 stop: stop.clone(),
                 first,
                 mcp,
+                models: Default::default(),
             };
             repl::run(agent, ctx, &mut events, &mut printer).await?;
             Ok(())

@@ -1,7 +1,8 @@
-//! Tab completion in the REPL: slash commands and servers' prompts
-//! (`/server:prompt`, with their descriptions) at the start of a line, tool
-//! names (`mcp__…`, `connectors__…`) and mentions (`@path`, `@server:uri`)
-//! anywhere, file paths otherwise.
+//! Tab completion in the REPL, listed with what each candidate is: slash
+//! commands and servers' prompts (`/server:prompt`) at the start of a line,
+//! the provider's models after `/model `, tool names (`mcp__…`,
+//! `connectors__…`) and mentions (`@path`, `@server:uri`) anywhere, file
+//! paths otherwise.
 
 use std::sync::{Arc, Mutex};
 
@@ -12,30 +13,30 @@ use rustyline::validate::Validator;
 use rustyline::{Context, Helper};
 
 pub(crate) struct Completion {
-    commands: &'static [&'static str],
-    /// Tool names of the catalogs, refreshed between turns.
-    pub(crate) tools: Arc<Mutex<Vec<String>>>,
+    /// (`/command`, what it does).
+    commands: Vec<(String, String)>,
+    /// (tool name, its description) of the catalogs, refreshed between turns.
+    pub(crate) tools: Arc<Mutex<Vec<(String, String)>>>,
+    /// The provider's models, once it has listed them.
+    pub(crate) models: Arc<Mutex<Vec<String>>>,
     /// (`/server:prompt`, its description), refreshed between turns.
     pub(crate) prompts: Arc<Mutex<Vec<(String, String)>>>,
     /// (`@server:uri`, what it is), refreshed between turns.
     pub(crate) resources: Arc<Mutex<Vec<(String, String)>>>,
     /// Where `@path` is looked up.
     cwd: std::path::PathBuf,
-    /// The line as last edited: the line editor gives up a line when a typed
-    /// byte is not UTF-8, and this is how the REPL gets it back.
-    pub(crate) draft: Arc<Mutex<String>>,
     files: FilenameCompleter,
 }
 
 impl Completion {
-    pub(crate) fn new(commands: &'static [&'static str], cwd: &std::path::Path) -> Completion {
+    pub(crate) fn new(commands: Vec<(String, String)>, cwd: &std::path::Path) -> Completion {
         Completion {
             commands,
             tools: Arc::default(),
+            models: Arc::default(),
             prompts: Arc::default(),
             resources: Arc::default(),
             cwd: cwd.to_path_buf(),
-            draft: Arc::default(),
             files: FilenameCompleter::new(),
         }
     }
@@ -45,22 +46,22 @@ impl Completion {
     fn words(&self, line: &str, pos: usize) -> Option<(usize, Vec<(String, String)>)> {
         let start = line[..pos].rfind(char::is_whitespace).map_or(0, |i| i + 1);
         let word = &line[start..pos];
-        let plain = |v: Vec<String>| v.into_iter().map(|w| (w.clone(), w)).collect();
         if start == 0 && word.starts_with('/') {
-            let mut found: Vec<(String, String)> = plain(
-                self.commands
-                    .iter()
-                    .filter(|c| c.starts_with(word))
-                    .map(|c| c.to_string())
-                    .collect(),
-            );
+            let mut found = described_in(&self.commands, word);
             found.extend(described(&self.prompts, word));
             return Some((start, found));
         }
+        if line[..start].trim_end() == "/model" {
+            let models = self.models.lock().map(|m| m.clone()).unwrap_or_default();
+            let found = models
+                .into_iter()
+                .filter(|m| m.starts_with(word))
+                .map(|m| (m.clone(), m))
+                .collect();
+            return Some((start, found));
+        }
         if word.starts_with("mcp__") || word.starts_with("connectors__") {
-            let tools = self.tools.lock().map(|t| t.clone()).unwrap_or_default();
-            let found = tools.into_iter().filter(|t| t.starts_with(word)).collect();
-            return Some((start, plain(found)));
+            return Some((start, described(&self.tools, word)));
         }
         if let Some(target) = word.strip_prefix('@') {
             let mut found = described(&self.resources, word);
@@ -75,8 +76,13 @@ impl Completion {
 /// descriptions (one line, cut).
 fn described(list: &Mutex<Vec<(String, String)>>, word: &str) -> Vec<(String, String)> {
     let list = list.lock().map(|l| l.clone()).unwrap_or_default();
-    list.into_iter()
-        .filter(|(w, _)| w.starts_with(word))
+    described_in(&list, word)
+}
+
+fn described_in(list: &[(String, String)], word: &str) -> Vec<(String, String)> {
+    list.iter()
+        .filter(|&(w, _)| w.starts_with(word))
+        .cloned()
         .map(|(w, d)| {
             let d = d.lines().next().unwrap_or("");
             let shown = if d.is_empty() {
@@ -146,14 +152,6 @@ impl Completer for Completion {
 
 impl Hinter for Completion {
     type Hint = String;
-
-    /// Never hints; called after every edit, so it keeps the draft.
-    fn hint(&self, line: &str, _pos: usize, _ctx: &Context<'_>) -> Option<String> {
-        if let Ok(mut d) = self.draft.lock() {
-            line.clone_into(&mut d);
-        }
-        None
-    }
 }
 
 impl Highlighter for Completion {}
@@ -174,11 +172,26 @@ mod tests {
 
     #[test]
     fn commands_and_tool_names_complete() {
-        let c = Completion::new(&["/help", "/model", "/mcp"], std::path::Path::new("."));
+        let commands = ["/help", "/model", "/mcp"]
+            .map(|c| (c.to_string(), String::new()))
+            .to_vec();
+        let c = Completion::new(commands, std::path::Path::new("."));
         *c.tools.lock().unwrap() = vec![
-            "mcp__files__read_text_file".into(),
-            "mcp__git__git_status".into(),
+            ("mcp__files__read_text_file".into(), "Read a file".into()),
+            (
+                "mcp__git__git_status".into(),
+                "Show the working tree status".into(),
+            ),
         ];
+        *c.models.lock().unwrap() = vec!["gpt-5".into(), "gpt-5-mini".into(), "o3".into()];
+        assert_eq!(words(&c, "/model gpt"), ["gpt-5", "gpt-5-mini"]);
+        assert_eq!(
+            c.words("use mcp__git", 12).unwrap().1,
+            [(
+                "mcp__git__git_status".to_string(),
+                "mcp__git__git_status  Show the working tree status".to_string()
+            )]
+        );
         assert_eq!(words(&c, "/m"), ["/model", "/mcp"]);
         assert_eq!(c.words("use mcp__fi", 11).map(|w| w.0), Some(4));
         assert_eq!(words(&c, "use mcp__fi"), ["mcp__files__read_text_file"]);
@@ -195,7 +208,10 @@ mod tests {
         std::fs::create_dir(dir.path().join("src")).unwrap();
         std::fs::write(dir.path().join("src/main.rs"), "").unwrap();
         std::fs::write(dir.path().join(".hidden"), "").unwrap();
-        let c = Completion::new(&["/help", "/everything"], dir.path());
+        let commands = ["/help", "/everything"]
+            .map(|c| (c.to_string(), String::new()))
+            .to_vec();
+        let c = Completion::new(commands, dir.path());
         *c.prompts.lock().unwrap() = vec![(
             "/everything:args-prompt".into(),
             "A prompt with two arguments, one required and one optional".into(),

@@ -3,10 +3,12 @@
 //! interactive loop is in `repl`.
 
 mod approve;
+mod commands;
 mod complete;
 mod form;
 mod markdown;
 mod offers;
+mod paste;
 mod printer;
 pub(crate) mod repl;
 mod terminal;

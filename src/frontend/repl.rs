@@ -15,34 +15,9 @@ use super::approve::{AnswerSlot, TerminalAsker};
 use super::complete::Completion;
 use super::printer::{drive, group, Printer};
 use super::typeahead::TypeAhead;
-use crate::agent::{open_session, Agent, AgentError, Event};
+use crate::agent::{Agent, AgentError, Event};
 use crate::config::Settings;
 use crate::util::text::excerpt;
-
-pub(crate) const HELP: &str = "\
-commands:
-  /help      this list
-  /new       start a new session (the current one stays on disk)
-  /session   show the current session's id and file
-  /stop      while a turn runs: stop it (Ctrl-C does the same)
-  /model [M] show the model, or use model M from now on
-  /tools [Q] search the tools the model can find (all servers' catalogs)
-  /mcp       MCP servers: running or not, tool counts
-  /usage     tokens in and out (cached), model requests, how full the context is
-  /compact [FOCUS]  summarise the older turns now (FOCUS: what to keep most of)
-  /context   what the next request carries, by part, in bytes and tokens
-  /sessions  recent sessions; /resume [ID] opens one (the latest here without ID)
-  /clear     start a new conversation (the old one stays on disk)
-  /init      draft an AGENTS.md for this folder (the model reads the project)
-  /SERVER:PROMPT [ARGS]  send a server's prompt (ARGS: words in order, or NAME=VALUE)
-  /approvals what this session allowed
-  /yolo      run tools without asking for this session (again: ask again)
-  /update    check whether a newer hermes is available
-  /quit      leave (Ctrl-D does the same)
-In a message, @PATH attaches a file (or a folder's listing) and
-@SERVER:URI a server's resource. Tab completes commands, prompts, tool names
-(mcp__…), mentions and paths; Alt-Enter or a line ending in \\ goes on on the
-next line.";
 
 /// What ends the interactive session with an error (a failed turn does not:
 /// it is reported and the prompt comes back).
@@ -67,9 +42,12 @@ pub(crate) struct ReplContext<'a> {
     pub first: Option<String>,
     /// The servers, whose forms (elicitation) the REPL fills.
     pub mcp: Arc<crate::mcp::McpRegistry>,
+    /// The models the provider lists, once it has answered (asked when the
+    /// REPL opens): for Tab after `/model` and a name it does not list.
+    pub models: Arc<Mutex<Option<Vec<String>>>>,
 }
 
-enum Flow {
+pub(super) enum Flow {
     Continue,
     Quit,
     /// Send this as the user's message.
@@ -89,10 +67,22 @@ pub(crate) async fn run(
         .completion_type(rustyline::CompletionType::List)
         .build();
     let mut editor: Editor = rustyline::Editor::with_config(config)?;
-    let completion = Completion::new(COMMANDS, ctx.cwd);
+    let completion = Completion::new(super::commands::for_completion(), ctx.cwd);
+    let models = ctx.models.clone();
+    let listed = agent.models_listed();
+    let shown = completion.models.clone();
+    tokio::spawn(async move {
+        if let Some(names) = listed.await {
+            if let Ok(mut m) = shown.lock() {
+                *m = names.clone();
+            }
+            if let Ok(mut m) = models.lock() {
+                *m = Some(names);
+            }
+        }
+    });
     let tool_names = completion.tools.clone();
     let (prompt_names, resource_names) = (completion.prompts.clone(), completion.resources.clone());
-    let draft = completion.draft.clone();
     editor.set_helper(Some(completion));
     // Alt-Enter: a new line within the message.
     editor.bind_sequence(
@@ -131,15 +121,13 @@ pub(crate) async fn run(
             one_at_a_time: Default::default(),
         }));
     }
-    // A line given back to the editor to finish (see `draft`).
+    // A line given back to the editor to finish.
     let mut restore: Option<String> = None;
+    rustyline::set_paste_hook(super::paste::hold);
     loop {
-        if let Ok(mut d) = draft.lock() {
-            *d = restore.clone().unwrap_or_default();
-        }
         // Tool names for Tab: whatever the catalogs hold by now.
         if let Ok(mut names) = tool_names.lock() {
-            *names = agent.tool_names();
+            *names = agent.tool_summaries();
         }
         let offers = agent.offers();
         if let Ok(mut names) = prompt_names.lock() {
@@ -165,19 +153,7 @@ pub(crate) async fn run(
             }
             (ed, Err(ReadlineError::Interrupted)) => {
                 editor = ed;
-                continue;
-            }
-            // A byte that is not UTF-8 (a Latin-1 terminal): the line editor
-            // gives the line up; it comes back with U+FFFD in the byte's place.
-            (ed, Err(ReadlineError::Io(e))) if e.kind() == std::io::ErrorKind::InvalidData => {
-                editor = ed;
-                let mut line = draft.lock().map(|d| d.clone()).unwrap_or_default();
-                line.push(char::REPLACEMENT_CHARACTER);
-                errln!(
-                    "warning: a typed byte was not UTF-8 and was replaced with \u{FFFD}; \
-                     press Enter to send the line (set the terminal to UTF-8 to avoid this)"
-                );
-                restore = Some(line);
+                super::paste::release("");
                 continue;
             }
             (_, Err(ReadlineError::Eof)) => break,
@@ -197,12 +173,23 @@ pub(crate) async fn run(
                 }
             }
         }
+        if line.trim().is_empty() {
+            continue;
+        }
+        // The history keeps the line as typed, pastes as their placeholders.
+        let _ = editor.add_history_entry(line.trim());
+        let _ = editor.append_history(&ctx.history);
+        let line = super::paste::release(&line);
         let text = line.trim();
         if text.is_empty() {
             continue;
         }
-        let _ = editor.add_history_entry(text);
-        let _ = editor.append_history(&ctx.history);
+        if text.contains(char::REPLACEMENT_CHARACTER) && tty {
+            errln!(
+                "warning: the line has \u{FFFD} where a typed byte was not UTF-8 \
+                 (set the terminal to UTF-8 to avoid this)"
+            );
+        }
         if text == "/compact" || text.starts_with("/compact ") {
             compact(&mut agent, text, &ctx.stop, rx, printer).await;
             continue;
@@ -236,12 +223,14 @@ pub(crate) async fn run(
                 }
             }
         } else if text.starts_with('/') {
-            match command(text, &mut agent, &ctx).await? {
+            match super::commands::command(text, &mut agent, &ctx).await? {
                 Flow::Quit => break,
                 Flow::Continue => None,
                 Flow::Send(t) => Some(t),
                 Flow::Pick(found) => {
-                    editor = pick_and_resume(editor, &queued, &mut agent, &ctx, found).await?;
+                    editor =
+                        super::commands::pick_and_resume(editor, &queued, &mut agent, &ctx, found)
+                            .await?;
                     None
                 }
             }
@@ -269,7 +258,7 @@ pub(crate) async fn run(
 
 /// A resumed session opens with its last exchanges, so the screen is not
 /// blank: the user's words and the answers (cut), tool calls counted.
-fn show_resumed(agent: &Agent) {
+pub(super) fn show_resumed(agent: &Agent) {
     use crate::session::Message;
     use crate::util::sanitize::clean;
     let messages = agent.messages();
@@ -318,7 +307,7 @@ fn show_resumed(agent: &Agent) {
 /// named with the command that reopens it.
 /// Says how to come back to the session being left — or, when it is not
 /// worth keeping (new, and never answered), removes it.
-async fn leave(agent: &Agent) {
+pub(super) async fn leave(agent: &Agent) {
     let session = agent.session();
     if agent.keeps_session() {
         errln!("resume with: hermes --resume {}", session.id());
@@ -330,54 +319,7 @@ async fn leave(agent: &Agent) {
     let _ = session.clone().discard().await;
 }
 
-const COMMANDS: &[&str] = &[
-    "/help",
-    "/new",
-    "/clear",
-    "/session",
-    "/sessions",
-    "/resume",
-    "/stop",
-    "/model",
-    "/tools",
-    "/mcp",
-    "/usage",
-    "/compact",
-    "/context",
-    "/init",
-    "/approvals",
-    "/yolo",
-    "/update",
-    "/quit",
-];
-
-/// The known command nearest to `word` (edit distance ≤ 2), for a typo.
-fn nearest(word: &str) -> Option<&'static str> {
-    COMMANDS
-        .iter()
-        .map(|c| (distance(word, c), *c))
-        .filter(|(d, _)| *d <= 2)
-        .min()
-        .map(|(_, c)| c)
-}
-
-/// Levenshtein distance over characters.
-fn distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut prev = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let cur = row[j + 1];
-            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
-            prev = cur;
-        }
-    }
-    row[b.len()]
-}
-
-type Editor = rustyline::Editor<Completion, rustyline::history::FileHistory>;
+pub(super) type Editor = rustyline::Editor<Completion, rustyline::history::FileHistory>;
 
 fn prompt(yolo: bool) -> &'static str {
     if yolo {
@@ -391,7 +333,7 @@ fn prompt(yolo: bool) -> &'static str {
 /// line editor (on the blocking pool: it blocks on the terminal), starting
 /// from `initial` if given. Off a terminal, lines are read as bytes, with
 /// what is not UTF-8 replaced.
-async fn next_line(
+pub(super) async fn next_line(
     mut editor: Editor,
     queued: &Mutex<Vec<String>>,
     prompt: String,
@@ -509,264 +451,6 @@ async fn turn(
     Ended { stopped, typed }
 }
 
-async fn command(text: &str, agent: &mut Agent, ctx: &ReplContext<'_>) -> Result<Flow, ReplError> {
-    let word = text.split_whitespace().next().unwrap_or("");
-    match word {
-        "/quit" | "/exit" | "/q" => return Ok(Flow::Quit),
-        "/help" | "/?" => errln!("{HELP}"),
-        "/session" => errln!(
-            "session {} · {}",
-            agent.session().id(),
-            agent.session().path().display()
-        ),
-        "/stop" => errln!("nothing is running."),
-        "/init" => {
-            let existing = ["AGENTS.md", "CLAUDE.md"]
-                .into_iter()
-                .find(|f| ctx.cwd.join(f).exists());
-            match existing {
-                Some(f) => errln!(
-                    "{f} already exists in this folder; edit it, or remove it to draft a new one"
-                ),
-                None => return Ok(Flow::Send(super::offers::INIT.to_string())),
-            }
-        }
-        "/approvals" => {
-            let p = agent.policy_mut();
-            let allowed = p.allowed_this_session();
-            let config = ctx.settings.paths.config_file();
-            let standing = standing_allows(ctx, &config);
-            if allowed.is_empty() && standing.is_empty() {
-                errln!("nothing is allowed without asking (answer s or a to a question to allow a tool)");
-            }
-            for t in allowed {
-                errln!("  {t}  (this session)");
-            }
-            for line in standing {
-                errln!("  {line}");
-            }
-            if p.yolo() {
-                errln!("  /yolo is on: tools run without asking (rules that deny still hold)");
-            }
-        }
-        "/yolo" => {
-            if agent.policy_mut().toggle_yolo() {
-                errln!("yolo on: tools run without asking for this session (rules that deny still hold); /yolo again to ask again");
-            } else {
-                errln!("yolo off: approvals ask again");
-            }
-        }
-        "/update" => {
-            let paths = ctx.settings.paths.clone();
-            let line =
-                tokio::task::spawn_blocking(move || crate::update::status_line(&paths)).await?;
-            errln!("{line}");
-        }
-        "/model" => match text.split_whitespace().nth(1) {
-            None => errln!("model {}", agent.model()),
-            Some(m) => {
-                agent.set_model(m);
-                errln!("model {m} from the next request on");
-            }
-        },
-        "/usage" => {
-            let u = agent.usage_totals();
-            errln!(
-                "{} model request(s) · {} tokens in ({} read from the cache, {} written to it) · {} out",
-                u.requests, u.prompt_tokens, u.cache_read_tokens, u.cache_write_tokens, u.completion_tokens
-            );
-            errln!("{}", context_line(agent));
-        }
-        "/context" => {
-            let parts = agent.context_parts();
-            let (bytes, tokens) = parts
-                .iter()
-                .fold((0, 0), |(b, t), (_, pb, pt)| (b + pb, t + pt));
-            errln!("the next request carries (tokens estimated at the provider's last count):");
-            for (name, b, t) in &parts {
-                errln!(
-                    "  {name:<40} {:>9} bytes {:>8} tokens",
-                    group(*b),
-                    group(*t)
-                );
-            }
-            errln!(
-                "  {:<40} {:>9} bytes {:>8} tokens",
-                "total",
-                group(bytes),
-                group(tokens)
-            );
-            errln!("{}", context_line(agent));
-        }
-
-        "/tools" => {
-            let query = text.split_once(' ').map(|(_, q)| q.trim()).unwrap_or("");
-            errln!(
-                "{}",
-                crate::util::sanitize::clean(&agent.find_tools(query).await)
-            );
-        }
-        "/mcp" => {
-            let lines = agent.mcp_overview().await;
-            if lines.is_empty() {
-                errln!("no MCP servers configured (hermes mcp add NAME -- COMMAND …)");
-            }
-            for l in lines {
-                errln!("  {l}");
-            }
-        }
-        "/sessions" => {
-            for s in crate::session::list(&ctx.settings.paths.sessions_dir())
-                .into_iter()
-                .take(10)
-            {
-                errln!(
-                    "  {}  {}  {}",
-                    s.meta.id,
-                    s.meta.cwd,
-                    crate::util::sanitize::clean(&excerpt(&s.title, 60))
-                );
-            }
-        }
-        "/resume" => {
-            let dir = ctx.settings.paths.sessions_dir();
-            let path = match text.split_whitespace().nth(1) {
-                Some(id) => match crate::session::find(&dir, id) {
-                    Err(crate::session::SessionError::Ambiguous { .. }) => {
-                        // Not the one open now (this REPL's own).
-                        let mut found = crate::session::matching(&dir, id);
-                        found.retain(|s| s.meta.id != agent.session().id());
-                        return Ok(Flow::Pick(found));
-                    }
-                    found => found.map(Some),
-                },
-                None => {
-                    let here = ctx.cwd.to_string_lossy();
-                    Ok(crate::session::list(&dir)
-                        .into_iter()
-                        .find(|s| s.meta.cwd == here && s.meta.id != agent.session().id())
-                        .map(|s| s.path))
-                }
-            };
-            match path {
-                Ok(Some(path)) => resume_at(agent, ctx, &path).await,
-                Ok(None) => errln!("no other session in this folder; /sessions lists them all"),
-                Err(e) => errln!("{e}"),
-            }
-        }
-        "/new" | "/clear" => {
-            leave(agent).await;
-            let reach = agent.reach_prompt(ctx.cwd, &ctx.settings.prompt);
-            let start = open_session(ctx.settings, ctx.cwd, None, || reach).await?;
-            let id = start.handle.id().to_string();
-            let old = agent.switch_session(start);
-            // Closed now, not whenever its writer notices: it may be
-            // resumed with the next command.
-            let _ = old.close().await;
-            errln!("new session {id}");
-        }
-        other => match nearest(other) {
-            Some(near) => {
-                errln!("unknown command {other}; did you mean {near}? (/help lists them)")
-            }
-            None => errln!("unknown command {other}; /help lists them"),
-        },
-    }
-    Ok(Flow::Continue)
-}
-
-/// The rules that allow tools without asking: those the run began with
-/// (every config layer, `--approve`) and those "always" answers have saved
-/// in the user's config since, each once, with where it comes from.
-fn standing_allows(ctx: &ReplContext<'_>, config: &std::path::Path) -> Vec<String> {
-    use crate::config::{Decision, RuleOrigin};
-    let shown = |r: &crate::config::ApprovalRule| {
-        let when: Vec<String> = r
-            .when
-            .iter()
-            .map(|(ptr, re)| format!(" when {ptr} ~ {}", excerpt(re.as_str(), 60)))
-            .collect();
-        format!("{}{}", r.tool, when.concat())
-    };
-    let mut seen = std::collections::HashSet::new();
-    let mut lines = Vec::new();
-    let at_start = ctx
-        .settings
-        .approvals
-        .rules
-        .iter()
-        .filter(|r| r.decision == Decision::Allow)
-        .map(|r| {
-            let from = match &r.origin {
-                RuleOrigin::Config(key) => format!("rule {key}"),
-                RuleOrigin::Flag => "--approve".to_string(),
-            };
-            (shown(r), from)
-        });
-    let saved = crate::config::edit::saved_allows(config)
-        .into_iter()
-        .map(|r| (shown(&r), format!("always, in {}", config.display())));
-    for (rule, from) in at_start.chain(saved) {
-        if seen.insert(rule.clone()) {
-            lines.push(format!("{}  ({from})", crate::util::sanitize::clean(&rule)));
-        }
-    }
-    lines
-}
-
-/// Opens the session at `path` in place of the current one.
-async fn resume_at(agent: &mut Agent, ctx: &ReplContext<'_>, path: &std::path::Path) {
-    match open_session(ctx.settings, ctx.cwd, Some(path), String::new).await {
-        Ok(start) => {
-            leave(agent).await;
-            let old = agent.switch_session(start);
-            let _ = old.close().await;
-            show_resumed(agent);
-        }
-        Err(e) => errln!("error: {e}"),
-    }
-}
-
-/// The sessions a `/resume PREFIX` matched, numbered; the one chosen is
-/// opened (an empty answer opens none).
-async fn pick_and_resume(
-    editor: Editor,
-    queued: &Mutex<Vec<String>>,
-    agent: &mut Agent,
-    ctx: &ReplContext<'_>,
-    found: Vec<crate::session::Summary>,
-) -> Result<Editor, ReplError> {
-    errln!("{} sessions match:", found.len());
-    for (i, s) in found.iter().enumerate() {
-        errln!(
-            "  {}  {}  {}  {}",
-            i + 1,
-            s.meta.id,
-            s.meta.cwd,
-            crate::util::sanitize::clean(&excerpt(&s.title, 60))
-        );
-    }
-    let ask = format!("resume which (1-{}, Enter for none)? ", found.len());
-    let (editor, answer) = next_line(editor, queued, ask, None).await?;
-    let answer = answer.unwrap_or_default();
-    let answer = answer.trim();
-    if answer.is_empty() {
-        return Ok(editor);
-    }
-    match answer
-        .parse::<usize>()
-        .ok()
-        .and_then(|n| found.get(n.wrapping_sub(1)))
-    {
-        Some(s) => resume_at(agent, ctx, &s.path).await,
-        None => errln!(
-            "`{answer}` is not one of 1-{}; nothing was opened",
-            found.len()
-        ),
-    }
-    Ok(editor)
-}
-
 /// The arguments a prompt still needs, asked one by one on the prompt
 /// line; an empty answer to a required one gives the prompt up.
 async fn fill_prompt(
@@ -855,7 +539,7 @@ async fn attach(agent: &Agent, text: &str, ctx: &ReplContext<'_>) -> Result<Stri
 }
 
 /// Cancels `cancel` on Ctrl-C until the returned task is aborted.
-fn cancel_on_ctrl_c(cancel: &CancellationToken) -> tokio::task::JoinHandle<()> {
+pub(super) fn cancel_on_ctrl_c(cancel: &CancellationToken) -> tokio::task::JoinHandle<()> {
     let cancel = cancel.clone();
     tokio::spawn(async move {
         if tokio::signal::ctrl_c().await.is_ok() {
@@ -888,7 +572,7 @@ async fn compact(
 }
 
 /// How full the model's window is: `context 43% · 3 440 of 8 000 tokens`.
-fn context_line(agent: &Agent) -> String {
+pub(super) fn context_line(agent: &Agent) -> String {
     match agent.context_status() {
         (Some(used), Some(window)) => format!(
             "context {:.0}% · {} of {} tokens",
@@ -901,17 +585,5 @@ fn context_line(agent: &Agent) -> String {
             "context window of {} unknown (set providers.NAME.context_window)",
             agent.model()
         ),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_typo_gets_the_nearest_command() {
-        assert_eq!(nearest("/quti"), Some("/quit"));
-        assert_eq!(nearest("/aprovals"), Some("/approvals"));
-        assert_eq!(nearest("/zzzzzz"), None);
     }
 }

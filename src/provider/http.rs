@@ -98,8 +98,8 @@ pub(crate) trait Api: Send + Sync {
     fn credential(&self) -> &'static str {
         "API key"
     }
-    /// Where the API lists its models, for APIs whose listing may say a
-    /// model's window (OpenRouter, vLLM, LM Studio).
+    /// Where the API lists its models (`data[].id`), and — OpenRouter, vLLM,
+    /// LM Studio — may say a model's window.
     fn models_url(&self) -> Option<String> {
         None
     }
@@ -116,6 +116,9 @@ pub(crate) struct Endpoint {
     idle: Duration,
     deadline: Duration,
     max_reply: u64,
+    /// The API's model listing, asked for at most once a run (for a
+    /// model's window, and for `/model`'s names).
+    listing: std::sync::Arc<tokio::sync::OnceCell<Option<serde_json::Value>>>,
 }
 
 impl Endpoint {
@@ -143,7 +146,21 @@ impl Endpoint {
             idle: s.idle_timeout,
             deadline: s.request_timeout,
             max_reply: s.max_reply_bytes,
+            listing: Default::default(),
         })
+    }
+
+    /// The model listing at `url`, asked for once a run (within 3 s; `None`
+    /// when it cannot be had, which is no error).
+    pub(crate) async fn listing(
+        &self,
+        url: &str,
+        headers: &[(String, String)],
+    ) -> Option<serde_json::Value> {
+        self.listing
+            .get_or_init(|| self.get_json(url, headers, Duration::from_secs(3)))
+            .await
+            .clone()
     }
 
     /// A GET of `url` answered with JSON, within `wait`; `None` for anything

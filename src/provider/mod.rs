@@ -142,6 +142,11 @@ pub trait Provider: Send + Sync {
     fn reported_window<'a>(&'a self, _model: &'a str) -> BoxFuture<'a, Option<u64>> {
         Box::pin(async { None })
     }
+
+    /// The models the provider lists, where it lists them.
+    fn models(&self) -> BoxFuture<'_, Option<Vec<String>>> {
+        Box::pin(async { None })
+    }
 }
 
 /// Every HTTP provider is its `Api`: the body, then the one request loop.
@@ -166,15 +171,29 @@ impl<T: http::Api> Provider for T {
 
     fn reported_window<'a>(&'a self, model: &'a str) -> BoxFuture<'a, Option<u64>> {
         Box::pin(async move {
-            let url = self.models_url()?;
-            let headers = self.headers(&url, &[]).ok()?;
-            let listing = self
-                .endpoint()
-                .get_json(&url, &headers, Duration::from_secs(3))
-                .await?;
+            let listing = model_listing(self).await?;
             windows::window_in_listing(&listing, model)
         })
     }
+
+    fn models(&self) -> BoxFuture<'_, Option<Vec<String>>> {
+        Box::pin(async move {
+            let listing = model_listing(self).await?;
+            let ids: Vec<String> = listing["data"]
+                .as_array()?
+                .iter()
+                .filter_map(|m| m["id"].as_str().map(str::to_string))
+                .collect();
+            (!ids.is_empty()).then_some(ids)
+        })
+    }
+}
+
+/// The API's model listing, once a run.
+async fn model_listing<T: http::Api>(api: &T) -> Option<serde_json::Value> {
+    let url = api.models_url()?;
+    let headers = api.headers(&url, &[]).ok()?;
+    api.endpoint().listing(&url, &headers).await
 }
 
 /// Builds the provider a run uses.

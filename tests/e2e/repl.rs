@@ -16,7 +16,10 @@ fn repl_chats_and_runs_slash_commands() {
     run.ok();
     crate::assert_contains!(run.stdout, "hello from the repl\n");
     crate::assert_contains!(run.stdout, "fresh start\n");
-    crate::assert_contains!(run.stderr, "/new       start a new session");
+    crate::assert_contains!(
+        run.stderr,
+        "  /new               start a new session (the current one stays on disk) (also /clear)"
+    );
     crate::assert_contains!(run.stderr, "unknown command /bogus");
     crate::assert_contains!(run.stderr, "new session ");
 

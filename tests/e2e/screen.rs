@@ -128,20 +128,40 @@ fn three_quick_lines_are_all_sent_in_order() {
     term.type_line("/quit");
 }
 
-/// A byte that is not UTF-8 typed at the prompt (a Latin-1 `é`): the line
-/// comes back with U+FFFD in its place and a warning, and Enter sends it.
+/// A byte that is not UTF-8 typed at the prompt (a Latin-1 `é`) becomes
+/// U+FFFD in the line, and what is typed after it — in the same burst of
+/// bytes, as a paste or fast typing gives them — is kept.
 #[test]
 fn a_typed_byte_that_is_not_utf8_is_replaced_and_the_line_kept() {
     let env = TestEnv::new();
     env.fake.push(Reply::text("bien"));
     let term = Tmux::start(&env, &[]);
-    // The line editor swallows the key after a broken sequence: here, Enter.
-    term.type_bytes(b"un caf\xe9\r");
-    term.wait_for("the warning", |s| s.contains("was replaced with"));
-    term.wait_for("the line given back", |s| s.contains("› un caf\u{FFFD}"));
-    term.type_bytes(b" noir\r");
+    term.type_bytes(b"un caf\xe9 au lait\r");
     term.wait_for("the answer", |s| s.contains("bien"));
-    assert_eq!(env.last_user_text(0), "un caf\u{FFFD} noir");
+    assert_eq!(env.last_user_text(0), "un caf\u{FFFD} au lait");
+    crate::assert_contains!(term.screen(), "where a typed byte was not UTF-8");
+    term.type_line("/quit");
+}
+
+/// A paste of several lines at the prompt shows as `[pasted N lines]` in
+/// the line and is sent whole, in its place.
+#[test]
+fn a_paste_at_the_prompt_is_collapsed_and_sent_whole() {
+    let env = TestEnv::new();
+    env.fake.push(Reply::text("three errors"));
+    let term = Tmux::start(&env, &[]);
+    term.type_keys("why these? ");
+    term.paste("error: one\nerror: two\nerror: three\n");
+    term.wait_for("the placeholder", |s| {
+        s.contains("› why these? [pasted 3 lines]")
+    });
+    crate::assert_not_contains!(term.screen(), "error: two");
+    term.press("Enter");
+    term.wait_for("the answer", |s| s.contains("three errors"));
+    assert_eq!(
+        env.last_user_text(0),
+        "why these? error: one\nerror: two\nerror: three"
+    );
     term.type_line("/quit");
 }
 
@@ -193,6 +213,7 @@ fn the_live_block_is_redrawn_cleanly_when_the_terminal_is_resized() {
         for l in screen.lines().filter(|l| !l.trim().is_empty()) {
             let known = l.starts_with("hermes ")
                 || l.starts_with("› ")
+                || l.trim() == "›"
                 || l.contains("mcp__t__slow")
                 || l.contains("both slept");
             assert!(known, "debris {l:?} on the screen:\n{screen}");
@@ -305,5 +326,37 @@ fn a_paste_during_a_turn_is_one_message() {
         env.last_user_text(2),
         "error: one\nerror: two\nerror: three"
     );
+    term.type_line("/quit");
+}
+
+/// Tab lists candidates with what each is: commands with their help, and
+/// after `/model` the models the provider lists; a model it does not list
+/// is used, with a warning.
+#[test]
+fn tab_lists_commands_with_their_help_and_the_providers_models() {
+    let env = TestEnv::new();
+    let term = Tmux::start(&env, &[]);
+    term.type_keys("/co");
+    term.press("Tab");
+    term.press("Tab");
+    term.wait_for("the commands, described", |s| {
+        s.contains("/compact  summarise the older turns now")
+            && s.contains("/context  what the next request carries")
+    });
+    term.press("C-u");
+    term.type_keys("/model test");
+    term.press("Tab");
+    term.press("Tab");
+    term.wait_for("the provider's models", |s| s.contains("test-model-large"));
+    term.press("C-u");
+    term.type_line("/model nonesuch");
+    term.wait_for("the warning", |s| {
+        s.contains("warning: fake does not list a model `nonesuch`")
+    });
+    term.type_line("/model test-model-large");
+    term.wait_for("the switch", |s| {
+        s.contains("model test-model-large from the next request on")
+    });
+    crate::assert_not_contains!(term.screen(), "does not list a model `test-model-large`");
     term.type_line("/quit");
 }

@@ -574,17 +574,20 @@ pub fn tokens(req: &Recorded) -> u64 {
     (req.body.len() as u64).div_ceil(4)
 }
 
-/// An OpenAI-style model listing of `test-model`, with vLLM's
-/// `max_model_len` when `window` is given.
+/// An OpenAI-style model listing of `test-model` (with vLLM's
+/// `max_model_len` when `window` is given) and `test-model-large`.
 fn model_listing(window: Option<u64>) -> String {
-    let mut model = serde_json::json!({
-        "id": "test-model", "object": "model", "created": 1_764_547_200, "owned_by": "vllm",
-        "root": "test-model", "parent": null
-    });
+    let entry = |id: &str| {
+        serde_json::json!({
+            "id": id, "object": "model", "created": 1_764_547_200, "owned_by": "vllm",
+            "root": id, "parent": null
+        })
+    };
+    let mut model = entry("test-model");
     if let Some(w) = window {
         model["max_model_len"] = w.into();
     }
-    serde_json::json!({"object": "list", "data": [model]}).to_string()
+    serde_json::json!({"object": "list", "data": [model, entry("test-model-large")]}).to_string()
 }
 
 /// The refusal of a request of `tokens` to a model with a `window`, in the

@@ -86,4 +86,9 @@ impl Api for AnthropicProvider {
     fn expected(&self) -> &'static str {
         "the Anthropic API root (https://api.anthropic.com, without /v1)"
     }
+
+    fn models_url(&self) -> Option<String> {
+        let base = self.endpoint.url.strip_suffix("/messages")?;
+        Some(format!("{base}/models"))
+    }
 }
