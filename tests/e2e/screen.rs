@@ -360,3 +360,45 @@ fn tab_lists_commands_with_their_help_and_the_providers_models() {
     crate::assert_not_contains!(term.screen(), "does not list a model `test-model-large`");
     term.type_line("/quit");
 }
+
+/// On a serial server, an entry waiting behind a running one shows
+/// `queued` — never the running one's progress — and once it starts, its
+/// timer counts from then, not from when it was queued.
+#[test]
+fn progress_shows_on_its_own_entry_and_a_timer_counts_from_the_start() {
+    let env = TestEnv::deferred(&[("t", "")]);
+    env.fake.push(Reply::tool_calls(&[(
+        &call_id("serial"),
+        "tool_call",
+        r#"{"calls":[{"name":"mcp__t__progress","arguments":{"steps":3,"ms":700}},{"name":"mcp__t__slow","arguments":{"ms":1200,"label":"after"}}]}"#,
+    )]));
+    env.fake.push(Reply::text("both done"));
+    let term = Tmux::start(&env, &[]);
+    term.type_line("go");
+    term.wait_for("progress on the running entry", |s| {
+        s.lines()
+            .any(|l| l.contains("mcp__t__progress") && l.contains("/3"))
+    });
+    let screen = term.screen();
+    let waiting = screen
+        .lines()
+        .find(|l| l.contains("mcp__t__slow"))
+        .unwrap_or_else(|| panic!("{screen}"));
+    assert!(
+        waiting.contains("queued") && !waiting.contains("/3"),
+        "{screen}"
+    );
+    // The second starts about 2 s after it was queued: its timer says 0s.
+    term.wait_for("the second running", |s| {
+        s.lines()
+            .any(|l| l.contains("mcp__t__slow") && l.contains("running"))
+    });
+    let screen = term.screen();
+    let running = screen
+        .lines()
+        .find(|l| l.contains("mcp__t__slow"))
+        .unwrap_or_else(|| panic!("{screen}"));
+    assert!(running.trim_end().ends_with("running 0s"), "{running:?}");
+    term.wait_for("the answer", |s| s.contains("both done"));
+    term.type_line("/quit");
+}

@@ -71,8 +71,8 @@ fn tools(extra: bool) -> Vec<Value> {
                "inputSchema": obj(json!({}), &[])}),
         json!({"name": "huge", "description": "Return bytes characters of output (to stderr instead, with a non-UTF-8 byte and no newline, when stderr is true).",
                "inputSchema": obj(json!({"bytes": {"type": "integer"}, "stderr": {"type": "boolean"}}), &["bytes"])}),
-        json!({"name": "progress", "description": "Report progress steps, then finish.",
-               "inputSchema": obj(json!({"steps": {"type": "integer"}}), &[])}),
+        json!({"name": "progress", "description": "Report progress steps (ms apart), then finish.",
+               "inputSchema": obj(json!({"steps": {"type": "integer"}, "ms": {"type": "integer"}}), &[])}),
         json!({"name": "env", "description": "Read an environment variable of the server.",
                "inputSchema": obj(json!({"name": {"type": "string"}}), &["name"])}),
         json!({"name": "image", "description": "Return a tiny PNG image.",
@@ -323,8 +323,10 @@ fn call(out: &Out, msg: Value, cancelled: &Mutex<HashSet<String>>, extra: &Mutex
         )),
         "progress" => {
             let steps = a["steps"].as_u64().unwrap_or(3);
+            let pause = Duration::from_millis(a["ms"].as_u64().unwrap_or(0));
             if let Some(token) = p["_meta"].get("progressToken") {
                 for i in 1..=steps {
+                    std::thread::sleep(pause);
                     send(
                         out,
                         json!({"jsonrpc": "2.0", "method": "notifications/progress",
