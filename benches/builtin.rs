@@ -15,7 +15,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use hermes::config::BuiltinSettings;
-use hermes::session::ToolCall;
+use hermes::model::ToolCall;
 use hermes::tools::Registry;
 use tokio_util::sync::CancellationToken;
 

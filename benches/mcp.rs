@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 
 use hermes::config::{Concurrency, McpServerSettings, Paths};
 use hermes::mcp::McpRegistry;
-use hermes::session::ToolCall;
+use hermes::model::ToolCall;
 use hermes::tools::Registry;
 use rmcp::model::CallToolRequestParams;
 use rmcp::ServiceExt;

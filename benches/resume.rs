@@ -22,7 +22,8 @@ use std::process::{Command, Stdio};
 use std::time::Instant;
 
 use fake_provider::{FakeProvider, Reply};
-use hermes::session::{Message, Meta, Record, ToolCall, ToolResult, FORMAT_VERSION};
+use hermes::model::{Message, ToolCall, ToolResult};
+use hermes::session::{Meta, Record, FORMAT_VERSION};
 
 const MESSAGES: usize = 20_000;
 /// Bytes of history at which this hermes compacts at a 200 000-token

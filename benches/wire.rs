@@ -8,7 +8,8 @@ use std::path::Path;
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
 use hermes::agent::expand_local_tool_batches;
-use hermes::session::{self, Message, ToolCall};
+use hermes::model::{Message, ToolCall};
+use hermes::session::{self};
 
 const PARENT: &str = "call_Hq8Lm2Np4Rs6Tu0Vw3Xy5Za7";
 

@@ -9,7 +9,7 @@ pub fn classify(name: &str, raw_arguments: &str) {
 
 /// Folds stream chunks (one JSON `data:` payload each) into a message.
 pub fn assemble<'a>(payloads: impl Iterator<Item = &'a str>) {
-    let mut asm = crate::provider::stream::Assembler::default();
+    let mut asm = crate::provider::openai::stream::Assembler::default();
     for p in payloads {
         if let Ok(chunk) = serde_json::from_str(p) {
             asm.push(chunk);

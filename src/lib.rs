@@ -13,8 +13,10 @@
 //! - [`call`] — a tool call as a value: names, entries, ids, the one
 //!   classification shared by the split, the round and the dispatcher.
 //! - [`tools`] — the tool trait and registry the tool round calls into.
-//! - [`session`] — the message model and the append-only JSON Lines session file
-//!   (single writer), read back for `--resume`.
+//! - [`model`] — the conversation's values: messages, tool calls, a
+//!   provider's native blocks, tools as offered (a leaf every module may use).
+//! - [`session`] — the append-only JSON Lines session file (single writer),
+//!   read back for `--resume`.
 //! - [`mcp`] — MCP servers started over stdio: registry, catalogs, processes.
 //! - [`policy`] — hooks and approvals around each tool call.
 //! - [`connectors`] — the remote connector gateway.
@@ -58,12 +60,13 @@ pub(crate) mod call;
 pub mod config;
 pub mod connectors;
 pub(crate) mod frontend;
-#[cfg(test)]
-mod fuzz;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod mcp;
+pub mod model;
 pub(crate) mod policy;
+#[cfg(test)]
+mod properties;
 pub(crate) mod provider;
 pub(crate) mod sandbox;
 pub mod session;

@@ -7,7 +7,7 @@
 //! loses its result, a split batch never loses a child, and an assistant
 //! message's signed thinking stays or goes with the whole message.
 
-use crate::session::{Message, ToolResult};
+use crate::model::{Message, ToolResult};
 
 /// Results shorter than this are kept whole: their stub would save little.
 const STUB_MIN_BYTES: usize = 512;
@@ -198,7 +198,7 @@ pub(super) fn compacted(messages: &[Message], cut: usize, summary: &str) -> Vec<
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::session::ToolCall;
+    use crate::model::ToolCall;
 
     fn user(s: &str) -> Message {
         Message::User { content: s.into() }

@@ -5,8 +5,9 @@
 //! follows the provider's tokenizer rather than a fixed guess.
 
 use crate::config::{ConfiguredWindows, ContextSettings};
-use crate::provider::{Overflow, ToolSpec};
-use crate::session::Message;
+use crate::model::Message;
+use crate::model::ToolSpec;
+use crate::provider::Overflow;
 
 /// Tokens per byte before any request was counted: 3.5 bytes a token, a
 /// little fuller than English prose, as code and JSON are.

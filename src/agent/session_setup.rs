@@ -5,9 +5,9 @@
 use std::path::Path;
 
 use crate::config::Settings;
+use crate::model::{Message, ToolResult};
 use crate::session::{
-    self, LoadedSession, Message, Meta, Record, SessionError, SessionEvent, SessionHandle,
-    ToolResult,
+    self, LoadedSession, Meta, Record, SessionError, SessionEvent, SessionHandle,
 };
 use crate::util::time::Utc;
 
@@ -18,7 +18,7 @@ pub struct SessionStart {
     /// The deferral decision the session recorded, to be kept (resume).
     pub deferred: Option<bool>,
     /// The tools it offered directly, recorded with it, to be offered again.
-    pub offered: Option<Vec<crate::session::OfferedTool>>,
+    pub offered: Option<Vec<crate::model::OfferedTool>>,
     /// The last request's size as the provider counted it (resume): the
     /// messages it carried, its prompt tokens.
     pub last_usage: Option<(usize, u64)>,

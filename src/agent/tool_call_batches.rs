@@ -9,7 +9,7 @@ use std::collections::HashSet;
 use serde_json::{json, Value};
 
 use crate::call::{classify, ids, names, CallClass, Entry};
-use crate::session::{NativeBlocks, ToolCall};
+use crate::model::{NativeBlocks, ToolCall};
 
 /// The entries a call splits into, or `None` when the contract leaves it
 /// whole — decided by the one classification.
@@ -307,7 +307,7 @@ mod tests {
 
     #[test]
     fn block_lists_are_edited_in_place_and_other_blocks_keep_their_bytes() {
-        use crate::session::BlockApi;
+        use crate::model::BlockApi;
         let blocks_json = r#"[
             {"type":"thinking","thinking":"plan  it","signature":"EqQBCgIYAhIM+/sig=="},
             {"type": "text", "text": "Reading both."},

@@ -25,10 +25,11 @@ use tokio_util::sync::CancellationToken;
 use super::protocol::{Event, EventTx};
 use crate::call::{classify, ids, names::Bridge, CallClass, Entry, ToolOutput, ToolRef};
 use crate::config::Decision;
+use crate::model::{ToolCall, ToolResult};
 use crate::policy::{
     Answer, By, Gate, Grant, HookContext, HookVerdict, Outcome, Policy, Question, UserAnswer,
 };
-use crate::session::{Record, SessionError, SessionEvent, SessionHandle, ToolCall, ToolResult};
+use crate::session::{Record, SessionError, SessionEvent, SessionHandle};
 use crate::tools::{validation, Registry};
 use crate::util::time::Utc;
 

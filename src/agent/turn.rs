@@ -7,13 +7,12 @@ use tokio_util::sync::CancellationToken;
 use super::context::{request_bytes, Meter};
 use super::protocol::{Event, EventTx};
 use super::tool_round;
+use crate::model::{Message, NativeBlocks, ToolCall};
 use crate::policy::Policy;
 use crate::provider::{
     foreign_messages, ChatRequest, Completion, Finish, Provider, ProviderError, ProviderEvent,
 };
-use crate::session::{
-    Message, NativeBlocks, Record, SessionError, SessionEvent, SessionHandle, ToolCall,
-};
+use crate::session::{Record, SessionError, SessionEvent, SessionHandle};
 use crate::tools::Registry;
 use crate::util::time::Utc;
 

@@ -16,9 +16,10 @@ use crate::agent::{open_session, Agent, Event};
 use crate::config::{self, Settings};
 use crate::frontend::{drive, repl, Printer, Style};
 use crate::mcp::McpRegistry;
+use crate::model::Message;
 use crate::policy::Policy;
 use crate::provider;
-use crate::session::{self, Message};
+use crate::session::{self};
 use crate::tools::Registry;
 
 enum Mode {
@@ -179,7 +180,7 @@ pub async fn assemble(
 }
 
 /// The tool calls of the latest turn that made any.
-fn last_turn_calls(messages: &[Message]) -> Vec<crate::session::ToolCall> {
+fn last_turn_calls(messages: &[Message]) -> Vec<crate::model::ToolCall> {
     // The latest turn that made calls: a closing "thanks" does not hide the
     // servers of the work before it.
     let mut calls = Vec::new();

@@ -259,7 +259,7 @@ pub(crate) async fn run(
 /// A resumed session opens with its last exchanges, so the screen is not
 /// blank: the user's words and the answers (cut), tool calls counted.
 pub(super) fn show_resumed(agent: &Agent) {
-    use crate::session::Message;
+    use crate::model::Message;
     use crate::util::sanitize::clean;
     let messages = agent.messages();
     let users = messages

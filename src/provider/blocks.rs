@@ -8,7 +8,7 @@
 use serde_json::{json, Value};
 
 use crate::call::ids::legal_everywhere;
-use crate::session::{BlockApi, Message, ToolCall, ToolResult};
+use crate::model::{BlockApi, Message, ToolCall, ToolResult};
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(super) enum Role {
@@ -158,8 +158,8 @@ pub(crate) fn foreign_messages(messages: &[Message], api: Option<BlockApi>) -> u
 /// A short history around one native assistant turn (system, user, the
 /// turn, a result for its first tool use) and one tool, for the body tests.
 #[cfg(test)]
-pub(super) fn sample(api: BlockApi, blocks: &str) -> (Vec<Message>, Vec<super::ToolSpec>) {
-    let native = crate::session::NativeBlocks {
+pub(super) fn sample(api: BlockApi, blocks: &str) -> (Vec<Message>, Vec<crate::model::ToolSpec>) {
+    let native = crate::model::NativeBlocks {
         api,
         blocks: serde_json::from_str(blocks).unwrap(),
     };
@@ -185,7 +185,7 @@ pub(super) fn sample(api: BlockApi, blocks: &str) -> (Vec<Message>, Vec<super::T
             is_error: false,
         })
     }));
-    let tools = vec![super::ToolSpec {
+    let tools = vec![crate::model::ToolSpec {
         name: "echo".into(),
         description: "d".into(),
         parameters: json!({"type": "object"}),
@@ -196,7 +196,7 @@ pub(super) fn sample(api: BlockApi, blocks: &str) -> (Vec<Message>, Vec<super::T
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::session::NativeBlocks;
+    use crate::model::NativeBlocks;
 
     #[test]
     fn ids_another_api_refuses_are_mapped_alike_in_call_and_result() {

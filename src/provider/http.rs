@@ -14,7 +14,7 @@ use tokio_util::sync::CancellationToken;
 use super::error::ProviderError;
 use super::{retry, ChatRequest, Completion, EventFn, ProviderEvent};
 use crate::config::{ProviderSettings, RetryPolicy};
-use crate::session::BlockApi;
+use crate::model::BlockApi;
 use crate::util::text::excerpt;
 
 /// How a provider frames its stream.

@@ -7,9 +7,9 @@ mod bedrock;
 mod blocks;
 mod error;
 mod http;
-mod openai;
+pub(crate) mod openai;
 mod retry;
-pub(crate) mod stream;
+
 mod windows;
 
 use std::time::Duration;
@@ -26,15 +26,7 @@ pub(crate) use openai::OpenAiProvider;
 pub(crate) use windows::known_window;
 
 use crate::config::{ProviderKind, ProviderSettings};
-use crate::session::{BlockApi, Message, NativeBlocks, ToolCall};
-
-/// A tool as offered to the model.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ToolSpec {
-    pub name: String,
-    pub description: String,
-    pub parameters: serde_json::Value,
-}
+use crate::model::{BlockApi, Message, NativeBlocks, ToolCall, ToolSpec};
 
 pub struct ChatRequest<'a> {
     pub model: &'a str,

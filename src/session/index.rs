@@ -5,9 +5,9 @@
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
-use super::message::Message;
 use super::record::{Meta, Record};
 use super::SessionError;
+use crate::model::Message;
 use crate::util::time::{entropy, Utc};
 
 /// `20261129-201235-a1b2c3`: sortable by creation time, unique enough per machine.

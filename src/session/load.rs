@@ -5,9 +5,9 @@
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
-use super::message::{Message, ToolCall};
-use super::record::{Meta, OfferedTool, Record, SessionEvent};
+use super::record::{Meta, Record, SessionEvent};
 use super::SessionError;
+use crate::model::{Message, OfferedTool, ToolCall};
 
 #[derive(Debug, Clone)]
 pub struct LoadedSession {
@@ -246,7 +246,7 @@ impl Acknowledged {
 /// `on_drop` told its position in `messages`. The file is not changed.
 pub fn pair_results(
     messages: Vec<Message>,
-    mut on_drop: impl FnMut(usize, &crate::session::ToolResult),
+    mut on_drop: impl FnMut(usize, &crate::model::ToolResult),
 ) -> Vec<Message> {
     struct Round {
         /// The round's calls not answered yet, by id: how many (an id two

@@ -1,12 +1,11 @@
-//! Sessions: the message model, the append-only JSON Lines file that is the record
-//! of truth, its single writer, and reading it back for `--resume`.
+//! Sessions: the append-only JSON Lines file that is the record of truth
+//! (its records hold [`crate::model`]'s messages), its single writer, reading
+//! it back for `--resume`, finding and removing sessions.
 
 mod fork;
 mod index;
 mod load;
 mod lock;
-mod message;
-mod native;
 mod record;
 mod remove;
 mod store;
@@ -16,9 +15,7 @@ use std::path::{Path, PathBuf};
 pub use fork::fork;
 pub use index::{find, latest_in, list, matching, new_id, path_for, Summary};
 pub use load::{in_entry_order, load, pair_results, parse, LoadedSession};
-pub use message::{Message, ToolCall, ToolResult};
-pub use native::{BlockApi, NativeBlocks, ToolUse};
-pub use record::{Meta, OfferedTool, Record, SessionEvent, COMPACTION_PREFIX, FORMAT_VERSION};
+pub use record::{Meta, Record, SessionEvent, COMPACTION_PREFIX, FORMAT_VERSION};
 pub use remove::{older_than, parse_age, remove};
 pub use store::SessionHandle;
 

@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::message::{Message, ToolResult};
+use crate::model::{Message, OfferedTool, ToolResult};
 
 pub const FORMAT_VERSION: u32 = 1;
 
@@ -39,17 +39,6 @@ pub enum Record {
         stubbed: u64,
         messages: Vec<Message>,
     },
-}
-
-/// A tool a session offered the model directly (not behind the bridge), as
-/// it was sent. Fields in alphabetical order, as every record writes them.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct OfferedTool {
-    pub description: String,
-    pub name: String,
-    pub parameters: serde_json::Value,
-    /// The server it came from, or `connectors`.
-    pub source: String,
 }
 
 /// How every compaction record's line begins: a loader finds the last one

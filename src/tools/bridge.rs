@@ -6,7 +6,7 @@
 use serde_json::{json, Value};
 
 use super::catalog::ToolCatalog;
-use crate::provider::ToolSpec;
+use crate::model::ToolSpec;
 use crate::util::text::excerpt;
 
 pub use crate::call::names::{is_bridge, CALL, DESCRIBE, SEARCH};

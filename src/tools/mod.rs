@@ -34,8 +34,8 @@ use crate::config::{DeferMode, DeferPolicy, WarmUp};
 
 use crate::connectors::{DispatchCall, Gateway};
 use crate::mcp::McpRegistry;
-use crate::provider::ToolSpec;
-use crate::session::ToolCall;
+use crate::model::ToolCall;
+use crate::model::ToolSpec;
 
 /// Called once when an entry is about to be sent to its tool (after its
 /// server's concurrency gate and start-up): the moment it is "started".

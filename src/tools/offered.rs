@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use super::{CatalogTool, Registry};
 use crate::call::names;
-use crate::session::OfferedTool;
+use crate::model::OfferedTool;
 
 /// How long the connector gateway's listing is waited for, as a search
 /// waits for it.

@@ -9,7 +9,7 @@ use std::time::Duration;
 use super::{search, Registry};
 use crate::call::{classify, CallClass};
 use crate::config::WarmUp;
-use crate::session::ToolCall;
+use crate::model::ToolCall;
 
 /// How long after a turn starts its servers are guessed and started: the
 /// first request goes out first, and a server's start (often 0.3–0.5 s of

@@ -163,7 +163,7 @@ fn a_batch_that_reaches_the_dispatcher_gets_the_legacy_answer() {
     let out = rt.block_on(async {
         let mcp = std::sync::Arc::new(McpRegistry::new(&hermes::config::mcp_servers(&merged), &paths).unwrap());
         let reg = Registry::default().with_mcp(mcp.clone());
-        let call = hermes::session::ToolCall {
+        let call = hermes::model::ToolCall {
             id: call_id("x"),
             name: "tool_call".into(),
             arguments: r#"{"calls":[{"name":"mcp__t__echo","arguments":{"text":"a"}},{"name":"mcp__t__echo","arguments":{"text":"b"}}]}"#.into(),

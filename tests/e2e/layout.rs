@@ -84,6 +84,27 @@ fn no_module_uses_a_module_that_uses_it_back() {
     assert!(cycles.is_empty(), "module cycles:\n{}", cycles.join("\n"));
 }
 
+/// Edges the layout does without: the message types are a leaf (`model`),
+/// so a provider and the tools never use the session file, and the tools
+/// never use a provider.
+#[test]
+fn the_message_types_are_a_leaf_and_providers_and_tools_keep_out_of_the_session_file() {
+    let graph = module_graph();
+    assert!(graph.contains_key("model"), "{graph:?}");
+    let uses = |from: &str| graph.get(from).cloned().unwrap_or_default();
+    assert!(uses("model").is_empty(), "model uses {:?}", uses("model"));
+    for (from, not) in [
+        ("provider", ["session", "tools", "agent"]),
+        ("tools", ["session", "provider", "agent"]),
+        ("session", ["provider", "tools", "agent"]),
+        ("call", ["session", "provider", "tools"]),
+    ] {
+        for n in not {
+            assert!(!uses(from).contains(n), "{from} uses {n}: {:?}", uses(from));
+        }
+    }
+}
+
 #[test]
 fn the_cycle_check_finds_a_loop() {
     let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();

@@ -12,8 +12,10 @@ use tokio_util::sync::CancellationToken;
 use super::super::compact;
 use super::super::context::{message_bytes, request_bytes, Meter};
 use super::{Agent, AgentError, Event};
-use crate::provider::{ChatRequest, ProviderError, ProviderEvent, ToolSpec};
-use crate::session::{Message, Record};
+use crate::model::Message;
+use crate::model::ToolSpec;
+use crate::provider::{ChatRequest, ProviderError, ProviderEvent};
+use crate::session::Record;
 use crate::util::time::Utc;
 
 /// After a compaction the request should fill at most this share of the

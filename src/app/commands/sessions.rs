@@ -5,7 +5,8 @@ use clap::Subcommand;
 
 use super::Context;
 use crate::app::CommandError;
-use crate::session::{self, Message};
+use crate::model::Message;
+use crate::session::{self};
 use crate::util::sanitize::clean;
 use crate::util::text::excerpt;
 

@@ -10,7 +10,7 @@ use super::error::ProviderError;
 use super::http::{Api, Endpoint, Fold, Framing};
 use super::ChatRequest;
 use crate::config::{ProviderSettings, Thinking};
-use crate::session::BlockApi;
+use crate::model::BlockApi;
 
 /// The API version every request names.
 const VERSION: &str = "2023-06-01";

@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::super::http::{Fold, FoldError, Step};
 use super::super::{Completion, Finish, Usage};
-use crate::session::{BlockApi, NativeBlocks};
+use crate::model::{BlockApi, NativeBlocks};
 
 /// How far past the blocks so far a new block's index may jump; blocks come
 /// numbered 0, 1, 2 …, and a wild index must not size a vector.

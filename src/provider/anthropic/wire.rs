@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 use super::super::blocks::turns;
 use super::super::ChatRequest;
 use crate::config::Thinking;
-use crate::session::BlockApi;
+use crate::model::BlockApi;
 
 #[derive(Serialize)]
 struct Body<'a> {

@@ -15,7 +15,7 @@ use super::error::ProviderError;
 use super::http::{Api, Endpoint, Fold, Framing};
 use super::ChatRequest;
 use crate::config::{ProviderSettings, Thinking};
-use crate::session::BlockApi;
+use crate::model::BlockApi;
 use credentials::{Auth, Sources};
 
 /// The SigV4 signing name of Bedrock Runtime.

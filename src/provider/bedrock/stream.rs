@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 
 use super::super::http::{Fold, FoldError, Step};
 use super::super::{Completion, Finish, Usage};
-use crate::session::{BlockApi, NativeBlocks};
+use crate::model::{BlockApi, NativeBlocks};
 
 const MAX_INDEX_GAP: usize = 16;
 

@@ -4,7 +4,7 @@
 use futures_util::future::BoxFuture;
 use tokio_util::sync::CancellationToken;
 
-use crate::provider::ToolSpec;
+use crate::model::ToolSpec;
 use crate::tools::{OnStart, Tool, ToolOutput};
 
 pub(crate) struct Echo;

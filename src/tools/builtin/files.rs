@@ -12,8 +12,8 @@ use tokio_util::sync::CancellationToken;
 
 use super::{arg_str, blocking, Context};
 use crate::call::ToolOutput;
+use crate::model::ToolSpec;
 use crate::policy::Hints;
-use crate::provider::ToolSpec;
 use crate::tools::{OnStart, Tool};
 
 /// Lines `read_file` shows when no `limit` is given.

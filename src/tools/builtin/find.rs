@@ -15,8 +15,8 @@ use tokio_util::sync::CancellationToken;
 use super::files::path_arg;
 use super::{arg_str, blocking, Context};
 use crate::call::ToolOutput;
+use crate::model::ToolSpec;
 use crate::policy::Hints;
-use crate::provider::ToolSpec;
 use crate::tools::{OnStart, Tool};
 
 /// Paths `glob` lists at most.

@@ -18,8 +18,8 @@ use tokio_util::sync::CancellationToken;
 use super::{arg_str, Context};
 use crate::call::ToolOutput;
 use crate::config::defaults;
+use crate::model::ToolSpec;
 use crate::policy::Hints;
-use crate::provider::ToolSpec;
 use crate::tools::{OnStart, Tool};
 
 /// After the command exits, how long output may still come from what it

@@ -5,7 +5,7 @@
 //! loader — generated and mutated input, and require an answer (a value or
 //! an error), never a panic. `cargo test` runs a fixed budget of cases
 //! (`HERMES_FUZZ_CASES`, default 256 per target); a longer run is
-//! `HERMES_FUZZ_CASES=100000 cargo test --release --lib fuzz`.
+//! `HERMES_FUZZ_CASES=100000 cargo test --release --lib properties`.
 
 use proptest::prelude::*;
 use serde_json::{json, Value};
@@ -82,7 +82,7 @@ mod targets {
     use super::*;
     use crate::call::{classify, parse_calls, CallClass};
     use crate::config::ProviderKind;
-    use crate::provider::stream::{Assembler, Chunk};
+    use crate::provider::openai::stream::{Assembler, Chunk};
     use crate::provider::{fold_native, FrameReader};
     use std::path::Path;
 

@@ -5,8 +5,8 @@
 
 use serde::Deserialize;
 
-use super::{Completion, Finish, Usage};
-use crate::session::ToolCall;
+use super::super::{Completion, Finish, Usage};
+use crate::model::ToolCall;
 
 #[derive(Debug, Deserialize)]
 pub(crate) struct Chunk {

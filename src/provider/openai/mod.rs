@@ -5,10 +5,13 @@ use serde::Serialize;
 
 use super::error::ProviderError;
 use super::http::{error_message, Api, Endpoint, Fold, FoldError, Framing, Step};
-use super::stream::{Assembler, Chunk};
-use super::{ChatRequest, Completion, ToolSpec};
+pub(crate) mod stream;
+
+use super::{ChatRequest, Completion};
 use crate::config::ProviderSettings;
-use crate::session::Message;
+use crate::model::Message;
+use crate::model::ToolSpec;
+use stream::{Assembler, Chunk};
 
 pub(crate) struct OpenAiProvider {
     endpoint: Endpoint,
@@ -238,7 +241,7 @@ impl<'a> From<&'a Message> for WireMessage<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::session::{ToolCall, ToolResult};
+    use crate::model::{ToolCall, ToolResult};
 
     #[test]
     fn body_puts_messages_last_and_is_stable() {

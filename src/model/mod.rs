@@ -1,0 +1,13 @@
+//! The conversation's values, shared by everything that handles them: the
+//! messages and tool calls hermes keeps (independent of any provider's
+//! wire format), a provider's own block list, and the tools offered. A
+//! leaf: it uses nothing of hermes, so providers, tools and the session
+//! file can all use it without using each other.
+
+mod message;
+mod native;
+mod tool;
+
+pub use message::{Message, ToolCall, ToolResult};
+pub use native::{BlockApi, NativeBlocks, ToolUse};
+pub use tool::{OfferedTool, ToolSpec};
