@@ -4,7 +4,7 @@
 
 use serde_json::{json, Value};
 
-use super::split::{batch, contents};
+use crate::support::calls::{batch, contents};
 use crate::support::{call_id, real_server, records, Reply, TestEnv};
 
 /// A home with the real filesystem server (`files`, serving a folder with

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::json;
 
-use super::split::contents;
+use crate::support::calls::contents;
 use crate::support::{call_id, Reply, TestEnv};
 
 const ALL: &str = r#"["read_file", "write_file", "edit_file", "glob", "grep", "shell"]"#;
@@ -446,7 +446,7 @@ fn a_tool_call_batch_of_built_ins_and_mcp_tools_is_split() {
     env.fake.push(Reply::tool_calls(&[(
         &call_id("mixed"),
         "tool_call",
-        &super::split::batch(&[
+        &crate::support::calls::batch(&[
             ("read_file", json!({"path": "a.txt"})),
             ("mcp__t__echo", json!({"text": "beta"})),
         ]),

@@ -87,45 +87,15 @@ fn usage_event(run: &crate::support::Run) -> serde_json::Value {
         .expect("a usage event")
 }
 
-/// Each request body without Anthropic's cache marks, which move.
-fn bodies(reqs: &[Recorded]) -> Vec<String> {
-    reqs.iter()
-        .map(|r| {
-            r.body_str()
-                .replace(r#""cache_control":{"type":"ephemeral"},"#, "")
-        })
-        .collect()
-}
-
-/// How many requests do not start with the request before them (less its
-/// closing `]}`): the points where the prompt cache starts over. Each is
-/// described on stderr, which a failing test shows.
+/// How many requests do not start with the request before them: the
+/// points where the prompt cache starts over. Each is described on stderr,
+/// which a failing test shows.
 fn prefix_breaks(reqs: &[Recorded]) -> usize {
-    let b = bodies(reqs);
-    let mut breaks = 0;
-    for (i, p) in b.windows(2).enumerate() {
-        let stem = p[0].strip_suffix("]}").unwrap_or(&p[0]);
-        if !p[1].starts_with(stem) {
-            breaks += 1;
-            let at = stem
-                .bytes()
-                .zip(p[1].bytes())
-                .take_while(|(a, b)| a == b)
-                .count();
-            let show = |t: &str| {
-                t.get(at.saturating_sub(60)..(at + 60).min(t.len()))
-                    .unwrap_or("")
-                    .to_string()
-            };
-            eprintln!(
-                "request {} breaks at byte {at}: …{} / …{}",
-                i + 1,
-                show(stem),
-                show(&p[1])
-            );
-        }
+    let breaks = crate::support::wire::prefix_breaks(reqs);
+    for b in &breaks {
+        eprintln!("{b}");
     }
-    breaks
+    breaks.len()
 }
 
 /// Sends part `n` of the report in a run of its own (the first starts the

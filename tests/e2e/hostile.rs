@@ -4,7 +4,7 @@
 
 use serde_json::json;
 
-use super::split::{batch, contents};
+use crate::support::calls::{batch, contents};
 use crate::support::{call_id, Reply, TestEnv};
 
 /// Our test server with the tools of a hostile or broken one, one page.

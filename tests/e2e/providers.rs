@@ -7,9 +7,10 @@
 
 use serde_json::{json, Value};
 
-use super::split::batch;
+use crate::support::calls::batch;
 use crate::support::fake_anthropic;
 use crate::support::fake_bedrock;
+use crate::support::wire::assert_each_request_extends_the_previous;
 use crate::support::{call_id, records, Run, TestEnv};
 use crate::support::{Api, Block, Reply, Stop, Turn};
 
@@ -58,45 +59,6 @@ fn messages(env: &TestEnv, n: usize) -> Vec<Value> {
         .as_array()
         .cloned()
         .unwrap_or_default()
-}
-
-/// Request bodies with Anthropic's moving cache breakpoint taken out: it
-/// marks the newest block of each request and is not part of the prefix the
-/// cache compares.
-fn bodies(env: &TestEnv) -> Vec<String> {
-    env.fake
-        .requests()
-        .iter()
-        .map(|r| {
-            r.body_str()
-                .replace(r#""cache_control":{"type":"ephemeral"},"#, "")
-        })
-        .collect()
-}
-
-/// Each request's body, less its closing `]}`, starts the next one.
-#[track_caller]
-fn assert_each_request_extends_the_previous(env: &TestEnv) {
-    let b = bodies(env);
-    assert!(b.len() >= 2);
-    for (i, pair) in b.windows(2).enumerate() {
-        let stem = pair[0]
-            .strip_suffix("]}")
-            .unwrap_or_else(|| panic!("request {i} does not end with its messages"));
-        if !pair[1].starts_with(stem) {
-            let at = stem
-                .bytes()
-                .zip(pair[1].bytes())
-                .position(|(a, b)| a != b)
-                .unwrap_or(stem.len());
-            panic!(
-                "request {} does not start with request {i}; at byte {at}:\n  before: …{}\n  after:  …{}",
-                i + 1,
-                &stem[at.saturating_sub(80)..(at + 120).min(stem.len())],
-                &pair[1][at.saturating_sub(80)..(at + 120).min(pair[1].len())],
-            );
-        }
-    }
 }
 
 /// Runs hermes with `args`, each variable of `vars` set (`Some`) or removed.

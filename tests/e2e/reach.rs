@@ -166,7 +166,7 @@ fn a_search_then_batch_task_stays_under_a_quarter_of_the_leanest_peer() {
     env.fake.push(Reply::tool_calls(&[(
         &call_id("batch"),
         "tool_call",
-        &super::split::batch(&[
+        &crate::support::calls::batch(&[
             ("mcp__files__read_text_file", json!({"path": notes})),
             ("mcp__git__git_status", json!({"repo_path": env.cwd.path()})),
             ("mcp__everything__echo", json!({"message": "ticket 42"})),
@@ -200,7 +200,7 @@ fn tools_that_appear_mid_session_are_told_in_the_next_turn() {
     env.fake.push(Reply::tool_calls(&[(
         &call_id("add"),
         "tool_call",
-        &super::split::batch(&[("mcp__t__add_tool", json!({}))]),
+        &crate::support::calls::batch(&[("mcp__t__add_tool", json!({}))]),
     )]));
     env.fake.push(Reply::text("added one"));
     env.fake.push(Reply::text("noted"));

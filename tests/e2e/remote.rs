@@ -7,7 +7,7 @@ use std::net::TcpListener;
 
 use serde_json::json;
 
-use super::split::{batch, contents};
+use crate::support::calls::{batch, contents};
 use crate::support::everything::Everything;
 use crate::support::{call_id, real_server, Reply, TestEnv};
 

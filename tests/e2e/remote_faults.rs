@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use super::split::{batch, contents};
+use crate::support::calls::{batch, contents};
 use crate::support::everything::Everything;
 use crate::support::fault_proxy::{Fault, FaultProxy};
 use crate::support::{call_id, Reply, TestEnv};

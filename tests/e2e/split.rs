@@ -6,62 +6,9 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
+use crate::support::calls::{batch, contents, interrupted_batch, recorded_calls};
 use crate::support::fake_gateway::FakeGateway;
 use crate::support::{assert_legal_id, call_id, real_server, records, Reply, TestEnv};
-
-pub(crate) fn batch(entries: &[(&str, Value)]) -> String {
-    json!({"calls": entries.iter().map(|(n, a)| json!({"name": n, "arguments": a})).collect::<Vec<_>>()}).to_string()
-}
-
-/// The assistant tool calls recorded in a session file, in order.
-pub(crate) fn recorded_calls(path: &Path) -> Vec<Value> {
-    records(path)
-        .into_iter()
-        .filter(|r| r["type"] == "message" && r["message"]["role"] == "assistant")
-        .flat_map(|r| {
-            r["message"]["tool_calls"]
-                .as_array()
-                .cloned()
-                .unwrap_or_default()
-        })
-        .collect()
-}
-
-/// Runs `hermes [flags] -q go` on a scripted `tool_call` batch and presses
-/// Ctrl-C once server `t`'s log shows `when`. Returns hermes' output, after it
-/// exited with 130, and how long it took to exit after the signal.
-#[cfg(unix)]
-pub(crate) fn interrupted_batch(
-    env: &TestEnv,
-    flags: &[&str],
-    args: &str,
-    when: &str,
-) -> (std::process::Output, Duration) {
-    env.fake
-        .push(Reply::tool_calls(&[(&call_id("stop"), "tool_call", args)]));
-    let mut cmd = flags.to_vec();
-    cmd.extend(["-q", "go"]);
-    let child = env.spawn(&cmd);
-    crate::support::wait_for(when, || env.server_log("t").contains(when));
-    let signalled = std::time::Instant::now();
-    crate::support::interrupt(&child);
-    let out = child.wait_with_output().unwrap();
-    let took = signalled.elapsed();
-    assert_eq!(
-        out.status.code(),
-        Some(130),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    (out, took)
-}
-
-pub(crate) fn contents(results: &[Value]) -> Vec<String> {
-    results
-        .iter()
-        .map(|r| r["content"].as_str().unwrap().to_string())
-        .collect()
-}
 
 #[test]
 fn a_local_batch_is_split_before_it_is_persisted_and_costs_one_round_trip() {

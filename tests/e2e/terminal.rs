@@ -250,7 +250,7 @@ fn each_result_is_labelled_with_its_entry_in_plain_output() {
     env.fake.push(Reply::tool_calls(&[(
         &crate::support::call_id("plain"),
         "tool_call",
-        &super::split::batch(&[
+        &crate::support::calls::batch(&[
             ("mcp__t__slow", json!({"ms": 300, "label": "late"})),
             ("mcp__t__echo", json!({"text": "early"})),
         ]),

@@ -7,38 +7,10 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use super::split::{batch, contents, interrupted_batch, recorded_calls};
+use crate::support::calls::{batch, contents, interrupted_batch, recorded_calls};
 use crate::support::fake_provider::{delta, finish, usage};
+use crate::support::wire::assert_each_request_extends_the_previous;
 use crate::support::{assert_legal_id, call_id, records, Reply, TestEnv};
-
-/// Each request's body, less its closing `]}`, starts the next one: the same
-/// model, tools and messages, then more messages.
-#[track_caller]
-fn assert_each_request_extends_the_previous(env: &TestEnv) {
-    let reqs = env.fake.requests();
-    assert!(reqs.len() >= 2);
-    for (i, pair) in reqs.windows(2).enumerate() {
-        let (before, after) = (pair[0].body_str(), pair[1].body_str());
-        assert!(
-            before.ends_with("]}"),
-            "request {i} does not end with its messages"
-        );
-        let stem = &before[..before.len() - 2];
-        if !after.starts_with(stem) {
-            let at = stem
-                .bytes()
-                .zip(after.bytes())
-                .position(|(a, b)| a != b)
-                .unwrap_or(stem.len().min(after.len()));
-            panic!(
-                "request {} does not start with request {i}; they differ at byte {at}:\n  before: …{}\n  after:  …{}",
-                i + 1,
-                &before[at.saturating_sub(80)..(at + 120).min(before.len())],
-                &after[at.saturating_sub(80)..(at + 120).min(after.len())],
-            );
-        }
-    }
-}
 
 fn reverse_finishing_batch(tag: &str) -> String {
     batch(&[

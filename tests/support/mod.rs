@@ -3,6 +3,7 @@
 
 #![allow(dead_code)]
 
+pub mod calls;
 pub mod everything;
 pub mod fake_anthropic;
 pub mod fake_bedrock;
@@ -10,6 +11,7 @@ pub mod fake_gateway;
 pub mod fake_provider;
 pub mod fault_proxy;
 pub mod tmux;
+pub mod wire;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
