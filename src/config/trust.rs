@@ -7,7 +7,6 @@
 //! a warning. Trust is given to one content of the file (as direnv does): a
 //! pull that changes it holds the keys again until it is trusted anew.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
@@ -178,28 +177,9 @@ fn listable(folder: &Path) -> Result<String, TrustError> {
 /// another folder.
 fn rewrite(paths: &Paths, all: &[(String, String)]) -> Result<(), TrustError> {
     let path = store(paths);
-    let tmp = path.with_extension("new");
     let text: String = all.iter().map(|(d, f)| format!("{d} {f}\n")).collect();
-    let write = || -> std::io::Result<()> {
-        if let Some(dir) = path.parent() {
-            crate::util::private::create_dir_all(dir)?;
-        }
-        let _ = std::fs::remove_file(&tmp);
-        let mut f = crate::util::private::options()
-            .create_new(true)
-            .write(true)
-            .open(&tmp)?;
-        f.write_all(text.as_bytes())?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, &path)
-    };
-    write().map_err(|source| {
-        let _ = std::fs::remove_file(&tmp);
-        TrustError::Store {
-            path: path.clone(),
-            source,
-        }
-    })
+    crate::util::private::replace(&path, text.as_bytes())
+        .map_err(|source| TrustError::Store { path, source })
 }
 
 /// Held while the store is read, changed and written back: two `hermes

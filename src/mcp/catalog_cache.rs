@@ -191,16 +191,11 @@ pub(super) fn store(cache_dir: &Path, server: &str, catalog: &Catalog) -> std::i
     write_atomic(&summary_path(cache_dir), &serde_json::to_vec(&all)?)
 }
 
-/// A write that fails (a full disk, a file size limit) leaves nothing
-/// behind: a half-written temporary file would hold the space the next
-/// run needs for its session.
+/// Whole or not at all, leaving nothing behind when it fails: a
+/// half-written temporary file would hold the space the next run needs
+/// for its session.
 fn write_atomic(p: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let tmp = p.with_extension(format!("{}.tmp", std::process::id()));
-    let written = crate::util::private::write(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, p));
-    if written.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    written
+    crate::util::private::replace(p, bytes)
 }
 
 /// How big a server's cached catalog is, without reading it: one small file

@@ -270,11 +270,9 @@ impl LogFile {
     }
 
     async fn append(path: &Path) -> Option<tokio::fs::File> {
-        let mut o = tokio::fs::OpenOptions::new();
+        let mut o = crate::util::private::options();
         o.create(true).append(true);
-        #[cfg(unix)]
-        o.mode(0o600);
-        o.open(path).await.ok()
+        tokio::fs::OpenOptions::from(o).open(path).await.ok()
     }
 
     /// A log that cannot be written costs the log, never the server.

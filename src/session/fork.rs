@@ -51,14 +51,11 @@ pub fn fork(src: &Path, sessions_dir: &Path) -> Result<PathBuf, SessionError> {
     if let Some(dir) = path.parent() {
         crate::util::private::create_dir_all(dir).map_err(|e| SessionError::io(dir, e))?;
     }
-    let mut opts = std::fs::OpenOptions::new();
-    opts.create_new(true).write(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        opts.mode(0o600);
-    }
-    let mut file = opts.open(&path).map_err(|e| SessionError::io(&path, e))?;
+    let mut file = crate::util::private::options()
+        .create_new(true)
+        .write(true)
+        .open(&path)
+        .map_err(|e| SessionError::io(&path, e))?;
     std::io::Write::write_all(&mut file, &out).map_err(|e| SessionError::io(&path, e))?;
     Ok(path)
 }

@@ -40,9 +40,8 @@ impl SessionHandle {
             crate::util::private::create_dir_all(dir).map_err(|e| SessionError::io(dir, e))?;
             super::guard_folder(dir)?;
         }
-        let mut opts = OpenOptions::new();
+        let mut opts = crate::util::private::options();
         opts.create_new(true).append(true);
-        owner_only(&mut opts);
         crate::util::private::no_follow(&mut opts);
         let file = opts.open(path).map_err(|e| SessionError::io(path, e))?;
         Self::spawn(file, path, id)
@@ -164,12 +163,3 @@ async fn writer(mut file: File, mut rx: mpsc::Receiver<Cmd>, lock: lock::Held) {
         }
     }
 }
-
-#[cfg(unix)]
-fn owner_only(opts: &mut OpenOptions) {
-    use std::os::unix::fs::OpenOptionsExt;
-    opts.mode(0o600);
-}
-
-#[cfg(not(unix))]
-fn owner_only(_: &mut OpenOptions) {}

@@ -112,6 +112,30 @@ pub(crate) fn write(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         .write_all(bytes)
 }
 
+/// Replaces `path` with `bytes` whole or not at all: written owner-only
+/// beside it, synced, then renamed over it — a crash leaves the old file
+/// or the new one, never a cut one — and a write that fails (a full disk,
+/// a file-size limit) leaves no temporary file taking the space.
+pub(crate) fn replace(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let mut tmp_name = path.file_name().unwrap_or_default().to_os_string();
+    tmp_name.push(format!(".{}.tmp", std::process::id()));
+    let tmp = path.with_file_name(tmp_name);
+    let written = (|| {
+        if let Some(dir) = path.parent() {
+            create_dir_all(dir)?;
+        }
+        let _ = std::fs::remove_file(&tmp);
+        let mut f = options().create_new(true).write(true).open(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written
+}
+
 /// Whether others than the owner may read `path`.
 pub(crate) fn readable_by_others(path: &Path) -> bool {
     #[cfg(unix)]
