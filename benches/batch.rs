@@ -1,10 +1,10 @@
 //! Scenario "three servers, one 3-entry batch" (read two files, open a
-//! ticket) with a fake provider that takes 500 ms per reply: the split path
-//! against the legacy reject-and-retry path, release build, interleaved runs
-//! (servers start on their first call here: `warm_up = "off"`).
-//! Both drive the library in-process through `app::assemble`, the wiring the
-//! binary uses; the legacy row turns the split off on the `Agent` itself, since
-//! no user setting does (the split is the behaviour, not an option).
+//! ticket) with a fake provider that takes 500 ms per reply: the split path,
+//! release build (servers start on their first call here: `warm_up =
+//! "off"`), in-process through `app::assemble`, the wiring the binary uses.
+//! (The legacy reject-and-retry rows in docs/benchmarks.md were measured
+//! while the agent could still turn the split off; it no longer can: the
+//! split is the behaviour, not an option.)
 //!
 //!
 //! Second table, "servers up before the call": the same task as a user
@@ -126,20 +126,10 @@ struct Sample {
     slowest_tool: Duration,
 }
 
-fn run(fake: &FakeProvider, s: &Setup, split: bool) -> Sample {
+fn run(fake: &FakeProvider, s: &Setup) -> Sample {
     fake.clear_requests();
     let batch = json!({ "calls": s.entries }).to_string();
     fake.push(Reply::tool_calls(&[(&call_id("1"), "tool_call", &batch)]).delayed(REPLY));
-    if !split {
-        // The legacy contract: the model retries one entry per call.
-        for (i, e) in s.entries.iter().enumerate() {
-            let one = json!({ "calls": [e] }).to_string();
-            fake.push(
-                Reply::tool_calls(&[(&call_id(&format!("retry_{i}")), "tool_call", &one)])
-                    .delayed(REPLY),
-            );
-        }
-    }
     fake.push(Reply::text("Read both files and opened the ticket.").delayed(REPLY));
     let home = s.home.path();
     let (settings, rt) = settings_and_runtime(home);
@@ -149,7 +139,7 @@ fn run(fake: &FakeProvider, s: &Setup, split: bool) -> Sample {
             .await
             .unwrap();
         let mut events = conv.events;
-        let mut agent = conv.agent.with_split_batches(split);
+        let mut agent = conv.agent;
         let cancel = CancellationToken::new();
         let turn = agent.run_turn("read the spec and notes, then open a ticket", &cancel);
         tokio::pin!(turn);
@@ -415,33 +405,17 @@ fn main() {
         .unwrap_or(7);
     let fake = FakeProvider::start();
     let split = setup(&fake);
-    let legacy = setup(&fake);
-    let (mut s, mut l) = (Vec::new(), Vec::new());
-    for _ in 0..runs {
-        s.push(run(&fake, &split, true));
-        l.push(run(&fake, &legacy, false));
-    }
+    let s: Vec<Sample> = (0..runs).map(|_| run(&fake, &split)).collect();
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
     let wall_s = median(s.iter().map(|x| ms(x.wall)).collect());
-    let wall_l = median(l.iter().map(|x| ms(x.wall)).collect());
     let slow_s = median(s.iter().map(|x| ms(x.slowest_tool)).collect());
-    let slow_l = median(l.iter().map(|x| ms(x.slowest_tool)).collect());
     let bound = 1.1 * (2.0 * ms(REPLY) + slow_s);
-    println!("| path ({runs} runs each, interleaved, 500 ms per model reply) | model requests | median wall time | median slowest tool | bound 1.1 × (2 × 500 ms + slowest) |");
+    println!("| path ({runs} runs, 500 ms per model reply) | model requests | median wall time | median slowest tool | bound 1.1 × (2 × 500 ms + slowest) |");
     println!("|---|---|---|---|---|");
     println!(
         "| split (this contract) | {} | {wall_s:.0} ms | {slow_s:.0} ms | {bound:.0} ms — {} |",
         s[0].requests,
         if wall_s <= bound { "met" } else { "NOT met" }
-    );
-    println!(
-        "| legacy reject-and-retry | {} | {wall_l:.0} ms | {slow_l:.0} ms | |",
-        l[0].requests
-    );
-    println!(
-        "| legacy ÷ split | {:.2}× | {:.2}× | | |",
-        l[0].requests as f64 / s[0].requests as f64,
-        wall_l / wall_s
     );
     warm_table(&fake, runs);
     remote_table(&fake, runs);

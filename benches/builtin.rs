@@ -1,7 +1,7 @@
 //! The built-in `read_file` and `grep` over this repository, against `cat`
 //! and `rg` (ripgrep: the same walker and searcher crates, as a program) as
 //! the floor — each a whole run as the model sees it: hermes' tool path
-//! (`tools::Registry::execute`: argument parsing, schema check, the read or
+//! (`agent::run_tool_call`: argument parsing, schema check, approval, the read or
 //! the walk, the output cap) in process, the floors as processes started
 //! from a shell. Interleaved, median of N.
 //!
@@ -88,7 +88,7 @@ fn main() {
     let grep = call("grep", serde_json::json!({"pattern": pattern}));
     let timed = |c: &ToolCall| {
         let t = Instant::now();
-        let out = rt.block_on(tools.execute(c, &cancel));
+        let out = rt.block_on(hermes::agent::run_tool_call(&tools, c, &cancel));
         let d = t.elapsed();
         assert!(!out.is_error, "{}", out.content);
         d

@@ -1,6 +1,7 @@
 //! MCP benchmarks against our test server (release build):
-//! - agent overhead per call: hermes' tool path (`tools::Registry::execute`:
-//!   argument parsing, name lookup, concurrency gate, timeout, result mapping)
+//! - agent overhead per call: hermes' tool path (`agent::run_tool_call`, the
+//!   tool round's own path: classification, argument parsing, name lookup,
+//!   schema, approval, concurrency gate, timeout, result mapping)
 //!   minus a raw rmcp `tools/call` to a second instance of the same server,
 //!   calls interleaved one by one;
 //! - the same for a remote server: server-everything over streamable HTTP
@@ -96,7 +97,7 @@ async fn paired(
     let (mut ours, mut theirs) = (Vec::new(), Vec::new());
     for i in 0..calls + warm {
         let t = Instant::now();
-        let out = tools.execute(call, &cancel).await;
+        let out = hermes::agent::run_tool_call(tools, call, &cancel).await;
         let a = t.elapsed();
         assert_eq!(out.content, expect);
         let t = Instant::now();

@@ -16,6 +16,7 @@ pub use context::Meter;
 pub use protocol::{Event, EventTx, ShownArguments, EVENTS_SCHEMA};
 pub use session_setup::{open_session, SessionStart};
 pub use tool_call_batches::expand_local_tool_batches;
+pub use tool_round::run_tool_call;
 pub use turn::{Agent, AgentError, TurnOutcome};
 
 /// What a new session's system prompt tells the model it can reach: the

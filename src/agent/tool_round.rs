@@ -33,8 +33,6 @@ use crate::session::{Record, SessionError, SessionEvent, SessionHandle};
 use crate::tools::{validation, Registry};
 use crate::util::time::Utc;
 
-const NOT_STARTED: &str = "cancelled before it started";
-
 /// An entry's arguments and its tool's required ones, as a question shows them.
 struct Asked<'a> {
     arguments: &'a Value,
@@ -53,6 +51,8 @@ enum Plan {
     /// approval) like any other, the allowed ones sent in one dispatch.
     Batch {
         entries: Vec<Entry>,
+        /// The entries' own ids (as a split would give them), made once.
+        ids: Vec<String>,
         refused: Vec<Option<String>>,
     },
     /// `tool_search` / `tool_describe`, answered by the bridge.
@@ -88,7 +88,9 @@ impl Shown {
 pub(super) struct Round<'a> {
     pub tools: &'a Registry,
     pub policy: &'a Policy,
-    pub session: &'a SessionHandle,
+    /// Where results and approvals are recorded; none for a call run on
+    /// its own ([`run_tool_call`]).
+    pub session: Option<&'a SessionHandle>,
     pub events: &'a EventTx,
     pub cancel: &'a CancellationToken,
     /// How many of the round's calls the turn's cap still allows; the
@@ -121,6 +123,44 @@ fn invocations(class: &CallClass) -> usize {
         CallClass::ConnectorBatch(entries) => entries.len(),
         _ => 1,
     }
+}
+
+/// One call down the path every call of a round takes — classification,
+/// scope, schema, approval (here everything is allowed, as with `--yolo`),
+/// then its tool — for tests and benchmarks that run tools without a
+/// conversation: no hooks, no session file, no one reading the events. A
+/// multi-entry local batch that was not split gets the dispatcher's answer.
+pub async fn run_tool_call(
+    tools: &Registry,
+    call: &ToolCall,
+    cancel: &CancellationToken,
+) -> ToolOutput {
+    let policy = Policy::from_settings(
+        &crate::config::HooksSettings::default(),
+        &crate::config::ApprovalSettings {
+            yolo: true,
+            max_tool_calls_per_turn: u32::MAX,
+            ..Default::default()
+        },
+    );
+    let (events, _) = tokio::sync::mpsc::unbounded_channel();
+    let round = Round {
+        tools,
+        policy: &policy,
+        session: None,
+        events: &events,
+        cancel,
+        allowed: usize::MAX,
+        hook_ctx: HookContext::default(),
+        gate: crate::policy::Gate::new(1),
+        asking: tokio::sync::Mutex::new(()),
+        open_question: std::sync::Mutex::new(None),
+    };
+    let plan = round
+        .check(call, classify(&call.name, &call.arguments), 0)
+        .await;
+    round.gate.done(0);
+    round.run_plan(call, plan).await.1
 }
 
 impl Round<'_> {
@@ -204,7 +244,7 @@ impl Round<'_> {
                     let by = By::User(UserAnswer::StoppingTheTurn).to_string();
                     self.note_approval(&id, &name, "deny", &by, None, None).await;
                 }
-                Plan::Done(ToolOutput::error(NOT_STARTED))
+                Plan::Done(ToolOutput::not_started())
             }
             plan = self.plan(call, class, slot) => plan,
         }
@@ -262,7 +302,11 @@ impl Round<'_> {
                     }
                 });
                 let refused = futures_util::future::join_all(checks).await;
-                Plan::Batch { entries, refused }
+                Plan::Batch {
+                    entries,
+                    ids,
+                    refused,
+                }
             }
         }
     }
@@ -460,7 +504,8 @@ impl Round<'_> {
             },
         };
         // A record the file cannot take is reported with the call's result.
-        if let Err(e) = self.session.append(&record).await {
+        let Some(session) = self.session else { return };
+        if let Err(e) = session.append(&record).await {
             self.emit(Event::Warning {
                 message: e.to_string(),
             });
@@ -475,18 +520,17 @@ impl Round<'_> {
     /// one result.
     async fn run_batch(
         &self,
-        call_id: &str,
         entries: &[Entry],
+        ids: &[String],
         refused: &[Option<String>],
     ) -> ToolOutput {
-        let ids = ids::entry_ids(call_id, entries, &mut HashSet::new());
         let sent: Vec<bool> = entries
             .iter()
             .zip(refused)
             .map(|(e, r)| r.is_none() && e.arguments.is_ok())
             .collect();
         for kind in [0, 1] {
-            for ((e, id), s) in entries.iter().zip(&ids).zip(&sent) {
+            for ((e, id), s) in entries.iter().zip(ids).zip(&sent) {
                 if let (true, Ok(args)) = (s, &e.arguments) {
                     let (id, name, arguments) = (id.clone(), e.name.clone(), args.to_string());
                     self.emit(if kind == 0 {
@@ -507,9 +551,9 @@ impl Round<'_> {
         }
         let outs = self
             .tools
-            .gateway_batch_outputs(call_id, entries, refused, self.cancel)
+            .run_batch(entries, ids, refused, self.cancel)
             .await;
-        for (((e, id), s), out) in entries.iter().zip(&ids).zip(&sent).zip(&outs) {
+        for (((e, id), s), out) in entries.iter().zip(ids).zip(&sent).zip(&outs) {
             // A refused entry was never shown started: its arguments now.
             let arguments = match (s, &e.arguments) {
                 (false, Ok(a)) => Some(a.to_string()),
@@ -525,7 +569,7 @@ impl Round<'_> {
                 diff: None,
             });
         }
-        for (((e, id), s), out) in entries.iter().zip(&ids).zip(&sent).zip(&outs) {
+        for (((e, id), s), out) in entries.iter().zip(ids).zip(&sent).zip(&outs) {
             if let (true, Ok(args)) = (s, &e.arguments) {
                 for problem in self
                     .policy
@@ -543,7 +587,7 @@ impl Round<'_> {
                 }
             }
         }
-        crate::tools::batch_output(entries, &outs)
+        ToolOutput::batch(entries, &outs)
     }
 
     fn emit(&self, e: Event) {
@@ -583,16 +627,18 @@ impl Round<'_> {
                 }),
                 out,
             ),
-            _ if self.cancel.is_cancelled() => (as_sent(), ToolOutput::error(NOT_STARTED)),
-            Plan::Batch { entries, refused } => {
-                (None, self.run_batch(&call.id, &entries, &refused).await)
-            }
+            _ if self.cancel.is_cancelled() => (as_sent(), ToolOutput::not_started()),
+            Plan::Batch {
+                entries,
+                ids,
+                refused,
+            } => (None, self.run_batch(&entries, &ids, &refused).await),
             Plan::Bridge(b) => {
                 queued(&call.name, call.arguments.clone());
                 started(&call.name, call.arguments.clone());
                 let out = tokio::select! {
                     biased;
-                    _ = self.cancel.cancelled() => ToolOutput::error("interrupted by the user while running"),
+                    _ = self.cancel.cancelled() => ToolOutput::interrupted(None),
                     out = self.tools.bridge(b, &call.arguments) => out,
                 };
                 (as_sent(), out)
@@ -641,13 +687,17 @@ impl Round<'_> {
         };
         let diff = output.diff;
         // Persisted the moment it exists: a crash keeps every finished result.
-        let written = self
-            .session
-            .append(&Record::ToolResult {
-                ts: Utc::now().rfc3339(),
-                result: result.clone(),
-            })
-            .await;
+        let written = match self.session {
+            Some(session) => {
+                session
+                    .append(&Record::ToolResult {
+                        ts: Utc::now().rfc3339(),
+                        result: result.clone(),
+                    })
+                    .await
+            }
+            None => Ok(()),
+        };
         if let Some(shown) = tool {
             self.emit(Event::ToolCallFinished {
                 id: result.tool_call_id.clone(),

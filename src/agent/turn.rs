@@ -76,7 +76,6 @@ pub struct Agent {
     model: String,
     pub(super) tools: Registry,
     policy: Policy,
-    split_batches: bool,
     /// Whether the session file holds this session's deferral decision.
     deferral_recorded: bool,
     /// The session was resumed, not made by this run.
@@ -118,7 +117,6 @@ impl Agent {
             model,
             tools,
             policy: Policy::default(),
-            split_batches: true,
             deferral_recorded: false,
             resumed: false,
             stopped: false,
@@ -149,12 +147,6 @@ impl Agent {
     /// The model windows config gives and when to compact.
     pub fn with_meter(mut self, meter: Meter) -> Agent {
         self.meter = meter;
-        self
-    }
-
-    /// Whether local `tool_call` batches are split (on unless configured off).
-    pub fn with_split_batches(mut self, on: bool) -> Agent {
-        self.split_batches = on;
         self
     }
 
@@ -442,7 +434,7 @@ impl Agent {
             let round = tool_round::Round {
                 tools: &self.tools,
                 policy: &self.policy,
-                session: &self.session,
+                session: Some(&self.session),
                 events: &self.events,
                 cancel,
                 allowed: cap.saturating_sub(calls_made),
@@ -632,9 +624,7 @@ impl Agent {
             .collect();
         let native = native.map(|mut n| {
             n.set_tool_use_ids(&calls);
-            if self.split_batches {
-                super::tool_call_batches::expand_block_list(&mut n);
-            }
+            super::tool_call_batches::expand_block_list(&mut n);
             n
         });
         let tool_calls = match &native {
@@ -648,9 +638,7 @@ impl Agent {
                 calls
             }
             None => {
-                if self.split_batches {
-                    super::tool_call_batches::expand_local_tool_batches(&mut calls);
-                }
+                super::tool_call_batches::expand_local_tool_batches(&mut calls);
                 calls
             }
         };

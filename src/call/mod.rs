@@ -17,5 +17,5 @@ pub(crate) use classify::{classify, shown, CallClass, ToolRef};
 #[cfg(test)]
 pub(crate) use entry::parse_calls;
 pub(crate) use entry::{parse_arguments, Entry};
-pub(crate) use output::cut_text;
 pub use output::ToolOutput;
+pub(crate) use output::{cut_text, INTERRUPTED, NOT_STARTED};

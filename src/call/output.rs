@@ -1,6 +1,12 @@
 //! What a tool gives back, whichever kind of tool it is, and the one cut
 //! every tool's output gets before the model sees it.
 
+/// What a call stopped before it was sent says (a stop pairs every call
+/// with a result).
+pub(crate) const NOT_STARTED: &str = "cancelled before it started";
+/// What a call stopped while it ran says, before what became of it.
+pub(crate) const INTERRUPTED: &str = "interrupted by the user while running";
+
 /// `is_error` marks a failure the model should read and act on; it never ends
 /// the turn.
 #[derive(Debug, Clone, PartialEq)]
@@ -25,6 +31,51 @@ impl ToolOutput {
             content: content.into(),
             is_error: true,
             diff: None,
+        }
+    }
+
+    /// A call stopped before it was sent: it never ran.
+    pub(crate) fn not_started() -> Self {
+        Self::error(NOT_STARTED)
+    }
+
+    /// A call stopped while it ran; `then`, what became of it.
+    pub(crate) fn interrupted(then: Option<&str>) -> Self {
+        Self::error(match then {
+            Some(then) => format!("{INTERRUPTED}; {then}"),
+            None => INTERRUPTED.to_string(),
+        })
+    }
+
+    /// A call stopped before or after it was sent.
+    pub(crate) fn stopped(started: bool) -> Self {
+        if started {
+            Self::interrupted(None)
+        } else {
+            Self::not_started()
+        }
+    }
+
+    /// A `connectors__` call with no gateway to send it to.
+    pub(crate) fn no_gateway() -> Self {
+        Self::error("no connector gateway is configured ([connectors] url in config.toml)")
+    }
+
+    /// A connectors batch's one result: `{"count", "results": [{name,
+    /// is_error, content}]}`, in entry order; an error when every entry is.
+    pub(crate) fn batch(entries: &[super::Entry], outs: &[ToolOutput]) -> Self {
+        ToolOutput {
+            diff: None,
+            is_error: outs.iter().all(|o| o.is_error),
+            content: serde_json::json!({
+                "count": outs.len(),
+                "results": entries
+                    .iter()
+                    .zip(outs)
+                    .map(|(e, o)| serde_json::json!({"name": e.name, "is_error": o.is_error, "content": o.content}))
+                    .collect::<Vec<_>>(),
+            })
+            .to_string(),
         }
     }
 

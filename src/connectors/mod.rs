@@ -204,11 +204,14 @@ impl Gateway {
             .body(serde_json::json!({ "calls": calls }).to_string())
             .send();
         if cancel.is_cancelled() {
-            return fail("cancelled before it started".into());
+            return fail(crate::call::NOT_STARTED.into());
         }
         // Once sent, a stop cannot say the batch did not run.
         let stopped = || {
-            fail("interrupted by the user while the gateway ran it; it may have run in part or whole".into())
+            fail(format!(
+                "{}; the gateway may have run it, in part or whole",
+                crate::call::INTERRUPTED
+            ))
         };
         let resp = tokio::select! {
             biased;

@@ -228,7 +228,7 @@ impl Hook {
         let stdout_task = child.stdout.take().map(Reader::start);
         let stderr_task = child.stderr.take().map(Reader::start);
         let waited = tokio::select! {
-            _ = cancel.cancelled() => return fail("cancelled before it started".into()),
+            _ = cancel.cancelled() => return fail(crate::call::NOT_STARTED.into()),
             r = tokio::time::timeout(self.timeout, child.wait()) => r,
         };
         let status = match waited {

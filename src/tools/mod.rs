@@ -1,15 +1,16 @@
 //! Tools behind one trait, collected in a registry, and the deferred-tools
-//! bridge. The turn loop only knows [`Registry::specs`] and
-//! [`Registry::execute`]; built-ins, MCP tools and the bridge plug in here.
-//! Every call — listed directly or an entry of `tool_call` — goes down one
-//! per-entry path: the name resolved once into a [`ToolRef`] (scope check) →
-//! argument schema validation → the call. Which calls are entries, batches or
-//! errors is decided by [`crate::call::classify`], nowhere else.
+//! bridge: built-ins, MCP tools, connector tools and the bridge plug in
+//! here. The agent's tool round is the one dispatcher: it asks
+//! [`Registry::resolve_and_check`] (the name resolved once into a
+//! [`ToolRef`] — the scope check — and the arguments against the schema),
+//! runs hooks and approval, and then `dispatch` runs the entry or the
+//! connectors batch. Which calls are entries, batches or errors is decided
+//! by `call::classify`, nowhere else.
 
 pub mod bridge;
 mod builtin;
 pub mod catalog;
-mod connector_batch;
+mod dispatch;
 mod offered;
 mod query;
 pub mod search;
@@ -26,15 +27,13 @@ use tokio_util::sync::CancellationToken;
 
 pub use builtin::UnknownBuiltin;
 pub use catalog::{CatalogTool, ToolCatalog};
-pub use connector_batch::batch_output;
 
 pub use crate::call::ToolOutput;
-use crate::call::{classify, names, CallClass, ToolRef};
+use crate::call::{names, ToolRef};
 use crate::config::{DeferMode, DeferPolicy, WarmUp};
 
-use crate::connectors::{DispatchCall, Gateway};
+use crate::connectors::Gateway;
 use crate::mcp::McpRegistry;
-use crate::model::ToolCall;
 use crate::model::ToolSpec;
 
 /// Called once when an entry is about to be sent to its tool (after its
@@ -295,41 +294,6 @@ impl Registry {
         self.tools.iter().map(|t| t.spec().name).collect()
     }
 
-    /// Runs one call as the model sent it, without hooks or approval: the
-    /// dispatcher for callers that skip the agent's split and tool round.
-    /// Every failure is a result, never an `Err`.
-    pub async fn execute(&self, call: &ToolCall, cancel: &CancellationToken) -> ToolOutput {
-        match classify(&call.name, &call.arguments) {
-            CallClass::Bridge(b) => self.bridge(b, &call.arguments).await,
-            CallClass::Invalid(msg) => ToolOutput::error(msg),
-            // The old contract's answer: only the agent splits batches.
-            CallClass::Split(entries) => {
-                ToolOutput::error(validation::legacy_batch_error(&entries))
-            }
-            CallClass::ConnectorBatch(entries) => {
-                let mut refused = Vec::with_capacity(entries.len());
-                for e in &entries {
-                    refused.push(match &e.arguments {
-                        Err(why) => Some(why.clone()),
-                        Ok(args) => self.resolve_and_check(&e.name, args).await.err(),
-                    });
-                }
-                self.gateway_batch(&call.id, &entries, &refused, cancel)
-                    .await
-            }
-            CallClass::Direct { tool, arguments } => {
-                let args = match arguments {
-                    Ok(a) => a,
-                    Err(e) => return ToolOutput::error(e),
-                };
-                match self.resolve_and_check(&tool, &args).await {
-                    Ok(r) => self.call_checked(&r, &call.id, args, cancel, &|| {}).await,
-                    Err(e) => ToolOutput::error(e),
-                }
-            }
-        }
-    }
-
     /// `tool_search` or `tool_describe`, held to the output limit like any
     /// tool result: a server writes the descriptions and schemas they show.
     pub async fn bridge(&self, which: names::Bridge, raw_arguments: &str) -> ToolOutput {
@@ -440,74 +404,6 @@ impl Registry {
         match self.check_args(name, &r, args) {
             Some(err) => Err(err),
             None => Ok(r),
-        }
-    }
-
-    /// Runs an entry that passed [`Registry::check_args`]. `on_start` is
-    /// called when it is about to be sent; an entry cancelled before that is
-    /// never sent.
-    pub async fn call_checked(
-        &self,
-        tool: &ToolRef,
-        call_id: &str,
-        args: Value,
-        cancel: &CancellationToken,
-        on_start: OnStart<'_>,
-    ) -> ToolOutput {
-        match tool {
-            ToolRef::Builtin(name) => {
-                let Some(t) = self.builtin(name) else {
-                    return ToolOutput::error(format!("unknown tool `{name}`"));
-                };
-                if cancel.is_cancelled() {
-                    return ToolOutput::error("cancelled before it started");
-                }
-                // The tool says when it starts (after its own gate); a
-                // stop before that is a "cancelled before it started".
-                let started = std::sync::atomic::AtomicBool::new(false);
-                let on_start = || {
-                    started.store(true, std::sync::atomic::Ordering::SeqCst);
-                    on_start();
-                };
-                tokio::select! {
-                    biased;
-                    _ = cancel.cancelled() => ToolOutput::error(
-                        if started.load(std::sync::atomic::Ordering::SeqCst) {
-                            "interrupted by the user while running"
-                        } else {
-                            "cancelled before it started"
-                        }),
-                    out = t.call(args, cancel, &on_start) => out.cut(self.output_limit),
-                }
-            }
-            ToolRef::Connector(name) => {
-                let Some(g) = &self.gateway else {
-                    return ToolOutput::error(
-                        "no connector gateway is configured ([connectors] url in config.toml)",
-                    );
-                };
-                if cancel.is_cancelled() {
-                    return ToolOutput::error("cancelled before it started");
-                }
-                on_start();
-                let call = [DispatchCall {
-                    id: call_id,
-                    name,
-                    arguments: &args,
-                }];
-                g.dispatch(&call, cancel)
-                    .await
-                    .into_iter()
-                    .next()
-                    .unwrap_or_else(|| ToolOutput::error("the gateway returned no result"))
-                    .cut(self.output_limit)
-            }
-            ToolRef::Mcp { server, tool, .. } => {
-                match self.mcp.as_ref().and_then(|m| m.server(server)) {
-                    Some(s) => s.call(call_id, tool, args, cancel, on_start).await,
-                    None => ToolOutput::error(format!("server `{server}` is not configured")),
-                }
-            }
         }
     }
 
@@ -624,40 +520,22 @@ mod tests {
 
     #[tokio::test]
     async fn unknown_tools_are_error_results() {
-        let r = echo_only();
-        let out = r
-            .execute(
-                &ToolCall {
-                    id: "1".into(),
-                    name: "echoes".into(),
-                    arguments: String::new(),
-                },
-                &CancellationToken::new(),
-            )
-            .await;
-        assert!(out.is_error);
+        let err = echo_only()
+            .resolve_and_check("echoes", &serde_json::json!({}))
+            .await
+            .unwrap_err();
         assert!(
-            out.content
-                .contains("unknown tool `echoes`; closest: `echo`"),
-            "{}",
-            out.content
+            err.contains("unknown tool `echoes`; closest: `echo`"),
+            "{err}"
         );
     }
 
     #[tokio::test]
     async fn builtin_arguments_are_checked_against_their_schema() {
-        let r = echo_only();
-        let call = ToolCall {
-            id: "1".into(),
-            name: "echo".into(),
-            arguments: "{\"text\": 5}".into(),
-        };
-        let out = r.execute(&call, &CancellationToken::new()).await;
-        assert!(out.is_error);
-        assert!(
-            out.content.contains("/text: 5 is not of type \"string\""),
-            "{}",
-            out.content
-        );
+        let err = echo_only()
+            .resolve_and_check("echo", &serde_json::json!({"text": 5}))
+            .await
+            .unwrap_err();
+        assert!(err.contains("/text: 5 is not of type \"string\""), "{err}");
     }
 }

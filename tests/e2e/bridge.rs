@@ -168,7 +168,12 @@ fn a_batch_that_reaches_the_dispatcher_gets_the_legacy_answer() {
             name: "tool_call".into(),
             arguments: r#"{"calls":[{"name":"mcp__t__echo","arguments":{"text":"a"}},{"name":"mcp__t__echo","arguments":{"text":"b"}}]}"#.into(),
         };
-        let out = reg.execute(&call, &tokio_util::sync::CancellationToken::new()).await;
+        let out = hermes::agent::run_tool_call(
+            &reg,
+            &call,
+            &tokio_util::sync::CancellationToken::new(),
+        )
+        .await;
         mcp.shutdown().await;
         out
     });

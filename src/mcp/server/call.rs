@@ -61,7 +61,7 @@ impl McpServer {
         on_start: &(dyn Fn() + Send + Sync),
     ) -> ToolOutput {
         self.called.store(true, std::sync::atomic::Ordering::SeqCst);
-        let not_started = || ToolOutput::error("cancelled before it started");
+        let not_started = ToolOutput::not_started;
         let permit = tokio::select! {
             biased;
             _ = cancel.cancelled() => return not_started(),
@@ -198,7 +198,7 @@ impl McpServer {
         };
         let outcome = tokio::select! {
             biased;
-            _ = cancel.cancelled() => return Attempt::Done(ToolOutput::error("interrupted by the user while running; the server was asked to cancel")),
+            _ = cancel.cancelled() => return Attempt::Done(ToolOutput::interrupted(Some("the server was asked to cancel"))),
             r = &mut call => r,
             _ = exited.ended(), if ran_at_send => {
                 // Its answer may still be in the pipe.

@@ -83,11 +83,11 @@ impl Tool for Shell {
             let gate = self.0.gates.shell();
             let _turn = tokio::select! {
                 biased;
-                _ = cancel.cancelled() => return ToolOutput::error("cancelled before it started"),
+                _ = cancel.cancelled() => return ToolOutput::not_started(),
                 p = gate.acquire_owned() => p,
             };
             if cancel.is_cancelled() {
-                return ToolOutput::error("cancelled before it started");
+                return ToolOutput::not_started();
             }
             on_start();
             run(&self.0, &args, cancel).await
@@ -210,7 +210,8 @@ async fn run(ctx: &Context, args: &Value, cancel: &CancellationToken) -> ToolOut
     };
     match end {
         End::Stopped => ToolOutput::error(format!(
-            "{body}[interrupted by the user while running; the command and what it started were killed]"
+            "{body}[{}; the command and what it started were killed]",
+            crate::call::INTERRUPTED
         )),
         End::TimedOut(t) => ToolOutput::error(format!(
             "{body}[timed out after {} ms; the command and what it started were killed]",
