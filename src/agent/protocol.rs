@@ -3,6 +3,49 @@
 use serde::Serialize;
 use tokio::sync::mpsc;
 
+/// How an entry's approval was settled (`--json`: `allow` or `deny`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Settled {
+    Allow,
+    Deny,
+}
+
+/// What settled an approval, and whether it stood for a question nobody
+/// could answer (a one-shot run). `--json` and the session file give its
+/// text: `rule approvals.deny[0]`, `mode ask (nobody to ask)`, `you, once`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SettledBy {
+    pub by: crate::policy::By,
+    pub nobody_to_ask: bool,
+}
+
+impl SettledBy {
+    /// Settled by `by`, not for want of someone to ask.
+    pub(crate) fn new(by: crate::policy::By) -> SettledBy {
+        SettledBy {
+            by,
+            nobody_to_ask: false,
+        }
+    }
+}
+
+impl std::fmt::Display for SettledBy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.by)?;
+        if self.nobody_to_ask {
+            f.write_str(" (nobody to ask)")?;
+        }
+        Ok(())
+    }
+}
+
+impl Serialize for SettledBy {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
 /// The version of the `--json` event stream, in `session_started`: raised
 /// when an event or field changes meaning or goes away (new events and
 /// fields are added without it).
@@ -90,8 +133,8 @@ pub enum Event {
     Approval {
         id: String,
         name: String,
-        decision: String,
-        by: String,
+        decision: Settled,
+        by: SettledBy,
         #[serde(skip_serializing_if = "Option::is_none")]
         reason: Option<String>,
         /// The entry's arguments, when nobody could be asked about it (a

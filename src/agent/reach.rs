@@ -82,11 +82,14 @@ pub(super) fn servers_section(
 
 /// ` — 12 tools: a, b, c … (+4 more)`, within `budget` bytes.
 fn names(server: &str, tools: &[String], budget: usize) -> String {
-    let prefix = format!("mcp__{server}__");
     let mut listed = Vec::new();
     let mut used = 0;
     for t in tools {
-        let short = t.strip_prefix(&prefix).unwrap_or(t);
+        let short = if crate::call::names::is_of_server(t, server) {
+            crate::call::names::bare(t)
+        } else {
+            t
+        };
         if used + short.len() + 2 > budget {
             break;
         }

@@ -22,7 +22,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use super::protocol::{Event, EventTx};
+use super::protocol::{Event, EventTx, Settled, SettledBy};
 use crate::call::{classify, ids, names::Bridge, CallClass, Entry, ToolOutput, ToolRef};
 use crate::config::Decision;
 use crate::model::{ToolCall, ToolResult};
@@ -241,8 +241,8 @@ impl Round<'_> {
             _ = self.cancel.cancelled() => {
                 let open = self.open_question.lock().ok().and_then(|mut q| q.take());
                 if let Some((id, name)) = open {
-                    let by = By::User(UserAnswer::StoppingTheTurn).to_string();
-                    self.note_approval(&id, &name, "deny", &by, None, None).await;
+                    let by = SettledBy::new(By::User(UserAnswer::StoppingTheTurn));
+                    self.note_approval(&id, &name, Settled::Deny, by, None, None).await;
                 }
                 Plan::Done(ToolOutput::not_started())
             }
@@ -328,9 +328,15 @@ impl Round<'_> {
             .pre_tool_call(&self.hook_ctx, &subject, id, args, self.cancel)
             .await;
         if let HookVerdict::Block(why) = hook.verdict {
-            let by = By::Hook.to_string();
-            self.note_approval(id, name, "deny", &by, Some(why.clone()), None)
-                .await;
+            self.note_approval(
+                id,
+                name,
+                Settled::Deny,
+                SettledBy::new(By::Hook),
+                Some(why.clone()),
+                None,
+            )
+            .await;
             return Err(why);
         }
         let args = match hook.updated_input {
@@ -356,11 +362,11 @@ impl Round<'_> {
             .map(|r| format!(" ({r})"))
             .unwrap_or_default();
         let (decision, refusal) = match outcome.decision {
-            Decision::Allow => ("allow", None),
+            Decision::Allow => (Settled::Allow, None),
             // Nobody could answer (a one-shot run): the user is told which
             // flags allow it.
             _ if unanswered => (
-                "deny",
+                Settled::Deny,
                 Some(format!(
                     "`{name}` was not run: it needs the user's approval ({}) and nobody could \
                      answer in this run; the user can allow it with --approve '{name}' or --yolo",
@@ -368,17 +374,16 @@ impl Round<'_> {
                 )),
             ),
             _ => (
-                "deny",
+                Settled::Deny,
                 Some(format!(
                     "`{name}` was not run: denied by {}{reason}",
                     outcome.by
                 )),
             ),
         };
-        let by = if unanswered {
-            format!("{} (nobody to ask)", outcome.by)
-        } else {
-            outcome.by.to_string()
+        let by = SettledBy {
+            by: outcome.by.clone(),
+            nobody_to_ask: unanswered,
         };
         // What the user would have been asked, whole: a refusal nobody
         // could answer is their only view of what the model wanted to run.
@@ -386,7 +391,7 @@ impl Round<'_> {
             arguments: &args,
             required: self.tools.required_args(name, &tool),
         });
-        self.note_approval(id, name, decision, &by, outcome.reason.clone(), shown)
+        self.note_approval(id, name, decision, by, outcome.reason.clone(), shown)
             .await;
         match refusal {
             Some(why) => Err(why),
@@ -477,16 +482,24 @@ impl Round<'_> {
         &self,
         id: &str,
         name: &str,
-        decision: &str,
-        by: &str,
+        decision: Settled,
+        by: SettledBy,
         reason: Option<String>,
         asked: Option<Asked<'_>>,
     ) {
+        // The session file keeps the texts (its older records are read back).
+        let (decision_text, by_text) = (
+            match decision {
+                Settled::Allow => "allow",
+                Settled::Deny => "deny",
+            },
+            by.to_string(),
+        );
         self.emit(Event::Approval {
             id: id.to_string(),
             name: name.to_string(),
-            decision: decision.to_string(),
-            by: by.to_string(),
+            decision,
+            by,
             reason: reason.clone(),
             arguments: asked.map(|a| crate::agent::ShownArguments {
                 value: a.arguments.clone(),
@@ -496,9 +509,9 @@ impl Round<'_> {
         let record = Record::Event {
             ts: Utc::now().rfc3339(),
             event: SessionEvent::Approval {
-                by: by.to_string(),
+                by: by_text,
                 call_id: id.to_string(),
-                decision: decision.to_string(),
+                decision: decision_text.to_string(),
                 reason,
                 tool: name.to_string(),
             },

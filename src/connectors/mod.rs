@@ -10,7 +10,6 @@ use serde_json::Value;
 use tokio::sync::Mutex;
 use tokio_util::sync::CancellationToken;
 
-use crate::call::names::CONNECTOR_PREFIX;
 use crate::call::ToolOutput;
 use crate::config::ConnectorSettings;
 use crate::util::text::excerpt;
@@ -169,11 +168,7 @@ impl Gateway {
             .tools
             .into_iter()
             .map(|t| ConnectorTool {
-                name: if t.name.starts_with(CONNECTOR_PREFIX) {
-                    t.name
-                } else {
-                    format!("{CONNECTOR_PREFIX}{}", t.name)
-                },
+                name: crate::call::names::connector_name(t.name),
                 description: t.description,
                 schema: t.input_schema,
             })

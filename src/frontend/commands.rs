@@ -391,7 +391,7 @@ pub(super) async fn command(
 /// (every config layer, `--approve`) and those "always" answers have saved
 /// in the user's config since, each once, with where it comes from.
 fn standing_allows(ctx: &ReplContext<'_>, config: &std::path::Path) -> Vec<String> {
-    use crate::config::{Decision, RuleOrigin};
+    use crate::config::Decision;
     let shown = |r: &crate::config::ApprovalRule| {
         let when: Vec<String> = r
             .when
@@ -408,13 +408,7 @@ fn standing_allows(ctx: &ReplContext<'_>, config: &std::path::Path) -> Vec<Strin
         .rules
         .iter()
         .filter(|r| r.decision == Decision::Allow)
-        .map(|r| {
-            let from = match &r.origin {
-                RuleOrigin::Config(key) => format!("rule {key}"),
-                RuleOrigin::Flag => "--approve".to_string(),
-            };
-            (shown(r), from)
-        });
+        .map(|r| (shown(r), crate::policy::By::of(&r.origin).to_string()));
     let saved = crate::config::edit::saved_allows(config)
         .into_iter()
         .map(|r| (shown(&r), format!("always, in {}", config.display())));

@@ -60,7 +60,7 @@ impl Completion {
                 .collect();
             return Some((start, found));
         }
-        if word.starts_with("mcp__") || word.starts_with("connectors__") {
+        if crate::call::names::has_source_prefix(word) {
             return Some((start, described(&self.tools, word)));
         }
         if let Some(target) = word.strip_prefix('@') {

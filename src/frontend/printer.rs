@@ -181,10 +181,8 @@ impl Printer {
             } => {
                 self.stop_spinner();
                 self.end_text();
-                let server = name
-                    .strip_prefix("mcp__")
-                    .and_then(|r| r.split_once("__"))
-                    .map(|(s, _)| format!(" (server {s})"))
+                let server = crate::call::names::mcp_server(name)
+                    .map(|s| format!(" (server {s})"))
                     .unwrap_or_default();
                 self.say(format!("? {name}{server} wants to run — {why}"));
                 for line in arguments.lines() {
@@ -217,14 +215,14 @@ impl Printer {
                 reason,
                 arguments,
                 ..
-            } if decision == "deny" => {
+            } if *decision == crate::agent::Settled::Deny => {
                 self.stop_spinner();
                 self.end_text();
                 let why = reason
                     .as_deref()
                     .map(|r| format!(": {r}"))
                     .unwrap_or_default();
-                if by.ends_with("(nobody to ask)") {
+                if by.nobody_to_ask {
                     self.say(format!(
                         "✗ {name} needs approval ({by}); allow it with --approve '{name}' (a glob, repeatable) or --yolo"
                     ));

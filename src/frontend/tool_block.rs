@@ -192,14 +192,13 @@ impl ToolBlock {
     /// a server that named no token of ours — on that server's running
     /// entries (never on one still queued).
     pub(crate) fn progress(&mut self, id: Option<&str>, server: &str, text: &str) {
-        let prefix = format!("mcp__{server}__");
         let mut shown = false;
         for e in self.entries.iter().filter(|e| {
             !e.done
                 && e.running
                 && match id {
                     Some(id) => e.id == id,
-                    None => e.name.starts_with(&prefix),
+                    None => crate::call::names::is_of_server(&e.name, server),
                 }
         }) {
             if let Some(bar) = &e.bar {

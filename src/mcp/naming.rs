@@ -8,20 +8,9 @@ use std::collections::HashMap;
 
 use crate::util::hash::fnv1a;
 
+pub use crate::call::names::sanitize;
 pub use crate::call::names::MCP_PREFIX as PREFIX;
 pub const MAX_LEN: usize = 64;
-
-pub fn sanitize(part: &str) -> String {
-    part.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect()
-}
 
 fn suffix(server: &str, tool: &str) -> String {
     let h = fnv1a(format!("{server}\0{tool}").as_bytes());

@@ -368,10 +368,7 @@ impl McpRegistry {
         let owners: Vec<&Arc<McpServer>> = self
             .servers
             .iter()
-            .filter(|s| {
-                let prefix = format!("{}{}__", naming::PREFIX, naming::sanitize(&s.name));
-                name.starts_with(&prefix) && s.catalog().is_none()
-            })
+            .filter(|s| crate::call::names::is_of_server(name, &s.name) && s.catalog().is_none())
             .collect();
         if owners.is_empty() {
             return None;

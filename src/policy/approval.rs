@@ -69,7 +69,7 @@ impl Subject {
 /// Who or what settled an approval. Its text is what the session records
 /// and `--json` prints (`rule approvals.deny[0]`, `--approve`, …).
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) enum By {
+pub enum By {
     Rule(String),
     ApproveFlag,
     YoloFlag,
@@ -86,12 +86,22 @@ pub(crate) enum By {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) enum UserAnswer {
+pub enum UserAnswer {
     Once,
     ForSession,
     Always,
     Denied,
     StoppingTheTurn,
+}
+
+impl By {
+    /// What a rule from `origin` is, when it settles a call.
+    pub(crate) fn of(origin: &RuleOrigin) -> By {
+        match origin {
+            RuleOrigin::Flag => By::ApproveFlag,
+            RuleOrigin::Config(key) => By::Rule(key.clone()),
+        }
+    }
 }
 
 impl std::fmt::Display for By {
@@ -145,10 +155,7 @@ impl Outcome {
     fn of_rule(r: &ApprovalRule) -> Outcome {
         Outcome {
             decision: r.decision,
-            by: match &r.origin {
-                RuleOrigin::Flag => By::ApproveFlag,
-                RuleOrigin::Config(key) => By::Rule(key.clone()),
-            },
+            by: By::of(&r.origin),
             reason: r.reason.clone(),
         }
     }

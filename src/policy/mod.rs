@@ -11,7 +11,8 @@ use tokio_util::sync::CancellationToken;
 
 use crate::config::{ApprovalSettings, Decision, HooksSettings};
 use approval::Approvals;
-pub(crate) use approval::{By, Hints, Outcome, Subject, UserAnswer};
+pub use approval::{By, UserAnswer};
+pub(crate) use approval::{Hints, Outcome, Subject};
 pub(crate) use ask::Gate;
 pub(crate) use ask::{Answer, Asker, Grant, Question};
 pub(crate) use hooks::{Hook, HookAnswer, HookCall, HookContext, HookEvent, HookVerdict};

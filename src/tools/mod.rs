@@ -429,7 +429,7 @@ impl Registry {
             subject.hints = t.hints(args);
         }
         if let (ToolRef::Mcp { server, tool: own }, Some(mcp)) = (tool, &self.mcp) {
-            let own_name = format!("{}{server}__{own}", crate::call::names::MCP_PREFIX);
+            let own_name = names::own_mcp_name(server, own);
             let plain = crate::mcp::naming::plain(server, own);
             subject.own = (own_name != name).then_some(own_name);
             subject.plain = (plain != name).then_some(plain);
