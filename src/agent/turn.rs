@@ -249,39 +249,11 @@ impl Agent {
         &self.usage
     }
 
-    /// `/tools QUERY`: what `tool_search` would answer, over every
-    /// catalog, a line per tool: name, source, description.
-    pub async fn find_tools(&self, query: &str) -> String {
-        if query.is_empty() {
-            let catalog = self.tools.catalog();
-            return format!(
-                "{} tools in the catalogs; /tools WORDS searches them",
-                catalog.tools.len()
-            );
-        }
-        let args = serde_json::json!({"queries": [query], "limit": 15}).to_string();
-        let out = self
-            .tools
-            .bridge(crate::call::names::Bridge::Search, &args)
-            .await;
-        let Ok(v) = serde_json::from_str::<serde_json::Value>(&out.content) else {
-            return out.content;
-        };
-        let mut lines = Vec::new();
-        for name in v["results"][0]["matches"].as_array().into_iter().flatten() {
-            let name = name.as_str().unwrap_or("");
-            let t = &v["tools"][name];
-            lines.push(format!(
-                "  {name}  ({})  {}",
-                t["source"].as_str().unwrap_or(""),
-                t["description"].as_str().unwrap_or("")
-            ));
-        }
-        if lines.is_empty() {
-            format!("no tool matches `{query}`")
-        } else {
-            lines.join("\n")
-        }
+    /// `/tools QUERY`: what `tool_search` would find over every catalog,
+    /// best first (`None` for an empty query: every tool), and the sources
+    /// not searched because their catalogs are not in yet.
+    pub async fn find_tools(&self, query: &str) -> (Vec<crate::tools::CatalogTool>, Vec<String>) {
+        self.tools.find(query, 15).await
     }
 
     /// What a new session's system prompt tells the model it can reach
@@ -317,38 +289,13 @@ impl Agent {
             .collect()
     }
 
-    /// `/mcp`: each server, whether it runs, how many tools it exposes.
-    pub async fn mcp_overview(&self) -> Vec<String> {
-        let Some(mcp) = self.tools.mcp_registry() else {
-            return Vec::new();
-        };
-        let index = mcp.index();
-        let mut lines = Vec::new();
-        for server in mcp.servers() {
-            let tools = index
-                .tools
-                .iter()
-                .filter(|t| {
-                    mcp.servers()
-                        .get(t.server)
-                        .is_some_and(|s| s.name == server.name)
-                })
-                .count();
-            let state = match (server.is_running().await, server.warm_use()) {
-                (true, (true, false)) => "running, started ahead, not called yet",
-                (true, (true, true)) => "running, started ahead",
-                (true, _) => "running",
-                (false, _) => "not running",
-            };
-            lines.push(format!("{:<16} {tools:>3} tools  {state}", server.name));
+    /// `/mcp`: each server, whether it runs, how many tools it exposes,
+    /// and how many servers were started ahead of a call and never called.
+    pub async fn mcp_overview(&self) -> (Vec<crate::mcp::ServerStatus>, (usize, usize)) {
+        match self.tools.mcp_registry() {
+            Some(mcp) => (mcp.statuses().await, mcp.warm_stats()),
+            None => (Vec::new(), (0, 0)),
         }
-        let (warmed, unused) = mcp.warm_stats();
-        if warmed > 0 {
-            lines.push(format!(
-                "started ahead of a call this session: {warmed} (not called: {unused})"
-            ));
-        }
-        lines
     }
 
     pub async fn run_turn(

@@ -313,18 +313,39 @@ pub(super) async fn command(
 
         "/tools" => {
             let query = text.split_once(' ').map(|(_, q)| q.trim()).unwrap_or("");
-            errln!(
-                "{}",
-                crate::util::sanitize::clean(&agent.find_tools(query).await)
-            );
+            let (found, unsearched) = agent.find_tools(query).await;
+            if query.is_empty() {
+                errln!(
+                    "{} tools in the catalogs; /tools WORDS searches them",
+                    found.len()
+                );
+            } else if found.is_empty() {
+                errln!("no tool matches `{query}`");
+            }
+            for t in found.iter().filter(|_| !query.is_empty()) {
+                let first = t.description.lines().next().unwrap_or("");
+                errln!("  {}  ({})  {}", t.name, t.source, excerpt(first, 100));
+            }
+            if !unsearched.is_empty() {
+                errln!("not searched yet: {}", unsearched.join(", "));
+            }
         }
         "/mcp" => {
-            let lines = agent.mcp_overview().await;
-            if lines.is_empty() {
+            let (servers, (warmed, unused)) = agent.mcp_overview().await;
+            if servers.is_empty() {
                 errln!("no MCP servers configured (hermes mcp add NAME -- COMMAND …)");
             }
-            for l in lines {
-                errln!("  {l}");
+            for s in servers {
+                let state = match (s.running, s.warmed, s.called) {
+                    (true, true, false) => "running, started ahead, not called yet",
+                    (true, true, true) => "running, started ahead",
+                    (true, _, _) => "running",
+                    (false, _, _) => "not running",
+                };
+                errln!("  {:<16} {:>3} tools  {state}", s.name, s.tools);
+            }
+            if warmed > 0 {
+                errln!("started ahead of a call this session: {warmed} (not called: {unused})");
             }
         }
         "/sessions" => {

@@ -27,7 +27,9 @@ pub use elicit::{Filled, Form, FormFiller};
 pub use error::{FetchError, ServerError};
 pub use notices::NoticeFn;
 pub use process::SAFE_ENV;
-pub use registry::{check_name, log_dir, Index, IndexedTool, McpRegistry, FILL_DELAY};
+pub use registry::{
+    check_name, log_dir, Index, IndexedTool, McpRegistry, ServerStatus, FILL_DELAY,
+};
 pub use server::{McpServer, StartReport};
 
 #[derive(Debug, thiserror::Error)]

@@ -473,6 +473,34 @@ impl McpRegistry {
     }
 
     /// (servers started ahead of a call, of which never called) this run.
+    /// How many tools each server exposes (its index of `servers()`).
+    pub fn exposed_counts(&self) -> Vec<usize> {
+        let mut counts = vec![0; self.servers.len()];
+        for t in &self.index().tools {
+            if let Some(n) = counts.get_mut(t.server) {
+                *n += 1;
+            }
+        }
+        counts
+    }
+
+    /// Each server's state as `/mcp` shows it.
+    pub async fn statuses(&self) -> Vec<ServerStatus> {
+        let counts = self.exposed_counts();
+        let mut out = Vec::with_capacity(self.servers.len());
+        for (s, tools) in self.servers.iter().zip(counts) {
+            let (warmed, called) = s.warm_use();
+            out.push(ServerStatus {
+                name: s.name.clone(),
+                tools,
+                running: s.is_running().await,
+                warmed,
+                called,
+            });
+        }
+        out
+    }
+
     pub fn warm_stats(&self) -> (usize, usize) {
         let uses: Vec<(bool, bool)> = self.servers.iter().map(|s| s.warm_use()).collect();
         let warmed = uses.iter().filter(|(w, _)| *w).count();
@@ -491,6 +519,18 @@ impl McpRegistry {
         let stops = self.servers.iter().map(|s| s.shutdown());
         futures_util::future::join_all(stops).await;
     }
+}
+
+/// A server as `/mcp` shows it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServerStatus {
+    pub name: String,
+    /// The tools it exposes (its include/exclude applied).
+    pub tools: usize,
+    pub running: bool,
+    /// Started ahead of a call (a warm-up), and whether it was called since.
+    pub warmed: bool,
+    pub called: bool,
 }
 
 /// `[limits] servers_started_at_once`, which every server carries.

@@ -321,7 +321,10 @@ impl Registry {
         }
     }
 
-    async fn search(&self, args: &Value) -> ToolOutput {
+    /// Waits (bounded) for what a search should see — the gateway's
+    /// listing, catalogs being filled in the background — and names the
+    /// sources still not in.
+    async fn searchable(&self) -> Vec<String> {
         let mut unsearched = Vec::new();
         if let Some(g) = &self.gateway {
             if let Ok(Err(e)) = tokio::time::timeout(Duration::from_secs(15), g.tools()).await {
@@ -339,6 +342,29 @@ impl Registry {
                 .map(|s| s.name.clone())
                 .collect();
         }
+        unsearched
+    }
+
+    /// The tools a search for `query` finds, best first (every tool for an
+    /// empty one), and the sources not searched; for the person (`/tools`):
+    /// no server is warmed.
+    pub async fn find(&self, query: &str, limit: usize) -> (Vec<CatalogTool>, Vec<String>) {
+        let unsearched = self.searchable().await;
+        let cat = self.catalog();
+        let found = if query.trim().is_empty() {
+            cat.tools.clone()
+        } else {
+            cat.index()
+                .search(query, limit)
+                .iter()
+                .filter_map(|n| cat.get(n).cloned())
+                .collect()
+        };
+        (found, unsearched)
+    }
+
+    async fn search(&self, args: &Value) -> ToolOutput {
+        let unsearched = self.searchable().await;
         let cat = self.catalog();
         match bridge::search(args, &cat, &unsearched) {
             Ok(found) => {

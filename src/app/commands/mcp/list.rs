@@ -16,20 +16,14 @@ pub(super) fn run(ctx: &Context<'_>) -> Result<(), CommandError> {
     if servers.is_empty() {
         errln!("no MCP servers configured; add one with `hermes mcp add NAME -- COMMAND ARGS…`");
     }
-    let index = registry.index();
+    let counts = registry.exposed_counts();
     for (name, entry) in &servers {
-        let state = match registry.server(name) {
+        let at = registry.servers().iter().position(|s| s.name == *name);
+        let state = match at.map(|i| (&registry.servers()[i], counts[i])) {
             None => "disabled".to_string(),
-            Some(s) => match s.catalog() {
+            Some((s, exposed)) => match s.catalog() {
                 None => "not started yet (no cached catalog)".to_string(),
-                Some(c) => {
-                    let exposed = index
-                        .tools
-                        .iter()
-                        .filter(|t| registry.servers()[t.server].name == *name)
-                        .count();
-                    format!("{exposed} tools (cached {} ago)", age(c.age_secs()))
-                }
+                Some(c) => format!("{exposed} tools (cached {} ago)", age(c.age_secs())),
             },
         };
         let cmdline = match &entry.remote {
