@@ -5,12 +5,12 @@
 //! - [`app`] — the binary's edge: flags (`app::cli`, one file per subcommand
 //!   in `app::commands`), settings resolved once, the front end, exit codes.
 //! - [`config`] — config files, layers and presets, resolved once into `Settings`.
-//! - [`frontend`] — the REPL and the one-shot / `--json` printers, consumers of
+//! - `frontend` — the REPL and the one-shot / `--json` printers, consumers of
 //!   the core's event stream.
 //! - [`agent`] — the turn loop and tool rounds; emits [`agent::Event`]s.
-//! - [`provider`] — model APIs (OpenAI-compatible Chat Completions, Anthropic
+//! - `provider` — model APIs (OpenAI-compatible Chat Completions, Anthropic
 //!   Messages, Bedrock ConverseStream), retries and stream assembly.
-//! - [`call`] — a tool call as a value: names, entries, ids, the one
+//! - `call` — a tool call as a value: names, entries, ids, the one
 //!   classification shared by the split, the round and the dispatcher.
 //! - [`tools`] — the tool trait and registry the tool round calls into.
 //! - [`model`] — the conversation's values: messages, tool calls, a
@@ -18,10 +18,10 @@
 //! - [`session`] — the append-only JSON Lines session file (single writer),
 //!   read back for `--resume`.
 //! - [`mcp`] — MCP servers started over stdio: registry, catalogs, processes.
-//! - [`policy`] — hooks and approvals around each tool call.
+//! - `policy` — hooks and approvals around each tool call.
 //! - [`connectors`] — the remote connector gateway.
 //! - `sandbox` — the OS sandbox the built-in `shell` runs commands in.
-//! - [`update`] — `hermes update` from the git checkout.
+//! - `update` — `hermes update` from the git checkout.
 
 #![warn(unreachable_pub)]
 

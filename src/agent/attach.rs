@@ -16,7 +16,7 @@ const MAX_LISTED: usize = 200;
 
 /// What the servers offer the user, for the REPL's commands and completion.
 #[derive(Debug, Clone, Default)]
-pub struct Offers {
+pub(crate) struct Offers {
     /// (server, prompt) for every prompt of every server.
     pub prompts: Vec<(String, CachedPrompt)>,
     /// (server, resource).
@@ -28,7 +28,7 @@ pub struct Offers {
 }
 
 #[derive(Debug, thiserror::Error)]
-pub enum AttachError {
+pub(crate) enum AttachError {
     #[error("cannot attach {mention}: {detail}")]
     File { mention: String, detail: String },
     #[error("cannot attach {mention}: {source}")]
@@ -43,7 +43,7 @@ pub enum AttachError {
 /// bytes), and the mentions left as typed (neither a file here nor a
 /// server's), to tell the user.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Attached {
+pub(crate) struct Attached {
     pub text: String,
     pub attached: Vec<(String, usize)>,
     pub left: Vec<String>,
@@ -51,7 +51,7 @@ pub struct Attached {
 
 impl Agent {
     /// What the configured servers offer, from their catalogs as they stand.
-    pub fn offers(&self) -> Offers {
+    pub(crate) fn offers(&self) -> Offers {
         let mut o = Offers::default();
         let Some(mcp) = self.tools.mcp_registry() else {
             return o;
@@ -73,7 +73,7 @@ impl Agent {
 
     /// Lists `server` now (starting it if need be, bounded by its start-up
     /// timeout), for a prompt asked of it before its catalog was cached.
-    pub async fn list_server(&self, server: &str) -> Result<(), FetchError> {
+    pub(crate) async fn list_server(&self, server: &str) -> Result<(), FetchError> {
         let s = self
             .tools
             .mcp_registry()
@@ -85,7 +85,7 @@ impl Agent {
 
     /// The prompt `name` of `server`, run with `arguments`, as the text of
     /// a user message.
-    pub async fn run_prompt(
+    pub(crate) async fn run_prompt(
         &self,
         server: &str,
         name: &str,
@@ -104,7 +104,7 @@ impl Agent {
     /// order typed; `text` itself is kept as typed. A mention that fails
     /// (an unreadable file, a resource the server refuses) fails the whole
     /// message, so nothing is sent half-attached.
-    pub async fn attach_mentions(
+    pub(crate) async fn attach_mentions(
         &self,
         text: &str,
         cwd: &Path,
@@ -167,7 +167,7 @@ impl Agent {
 
 /// The `@` mentions in `text`: words that start with `@` (at the start or
 /// after white space), trailing punctuation off, each once.
-pub fn mentions(text: &str) -> Vec<String> {
+pub(super) fn mentions(text: &str) -> Vec<String> {
     let mut found: Vec<String> = Vec::new();
     for word in text.split_whitespace() {
         let Some(rest) = word.strip_prefix('@') else {
@@ -247,7 +247,7 @@ fn listing(mention: &str, path: &Path) -> Result<String, AttachError> {
 /// words by name, the other words in the order the prompt declares its
 /// arguments (the last one taking the rest of the line). Returns the bound
 /// arguments and the required ones still missing.
-pub fn bind_arguments<'p>(
+pub(crate) fn bind_arguments<'p>(
     prompt: &'p CachedPrompt,
     typed: &str,
 ) -> (

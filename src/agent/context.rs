@@ -19,7 +19,7 @@ const FIRST_RATE: f64 = 1.0 / 3.5;
 const LOOKUP_FROM: u64 = 2_048;
 
 #[derive(Debug, Clone)]
-pub struct Meter {
+pub(crate) struct Meter {
     configured: ConfiguredWindows,
     pub(crate) settings: ContextSettings,
     /// Windows providers named when they refused a request, by model.
@@ -41,7 +41,7 @@ pub struct Meter {
 }
 
 impl Meter {
-    pub fn new(configured: ConfiguredWindows, settings: ContextSettings) -> Meter {
+    pub(crate) fn new(configured: ConfiguredWindows, settings: ContextSettings) -> Meter {
         Meter {
             configured,
             settings,
@@ -56,7 +56,7 @@ impl Meter {
     }
 
     /// A resumed session's last request as the provider counted it.
-    pub fn resumed_from(mut self, last_usage: Option<(usize, u64)>) -> Meter {
+    pub(crate) fn resumed_from(mut self, last_usage: Option<(usize, u64)>) -> Meter {
         self.resumed_count = last_usage;
         self
     }
@@ -73,7 +73,7 @@ impl Meter {
     /// The window of `model` in tokens, if anything says: a refusal's
     /// words first (the provider knows), then config, then the provider's
     /// model listing, then the table.
-    pub fn window(&self, model: &str) -> Option<u64> {
+    pub(crate) fn window(&self, model: &str) -> Option<u64> {
         let of = |list: &[(String, u64)]| list.iter().find(|(m, _)| m == model).map(|(_, w)| *w);
         of(&self.learned)
             .or_else(|| self.configured.of(model))
@@ -96,7 +96,7 @@ impl Meter {
     }
 
     /// A provider's refusal named `model`'s window.
-    pub fn learn(&mut self, model: &str, window: u64) {
+    pub(crate) fn learn(&mut self, model: &str, window: u64) {
         self.learned.retain(|(m, _)| m != model);
         self.learned.push((model.to_string(), window));
     }
@@ -126,12 +126,12 @@ impl Meter {
     }
 
     /// Tokens of a request of `bytes` (see [`request_bytes`]).
-    pub fn estimate(&self, bytes: u64) -> u64 {
+    pub(crate) fn estimate(&self, bytes: u64) -> u64 {
         (bytes as f64 * self.rate).ceil() as u64
     }
 
     /// Bytes that hold about `tokens`.
-    pub fn bytes_for(&self, tokens: u64) -> u64 {
+    pub(crate) fn bytes_for(&self, tokens: u64) -> u64 {
         (tokens as f64 / self.rate) as u64
     }
 
@@ -139,7 +139,7 @@ impl Meter {
     /// count no tokenizer gives (under one token in ten bytes, over one in
     /// 1.5) is held to those bounds: a provider that reports only part of
     /// the input must not make a full window look empty.
-    pub fn calibrate(&mut self, bytes: u64, prompt_tokens: u64) {
+    pub(crate) fn calibrate(&mut self, bytes: u64, prompt_tokens: u64) {
         if bytes > 0 && prompt_tokens > 0 {
             self.rate = (prompt_tokens as f64 / bytes as f64).clamp(0.1, 1.0 / 1.5);
         }

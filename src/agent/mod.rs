@@ -12,10 +12,11 @@ mod tool_round;
 mod turn;
 
 pub use crate::policy::{By, UserAnswer};
-pub use attach::{bind_arguments, mentions, AttachError, Attached, Offers};
-pub use context::Meter;
-pub use protocol::{Event, EventTx, Settled, SettledBy, ShownArguments, EVENTS_SCHEMA};
-pub use session_setup::{open_session, SessionStart};
+pub(crate) use attach::{bind_arguments, Offers};
+pub(crate) use context::Meter;
+pub use protocol::{Event, Settled, SettledBy, ShownArguments};
+pub(crate) use protocol::{EventTx, EVENTS_SCHEMA};
+pub(crate) use session_setup::{open_session, SessionStart};
 pub use tool_call_batches::expand_local_tool_batches;
 pub use tool_round::run_tool_call;
 pub use turn::{Agent, AgentError, TurnOutcome};

@@ -49,13 +49,13 @@ impl Serialize for SettledBy {
 /// The version of the `--json` event stream, in `session_started`: raised
 /// when an event or field changes meaning or goes away (new events and
 /// fields are added without it).
-pub const EVENTS_SCHEMA: u32 = 1;
+pub(crate) const EVENTS_SCHEMA: u32 = 1;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Event {
     /// The first event of a run. `schema`: the version of this event
-    /// stream ([`EVENTS_SCHEMA`]), for scripts that read it.
+    /// stream (`EVENTS_SCHEMA`), for scripts that read it.
     SessionStarted {
         schema: u32,
         id: String,
@@ -192,7 +192,7 @@ pub enum Event {
     },
 }
 
-pub type EventTx = mpsc::UnboundedSender<Event>;
+pub(crate) type EventTx = mpsc::UnboundedSender<Event>;
 
 /// An entry's arguments as shown to a person: the target first — the
 /// arguments its tool's schema marks required, in the schema's order.

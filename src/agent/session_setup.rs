@@ -11,7 +11,7 @@ use crate::session::{
 };
 use crate::util::time::Utc;
 
-pub struct SessionStart {
+pub(crate) struct SessionStart {
     pub handle: SessionHandle,
     pub messages: Vec<Message>,
     pub resumed: bool,
@@ -29,7 +29,7 @@ pub struct SessionStart {
 /// `reach`: what a new session's system prompt adds to hermes' own words
 /// (servers, their tools and instructions, the project's AGENTS.md); asked
 /// for only when a session is created.
-pub async fn open_session(
+pub(crate) async fn open_session(
     settings: &Settings,
     cwd: &Path,
     resume: Option<&Path>,

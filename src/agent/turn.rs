@@ -37,7 +37,7 @@ pub enum AgentError {
 }
 
 impl AgentError {
-    pub fn hint(&self) -> Option<String> {
+    pub(crate) fn hint(&self) -> Option<String> {
         match self {
             AgentError::Provider(e) => e.hint(),
             AgentError::Session(e) => e.hint().map(str::to_string),
@@ -56,7 +56,7 @@ impl AgentError {
 
 /// Token counts and requests of this session, for `/usage`.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct UsageTotals {
+pub(crate) struct UsageTotals {
     pub requests: u64,
     pub prompt_tokens: u64,
     pub completion_tokens: u64,
@@ -103,7 +103,7 @@ pub struct Agent {
 }
 
 impl Agent {
-    pub fn new(
+    pub(crate) fn new(
         provider: Box<dyn Provider>,
         model: String,
         tools: Registry,
@@ -134,7 +134,7 @@ impl Agent {
     }
 
     /// Hooks and approvals around every tool call.
-    pub fn with_policy(mut self, policy: Policy) -> Agent {
+    pub(crate) fn with_policy(mut self, policy: Policy) -> Agent {
         self.policy = policy;
         self
     }
@@ -145,14 +145,14 @@ impl Agent {
     }
 
     /// The model windows config gives and when to compact.
-    pub fn with_meter(mut self, meter: Meter) -> Agent {
+    pub(crate) fn with_meter(mut self, meter: Meter) -> Agent {
         self.meter = meter;
         self
     }
 
     /// A resumed session whose last turn got no answer (it ends with the
     /// user's message or with tool results): the next message says so.
-    pub fn with_unfinished_turn(mut self, unfinished: bool) -> Agent {
+    pub(crate) fn with_unfinished_turn(mut self, unfinished: bool) -> Agent {
         if unfinished {
             self.unfinished = Some("interrupted".into());
         }
@@ -161,7 +161,7 @@ impl Agent {
 
     /// Whether the session already records its deferral decision (a resumed
     /// one that made a request before): then it is not written again.
-    pub fn with_deferral_recorded(mut self, recorded: bool) -> Agent {
+    pub(crate) fn with_deferral_recorded(mut self, recorded: bool) -> Agent {
         self.deferral_recorded = recorded;
         self
     }
@@ -172,12 +172,12 @@ impl Agent {
     }
 
     /// The conversation so far.
-    pub fn messages(&self) -> &[Message] {
+    pub(crate) fn messages(&self) -> &[Message] {
         &self.messages
     }
 
     /// Whether the user has written anything in this session.
-    pub fn has_user_message(&self) -> bool {
+    pub(crate) fn has_user_message(&self) -> bool {
         self.messages
             .iter()
             .any(|m| matches!(m, Message::User { .. }))
@@ -187,7 +187,7 @@ impl Agent {
     /// (it was kept before), one the model answered in, or one whose turn
     /// the user stopped. A new session whose every turn failed before an
     /// answer is not, so `--continue` never lands in it.
-    pub fn keeps_session(&self) -> bool {
+    pub(crate) fn keeps_session(&self) -> bool {
         self.resumed
             || self.stopped
             || self
@@ -196,12 +196,12 @@ impl Agent {
                 .any(|m| matches!(m, Message::Assistant { .. }))
     }
 
-    pub fn with_resumed(mut self, resumed: bool) -> Agent {
+    pub(crate) fn with_resumed(mut self, resumed: bool) -> Agent {
         self.resumed = resumed;
         self
     }
 
-    pub fn session(&self) -> &SessionHandle {
+    pub(crate) fn session(&self) -> &SessionHandle {
         &self.session
     }
 
@@ -213,7 +213,7 @@ impl Agent {
     /// tools; a resumed one offers the tools it recorded, a new one what the
     /// catalogs hold at its first request. Returns the session it leaves,
     /// for the caller to close.
-    pub fn switch_session(&mut self, start: super::SessionStart) -> SessionHandle {
+    pub(crate) fn switch_session(&mut self, start: super::SessionStart) -> SessionHandle {
         let old = std::mem::replace(&mut self.session, start.handle);
         self.messages = start.messages;
         self.tools.keep_offered(start.offered);
@@ -229,36 +229,41 @@ impl Agent {
         old
     }
 
-    pub fn model(&self) -> &str {
+    pub(crate) fn model(&self) -> &str {
         &self.model
     }
 
     /// The models the provider lists (`None` when it lists none or cannot
     /// be asked), as a task of its own: the REPL asks while the user types.
-    pub fn models_listed(&self) -> impl std::future::Future<Output = Option<Vec<String>>> + Send {
+    pub(crate) fn models_listed(
+        &self,
+    ) -> impl std::future::Future<Output = Option<Vec<String>>> + Send {
         let provider = self.provider.clone();
         async move { provider.models().await }
     }
 
     /// The model of the following requests (`/model NAME`).
-    pub fn set_model(&mut self, model: &str) {
+    pub(crate) fn set_model(&mut self, model: &str) {
         self.model = model.to_string();
     }
 
-    pub fn usage_totals(&self) -> &UsageTotals {
+    pub(crate) fn usage_totals(&self) -> &UsageTotals {
         &self.usage
     }
 
     /// `/tools QUERY`: what `tool_search` would find over every catalog,
     /// best first (`None` for an empty query: every tool), and the sources
     /// not searched because their catalogs are not in yet.
-    pub async fn find_tools(&self, query: &str) -> (Vec<crate::tools::CatalogTool>, Vec<String>) {
+    pub(crate) async fn find_tools(
+        &self,
+        query: &str,
+    ) -> (Vec<crate::tools::CatalogTool>, Vec<String>) {
         self.tools.find(query, 15).await
     }
 
     /// What a new session's system prompt tells the model it can reach
     /// (`/new`).
-    pub fn reach_prompt(
+    pub(crate) fn reach_prompt(
         &self,
         cwd: &std::path::Path,
         budgets: &crate::config::PromptSettings,
@@ -268,7 +273,7 @@ impl Agent {
 
     /// Every tool name of the catalogs, for Tab completion.
     /// Each tool of the catalogs with its description's first line, for Tab.
-    pub fn tool_summaries(&self) -> Vec<(String, String)> {
+    pub(crate) fn tool_summaries(&self) -> Vec<(String, String)> {
         self.tools
             .catalog()
             .tools
@@ -280,7 +285,7 @@ impl Agent {
             .collect()
     }
 
-    pub fn tool_names(&self) -> Vec<String> {
+    pub(crate) fn tool_names(&self) -> Vec<String> {
         self.tools
             .catalog()
             .tools
@@ -291,7 +296,7 @@ impl Agent {
 
     /// `/mcp`: each server, whether it runs, how many tools it exposes,
     /// and how many servers were started ahead of a call and never called.
-    pub async fn mcp_overview(&self) -> (Vec<crate::mcp::ServerStatus>, (usize, usize)) {
+    pub(crate) async fn mcp_overview(&self) -> (Vec<crate::mcp::ServerStatus>, (usize, usize)) {
         match self.tools.mcp_registry() {
             Some(mcp) => (mcp.statuses().await, mcp.warm_stats()),
             None => (Vec::new(), (0, 0)),

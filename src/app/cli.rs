@@ -15,7 +15,7 @@ use super::commands;
     after_help = "With no -q and a terminal on stdin, hermes opens an interactive session.\n\
                   Piped stdin is read as the prompt of a one-shot run."
 )]
-pub struct Cli {
+pub(crate) struct Cli {
     /// Open the interactive session with this first message: `hermes "fix the failing test"`.
     #[arg(value_name = "MESSAGE", conflicts_with = "query")]
     pub prompt: Vec<String>,
@@ -73,7 +73,7 @@ pub struct Cli {
 }
 
 #[derive(Debug, Args, Clone)]
-pub struct ConfigArgs {
+pub(crate) struct ConfigArgs {
     /// Use this config file instead of the one in the user config dir.
     #[arg(long = "config", value_name = "PATH", global = true)]
     pub config_path: Option<PathBuf>,
@@ -84,7 +84,7 @@ pub struct ConfigArgs {
 }
 
 #[derive(Debug, Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// Inspect the configuration.
     Config {
         #[command(subcommand)]

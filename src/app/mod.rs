@@ -4,8 +4,8 @@
 //! `error:` and `hint:` lines on stderr.
 
 mod chat;
-pub mod cli;
-pub mod commands;
+pub(crate) mod cli;
+pub(crate) mod commands;
 mod error;
 mod signals;
 

@@ -100,7 +100,7 @@ pub(crate) fn shown(name: &str, raw_arguments: &str) -> Vec<(String, String)> {
 
 /// A tool name resolved once against what this run offers.
 #[derive(Debug, Clone, PartialEq)]
-pub enum ToolRef {
+pub(crate) enum ToolRef {
     /// A built-in tool, by its name.
     Builtin(String),
     /// A tool of a configured MCP server: the server's name and the tool's

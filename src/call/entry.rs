@@ -9,7 +9,7 @@ pub(super) const MAX_CALLS_PER_DISPATCH: usize = 10;
 
 /// One `{name, arguments}` entry of a `tool_call`.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Entry {
+pub(crate) struct Entry {
     pub name: String,
     /// An object (a JSON string was parsed, `""`/missing/`null` became `{}`),
     /// or why the model's `arguments` cannot be used.
@@ -22,7 +22,7 @@ pub struct Entry {
 impl Entry {
     /// The arguments as they identify the entry: the parsed object, or what
     /// the model sent when it could not be parsed.
-    pub fn identity_arguments(&self) -> &Value {
+    pub(crate) fn identity_arguments(&self) -> &Value {
         match &self.arguments {
             Ok(v) => v,
             Err(_) => self.raw.get("arguments").unwrap_or(&Value::Null),

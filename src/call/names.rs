@@ -13,14 +13,14 @@ pub(crate) const CONNECTOR_PREFIX: &str = "connectors__";
 
 /// One of the three bridge tools.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Bridge {
+pub(crate) enum Bridge {
     Search,
     Describe,
     Call,
 }
 
 impl Bridge {
-    pub fn of(name: &str) -> Option<Bridge> {
+    pub(crate) fn of(name: &str) -> Option<Bridge> {
         match name {
             SEARCH => Some(Bridge::Search),
             DESCRIBE => Some(Bridge::Describe),
@@ -94,7 +94,7 @@ pub(crate) fn server_part(name: &str) -> &str {
 }
 
 /// The name after its `mcp__server__` or `connectors__` prefix.
-pub fn bare(name: &str) -> &str {
+pub(crate) fn bare(name: &str) -> &str {
     if let Some(rest) = name.strip_prefix(MCP_PREFIX) {
         return rest.split_once("__").map(|(_, t)| t).unwrap_or(rest);
     }

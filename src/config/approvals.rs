@@ -81,7 +81,7 @@ impl ApprovalRule {
 }
 
 /// An `[approvals]` table, defaults filled in and conditions compiled.
-pub fn approval_settings(a: &ApprovalsSection) -> Result<ApprovalSettings, ConfigError> {
+pub(crate) fn approval_settings(a: &ApprovalsSection) -> Result<ApprovalSettings, ConfigError> {
     Ok(ApprovalSettings {
         mode: a.mode.unwrap_or(defaults::APPROVAL_MODE),
         rules: approval_rules(a)?,

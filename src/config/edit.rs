@@ -7,7 +7,7 @@ use super::ConfigError;
 
 /// Reads the file (or starts empty), applies `f`, checks the result is a
 /// valid config, and only then writes it.
-pub fn edit_document<E>(
+pub(crate) fn edit_document<E>(
     path: &Path,
     f: impl FnOnce(&mut toml_edit::DocumentMut) -> Result<(), E>,
 ) -> Result<(), E>
@@ -40,28 +40,23 @@ where
 }
 
 #[derive(Debug, thiserror::Error)]
-pub enum EditError {
+pub(crate) enum EditError {
     #[error(transparent)]
     Config(#[from] ConfigError),
     #[error("cannot write the config file: {0}")]
     Io(#[from] std::io::Error),
 }
 
-/// Adds `tool` to `[approvals] allow` (an "always" answer), once.
-pub fn allow_always(path: &Path, tool: &str) -> Result<(), EditError> {
-    allow_always_when(path, tool, None)
-}
-
 /// The regex of a rule for commands that start with `prefix` and chain
 /// nothing after it (no `;`, `&`, `|`, substitution or redirection).
-pub fn command_prefix_pattern(prefix: &str) -> String {
+pub(crate) fn command_prefix_pattern(prefix: &str) -> String {
     format!("^{}( [^;&|`$<>()\\n\\\\]*)?$", regex::escape(prefix))
 }
 
 /// As [`allow_always`]; with `when` (a JSON pointer and a regex), an
 /// `approvals.rules` entry that allows the tool when its argument matches
 /// (a `shell` command prefix).
-pub fn allow_always_when(
+pub(crate) fn allow_always_when(
     path: &Path,
     tool: &str,
     when: Option<(&str, &str)>,
@@ -106,7 +101,7 @@ pub fn allow_always_when(
 /// "always" answers wrote there, and any written by hand: read again, so
 /// those added since the run began are there too. A file that does not
 /// read gives none (the run has told of it already).
-pub fn saved_allows(path: &Path) -> Vec<super::ApprovalRule> {
+pub(crate) fn saved_allows(path: &Path) -> Vec<super::ApprovalRule> {
     let Ok(text) = std::fs::read_to_string(path) else {
         return Vec::new();
     };
@@ -160,9 +155,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("config.toml");
         std::fs::write(&path, "# my config\nmodel = \"m\" # keep me\n").unwrap();
-        allow_always(&path, "mcp__files__write_file").unwrap();
-        allow_always(&path, "mcp__files__write_file").unwrap();
-        allow_always(&path, "mcp__git__git_commit").unwrap();
+        allow_always_when(&path, "mcp__files__write_file", None).unwrap();
+        allow_always_when(&path, "mcp__files__write_file", None).unwrap();
+        allow_always_when(&path, "mcp__git__git_commit", None).unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
         assert!(
             text.starts_with("# my config\nmodel = \"m\" # keep me\n"),

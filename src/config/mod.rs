@@ -5,24 +5,26 @@
 mod anchor;
 mod approvals;
 mod context;
-pub mod edit;
+pub(crate) mod edit;
 mod file;
 mod load;
 mod paths;
 mod presets;
 mod settings;
-pub mod trust;
+pub(crate) mod trust;
 
 use std::path::{Path, PathBuf};
 
-pub use approvals::{approval_settings, ApprovalRule, ApprovalSettings, RuleOrigin};
+pub(crate) use approvals::approval_settings;
+pub use approvals::{ApprovalRule, ApprovalSettings, RuleOrigin};
 pub use file::{
     ApprovalMode, ApprovalsSection, Concurrency, ConfigFile, ConnectorsSection, Decision,
     DeferMode, Elicitation, HookEntry, HooksSection, LimitsSection, McpServerEntry, OAuthEntry,
     ProviderEntry, ProviderKind, ShellSandbox, ShellSection, ThinkingMode, ToolFilter,
     ToolsSection, WarmUp,
 };
-pub use paths::{project_config, Paths};
+pub(crate) use paths::project_config;
+pub use paths::Paths;
 pub use settings::{
     defaults, mcp_servers, resolve, BuiltinSettings, ConfiguredWindows, ConnectorSettings,
     ContextSettings, DeferPolicy, HookSettings, HooksSettings, Limits, McpServerSettings,
@@ -165,7 +167,7 @@ pub struct Merged {
     /// The config files read, lowest layer first.
     pub sources: Vec<PathBuf>,
     /// What an untrusted project file set and was not applied, as a
-    /// warning line ([`trust`]).
+    /// warning line (`trust`).
     pub held: Option<String>,
 }
 
@@ -247,10 +249,10 @@ pub fn load_merged(paths: &Paths, cwd: &Path, ov: &Overrides) -> Result<Merged, 
 }
 
 /// The merged config as TOML with secrets replaced by `****`: keys,
-/// values of secret-looking names, and whatever [`secrets::mask`] hides in
+/// values of secret-looking names, and whatever `secrets::mask` hides in
 /// URLs, headers, arguments and environments.
 ///
-/// [`secrets::mask`]: crate::util::secrets::mask
+/// `secrets::mask`: crate::util::secrets::mask
 pub fn show_masked(file: &ConfigFile) -> String {
     show(file, false)
 }

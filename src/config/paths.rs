@@ -48,7 +48,7 @@ impl Paths {
 
 /// The project-local config: `.hermes/config.toml` in the working directory or the
 /// nearest ancestor that has one.
-pub fn project_config(cwd: &Path) -> Option<PathBuf> {
+pub(crate) fn project_config(cwd: &Path) -> Option<PathBuf> {
     cwd.ancestors()
         .map(|dir| dir.join(".hermes").join("config.toml"))
         .find(|p| p.is_file())

@@ -16,7 +16,7 @@ use super::Paths;
 /// Top-level keys a project file applies only once trusted: each can run a
 /// command, send data or credentials elsewhere, loosen approvals, or speak
 /// to the model with the authority of hermes' own prompt.
-pub const HELD: &[&str] = &[
+pub(crate) const HELD: &[&str] = &[
     "providers",
     "mcp_servers",
     "hooks",
@@ -26,7 +26,7 @@ pub const HELD: &[&str] = &[
 ];
 
 #[derive(Debug, thiserror::Error)]
-pub enum TrustError {
+pub(crate) enum TrustError {
     #[error("no .hermes/config.toml in {} or any folder above it", cwd.display())]
     NoProject { cwd: PathBuf },
     #[error("cannot read {}: {source}", path.display())]
@@ -45,7 +45,7 @@ pub enum TrustError {
 
 /// Whether a project file's held keys apply.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Standing {
+pub(crate) enum Standing {
     Trusted,
     /// Trusted once, with other content.
     Changed,
@@ -53,13 +53,13 @@ pub enum Standing {
 }
 
 /// The file that lists trusted folders: `<sha256 of the file> <folder>` a line.
-pub fn store(paths: &Paths) -> PathBuf {
+pub(crate) fn store(paths: &Paths) -> PathBuf {
     paths.data_dir.join("trusted-folders")
 }
 
 /// The folder a project config belongs to (the one holding `.hermes`),
 /// resolved, so a symlink or `..` cannot stand in for a trusted folder.
-pub fn folder_of(project_config: &Path) -> PathBuf {
+pub(crate) fn folder_of(project_config: &Path) -> PathBuf {
     let folder = project_config
         .parent()
         .and_then(Path::parent)
@@ -85,7 +85,7 @@ fn entries(paths: &Paths) -> Vec<(String, String)> {
 }
 
 /// The standing of the project file at `config`, whose text is `text`.
-pub fn standing(paths: &Paths, config: &Path, text: &[u8]) -> Standing {
+pub(crate) fn standing(paths: &Paths, config: &Path, text: &[u8]) -> Standing {
     let Some(folder) = folder_of(config).to_str().map(str::to_string) else {
         return Standing::Untrusted;
     };
@@ -104,7 +104,7 @@ pub fn standing(paths: &Paths, config: &Path, text: &[u8]) -> Standing {
 
 /// What trusting a project file lets it do: every held key it sets, as the
 /// run would apply it (relative commands anchored, secrets masked), as TOML.
-pub fn what_it_allows(config: &Path, text: &str) -> Result<String, super::ConfigError> {
+pub(crate) fn what_it_allows(config: &Path, text: &str) -> Result<String, super::ConfigError> {
     let mut t = super::load::parse_layer(config, text)?;
     super::anchor::anchor(&mut t, &folder_of(config), true);
     t.retain(|k, _| HELD.contains(&k));
@@ -121,7 +121,7 @@ pub fn what_it_allows(config: &Path, text: &str) -> Result<String, super::Config
 
 /// Trusts the project file of `cwd` as it is now; returns its folder,
 /// whether that content was trusted already, and the bytes trusted.
-pub fn trust(paths: &Paths, cwd: &Path) -> Result<(PathBuf, bool, Vec<u8>), TrustError> {
+pub(crate) fn trust(paths: &Paths, cwd: &Path) -> Result<(PathBuf, bool, Vec<u8>), TrustError> {
     let config = super::project_config(cwd).ok_or_else(|| TrustError::NoProject {
         cwd: cwd.to_path_buf(),
     })?;
@@ -145,7 +145,7 @@ pub fn trust(paths: &Paths, cwd: &Path) -> Result<(PathBuf, bool, Vec<u8>), Trus
 
 /// Stops trusting the project folder of `cwd` (or `cwd` itself, once its
 /// file is gone); the folder, and whether it was trusted.
-pub fn forget(paths: &Paths, cwd: &Path) -> Result<(PathBuf, bool), TrustError> {
+pub(crate) fn forget(paths: &Paths, cwd: &Path) -> Result<(PathBuf, bool), TrustError> {
     let folder = match super::project_config(cwd) {
         Some(config) => folder_of(&config),
         None => std::fs::canonicalize(cwd).unwrap_or_else(|_| cwd.to_path_buf()),

@@ -37,7 +37,7 @@ pub struct CachedTool {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Catalog {
+pub(crate) struct Catalog {
     pub version: u32,
     pub fingerprint: String,
     /// Unix seconds.
@@ -55,7 +55,7 @@ pub struct Catalog {
 
 /// A prompt a server offers (`prompts/list`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct CachedPrompt {
+pub(crate) struct CachedPrompt {
     pub name: String,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub description: String,
@@ -64,7 +64,7 @@ pub struct CachedPrompt {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PromptArgument {
+pub(crate) struct PromptArgument {
     pub name: String,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub description: String,
@@ -74,7 +74,7 @@ pub struct PromptArgument {
 
 /// A resource a server offers (`resources/list`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct CachedResource {
+pub(crate) struct CachedResource {
     pub uri: String,
     pub name: String,
     #[serde(default, skip_serializing_if = "String::is_empty")]
@@ -85,7 +85,7 @@ pub struct CachedResource {
 
 /// One listing of a server: everything a catalog holds but its stamp.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Listed {
+pub(crate) struct Listed {
     pub tools: Vec<CachedTool>,
     pub prompts: Vec<CachedPrompt>,
     pub resources: Vec<CachedResource>,
@@ -94,7 +94,7 @@ pub struct Listed {
 /// What a server says of itself in its handshake (`serverInfo` and
 /// `instructions`): what the system prompt tells the model of it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct About {
+pub(crate) struct About {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -111,7 +111,7 @@ impl About {
 }
 
 impl Catalog {
-    pub fn new(fingerprint: String, listed: Listed, about: About) -> Catalog {
+    pub(crate) fn new(fingerprint: String, listed: Listed, about: About) -> Catalog {
         Catalog {
             version: VERSION,
             fingerprint,
@@ -123,11 +123,11 @@ impl Catalog {
         }
     }
 
-    pub fn age_secs(&self) -> u64 {
+    pub(crate) fn age_secs(&self) -> u64 {
         now_secs().saturating_sub(self.fetched_at)
     }
 
-    pub fn is_stale(&self) -> bool {
+    pub(crate) fn is_stale(&self) -> bool {
         self.age_secs() > STALE_AFTER_SECS
     }
 }
@@ -202,7 +202,7 @@ fn write_atomic(p: &Path, bytes: &[u8]) -> std::io::Result<()> {
 /// for all servers, so deciding whether to defer tools costs one read at
 /// start-up whatever the number of servers.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Summary {
+pub(crate) struct Summary {
     pub fingerprint: String,
     pub tools: usize,
     /// Bytes of the tools' compact JSON (names, descriptions, schemas).

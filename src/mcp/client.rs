@@ -21,7 +21,7 @@ pub(super) type OnListChanged = Arc<dyn Fn(Listed) + Send + Sync>;
 
 /// A progress report from a server about one of its running calls.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Progress {
+pub(crate) struct Progress {
     pub server: String,
     /// The call it is about (its tool-call id), when the server named the
     /// progress token that call was sent with.
@@ -31,7 +31,7 @@ pub struct Progress {
     pub message: Option<String>,
 }
 
-pub type ProgressFn = Arc<dyn Fn(Progress) + Send + Sync>;
+pub(super) type ProgressFn = Arc<dyn Fn(Progress) + Send + Sync>;
 /// Where progress goes; set once the front end exists, shared by every server.
 pub(super) type ProgressSink = Arc<std::sync::Mutex<Option<ProgressFn>>>;
 

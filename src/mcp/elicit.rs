@@ -14,7 +14,7 @@ use crate::config::Elicitation;
 
 /// A form a server asks the user to fill.
 #[derive(Debug, Clone)]
-pub struct Form {
+pub(crate) struct Form {
     pub server: String,
     /// What the server says it needs, in its own words.
     pub message: String,
@@ -24,7 +24,7 @@ pub struct Form {
 
 /// How the person answered a form.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Filled {
+pub(crate) enum Filled {
     Accept(Map<String, Value>),
     Decline,
     /// Dismissed without a choice (a stop, `!cancel`).
@@ -32,7 +32,7 @@ pub enum Filled {
 }
 
 /// Someone who can fill a form: the REPL on a terminal.
-pub trait FormFiller: Send + Sync {
+pub(crate) trait FormFiller: Send + Sync {
     fn fill(&self, form: Form) -> BoxFuture<'_, Filled>;
 }
 

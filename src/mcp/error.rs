@@ -64,17 +64,9 @@ pub enum ServerError {
 
 /// Why a prompt or resource the user asked for could not be had.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum FetchError {
+pub(crate) enum FetchError {
     #[error("no MCP server `{0}` is configured (`/mcp` lists them)")]
     NoServer(String),
-    #[error("server `{server}` offers no {what} `{name}`{known}")]
-    Unknown {
-        server: String,
-        what: &'static str,
-        name: String,
-        /// ": it has a, b, c" or empty.
-        known: String,
-    },
     #[error(transparent)]
     Server(#[from] ServerError),
     #[error("server `{server}` gave no answer to {method} within {ms} ms")]

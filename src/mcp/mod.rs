@@ -18,18 +18,14 @@ mod remote;
 mod result;
 mod server;
 
-pub use crate::util::groups::kill_all_now;
-pub use catalog_cache::{
-    About, CachedPrompt, CachedResource, CachedTool, Catalog, PromptArgument, Summary,
-};
-pub use client::{Progress, ProgressFn};
-pub use elicit::{Filled, Form, FormFiller};
-pub use error::{FetchError, ServerError};
-pub use notices::NoticeFn;
-pub use process::SAFE_ENV;
-pub use registry::{
-    check_name, log_dir, Index, IndexedTool, McpRegistry, ServerStatus, FILL_DELAY,
-};
+pub(crate) use crate::util::groups::kill_all_now;
+pub(crate) use catalog_cache::{About, CachedPrompt, CachedResource, PromptArgument};
+pub(crate) use elicit::{Filled, Form, FormFiller};
+pub(crate) use error::FetchError;
+pub use error::ServerError;
+pub(crate) use notices::NoticeFn;
+pub use registry::McpRegistry;
+pub(crate) use registry::{check_name, Index, ServerStatus, FILL_DELAY};
 pub use server::{McpServer, StartReport};
 
 #[derive(Debug, thiserror::Error)]

@@ -6,7 +6,7 @@
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 
-pub type NoticeFn = Arc<dyn Fn(String) + Send + Sync>;
+pub(crate) type NoticeFn = Arc<dyn Fn(String) + Send + Sync>;
 
 #[derive(Clone, Default)]
 pub(crate) struct Notices(Arc<Mutex<State>>);

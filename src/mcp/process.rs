@@ -22,8 +22,6 @@ use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 use super::McpError;
 use crate::config::McpServerSettings;
 
-pub use crate::util::child_env::SAFE_ENV;
-
 const TAIL_LINES: usize = 20;
 
 /// The last lines a server wrote to stderr, and how much of each line an

@@ -32,13 +32,13 @@ pub struct Index {
 }
 
 impl Index {
-    pub fn get(&self, name: &str) -> Option<&IndexedTool> {
+    pub(crate) fn get(&self, name: &str) -> Option<&IndexedTool> {
         self.tools.iter().find(|t| t.name == name)
     }
 }
 
 /// How long after start-up the background catalog fill begins.
-pub const FILL_DELAY: std::time::Duration = std::time::Duration::from_millis(25);
+pub(crate) const FILL_DELAY: std::time::Duration = std::time::Duration::from_millis(25);
 
 pub struct McpRegistry {
     servers: Vec<Arc<McpServer>>,
@@ -56,7 +56,7 @@ pub struct McpRegistry {
 }
 
 /// Server names become part of tool names: keep them to what survives as-is.
-pub fn check_name(name: &str) -> Result<(), McpError> {
+pub(crate) fn check_name(name: &str) -> Result<(), McpError> {
     let ok = !name.is_empty()
         && name
             .chars()
@@ -110,12 +110,12 @@ impl McpRegistry {
     }
 
     /// Where non-fatal trouble of the servers goes from now on (warnings).
-    pub fn on_notice(&self, f: super::NoticeFn) {
+    pub(crate) fn on_notice(&self, f: super::NoticeFn) {
         self.notices.set(f);
     }
 
     /// Where servers' progress notifications go from now on.
-    pub fn on_progress(&self, f: super::client::ProgressFn) {
+    pub(crate) fn on_progress(&self, f: super::client::ProgressFn) {
         if let Ok(mut slot) = self.sinks.progress.lock() {
             *slot = Some(f);
         }
@@ -124,21 +124,21 @@ impl McpRegistry {
     /// A person will fill the forms servers ask for (`elicitation =
     /// "ask"`): servers connected from now on declare elicitation, and a
     /// form that comes before [`McpRegistry::on_form`] says who is declined.
-    pub fn expect_forms(&self) {
+    pub(crate) fn expect_forms(&self) {
         if let Ok(mut slot) = self.sinks.forms.lock() {
             slot.expected = true;
         }
     }
 
     /// Who fills the forms servers ask for from now on.
-    pub fn on_form(&self, f: Arc<dyn super::FormFiller>) {
+    pub(crate) fn on_form(&self, f: Arc<dyn super::FormFiller>) {
         if let Ok(mut slot) = self.sinks.forms.lock() {
             slot.expected = true;
             slot.filler = Some(f);
         }
     }
 
-    pub fn servers(&self) -> &[Arc<McpServer>] {
+    pub(crate) fn servers(&self) -> &[Arc<McpServer>] {
         &self.servers
     }
 
@@ -149,7 +149,7 @@ impl McpRegistry {
     /// Starts servers whose catalog is missing or stale, in the background.
     /// The work begins after [`FILL_DELAY`], so that spawning processes and
     /// reading caches never competes with the first model request.
-    pub fn fill_catalogs_in_background(&self) {
+    pub(crate) fn fill_catalogs_in_background(&self) {
         if self.servers.is_empty() {
             return;
         }
@@ -200,20 +200,20 @@ impl McpRegistry {
 
     /// Waits, up to `limit`, for background fills still running — for a search
     /// over all tools. Starts nothing itself.
-    pub async fn wait_for_background_fills(&self, limit: std::time::Duration) {
+    pub(crate) async fn wait_for_background_fills(&self, limit: std::time::Duration) {
         let mut rx = self.pending_fills.subscribe();
         let _ = tokio::time::timeout(limit, rx.wait_for(|n| *n == 0)).await;
     }
 
     /// The exposed tools, rebuilt only when a catalog changed.
-    pub fn index(&self) -> Arc<Index> {
+    pub(crate) fn index(&self) -> Arc<Index> {
         self.index_with_generation().1
     }
 
     /// The exposed tools and the catalog generation they were built from:
     /// the generation changes whenever any catalog does, so callers that
     /// cache something derived from the index can key it by that number.
-    pub fn index_with_generation(&self) -> (u64, Arc<Index>) {
+    pub(crate) fn index_with_generation(&self) -> (u64, Arc<Index>) {
         let gen = self.generation.load(Ordering::SeqCst);
         if let Ok(idx) = self.index.read() {
             if idx.0 == gen {
@@ -258,7 +258,7 @@ impl McpRegistry {
     /// says of itself, and the names of its exposed tools (`None` before
     /// its first listing). From the summary file alone, as the deferral
     /// decision is: a new session parses no catalog before its first request.
-    pub fn described(&self) -> Vec<(String, super::About, Option<Vec<String>>)> {
+    pub(crate) fn described(&self) -> Vec<(String, super::About, Option<Vec<String>>)> {
         let summaries = self.summaries();
         let mut pairs: Vec<(String, String)> = Vec::new();
         let mut owners: Vec<usize> = Vec::new();
@@ -297,7 +297,7 @@ impl McpRegistry {
     /// from the catalogs as they stand (cached or listed this run); `None`
     /// for a server not listed yet.
     #[allow(clippy::type_complexity)]
-    pub fn offers(
+    pub(crate) fn offers(
         &self,
     ) -> Vec<(
         String,
@@ -316,7 +316,7 @@ impl McpRegistry {
 
     /// Waits, up to `bound`, for the listings servers' `list_changed`
     /// started to end, so what is read next is the catalog they announced.
-    pub async fn settle(&self, bound: std::time::Duration) {
+    pub(crate) async fn settle(&self, bound: std::time::Duration) {
         let until = tokio::time::Instant::now() + bound;
         while self.servers.iter().any(|s| s.listing()) && tokio::time::Instant::now() < until {
             tokio::time::sleep(std::time::Duration::from_millis(10)).await;
@@ -332,7 +332,7 @@ impl McpRegistry {
 
     /// Each server's catalog size from the summary file, `None` where it has
     /// no catalog for its current launch config. Reads one small file.
-    pub fn summaries(&self) -> Vec<Option<super::catalog_cache::Summary>> {
+    pub(crate) fn summaries(&self) -> Vec<Option<super::catalog_cache::Summary>> {
         let Some(first) = self.servers.first() else {
             return Vec::new();
         };
@@ -364,7 +364,7 @@ impl McpRegistry {
     /// it has none yet: the name may be one of its tools. Starts the server if
     /// need be (that is what a call to it would do), bounded by its start-up
     /// timeout. `None` when no server without a catalog could own the name.
-    pub async fn load_catalog_for(&self, name: &str) -> Option<Result<(), ServerError>> {
+    pub(crate) async fn load_catalog_for(&self, name: &str) -> Option<Result<(), ServerError>> {
         let owners: Vec<&Arc<McpServer>> = self
             .servers
             .iter()
@@ -386,7 +386,7 @@ impl McpRegistry {
     /// servers still not listed are started and listed, a few at a time;
     /// each start and listing is bounded by its server's start-up timeout.
     /// Returns the servers that are still not listed.
-    pub async fn load_unlisted_catalogs(&self) -> Vec<String> {
+    pub(crate) async fn load_unlisted_catalogs(&self) -> Vec<String> {
         let unlisted = || -> Vec<&Arc<McpServer>> {
             self.servers
                 .iter()
@@ -415,7 +415,7 @@ impl McpRegistry {
 
     /// The servers (indices) whose tools these model-facing names are, in
     /// the order first named, each once.
-    pub fn servers_of<'a>(&self, names: impl IntoIterator<Item = &'a str>) -> Vec<usize> {
+    pub(crate) fn servers_of<'a>(&self, names: impl IntoIterator<Item = &'a str>) -> Vec<usize> {
         let idx = self.index();
         let mut out = Vec::new();
         for n in names {
@@ -432,7 +432,7 @@ impl McpRegistry {
     /// call a model is about to make finds them ready; a few at a time. A
     /// server started this way and never called is stopped at exit like
     /// any other.
-    pub fn warm(&self, servers: &[usize]) {
+    pub(crate) fn warm(&self, servers: &[usize]) {
         let picked: Vec<Arc<McpServer>> = servers
             .iter()
             .filter_map(|i| self.servers.get(*i).cloned())
@@ -474,7 +474,7 @@ impl McpRegistry {
 
     /// (servers started ahead of a call, of which never called) this run.
     /// How many tools each server exposes (its index of `servers()`).
-    pub fn exposed_counts(&self) -> Vec<usize> {
+    pub(crate) fn exposed_counts(&self) -> Vec<usize> {
         let mut counts = vec![0; self.servers.len()];
         for t in &self.index().tools {
             if let Some(n) = counts.get_mut(t.server) {
@@ -485,7 +485,7 @@ impl McpRegistry {
     }
 
     /// Each server's state as `/mcp` shows it.
-    pub async fn statuses(&self) -> Vec<ServerStatus> {
+    pub(crate) async fn statuses(&self) -> Vec<ServerStatus> {
         let counts = self.exposed_counts();
         let mut out = Vec::with_capacity(self.servers.len());
         for (s, tools) in self.servers.iter().zip(counts) {
@@ -523,7 +523,7 @@ impl McpRegistry {
 
 /// A server as `/mcp` shows it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ServerStatus {
+pub(crate) struct ServerStatus {
     pub name: String,
     /// The tools it exposes (its include/exclude applied).
     pub tools: usize,
@@ -540,6 +540,6 @@ fn slots_width(servers: &[Arc<McpServer>]) -> usize {
         .map_or(1, |s| s.entry.limits.servers_started_at_once.max(1))
 }
 
-pub fn log_dir(paths: &Paths) -> std::path::PathBuf {
+pub(super) fn log_dir(paths: &Paths) -> std::path::PathBuf {
     paths.data_dir.join("logs").join("mcp")
 }

@@ -18,7 +18,7 @@ pub(crate) use ask::{Answer, Asker, Grant, Question};
 pub(crate) use hooks::{Hook, HookAnswer, HookCall, HookContext, HookEvent, HookVerdict};
 
 #[derive(Clone)]
-pub struct Policy {
+pub(crate) struct Policy {
     pre: Vec<Hook>,
     post: Vec<Hook>,
     approvals: Approvals,
@@ -35,7 +35,7 @@ impl Default for Policy {
 }
 
 impl Policy {
-    pub fn from_settings(hooks: &HooksSettings, approvals: &ApprovalSettings) -> Policy {
+    pub(crate) fn from_settings(hooks: &HooksSettings, approvals: &ApprovalSettings) -> Policy {
         Policy {
             pre: hooks
                 .pre_tool_call
@@ -225,7 +225,7 @@ impl Policy {
     }
 
     /// Tool calls one user turn may make.
-    pub fn max_tool_calls_per_turn(&self) -> u32 {
+    pub(crate) fn max_tool_calls_per_turn(&self) -> u32 {
         self.max_tool_calls_per_turn
     }
 }

@@ -28,7 +28,7 @@ pub(crate) use windows::known_window;
 use crate::config::{ProviderKind, ProviderSettings};
 use crate::model::{BlockApi, Message, NativeBlocks, ToolCall, ToolSpec};
 
-pub struct ChatRequest<'a> {
+pub(crate) struct ChatRequest<'a> {
     pub model: &'a str,
     pub messages: &'a [Message],
     pub tools: &'a [ToolSpec],
@@ -38,7 +38,7 @@ pub struct ChatRequest<'a> {
 /// parts included; the cache fields say how much of it was read from the
 /// prompt cache and how much was written to it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, serde::Deserialize)]
-pub struct Usage {
+pub(crate) struct Usage {
     #[serde(default)]
     pub prompt_tokens: u64,
     #[serde(default)]
@@ -53,7 +53,7 @@ pub struct Usage {
 
 /// Why the model stopped, in one vocabulary for every provider.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub enum Finish {
+pub(crate) enum Finish {
     /// A final answer (or tool calls: the calls decide what happens next).
     #[default]
     Done,
@@ -70,7 +70,7 @@ pub enum Finish {
 
 /// The complete assistant message of one model request.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Completion {
+pub(crate) struct Completion {
     pub content: String,
     pub tool_calls: Vec<ToolCall>,
     /// The provider's own block list, when it has one.
@@ -104,7 +104,7 @@ impl Completion {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub enum ProviderEvent {
+pub(crate) enum ProviderEvent {
     TextDelta(String),
     /// A failed attempt that will be retried after `delay`.
     Retrying {
@@ -116,7 +116,7 @@ pub enum ProviderEvent {
 
 pub(crate) type EventFn<'a> = &'a (dyn Fn(ProviderEvent) + Send + Sync);
 
-pub trait Provider: Send + Sync {
+pub(crate) trait Provider: Send + Sync {
     /// The native block format this provider replays, if it has one.
     fn blocks(&self) -> Option<BlockApi> {
         None

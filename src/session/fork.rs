@@ -12,7 +12,7 @@ use crate::util::time::Utc;
 
 /// Copies the session at `src` into a new session under `sessions_dir`;
 /// returns the new file. The original is only read.
-pub fn fork(src: &Path, sessions_dir: &Path) -> Result<PathBuf, SessionError> {
+pub(crate) fn fork(src: &Path, sessions_dir: &Path) -> Result<PathBuf, SessionError> {
     let bytes = super::read_own(src)?;
     let loaded = super::parse(src, &bytes)?;
     let now = Utc::now();

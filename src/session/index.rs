@@ -11,11 +11,11 @@ use crate::model::Message;
 use crate::util::time::{entropy, Utc};
 
 /// `20261129-201235-a1b2c3`: sortable by creation time, unique enough per machine.
-pub fn new_id(now: &Utc) -> String {
+pub(crate) fn new_id(now: &Utc) -> String {
     format!("{}-{:06x}", now.compact(), entropy() & 0xff_ffff)
 }
 
-pub fn path_for(sessions_dir: &Path, id: &str) -> PathBuf {
+pub(crate) fn path_for(sessions_dir: &Path, id: &str) -> PathBuf {
     let (y, m, d) = (&id[0..4], &id[4..6], &id[6..8]);
     sessions_dir
         .join(y)
@@ -34,7 +34,7 @@ fn well_formed(id: &str) -> bool {
 }
 
 /// The file of session `id`; a unique prefix of an id also works.
-pub fn find(sessions_dir: &Path, id: &str) -> Result<PathBuf, SessionError> {
+pub(crate) fn find(sessions_dir: &Path, id: &str) -> Result<PathBuf, SessionError> {
     let id = id.trim();
     if well_formed(id) {
         let exact = path_for(sessions_dir, id);
@@ -85,7 +85,7 @@ pub(super) fn all_files(sessions_dir: &Path) -> Vec<PathBuf> {
 }
 
 #[derive(Debug, Clone)]
-pub struct Summary {
+pub(crate) struct Summary {
     pub path: PathBuf,
     pub meta: Meta,
     /// The first user message, the session's de-facto title; a fork's says
@@ -130,7 +130,7 @@ pub(super) fn summary(path: &Path) -> Option<Summary> {
 
 /// Summaries of every session, newest first (by creation time to the millisecond;
 /// ids alone order only to the second).
-pub fn list(sessions_dir: &Path) -> Vec<Summary> {
+pub(crate) fn list(sessions_dir: &Path) -> Vec<Summary> {
     let mut rows: Vec<Summary> = all_files(sessions_dir)
         .iter()
         .filter_map(|p| summary(p))
@@ -140,7 +140,7 @@ pub fn list(sessions_dir: &Path) -> Vec<Summary> {
 }
 
 /// The sessions whose id starts with `prefix`, newest first.
-pub fn matching(sessions_dir: &Path, prefix: &str) -> Vec<Summary> {
+pub(crate) fn matching(sessions_dir: &Path, prefix: &str) -> Vec<Summary> {
     let prefix = prefix.trim();
     list(sessions_dir)
         .into_iter()
@@ -149,7 +149,7 @@ pub fn matching(sessions_dir: &Path, prefix: &str) -> Vec<Summary> {
 }
 
 /// The newest session started in `cwd`.
-pub fn latest_in(sessions_dir: &Path, cwd: &Path) -> Option<Summary> {
+pub(crate) fn latest_in(sessions_dir: &Path, cwd: &Path) -> Option<Summary> {
     let cwd = cwd.to_string_lossy();
     list(sessions_dir).into_iter().find(|s| s.meta.cwd == cwd)
 }

@@ -29,7 +29,7 @@ pub struct LoadedSession {
     pub warnings: Vec<String>,
 }
 
-pub fn load(path: &Path) -> Result<LoadedSession, SessionError> {
+pub(crate) fn load(path: &Path) -> Result<LoadedSession, SessionError> {
     let bytes = super::read_own(path)?;
     parse(path, &bytes)
 }
@@ -244,7 +244,7 @@ impl Acknowledged {
 /// hermes writes, but a hand edit can add one, and sent on it would make the
 /// provider refuse every later request) or answers a call twice is dropped,
 /// `on_drop` told its position in `messages`. The file is not changed.
-pub fn pair_results(
+pub(crate) fn pair_results(
     messages: Vec<Message>,
     mut on_drop: impl FnMut(usize, &crate::model::ToolResult),
 ) -> Vec<Message> {

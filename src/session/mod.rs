@@ -12,12 +12,13 @@ mod store;
 
 use std::path::{Path, PathBuf};
 
-pub use fork::fork;
-pub use index::{find, latest_in, list, matching, new_id, path_for, Summary};
-pub use load::{in_entry_order, load, pair_results, parse, LoadedSession};
-pub use record::{Meta, Record, SessionEvent, COMPACTION_PREFIX, FORMAT_VERSION};
-pub use remove::{older_than, parse_age, remove};
-pub use store::SessionHandle;
+pub(crate) use fork::fork;
+pub(crate) use index::{find, latest_in, list, matching, new_id, path_for, Summary};
+pub use load::{in_entry_order, parse, LoadedSession};
+pub(crate) use load::{load, pair_results};
+pub use record::{Meta, Record, SessionEvent, FORMAT_VERSION};
+pub(crate) use remove::{older_than, parse_age, remove};
+pub(crate) use store::SessionHandle;
 
 #[derive(Debug, thiserror::Error)]
 pub enum SessionError {

@@ -43,7 +43,7 @@ pub enum Record {
 
 /// How every compaction record's line begins: a loader finds the last one
 /// without reading the lines before it.
-pub const COMPACTION_PREFIX: &[u8] = br#"{"type":"compaction","#;
+pub(super) const COMPACTION_PREFIX: &[u8] = br#"{"type":"compaction","#;
 
 /// What hermes notes in a session beside the conversation. Serialised flat
 /// into the record: `{"type":"event","ts":…,"event":"usage",…}`; the fields

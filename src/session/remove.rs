@@ -10,7 +10,7 @@ use super::{lock, SessionError};
 
 /// Removes the session file at `path` (and its pid note), unless another
 /// hermes holds it.
-pub fn remove(path: &Path, id: &str) -> Result<(), SessionError> {
+pub(crate) fn remove(path: &Path, id: &str) -> Result<(), SessionError> {
     if !crate::util::private::own_file(path) {
         return Err(SessionError::NotOurs {
             path: path.to_path_buf(),
@@ -27,7 +27,7 @@ pub fn remove(path: &Path, id: &str) -> Result<(), SessionError> {
 }
 
 /// The sessions last written more than `age` ago, oldest first.
-pub fn older_than(sessions_dir: &Path, age: Duration) -> Vec<Summary> {
+pub(crate) fn older_than(sessions_dir: &Path, age: Duration) -> Vec<Summary> {
     let Some(cutoff) = SystemTime::now().checked_sub(age) else {
         return Vec::new();
     };
@@ -44,7 +44,7 @@ pub fn older_than(sessions_dir: &Path, age: Duration) -> Vec<Summary> {
 
 /// `30d`, `12h`, `2w`, `90m`: an age as `sessions prune --older-than`
 /// takes it.
-pub fn parse_age(text: &str) -> Result<Duration, String> {
+pub(crate) fn parse_age(text: &str) -> Result<Duration, String> {
     let text = text.trim();
     let split = text
         .find(|c: char| !c.is_ascii_digit())

@@ -27,7 +27,7 @@ enum Cmd {
 }
 
 #[derive(Clone, Debug)]
-pub struct SessionHandle {
+pub(crate) struct SessionHandle {
     tx: mpsc::Sender<Cmd>,
     path: PathBuf,
     id: String,
@@ -35,7 +35,7 @@ pub struct SessionHandle {
 
 impl SessionHandle {
     /// Creates a new session file (owner-only permissions) and starts its writer.
-    pub fn create(path: &Path, id: &str) -> Result<SessionHandle, SessionError> {
+    pub(crate) fn create(path: &Path, id: &str) -> Result<SessionHandle, SessionError> {
         if let Some(dir) = path.parent() {
             crate::util::private::create_dir_all(dir).map_err(|e| SessionError::io(dir, e))?;
             super::guard_folder(dir)?;
@@ -49,7 +49,7 @@ impl SessionHandle {
 
     /// Opens an existing session file for appending, if no other hermes has
     /// it — never through a symlink, never another user's file.
-    pub fn append_to(path: &Path, id: &str) -> Result<SessionHandle, SessionError> {
+    pub(crate) fn append_to(path: &Path, id: &str) -> Result<SessionHandle, SessionError> {
         if !crate::util::private::own_file(path) {
             return Err(SessionError::NotOurs {
                 path: path.to_path_buf(),
@@ -74,15 +74,15 @@ impl SessionHandle {
         })
     }
 
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         &self.path
     }
 
-    pub fn id(&self) -> &str {
+    pub(crate) fn id(&self) -> &str {
         &self.id
     }
 
-    pub async fn append(&self, record: &Record) -> Result<(), SessionError> {
+    pub(crate) async fn append(&self, record: &Record) -> Result<(), SessionError> {
         let mut line =
             serde_json::to_vec(record).map_err(|e| SessionError::Encode(e.to_string()))?;
         line.push(b'\n');
@@ -90,23 +90,23 @@ impl SessionHandle {
     }
 
     /// Raw bytes, used once to end a torn last line before new records follow it.
-    pub async fn append_raw(&self, bytes: Vec<u8>) -> Result<(), SessionError> {
+    pub(crate) async fn append_raw(&self, bytes: Vec<u8>) -> Result<(), SessionError> {
         self.send(|ack| Cmd::Append(bytes, ack)).await
     }
 
-    pub async fn sync(&self) -> Result<(), SessionError> {
+    pub(crate) async fn sync(&self) -> Result<(), SessionError> {
         self.send(Cmd::Sync).await
     }
 
     /// Flushes and closes the file and releases its lock, and waits until
     /// it is done: the session can be opened again at once (`/resume`).
-    pub async fn close(self) -> Result<(), SessionError> {
+    pub(crate) async fn close(self) -> Result<(), SessionError> {
         self.send(Cmd::Close).await
     }
 
     /// Closes the file and removes it (and its pid note): a new session
     /// that never got an answer is not kept.
-    pub async fn discard(self) -> Result<(), SessionError> {
+    pub(crate) async fn discard(self) -> Result<(), SessionError> {
         let path = self.path.clone();
         self.close().await?;
         std::fs::remove_file(&path).map_err(|e| SessionError::io(&path, e))

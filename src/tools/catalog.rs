@@ -39,7 +39,7 @@ impl CatalogTool {
     }
 }
 
-pub use crate::call::names::bare;
+pub(crate) use crate::call::names::bare;
 
 #[derive(Debug)]
 pub struct ToolCatalog {

@@ -1,20 +1,20 @@
 //! Tools behind one trait, collected in a registry, and the deferred-tools
 //! bridge: built-ins, MCP tools, connector tools and the bridge plug in
 //! here. The agent's tool round is the one dispatcher: it asks
-//! [`Registry::resolve_and_check`] (the name resolved once into a
-//! [`ToolRef`] — the scope check — and the arguments against the schema),
+//! `Registry::resolve_and_check` (the name resolved once into a
+//! `ToolRef` — the scope check — and the arguments against the schema),
 //! runs hooks and approval, and then `dispatch` runs the entry or the
 //! connectors batch. Which calls are entries, batches or errors is decided
 //! by `call::classify`, nowhere else.
 
 pub mod bridge;
 mod builtin;
-pub mod catalog;
+pub(crate) mod catalog;
 mod dispatch;
 mod offered;
 mod query;
 pub mod search;
-pub mod validation;
+pub(crate) mod validation;
 mod warm;
 
 use std::collections::HashMap;
@@ -122,13 +122,13 @@ impl Registry {
         self
     }
 
-    pub fn with_gateway(mut self, gateway: Arc<Gateway>) -> Registry {
+    pub(crate) fn with_gateway(mut self, gateway: Arc<Gateway>) -> Registry {
         self.gateway = Some(gateway);
         self
     }
 
     /// Fetches the gateway's listing in the background, after the first request.
-    pub fn list_connectors_in_background(&self) {
+    pub(crate) fn list_connectors_in_background(&self) {
         if let Some(g) = self.gateway.clone() {
             tokio::spawn(async move {
                 tokio::time::sleep(crate::mcp::FILL_DELAY).await;
@@ -137,17 +137,17 @@ impl Registry {
         }
     }
 
-    pub fn mcp_registry(&self) -> Option<&Arc<McpRegistry>> {
+    pub(crate) fn mcp_registry(&self) -> Option<&Arc<McpRegistry>> {
         self.mcp.as_ref()
     }
 
     /// Bytes of one tool result passed to the model (`[limits] tool_output_bytes`).
-    pub fn with_output_limit(mut self, bytes: usize) -> Registry {
+    pub(crate) fn with_output_limit(mut self, bytes: usize) -> Registry {
         self.output_limit = bytes;
         self
     }
 
-    pub fn with_policy(mut self, policy: DeferPolicy) -> Registry {
+    pub(crate) fn with_policy(mut self, policy: DeferPolicy) -> Registry {
         self.policy = policy;
         self
     }
@@ -202,13 +202,13 @@ impl Registry {
     }
 
     /// Whether MCP tools sit behind the bridge for this run.
-    pub fn deferred(&self) -> bool {
+    pub(crate) fn deferred(&self) -> bool {
         *self.shared.deferred.get_or_init(|| self.decide_deferral())
     }
 
     /// Whether they would, as the catalogs stand now, without settling it
     /// (the decision is made at the session's first request).
-    pub fn would_defer(&self) -> bool {
+    pub(crate) fn would_defer(&self) -> bool {
         self.shared
             .deferred
             .get()
@@ -219,13 +219,13 @@ impl Registry {
     /// Keeps the decision a resumed session recorded, so it offers the same
     /// tool definitions as before whatever the catalogs look like now.
     /// Returns false when a decision was already made.
-    pub fn keep_deferral(&self, deferred: bool) -> bool {
+    pub(crate) fn keep_deferral(&self, deferred: bool) -> bool {
         self.shared.deferred.set(deferred).is_ok()
     }
 
     /// Whether any tool could be deferred (an MCP server or a gateway is
     /// configured); only then is there a decision worth recording.
-    pub fn has_deferrable_sources(&self) -> bool {
+    pub(crate) fn has_deferrable_sources(&self) -> bool {
         let servers = self.mcp.as_ref().map(|m| m.servers().len()).unwrap_or(0);
         servers > 0 || self.gateway.is_some()
     }
@@ -260,7 +260,7 @@ impl Registry {
     }
 
     /// The tool list of the next request.
-    pub fn specs(&self) -> Vec<ToolSpec> {
+    pub(crate) fn specs(&self) -> Vec<ToolSpec> {
         let mut specs: Vec<ToolSpec> = self.tools.iter().map(|t| t.spec()).collect();
         if self.deferred() {
             specs.extend(bridge::specs());
@@ -296,7 +296,7 @@ impl Registry {
 
     /// `tool_search` or `tool_describe`, held to the output limit like any
     /// tool result: a server writes the descriptions and schemas they show.
-    pub async fn bridge(&self, which: names::Bridge, raw_arguments: &str) -> ToolOutput {
+    pub(crate) async fn bridge(&self, which: names::Bridge, raw_arguments: &str) -> ToolOutput {
         self.bridge_uncut(which, raw_arguments)
             .await
             .cut(self.output_limit)
@@ -348,7 +348,7 @@ impl Registry {
     /// The tools a search for `query` finds, best first (every tool for an
     /// empty one), and the sources not searched; for the person (`/tools`):
     /// no server is warmed.
-    pub async fn find(&self, query: &str, limit: usize) -> (Vec<CatalogTool>, Vec<String>) {
+    pub(crate) async fn find(&self, query: &str, limit: usize) -> (Vec<CatalogTool>, Vec<String>) {
         let unsearched = self.searchable().await;
         let cat = self.catalog();
         let found = if query.trim().is_empty() {
@@ -383,7 +383,7 @@ impl Registry {
     /// catalog, bounded by the server's start-up timeout; a name no server's
     /// prefix claims (a bare `echo`) waits for every catalog not loaded yet,
     /// so its answer can name the full names.
-    pub async fn resolve(&self, name: &str) -> Result<ToolRef, String> {
+    pub(crate) async fn resolve(&self, name: &str) -> Result<ToolRef, String> {
         if self.builtin(name).is_some() {
             return Ok(ToolRef::Builtin(name.to_string()));
         }
@@ -425,7 +425,11 @@ impl Registry {
     }
 
     /// [`Registry::resolve`] and [`Registry::check_args`] together.
-    pub async fn resolve_and_check(&self, name: &str, args: &Value) -> Result<ToolRef, String> {
+    pub(crate) async fn resolve_and_check(
+        &self,
+        name: &str,
+        args: &Value,
+    ) -> Result<ToolRef, String> {
         let r = self.resolve(name).await?;
         match self.check_args(name, &r, args) {
             Some(err) => Err(err),
@@ -434,7 +438,7 @@ impl Registry {
     }
 
     /// Makes sure the connector listing has been fetched (for a scope check).
-    pub async fn load_connectors(&self) {
+    pub(crate) async fn load_connectors(&self) {
         if let Some(g) = &self.gateway {
             let _ = g.tools().await;
         }
@@ -493,7 +497,7 @@ impl Registry {
 
     /// Schema validation of a resolved entry: `Some(message)` when its
     /// arguments do not fit.
-    pub fn check_args(&self, name: &str, tool: &ToolRef, args: &Value) -> Option<String> {
+    pub(crate) fn check_args(&self, name: &str, tool: &ToolRef, args: &Value) -> Option<String> {
         let schema = match tool {
             ToolRef::Builtin(n) => self.builtin(n)?.spec().parameters,
             ToolRef::Mcp { .. } | ToolRef::Connector(_) => self.catalog().get(name)?.schema.clone(),

@@ -32,7 +32,7 @@ impl Registry {
 
     /// The offered list as the session file records it; `None` while it is
     /// not taken yet, or when the tools are deferred.
-    pub fn offered_record(&self) -> Option<Vec<OfferedTool>> {
+    pub(crate) fn offered_record(&self) -> Option<Vec<OfferedTool>> {
         if self.deferred() {
             return None;
         }
@@ -51,7 +51,7 @@ impl Registry {
     }
 
     /// The names offered, once taken.
-    pub fn offered_names(&self) -> Option<BTreeSet<String>> {
+    pub(crate) fn offered_names(&self) -> Option<BTreeSet<String>> {
         let slot = self.shared.offered.lock().ok()?;
         Some(slot.as_ref()?.iter().map(|t| t.name.clone()).collect())
     }
@@ -60,7 +60,7 @@ impl Registry {
     /// (or gateway) no longer configured, which a deliberate change of the
     /// config takes away — or, with `None` (a new session), whatever the
     /// catalogs hold at its first request.
-    pub fn keep_offered(&self, recorded: Option<Vec<OfferedTool>>) {
+    pub(crate) fn keep_offered(&self, recorded: Option<Vec<OfferedTool>>) {
         let kept = recorded.map(|tools| {
             tools
                 .into_iter()
@@ -95,7 +95,7 @@ impl Registry {
     /// for it, each server by its start-up timeout), so the first request
     /// offers every tool and the list need not change later. Nothing to do
     /// when the tools are deferred or every catalog is cached.
-    pub async fn list_before_first_request(&self) {
+    pub(crate) async fn list_before_first_request(&self) {
         if !self.has_deferrable_sources() || self.would_defer() {
             return;
         }

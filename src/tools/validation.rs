@@ -11,7 +11,7 @@ use crate::call::Entry;
 
 /// The old contract's answer to a multi-entry local batch that reached the
 /// dispatcher without being split first.
-pub fn legacy_batch_error(entries: &[Entry]) -> String {
+pub(crate) fn legacy_batch_error(entries: &[Entry]) -> String {
     let first = entries
         .first()
         .map(|e| e.raw.to_string())
@@ -23,7 +23,7 @@ pub fn legacy_batch_error(entries: &[Entry]) -> String {
 }
 
 /// An unknown name: the full names of a bare suffix, or the closest names.
-pub fn unknown_tool(name: &str, catalog: &ToolCatalog, builtins: &[String]) -> String {
+pub(crate) fn unknown_tool(name: &str, catalog: &ToolCatalog, builtins: &[String]) -> String {
     let bare = catalog.bare_matches(name);
     if !bare.is_empty() {
         return format!(
@@ -61,7 +61,7 @@ pub fn unknown_tool(name: &str, catalog: &ToolCatalog, builtins: &[String]) -> S
 
 /// Schema failures as `path: message` lines, or `None` when the arguments fit.
 /// A schema that does not compile is not the model's fault: the call goes on.
-pub fn schema_errors(
+pub(crate) fn schema_errors(
     validator: Option<&jsonschema::Validator>,
     name: &str,
     args: &Value,

@@ -47,7 +47,7 @@ impl Registry {
     /// When a turn starts: ranks the catalogs against the user's own words
     /// and starts the servers of the strongest hits while the model thinks.
     /// Local work only (the index); nothing when the words point nowhere.
-    pub fn warm_for_words(&self, text: &str) {
+    pub(crate) fn warm_for_words(&self, text: &str) {
         let has_servers = self.mcp.as_ref().is_some_and(|m| !m.servers().is_empty());
         if self.policy.warm_up != WarmUp::Predict || !has_servers {
             return;
@@ -67,7 +67,7 @@ impl Registry {
     }
 
     /// On resume: the servers of the tools the last turn used.
-    pub fn warm_for_resume(&self, calls: &[ToolCall]) {
+    pub(crate) fn warm_for_resume(&self, calls: &[ToolCall]) {
         let has_servers = self.mcp.as_ref().is_some_and(|m| !m.servers().is_empty());
         if self.policy.warm_up == WarmUp::Off || !has_servers {
             return;

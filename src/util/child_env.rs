@@ -4,7 +4,7 @@
 
 /// Variables a child inherits from hermes' environment; everything else it
 /// gets must be named (a server's `env`, a hook's `HERMES_*`).
-pub const SAFE_ENV: &[&str] = &[
+pub(crate) const SAFE_ENV: &[&str] = &[
     "PATH",
     "HOME",
     "USER",

@@ -102,7 +102,7 @@ impl Drop for Owned {
 }
 
 /// SIGKILLs every live group at once; for `std::process::exit` paths.
-pub fn kill_all_now() {
+pub(crate) fn kill_all_now() {
     if let Ok(g) = GROUPS.lock() {
         for pgid in &g.live {
             kill_group(*pgid);

@@ -17,7 +17,7 @@ impl Agent {
     /// Waits (bounded) for the listings servers' `list_changed` started, so
     /// what is read next — tools, prompts, resources — is what they
     /// announced.
-    pub async fn settle_listings(&self) {
+    pub(crate) async fn settle_listings(&self) {
         if let Some(mcp) = self.tools.mcp_registry() {
             mcp.settle(SETTLE).await;
         }

@@ -50,14 +50,14 @@ impl Reason {
 impl Agent {
     /// The conversation's size after the last request and the model's
     /// window, for `/usage` and the REPL's status line.
-    pub fn context_status(&self) -> (Option<u64>, Option<u64>) {
+    pub(crate) fn context_status(&self) -> (Option<u64>, Option<u64>) {
         (self.meter.last_tokens, self.meter.window(&self.model))
     }
 
     /// `/context`: what the next request carries, by part — hermes' own
     /// prompt, what it says of servers and the project, tool definitions,
     /// the conversation — in bytes and estimated tokens.
-    pub fn context_parts(&self) -> Vec<(String, u64, u64)> {
+    pub(crate) fn context_parts(&self) -> Vec<(String, u64, u64)> {
         let specs = self.tools.specs();
         let (system, rest) = match self.messages.split_first() {
             Some((first @ Message::System { content }, rest)) => {
@@ -107,7 +107,7 @@ impl Agent {
     }
 
     /// `/compact [focus]`: whether anything was compacted.
-    pub async fn compact_now(
+    pub(crate) async fn compact_now(
         &mut self,
         focus: Option<&str>,
         cancel: &CancellationToken,

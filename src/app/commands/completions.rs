@@ -6,7 +6,7 @@ use clap::CommandFactory;
 
 use crate::app::cli::Cli;
 
-pub fn run(shell: clap_complete::Shell) {
+pub(crate) fn run(shell: clap_complete::Shell) {
     let mut cmd = Cli::command();
     let mut buf = Vec::new();
     clap_complete::generate(shell, &mut cmd, "hermes", &mut buf);

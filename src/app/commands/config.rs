@@ -7,14 +7,14 @@ use crate::app::CommandError;
 use crate::config;
 
 #[derive(Debug, Subcommand)]
-pub enum ConfigCommand {
+pub(crate) enum ConfigCommand {
     /// Print where the config files are.
     Path,
     /// Print the merged configuration, secrets masked.
     Show,
 }
 
-pub fn run(cmd: &ConfigCommand, ctx: &Context<'_>) -> Result<(), CommandError> {
+pub(crate) fn run(cmd: &ConfigCommand, ctx: &Context<'_>) -> Result<(), CommandError> {
     match cmd {
         ConfigCommand::Path => {
             outln!("{}", ctx.user_config().display());

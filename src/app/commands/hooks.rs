@@ -14,7 +14,7 @@ use crate::frontend::out;
 use crate::policy::{HookCall, HookContext, HookEvent, HookVerdict, Policy};
 
 #[derive(Debug, Subcommand)]
-pub enum HooksCommand {
+pub(crate) enum HooksCommand {
     /// Run one hook (its `name`, or `pre_tool_call[0]`) on a made-up call.
     Test {
         name: String,
@@ -30,7 +30,7 @@ pub enum HooksCommand {
     },
 }
 
-pub async fn run(cmd: &HooksCommand, ctx: &Context<'_>) -> Result<(), CommandError> {
+pub(crate) async fn run(cmd: &HooksCommand, ctx: &Context<'_>) -> Result<(), CommandError> {
     let HooksCommand::Test {
         name,
         tool,

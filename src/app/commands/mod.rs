@@ -2,13 +2,13 @@
 //! clap arguments and a `run` that returns `Result<(), CommandError>`. The
 //! conversation itself (no subcommand) is `app::chat`.
 
-pub mod completions;
-pub mod config;
-pub mod hooks;
-pub mod mcp;
-pub mod sessions;
-pub mod trust;
-pub mod update;
+pub(crate) mod completions;
+pub(crate) mod config;
+pub(crate) mod hooks;
+pub(crate) mod mcp;
+pub(crate) mod sessions;
+pub(crate) mod trust;
+pub(crate) mod update;
 
 use std::path::{Path, PathBuf};
 
@@ -16,7 +16,7 @@ use crate::config::{Overrides, Paths};
 
 /// What every subcommand may need: where hermes keeps its files, the working
 /// directory, and the config flags of this invocation.
-pub struct Context<'a> {
+pub(crate) struct Context<'a> {
     pub paths: &'a Paths,
     pub cwd: &'a Path,
     pub overrides: &'a Overrides,
@@ -24,7 +24,7 @@ pub struct Context<'a> {
 
 impl Context<'_> {
     /// The user config file: `--config PATH`, or the one in the hermes home.
-    pub fn user_config(&self) -> PathBuf {
+    pub(crate) fn user_config(&self) -> PathBuf {
         self.overrides
             .config_path
             .clone()

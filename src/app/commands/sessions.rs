@@ -11,7 +11,7 @@ use crate::util::sanitize::clean;
 use crate::util::text::excerpt;
 
 #[derive(Debug, Subcommand)]
-pub enum SessionsCommand {
+pub(crate) enum SessionsCommand {
     /// List sessions, newest first.
     List {
         /// Only sessions started in this directory.
@@ -35,7 +35,7 @@ pub enum SessionsCommand {
     },
 }
 
-pub fn run(cmd: &SessionsCommand, ctx: &Context<'_>) -> Result<(), CommandError> {
+pub(crate) fn run(cmd: &SessionsCommand, ctx: &Context<'_>) -> Result<(), CommandError> {
     let dir = ctx.paths.sessions_dir();
     if let Some(repaired) = session::guard_folder(&dir)? {
         errln!("warning: {repaired}");

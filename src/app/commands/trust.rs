@@ -10,14 +10,14 @@ use crate::app::CommandError;
 use crate::config::trust::{self, TrustError};
 
 #[derive(Debug, Args)]
-pub struct TrustArgs {
+pub(crate) struct TrustArgs {
     /// Stop trusting the folder: its project config may again only choose
     /// the provider, model, tool search and limits.
     #[arg(long)]
     forget: bool,
 }
 
-pub fn run(args: &TrustArgs, ctx: &Context<'_>) -> Result<(), CommandError> {
+pub(crate) fn run(args: &TrustArgs, ctx: &Context<'_>) -> Result<(), CommandError> {
     let keys = trust::HELD.join(", ");
     if args.forget {
         let (folder, was) = trust::forget(ctx.paths, ctx.cwd).map_err(error)?;

@@ -8,7 +8,7 @@ use crate::app::CommandError;
 use crate::update::{self, Channel};
 
 #[derive(Debug, Args)]
-pub struct UpdateArgs {
+pub(crate) struct UpdateArgs {
     /// Only report whether an update is available.
     #[arg(long)]
     check: bool,
@@ -23,7 +23,7 @@ enum UpdateChannel {
     Stable,
 }
 
-pub fn run(args: &UpdateArgs, ctx: &Context<'_>) -> Result<(), CommandError> {
+pub(crate) fn run(args: &UpdateArgs, ctx: &Context<'_>) -> Result<(), CommandError> {
     let channel = match args.channel {
         UpdateChannel::Main => Channel::Main,
         UpdateChannel::Stable => Channel::Stable,

@@ -52,7 +52,7 @@ impl McpServer {
     /// server to start is never sent. `on_start` is called right before the
     /// request goes out. `call_id`: the tool call it runs (its progress is
     /// reported under it; empty when there is none).
-    pub async fn call(
+    pub(crate) async fn call(
         self: &Arc<Self>,
         call_id: &str,
         tool: &str,

@@ -16,7 +16,7 @@ impl McpServer {
     /// The prompt `name` with `arguments`, its messages as one text: the
     /// user's words as they are, the assistant's (a prompt may hold an
     /// example answer) marked as such.
-    pub async fn prompt(
+    pub(crate) async fn prompt(
         self: &Arc<Self>,
         name: &str,
         arguments: serde_json::Map<String, serde_json::Value>,
@@ -46,7 +46,7 @@ impl McpServer {
 
     /// The resource at `uri` as text (binary parts as a line saying what
     /// was left out).
-    pub async fn resource(
+    pub(crate) async fn resource(
         self: &Arc<Self>,
         uri: &str,
         cancel: &CancellationToken,

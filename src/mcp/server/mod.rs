@@ -165,7 +165,7 @@ impl McpServer {
         }
     }
 
-    pub fn catalog(&self) -> Option<Catalog> {
+    pub(crate) fn catalog(&self) -> Option<Catalog> {
         if let Some(loaded) = self.catalog.read().ok()?.as_ref() {
             return loaded.clone();
         }
@@ -176,15 +176,15 @@ impl McpServer {
         loaded.clone()
     }
 
-    pub fn cache_dir(&self) -> &std::path::Path {
+    pub(crate) fn cache_dir(&self) -> &std::path::Path {
         &self.cache_dir
     }
 
-    pub fn log_path(&self) -> &std::path::Path {
+    pub(crate) fn log_path(&self) -> &std::path::Path {
         &self.log_path
     }
 
-    pub fn tool_timeout(&self) -> Duration {
+    pub(crate) fn tool_timeout(&self) -> Duration {
         self.entry.tool_timeout
     }
 
@@ -398,7 +398,7 @@ impl McpServer {
     /// call finds it ready. Only from rest: a running server needs nothing,
     /// and a failed or crashed one is left for a real call to report or
     /// retry. True when this started it.
-    pub async fn warm(self: &Arc<Self>) -> bool {
+    pub(crate) async fn warm(self: &Arc<Self>) -> bool {
         use std::sync::atomic::Ordering::SeqCst;
         if !matches!(*self.state.lock().await, State::Idle) {
             return false;
@@ -425,7 +425,7 @@ impl McpServer {
     }
 
     /// (started ahead of a call, a call reached it) — for the warm-up count.
-    pub fn warm_use(&self) -> (bool, bool) {
+    pub(crate) fn warm_use(&self) -> (bool, bool) {
         use std::sync::atomic::Ordering::SeqCst;
         (self.warmed.load(SeqCst), self.called.load(SeqCst))
     }
@@ -446,7 +446,7 @@ impl McpServer {
     /// Whether it is up or being started, without waiting: a start holds
     /// the state for its whole handshake, and a count of busy servers must
     /// not queue behind it.
-    pub fn busy_now(&self) -> bool {
+    pub(crate) fn busy_now(&self) -> bool {
         match self.state.try_lock() {
             Ok(state) => matches!(&*state, State::Running(c) if c.alive()),
             Err(_) => true,
@@ -455,19 +455,19 @@ impl McpServer {
 
     /// Whether a listing its `list_changed` asked for is still running
     /// (a server being started or stopped counts as not).
-    pub fn listing(&self) -> bool {
+    pub(crate) fn listing(&self) -> bool {
         self.state
             .try_lock()
             .is_ok_and(|s| matches!(&*s, State::Running(c) if c.service.service().listing_now()))
     }
 
     /// Whether its process is up (started and not crashed or stopped).
-    pub async fn is_running(&self) -> bool {
+    pub(crate) async fn is_running(&self) -> bool {
         matches!(&*self.state.lock().await, State::Running(c) if c.alive())
     }
 
     /// Closes stdin, then terminates the process group.
-    pub async fn shutdown(&self) {
+    pub(crate) async fn shutdown(&self) {
         let mut state = self.state.lock().await;
         stop(&mut state).await;
     }

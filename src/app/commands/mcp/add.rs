@@ -9,7 +9,7 @@ use crate::app::commands::Context;
 use crate::app::CommandError;
 
 #[derive(Debug, Args)]
-pub struct AddArgs {
+pub(crate) struct AddArgs {
     name: String,
     /// Environment variable for the server (repeatable).
     #[arg(long = "env", value_name = "KEY=VALUE")]

@@ -11,7 +11,7 @@ use crate::app::commands::Context;
 use crate::app::CommandError;
 
 #[derive(Debug, Args)]
-pub struct CallArgs {
+pub(crate) struct CallArgs {
     name: String,
     /// The tool, by the server's own name for it.
     tool: String,

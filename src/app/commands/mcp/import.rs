@@ -15,7 +15,7 @@ use crate::app::commands::Context;
 use crate::app::CommandError;
 
 #[derive(Debug, Args)]
-pub struct ImportArgs {
+pub(crate) struct ImportArgs {
     file: PathBuf,
 }
 

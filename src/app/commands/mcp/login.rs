@@ -11,7 +11,7 @@ use crate::config;
 use crate::mcp::oauth;
 
 #[derive(Debug, Args)]
-pub struct LoginArgs {
+pub(crate) struct LoginArgs {
     name: String,
 }
 

@@ -23,7 +23,7 @@ use crate::config;
 use crate::mcp::{self, McpRegistry, McpServer};
 
 #[derive(Debug, Subcommand)]
-pub enum McpCommand {
+pub(crate) enum McpCommand {
     /// List configured servers with their state and tool count (from the cache; starts nothing).
     List,
     /// List a server's tools (from the cache; starts the server if it has none).
@@ -44,7 +44,11 @@ pub enum McpCommand {
     Logout(login::LoginArgs),
 }
 
-pub async fn run(cmd: &McpCommand, json: bool, ctx: &Context<'_>) -> Result<(), CommandError> {
+pub(crate) async fn run(
+    cmd: &McpCommand,
+    json: bool,
+    ctx: &Context<'_>,
+) -> Result<(), CommandError> {
     match cmd {
         McpCommand::Call(a) => call::run(a, json, ctx).await,
         McpCommand::Login(a) => login::login(a, ctx).await,

@@ -7,7 +7,7 @@ use crate::app::commands::Context;
 use crate::app::CommandError;
 
 #[derive(Debug, Args)]
-pub struct RemoveArgs {
+pub(crate) struct RemoveArgs {
     name: String,
 }
 

@@ -8,7 +8,7 @@ use crate::app::commands::Context;
 use crate::app::CommandError;
 
 #[derive(Debug, Args)]
-pub struct TestArgs {
+pub(crate) struct TestArgs {
     name: String,
 }
 

@@ -9,7 +9,7 @@ use crate::app::CommandError;
 use crate::util::text::excerpt;
 
 #[derive(Debug, Args)]
-pub struct ToolsArgs {
+pub(crate) struct ToolsArgs {
     name: String,
 }
 
