@@ -1,7 +1,9 @@
 //! Start-up benchmark: process start → first byte at the provider, and peak RSS of
 //! a one-shot turn, for the release binary against the fake provider over real
 //! HTTP; with local servers, and with a remote one (which nothing may connect
-//! to before a call). Prints a Markdown table for docs/benchmarks.md.
+//! to before a call); and the peak RSS of a one-shot batch task (one 3-entry
+//! `tool_call` to the MCP test server, then the answer). Prints a Markdown
+//! table for docs/benchmarks.md.
 //!
 //! `cargo bench --bench startup` (set `HERMES_BENCH_RUNS` to change the run count).
 
@@ -17,7 +19,7 @@ mod fake_provider;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use fake_provider::{FakeProvider, Reply};
+use fake_provider::{call_id, FakeProvider, Reply};
 
 struct Sample {
     first_byte: Duration,
@@ -231,6 +233,45 @@ fn main() {
             pct(&rss, 0.9)
         );
     }
+    let rss = batch_rss(&fake, runs.min(15));
+    println!(
+        "| peak RSS of a one-shot batch task (one 3-entry tool_call to the test server, then the answer) | {:.1} MiB | {:.1} MiB | {:.1} MiB | | ≤ 15 MB |",
+        pct(&rss, 0.5),
+        pct(&rss, 0.1),
+        pct(&rss, 0.9)
+    );
+}
+
+/// Peak RSS (MiB, sorted) of `hermes -q` whose model sends one batch of
+/// three entries to the MCP test server (two echoes and a 50 ms sleep, run
+/// in parallel; tools deferred, catalog cached), then answers.
+fn batch_rss(fake: &FakeProvider, runs: usize) -> Vec<f64> {
+    let home = home(fake, 1, false);
+    let cfg = home.path().join("config.toml");
+    let mut text = std::fs::read_to_string(&cfg).unwrap();
+    text.push_str(
+        "concurrency = \"parallel\"\n[tools]\ndefer = \"always\"\n[approvals]\nmode = \"auto\"\n",
+    );
+    std::fs::write(&cfg, text).unwrap();
+    mcp_test(home.path(), "s0");
+    let batch = r#"{"calls":[{"name":"mcp__s0__echo","arguments":{"text":"a"}},{"name":"mcp__s0__echo","arguments":{"text":"b"}},{"name":"mcp__s0__slow","arguments":{"ms":50,"label":"c"}}]}"#;
+    let mut rss = Vec::new();
+    for i in 0..=runs {
+        fake.push(Reply::tool_calls(&[(
+            &call_id("batch"),
+            "tool_call",
+            batch,
+        )]));
+        fake.push(Reply::text("Both echoed, and it slept."));
+        let s = one(fake, home.path());
+        assert_eq!(fake.requests().len(), 2, "the batch took one round trip");
+        // The first run warms the page cache.
+        if i > 0 {
+            rss.push(s.peak_rss_kib as f64 / 1024.0);
+        }
+    }
+    rss.sort_by(f64::total_cmp);
+    rss
 }
 
 fn pct(sorted: &[f64], p: f64) -> f64 {

@@ -201,6 +201,26 @@ impl Registry {
         built
     }
 
+    /// The names of the deferrable tools as the catalog summaries and the
+    /// gateway's listing so far give them, without parsing a catalog: what
+    /// a new session's prompt was written from.
+    pub(crate) fn stock_names(&self) -> std::collections::BTreeSet<String> {
+        let mut names: std::collections::BTreeSet<String> = self
+            .mcp
+            .as_ref()
+            .map(|m| {
+                m.described()
+                    .into_iter()
+                    .flat_map(|(_, _, tools)| tools.unwrap_or_default())
+                    .collect()
+            })
+            .unwrap_or_default();
+        if let Some(g) = &self.gateway {
+            names.extend(g.tools_now().into_iter().map(|t| t.name));
+        }
+        names
+    }
+
     /// Whether MCP tools sit behind the bridge for this run.
     pub(crate) fn deferred(&self) -> bool {
         *self.shared.deferred.get_or_init(|| self.decide_deferral())

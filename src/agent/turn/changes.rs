@@ -24,9 +24,11 @@ impl Agent {
     }
 
     /// The note for this turn, if the MCP and connector tools changed
-    /// since the last one looked. The first look only takes stock — but a
-    /// resumed session that offers its tools directly compares with the
-    /// list it offers, so a change between runs is told too.
+    /// since the last one looked. The first look of deferred tools only
+    /// takes stock, from the catalog summaries the prompt was written from
+    /// — no catalog is parsed before the first request — and a session that
+    /// offers its tools directly compares with the list it offers, so a
+    /// change between runs is told too.
     pub(super) async fn tool_changes(&mut self) -> Option<String> {
         if !self.tools.has_deferrable_sources() {
             return None;
@@ -34,12 +36,22 @@ impl Agent {
         let deferred = self.tools.deferred();
         // A change a server just announced is told now, not a turn late.
         self.settle_listings().await;
-        let now: BTreeSet<String> = self.tool_names().into_iter().collect();
-        let before = match self.told_tools.replace(now.clone()) {
+        let before = match self.told_tools.take() {
             Some(before) => before,
-            None if !deferred => self.tools.offered_names()?,
-            None => return None,
+            None if deferred => {
+                self.told_tools = Some(self.tools.stock_names());
+                return None;
+            }
+            None => match self.tools.offered_names() {
+                Some(offered) => offered,
+                None => {
+                    self.told_tools = Some(self.tool_names().into_iter().collect());
+                    return None;
+                }
+            },
         };
+        let now: BTreeSet<String> = self.tool_names().into_iter().collect();
+        self.told_tools = Some(now.clone());
         let added: Vec<&String> = now.difference(&before).collect();
         let removed: Vec<&String> = before.difference(&now).collect();
         let list = |names: &[&String]| {
