@@ -20,13 +20,26 @@ pub use error::{CommandError, Exit};
 use crate::config::{Overrides, Paths};
 
 pub fn main() -> ExitCode {
-    // The guard of the process groups hermes starts: before anything else.
-    if std::env::args_os().nth(1).as_deref()
-        == Some(std::ffi::OsStr::new(crate::util::groups::GUARD_ARG))
-    {
+    // The guard of the process groups hermes starts, and the shell's
+    // sandbox helper: before anything else.
+    let first = std::env::args_os().nth(1);
+    if first.as_deref() == Some(std::ffi::OsStr::new(crate::util::groups::GUARD_ARG)) {
         return crate::util::groups::guard_main();
     }
+    #[cfg(target_os = "linux")]
+    if first.as_deref() == Some(std::ffi::OsStr::new(crate::sandbox::helper::HELPER_ARG)) {
+        return crate::sandbox::helper::main();
+    }
     crate::util::groups::guard_from_here();
+    crate::sandbox::serve_from_this_binary();
+    // Out of reach of what hermes runs: no ptrace, no /proc/PID/environ
+    // (the provider's key), no core dump — for a command of the same user,
+    // and for root's once its capabilities are gone.
+    #[cfg(target_os = "linux")]
+    // SAFETY: prctl with integer arguments.
+    unsafe {
+        libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0);
+    }
     // Past a file size limit (`ulimit -f`) a write fails with EFBIG, which
     // hermes reports, instead of the signal killing it without a word.
     #[cfg(unix)]

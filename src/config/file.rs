@@ -375,10 +375,16 @@ pub struct ShellSection {
     pub writable: Vec<String>,
 }
 
+/// How `shell` is sandboxed (docs/tools.md, "The sandbox").
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum ShellSandbox {
+    /// Namespaces, Landlock and seccomp; Landlock and seccomp alone where
+    /// the kernel gives no user namespaces (the default).
+    On,
+    /// Landlock and seccomp only.
     Landlock,
+    /// No sandbox: every command is asked.
     Off,
 }
 

@@ -10,6 +10,7 @@ mod file;
 mod load;
 mod paths;
 mod presets;
+pub(crate) mod referenced;
 mod settings;
 pub(crate) mod trust;
 

@@ -315,12 +315,21 @@ pub struct ConnectorSettings {
 pub struct BuiltinSettings {
     pub names: Vec<String>,
     pub shell: ShellSettings,
+    /// hermes' own folders (config, data, cache): control paths that are
+    /// created before a command could create them.
+    pub own_folders: Vec<std::path::PathBuf>,
+    /// The config files read and the scripts their hooks and servers run:
+    /// control paths (see `tools::builtin::control`).
+    pub run_files: Vec<std::path::PathBuf>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct ShellSettings {
     /// Whether commands run in the OS sandbox.
     pub sandbox: bool,
+    /// Whether the sandbox builds its namespace view (`sandbox = "on"`),
+    /// or is Landlock and seccomp only (`"landlock"`).
+    pub namespaces: bool,
     pub network: bool,
     pub timeout: Duration,
     pub concurrency: Concurrency,
@@ -337,7 +346,6 @@ impl Default for BuiltinSettings {
 impl BuiltinSettings {
     fn from_section(t: &super::ToolsSection) -> BuiltinSettings {
         let s = t.shell.clone().unwrap_or_default();
-        let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
         BuiltinSettings {
             names: t.builtin.clone().unwrap_or_else(|| {
                 defaults::BUILTIN_TOOLS
@@ -347,18 +355,18 @@ impl BuiltinSettings {
             }),
             shell: ShellSettings {
                 sandbox: s.sandbox != Some(super::ShellSandbox::Off),
+                namespaces: s.sandbox != Some(super::ShellSandbox::Landlock),
                 network: s.network.unwrap_or(false),
                 timeout: ms(s.timeout_ms.map_or(defaults::SHELL_TIMEOUT_MS, |n| n.get())),
                 concurrency: s.concurrency.unwrap_or(defaults::SHELL_CONCURRENCY),
                 writable: s
                     .writable
                     .iter()
-                    .map(|w| match (w.strip_prefix("~/"), &home) {
-                        (Some(rest), Some(h)) => h.join(rest),
-                        _ => std::path::PathBuf::from(w),
-                    })
+                    .map(|w| crate::util::path::expand_home(w))
                     .collect(),
             },
+            own_folders: Vec::new(),
+            run_files: Vec::new(),
         }
     }
 }
@@ -433,6 +441,19 @@ pub fn resolve(paths: Paths, cwd: &Path, ov: &Overrides) -> Result<Settings, Con
     })?;
     let t = &file.tools;
     let approvals = file.approvals.clone().unwrap_or_default();
+    let builtin = BuiltinSettings {
+        own_folders: vec![
+            paths.config_dir.clone(),
+            paths.data_dir.clone(),
+            paths.cache_dir.clone(),
+        ],
+        run_files: sources
+            .iter()
+            .cloned()
+            .chain(super::referenced::files(&file, cwd))
+            .collect(),
+        ..BuiltinSettings::from_section(t)
+    };
     Ok(Settings {
         paths,
         provider,
@@ -444,7 +465,7 @@ pub fn resolve(paths: Paths, cwd: &Path, ov: &Overrides) -> Result<Settings, Con
             Some(text) => SystemPrompt::Custom(text.clone()),
             None => SystemPrompt::Builtin,
         },
-        builtin: BuiltinSettings::from_section(t),
+        builtin,
         defer: DeferPolicy {
             mode: t.defer.unwrap_or(defaults::DEFER),
             max_tools: t.defer_max_tools.unwrap_or(defaults::DEFER_MAX_TOOLS),

@@ -36,6 +36,13 @@ use crate::connectors::Gateway;
 use crate::mcp::McpRegistry;
 use crate::model::ToolSpec;
 
+/// For benchmarks and tests that link the library: the hermes binary that
+/// serves as the shell's sandbox helper (the binary itself needs nothing).
+#[doc(hidden)]
+pub fn use_sandbox_helper(exe: std::path::PathBuf) {
+    crate::sandbox::use_helper(exe);
+}
+
 /// Called once when an entry is about to be sent to its tool (after its
 /// server's concurrency gate and start-up): the moment it is "started".
 pub type OnStart<'a> = &'a (dyn Fn() + Send + Sync);

@@ -17,3 +17,11 @@ pub(crate) fn normalize(p: &Path) -> PathBuf {
     }
     out
 }
+
+/// `~/rest` as the home folder's `rest` (`$HOME`); any other text as it is.
+pub(crate) fn expand_home(p: &str) -> PathBuf {
+    match (p.strip_prefix("~/"), std::env::var_os("HOME")) {
+        (Some(rest), Some(home)) => PathBuf::from(home).join(rest),
+        _ => PathBuf::from(p),
+    }
+}

@@ -90,7 +90,7 @@ fn write_edit_and_two_shells_in_one_reply_with_the_kernel_refusing_a_write_outsi
     let r = contents(&env.tool_results(3));
     assert_eq!(r[1], "edited notes.md: 1 replacement at line 2");
     assert_eq!(r[2], "# Notes\nedited line\n[exit code 0]");
-    crate::assert_contains!(r[3], "Permission denied");
+    crate::support::assert_write_refused(&r[3]);
     crate::assert_contains!(r[3], "[exit code 1]");
     assert!(!escaped.exists(), "the kernel let the write through");
     // Off a terminal each entry is a line, the edit followed by its diff.
@@ -165,21 +165,6 @@ fn the_sandbox_refuses_network_connections_unless_configured() {
     }
 }
 
-fn alive(pid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
-        s.rsplit_once(") ")
-            .is_some_and(|(_, r)| !r.starts_with('Z'))
-    })
-}
-
-fn pid_in(dir: &Path, file: &str) -> u32 {
-    std::fs::read_to_string(dir.join(file))
-        .unwrap()
-        .trim()
-        .parse()
-        .unwrap()
-}
-
 /// A command that never ends is killed at its timeout with everything it
 /// started; one that leaves a daemon behind returns when it exits, and
 /// the daemon goes with it.
@@ -189,12 +174,12 @@ fn a_timeout_and_a_daemon_take_their_whole_process_group_with_them() {
     env.fake.push(reply(&[call(
         "forever",
         "shell",
-        json!({"command": "sleep 300 & echo $! > forever.pid; wait", "timeout_ms": 700}),
+        json!({"command": "sleep 300.101 & wait", "timeout_ms": 700}),
     )]));
     env.fake.push(reply(&[call(
         "daemon",
         "shell",
-        json!({"command": "nohup sleep 300 >/dev/null 2>&1 & echo $! > daemon.pid; echo started"}),
+        json!({"command": "nohup sleep 300.102 >/dev/null 2>&1 & setsid sleep 300.103 & echo started"}),
     )]));
     env.fake.push(Reply::text("ok"));
     let started = std::time::Instant::now();
@@ -207,10 +192,10 @@ fn a_timeout_and_a_daemon_take_their_whole_process_group_with_them() {
     );
     let daemon = contents(&env.tool_results(2));
     assert_eq!(daemon[1], "started\n[exit code 0]");
-    let cwd = env.cwd.path();
-    for file in ["forever.pid", "daemon.pid"] {
-        let pid = pid_in(cwd, file);
-        crate::support::wait_for(&format!("{file} to be gone"), || !alive(pid));
+    for marker in ["300.101", "300.102", "300.103"] {
+        crate::support::wait_for(&format!("sleep {marker} to be gone"), || {
+            crate::support::processes_with_arg(marker).is_empty()
+        });
     }
 }
 
@@ -469,22 +454,22 @@ fn yolo_keeps_the_sandbox_and_a_stop_kills_the_command_group() {
     )]));
     env.fake.push(Reply::text("ok"));
     env.run(&["--yolo", "-q", "go"]).ok();
-    crate::assert_contains!(contents(&env.tool_results(1))[0], "Permission denied");
+    crate::support::assert_write_refused(&contents(&env.tool_results(1))[0]);
     assert!(!out.join("yolo.txt").exists());
 
     env.fake.push(reply(&[call(
         "long",
         "shell",
-        json!({"command": "sleep 300 & echo $! > sleeper.pid; wait"}),
+        json!({"command": "sleep 300.104 & wait"}),
     )]));
     let mut hermes = env.spawn(&["--yolo", "-q", "go"]);
-    let pid_file = env.cwd.path().join("sleeper.pid");
     crate::support::wait_for("the command to start", || {
-        std::fs::read_to_string(&pid_file).is_ok_and(|p| p.ends_with('\n'))
+        !crate::support::processes_with_arg("300.104").is_empty()
     });
-    let sleeper = pid_in(env.cwd.path(), "sleeper.pid");
     crate::support::interrupt(&hermes);
     let status = hermes.wait().unwrap();
     assert_eq!(status.code(), Some(130));
-    crate::support::wait_for("the command's group to be killed", || !alive(sleeper));
+    crate::support::wait_for("the command's group to be killed", || {
+        crate::support::processes_with_arg("300.104").is_empty()
+    });
 }

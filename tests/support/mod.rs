@@ -498,6 +498,35 @@ pub fn tool_names(req: &serde_json::Value) -> Vec<String> {
 }
 
 /// Polls `cond` every 20 ms; fails the test after 20 s, naming `what`.
+/// Live processes (not zombies) one of whose arguments is `arg`: how a
+/// test finds what a sandboxed command started, whose own pids belong to
+/// another PID namespace.
+pub fn processes_with_arg(arg: &str) -> Vec<u32> {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            let live = std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
+                s.rsplit_once(") ")
+                    .is_some_and(|(_, r)| !r.starts_with('Z'))
+            });
+            live && std::fs::read(format!("/proc/{pid}/cmdline"))
+                .is_ok_and(|c| c.split(|b| *b == 0).any(|a| a == arg.as_bytes()))
+        })
+        .collect()
+}
+
+/// The kernel's refusal of a write, as a sandboxed command reports it:
+/// a read-only view of the system (namespaces) or Landlock's EACCES.
+#[track_caller]
+pub fn assert_write_refused(output: &str) {
+    assert!(
+        output.contains("Read-only file system") || output.contains("Permission denied"),
+        "expected the kernel to refuse the write, got:\n{output}"
+    );
+}
+
 pub fn wait_for(what: &str, mut cond: impl FnMut() -> bool) {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
     while !cond() {

@@ -6,6 +6,7 @@
 //! together, writes to one path go in entry order, `shell` one at a time
 //! unless configured. `echo` is for tests.
 
+mod control;
 mod echo;
 mod files;
 mod find;
@@ -37,6 +38,7 @@ pub(crate) struct Context {
     pub(crate) output_limit: usize,
     pub(crate) gates: Gates,
     pub(crate) shell: crate::config::ShellSettings,
+    pub(crate) control: control::ControlPaths,
 }
 
 impl Context {
@@ -47,6 +49,7 @@ impl Context {
             output_limit: crate::config::Limits::default().tool_output_bytes,
             gates: Gates::new(Concurrency::Serial),
             shell: BuiltinSettings::default().shell,
+            control: control::ControlPaths::default(),
         }
     }
 
@@ -60,13 +63,20 @@ impl Context {
         }
     }
 
-    /// A write outside the working folder (symlinks followed) is always
-    /// asked, whatever the mode and the allow rules say.
+    /// A write outside the working folder (symlinks followed), or to a
+    /// control path inside it (`.git/config`, `.hermes/`, a hook's script),
+    /// is always asked, whatever the mode and the allow rules say.
     fn write_hints(&self, args: &Value) -> Hints {
         let path = files::path_arg(self, args, "path");
+        let always_ask = if !self.workspace.contains(&path) {
+            Some("a write outside the working folder")
+        } else {
+            self.control
+                .why(&path)
+                .or_else(|| self.control.why(&workspace::real_path(&path)))
+        };
         Hints {
-            always_ask: (!self.workspace.contains(&path))
-                .then_some("a write outside the working folder"),
+            always_ask,
             ..Hints::default()
         }
     }
@@ -114,6 +124,10 @@ pub(crate) fn tools(
         output_limit,
         gates: Gates::new(settings.shell.concurrency),
         shell: settings.shell.clone(),
+        control: control::ControlPaths::new(
+            settings.own_folders.clone(),
+            settings.run_files.clone(),
+        ),
     });
     settings
         .names

@@ -118,9 +118,15 @@ async fn run(ctx: &Context, args: &Value, cancel: &CancellationToken) -> ToolOut
         .as_u64()
         .map(|ms| Duration::from_millis(ms.min(defaults::SHELL_MAX_TIMEOUT_MS)))
         .unwrap_or(ctx.shell.timeout);
-    let sandbox = if ctx.shell.sandbox {
-        match crate::sandbox::Prepared::new(&policy(ctx)) {
-            Ok(s) => Some(Arc::new(s)),
+    let (reader, writer) = match pipe() {
+        Ok(p) => p,
+        Err(e) => return ToolOutput::error(format!("cannot run the command: {e}")),
+    };
+    let program: [std::ffi::OsString; 3] = [shell_path().into(), "-c".into(), command.into()];
+    let (mut cmd, note) = if ctx.shell.sandbox {
+        let (policy, note) = policy(ctx);
+        match crate::sandbox::command(&policy, &dir, &program) {
+            Ok(c) => (c, note),
             Err(e) => {
                 return ToolOutput::error(format!(
                     "`shell` did not run the command: {e}; set [tools.shell] sandbox = \"off\" \
@@ -129,31 +135,31 @@ async fn run(ctx: &Context, args: &Value, cancel: &CancellationToken) -> ToolOut
             }
         }
     } else {
-        None
+        let mut c = tokio::process::Command::new(&program[0]);
+        c.args(&program[1..]);
+        (c, None)
     };
-    let (reader, writer) = match pipe() {
-        Ok(p) => p,
-        Err(e) => return ToolOutput::error(format!("cannot run the command: {e}")),
-    };
-    let mut cmd = tokio::process::Command::new(shell_path());
     crate::util::child_env::scrubbed(&mut cmd)
-        .arg("-c")
-        .arg(command)
         .current_dir(&dir)
         .stdin(Stdio::null())
-        .kill_on_drop(true)
-        .process_group(0);
+        .kill_on_drop(true);
+    // A session of its own, with no controlling terminal: nothing the
+    // command does (TIOCSTI, /dev/tty) reaches the terminal hermes runs in,
+    // and its process group is the session's, which hermes kills whole.
+    // SAFETY: setsid is async-signal-safe.
+    unsafe {
+        cmd.pre_exec(|| {
+            if libc::setsid() < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
     match writer.try_clone() {
         Ok(w2) => {
             cmd.stdout(Stdio::from(writer)).stderr(Stdio::from(w2));
         }
         Err(e) => return ToolOutput::error(format!("cannot run the command: {e}")),
-    }
-    if let Some(s) = sandbox {
-        // SAFETY: `enter` only makes system calls (see crate::sandbox).
-        unsafe {
-            cmd.pre_exec(move || s.enter());
-        }
     }
     let mut child = match cmd.spawn() {
         Ok(c) => c,
@@ -201,6 +207,18 @@ async fn run(ctx: &Context, args: &Value, cancel: &CancellationToken) -> ToolOut
     drop(_group);
     let _ = child.wait().await;
     let text = out.text();
+    if let End::Exited(s) = &end {
+        if let Some(why) = crate::sandbox::setup_failure(s.code(), &text) {
+            return ToolOutput::error(format!(
+                "`shell` did not run the command: the sandbox could not be set up ({why}); \
+                 set [tools.shell] sandbox = \"landlock\" (no namespaces) or \"off\" in config.toml"
+            ));
+        }
+    }
+    let text = match note {
+        Some(n) => format!("[{n}]\n{text}"),
+        None => text,
+    };
     let body = if text.trim().is_empty() {
         "(no output)\n".to_string()
     } else if text.ends_with('\n') {
@@ -226,15 +244,36 @@ async fn run(ctx: &Context, args: &Value, cancel: &CancellationToken) -> ToolOut
     }
 }
 
-/// The folders a command may write to: the working folder, the temp
-/// folder, and what the config adds.
-fn policy(ctx: &Context) -> crate::sandbox::Policy {
+/// What a command may do: write to the working folder, the temp folder
+/// and what the config adds — but not to the control paths there — and
+/// whether the sandbox builds its namespaces. The note, once a run, says
+/// when the kernel gives no user namespaces and the sandbox is weaker.
+fn policy(ctx: &Context) -> (crate::sandbox::Policy, Option<String>) {
     let mut writable = vec![ctx.workspace.root().to_path_buf(), std::env::temp_dir()];
     writable.extend(ctx.shell.writable.iter().cloned());
-    crate::sandbox::Policy {
+    ctx.control.create_own_under(&writable);
+    let mut note = None;
+    let namespaces = ctx.shell.namespaces
+        && match crate::sandbox::namespaces_available() {
+            Ok(()) => true,
+            Err(e) => {
+                static TOLD: std::sync::Once = std::sync::Once::new();
+                TOLD.call_once(|| {
+                    note = Some(format!(
+                        "sandbox: this kernel gives no user namespaces ({e}); Landlock and \
+                         seccomp only — see docs/tools.md"
+                    ))
+                });
+                false
+            }
+        };
+    let policy = crate::sandbox::Policy {
+        protected: ctx.control.for_folder(ctx.workspace.root()),
         writable,
         network: ctx.shell.network,
-    }
+        namespaces,
+    };
+    (policy, note)
 }
 
 /// One pipe for stdout and stderr both, so their lines interleave as the

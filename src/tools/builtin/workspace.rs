@@ -61,7 +61,7 @@ impl Workspace {
 
 /// The real path of `path`: its nearest existing ancestor canonicalized,
 /// the rest appended.
-fn real_path(path: &Path) -> PathBuf {
+pub(crate) fn real_path(path: &Path) -> PathBuf {
     let mut rest = Vec::new();
     let mut cur = path.to_path_buf();
     loop {

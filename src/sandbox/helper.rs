@@ -1,0 +1,367 @@
+//! The sandbox helper: hermes' own binary run as `hermes __hermes_sandbox
+//! …` for each `shell` command, a fresh single-threaded process that may
+//! allocate, fork and enter namespaces freely — which a forked child of
+//! hermes' runtime may not. It builds the sandbox, runs the command in it,
+//! waits, and exits as the command did.
+//!
+//! Arguments: `--ns` (namespaces) or `--landlock` (Landlock and seccomp
+//! only), `--net`, `--cwd DIR`, `--rw PATH`…, `--ro PATH`…, `--dev PATH`…,
+//! then `--` and the program with its arguments. A setup failure is one line
+//! on stderr starting [`FAILED`], and exit code [`SETUP_EXIT`].
+
+use std::ffi::{CString, OsString};
+use std::os::unix::ffi::OsStringExt;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use super::{namespace, seccomp};
+
+/// The argument that makes a hermes process the sandbox helper.
+pub(crate) const HELPER_ARG: &str = "__hermes_sandbox";
+/// How a line about a failed setup starts.
+pub(crate) const FAILED: &str = "hermes sandbox: ";
+/// The exit code of a failed setup (as `env` and `timeout` use 125).
+pub(crate) const SETUP_EXIT: i32 = 125;
+
+#[derive(Debug, Default, PartialEq)]
+pub(crate) struct Args {
+    pub namespaces: bool,
+    pub network: bool,
+    pub cwd: PathBuf,
+    pub writable: Vec<PathBuf>,
+    pub protected: Vec<PathBuf>,
+    pub program: Vec<OsString>,
+}
+
+impl Args {
+    /// The helper's arguments after [`HELPER_ARG`].
+    pub(crate) fn to_args(&self) -> Vec<OsString> {
+        let mut out: Vec<OsString> = vec![if self.namespaces {
+            "--ns"
+        } else {
+            "--landlock"
+        }
+        .into()];
+        if self.network {
+            out.push("--net".into());
+        }
+        out.push("--cwd".into());
+        out.push(self.cwd.clone().into());
+        for (flag, paths) in [("--rw", &self.writable), ("--ro", &self.protected)] {
+            for p in paths {
+                out.push(flag.into());
+                out.push(p.clone().into());
+            }
+        }
+        out.push("--".into());
+        out.extend(self.program.iter().cloned());
+        out
+    }
+
+    pub(crate) fn parse(mut args: impl Iterator<Item = OsString>) -> Result<Args, String> {
+        let mut a = Args::default();
+        while let Some(flag) = args.next() {
+            let mut value = |name: &str| {
+                args.next()
+                    .map(PathBuf::from)
+                    .ok_or_else(|| format!("{name} needs a value"))
+            };
+            match flag.to_str() {
+                Some("--ns") => a.namespaces = true,
+                Some("--landlock") => a.namespaces = false,
+                Some("--net") => a.network = true,
+                Some("--cwd") => a.cwd = value("--cwd")?,
+                Some("--rw") => a.writable.push(value("--rw")?),
+                Some("--ro") => a.protected.push(value("--ro")?),
+                Some("--") => {
+                    a.program = args.collect();
+                    break;
+                }
+                _ => return Err(format!("unknown argument {}", flag.to_string_lossy())),
+            }
+        }
+        if a.program.is_empty() {
+            return Err("no program to run".into());
+        }
+        Ok(a)
+    }
+}
+
+/// The helper's whole life.
+pub(crate) fn main() -> ExitCode {
+    let args = match Args::parse(std::env::args_os().skip(2)) {
+        Ok(a) => a,
+        Err(e) => fail(&e),
+    };
+    let child = if args.namespaces {
+        if let Err(e) = namespace::unshare() {
+            fail(&format!("cannot enter new namespaces: {e}"));
+        }
+        fork(|| {
+            let view = namespace::View {
+                writable: &args.writable,
+                protected: &args.protected,
+            };
+            namespace::enter(&view, &args.cwd).map_err(|e| e.to_string())?;
+            confine(&args, namespace::writable_devices(), false)?;
+            Err(exec(&args.program))
+        })
+    } else {
+        // Orphans come back to the helper, which ends them with the command.
+        // SAFETY: prctl with integer arguments.
+        unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) };
+        fork(|| {
+            if let Err(e) = std::env::set_current_dir(&args.cwd) {
+                return Err(format!("cannot enter {}: {e}", args.cwd.display()));
+            }
+            confine(&args, landlock_devices(), true)?;
+            Err(exec(&args.program))
+        })
+    };
+    let status = wait(child);
+    if !args.namespaces {
+        sweep();
+    }
+    mirror(status)
+}
+
+/// Devices a command may write to when no `/dev` of its own is built.
+fn landlock_devices() -> Vec<PathBuf> {
+    [
+        "/dev/null",
+        "/dev/zero",
+        "/dev/full",
+        "/dev/random",
+        "/dev/urandom",
+        "/dev/shm",
+    ]
+    .map(PathBuf::from)
+    .to_vec()
+}
+
+/// Capabilities gone, Landlock, then seccomp: the last steps before the
+/// command. `metadata`: refuse chown and xattr changes in seccomp, where
+/// no read-only mount does.
+fn confine(args: &Args, devices: Vec<PathBuf>, metadata: bool) -> Result<(), String> {
+    drop_capabilities()?;
+    let writable: Vec<PathBuf> = args
+        .writable
+        .iter()
+        .filter(|p| p.exists())
+        .cloned()
+        .collect();
+    let devices: Vec<PathBuf> = devices.into_iter().filter(|p| p.exists()).collect();
+    match super::landlock::restrict(&writable, &devices, args.network) {
+        Ok(true) => {}
+        Ok(false) => return Err("the kernel has no Landlock, or it is not enabled".into()),
+        Err(e) => return Err(format!("cannot enter Landlock: {e}")),
+    }
+    let program = seccomp::program(seccomp::Rules {
+        network: args.network,
+        metadata,
+    });
+    seccomp::install(&program).map_err(|e| format!("cannot install the seccomp filter: {e}"))
+}
+
+/// No capability left, in any set, and none to come back on exec: root in
+/// the sandbox's user namespace (or root without one) is a plain user.
+fn drop_capabilities() -> Result<(), String> {
+    // SAFETY: prctl and capset with integers and structs that live across
+    // the calls. Without CAP_SETPCAP (a normal user without namespaces)
+    // the first two fail with EPERM, and there is nothing to drop.
+    unsafe {
+        let bits = libc::SECBIT_NOROOT
+            | libc::SECBIT_NOROOT_LOCKED
+            | libc::SECBIT_NO_SETUID_FIXUP
+            | libc::SECBIT_NO_SETUID_FIXUP_LOCKED
+            | libc::SECBIT_KEEP_CAPS_LOCKED
+            | libc::SECBIT_NO_CAP_AMBIENT_RAISE
+            | libc::SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED;
+        libc::prctl(libc::PR_SET_SECUREBITS, bits as libc::c_ulong, 0, 0, 0);
+        for cap in 0..64 {
+            if libc::prctl(libc::PR_CAPBSET_DROP, cap, 0, 0, 0) < 0
+                && std::io::Error::last_os_error().raw_os_error() == Some(libc::EINVAL)
+            {
+                break;
+            }
+        }
+        libc::prctl(
+            libc::PR_CAP_AMBIENT,
+            libc::PR_CAP_AMBIENT_CLEAR_ALL,
+            0,
+            0,
+            0,
+        );
+        #[repr(C)]
+        struct Header {
+            version: u32,
+            pid: i32,
+        }
+        #[repr(C)]
+        #[derive(Clone, Copy)]
+        struct Data {
+            effective: u32,
+            permitted: u32,
+            inheritable: u32,
+        }
+        let header = Header {
+            version: 0x2008_0522,
+            pid: 0,
+        };
+        let data = [Data {
+            effective: 0,
+            permitted: 0,
+            inheritable: 0,
+        }; 2];
+        if libc::syscall(libc::SYS_capset, &header as *const Header, data.as_ptr()) < 0 {
+            return Err(format!(
+                "cannot drop capabilities: {}",
+                std::io::Error::last_os_error()
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// execvp of `program`; returns only on failure.
+fn exec(program: &[OsString]) -> String {
+    let args: Vec<CString> = match program
+        .iter()
+        .map(|a| CString::new(a.clone().into_vec()))
+        .collect()
+    {
+        Ok(a) => a,
+        Err(_) => return "an argument holds a NUL byte".into(),
+    };
+    let mut ptrs: Vec<*const libc::c_char> = args.iter().map(|a| a.as_ptr()).collect();
+    ptrs.push(std::ptr::null());
+    // SAFETY: a NULL-terminated array of NUL-terminated strings.
+    unsafe { libc::execvp(ptrs[0], ptrs.as_ptr()) };
+    format!(
+        "cannot run {}: {}",
+        Path::new(&program[0]).display(),
+        std::io::Error::last_os_error()
+    )
+}
+
+/// Forks; the child runs `f`, which only returns with why it failed.
+fn fork(f: impl FnOnce() -> Result<(), String>) -> libc::pid_t {
+    // SAFETY: the helper has one thread, so the child may do anything.
+    let pid = unsafe { libc::fork() };
+    if pid < 0 {
+        fail(&format!("cannot fork: {}", std::io::Error::last_os_error()));
+    }
+    if pid == 0 {
+        // The command dies with the helper, which dies with hermes.
+        // SAFETY: prctl with integer arguments.
+        unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) };
+        let why = match f() {
+            Ok(()) => "the command did not start".to_string(),
+            Err(e) => e,
+        };
+        fail(&why);
+    }
+    pid
+}
+
+/// The command's wait status.
+fn wait(pid: libc::pid_t) -> libc::c_int {
+    let mut status = 0;
+    loop {
+        // SAFETY: waitpid writes the status into a local.
+        let rc = unsafe { libc::waitpid(pid, &mut status, 0) };
+        if rc == pid {
+            return status;
+        }
+        if rc < 0 && std::io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
+            return 0;
+        }
+    }
+}
+
+/// Without a PID namespace: ends what the command left behind that came
+/// back to the helper (a daemon that left the command's process group),
+/// until none is left.
+fn sweep() {
+    // SAFETY: getpid cannot fail.
+    let me = unsafe { libc::getpid() };
+    for _ in 0..100 {
+        let children = children_of(me);
+        if children.is_empty() {
+            return;
+        }
+        for pid in children {
+            // SAFETY: kill and a non-blocking waitpid on our own children.
+            unsafe {
+                libc::kill(pid, libc::SIGKILL);
+                libc::waitpid(pid, std::ptr::null_mut(), 0);
+            }
+        }
+    }
+}
+
+fn children_of(parent: libc::pid_t) -> Vec<libc::pid_t> {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<libc::pid_t>().ok())
+        .filter(|pid| {
+            std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                .ok()
+                .and_then(|s| {
+                    let after = s.rsplit_once(") ")?.1;
+                    after.split(' ').nth(1)?.parse::<libc::pid_t>().ok()
+                })
+                == Some(parent)
+        })
+        .collect()
+}
+
+/// Ends as the command ended: its exit code, or its signal.
+fn mirror(status: libc::c_int) -> ExitCode {
+    if libc::WIFEXITED(status) {
+        return ExitCode::from(libc::WEXITSTATUS(status) as u8);
+    }
+    if libc::WIFSIGNALED(status) {
+        let sig = libc::WTERMSIG(status);
+        // SAFETY: the default disposition, then the same signal to itself.
+        unsafe {
+            libc::signal(sig, libc::SIG_DFL);
+            let mut set: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut set);
+            libc::sigaddset(&mut set, sig);
+            libc::sigprocmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut());
+            libc::kill(libc::getpid(), sig);
+        }
+        return ExitCode::from(128u8.wrapping_add(sig as u8));
+    }
+    ExitCode::from(1)
+}
+
+/// One line on stderr, and the setup's exit code.
+fn fail(why: &str) -> ! {
+    let line = format!("{FAILED}{why}\n");
+    // SAFETY: write of a buffer that lives across the call.
+    unsafe { libc::write(2, line.as_ptr().cast(), line.len()) };
+    // SAFETY: _exit ends the process without running anything of the parent's.
+    unsafe { libc::_exit(SETUP_EXIT) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arguments_go_there_and_back() {
+        let a = Args {
+            namespaces: true,
+            network: true,
+            cwd: "/w".into(),
+            writable: vec!["/w".into(), "/tmp".into()],
+            protected: vec!["/w/.git/config".into()],
+            program: vec!["/bin/bash".into(), "-c".into(), "echo --ro x".into()],
+        };
+        assert_eq!(Args::parse(a.to_args().into_iter()).unwrap(), a);
+        assert!(Args::parse(["--ns".into()].into_iter()).is_err());
+    }
+}
