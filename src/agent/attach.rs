@@ -100,18 +100,26 @@ impl Agent {
         s.prompt(name, arguments, cancel).await
     }
 
-    /// `text` with what its `@` mentions name appended, each once, in the
-    /// order typed; `text` itself is kept as typed. A mention that fails
-    /// (an unreadable file, a resource the server refuses) fails the whole
-    /// message, so nothing is sent half-attached.
+    /// `text` with what the `@` mentions of `typed` name appended, each
+    /// once, in the order typed; `text` itself is kept as it is. `typed` is
+    /// what the person typed of it (pastes as their placeholders): an `@` in
+    /// pasted text, or in text a model, a server or a tool wrote, never
+    /// attaches. A file outside `cwd` attaches only when it is among
+    /// `outside_allowed` (the person said yes to it); one reached through a
+    /// link out of `cwd` never does. A mention that fails (an unreadable
+    /// file, a resource the server refuses) fails the whole message, so
+    /// nothing is sent half-attached.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) async fn attach_mentions(
         &self,
         text: &str,
+        typed: &str,
         cwd: &Path,
+        outside_allowed: &[String],
         max_bytes: usize,
         cancel: &CancellationToken,
     ) -> Result<Attached, AttachError> {
-        let found = mentions(text);
+        let found = mentions(typed);
         if found.is_empty() {
             return Ok(Attached {
                 text: text.to_string(),
@@ -141,13 +149,35 @@ impl Agent {
                 (body, String::new())
             } else {
                 let path = resolve(cwd, target);
-                match std::fs::metadata(&path) {
-                    Ok(meta) if meta.is_dir() => (listing(&m, &path)?, " (a folder)".into()),
-                    Ok(_) => (file_text(&m, &path)?, String::new()),
-                    Err(_) => {
-                        left.push(m);
-                        continue;
+                let Ok(meta) = std::fs::metadata(&path) else {
+                    left.push(m);
+                    continue;
+                };
+                let real = match where_it_is(cwd, &path) {
+                    Place::Inside(real) => real,
+                    Place::Outside(real) if outside_allowed.contains(&m) => real,
+                    Place::Outside(_) => return Err(AttachError::File {
+                        mention: m.clone(),
+                        detail: format!(
+                            "{} is outside the working folder, and attaching it was not allowed",
+                            path.display()
+                        ),
+                    }),
+                    Place::LinkOut(why) => {
+                        return Err(AttachError::File {
+                            mention: m.clone(),
+                            detail: why,
+                        })
                     }
+                };
+                if meta.is_dir() {
+                    (listing(&m, &real)?, " (a folder)".into())
+                } else {
+                    // Room for the line that says it was cut.
+                    (
+                        file_text(&m, &real, max_bytes.saturating_sub(100))?,
+                        String::new(),
+                    )
                 }
             };
             let body = crate::call::cut_text(body, max_bytes);
@@ -186,35 +216,85 @@ pub(super) fn mentions(text: &str) -> Vec<String> {
 }
 
 fn resolve(cwd: &Path, target: &str) -> PathBuf {
-    match target.strip_prefix("~/") {
-        Some(rest) => std::env::var_os("HOME")
-            .map(|h| PathBuf::from(h).join(rest))
-            .unwrap_or_else(|| cwd.join(target)),
-        None => cwd.join(target),
+    cwd.join(crate::util::path::expand_home(target))
+}
+
+/// Where a mentioned path is: inside the working folder (its real path),
+/// outside it as typed (`@/etc/hosts`, `@../notes.md`: the person is asked
+/// first), or inside as typed but a link out of it (never attached).
+pub(crate) enum Place {
+    Inside(PathBuf),
+    Outside(PathBuf),
+    LinkOut(String),
+}
+
+pub(crate) fn where_it_is(cwd: &Path, path: &Path) -> Place {
+    let real_cwd = std::fs::canonicalize(cwd).unwrap_or_else(|_| cwd.to_path_buf());
+    let as_typed = crate::util::path::normalize(path);
+    let typed_inside = as_typed.starts_with(cwd) || as_typed.starts_with(&real_cwd);
+    match crate::util::inside::resolve(cwd, path) {
+        Ok(real) => Place::Inside(real),
+        Err(e @ crate::util::inside::Refused::Outside { .. }) if typed_inside => {
+            Place::LinkOut(e.to_string())
+        }
+        Err(crate::util::inside::Refused::Outside { real, .. }) => Place::Outside(real),
+        Err(e) => Place::LinkOut(e.to_string()),
     }
 }
 
-/// A file's text; one that is not text (a NUL byte in its first 8 KiB, or
-/// not UTF-8) is refused rather than sent as noise.
-fn file_text(mention: &str, path: &Path) -> Result<String, AttachError> {
+/// The mentions of `typed` that name files outside `cwd` as typed — what
+/// the person is asked about before the message is sent.
+pub(crate) fn outside_mentions(typed: &str, cwd: &Path) -> Vec<(String, PathBuf)> {
+    mentions(typed)
+        .into_iter()
+        .filter_map(|m| {
+            let path = resolve(cwd, &m[1..]);
+            std::fs::metadata(&path).ok()?;
+            match where_it_is(cwd, &path) {
+                Place::Outside(real) => Some((m, real)),
+                _ => None,
+            }
+        })
+        .collect()
+}
+
+/// A file's text, read no further than `max` bytes (the tool output
+/// budget); one that is not text (a NUL byte in its first 8 KiB, or not
+/// UTF-8) is refused rather than sent as noise.
+fn file_text(mention: &str, path: &Path, max: usize) -> Result<String, AttachError> {
     let err = |detail: String| AttachError::File {
         mention: mention.to_string(),
         detail,
     };
-    let bytes = std::fs::read(path).map_err(|e| err(e.to_string()))?;
+    let (bytes, size) =
+        crate::util::inside::read_head(path, max).map_err(|e| err(e.to_string()))?;
     if bytes.iter().take(8192).any(|b| *b == 0) {
         return Err(err(format!(
-            "{} is a binary file ({} bytes); only text can be attached",
-            path.display(),
-            bytes.len()
+            "{} is a binary file ({size} bytes); only text can be attached",
+            path.display()
         )));
     }
-    String::from_utf8(bytes).map_err(|_| {
-        err(format!(
-            "{} is not UTF-8 text; only text can be attached",
-            path.display()
-        ))
-    })
+    let text = match std::str::from_utf8(&bytes) {
+        Ok(t) => t,
+        // Cut in the middle of a character: the whole ones before it.
+        Err(e) if (size as usize) > bytes.len() && bytes.len() - e.valid_up_to() < 4 => {
+            std::str::from_utf8(&bytes[..e.valid_up_to()]).unwrap_or_default()
+        }
+        Err(_) => {
+            return Err(err(format!(
+                "{} is not UTF-8 text; only text can be attached",
+                path.display()
+            )))
+        }
+    };
+    let mut text = text.to_string();
+    if size as usize > bytes.len() {
+        text.push_str(&format!(
+            "\n[attachment cut: the first {} of {size} bytes]",
+            text.len()
+        ));
+    }
+    Ok(text)
 }
 
 /// A folder as its sorted entries, folders with a trailing `/`.
@@ -338,7 +418,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("blob.bin"), [0u8, 1, 2, 3]).unwrap();
         std::fs::create_dir(dir.path().join("sub")).unwrap();
-        let e = file_text("@blob.bin", &dir.path().join("blob.bin")).unwrap_err();
+        let e = file_text("@blob.bin", &dir.path().join("blob.bin"), 1000).unwrap_err();
         assert!(e.to_string().contains("binary file (4 bytes)"), "{e}");
         assert_eq!(listing("@.", dir.path()).unwrap(), "blob.bin\nsub/");
     }

@@ -21,6 +21,15 @@ pub use tool_call_batches::expand_local_tool_batches;
 pub use tool_round::run_tool_call;
 pub use turn::{Agent, AgentError, TurnOutcome};
 
+pub(crate) use attach::outside_mentions;
+
+/// What the person is told before a new session's first request about the
+/// project's instructions: each AGENTS.md / CLAUDE.md not read because it
+/// is a link out of the repository.
+pub fn reach_warnings(cwd: &std::path::Path) -> Vec<String> {
+    reach::project_warnings(cwd)
+}
+
 /// What a new session's system prompt tells the model it can reach: the
 /// configured servers (with their tools' names when those are deferred and
 /// the servers' instructions) and the project's AGENTS.md files.

@@ -6,7 +6,9 @@
 //! into the session's system message: a resumed session replays it as it
 //! was, so the prompt cache holds.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+use crate::util::inside::Refused;
 
 use crate::config::PromptSettings;
 use crate::mcp::About;
@@ -131,27 +133,61 @@ fn cut_at(s: &str, max: usize) -> &str {
     &s[..end]
 }
 
-/// The project's instructions: `AGENTS.md` (or, where a folder has none,
-/// `CLAUDE.md`) in each folder from the repository's root (the nearest
-/// folder above `cwd` holding `.git`; `cwd` itself outside a repository)
-/// down to `cwd`, outermost first, within `budget` bytes in all.
-pub(super) fn project_section(cwd: &Path, budget: usize) -> String {
+/// The folders whose `AGENTS.md` / `CLAUDE.md` count, outermost first:
+/// from the repository's root (the nearest folder above `cwd` holding
+/// `.git`; `cwd` itself outside a repository) down to `cwd`; and that root.
+fn instruction_folders(cwd: &Path) -> (Vec<&Path>, &Path) {
     let mut chain: Vec<&Path> = cwd.ancestors().collect();
     let root = chain
         .iter()
         .position(|d| d.join(".git").exists())
         .unwrap_or(0);
     chain.truncate(root + 1);
+    let top = chain[chain.len() - 1];
     chain.reverse();
+    (chain, top)
+}
+
+/// The instructions file of `dir` — its `AGENTS.md`, else its `CLAUDE.md`
+/// — resolved inside `root`, or why the one there is not read (a link out
+/// of the repository).
+fn instructions_file(dir: &Path, root: &Path) -> Option<Result<(PathBuf, PathBuf), Refused>> {
+    ["AGENTS.md", "CLAUDE.md"].iter().find_map(|f| {
+        let p = dir.join(f);
+        std::fs::symlink_metadata(&p).ok()?;
+        Some(crate::util::inside::resolve(root, &p).map(|real| (p, real)))
+    })
+}
+
+/// What the person is told of the project's instructions: each file not
+/// read because it is a link out of the repository.
+pub(crate) fn project_warnings(cwd: &Path) -> Vec<String> {
+    let (chain, root) = instruction_folders(cwd);
+    chain
+        .iter()
+        .filter_map(|d| match instructions_file(d, root)? {
+            Err(e @ Refused::Outside { .. }) => Some(e.to_string()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The project's instructions: `AGENTS.md` (or, where a folder has none,
+/// `CLAUDE.md`) in each folder from the repository's root down to `cwd`,
+/// outermost first, within `budget` bytes in all. A file that is a link
+/// out of the repository is not read ([`project_warnings`] says so).
+pub(super) fn project_section(cwd: &Path, budget: usize) -> String {
+    let (chain, root) = instruction_folders(cwd);
     let mut left = budget;
     let mut parts = Vec::new();
     for dir in chain {
-        let Some((file, text)) = ["AGENTS.md", "CLAUDE.md"]
-            .iter()
-            .find_map(|f| Some((dir.join(f), read_head(&dir.join(f), budget + 1)?)))
-        else {
+        let Some(Ok((file, real))) = instructions_file(dir, root) else {
             continue;
         };
+        let Ok((bytes, _)) = crate::util::inside::read_head(&real, budget + 1) else {
+            continue;
+        };
+        let text = String::from_utf8_lossy(&bytes);
         let text = text.trim();
         if text.is_empty() || left == 0 {
             continue;
@@ -181,24 +217,35 @@ pub(super) fn project_section(cwd: &Path, budget: usize) -> String {
     )
 }
 
-/// At most `max` bytes of a file's start, as text; `None` if it cannot be read.
-fn read_head(path: &Path, max: usize) -> Option<String> {
-    use std::io::Read;
-    let file = std::fs::File::open(path).ok()?;
-    if !file.metadata().ok()?.is_file() {
-        return None;
-    }
-    let mut bytes = Vec::new();
-    file.take(max as u64).read_to_end(&mut bytes).ok()?;
-    Some(String::from_utf8_lossy(&bytes).into_owned())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn budgets() -> PromptSettings {
         PromptSettings::default()
+    }
+
+    #[test]
+    fn an_agents_md_that_links_out_of_the_repository_is_not_read_and_said_so() {
+        let repo = tempfile::tempdir().unwrap();
+        let secret = tempfile::tempdir().unwrap();
+        std::fs::write(secret.path().join("id_rsa"), "-----BEGIN PRIVATE KEY-----").unwrap();
+        std::fs::create_dir(repo.path().join(".git")).unwrap();
+        std::os::unix::fs::symlink(secret.path().join("id_rsa"), repo.path().join("AGENTS.md"))
+            .unwrap();
+        std::fs::create_dir(repo.path().join("docs")).unwrap();
+        std::fs::write(repo.path().join("docs/agents.md"), "Use tabs.").unwrap();
+        std::os::unix::fs::symlink("../docs/agents.md", repo.path().join("docs/CLAUDE.md"))
+            .unwrap();
+        let s = project_section(&repo.path().join("docs"), 16_384);
+        assert!(!s.contains("PRIVATE KEY"), "{s}");
+        assert!(
+            s.contains("[CLAUDE.md]\nUse tabs."),
+            "a link inside is read: {s}"
+        );
+        let w = project_warnings(&repo.path().join("docs"));
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(w[0].contains("AGENTS.md is a link out of"), "{w:?}");
     }
 
     #[test]

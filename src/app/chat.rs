@@ -123,6 +123,11 @@ pub async fn assemble(
         tools.keep_offered(start.offered.clone());
     }
     let (tx, rx) = mpsc::unbounded_channel();
+    if !start.resumed {
+        for message in crate::agent::reach_warnings(cwd) {
+            let _ = tx.send(Event::Warning { message });
+        }
+    }
     let progress = tx.clone();
     mcp.on_progress(Arc::new(move |p| {
         let _ = progress.send(Event::ToolProgress {

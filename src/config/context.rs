@@ -66,9 +66,12 @@ impl Default for PromptSettings {
 }
 
 impl PromptSettings {
+    /// Each budget is held to four times its default whatever a config
+    /// says: a file cannot make hermes send megabytes of a project's text
+    /// with every request.
     pub(crate) fn from_section(p: &super::file::PromptSection) -> PromptSettings {
         let d = PromptSettings::default();
-        let or = |v: Option<u64>, d: usize| v.map_or(d, |n| n as usize);
+        let or = |v: Option<u64>, d: usize| v.map_or(d, |n| (n as usize).min(d * 4));
         PromptSettings {
             tool_names_bytes: or(p.tool_names_bytes, d.tool_names_bytes),
             server_instructions_bytes: or(p.server_instructions_bytes, d.server_instructions_bytes),

@@ -201,7 +201,7 @@ pub fn load_merged(paths: &Paths, cwd: &Path, ov: &Overrides) -> Result<Merged, 
         } else if let Some(text) = load::read_text(&project, false)? {
             // The bytes judged are the bytes applied.
             let mut t = load::parse_layer(&project, &text)?;
-            let standing = trust::standing(paths, &project, text.as_bytes());
+            let standing = trust::standing(paths, &project, text.as_bytes(), cwd);
             if standing != trust::Standing::Trusted {
                 let keys = trust::hold_back(&mut t);
                 if !keys.is_empty() {

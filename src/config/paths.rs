@@ -46,10 +46,33 @@ impl Paths {
     }
 }
 
-/// The project-local config: `.hermes/config.toml` in the working directory or the
-/// nearest ancestor that has one.
+/// The project-local config: `.hermes/config.toml` in the working
+/// directory or the nearest folder above it that has one, looked for from
+/// the working folder up to the repository's root (the nearest folder with
+/// a `.git`) only — without a repository, in the working folder alone — and
+/// never in the temp folder itself nor in a folder above the home folder:
+/// places anyone, or a sandboxed command, may write to.
 pub(crate) fn project_config(cwd: &Path) -> Option<PathBuf> {
-    cwd.ancestors()
-        .map(|dir| dir.join(".hermes").join("config.toml"))
-        .find(|p| p.is_file())
+    let repo = cwd.ancestors().find(|d| d.join(".git").exists());
+    let top = repo.unwrap_or(cwd);
+    let tmp = std::fs::canonicalize(std::env::temp_dir()).ok();
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let shared = |dir: &Path| {
+        let real = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+        tmp.as_deref() == Some(real.as_path())
+            || real.parent().is_none()
+            || home
+                .as_deref()
+                .is_some_and(|h| h.starts_with(dir) && h != dir)
+    };
+    for dir in cwd.ancestors() {
+        let p = dir.join(".hermes").join("config.toml");
+        if !shared(dir) && p.is_file() {
+            return Some(p);
+        }
+        if dir == top {
+            break;
+        }
+    }
+    None
 }

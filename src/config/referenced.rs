@@ -65,6 +65,18 @@ pub(crate) fn shell_words(command: &str) -> Vec<String> {
     words
 }
 
+/// Programs that run the file named by their first argument.
+const INTERPRETERS: &[&str] = &[
+    "sh", "bash", "zsh", "dash", "ksh", "fish", "python", "python3", "node", "nodejs", "deno",
+    "bun", "tsx", "ts-node", "ruby", "perl", "php", "lua", "Rscript", "pwsh",
+];
+
+/// Endings of files that are scripts, wherever they stand in a command.
+const SCRIPT_ENDINGS: &[&str] = &[
+    ".sh", ".bash", ".zsh", ".py", ".js", ".mjs", ".cjs", ".ts", ".mts", ".rb", ".pl", ".php",
+    ".lua", ".ps1",
+];
+
 /// `word` as a path from `dir`, when it names an existing file.
 fn file_named(word: &str, dir: &Path) -> Option<PathBuf> {
     let word =
@@ -73,14 +85,51 @@ fn file_named(word: &str, dir: &Path) -> Option<PathBuf> {
     if word.is_empty() || word.starts_with('-') {
         return None;
     }
-    let p = dir.join(crate::util::path::expand_home(word));
-    let p = crate::util::path::normalize(&p);
+    let p = crate::util::path::normalize(&dir.join(crate::util::path::expand_home(word)));
     std::fs::metadata(&p).ok()?.is_file().then_some(p)
 }
 
-/// Every existing file the hooks and local servers of `file` would run or
-/// read as their program: hooks' words from `cwd` (where hooks run),
-/// servers' command and arguments from their own folder. Sorted, once each.
+/// The files a command line runs: its program when that is a path, the
+/// script an interpreter is given (`python3 scripts/check.py`), and any
+/// word that names a script or an executable — not the files it merely
+/// reads or writes (`touch marker`).
+fn run_by(words: &[String], dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let Some(first) = words.first() else {
+        return out;
+    };
+    if first.contains('/') {
+        out.extend(file_named(first, dir));
+    }
+    let program = Path::new(first)
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("");
+    let interpreted = INTERPRETERS.contains(&program)
+        || program.starts_with("python3.")
+        || program.starts_with("node");
+    if interpreted {
+        if let Some(script) = words[1..].iter().find(|w| !w.starts_with('-')) {
+            out.extend(file_named(script, dir));
+        }
+    }
+    for w in &words[1..] {
+        let Some(p) = file_named(w, dir) else {
+            continue;
+        };
+        let script = SCRIPT_ENDINGS.iter().any(|e| w.ends_with(e));
+        let executable = std::fs::metadata(&p)
+            .is_ok_and(|m| std::os::unix::fs::PermissionsExt::mode(&m.permissions()) & 0o111 != 0);
+        if script || executable {
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// Every existing file the hooks and local servers of `file` run: hooks'
+/// from `cwd` (where hooks run), servers' from their own folder. Sorted,
+/// once each.
 pub(crate) fn files(file: &ConfigFile, cwd: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     for hook in file
@@ -89,11 +138,7 @@ pub(crate) fn files(file: &ConfigFile, cwd: &Path) -> Vec<PathBuf> {
         .iter()
         .chain(file.hooks.post_tool_call.iter())
     {
-        out.extend(
-            shell_words(&hook.command)
-                .iter()
-                .filter_map(|w| file_named(w, cwd)),
-        );
+        out.extend(run_by(&shell_words(&hook.command), cwd));
     }
     for server in file.mcp_servers.values().filter(|s| s.url.is_none()) {
         let dir = server
@@ -101,10 +146,10 @@ pub(crate) fn files(file: &ConfigFile, cwd: &Path) -> Vec<PathBuf> {
             .as_deref()
             .map(crate::util::path::expand_home)
             .unwrap_or_else(|| cwd.to_path_buf());
-        if server.command.contains('/') {
-            out.extend(file_named(&server.command, &dir));
-        }
-        out.extend(server.args.iter().filter_map(|a| file_named(a, &dir)));
+        let words: Vec<String> = std::iter::once(server.command.clone())
+            .chain(server.args.iter().cloned())
+            .collect();
+        out.extend(run_by(&words, &dir));
     }
     out.sort();
     out.dedup();
@@ -130,12 +175,18 @@ mod tests {
         let d = dir.path();
         std::fs::create_dir_all(d.join("scripts")).unwrap();
         std::fs::create_dir_all(d.join("srv/build")).unwrap();
-        for f in ["scripts/guard.sh", "scripts/check.py", "srv/build/index.js"] {
+        for f in [
+            "scripts/guard.sh",
+            "scripts/check.py",
+            "srv/build/index.js",
+            "scripts/marker",
+        ] {
             std::fs::write(d.join(f), "").unwrap();
         }
         let text = format!(
             "[[hooks.pre_tool_call]]\ncommand = \"{0}/scripts/guard.sh --strict\"\n\
              [[hooks.pre_tool_call]]\ncommand = \"python3 scripts/check.py missing.py\"\n\
+             [[hooks.post_tool_call]]\ncommand = \"touch scripts/marker\"\n\
              [mcp_servers.s]\ncommand = \"node\"\nargs = [\"./build/index.js\", \"-v\"]\ncwd = \"{0}/srv\"\n\
              [mcp_servers.r]\nurl = \"https://h/mcp\"\n",
             d.display()

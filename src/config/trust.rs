@@ -13,21 +13,34 @@ use sha2::{Digest, Sha256};
 
 use super::Paths;
 
-/// Top-level keys a project file applies only once trusted: each can run a
-/// command, send data or credentials elsewhere, loosen approvals, or speak
-/// to the model with the authority of hermes' own prompt.
-pub(crate) const HELD: &[&str] = &[
-    "providers",
-    "mcp_servers",
-    "hooks",
-    "approvals",
-    "connectors",
-    "system_prompt",
+/// What an untrusted project file may set: choices of how hermes works that
+/// run nothing, send nothing elsewhere and widen no tool's reach. Every
+/// other key — servers, hooks, providers (and which one), approvals,
+/// connectors, the system prompt, the shell's sandbox, writable folders and
+/// network, which built-ins exist, prompt budgets, limits, and any key added
+/// later — waits for `hermes trust`: a list of what is allowed holds back
+/// what nobody thought of.
+pub(crate) const UNTRUSTED_MAY_SET: &[&str] = &[
+    "model",
+    "tools.defer",
+    "tools.defer_max_tools",
+    "tools.defer_max_share",
+    "tools.context_window",
+    "tools.warm_up",
+    "tools.search_wait_ms",
+    "tools.shell.timeout_ms",
+    "tools.shell.concurrency",
+    "context",
 ];
+
+/// What the held keys are, for a person: the kinds `hermes trust` lets a
+/// project file set.
+pub(crate) const HELD_KINDS: &str = "servers, hooks, providers, approvals, connectors, the system \
+     prompt, the shell's sandbox (writable folders, network), built-in tools, prompt budgets and limits";
 
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum TrustError {
-    #[error("no .hermes/config.toml in {} or any folder above it", cwd.display())]
+    #[error("no .hermes/config.toml in {} or a folder above it in its repository", cwd.display())]
     NoProject { cwd: PathBuf },
     #[error("cannot read {}: {source}", path.display())]
     Read {
@@ -67,11 +80,63 @@ pub(crate) fn folder_of(project_config: &Path) -> PathBuf {
     std::fs::canonicalize(folder).unwrap_or_else(|_| folder.to_path_buf())
 }
 
-fn digest(text: &[u8]) -> String {
-    Sha256::digest(text)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// What trust is given to: the file's bytes and, when its hooks and servers
+/// run scripts (`./scripts/guard.sh`, `python3 scripts/check.py`), each
+/// script's path and bytes — a changed script asks again, as a changed file
+/// does. A file that runs no script has the digest of its bytes alone, as
+/// before scripts were covered.
+fn digest(config: &Path, text: &[u8], cwd: &Path) -> String {
+    let scripts = scripts_of(config, text, cwd);
+    if scripts.is_empty() {
+        return hex(&Sha256::digest(text));
+    }
+    let mut h = Sha256::new();
+    h.update(text);
+    h.update(b"\0scripts\0");
+    for s in &scripts {
+        h.update(s.as_os_str().as_encoded_bytes());
+        h.update(b"\0");
+        h.update(fingerprint(s));
+        h.update(b"\0");
+    }
+    hex(&h.finalize())
+}
+
+/// What stands for a script's content: its bytes' digest, or — for a
+/// program past 1 MiB (a binary in the project), which is not read at every
+/// start — its size, modification time and inode.
+fn fingerprint(path: &Path) -> Vec<u8> {
+    use std::os::unix::fs::MetadataExt;
+    match std::fs::metadata(path) {
+        Ok(m) if m.len() > 1 << 20 => {
+            format!("{} {} {} {}", m.len(), m.mtime(), m.mtime_nsec(), m.ino()).into_bytes()
+        }
+        Ok(_) => match std::fs::read(path) {
+            Ok(bytes) => Sha256::digest(&bytes).to_vec(),
+            Err(_) => b"unreadable".to_vec(),
+        },
+        Err(_) => b"missing".to_vec(),
+    }
+}
+
+/// The scripts a project file's hooks and servers run, as a run in `cwd`
+/// would resolve them.
+pub(crate) fn scripts_of(config: &Path, text: &[u8], cwd: &Path) -> Vec<PathBuf> {
+    let Ok(text) = std::str::from_utf8(text) else {
+        return Vec::new();
+    };
+    let Ok(mut t) = super::load::parse_layer(config, text) else {
+        return Vec::new();
+    };
+    super::anchor::anchor(&mut t, &folder_of(config), true);
+    match toml::Value::Table(t).try_into::<super::ConfigFile>() {
+        Ok(file) => super::referenced::files(&file, cwd),
+        Err(_) => Vec::new(),
+    }
 }
 
 /// Every line of the store as (digest, folder).
@@ -84,12 +149,13 @@ fn entries(paths: &Paths) -> Vec<(String, String)> {
         .collect()
 }
 
-/// The standing of the project file at `config`, whose text is `text`.
-pub(crate) fn standing(paths: &Paths, config: &Path, text: &[u8]) -> Standing {
+/// The standing of the project file at `config`, whose text is `text`,
+/// for a run in `cwd`.
+pub(crate) fn standing(paths: &Paths, config: &Path, text: &[u8], cwd: &Path) -> Standing {
     let Some(folder) = folder_of(config).to_str().map(str::to_string) else {
         return Standing::Untrusted;
     };
-    let d = digest(text);
+    let d = digest(config, text, cwd);
     let mut standing = Standing::Untrusted;
     for (digest, f) in entries(paths) {
         if f == folder {
@@ -107,9 +173,8 @@ pub(crate) fn standing(paths: &Paths, config: &Path, text: &[u8]) -> Standing {
 pub(crate) fn what_it_allows(config: &Path, text: &str) -> Result<String, super::ConfigError> {
     let mut t = super::load::parse_layer(config, text)?;
     super::anchor::anchor(&mut t, &folder_of(config), true);
-    t.retain(|k, _| HELD.contains(&k));
     let file: super::ConfigFile =
-        toml::Value::Table(t)
+        toml::Value::Table(split(t).held)
             .try_into()
             .map_err(|e: toml::de::Error| super::ConfigError::BadValue {
                 what: config.display().to_string(),
@@ -131,7 +196,7 @@ pub(crate) fn trust(paths: &Paths, cwd: &Path) -> Result<(PathBuf, bool, Vec<u8>
     })?;
     let folder = folder_of(&config);
     let line = listable(&folder)?;
-    let d = digest(&text);
+    let d = digest(&config, &text, cwd);
     let _lock = StoreLock::take(paths)?;
     let mut all = entries(paths);
     if all.iter().any(|(digest, f)| *f == line && *digest == d) {
@@ -207,12 +272,68 @@ impl StoreLock {
     }
 }
 
-/// Removes the held keys from an untrusted project layer; the ones it set.
-pub(super) fn hold_back(layer: &mut toml::Table) -> Vec<&'static str> {
-    HELD.iter()
-        .copied()
-        .filter(|k| layer.remove(*k).is_some())
-        .collect()
+/// Removes the held keys from an untrusted project layer; the ones it set,
+/// dotted (`tools.shell.writable`).
+pub(super) fn hold_back(layer: &mut toml::Table) -> Vec<String> {
+    let cut = split(std::mem::take(layer));
+    *layer = cut.kept;
+    cut.names
+}
+
+/// A project layer cut in two.
+struct Cut {
+    /// What an untrusted file may set.
+    kept: toml::Table,
+    /// What trust adds.
+    held: toml::Table,
+    /// The held keys, dotted.
+    names: Vec<String>,
+}
+
+fn split(layer: toml::Table) -> Cut {
+    let mut held = toml::Table::new();
+    let mut names = Vec::new();
+    let kept = split_at(layer, "", &mut held, &mut names);
+    Cut { kept, held, names }
+}
+
+fn split_at(
+    table: toml::Table,
+    at: &str,
+    held: &mut toml::Table,
+    names: &mut Vec<String>,
+) -> toml::Table {
+    let mut kept = toml::Table::new();
+    for (k, v) in table {
+        let path = if at.is_empty() {
+            k.clone()
+        } else {
+            format!("{at}.{k}")
+        };
+        if UNTRUSTED_MAY_SET.contains(&path.as_str()) {
+            kept.insert(k, v);
+            continue;
+        }
+        let below = format!("{path}.");
+        let partly = UNTRUSTED_MAY_SET.iter().any(|a| a.starts_with(&below));
+        match v {
+            toml::Value::Table(inner) if partly => {
+                let mut inner_held = toml::Table::new();
+                let inner_kept = split_at(inner, &path, &mut inner_held, names);
+                if !inner_kept.is_empty() {
+                    kept.insert(k.clone(), toml::Value::Table(inner_kept));
+                }
+                if !inner_held.is_empty() {
+                    held.insert(k, toml::Value::Table(inner_held));
+                }
+            }
+            v => {
+                names.push(path);
+                held.insert(k, v);
+            }
+        }
+    }
+    kept
 }
 
 /// Whether another user owns the file: a project file planted in a shared
@@ -237,14 +358,66 @@ mod tests {
     use super::*;
 
     #[test]
-    fn only_the_keys_that_can_act_are_held_back() {
+    fn everything_but_what_an_untrusted_file_may_set_is_held_back() {
         let mut t: toml::Table = toml::from_str(
-            "model = \"m\"\nsystem_prompt = \"p\"\n[tools]\ndefer = \"always\"\n[hooks]\n[mcp_servers.x]\ncommand = \"sh\"\n",
+            "model = \"m\"\nprovider = \"openrouter\"\nsystem_prompt = \"p\"\nmax_turns = 90\n\
+             [tools]\ndefer = \"always\"\nbuiltin = [\"shell\"]\n\
+             [tools.shell]\ntimeout_ms = 5000\nwritable = [\"~/\"]\nnetwork = true\nsandbox = \"off\"\n\
+             [prompt]\nproject_instructions_bytes = 3000000\n[limits]\ntool_output_bytes = 9000000\n\
+             [context]\nauto_compact = false\n[hooks]\n[mcp_servers.x]\ncommand = \"sh\"\n",
         )
         .unwrap();
-        assert_eq!(hold_back(&mut t), ["mcp_servers", "hooks", "system_prompt"]);
-        let left: Vec<&String> = t.keys().collect();
-        assert_eq!(left, ["model", "tools"]);
+        assert_eq!(
+            hold_back(&mut t),
+            [
+                "provider",
+                "system_prompt",
+                "max_turns",
+                "tools.builtin",
+                "tools.shell.writable",
+                "tools.shell.network",
+                "tools.shell.sandbox",
+                "prompt",
+                "limits",
+                "hooks",
+                "mcp_servers"
+            ]
+        );
+        let left = toml::to_string(&t).unwrap();
+        assert_eq!(
+            left,
+            "model = \"m\"\n\n[tools]\ndefer = \"always\"\n\n[tools.shell]\ntimeout_ms = 5000\n\n[context]\nauto_compact = false\n"
+        );
+    }
+
+    #[test]
+    fn a_changed_hook_script_takes_the_trust_away() {
+        let home = tempfile::tempdir().unwrap();
+        let paths = Paths::under(home.path());
+        let project = tempfile::tempdir().unwrap();
+        let p = project.path();
+        std::fs::create_dir_all(p.join(".hermes")).unwrap();
+        std::fs::create_dir_all(p.join("scripts")).unwrap();
+        let config = p.join(".hermes/config.toml");
+        std::fs::write(
+            &config,
+            "[[hooks.pre_tool_call]]\ncommand = \"./scripts/guard.sh\"\n\
+             [[hooks.pre_tool_call]]\ncommand = \"python3 scripts/check.py\"\n",
+        )
+        .unwrap();
+        std::fs::write(p.join("scripts/guard.sh"), "exit 0\n").unwrap();
+        std::fs::write(p.join("scripts/check.py"), "pass\n").unwrap();
+        let now = || standing(&paths, &config, &std::fs::read(&config).unwrap(), p);
+        trust(&paths, p).unwrap();
+        assert_eq!(now(), Standing::Trusted);
+        std::fs::write(p.join("scripts/guard.sh"), "exit 0 # now it allows all\n").unwrap();
+        assert_eq!(now(), Standing::Changed, "the first word's script");
+        trust(&paths, p).unwrap();
+        std::fs::write(p.join("scripts/check.py"), "import os\n").unwrap();
+        assert_eq!(now(), Standing::Changed, "an argument's script");
+        trust(&paths, p).unwrap();
+        std::fs::remove_file(p.join("scripts/check.py")).unwrap();
+        assert_eq!(now(), Standing::Changed, "a script gone");
     }
 
     #[test]
@@ -255,10 +428,12 @@ mod tests {
         let nested = project.path().join("src/deep");
         let config = project.path().join(".hermes/config.toml");
         std::fs::create_dir_all(project.path().join(".hermes")).unwrap();
+        // The nested folder finds the file: it is in the same repository.
+        std::fs::create_dir_all(project.path().join(".git")).unwrap();
         std::fs::create_dir_all(&nested).unwrap();
         std::fs::write(&config, "model = \"a\"\n").unwrap();
         let folder = std::fs::canonicalize(project.path()).unwrap();
-        let now = || standing(&paths, &config, &std::fs::read(&config).unwrap());
+        let now = || standing(&paths, &config, &std::fs::read(&config).unwrap(), &nested);
         assert_eq!(now(), Standing::Untrusted);
         let t = |cwd: &Path| {
             let (f, already, _) = trust(&paths, cwd).unwrap();

@@ -153,7 +153,7 @@ pub(crate) async fn run(
             }
             (ed, Err(ReadlineError::Interrupted)) => {
                 editor = ed;
-                super::paste::release("");
+                super::paste::forget();
                 continue;
             }
             (_, Err(ReadlineError::Eof)) => break,
@@ -179,6 +179,8 @@ pub(crate) async fn run(
         // The history keeps the line as typed, pastes as their placeholders.
         let _ = editor.add_history_entry(line.trim());
         let _ = editor.append_history(&ctx.history);
+        // What the person typed: pastes as their placeholders.
+        let typed = line.trim().to_string();
         let line = super::paste::release(&line);
         let text = line.trim();
         if text.is_empty() {
@@ -235,7 +237,9 @@ pub(crate) async fn run(
                 }
             }
         } else {
-            match attach(&agent, text, &ctx).await {
+            let (ed, allowed) = confirm_outside(editor, &typed, ctx.cwd).await?;
+            editor = ed;
+            match attach(&agent, text, &typed, &allowed, &ctx).await {
                 Ok(t) => Some(t),
                 // Put back to be fixed: nothing typed is lost.
                 Err(()) => {
@@ -513,13 +517,45 @@ async fn run_prompt(
     }
 }
 
+/// The files outside the working folder that `typed` mentions, each asked
+/// about on the terminal (never answered by a line typed ahead): those the
+/// person allows.
+async fn confirm_outside(
+    mut editor: Editor,
+    typed: &str,
+    cwd: &std::path::Path,
+) -> Result<(Editor, Vec<String>), ReplError> {
+    let mut allowed = Vec::new();
+    let none = Mutex::new(Vec::new());
+    for (mention, real) in crate::agent::outside_mentions(typed, cwd) {
+        let question = format!(
+            "  attach {}, outside the working folder? [y/N] ",
+            crate::util::sanitize::clean(&real.display().to_string())
+        );
+        let (ed, answer) = next_line(editor, &none, question, None).await?;
+        editor = ed;
+        if answer.is_ok_and(|a| matches!(a.trim(), "y" | "Y" | "yes")) {
+            allowed.push(mention);
+        }
+    }
+    Ok((editor, allowed))
+}
+
 /// The typed message with its `@` mentions attached, each named on the
 /// screen; `Err` after saying why one could not be.
-async fn attach(agent: &Agent, text: &str, ctx: &ReplContext<'_>) -> Result<String, ()> {
+async fn attach(
+    agent: &Agent,
+    text: &str,
+    typed: &str,
+    allowed: &[String],
+    ctx: &ReplContext<'_>,
+) -> Result<String, ()> {
     let cancel = ctx.stop.child_token();
     let on_ctrl_c = cancel_on_ctrl_c(&cancel);
     let limit = ctx.settings.limits.tool_output_bytes;
-    let got = agent.attach_mentions(text, ctx.cwd, limit, &cancel).await;
+    let got = agent
+        .attach_mentions(text, typed, ctx.cwd, allowed, limit, &cancel)
+        .await;
     on_ctrl_c.abort();
     match got {
         Ok(a) => {

@@ -63,7 +63,9 @@ impl TypeAhead {
                             cancel.cancel();
                         }
                         Key::Paste(text) => {
-                            line.push_str(&text);
+                            // Held as the editor holds a paste: an `@` in
+                            // it is not typed, and attaches nothing.
+                            line.push_str(&super::paste::hold(text));
                             entered(std::mem::take(&mut line), &cancel, &queued, &answers);
                         }
                         Key::Enter => {

@@ -6,6 +6,7 @@ pub(crate) mod child_env;
 pub(crate) mod glob;
 pub(crate) mod groups;
 pub(crate) mod hash;
+pub(crate) mod inside;
 pub(crate) mod path;
 pub(crate) mod private;
 pub(crate) mod sanitize;

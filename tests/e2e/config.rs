@@ -306,7 +306,7 @@ fn an_untrusted_project_file_only_chooses_until_hermes_trust() {
     )
     .unwrap();
     let changed = call();
-    crate::assert_contains!(changed.stderr, "sets `mcp_servers`, `hooks`, `system_prompt` — not applied: it changed since this folder was trusted");
+    crate::assert_contains!(changed.stderr, "sets `system_prompt`, `mcp_servers`, `hooks` — not applied: it changed since this folder was trusted");
     assert!(!marker.exists(), "a changed file's hook ran");
     env.run(&["trust"]).ok();
     env.run(&["trust", "--forget"]).ok();

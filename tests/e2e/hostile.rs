@@ -119,6 +119,8 @@ fn relative_commands_resolve_against_the_declaring_config_not_the_working_folder
     )
     .unwrap();
     std::fs::create_dir_all(proj.join(".hermes")).unwrap();
+    // A repository, whose project file counts in its subfolders.
+    std::fs::create_dir_all(proj.join(".git")).unwrap();
     std::fs::write(
         proj.join(".hermes/config.toml"),
         "[mcp_servers.p]\ncommand = \"./bin/server\"\n\

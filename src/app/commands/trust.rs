@@ -1,7 +1,7 @@
 //! `hermes trust [--forget]`: lets the project folder's
-//! `.hermes/config.toml`, as it is now, set servers, hooks, providers,
-//! approvals, connectors and the system prompt, or takes that back
-//! (`config::trust`).
+//! `.hermes/config.toml`, as it is now — with the scripts its hooks and
+//! servers run — set everything it says (servers, hooks, providers,
+//! approvals, the shell's sandbox, …), or takes that back (`config::trust`).
 
 use clap::Args;
 
@@ -12,13 +12,13 @@ use crate::config::trust::{self, TrustError};
 #[derive(Debug, Args)]
 pub(crate) struct TrustArgs {
     /// Stop trusting the folder: its project config may again only choose
-    /// the provider, model, tool search and limits.
+    /// the model, tool search, the shell's timeout and compaction.
     #[arg(long)]
     forget: bool,
 }
 
 pub(crate) fn run(args: &TrustArgs, ctx: &Context<'_>) -> Result<(), CommandError> {
-    let keys = trust::HELD.join(", ");
+    let keys = trust::HELD_KINDS;
     if args.forget {
         let (folder, was) = trust::forget(ctx.paths, ctx.cwd).map_err(error)?;
         if was {
@@ -52,6 +52,13 @@ pub(crate) fn run(args: &TrustArgs, ctx: &Context<'_>) -> Result<(), CommandErro
     }
     for line in shown.lines() {
         errln!("  {line}");
+    }
+    let scripts = trust::scripts_of(&config, &text, ctx.cwd);
+    if !scripts.is_empty() {
+        errln!("  and the scripts it runs, as they are now (a change asks again):");
+        for s in scripts {
+            errln!("    {}", s.display());
+        }
     }
     Ok(())
 }

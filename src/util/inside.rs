@@ -1,0 +1,86 @@
+//! Files hermes reads on the person's behalf from the folder it works in —
+//! a project's AGENTS.md, an `@path` attachment — read as data, from inside
+//! that folder only: a link that leads out of it (`AGENTS.md ->
+//! ~/.ssh/id_rsa` in a cloned repository) is refused, not followed, and no
+//! file is read whole past its budget.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+/// Why a file inside a folder was not read.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum Refused {
+    #[error("{} is a link out of {} (to {}); not read", path.display(), root.display(), real.display())]
+    Outside {
+        path: PathBuf,
+        root: PathBuf,
+        real: PathBuf,
+    },
+    #[error("cannot read {}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+/// The real path of `path` (symlinks resolved), when it is inside `root`.
+pub(crate) fn resolve(root: &Path, path: &Path) -> Result<PathBuf, Refused> {
+    let io = |source| Refused::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let real = std::fs::canonicalize(path).map_err(io)?;
+    let real_root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    if !real.starts_with(&real_root) {
+        return Err(Refused::Outside {
+            path: path.to_path_buf(),
+            root: root.to_path_buf(),
+            real,
+        });
+    }
+    Ok(real)
+}
+
+/// At most `max` bytes of the file at `real` (a resolved path), and the
+/// file's whole size: read as far as needed, never all of a large file.
+pub(crate) fn read_head(real: &Path, max: usize) -> std::io::Result<(Vec<u8>, u64)> {
+    // The last component was resolved already: a link put there since is
+    // not followed.
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NOFOLLOW);
+    let file = options.open(real)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "not a regular file",
+        ));
+    }
+    let mut bytes = Vec::with_capacity(max.min(meta.len() as usize));
+    file.take(max as u64).read_to_end(&mut bytes)?;
+    Ok((bytes, meta.len()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_link_out_of_the_folder_is_refused_and_a_big_file_read_only_so_far() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = tempfile::tempdir().unwrap();
+        std::fs::write(out.path().join("id_rsa"), "PRIVATE KEY").unwrap();
+        std::os::unix::fs::symlink(out.path().join("id_rsa"), dir.path().join("AGENTS.md"))
+            .unwrap();
+        let e = resolve(dir.path(), &dir.path().join("AGENTS.md")).unwrap_err();
+        assert!(matches!(e, Refused::Outside { .. }), "{e}");
+        assert!(e.to_string().contains("is a link out of"), "{e}");
+        std::fs::write(dir.path().join("real.md"), "x".repeat(10_000)).unwrap();
+        std::os::unix::fs::symlink("real.md", dir.path().join("inside.md")).unwrap();
+        let real = resolve(dir.path(), &dir.path().join("inside.md")).unwrap();
+        let (head, size) = read_head(&real, 100).unwrap();
+        assert_eq!((head.len(), size), (100, 10_000));
+    }
+}
