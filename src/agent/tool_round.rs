@@ -422,6 +422,7 @@ impl Round<'_> {
         // An earlier answer of this round may have allowed this tool — not
         // when a hook asked: a hook's question is put every time.
         if asked.by != By::Hook
+            && !matches!(asked.by, By::AlwaysAsked(_))
             && self
                 .policy
                 .allowed_this_session()

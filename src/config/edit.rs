@@ -47,15 +47,9 @@ pub(crate) enum EditError {
     Io(#[from] std::io::Error),
 }
 
-/// The regex of a rule for commands that start with `prefix` and chain
-/// nothing after it (no `;`, `&`, `|`, substitution or redirection).
-pub(crate) fn command_prefix_pattern(prefix: &str) -> String {
-    format!("^{}( [^;&|`$<>()\\n\\\\]*)?$", regex::escape(prefix))
-}
-
 /// As [`allow_always`]; with `when` (a JSON pointer and a regex), an
 /// `approvals.rules` entry that allows the tool when its argument matches
-/// (a `shell` command prefix).
+/// (a `shell` command line).
 pub(crate) fn allow_always_when(
     path: &Path,
     tool: &str,
@@ -133,11 +127,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn always_for_a_shell_prefix_is_a_rule_the_config_reads_back() {
+    fn always_for_a_shell_command_is_a_rule_the_config_reads_back() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("config.toml");
         std::fs::write(&path, "model = \"m\"\n").unwrap();
-        let re = command_prefix_pattern("git status");
+        let re = crate::policy::Grant::pattern("git status");
         allow_always_when(&path, "shell", Some(("/command", &re))).unwrap();
         allow_always_when(&path, "shell", Some(("/command", &re))).unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
@@ -146,7 +140,8 @@ mod tests {
         let a: crate::config::ApprovalsSection = t["approvals"].clone().try_into().unwrap();
         let s = crate::config::approval_settings(&a).unwrap();
         assert_eq!(s.rules.len(), 1);
-        assert!(s.rules[0].when[0].1.is_match("git status -s"));
+        assert!(s.rules[0].when[0].1.is_match("git status"));
+        assert!(!s.rules[0].when[0].1.is_match("git status -s"));
         assert!(!s.rules[0].when[0].1.is_match("git status; rm -rf ~"));
     }
 

@@ -67,7 +67,7 @@ impl Asker for TerminalAsker {
                         else {
                             return Some(Answer::Always);
                         };
-                        let pattern = grant.prefix.as_deref().map(crate::policy::Grant::pattern);
+                        let pattern = grant.command.as_deref().map(crate::policy::Grant::pattern);
                         let when = pattern.as_deref().map(|p| ("/command", p));
                         if let Err(e) =
                             crate::config::edit::allow_always_when(&self.config, &q.tool, when)

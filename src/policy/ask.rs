@@ -52,45 +52,37 @@ pub(crate) struct SessionApprovals {
 }
 
 /// What an answer of "this session" or "always" lets run from then on: a
-/// tool — and for `shell`, only commands that start as the asked one did
-/// and chain nothing after (`git status` covers `git status -s`, never
-/// `git status; rm -rf ~`).
+/// tool — and for `shell`, exactly the command line asked about, nothing
+/// more: an answer to `bash run_tests.sh` does not cover `bash -c "rm -rf
+/// src"`, nor one to `git status` cover `git status; curl …`. A wrapper
+/// (`env`, `timeout`, `xargs`, `find -exec`, `tar --to-command`, `git -c`)
+/// runs whatever its arguments say, so no prefix of a command is safe to
+/// stand for the rest. Broader standing permission is a rule in the config,
+/// written by hand.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Grant {
     pub tool: String,
-    /// The command prefix of a `shell` grant.
-    pub prefix: Option<String>,
+    /// The one command line a `shell` grant covers (trimmed).
+    pub command: Option<String>,
 }
-
-/// Characters after which a shell command could do anything else.
-const CHAINING: &[char] = &[';', '&', '|', '`', '$', '<', '>', '(', ')', '\n', '\\'];
 
 impl Grant {
     /// The standing grant an answer about this call gives; `None` for a
-    /// `shell` command that chains or substitutes (allowed once only).
+    /// `shell` call without a command.
     pub(crate) fn for_call(tool: &str, args: &Value) -> Option<Grant> {
         if tool != "shell" {
             return Some(Grant {
                 tool: tool.to_string(),
-                prefix: None,
+                command: None,
             });
         }
         let command = args["command"].as_str()?.trim();
-        if command.is_empty() || command.contains(CHAINING) {
+        if command.is_empty() {
             return None;
         }
-        // The program and, unless it is an option or a path, its subcommand.
-        let mut words = command.split_whitespace();
-        let program = words.next()?;
-        let prefix = match words.next() {
-            Some(sub) if !sub.starts_with('-') && !sub.contains(['/', '.', '=', '*']) => {
-                format!("{program} {sub}")
-            }
-            _ => program.to_string(),
-        };
         Some(Grant {
             tool: tool.to_string(),
-            prefix: Some(prefix),
+            command: Some(command.to_string()),
         })
     }
 
@@ -98,25 +90,24 @@ impl Grant {
         if self.tool != tool {
             return false;
         }
-        match (&self.prefix, args["command"].as_str()) {
+        match (&self.command, args["command"].as_str()) {
             (None, _) => true,
-            (Some(p), Some(c)) => {
-                regex::Regex::new(&Grant::pattern(p)).is_ok_and(|re| re.is_match(c.trim()))
-            }
+            (Some(granted), Some(c)) => c.trim() == granted,
             (Some(_), None) => false,
         }
     }
 
-    /// The argument condition of a `shell` grant, as a rule's regex.
-    pub(crate) fn pattern(prefix: &str) -> String {
-        crate::config::edit::command_prefix_pattern(prefix)
+    /// The argument condition of a `shell` grant, as a rule's regex: the
+    /// command line exactly.
+    pub(crate) fn pattern(command: &str) -> String {
+        format!("^{}$", regex::escape(command))
     }
 }
 
 impl std::fmt::Display for Grant {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match &self.prefix {
-            Some(p) => write!(f, "{} `{p} …`", self.tool),
+        match &self.command {
+            Some(c) => write!(f, "{} `{c}` (exactly)", self.tool),
             None => f.write_str(&self.tool),
         }
     }
@@ -162,27 +153,32 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_shell_grant_covers_its_prefix_and_nothing_chained() {
+    fn a_shell_grant_covers_exactly_the_command_asked_and_no_wrapper() {
         let shell = |c: &str| serde_json::json!({ "command": c });
-        let g = Grant::for_call("shell", &shell("git status -s")).unwrap();
-        assert_eq!(g.prefix.as_deref(), Some("git status"));
-        assert!(g.covers("shell", &shell("git status")));
-        assert!(g.covers("shell", &shell("git status --short src")));
-        assert!(!g.covers("shell", &shell("git status; rm -rf ~")));
-        assert!(!g.covers("shell", &shell("git status $(curl x)")));
-        assert!(!g.covers("shell", &shell("git push")));
-        assert!(!g.covers("shell", &shell("git statusx")));
-        assert_eq!(
-            Grant::for_call("shell", &shell("ls -la"))
-                .unwrap()
-                .prefix
-                .as_deref(),
-            Some("ls")
-        );
-        assert_eq!(
-            Grant::for_call("shell", &shell("make && make install")),
-            None
-        );
+        let g = Grant::for_call("shell", &shell(" bash run_tests.sh ")).unwrap();
+        assert_eq!(g.command.as_deref(), Some("bash run_tests.sh"));
+        assert!(g.covers("shell", &shell("bash run_tests.sh")));
+        for other in [
+            "bash -c \"rm -rf src\"",
+            "bash run_tests.sh; rm -rf src",
+            "bash run_tests.sh --all",
+            "timeout 5 bash run_tests.sh",
+            "env X=1 bash run_tests.sh",
+        ] {
+            assert!(!g.covers("shell", &shell(other)), "{other}");
+        }
+        let git = Grant::for_call("shell", &shell("git status")).unwrap();
+        for other in [
+            "git status -s",
+            "git -c core.fsmonitor=touch\\ x status",
+            "find . -exec rm {} +",
+            "tar -xf a.tar --to-command=sh",
+            "xargs rm",
+        ] {
+            assert!(!git.covers("shell", &shell(other)), "{other}");
+        }
+        let re = regex::Regex::new(&Grant::pattern("git status")).unwrap();
+        assert!(re.is_match("git status") && !re.is_match("git status; rm -rf ~"));
         let any = Grant::for_call("mcp__files__write_file", &serde_json::json!({})).unwrap();
         assert!(any.covers("mcp__files__write_file", &serde_json::json!({"path": "x"})));
     }

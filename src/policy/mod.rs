@@ -176,7 +176,13 @@ impl Policy {
         if s.yolo {
             return Outcome::new(Decision::Allow, By::YoloCommand);
         }
-        if o.decision == Decision::Ask && s.allowed.iter().any(|g| g.covers(&tool.name, args)) {
+        // An answer for the session never covers what is always asked (a
+        // write outside the folder, to a control path): that is asked
+        // each time.
+        if o.decision == Decision::Ask
+            && tool.hints.always_ask.is_none()
+            && s.allowed.iter().any(|g| g.covers(&tool.name, args))
+        {
             return Outcome::new(Decision::Allow, By::User(UserAnswer::ForSession));
         }
         o
@@ -227,5 +233,51 @@ impl Policy {
     /// Tool calls one user turn may make.
     pub(crate) fn max_tool_calls_per_turn(&self) -> u32 {
         self.max_tool_calls_per_turn
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// "s" on an in-folder write covers in-folder writes only; a write the
+    /// built-in always asks about (outside the folder, a control path) is
+    /// asked again, and "s" on a command covers that command line alone.
+    #[test]
+    fn an_answer_for_the_session_covers_only_what_was_asked() {
+        let policy = Policy::default();
+        let write = |always_ask| Subject {
+            hints: Hints {
+                always_ask,
+                ..Hints::default()
+            },
+            ..Subject::named("write_file")
+        };
+        let args = json!({"path": "notes.md", "content": "x"});
+        let asked = |s: &Subject, a: &Value| policy.approve(s, a, &HookVerdict::Pass).decision;
+        assert_eq!(asked(&write(None), &args), Decision::Ask);
+        policy.allow_for_session(Grant::for_call("write_file", &args).unwrap());
+        assert_eq!(asked(&write(None), &json!({"path": "other.md"})), Decision::Allow);
+        let outside = write(Some("a write outside the working folder"));
+        assert_eq!(asked(&outside, &json!({"path": "/etc/x"})), Decision::Ask);
+        let control = write(Some("a write to git's config or hooks, which decide what git runs"));
+        assert_eq!(asked(&control, &json!({"path": ".git/config"})), Decision::Ask);
+
+        let shell = Subject::named("shell");
+        let cmd = |c: &str| json!({ "command": c });
+        policy.allow_for_session(Grant::for_call("shell", &cmd("bash run_tests.sh")).unwrap());
+        assert_eq!(asked(&shell, &cmd("bash run_tests.sh")), Decision::Allow);
+        for wrapped in [
+            "bash -c \"rm -rf src\"",
+            "timeout 60 bash run_tests.sh",
+            "env CI=1 bash run_tests.sh",
+            "nice bash run_tests.sh",
+            "find . -name '*.sh' -exec bash {} \\;",
+            "tar -xf t.tar --to-command='bash run_tests.sh'",
+            "xargs -a list bash",
+        ] {
+            assert_eq!(asked(&shell, &cmd(wrapped)), Decision::Ask, "{wrapped}");
+        }
     }
 }
