@@ -156,13 +156,15 @@ impl Agent {
                 let real = match where_it_is(cwd, &path) {
                     Place::Inside(real) => real,
                     Place::Outside(real) if outside_allowed.contains(&m) => real,
-                    Place::Outside(_) => return Err(AttachError::File {
-                        mention: m.clone(),
-                        detail: format!(
+                    Place::Outside(_) => {
+                        return Err(AttachError::File {
+                            mention: m.clone(),
+                            detail: format!(
                             "{} is outside the working folder, and attaching it was not allowed",
                             path.display()
                         ),
-                    }),
+                        })
+                    }
                     Place::LinkOut(why) => {
                         return Err(AttachError::File {
                             mention: m.clone(),

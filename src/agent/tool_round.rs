@@ -43,11 +43,16 @@ struct Asked<'a> {
 
 /// How a call of the message is run, once checked.
 enum Plan {
-    /// Down the per-entry path: the resolved tool and the entry's arguments.
+    /// Down the per-entry path: the resolved tool and the entry's arguments
+    /// (as the tool resolved them), and what a planned file change expects
+    /// to find.
     Entry {
         name: String,
         tool: ToolRef,
         args: Value,
+        expect: Option<crate::tools::Expect>,
+        /// Whether the person was asked (a stale change is asked again).
+        asked: bool,
     },
     /// A `connectors__`-only batch: each entry checked (scope, schema, hooks,
     /// approval) like any other, the allowed ones sent in one dispatch.
@@ -107,6 +112,18 @@ pub(super) struct Round<'a> {
     /// The entry a question is open for (id, tool): a stop meanwhile is
     /// the user's denial of it, recorded as such.
     pub open_question: std::sync::Mutex<Option<(String, String)>>,
+    /// What the round's allowed file changes will have left, path by path:
+    /// a later entry's change is planned (and shown) on that.
+    pub earlier: std::sync::Mutex<crate::tools::Earlier>,
+}
+
+/// An entry past its checks: the tool, the arguments to run it with, what
+/// a planned change expects to find, and whether the person was asked.
+struct Checked {
+    tool: ToolRef,
+    args: Value,
+    expect: Option<crate::tools::Expect>,
+    asked: bool,
 }
 
 /// What a round did.
@@ -157,6 +174,7 @@ pub async fn run_tool_call(
         gate: crate::policy::Gate::new(1),
         asking: tokio::sync::Mutex::new(()),
         open_question: std::sync::Mutex::new(None),
+        earlier: Default::default(),
     };
     let plan = round
         .check(call, classify(&call.name, &call.arguments), 0)
@@ -272,10 +290,12 @@ impl Round<'_> {
                     }
                 };
                 match self.check_one(&tool, &call.id, &args, slot).await {
-                    Ok((r, args)) => Plan::Entry {
+                    Ok(c) => Plan::Entry {
                         name: tool,
-                        tool: r,
-                        args,
+                        tool: c.tool,
+                        args: c.args,
+                        expect: c.expect,
+                        asked: c.asked,
                     },
                     Err(why) => Plan::Refused {
                         tool,
@@ -294,7 +314,7 @@ impl Round<'_> {
                         // unchanged.
                         Ok(args) => match self.check_one(&e.name, id, args, slot).await {
                             Err(why) => Some(why),
-                            Ok((_, checked)) if &checked != args => Some(format!(
+                            Ok(c) if &c.args != args => Some(format!(
                                 "`{}` was not run: a hook changed its arguments, and a \
                                  connectors batch is sent as written; call it on its own",
                                 e.name
@@ -313,21 +333,24 @@ impl Round<'_> {
         }
     }
 
-    /// Resolution and schema, `pre_tool_call` hooks and approval for one
-    /// entry: the tool to run and the arguments to run it with (a hook may
-    /// have changed them), or why it must not run.
+    /// Resolution and schema, the arguments as the tool resolves them,
+    /// `pre_tool_call` hooks, a file change planned in entry order, and
+    /// approval for one entry: the tool to run and the arguments to run it
+    /// with (a hook may have changed them), or why it must not run.
     async fn check_one(
         &self,
         name: &str,
         id: &str,
         args: &Value,
         slot: usize,
-    ) -> Result<(ToolRef, Value), String> {
+    ) -> Result<Checked, String> {
         let tool = self.tools.resolve_and_check(name, args).await?;
-        let subject = self.tools.subject(name, &tool, args);
+        // Rules, hooks, the question and the call see one path: resolved.
+        let args = self.tools.normalize(&tool, args).unwrap_or_else(|| args.clone());
+        let subject = self.tools.subject(name, &tool, &args);
         let hook = self
             .policy
-            .pre_tool_call(&self.hook_ctx, &subject, id, args, self.cancel)
+            .pre_tool_call(&self.hook_ctx, &subject, id, &args, self.cancel)
             .await;
         if let HookVerdict::Block(why) = hook.verdict {
             self.note_approval(
@@ -346,17 +369,35 @@ impl Round<'_> {
                 if let Some(e) = self.tools.check_args(name, &tool, &updated) {
                     return Err(format!("a hook changed the arguments: {e}"));
                 }
-                updated
+                self.tools.normalize(&tool, &updated).unwrap_or(updated)
             }
-            None => args.clone(),
+            None => args,
+        };
+        // A file change is worked out on what the entries before it leave,
+        // so they are planned in entry order; one that cannot apply fails
+        // here, and is never put to the person.
+        let change = if self.tools.plans_changes(&tool) {
+            self.gate.wait_turn(slot).await;
+            let earlier = self.earlier.lock().map(|e| e.clone()).unwrap_or_default();
+            match self.tools.plan(&tool, &args, &earlier) {
+                Some(Err(why)) => return Err(why),
+                Some(Ok(c)) => Some(c),
+                None => None,
+            }
+        } else {
+            None
         };
         // What a built-in knows of the call depends on the arguments it
         // will run with (a hook may have moved a write's path).
         let subject = self.tools.subject(name, &tool, &args);
         let mut outcome = self.policy.approve(&subject, &args, &hook.verdict);
         let mut unanswered = false;
-        if outcome.decision == Decision::Ask {
-            (outcome, unanswered) = self.settle_ask(slot, id, name, &tool, &args, outcome).await;
+        let asked = outcome.decision == Decision::Ask;
+        if asked {
+            let preview = change.as_ref().map(crate::tools::Change::preview);
+            (outcome, unanswered) = self
+                .settle_ask(slot, id, name, &tool, &args, outcome, preview)
+                .await;
         }
         let reason = outcome
             .reason
@@ -395,15 +436,28 @@ impl Round<'_> {
         });
         self.note_approval(id, name, decision, by, outcome.reason.clone(), shown)
             .await;
-        match refusal {
-            Some(why) => Err(why),
-            None => Ok((tool, args)),
+        if let Some(why) = refusal {
+            return Err(why);
         }
+        let expect = change.map(|c| {
+            let expect = c.expect();
+            if let Ok(mut e) = self.earlier.lock() {
+                e.insert(c.path, c.after);
+            }
+            expect
+        });
+        Ok(Checked {
+            tool,
+            args,
+            expect,
+            asked,
+        })
     }
 
     /// An `ask` settled by the user, in entry order, one question at a
     /// time; with nobody to ask it stays unanswered (`true`). A stop while
     /// asking denies this entry and stops the turn.
+    #[allow(clippy::too_many_arguments)]
     async fn settle_ask(
         &self,
         slot: usize,
@@ -412,6 +466,7 @@ impl Round<'_> {
         tool: &ToolRef,
         args: &Value,
         asked: Outcome,
+        preview: Option<String>,
     ) -> (Outcome, bool) {
         let Some(asker) = self.policy.asker() else {
             return (asked, true);
@@ -439,7 +494,7 @@ impl Round<'_> {
             tool: name.to_string(),
             arguments: args.clone(),
             required: self.tools.required_args(name, tool),
-            preview: self.tools.preview(tool, args),
+            preview,
             why: match &asked.reason {
                 Some(r) => format!("{}: {r}", asked.by),
                 None => asked.by.to_string(),
@@ -477,6 +532,46 @@ impl Round<'_> {
             },
         };
         (outcome, false)
+    }
+
+    /// A planned change that found its file changed, put to the person
+    /// again on the file as it is now: what it then expects, or `None`
+    /// (denied, cannot apply any more, nobody to ask).
+    async fn ask_again(
+        &self,
+        id: &str,
+        name: &str,
+        tool: &ToolRef,
+        args: &Value,
+    ) -> Option<Option<crate::tools::Expect>> {
+        let asker = self.policy.asker()?;
+        let change = match self.tools.plan(tool, args, &Default::default())? {
+            Ok(c) => c,
+            Err(_) => return None,
+        };
+        let _one_at_a_time = self.asking.lock().await;
+        let question = Question {
+            call_id: id.to_string(),
+            tool: name.to_string(),
+            arguments: args.clone(),
+            required: self.tools.required_args(name, tool),
+            preview: Some(change.preview()),
+            why: format!(
+                "{} changed after you were asked; this is the change on it as it is now",
+                change.shown
+            ),
+        };
+        let answer = asker.ask(question).await;
+        let (decision, by) = match answer {
+            Some(Answer::Once | Answer::Session | Answer::Always) => {
+                (Settled::Allow, By::User(UserAnswer::Once))
+            }
+            Some(Answer::Deny(_)) => (Settled::Deny, By::User(UserAnswer::Denied)),
+            None => (Settled::Deny, By::User(UserAnswer::StoppingTheTurn)),
+        };
+        self.note_approval(id, name, decision, SettledBy::new(by), None, None)
+            .await;
+        (decision == Settled::Allow).then(|| Some(change.expect()))
     }
 
     /// An approval decision as an event and a session record; `asked`:
@@ -581,18 +676,36 @@ impl Round<'_> {
                 };
                 (as_sent(), out)
             }
-            Plan::Entry { name, tool, args } => {
+            Plan::Entry {
+                name,
+                tool,
+                args,
+                expect,
+                asked,
+            } => {
                 let shown = args.to_string();
                 queued(&name, shown.clone());
                 let sent = AtomicBool::new(false);
                 let on_start = || {
-                    sent.store(true, Ordering::SeqCst);
-                    started(&name, shown.clone());
+                    if !sent.swap(true, Ordering::SeqCst) {
+                        started(&name, shown.clone());
+                    }
                 };
-                let out = self
+                let mut out = self
                     .tools
-                    .call_checked(&tool, &call.id, args.clone(), self.cancel, &on_start)
+                    .call_checked(&tool, &call.id, args.clone(), expect, self.cancel, &on_start)
                     .await;
+                // The file changed while the person was being asked (or
+                // since): what they approved is not what would be written.
+                // Asked again, on the file as it is now; once.
+                if out.stale && asked && !self.cancel.is_cancelled() {
+                    if let Some(expect) = self.ask_again(&call.id, &name, &tool, &args).await {
+                        out = self
+                            .tools
+                            .call_checked(&tool, &call.id, args.clone(), expect, self.cancel, &on_start)
+                            .await;
+                    }
+                }
                 if sent.load(Ordering::SeqCst) {
                     let subject = self.tools.subject(&name, &tool, &args);
                     for problem in self

@@ -398,6 +398,7 @@ impl Agent {
                 gate: crate::policy::Gate::new(calls.len()),
                 asking: tokio::sync::Mutex::new(()),
                 open_question: std::sync::Mutex::new(None),
+                earlier: Default::default(),
             };
             let ran = round.run(&calls).await;
             calls_made += ran.admitted;

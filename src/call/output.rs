@@ -15,6 +15,10 @@ pub struct ToolOutput {
     pub is_error: bool,
     /// For the person, not the model: the diff a built-in edit made.
     pub diff: Option<String>,
+    /// A planned change found the file other than it was planned on (it
+    /// changed since the question): nothing was written, and the round may
+    /// ask again.
+    pub(crate) stale: bool,
 }
 
 impl ToolOutput {
@@ -23,6 +27,7 @@ impl ToolOutput {
             content: content.into(),
             is_error: false,
             diff: None,
+            stale: false,
         }
     }
 
@@ -31,6 +36,7 @@ impl ToolOutput {
             content: content.into(),
             is_error: true,
             diff: None,
+            stale: false,
         }
     }
 
@@ -66,6 +72,7 @@ impl ToolOutput {
     pub(crate) fn batch(entries: &[super::Entry], outs: &[ToolOutput]) -> Self {
         ToolOutput {
             diff: None,
+            stale: false,
             is_error: outs.iter().all(|o| o.is_error),
             content: serde_json::json!({
                 "count": outs.len(),
@@ -76,6 +83,14 @@ impl ToolOutput {
                     .collect::<Vec<_>>(),
             })
             .to_string(),
+        }
+    }
+
+    /// Nothing written: the file is not as the plan found it.
+    pub(crate) fn stale(content: impl Into<String>) -> Self {
+        ToolOutput {
+            stale: true,
+            ..Self::error(content)
         }
     }
 

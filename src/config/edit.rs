@@ -47,6 +47,11 @@ pub(crate) enum EditError {
     Io(#[from] std::io::Error),
 }
 
+/// The regex of a rule for exactly one command line.
+pub(crate) fn exact_command_pattern(command: &str) -> String {
+    format!("^{}$", regex::escape(command))
+}
+
 /// As [`allow_always`]; with `when` (a JSON pointer and a regex), an
 /// `approvals.rules` entry that allows the tool when its argument matches
 /// (a `shell` command line).
@@ -131,7 +136,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("config.toml");
         std::fs::write(&path, "model = \"m\"\n").unwrap();
-        let re = crate::policy::Grant::pattern("git status");
+        let re = exact_command_pattern("git status");
         allow_always_when(&path, "shell", Some(("/command", &re))).unwrap();
         allow_always_when(&path, "shell", Some(("/command", &re))).unwrap();
         let text = std::fs::read_to_string(&path).unwrap();

@@ -79,9 +79,9 @@ const SCRIPT_ENDINGS: &[&str] = &[
 
 /// `word` as a path from `dir`, when it names an existing file.
 fn file_named(word: &str, dir: &Path) -> Option<PathBuf> {
-    let word =
-        word.split_once('=')
-            .map_or(word, |(k, v)| if k.starts_with('-') { v } else { word });
+    let word = word
+        .split_once('=')
+        .map_or(word, |(k, v)| if k.starts_with('-') { v } else { word });
     if word.is_empty() || word.starts_with('-') {
         return None;
     }

@@ -249,6 +249,7 @@ impl Gateway {
                     },
                     is_error: r.is_error,
                     diff: None,
+                    stale: false,
                 },
                 None => ToolOutput::error(format!(
                     "connector gateway returned no result for `{}` (id {})",

@@ -29,10 +29,11 @@ pub(crate) struct TerminalAsker {
 impl Asker for TerminalAsker {
     fn ask(&self, q: Question) -> BoxFuture<'_, Option<Answer>> {
         Box::pin(async move {
+            let on_screen = built_in_paths_shown(&q.tool, &q.arguments);
             // With a diff to show, the target is enough of the arguments.
             let arguments = match &q.preview {
-                Some(_) => target(&q.arguments, &q.required),
-                None => shown(&q.arguments, &q.required, Some(SHOWN_LINES)),
+                Some(_) => target(&on_screen, &q.required),
+                None => shown(&on_screen, &q.required, Some(SHOWN_LINES)),
             };
             let _ = self.events.send(Event::ApprovalAsked {
                 id: q.call_id.clone(),
@@ -55,7 +56,7 @@ impl Asker for TerminalAsker {
                         let _ = self.events.send(Event::ApprovalAsked {
                             id: q.call_id.clone(),
                             name: q.tool.clone(),
-                            arguments: shown_whole(&q.arguments, &q.required),
+                            arguments: shown_whole(&on_screen, &q.required),
                             why: q.why.clone(),
                             preview: q.preview.clone(),
                             whole: true,
@@ -94,6 +95,21 @@ impl Asker for TerminalAsker {
                 }
             }
         })
+    }
+}
+
+/// A built-in's arguments as the screen shows them: its path (resolved,
+/// absolute, as rules saw it) relative to the working folder when inside.
+/// A server's arguments are shown as they are.
+fn built_in_paths_shown(tool: &str, args: &Value) -> Value {
+    let built_in = matches!(tool, "read_file" | "write_file" | "edit_file" | "glob" | "grep");
+    match args["path"].as_str() {
+        Some(p) if built_in => {
+            let mut a = args.clone();
+            a["path"] = Value::String(crate::util::path::shown_from_cwd(p));
+            a
+        }
+        _ => args.clone(),
     }
 }
 

@@ -123,11 +123,12 @@ impl ToolBlock {
     fn label(name: &str, args: &str) -> String {
         let v: serde_json::Value = serde_json::from_str(args).unwrap_or_default();
         let s = |k: &str| v[k].as_str().unwrap_or("").to_string();
+        let path = |p: &str| crate::util::path::shown_from_cwd(p);
         let what = match name {
             "shell" => format!("$ {}", s("command")),
-            "read_file" | "write_file" | "edit_file" => s("path"),
+            "read_file" | "write_file" | "edit_file" => path(&s("path")),
             "glob" | "grep" => match v["path"].as_str() {
-                Some(p) => format!("{} in {p}", s("pattern")),
+                Some(p) => format!("{} in {}", s("pattern"), path(p)),
                 None => s("pattern"),
             },
             _ => args.to_string(),

@@ -21,6 +21,7 @@ pub(super) fn to_output(r: CallToolResult, max_bytes: usize) -> ToolOutput {
         content: truncate(text, max_bytes),
         is_error: r.is_error.unwrap_or(false),
         diff: None,
+        stale: false,
     }
 }
 

@@ -100,7 +100,7 @@ impl Grant {
     /// The argument condition of a `shell` grant, as a rule's regex: the
     /// command line exactly.
     pub(crate) fn pattern(command: &str) -> String {
-        format!("^{}$", regex::escape(command))
+        crate::config::edit::exact_command_pattern(command)
     }
 }
 

@@ -258,11 +258,19 @@ mod tests {
         let asked = |s: &Subject, a: &Value| policy.approve(s, a, &HookVerdict::Pass).decision;
         assert_eq!(asked(&write(None), &args), Decision::Ask);
         policy.allow_for_session(Grant::for_call("write_file", &args).unwrap());
-        assert_eq!(asked(&write(None), &json!({"path": "other.md"})), Decision::Allow);
+        assert_eq!(
+            asked(&write(None), &json!({"path": "other.md"})),
+            Decision::Allow
+        );
         let outside = write(Some("a write outside the working folder"));
         assert_eq!(asked(&outside, &json!({"path": "/etc/x"})), Decision::Ask);
-        let control = write(Some("a write to git's config or hooks, which decide what git runs"));
-        assert_eq!(asked(&control, &json!({"path": ".git/config"})), Decision::Ask);
+        let control = write(Some(
+            "a write to git's config or hooks, which decide what git runs",
+        ));
+        assert_eq!(
+            asked(&control, &json!({"path": ".git/config"})),
+            Decision::Ask
+        );
 
         let shell = Subject::named("shell");
         let cmd = |c: &str| json!({ "command": c });

@@ -54,8 +54,23 @@ pub(crate) trait Tool: Send + Sync {
     fn hints(&self, _args: &Value) -> crate::policy::Hints {
         crate::policy::Hints::default()
     }
-    /// What the call would change, for the person asked about it (a diff).
-    fn preview(&self, _args: &Value) -> Option<String> {
+    /// The arguments as rules, hooks, the question and the call itself see
+    /// them: a built-in's path resolved once (absolute, `//`, `..` and
+    /// links resolved), so a rule for `^/proj/protected/` holds for
+    /// `//proj/protected/b`, `sub/../protected/c` and a link alike.
+    fn normalize(&self, _args: &Value) -> Option<Value> {
+        None
+    }
+    /// Whether the tool changes files: its entries are planned in entry
+    /// order ([`Tool::plan`]).
+    fn plans_changes(&self) -> bool {
+        false
+    }
+    /// The change the call would make, worked out on the file as the
+    /// round's earlier entries will have left it (`earlier`), or why it
+    /// cannot apply (an edit whose text is not there is a failure, never a
+    /// question).
+    fn plan(&self, _args: &Value, _earlier: &Earlier) -> Option<Result<Change, String>> {
         None
     }
     /// Runs the call; `on_start` is called once it has passed its own gate
@@ -66,6 +81,75 @@ pub(crate) trait Tool: Send + Sync {
         cancel: &'a CancellationToken,
         on_start: OnStart<'a>,
     ) -> BoxFuture<'a, ToolOutput>;
+    /// As [`Tool::call`], for a planned change: the file must still be as
+    /// the plan found it (`expect`), or nothing is written.
+    fn call_expecting<'a>(
+        &'a self,
+        args: serde_json::Value,
+        _expect: Option<Expect>,
+        cancel: &'a CancellationToken,
+        on_start: OnStart<'a>,
+    ) -> BoxFuture<'a, ToolOutput> {
+        self.call(args, cancel, on_start)
+    }
+}
+
+/// What the round's earlier entries will have left in the files they
+/// change: path → content.
+pub(crate) type Earlier = HashMap<std::path::PathBuf, String>;
+
+/// A file change as planned before it is approved.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Change {
+    pub path: std::path::PathBuf,
+    /// The path as the person reads it.
+    pub shown: String,
+    /// The content the plan found (`None`: no file yet).
+    pub before: Option<String>,
+    pub after: String,
+}
+
+/// Files up to this size are diffed for the approval question.
+const PREVIEW_BYTES: usize = 4 << 20;
+
+impl Change {
+    /// What the question shows: a diff, or for a large file what happens.
+    pub(crate) fn preview(&self) -> String {
+        let before = self.before.as_deref().unwrap_or("");
+        if before.len().max(self.after.len()) > PREVIEW_BYTES {
+            return format!(
+                "(replaces {}, {} bytes, with {} bytes)",
+                self.shown,
+                before.len(),
+                self.after.len()
+            );
+        }
+        crate::tools::builtin::diff(&self.shown, before, &self.after)
+    }
+
+    pub(crate) fn expect(&self) -> Expect {
+        Expect {
+            before: self.before.as_deref().map(digest),
+        }
+    }
+}
+
+/// What a planned change expects to find: the digest of the file's content
+/// (`None`: no file).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Expect {
+    pub before: Option<[u8; 32]>,
+}
+
+impl Expect {
+    pub(crate) fn holds_for(&self, now: Option<&[u8]>) -> bool {
+        self.before == now.map(digest)
+    }
+}
+
+fn digest(bytes: impl AsRef<[u8]>) -> [u8; 32] {
+    use sha2::Digest;
+    sha2::Sha256::digest(bytes.as_ref()).into()
 }
 
 /// Identifies the inputs a catalog was built from: the MCP registry's
@@ -312,9 +396,24 @@ impl Registry {
         }
     }
 
-    /// What a built-in call would change, for the approval question.
-    pub(crate) fn preview(&self, tool: &ToolRef, args: &Value) -> Option<String> {
-        self.builtin_of(tool)?.preview(args)
+    /// A built-in's arguments as it resolves them ([`Tool::normalize`]).
+    pub(crate) fn normalize(&self, tool: &ToolRef, args: &Value) -> Option<Value> {
+        self.builtin_of(tool)?.normalize(args)
+    }
+
+    /// Whether the tool's entries are planned in entry order.
+    pub(crate) fn plans_changes(&self, tool: &ToolRef) -> bool {
+        self.builtin_of(tool).is_some_and(|t| t.plans_changes())
+    }
+
+    /// What a built-in call would change ([`Tool::plan`]).
+    pub(crate) fn plan(
+        &self,
+        tool: &ToolRef,
+        args: &Value,
+        earlier: &Earlier,
+    ) -> Option<Result<Change, String>> {
+        self.builtin_of(tool)?.plan(args, earlier)
     }
 
     fn builtin_names(&self) -> Vec<String> {

@@ -25,3 +25,27 @@ pub(crate) fn expand_home(p: &str) -> PathBuf {
         _ => PathBuf::from(p),
     }
 }
+
+/// A path as a person reads it on the screen: relative when it is inside
+/// the working folder (as given or resolved), as it is otherwise. Rules and
+/// hooks see built-ins' paths absolute; the screen need not.
+pub(crate) fn shown_from_cwd(p: &str) -> String {
+    let path = Path::new(p);
+    if !path.is_absolute() {
+        return p.to_string();
+    }
+    let Ok(cwd) = std::env::current_dir() else {
+        return p.to_string();
+    };
+    let real = std::fs::canonicalize(&cwd).unwrap_or_else(|_| cwd.clone());
+    for base in [&cwd, &real] {
+        if let Ok(rel) = path.strip_prefix(base) {
+            return if rel.as_os_str().is_empty() {
+                ".".into()
+            } else {
+                rel.display().to_string()
+            };
+        }
+    }
+    p.to_string()
+}

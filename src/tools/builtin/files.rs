@@ -14,7 +14,7 @@ use super::{arg_str, blocking, Context};
 use crate::call::ToolOutput;
 use crate::model::ToolSpec;
 use crate::policy::Hints;
-use crate::tools::{OnStart, Tool};
+use crate::tools::{Change, Earlier, Expect, OnStart, Tool};
 
 /// Lines `read_file` shows when no `limit` is given.
 const READ_LINES: usize = 2000;
@@ -24,18 +24,6 @@ const LINE_CHARS: usize = 2000;
 const COUNT_ALL_BELOW: u64 = 16 << 20;
 /// How much of a file's head tells text from binary (a NUL byte).
 const SNIFF: usize = 8192;
-/// Files up to this size are diffed for the approval question.
-const PREVIEW_BYTES: u64 = 4 << 20;
-
-/// The file a write or edit targets, as the question shows it, and its
-/// size now (0 if it does not exist yet).
-fn preview_target(ctx: &Context, args: &Value) -> (PathBuf, String, u64) {
-    let path = ctx.workspace.resolve(arg_str(args, "path"));
-    let shown = ctx.workspace.shown(&path);
-    let size = std::fs::metadata(&path).map_or(0, |m| m.len());
-    (path, shown, size)
-}
-
 pub(crate) struct ReadFile(pub(crate) Arc<Context>);
 pub(crate) struct WriteFile(pub(crate) Arc<Context>);
 pub(crate) struct EditFile(pub(crate) Arc<Context>);
@@ -65,6 +53,10 @@ impl Tool for ReadFile {
         self.0.read_hints(args)
     }
 
+    fn normalize(&self, args: &Value) -> Option<Value> {
+        self.0.normalize(args, "path")
+    }
+
     fn call<'a>(
         &'a self,
         args: Value,
@@ -72,8 +64,11 @@ impl Tool for ReadFile {
         on_start: OnStart<'a>,
     ) -> BoxFuture<'a, ToolOutput> {
         Box::pin(async move {
-            on_start();
             let path = self.0.workspace.resolve(arg_str(&args, "path"));
+            // After the writes to this path that come before it in the
+            // batch, before those that come after.
+            let _turn = self.0.gates.path(&path).read_owned().await;
+            on_start();
             let offset = args["offset"].as_u64().unwrap_or(1).max(1) as usize;
             let limit = args["limit"].as_u64().map_or(READ_LINES, |l| l as usize);
             let budget = self.0.output_limit.saturating_sub(200);
@@ -157,16 +152,19 @@ fn cut_line(text: &str) -> std::borrow::Cow<'_, str> {
 
 /// A file opened for reading as text: not a folder, not binary.
 fn open_text(path: &Path, shown: &str) -> Result<std::io::BufReader<std::fs::File>, String> {
-    let meta = std::fs::metadata(path).map_err(|e| match e.kind() {
+    let mut file = super::beneath::open_file(path).map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound => format!("{shown} does not exist"),
+        _ if super::beneath::is_link_error(&e) => changed_to_link(shown),
         _ => format!("cannot read {shown}: {e}"),
     })?;
+    let meta = file
+        .metadata()
+        .map_err(|e| format!("cannot read {shown}: {e}"))?;
     if meta.is_dir() {
         return Err(format!(
             "{shown} is a folder; list it with glob (pattern \"{shown}/*\")"
         ));
     }
-    let mut file = std::fs::File::open(path).map_err(|e| format!("cannot read {shown}: {e}"))?;
     let mut head = vec![0u8; SNIFF];
     let n = read_up_to(&mut file, &mut head).map_err(|e| format!("cannot read {shown}: {e}"))?;
     if head[..n].contains(&0) {
@@ -181,6 +179,14 @@ fn open_text(path: &Path, shown: &str) -> Result<std::io::BufReader<std::fs::Fil
     Ok(std::io::BufReader::new(file))
 }
 
+/// What a path that became a link since it was resolved gets.
+fn changed_to_link(shown: &str) -> String {
+    format!(
+        "{shown} (or a folder on its way) is a symbolic link now, not what was approved; \
+         nothing was done — resolve the link and ask again"
+    )
+}
+
 fn read_up_to(r: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
     let mut n = 0;
     while n < buf.len() {
@@ -192,13 +198,49 @@ fn read_up_to(r: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
     Ok(n)
 }
 
-/// A whole text file, for an edit: UTF-8, not binary.
-fn read_text(path: &Path, shown: &str) -> Result<String, String> {
-    let mut s = String::new();
-    open_text(path, shown)?
-        .read_to_string(&mut s)
-        .map_err(|_| format!("{shown} is not UTF-8 text; change it with shell"))?;
-    Ok(s)
+/// A file's content now, as text (`None`: no file), read without
+/// following a link: what a write replaces or an edit changes.
+fn current(path: &Path, shown: &str) -> Result<Option<String>, String> {
+    let bytes = super::beneath::read(path).map_err(|e| match e.kind() {
+        _ if super::beneath::is_link_error(&e) => changed_to_link(shown),
+        std::io::ErrorKind::IsADirectory => format!("{shown} is a folder"),
+        _ => format!("cannot read {shown}: {e}"),
+    })?;
+    bytes.map(|b| text_of(b, shown)).transpose()
+}
+
+/// Bytes as text for an edit: UTF-8, not binary.
+fn text_of(bytes: Vec<u8>, shown: &str) -> Result<String, String> {
+    if bytes.iter().take(SNIFF).any(|b| *b == 0) {
+        return Err(format!(
+            "{shown} is a binary file ({} bytes); change it with shell",
+            bytes.len()
+        ));
+    }
+    String::from_utf8(bytes).map_err(|_| format!("{shown} is not UTF-8 text; change it with shell"))
+}
+
+/// The file's content now, if the plan (`expect`) still holds for it;
+/// otherwise what the stale result says.
+fn as_planned(
+    path: &Path,
+    shown: &str,
+    expect: Option<&crate::tools::Expect>,
+) -> Result<Option<Vec<u8>>, ToolOutput> {
+    let now = super::beneath::read(path).map_err(|e| {
+        ToolOutput::error(match e.kind() {
+            _ if super::beneath::is_link_error(&e) => changed_to_link(shown),
+            std::io::ErrorKind::IsADirectory => format!("{shown} is a folder"),
+            _ => format!("cannot read {shown}: {e}"),
+        })
+    })?;
+    match expect {
+        Some(x) if !x.holds_for(now.as_deref()) => Err(ToolOutput::stale(format!(
+            "{shown} changed after this change was planned and shown; nothing was written — \
+             read it again"
+        ))),
+        _ => Ok(now),
+    }
 }
 
 impl Tool for WriteFile {
@@ -224,47 +266,70 @@ impl Tool for WriteFile {
         self.0.write_hints(args)
     }
 
-    fn preview(&self, args: &Value) -> Option<String> {
-        let (path, shown, size) = preview_target(&self.0, args);
-        if size > PREVIEW_BYTES {
-            return Some(format!("(replaces {shown}, {size} bytes, whole)"));
-        }
-        let old = std::fs::read_to_string(&path).unwrap_or_default();
-        Some(diff(&shown, &old, arg_str(args, "content")))
+    fn normalize(&self, args: &Value) -> Option<Value> {
+        self.0.normalize(args, "path")
+    }
+
+    fn plans_changes(&self) -> bool {
+        true
+    }
+
+    fn plan(&self, args: &Value, earlier: &Earlier) -> Option<Result<Change, String>> {
+        let path = self.0.workspace.resolve(arg_str(args, "path"));
+        let shown = self.0.workspace.shown(&path);
+        let before = match earlier.get(&path) {
+            Some(c) => Some(c.clone()),
+            None => match current(&path, &shown) {
+                Ok(c) => c,
+                // A file that is not text is replaced all the same.
+                Err(_) if path.is_file() => Some(String::new()),
+                Err(e) => return Some(Err(e)),
+            },
+        };
+        Some(Ok(Change {
+            path,
+            shown,
+            before,
+            after: arg_str(args, "content").to_string(),
+        }))
     }
 
     fn call<'a>(
         &'a self,
         args: Value,
+        cancel: &'a CancellationToken,
+        on_start: OnStart<'a>,
+    ) -> BoxFuture<'a, ToolOutput> {
+        self.call_expecting(args, None, cancel, on_start)
+    }
+
+    fn call_expecting<'a>(
+        &'a self,
+        args: Value,
+        expect: Option<Expect>,
         _cancel: &'a CancellationToken,
         on_start: OnStart<'a>,
     ) -> BoxFuture<'a, ToolOutput> {
         Box::pin(async move {
             let path = self.0.workspace.resolve(arg_str(&args, "path"));
-            let _turn = self.0.gates.path(&path).lock_owned().await;
+            let _turn = self.0.gates.path(&path).write_owned().await;
             on_start();
             let content = arg_str(&args, "content").to_string();
             let shown = self.0.workspace.shown(&path);
-            blocking(move || write_whole(&path, &shown, &content)).await
+            blocking(move || write_whole(&path, &shown, &content, expect.as_ref())).await
         })
     }
 }
 
-fn write_whole(path: &Path, shown: &str, content: &str) -> ToolOutput {
-    if path.is_dir() {
-        return ToolOutput::error(format!("{shown} is a folder"));
-    }
-    let old = match std::fs::read(path) {
-        Ok(b) => Some(String::from_utf8_lossy(&b).into_owned()),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => return ToolOutput::error(format!("cannot read {shown}: {e}")),
+fn write_whole(path: &Path, shown: &str, content: &str, expect: Option<&Expect>) -> ToolOutput {
+    let old = match as_planned(path, shown, expect) {
+        Ok(old) => old.map(|b| String::from_utf8_lossy(&b).into_owned()),
+        Err(out) => return out,
     };
-    if let Some(dir) = path.parent() {
-        if let Err(e) = std::fs::create_dir_all(dir) {
-            return ToolOutput::error(format!("cannot create the folder of {shown}: {e}"));
+    if let Err(e) = super::beneath::replace(path, content.as_bytes()) {
+        if super::beneath::is_link_error(&e) {
+            return ToolOutput::error(changed_to_link(shown));
         }
-    }
-    if let Err(e) = std::fs::write(path, content) {
         return ToolOutput::error(format!("cannot write {shown}: {e}"));
     }
     let lines = content.lines().count();
@@ -301,35 +366,72 @@ impl Tool for EditFile {
         self.0.write_hints(args)
     }
 
-    fn preview(&self, args: &Value) -> Option<String> {
-        let (path, shown, size) = preview_target(&self.0, args);
-        if size > PREVIEW_BYTES {
-            return None;
-        }
-        Some(match planned_edit(&path, &shown, args) {
-            Ok(edit) => diff(&shown, &edit.old, &edit.new),
-            // An earlier entry of the batch may make it fit before it runs.
-            Err(why) => format!("(as the file is now: {why})"),
-        })
+    fn normalize(&self, args: &Value) -> Option<Value> {
+        self.0.normalize(args, "path")
+    }
+
+    fn plans_changes(&self) -> bool {
+        true
+    }
+
+    fn plan(&self, args: &Value, earlier: &Earlier) -> Option<Result<Change, String>> {
+        let path = self.0.workspace.resolve(arg_str(args, "path"));
+        let shown = self.0.workspace.shown(&path);
+        let before = match earlier.get(&path) {
+            Some(c) => c.clone(),
+            None => match current(&path, &shown) {
+                Ok(Some(c)) => c,
+                Ok(None) => return Some(Err(format!("{shown} does not exist"))),
+                Err(e) => return Some(Err(e)),
+            },
+        };
+        Some(planned_edit(&before, &shown, args).map(|edit| Change {
+            path,
+            shown,
+            before: Some(before),
+            after: edit.new,
+        }))
     }
 
     fn call<'a>(
         &'a self,
         args: Value,
+        cancel: &'a CancellationToken,
+        on_start: OnStart<'a>,
+    ) -> BoxFuture<'a, ToolOutput> {
+        self.call_expecting(args, None, cancel, on_start)
+    }
+
+    fn call_expecting<'a>(
+        &'a self,
+        args: Value,
+        expect: Option<Expect>,
         _cancel: &'a CancellationToken,
         on_start: OnStart<'a>,
     ) -> BoxFuture<'a, ToolOutput> {
         Box::pin(async move {
             let path = self.0.workspace.resolve(arg_str(&args, "path"));
-            let _turn = self.0.gates.path(&path).lock_owned().await;
+            let _turn = self.0.gates.path(&path).write_owned().await;
             on_start();
             let shown = self.0.workspace.shown(&path);
             blocking(move || {
-                let edit = match planned_edit(&path, &shown, &args) {
+                let old = match as_planned(&path, &shown, expect.as_ref()) {
+                    Ok(Some(b)) => b,
+                    Ok(None) => return ToolOutput::error(format!("{shown} does not exist")),
+                    Err(out) => return out,
+                };
+                let old = match text_of(old, &shown) {
+                    Ok(t) => t,
+                    Err(e) => return ToolOutput::error(e),
+                };
+                let edit = match planned_edit(&old, &shown, &args) {
                     Ok(e) => e,
                     Err(why) => return ToolOutput::error(why),
                 };
-                if let Err(e) = std::fs::write(&path, &edit.new) {
+                if let Err(e) = super::beneath::replace(&path, edit.new.as_bytes()) {
+                    if super::beneath::is_link_error(&e) {
+                        return ToolOutput::error(changed_to_link(&shown));
+                    }
                     return ToolOutput::error(format!("cannot write {shown}: {e}"));
                 }
                 let lines = edit
@@ -345,22 +447,21 @@ impl Tool for EditFile {
                     format!("{n} replacements, at lines {lines}")
                 };
                 ToolOutput::ok(format!("edited {shown}: {what}"))
-                    .with_diff(diff(&shown, &edit.old, &edit.new))
+                    .with_diff(diff(&shown, &old, &edit.new))
             })
             .await
         })
     }
 }
 
-/// An edit worked out on the file as it is.
+/// An edit worked out on a file's text.
 struct Edit {
-    old: String,
     new: String,
     /// The line of each replacement.
     lines: Vec<usize>,
 }
 
-fn planned_edit(path: &Path, shown: &str, args: &Value) -> Result<Edit, String> {
+fn planned_edit(old: &str, shown: &str, args: &Value) -> Result<Edit, String> {
     let (from, to) = (arg_str(args, "old_string"), arg_str(args, "new_string"));
     let all = args["replace_all"].as_bool().unwrap_or(false);
     if from.is_empty() {
@@ -369,12 +470,11 @@ fn planned_edit(path: &Path, shown: &str, args: &Value) -> Result<Edit, String> 
     if from == to {
         return Err("old_string and new_string are the same: nothing would change".into());
     }
-    let old = read_text(path, shown)?;
     let at: Vec<usize> = old.match_indices(from).map(|(i, _)| i).collect();
     let line_of = |i: usize| old[..i].matches('\n').count() + 1;
     let lines: Vec<usize> = at.iter().map(|i| line_of(*i)).collect();
     match at.len() {
-        0 => Err(not_found(&old, from, shown)),
+        0 => Err(not_found(old, from, shown)),
         n if n > 1 && !all => Err(format!(
             "old_string occurs {n} times in {shown} (lines {}); add the lines around it to make it \
              unique, or set replace_all to change every one",
@@ -390,7 +490,7 @@ fn planned_edit(path: &Path, shown: &str, args: &Value) -> Result<Edit, String> 
             } else {
                 old.replacen(from, to, 1)
             };
-            Ok(Edit { old, new, lines })
+            Ok(Edit { new, lines })
         }
     }
 }

@@ -52,6 +52,10 @@ impl Tool for Glob {
         self.0.read_hints(args)
     }
 
+    fn normalize(&self, args: &Value) -> Option<Value> {
+        self.0.normalize(args, "path")
+    }
+
     fn call<'a>(
         &'a self,
         args: Value,
@@ -131,6 +135,10 @@ impl Tool for Grep {
 
     fn hints(&self, args: &Value) -> Hints {
         self.0.read_hints(args)
+    }
+
+    fn normalize(&self, args: &Value) -> Option<Value> {
+        self.0.normalize(args, "path")
     }
 
     fn call<'a>(

@@ -6,6 +6,7 @@
 //! together, writes to one path go in entry order, `shell` one at a time
 //! unless configured. `echo` is for tests.
 
+mod beneath;
 mod control;
 mod echo;
 mod files;
@@ -53,6 +54,25 @@ impl Context {
         }
     }
 
+    /// `args` with its path argument `key` resolved once: absolute, `.`
+    /// and `..` resolved, and every symlink on the way followed (a link in
+    /// the folder that points out is then plainly outside). `None` when
+    /// there is nothing to change.
+    fn normalize(&self, args: &Value, key: &str) -> Option<Value> {
+        let given = args.get(key)?.as_str()?;
+        if given.is_empty() {
+            return None;
+        }
+        let real = workspace::real_path(&self.workspace.resolve(given));
+        let real = real.to_str()?;
+        if real == given {
+            return None;
+        }
+        let mut out = args.clone();
+        out[key] = Value::String(real.to_string());
+        Some(out)
+    }
+
     /// Reads inside the working folder run without asking (as a server's
     /// `readOnlyHint` does); elsewhere the rules and the mode decide.
     fn read_hints(&self, args: &Value) -> Hints {
@@ -84,10 +104,11 @@ impl Context {
 
 /// Who waits for whom among built-in calls.
 pub(crate) struct Gates {
-    /// One lock per path written: entries that write one file take turns in
-    /// the order they were started (tokio's mutex is fair), which is entry
-    /// order.
-    paths: Mutex<HashMap<PathBuf, Arc<tokio::sync::Mutex<()>>>>,
+    /// One lock per path: entries that write a file take turns with each
+    /// other and with the reads of it in the order they were started
+    /// (tokio's lock is fair), which is entry order — a read placed before a
+    /// write sees the file as it was, one after it the write.
+    paths: Mutex<HashMap<PathBuf, Arc<tokio::sync::RwLock<()>>>>,
     shell: Arc<Semaphore>,
 }
 
@@ -103,7 +124,7 @@ impl Gates {
         }
     }
 
-    pub(crate) fn path(&self, path: &Path) -> Arc<tokio::sync::Mutex<()>> {
+    pub(crate) fn path(&self, path: &Path) -> Arc<tokio::sync::RwLock<()>> {
         let mut paths = self.paths.lock().unwrap_or_else(|e| e.into_inner());
         paths.entry(path.to_path_buf()).or_default().clone()
     }
@@ -146,6 +167,8 @@ pub(crate) fn tools(
         })
         .collect()
 }
+
+pub(crate) use files::diff;
 
 /// A string argument, `""` when missing (the schema check has run).
 fn arg_str<'a>(args: &'a Value, key: &str) -> &'a str {

@@ -49,9 +49,13 @@ impl Workspace {
         real_path(path).starts_with(&self.real)
     }
 
-    /// `path` as the model and the user read it: relative when inside.
+    /// `path` as the model and the user read it: relative when inside
+    /// (as given, or resolved).
     pub(crate) fn shown(&self, path: &Path) -> String {
-        match path.strip_prefix(&self.root) {
+        let rel = path
+            .strip_prefix(&self.root)
+            .or_else(|_| path.strip_prefix(&self.real));
+        match rel {
             Ok(rel) if rel.as_os_str().is_empty() => ".".into(),
             Ok(rel) => rel.display().to_string(),
             Err(_) => path.display().to_string(),
