@@ -346,7 +346,10 @@ impl Round<'_> {
     ) -> Result<Checked, String> {
         let tool = self.tools.resolve_and_check(name, args).await?;
         // Rules, hooks, the question and the call see one path: resolved.
-        let args = self.tools.normalize(&tool, args).unwrap_or_else(|| args.clone());
+        let args = self
+            .tools
+            .normalize(&tool, args)
+            .unwrap_or_else(|| args.clone());
         let subject = self.tools.subject(name, &tool, &args);
         let hook = self
             .policy
@@ -693,7 +696,14 @@ impl Round<'_> {
                 };
                 let mut out = self
                     .tools
-                    .call_checked(&tool, &call.id, args.clone(), expect, self.cancel, &on_start)
+                    .call_checked(
+                        &tool,
+                        &call.id,
+                        args.clone(),
+                        expect,
+                        self.cancel,
+                        &on_start,
+                    )
                     .await;
                 // The file changed while the person was being asked (or
                 // since): what they approved is not what would be written.
@@ -702,7 +712,14 @@ impl Round<'_> {
                     if let Some(expect) = self.ask_again(&call.id, &name, &tool, &args).await {
                         out = self
                             .tools
-                            .call_checked(&tool, &call.id, args.clone(), expect, self.cancel, &on_start)
+                            .call_checked(
+                                &tool,
+                                &call.id,
+                                args.clone(),
+                                expect,
+                                self.cancel,
+                                &on_start,
+                            )
                             .await;
                     }
                 }
@@ -730,10 +747,17 @@ impl Round<'_> {
 
     async fn execute(&self, call: &ToolCall, plan: Plan) -> (ToolResult, Result<(), SessionError>) {
         let (tool, output) = self.run_plan(call, plan).await;
+        // Secrets hermes holds (keys, tokens, servers' secret env and
+        // headers) never reach the session file or the model, whatever a
+        // tool printed.
+        let content = match crate::util::secrets::mask_known(&output.content) {
+            std::borrow::Cow::Borrowed(_) => output.content,
+            std::borrow::Cow::Owned(masked) => masked,
+        };
         let result = ToolResult {
             tool_call_id: call.id.clone(),
             name: call.name.clone(),
-            content: output.content,
+            content,
             is_error: output.is_error,
         };
         let diff = output.diff;

@@ -262,11 +262,22 @@ pub fn mcp_servers(file: &ConfigFile) -> BTreeMap<String, McpServerSettings> {
         .map(|(n, e)| {
             let mut s = McpServerSettings::from_entry(e);
             s.limits = limits;
-            // A token a server is given may come back in its errors.
-            for (k, v) in &s.env {
+            // A token a server is given may come back in its errors, and in
+            // any tool result (a command that prints its environment or the
+            // config): from here on, everywhere they go, they are hidden.
+            let headers = s.remote.iter().flat_map(|r| r.headers.iter());
+            for (k, v) in s.env.iter().chain(headers) {
                 if crate::util::secrets::looks_secret(k) {
                     crate::util::secrets::remember(v);
                 }
+            }
+            if let Some(token) = s
+                .remote
+                .as_ref()
+                .and_then(|r| r.bearer_token_env.as_deref())
+                .and_then(|var| std::env::var(var).ok())
+            {
+                crate::util::secrets::remember(&token);
             }
             (n.clone(), s)
         })
@@ -439,6 +450,13 @@ pub fn resolve(paths: Paths, cwd: &Path, ov: &Overrides) -> Result<Settings, Con
         },
         None => e,
     })?;
+    // Every key the config holds, in use this run or not: a tool result
+    // that prints the file must not carry one to the model.
+    for p in file.providers.values() {
+        if let Some(k) = &p.api_key {
+            crate::util::secrets::remember(k);
+        }
+    }
     let t = &file.tools;
     let approvals = file.approvals.clone().unwrap_or_default();
     let builtin = BuiltinSettings {

@@ -102,7 +102,10 @@ impl Asker for TerminalAsker {
 /// absolute, as rules saw it) relative to the working folder when inside.
 /// A server's arguments are shown as they are.
 fn built_in_paths_shown(tool: &str, args: &Value) -> Value {
-    let built_in = matches!(tool, "read_file" | "write_file" | "edit_file" | "glob" | "grep");
+    let built_in = matches!(
+        tool,
+        "read_file" | "write_file" | "edit_file" | "glob" | "grep"
+    );
     match args["path"].as_str() {
         Some(p) if built_in => {
             let mut a = args.clone();

@@ -25,16 +25,28 @@ impl FormFiller for TerminalForms {
         Box::pin(async move {
             let _turn = self.one_at_a_time.lock().await;
             let fields = fields(&form.schema);
+            // The server writes every word of the form: said plainly, so a
+            // form titled "hermes needs your API key" reads as what it is.
             self.show(
                 &form.server,
                 format!(
-                    "? server {} asks: {}\n  an empty line takes the default · !decline · !cancel",
+                    "? server `{}` asks (this form is the server's, not hermes'): {}\n  \
+                     an empty line takes the default · !decline · !cancel",
                     form.server, form.message
                 ),
             );
             let mut content = Map::new();
             for field in &fields {
-                self.show(&form.server, field.prompt());
+                let mut prompt = field.prompt();
+                if field.secret {
+                    prompt.push_str(&format!(
+                        " [looks secret: not shown as you type; it goes to server `{}`]",
+                        form.server
+                    ));
+                }
+                self.show(&form.server, prompt);
+                super::tool_block::hide_input(field.secret);
+                let _shown_again = ShowAgain;
                 loop {
                     let (tx, rx) = oneshot::channel();
                     if let Ok(mut slot) = self.answers.lock() {
@@ -64,6 +76,16 @@ impl FormFiller for TerminalForms {
     }
 }
 
+/// What is typed is shown again once a secret field is answered, or the
+/// form ends.
+struct ShowAgain;
+
+impl Drop for ShowAgain {
+    fn drop(&mut self) {
+        super::tool_block::hide_input(false);
+    }
+}
+
 impl TerminalForms {
     fn show(&self, server: &str, text: String) {
         let _ = self.events.send(Event::FormAsked {
@@ -82,6 +104,9 @@ pub(crate) struct Field {
     required: bool,
     default: Option<Value>,
     kind: Kind,
+    /// Its name or title says it is a credential (a key, a token, a
+    /// password): read without echo.
+    pub(crate) secret: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -121,6 +146,12 @@ pub(crate) fn fields(schema: &Value) -> Vec<Field> {
             required: required.contains(&name.as_str()),
             default: p.get("default").cloned(),
             kind: kind(p),
+            secret: crate::util::secrets::looks_secret(name)
+                || p["title"]
+                    .as_str()
+                    .is_some_and(|t| t.split_whitespace().any(crate::util::secrets::looks_secret))
+                || p["format"] == "password"
+                || p["writeOnly"] == true,
         })
         .collect::<Vec<_>>();
     all.sort_by(|a, b| (!a.required, &a.name).cmp(&(!b.required, &b.name)));
@@ -360,6 +391,20 @@ mod tests {
 
     fn field(schema: Value) -> Field {
         fields(&json!({"type": "object", "properties": {"f": schema}, "required": ["f"]})).remove(0)
+    }
+
+    #[test]
+    fn a_field_that_looks_like_a_credential_is_secret() {
+        let named = |name: &str, title: &str| {
+            fields(&json!({"type": "object", "properties": {name: {"type": "string", "title": title}}}))
+                .remove(0)
+                .secret
+        };
+        assert!(named("key", "OpenAI API key (hermes)"));
+        assert!(named("value", "Your password"));
+        assert!(named("github_token", "GitHub"));
+        assert!(!named("city", "City"));
+        assert!(!named("name", "Your name"));
     }
 
     #[test]

@@ -22,6 +22,24 @@ static LIVE: Mutex<Option<MultiProgress>> = Mutex::new(None);
 /// live drawing.
 static INPUT: Mutex<(Option<String>, Option<ProgressBar>)> = Mutex::new((None, None));
 
+/// Whether what is typed is a secret a server's form asks for: shown as
+/// dots, never as typed.
+static HIDDEN: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// From now on what is typed is shown as dots (`true`), or as typed.
+pub(crate) fn hide_input(on: bool) {
+    HIDDEN.store(on, std::sync::atomic::Ordering::SeqCst);
+    if let Ok(input) = INPUT.lock() {
+        if let (Some(t), Some(bar)) = (&input.0, &input.1) {
+            bar.set_message(input_line(t));
+        }
+    }
+}
+
+pub(crate) fn input_hidden() -> bool {
+    HIDDEN.load(std::sync::atomic::Ordering::SeqCst)
+}
+
 /// What the input line shows before anything is typed.
 const INPUT_HINT: &str = "\u{1b}[2m(type to queue a message · Esc stops the turn)\u{1b}[0m";
 
@@ -64,6 +82,8 @@ pub(crate) fn set_input(text: Option<&str>) {
 fn input_line(text: &str) -> String {
     if text.is_empty() {
         format!("› {INPUT_HINT}")
+    } else if input_hidden() {
+        format!("› {}", "•".repeat(text.chars().count().min(40)))
     } else {
         // The end of a long line, where the typing is.
         let shown: String = text.replace('\n', " ⏎ ");

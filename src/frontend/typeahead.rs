@@ -105,6 +105,7 @@ fn entered(
     let lines: Vec<&str> = line.lines().filter(|l| !l.trim().is_empty()).collect();
     match lines.len() {
         0 => {}
+        _ if super::tool_block::input_hidden() => above("› (hidden)"),
         1 => above(&format!("› {}", crate::util::sanitize::clean(lines[0]))),
         n => above(&format!("› [pasted {n} lines]")),
     }

@@ -196,7 +196,18 @@ pub(crate) async fn login(
     let session = AuthorizationSession::new(m, request)
         .await
         .map_err(|(_, e)| failed(e.to_string()))?;
-    open_browser(server, session.get_authorization_url());
+    let url = session.get_authorization_url();
+    // Only a web page is opened: `$BROWSER file:///etc/passwd` or a
+    // `javascript:` URL from a server's metadata is not.
+    let web = reqwest_mcp::Url::parse(url)
+        .is_ok_and(|u| matches!(u.scheme(), "http" | "https") && u.host_str().is_some());
+    if !web {
+        return Err(failed(format!(
+            "its authorization URL is not an http(s) address ({}); not opened",
+            crate::util::sanitize::clean(&crate::util::secrets::mask(url))
+        )));
+    }
+    open_browser(server, url);
     let callback = tokio::select! {
         _ = cancel.cancelled() => return Err(OAuthError::Stopped { server: server.into() }),
         r = tokio::time::timeout(LOGIN_WAIT, callback(&listener)) => match r {

@@ -41,10 +41,29 @@ pub(super) enum RemoteError {
 }
 
 /// The HTTP client for one server: its connect timeout, hermes' user agent.
-fn http_client(timeout: Duration) -> Result<reqwest_mcp::Client, RemoteError> {
+/// With `headers` configured, a redirect to another origin is not followed:
+/// the HTTP stack would carry them along (it drops only the standard
+/// credentials), and a server's `X-Api-Key` is for that server alone. A
+/// redirect within the origin is followed, at most ten times.
+fn http_client(timeout: Duration, headers: bool) -> Result<reqwest_mcp::Client, RemoteError> {
     install_tls();
+    let policy = reqwest_mcp::redirect::Policy::custom(move |attempt| {
+        if attempt.previous().len() >= 10 {
+            return attempt.error("too many redirects");
+        }
+        let from = attempt.previous().first().map(|u| u.origin());
+        if headers && from.as_ref() != Some(&attempt.url().origin()) {
+            let to = crate::util::secrets::mask(attempt.url().as_str()).into_owned();
+            return attempt.error(format!(
+                "the server redirected to another origin ({to}); its configured headers are \
+                 not sent there — set the server's url to where it points"
+            ));
+        }
+        attempt.follow()
+    });
     reqwest_mcp::Client::builder()
         .connect_timeout(timeout)
+        .redirect(policy)
         .user_agent(concat!("hermes/", env!("CARGO_PKG_VERSION")))
         .build()
         .map_err(|e| RemoteError::Config(format!("cannot build an HTTP client: {e}")))
@@ -105,7 +124,7 @@ pub(super) async fn connect(
     cancel: &CancellationToken,
 ) -> Result<Service, RemoteError> {
     let config = transport_config(server, remote)?;
-    let client = http_client(timeout)?;
+    let client = http_client(timeout, !remote.headers.is_empty())?;
     if let Some(var) = &remote.bearer_token_env {
         let transport = StreamableHttpClientTransport::with_client(client.clone(), config.clone());
         return match super::client::serve(handler(), transport, timeout).await {

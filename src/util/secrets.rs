@@ -11,8 +11,10 @@
 //! - `Bearer ****` / `Basic ****` credentials;
 //! - tokens of well-known shapes (`sk-…`, `AKIA…`, `ghp_…`, `xoxb-…`).
 //!
-//! Conversation messages are never masked: their bytes are replayed. What a
-//! person decides on — an approval question, what `hermes trust` allows —
+//! Conversation messages are never masked once written: their bytes are
+//! replayed. A tool result is masked of the values this run holds
+//! ([`mask_known`]) before it is written or sent at all. What a person
+//! decides on — an approval question, what `hermes trust` allows —
 //! gets [`mask_known`] only: a pattern hidden there could hide a payload.
 
 use std::borrow::Cow;
