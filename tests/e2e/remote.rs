@@ -314,7 +314,10 @@ fn a_server_form_is_filled_in_the_repl_field_by_field() {
         stdin.write_all(format!("{line}\r").as_bytes()).unwrap();
     };
     // Required first, then by name.
-    answer("? server ev asks: Please provide inputs", "Ada Lovelace");
+    answer(
+        "? server `ev` asks (this form is the server's, not hermes'): Please provide inputs",
+        "Ada Lovelace",
+    );
     answer(
         "  String with date format — Your date of birth [date]:",
         "10/12/1815",
