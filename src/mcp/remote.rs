@@ -9,6 +9,7 @@
 
 use std::collections::HashMap;
 use std::path::Path;
+use std::sync::{Arc, Mutex};
 use std::sync::Once;
 use std::time::Duration;
 
@@ -45,7 +46,13 @@ pub(super) enum RemoteError {
 /// the HTTP stack would carry them along (it drops only the standard
 /// credentials), and a server's `X-Api-Key` is for that server alone. A
 /// redirect within the origin is followed, at most ten times.
-fn http_client(timeout: Duration, headers: bool) -> Result<reqwest_mcp::Client, RemoteError> {
+/// Why a redirect was not followed is kept in `refused`, for the error line
+/// (the SDK's error would bury it).
+fn http_client(
+    timeout: Duration,
+    headers: bool,
+    refused: Arc<Mutex<Option<String>>>,
+) -> Result<reqwest_mcp::Client, RemoteError> {
     install_tls();
     let policy = reqwest_mcp::redirect::Policy::custom(move |attempt| {
         if attempt.previous().len() >= 10 {
@@ -54,10 +61,14 @@ fn http_client(timeout: Duration, headers: bool) -> Result<reqwest_mcp::Client, 
         let from = attempt.previous().first().map(|u| u.origin());
         if headers && from.as_ref() != Some(&attempt.url().origin()) {
             let to = crate::util::secrets::mask(attempt.url().as_str()).into_owned();
-            return attempt.error(format!(
+            let why = format!(
                 "the server redirected to another origin ({to}); its configured headers are \
                  not sent there — set the server's url to where it points"
-            ));
+            );
+            if let Ok(mut r) = refused.lock() {
+                *r = Some(why.clone());
+            }
+            return attempt.error(why);
         }
         attempt.follow()
     });
@@ -123,8 +134,25 @@ pub(super) async fn connect(
     timeout: Duration,
     cancel: &CancellationToken,
 ) -> Result<Service, RemoteError> {
+    let refused = Arc::new(Mutex::new(None));
+    let client = http_client(timeout, !remote.headers.is_empty(), refused.clone())?;
+    let got = connect_with(client, server, remote, store, handler, timeout, cancel).await;
+    match (got, refused.lock().ok().and_then(|mut r| r.take())) {
+        (Err(_), Some(why)) => Err(RemoteError::Config(why)),
+        (got, _) => got,
+    }
+}
+
+async fn connect_with(
+    client: reqwest_mcp::Client,
+    server: &str,
+    remote: &RemoteSettings,
+    store: &Path,
+    handler: impl Fn() -> Handler,
+    timeout: Duration,
+    cancel: &CancellationToken,
+) -> Result<Service, RemoteError> {
     let config = transport_config(server, remote)?;
-    let client = http_client(timeout, !remote.headers.is_empty())?;
     if let Some(var) = &remote.bearer_token_env {
         let transport = StreamableHttpClientTransport::with_client(client.clone(), config.clone());
         return match super::client::serve(handler(), transport, timeout).await {

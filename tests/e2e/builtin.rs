@@ -3,7 +3,7 @@
 //! the shell inside the kernel's sandbox, proven by what the kernel
 //! refuses (a file that must not appear, a connection that must fail).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde_json::json;
 

@@ -10,7 +10,9 @@ pub mod fake_bedrock;
 pub mod fake_gateway;
 pub mod fake_provider;
 pub mod fault_proxy;
+pub mod http_stub;
 pub mod tmux;
+pub mod users;
 pub mod wire;
 
 use std::io::Write;
@@ -30,6 +32,9 @@ pub struct TestEnv {
     pub fake: FakeProvider,
     /// The protocol hermes is configured to speak to the fake.
     pub api: Api,
+    /// Whom hermes (and everything the test starts through
+    /// [`TestEnv::command`]) runs as: `None`, the test's own user.
+    pub user: Option<users::User>,
 }
 
 impl TestEnv {
@@ -48,6 +53,7 @@ impl TestEnv {
             cwd: tempfile::tempdir().unwrap(),
             fake,
             api,
+            user: None,
         };
         env.write_config("");
         env
@@ -130,9 +136,23 @@ impl TestEnv {
         self.command(env!("CARGO_BIN_EXE_hermes"))
     }
 
-    /// `program` with this test's clean environment and working directory.
+    /// The same test home, with hermes run as `user` (a normal user when
+    /// the suite runs as root): the home and working folders become theirs.
+    pub fn as_user(mut self, user: users::User) -> TestEnv {
+        self.user = Some(user).filter(|u| !u.is_current());
+        self
+    }
+
+    /// `program` with this test's clean environment and working directory,
+    /// as the env's user.
     pub fn command(&self, program: &str) -> Command {
         let mut c = Command::new(program);
+        if let Some(u) = &self.user {
+            u.own(self.home.path());
+            u.own(self.cwd.path());
+            std::os::unix::process::CommandExt::uid(&mut c, u.uid);
+            std::os::unix::process::CommandExt::gid(&mut c, u.gid);
+        }
         c.env_clear()
             .env("PATH", std::env::var_os("PATH").unwrap_or_default())
             .env("HOME", self.home.path())

@@ -53,6 +53,8 @@ impl<'a> Tmux<'a> {
         self.env
             .command("tmux")
             .env("TERM", "xterm-256color")
+            // The pane's shell: not the account's (nobody's is nologin).
+            .env("SHELL", "/bin/sh")
             .args(["-L", &self.socket, "-f", "/dev/null"])
             .args(args)
             .output()
