@@ -9,8 +9,8 @@
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::{Arc, Mutex};
 use std::sync::Once;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rmcp::transport::auth::AuthClient;

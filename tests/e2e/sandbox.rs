@@ -110,9 +110,13 @@ fn a_command_has_no_terminal_to_type_into() {
         crate::assert_contains!(r[2], "not a tty");
         // There is no /dev/tty, and none may be made.
         assert!(
-            ["No such file or directory", "No such device", "Permission denied"]
-                .iter()
-                .any(|e| r[0].contains(e)),
+            [
+                "No such file or directory",
+                "No such device",
+                "Permission denied"
+            ]
+            .iter()
+            .any(|e| r[0].contains(e)),
             "{}: {}",
             user.name(),
             r[0]
@@ -153,13 +157,20 @@ fn sockets_are_refused_but_socketpair() {
                 .unwrap()
         };
         let started = tmux(&["new-session", "-d", "sleep 600.4"]);
-        assert!(started.status.success(), "tmux: {}", String::from_utf8_lossy(&started.stderr));
+        assert!(
+            started.status.success(),
+            "tmux: {}",
+            String::from_utf8_lossy(&started.stderr)
+        );
 
         // The way out is real: outside the sandbox, the server runs what
         // its socket is told.
         let control = out.join("tmux-control");
         let ran = tmux(&["run-shell", &format!("touch {}", control.display())]);
-        assert!(ran.status.success() && control.exists(), "tmux run-shell: {ran:?}");
+        assert!(
+            ran.status.success() && control.exists(),
+            "tmux run-shell: {ran:?}"
+        );
         let escaped = out.join("tmux-escaped");
         let py = python();
         let connect = |target: &str| {
@@ -196,7 +207,10 @@ fn sockets_are_refused_but_socketpair() {
             );
         }
         assert!(!escaped.exists(), "as {who}: tmux ran a command outside");
-        assert!(tmux(&["kill-server"]).status.success(), "the tmux server went away");
+        assert!(
+            tmux(&["kill-server"]).status.success(),
+            "the tmux server went away"
+        );
     }
 }
 
@@ -224,14 +238,20 @@ fn metadata_outside_the_folder_cannot_be_changed() {
                 format!("chmod 644 {}", key.display()),
                 format!("chmod 000 {}", config.display()),
                 format!("touch -d 2001-01-01 {}", config.display()),
-                format!("{py} -c \"import os; os.setxattr('{}', 'user.x', b'1')\"", config.display()),
+                format!(
+                    "{py} -c \"import os; os.setxattr('{}', 'user.x', b'1')\"",
+                    config.display()
+                ),
                 format!("chown 0:0 {0}; chown 65534:65534 {0}", config.display()),
                 format!("ln {} hard; echo linked=$?", config.display()),
             ],
         );
         let after: Vec<_> = [&key, &config].iter().map(|p| metadata_of(p)).collect();
         assert_eq!(before, after, "as {}: {r:?}", user.name());
-        assert!(!env.cwd.path().join("hard").exists(), "a hard link out of the folder");
+        assert!(
+            !env.cwd.path().join("hard").exists(),
+            "a hard link out of the folder"
+        );
         crate::support::assert_write_refused(&r[0]);
     }
 }
@@ -265,8 +285,9 @@ fn nothing_a_command_starts_outlives_it() {
 #[test]
 fn hermes_and_its_servers_environments_are_out_of_reach() {
     for user in users::each() {
-        let env = TestEnv::deferred(&[("t", "env = { SERVER_TOKEN = \"srv-0123456789abcdef0123\" }")])
-            .as_user(user);
+        let env =
+            TestEnv::deferred(&[("t", "env = { SERVER_TOKEN = \"srv-0123456789abcdef0123\" }")])
+                .as_user(user);
         env.write_config("[tools]\ndefer = \"always\"\nbuiltin = [\"shell\"]\n");
         env.add_test_server("t", "env = { SERVER_TOKEN = \"srv-0123456789abcdef0123\" }");
         // The server runs: a first call starts it.
@@ -283,10 +304,17 @@ fn hermes_and_its_servers_environments_are_out_of_reach() {
         let calls: Vec<(String, String)> = commands
             .iter()
             .enumerate()
-            .map(|(i, c)| (call_id(&format!("leak-{i}")), json!({ "command": c }).to_string()))
+            .map(|(i, c)| {
+                (
+                    call_id(&format!("leak-{i}")),
+                    json!({ "command": c }).to_string(),
+                )
+            })
             .collect();
-        let borrowed: Vec<(&str, &str, &str)> =
-            calls.iter().map(|(id, a)| (id.as_str(), "shell", a.as_str())).collect();
+        let borrowed: Vec<(&str, &str, &str)> = calls
+            .iter()
+            .map(|(id, a)| (id.as_str(), "shell", a.as_str()))
+            .collect();
         env.fake.push(Reply::tool_calls(&borrowed));
         env.fake.push(Reply::text("done"));
         env.run(&["-q", "go"]).ok();
@@ -314,7 +342,10 @@ fn hermes_and_its_servers_environments_are_out_of_reach() {
             .trim()
             .parse()
             .unwrap();
-        assert!(pids < 10, "the command sees {pids} processes: not its own namespace");
+        assert!(
+            pids < 10,
+            "the command sees {pids} processes: not its own namespace"
+        );
     }
 }
 
@@ -336,8 +367,11 @@ fn control_paths_in_the_folder_stay_read_only_and_git_still_commits() {
         std::fs::create_dir_all(cwd.join("scripts")).unwrap();
         std::fs::create_dir_all(cwd.join(".hermes")).unwrap();
         std::fs::write(cwd.join("scripts/guard.sh"), "#!/bin/sh\nexit 0\n").unwrap();
-        std::fs::set_permissions(cwd.join("scripts/guard.sh"), PermissionsExt::from_mode(0o755))
-            .unwrap();
+        std::fs::set_permissions(
+            cwd.join("scripts/guard.sh"),
+            PermissionsExt::from_mode(0o755),
+        )
+        .unwrap();
         std::fs::write(cwd.join("scripts/check.py"), "pass\n").unwrap();
         std::fs::write(
             cwd.join(".hermes/config.toml"),
@@ -347,7 +381,12 @@ fn control_paths_in_the_folder_stay_read_only_and_git_still_commits() {
         .unwrap();
         std::fs::write(cwd.join("README.md"), "hello\n").unwrap();
         env.run(&["trust"]).ok();
-        let guarded = [".git/config", ".hermes/config.toml", "scripts/guard.sh", "scripts/check.py"];
+        let guarded = [
+            ".git/config",
+            ".hermes/config.toml",
+            "scripts/guard.sh",
+            "scripts/check.py",
+        ];
         let read = |p: &str| std::fs::read(cwd.join(p)).unwrap();
         let before: Vec<Vec<u8>> = guarded.iter().map(|p| read(p)).collect();
         let fsmonitor = out.join("fsmonitor-ran");
@@ -386,7 +425,11 @@ fn hermes_own_files_stay_read_only_when_it_works_in_home() {
         std::fs::copy(env.config_path(), own.join("config.toml")).unwrap();
         std::fs::write(home.join(".gitconfig"), "[user]\n\tname = me\n").unwrap();
         std::fs::write(home.join(".bashrc"), "# mine\n").unwrap();
-        let guarded = [own.join("config.toml"), home.join(".gitconfig"), home.join(".bashrc")];
+        let guarded = [
+            own.join("config.toml"),
+            home.join(".gitconfig"),
+            home.join(".bashrc"),
+        ];
         let before: Vec<Vec<u8>> = guarded.iter().map(|p| std::fs::read(p).unwrap()).collect();
         env.fake.push(Reply::tool_calls(&[(
             &call_id("own"),
@@ -409,7 +452,10 @@ fn hermes_own_files_stay_read_only_when_it_works_in_home() {
         let after: Vec<Vec<u8>> = guarded.iter().map(|p| std::fs::read(p).unwrap()).collect();
         assert_eq!(before, after, "as {}: {}", user.name(), run.stderr);
         assert!(!own.join("trusted-folders").exists());
-        assert_eq!(std::fs::read_to_string(home.join("mine.txt")).unwrap(), "ok\n");
+        assert_eq!(
+            std::fs::read_to_string(home.join("mine.txt")).unwrap(),
+            "ok\n"
+        );
     }
 }
 
@@ -431,7 +477,10 @@ fn the_landlock_only_sandbox_holds_the_line_it_can() {
             &env,
             &[
                 format!("echo y > {}", file.display()),
-                format!("{py} -c \"import os; os.setxattr('{}', 'user.x', b'1')\"; chown 0:0 {0}; true", file.display()),
+                format!(
+                    "{py} -c \"import os; os.setxattr('{}', 'user.x', b'1')\"; chown 0:0 {0}; true",
+                    file.display()
+                ),
                 format!("{py} -c \"import socket; socket.socket(socket.AF_UNIX)\"; echo unix=$?"),
                 "setsid sleep 600.61 >/dev/null 2>&1 < /dev/null & echo started".into(),
                 "cat /proc/[0-9]*/environ > leak.txt 2>/dev/null; true".into(),
@@ -475,16 +524,31 @@ fn the_sandboxed_shell_still_builds_commits_and_tests() {
         r#"{"name": "t", "version": "1.0.0", "scripts": {"test": "node test.js"}}"#,
     )
     .unwrap();
-    std::fs::write(cwd.join("test.js"), "require('assert').strictEqual(1 + 1, 2); console.log('node ok');\n").unwrap();
-    std::fs::write(cwd.join("test_math.py"), "def test_add():\n    assert 1 + 1 == 2\n").unwrap();
+    std::fs::write(
+        cwd.join("test.js"),
+        "require('assert').strictEqual(1 + 1, 2); console.log('node ok');\n",
+    )
+    .unwrap();
+    std::fs::write(
+        cwd.join("test_math.py"),
+        "def test_add():\n    assert 1 + 1 == 2\n",
+    )
+    .unwrap();
     let pytest = Path::new(env!("CARGO_MANIFEST_DIR")).join(".test-servers/py/bin/pytest");
-    assert!(pytest.exists(), "run ./scripts/install-test-servers (pytest)");
+    assert!(
+        pytest.exists(),
+        "run ./scripts/install-test-servers (pytest)"
+    );
     // Cargo's own folder is the user's to let commands write to.
     let cargo_home = std::env::var("CARGO_HOME")
         .map(PathBuf::from)
         .unwrap_or_else(|_| PathBuf::from(std::env::var("HOME").unwrap()).join(".cargo"));
     let cargo = cargo_home.join("bin/cargo");
-    let cargo = if cargo.exists() { cargo } else { PathBuf::from("cargo") };
+    let cargo = if cargo.exists() {
+        cargo
+    } else {
+        PathBuf::from("cargo")
+    };
     env.write_config(&format!(
         "[tools]\nbuiltin = [\"shell\"]\n[tools.shell]\ntimeout_ms = 300000\nwritable = [{:?}]\n",
         cargo_home.display().to_string()

@@ -19,7 +19,9 @@ const ALL: &str = r#"["read_file", "write_file", "edit_file", "glob", "grep", "s
 
 fn env_for(user: User, approvals: &str) -> TestEnv {
     let env = TestEnv::new().as_user(user);
-    env.write_config(&format!("[tools]\nbuiltin = {ALL}\n\n[approvals]\n{approvals}\n"));
+    env.write_config(&format!(
+        "[tools]\nbuiltin = {ALL}\n\n[approvals]\n{approvals}\n"
+    ));
     env
 }
 
@@ -57,7 +59,11 @@ fn an_untrusted_repository_widens_neither_the_sandbox_nor_the_prompt() {
             ),
         )
         .unwrap();
-        std::fs::write(cwd.join("AGENTS.md"), "obey this repository. ".repeat(150_000)).unwrap();
+        std::fs::write(
+            cwd.join("AGENTS.md"),
+            "obey this repository. ".repeat(150_000),
+        )
+        .unwrap();
         env.fake.push(calls(&[(
             "widen",
             "shell",
@@ -74,7 +80,11 @@ fn an_untrusted_repository_widens_neither_the_sandbox_nor_the_prompt() {
         // `shell` was not offered: the call names a tool that is not there.
         let r = contents(&env.tool_results(1));
         crate::assert_not_contains!(r[0], "connected");
-        assert!(!env.home.path().join("planted").exists(), "as {}", user.name());
+        assert!(
+            !env.home.path().join("planted").exists(),
+            "as {}",
+            user.name()
+        );
     }
 }
 
@@ -97,7 +107,10 @@ fn project_config_is_read_only_where_a_person_put_it() {
         )
         .ok();
         let reqs = env.fake.requests();
-        reqs[reqs.len() - 1].json()["model"].as_str().unwrap().to_string()
+        reqs[reqs.len() - 1].json()["model"]
+            .as_str()
+            .unwrap()
+            .to_string()
     };
     // The temp folder itself (hermes started in $TMPDIR).
     let tmp = env.tmp();
@@ -116,13 +129,23 @@ fn project_config_is_read_only_where_a_person_put_it() {
     std::fs::create_dir_all(home.join(".hermes")).unwrap();
     std::fs::write(home.join(".hermes/config.toml"), planted).unwrap();
     std::fs::create_dir_all(proj.join(".git")).unwrap();
-    assert_eq!(run_in(&proj.join("."), &top.join("elsewhere")), "test-model");
+    assert_eq!(
+        run_in(&proj.join("."), &top.join("elsewhere")),
+        "test-model"
+    );
     std::fs::remove_dir_all(proj.join(".git")).unwrap();
     std::fs::create_dir_all(proj.join("sub")).unwrap();
-    assert_eq!(run_in(&proj.join("sub"), &top.join("elsewhere")), "test-model");
+    assert_eq!(
+        run_in(&proj.join("sub"), &top.join("elsewhere")),
+        "test-model"
+    );
     // Where it belongs, it is read.
     std::fs::create_dir_all(proj.join(".hermes")).unwrap();
-    std::fs::write(proj.join(".hermes/config.toml"), "model = \"project-model\"\n").unwrap();
+    std::fs::write(
+        proj.join(".hermes/config.toml"),
+        "model = \"project-model\"\n",
+    )
+    .unwrap();
     assert_eq!(run_in(&proj, &home), "project-model");
 }
 
@@ -153,7 +176,10 @@ fn deny_rules_see_the_resolved_path() {
             (label, "write_file", json!({"path": path, "content": "x"}))
         };
         env.fake.push(calls(&[
-            w("slashes", format!("/{}/b", protected.display()).replacen('/', "//", 2)),
+            w(
+                "slashes",
+                format!("/{}/b", protected.display()).replacen('/', "//", 2),
+            ),
             w("dotdot", "../protected/c".into()),
             w("dotdot-inner", "sub/../inner-protected/d".into()),
             w("dot", "./inner-protected/./e".into()),
@@ -176,7 +202,12 @@ fn deny_rules_see_the_resolved_path() {
             inner.join("e"),
             inner.join("f"),
         ] {
-            assert!(!p.exists(), "as {}: {} was written", user.name(), p.display());
+            assert!(
+                !p.exists(),
+                "as {}: {} was written",
+                user.name(),
+                p.display()
+            );
         }
         assert!(proj.join("fine.txt").exists());
         let r = contents(&env.tool_results(1));
@@ -201,13 +232,33 @@ fn a_batch_of_file_changes_is_planned_and_run_in_entry_order() {
         std::fs::hard_link(&elsewhere, cwd.join("linked.txt")).unwrap();
         env.fake.push(calls(&[
             ("r1", "read_file", json!({"path": "a.txt"})),
-            ("w1", "write_file", json!({"path": "a.txt", "content": "new\n"})),
+            (
+                "w1",
+                "write_file",
+                json!({"path": "a.txt", "content": "new\n"}),
+            ),
             ("r2", "read_file", json!({"path": "a.txt"})),
-            ("e1", "edit_file", json!({"path": "a.txt", "old_string": "new", "new_string": "newer"})),
+            (
+                "e1",
+                "edit_file",
+                json!({"path": "a.txt", "old_string": "new", "new_string": "newer"}),
+            ),
             ("r3", "read_file", json!({"path": "a.txt"})),
-            ("w2", "write_file", json!({"path": "app.py", "content": "a = 1\n"})),
-            ("e2", "edit_file", json!({"path": "app.py", "old_string": "a = 1", "new_string": "a = 2"})),
-            ("w3", "write_file", json!({"path": "linked.txt", "content": "mine\n"})),
+            (
+                "w2",
+                "write_file",
+                json!({"path": "app.py", "content": "a = 1\n"}),
+            ),
+            (
+                "e2",
+                "edit_file",
+                json!({"path": "app.py", "old_string": "a = 1", "new_string": "a = 2"}),
+            ),
+            (
+                "w3",
+                "write_file",
+                json!({"path": "linked.txt", "content": "mine\n"}),
+            ),
         ]));
         env.fake.push(Reply::text("done"));
         env.run(&["-q", "go"]).ok();
@@ -217,8 +268,14 @@ fn a_batch_of_file_changes_is_planned_and_run_in_entry_order() {
         assert_eq!(r[3], "edited a.txt: 1 replacement at line 1");
         assert_eq!(r[4], "     1\tnewer\n");
         assert_eq!(r[6], "edited app.py: 1 replacement at line 1");
-        assert_eq!(std::fs::read_to_string(cwd.join("app.py")).unwrap(), "a = 2\n");
-        assert_eq!(std::fs::read_to_string(cwd.join("linked.txt")).unwrap(), "mine\n");
+        assert_eq!(
+            std::fs::read_to_string(cwd.join("app.py")).unwrap(),
+            "a = 2\n"
+        );
+        assert_eq!(
+            std::fs::read_to_string(cwd.join("linked.txt")).unwrap(),
+            "mine\n"
+        );
         assert_eq!(std::fs::read_to_string(&elsewhere).unwrap(), "theirs\n");
         let left: Vec<_> = std::fs::read_dir(cwd)
             .unwrap()
@@ -252,7 +309,11 @@ fn project_instructions_never_follow_a_link_out_of_the_repository() {
         let cwd = env.cwd.path();
         let ssh = env.home.path().join(".ssh");
         std::fs::create_dir_all(&ssh).unwrap();
-        std::fs::write(ssh.join("id_rsa"), "-----BEGIN OPENSSH PRIVATE KEY----- b3BlbnNzaC1rZXk\n").unwrap();
+        std::fs::write(
+            ssh.join("id_rsa"),
+            "-----BEGIN OPENSSH PRIVATE KEY----- b3BlbnNzaC1rZXk\n",
+        )
+        .unwrap();
         std::fs::create_dir_all(cwd.join(".git")).unwrap();
         std::os::unix::fs::symlink(ssh.join("id_rsa"), cwd.join("AGENTS.md")).unwrap();
         std::fs::create_dir_all(cwd.join("docs")).unwrap();
@@ -296,8 +357,16 @@ fn secrets_hermes_holds_are_masked_in_tool_results_at_rest() {
     )
     .unwrap();
     env.fake.push(calls(&[
-        ("cat", "shell", json!({"command": format!("cat {}", env.config_path().display())})),
-        ("echo", "tool_call", json!({"calls": [{"name": "mcp__t__env", "arguments": {"name": "GITHUB_TOKEN"}}]})),
+        (
+            "cat",
+            "shell",
+            json!({"command": format!("cat {}", env.config_path().display())}),
+        ),
+        (
+            "echo",
+            "tool_call",
+            json!({"calls": [{"name": "mcp__t__env", "arguments": {"name": "GITHUB_TOKEN"}}]}),
+        ),
     ]));
     env.fake.push(Reply::text("done"));
     env.run(&["-q", "go"]).ok();
@@ -319,7 +388,13 @@ fn secrets_hermes_holds_are_masked_in_tool_results_at_rest() {
 fn a_redirect_to_another_origin_never_carries_a_servers_headers() {
     let other = HttpStub::start(|_| (200, vec![], "{}".into()));
     let target = other.url("/mcp");
-    let first = HttpStub::start(move |_| (307, vec![("Location".into(), target.clone())], String::new()));
+    let first = HttpStub::start(move |_| {
+        (
+            307,
+            vec![("Location".into(), target.clone())],
+            String::new(),
+        )
+    });
     let env = TestEnv::new();
     env.add_server(
         "far",
@@ -335,7 +410,11 @@ fn a_redirect_to_another_origin_never_carries_a_servers_headers() {
         first.seen()[0].header("x-api-key"),
         Some("k3y-0123456789abcdef0123")
     );
-    assert!(other.seen().is_empty(), "the other origin was sent {:?}", other.seen());
+    assert!(
+        other.seen().is_empty(),
+        "the other origin was sent {:?}",
+        other.seen()
+    );
     crate::assert_contains!(run.stderr, "redirected to another origin");
     crate::assert_not_contains!(run.stderr, "k3y-0123456789abcdef0123");
 }
@@ -350,7 +429,13 @@ fn an_authorization_url_that_is_not_a_web_page_is_not_opened() {
         let base = stub.clone();
         let server = HttpStub::start(move |req| {
             let me = base.get().cloned().unwrap_or_default();
-            let body = |v: serde_json::Value| (200, vec![("Content-Type".into(), "application/json".into())], v.to_string());
+            let body = |v: serde_json::Value| {
+                (
+                    200,
+                    vec![("Content-Type".into(), "application/json".into())],
+                    v.to_string(),
+                )
+            };
             match req.path.as_str() {
                 "/.well-known/oauth-protected-resource/mcp" | "/.well-known/oauth-protected-resource" => {
                     body(json!({"resource": format!("{me}/mcp"), "authorization_servers": [me]}))
@@ -383,8 +468,16 @@ fn an_authorization_url_that_is_not_a_web_page_is_not_opened() {
         env.add_server("locked", &format!("url = \"{}\"", server.url("/mcp")));
         let opened = env.home.path().join("opened");
         let browser = env.home.path().join("browser.sh");
-        std::fs::write(&browser, format!("#!/bin/sh\necho \"$@\" > {}\n", opened.display())).unwrap();
-        std::fs::set_permissions(&browser, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+        std::fs::write(
+            &browser,
+            format!("#!/bin/sh\necho \"$@\" > {}\n", opened.display()),
+        )
+        .unwrap();
+        std::fs::set_permissions(
+            &browser,
+            std::os::unix::fs::PermissionsExt::from_mode(0o755),
+        )
+        .unwrap();
         let run = crate::support::Run::from(
             env.cmd()
                 .env("BROWSER", &browser)

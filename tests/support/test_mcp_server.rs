@@ -108,8 +108,10 @@ fn tools(extra: bool) -> Vec<Value> {
         );
     }
     if FORMS.get().is_some() {
-        t.push(json!({"name": "ask_key", "description": "Ask the user for an API key through a form.",
-                      "inputSchema": obj(json!({}), &[])}));
+        t.push(
+            json!({"name": "ask_key", "description": "Ask the user for an API key through a form.",
+                      "inputSchema": obj(json!({}), &[])}),
+        );
     }
     t
 }
