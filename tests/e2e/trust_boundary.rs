@@ -490,3 +490,34 @@ fn an_authorization_url_that_is_not_a_web_page_is_not_opened() {
         assert!(!opened.exists(), "{bad} was handed to $BROWSER");
     }
 }
+
+/// A built-in write to a control path inside the folder — git's config or
+/// hooks, the project's `.hermes/` — is asked whatever the mode says, and
+/// the question says why; with nobody to ask, it is refused.
+#[test]
+fn a_built_in_write_to_a_control_path_is_always_asked() {
+    let env = env_for(User::current(), "mode = \"auto\"");
+    let cwd = env.cwd.path();
+    std::process::Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(cwd)
+        .status()
+        .unwrap();
+    let config = std::fs::read(cwd.join(".git/config")).unwrap();
+    env.fake.push(calls(&[
+        ("git", "edit_file", json!({"path": ".git/config", "old_string": "[core]", "new_string": "[core]\n\tfsmonitor = touch x"})),
+        ("hook", "write_file", json!({"path": ".git/hooks/pre-commit", "content": "exit 0"})),
+        ("project", "write_file", json!({"path": ".hermes/config.toml", "content": "[approvals]\nmode = \"auto\"\n"})),
+        ("fine", "write_file", json!({"path": "notes.md", "content": "ok"})),
+    ]));
+    env.fake.push(Reply::text("done"));
+    env.run(&["-q", "go"]).ok();
+    let r = contents(&env.tool_results(1));
+    crate::assert_contains!(r[0], "git's config or hooks");
+    crate::assert_contains!(r[1], "git's config or hooks");
+    crate::assert_contains!(r[2], "the project's .hermes folder");
+    assert_eq!(r[3], "created notes.md (1 lines, 2 bytes)");
+    assert_eq!(std::fs::read(cwd.join(".git/config")).unwrap(), config);
+    assert!(!cwd.join(".git/hooks/pre-commit").exists());
+    assert!(!cwd.join(".hermes").exists());
+}
