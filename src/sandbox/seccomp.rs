@@ -195,7 +195,7 @@ mod tests {
 
     /// Runs the program on one call, as the kernel would.
     fn verdict(p: &[libc::sock_filter], arch: u32, nr: u32, args: [u64; 6]) -> u32 {
-        let mut data = vec![0u8; 64];
+        let mut data = [0u8; 64];
         data[0..4].copy_from_slice(&nr.to_le_bytes());
         data[4..8].copy_from_slice(&arch.to_le_bytes());
         for (i, a) in args.iter().enumerate() {
@@ -265,6 +265,8 @@ mod tests {
     }
 
     #[test]
+    // The ioctl numbers' type differs between targets.
+    #[allow(clippy::unnecessary_cast)]
     fn terminal_input_keyrings_io_uring_x32_and_other_arches_are_refused() {
         let p = program(Rules {
             network: false,

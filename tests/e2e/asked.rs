@@ -16,7 +16,7 @@ use crate::support::users::{self, User};
 use crate::support::{call_id, Reply, TestEnv};
 
 fn env_for(user: User, approvals: &str) -> TestEnv {
-    let env = TestEnv::new().as_user(user);
+    let env = TestEnv::new().run_as(user);
     env.write_config(&format!(
         "[tools]\nbuiltin = [\"read_file\", \"write_file\", \"edit_file\", \"glob\", \"grep\", \"shell\"]\n\n[approvals]\n{approvals}\n"
     ));

@@ -17,7 +17,7 @@ use crate::support::{call_id, Reply, TestEnv};
 /// A home offering every built-in tool, everything allowed (the attacks
 /// need no question to be tried), `extra` as more config, run as `user`.
 fn env_for(user: User, extra: &str) -> TestEnv {
-    let env = TestEnv::new().as_user(user);
+    let env = TestEnv::new().run_as(user);
     env.write_config(&format!(
         "[tools]\nbuiltin = [\"read_file\", \"write_file\", \"edit_file\", \"glob\", \"grep\", \"shell\"]\n{extra}\n"
     ));
@@ -287,7 +287,7 @@ fn hermes_and_its_servers_environments_are_out_of_reach() {
     for user in users::each() {
         let env =
             TestEnv::deferred(&[("t", "env = { SERVER_TOKEN = \"srv-0123456789abcdef0123\" }")])
-                .as_user(user);
+                .run_as(user);
         env.write_config("[tools]\ndefer = \"always\"\nbuiltin = [\"shell\"]\n");
         env.add_test_server("t", "env = { SERVER_TOKEN = \"srv-0123456789abcdef0123\" }");
         // The server runs: a first call starts it.

@@ -18,7 +18,7 @@ use crate::support::{call_id, Reply, TestEnv};
 const ALL: &str = r#"["read_file", "write_file", "edit_file", "glob", "grep", "shell"]"#;
 
 fn env_for(user: User, approvals: &str) -> TestEnv {
-    let env = TestEnv::new().as_user(user);
+    let env = TestEnv::new().run_as(user);
     env.write_config(&format!(
         "[tools]\nbuiltin = {ALL}\n\n[approvals]\n{approvals}\n"
     ));
@@ -45,9 +45,7 @@ fn calls(list: &[(&str, &str, serde_json::Value)]) -> Reply {
 fn an_untrusted_repository_widens_neither_the_sandbox_nor_the_prompt() {
     for user in users::each() {
         let env = env_for(user, "mode = \"auto\"");
-        env.write_config(&format!(
-            "[tools]\nbuiltin = [\"read_file\"]\n\n[approvals]\nmode = \"auto\"\n"
-        ));
+        env.write_config("[tools]\nbuiltin = [\"read_file\"]\n\n[approvals]\nmode = \"auto\"\n");
         let cwd = env.cwd.path();
         std::fs::create_dir_all(cwd.join(".git")).unwrap();
         std::fs::create_dir_all(cwd.join(".hermes")).unwrap();
@@ -155,7 +153,7 @@ fn project_config_is_read_only_where_a_person_put_it() {
 #[test]
 fn deny_rules_see_the_resolved_path() {
     for user in users::each() {
-        let env = TestEnv::new().as_user(user);
+        let env = TestEnv::new().run_as(user);
         let work = env.cwd.path().join("work");
         let proj = work.join("proj");
         let protected = work.join("protected");
@@ -305,7 +303,7 @@ fn a_batch_of_file_changes_is_planned_and_run_in_entry_order() {
 #[test]
 fn project_instructions_never_follow_a_link_out_of_the_repository() {
     for user in users::each() {
-        let env = TestEnv::new().as_user(user);
+        let env = TestEnv::new().run_as(user);
         let cwd = env.cwd.path();
         let ssh = env.home.path().join(".ssh");
         std::fs::create_dir_all(&ssh).unwrap();

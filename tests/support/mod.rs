@@ -138,7 +138,7 @@ impl TestEnv {
 
     /// The same test home, with hermes run as `user` (a normal user when
     /// the suite runs as root): the home and working folders become theirs.
-    pub fn as_user(mut self, user: users::User) -> TestEnv {
+    pub fn run_as(mut self, user: users::User) -> TestEnv {
         self.user = Some(user).filter(|u| !u.is_current());
         self
     }
