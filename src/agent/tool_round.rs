@@ -26,13 +26,12 @@ use super::protocol::{Event, EventTx, Settled, SettledBy};
 use crate::call::{classify, ids, names::Bridge, CallClass, Entry, ToolOutput, ToolRef};
 use crate::config::Decision;
 use crate::model::{ToolCall, ToolResult};
-use crate::policy::{
-    Answer, By, Gate, Grant, HookContext, HookVerdict, Outcome, Policy, Question, UserAnswer,
-};
-use crate::session::{Record, SessionError, SessionEvent, SessionHandle};
+use crate::policy::{By, Gate, HookContext, HookVerdict, Policy, UserAnswer};
+use crate::session::{Record, SessionError, SessionHandle};
 use crate::tools::{validation, Registry};
 use crate::util::time::Utc;
 
+mod asking;
 mod connectors;
 
 /// An entry's arguments and its tool's required ones, as a question shows them.
@@ -455,175 +454,6 @@ impl Round<'_> {
             expect,
             asked,
         })
-    }
-
-    /// An `ask` settled by the user, in entry order, one question at a
-    /// time; with nobody to ask it stays unanswered (`true`). A stop while
-    /// asking denies this entry and stops the turn.
-    #[allow(clippy::too_many_arguments)]
-    async fn settle_ask(
-        &self,
-        slot: usize,
-        id: &str,
-        name: &str,
-        tool: &ToolRef,
-        args: &Value,
-        asked: Outcome,
-        preview: Option<String>,
-    ) -> (Outcome, bool) {
-        let Some(asker) = self.policy.asker() else {
-            return (asked, true);
-        };
-        // The gate first, then the lock: an earlier slot may still need it.
-        self.gate.wait_turn(slot).await;
-        let _one_at_a_time = self.asking.lock().await;
-        // An earlier answer of this round may have allowed this tool — not
-        // when a hook asked: a hook's question is put every time.
-        if asked.by != By::Hook
-            && !matches!(asked.by, By::AlwaysAsked(_))
-            && self
-                .policy
-                .allowed_this_session()
-                .iter()
-                .any(|g| g.covers(name, args))
-        {
-            return (
-                Outcome::new(Decision::Allow, By::User(UserAnswer::ForSession)),
-                false,
-            );
-        }
-        let question = Question {
-            call_id: id.to_string(),
-            tool: name.to_string(),
-            arguments: args.clone(),
-            required: self.tools.required_args(name, tool),
-            preview,
-            why: match &asked.reason {
-                Some(r) => format!("{}: {r}", asked.by),
-                None => asked.by.to_string(),
-            },
-        };
-        if let Ok(mut q) = self.open_question.lock() {
-            *q = Some((id.to_string(), name.to_string()));
-        }
-        let answer = asker.ask(question).await;
-        if let Ok(mut q) = self.open_question.lock() {
-            *q = None;
-        }
-        let user = |decision, a| Outcome::new(decision, By::User(a));
-        let outcome = match answer {
-            None => {
-                self.cancel.cancel();
-                user(Decision::Deny, UserAnswer::StoppingTheTurn)
-            }
-            Some(Answer::Once) => user(Decision::Allow, UserAnswer::Once),
-            Some(a @ (Answer::Session | Answer::Always)) => match Grant::for_call(name, args) {
-                Some(grant) => {
-                    self.policy.allow_for_session(grant);
-                    let how = match a {
-                        Answer::Always => UserAnswer::Always,
-                        _ => UserAnswer::ForSession,
-                    };
-                    user(Decision::Allow, how)
-                }
-                // A command that chains others: this once, never standing.
-                None => user(Decision::Allow, UserAnswer::Once),
-            },
-            Some(Answer::Deny(reason)) => Outcome {
-                reason,
-                ..user(Decision::Deny, UserAnswer::Denied)
-            },
-        };
-        (outcome, false)
-    }
-
-    /// A planned change that found its file changed, put to the person
-    /// again on the file as it is now: what it then expects, or `None`
-    /// (denied, cannot apply any more, nobody to ask).
-    async fn ask_again(
-        &self,
-        id: &str,
-        name: &str,
-        tool: &ToolRef,
-        args: &Value,
-    ) -> Option<Option<crate::tools::Expect>> {
-        let asker = self.policy.asker()?;
-        let change = match self.tools.plan(tool, args, &Default::default())? {
-            Ok(c) => c,
-            Err(_) => return None,
-        };
-        let _one_at_a_time = self.asking.lock().await;
-        let question = Question {
-            call_id: id.to_string(),
-            tool: name.to_string(),
-            arguments: args.clone(),
-            required: self.tools.required_args(name, tool),
-            preview: Some(change.preview()),
-            why: format!(
-                "{} changed after you were asked; this is the change on it as it is now",
-                change.shown
-            ),
-        };
-        let answer = asker.ask(question).await;
-        let (decision, by) = match answer {
-            Some(Answer::Once | Answer::Session | Answer::Always) => {
-                (Settled::Allow, By::User(UserAnswer::Once))
-            }
-            Some(Answer::Deny(_)) => (Settled::Deny, By::User(UserAnswer::Denied)),
-            None => (Settled::Deny, By::User(UserAnswer::StoppingTheTurn)),
-        };
-        self.note_approval(id, name, decision, SettledBy::new(by), None, None)
-            .await;
-        (decision == Settled::Allow).then(|| Some(change.expect()))
-    }
-
-    /// An approval decision as an event and a session record; `asked`:
-    /// the arguments of an entry nobody could be asked about, for the user.
-    async fn note_approval(
-        &self,
-        id: &str,
-        name: &str,
-        decision: Settled,
-        by: SettledBy,
-        reason: Option<String>,
-        asked: Option<Asked<'_>>,
-    ) {
-        // The session file keeps the texts (its older records are read back).
-        let (decision_text, by_text) = (
-            match decision {
-                Settled::Allow => "allow",
-                Settled::Deny => "deny",
-            },
-            by.to_string(),
-        );
-        self.emit(Event::Approval {
-            id: id.to_string(),
-            name: name.to_string(),
-            decision,
-            by,
-            reason: reason.clone(),
-            arguments: asked.map(|a| crate::agent::ShownArguments {
-                value: a.arguments.clone(),
-                required: a.required,
-            }),
-        });
-        let record = Record::Event {
-            ts: Utc::now().rfc3339(),
-            event: SessionEvent::Approval {
-                by: by_text,
-                call_id: id.to_string(),
-                decision: decision_text.to_string(),
-                reason,
-                tool: name.to_string(),
-            },
-        };
-        // A record the file cannot take is reported with the call's result.
-        let Some(session) = self.session else { return };
-        if let Err(e) = session.append(&record).await {
-            self.emit(Event::Warning {
-                message: e.to_string(),
-            });
-        }
     }
 
     pub(super) fn emit(&self, e: Event) {

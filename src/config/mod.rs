@@ -4,6 +4,7 @@
 
 mod anchor;
 mod approvals;
+mod builtin;
 mod context;
 pub(crate) mod edit;
 mod file;
@@ -18,6 +19,7 @@ use std::path::{Path, PathBuf};
 
 pub(crate) use approvals::approval_settings;
 pub use approvals::{ApprovalRule, ApprovalSettings, RuleOrigin};
+pub use builtin::{BuiltinSettings, ShellSettings};
 pub use file::{
     ApprovalMode, ApprovalsSection, Concurrency, ConfigFile, ConnectorsSection, Decision,
     DeferMode, Elicitation, HookEntry, HooksSection, LimitsSection, McpServerEntry, OAuthEntry,
@@ -27,10 +29,9 @@ pub use file::{
 pub(crate) use paths::project_config;
 pub use paths::Paths;
 pub use settings::{
-    defaults, mcp_servers, resolve, BuiltinSettings, ConfiguredWindows, ConnectorSettings,
-    ContextSettings, DeferPolicy, HookSettings, HooksSettings, Limits, McpServerSettings,
-    PromptSettings, ProviderSettings, RemoteSettings, RetryPolicy, Settings, ShellSettings,
-    SystemPrompt, Thinking,
+    defaults, mcp_servers, resolve, ConfiguredWindows, ConnectorSettings, ContextSettings,
+    DeferPolicy, HookSettings, HooksSettings, Limits, McpServerSettings, PromptSettings,
+    ProviderSettings, RemoteSettings, RetryPolicy, Settings, SystemPrompt, Thinking,
 };
 
 #[derive(Debug, thiserror::Error)]

@@ -5,9 +5,11 @@
 
 use std::collections::BTreeMap;
 
-pub use super::context::{ConfiguredWindows, ContextSettings, PromptSettings};
 use std::path::Path;
 use std::time::Duration;
+
+use super::builtin::BuiltinSettings;
+pub use super::context::{ConfiguredWindows, ContextSettings, PromptSettings};
 
 use super::approvals::{approval_settings, ApprovalRule, ApprovalSettings, RuleOrigin};
 use super::file::{
@@ -321,67 +323,6 @@ pub struct ConnectorSettings {
     pub timeout: Duration,
 }
 
-/// The built-in tools: which are offered, and how `shell` runs.
-#[derive(Debug, Clone, PartialEq)]
-pub struct BuiltinSettings {
-    pub names: Vec<String>,
-    pub shell: ShellSettings,
-    /// hermes' own folders (config, data, cache): control paths that are
-    /// created before a command could create them.
-    pub own_folders: Vec<std::path::PathBuf>,
-    /// The config files read and the scripts their hooks and servers run:
-    /// control paths (see `tools::builtin::control`).
-    pub run_files: Vec<std::path::PathBuf>,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub struct ShellSettings {
-    /// Whether commands run in the OS sandbox.
-    pub sandbox: bool,
-    /// Whether the sandbox builds its namespace view (`sandbox = "on"`),
-    /// or is Landlock and seccomp only (`"landlock"`).
-    pub namespaces: bool,
-    pub network: bool,
-    pub timeout: Duration,
-    pub concurrency: Concurrency,
-    /// More writable folders, `~/` expanded.
-    pub writable: Vec<std::path::PathBuf>,
-}
-
-impl Default for BuiltinSettings {
-    fn default() -> Self {
-        BuiltinSettings::from_section(&super::ToolsSection::default())
-    }
-}
-
-impl BuiltinSettings {
-    fn from_section(t: &super::ToolsSection) -> BuiltinSettings {
-        let s = t.shell.clone().unwrap_or_default();
-        BuiltinSettings {
-            names: t.builtin.clone().unwrap_or_else(|| {
-                defaults::BUILTIN_TOOLS
-                    .iter()
-                    .map(|n| n.to_string())
-                    .collect()
-            }),
-            shell: ShellSettings {
-                sandbox: s.sandbox != Some(super::ShellSandbox::Off),
-                namespaces: s.sandbox != Some(super::ShellSandbox::Landlock),
-                network: s.network.unwrap_or(false),
-                timeout: ms(s.timeout_ms.map_or(defaults::SHELL_TIMEOUT_MS, |n| n.get())),
-                concurrency: s.concurrency.unwrap_or(defaults::SHELL_CONCURRENCY),
-                writable: s
-                    .writable
-                    .iter()
-                    .map(|w| crate::util::path::expand_home(w))
-                    .collect(),
-            },
-            own_folders: Vec::new(),
-            run_files: Vec::new(),
-        }
-    }
-}
-
 /// The system prompt of a new session.
 #[derive(Debug, Clone, PartialEq)]
 pub enum SystemPrompt {
@@ -543,7 +484,7 @@ pub fn resolve(paths: Paths, cwd: &Path, ov: &Overrides) -> Result<Settings, Con
     })
 }
 
-fn ms(n: u64) -> Duration {
+pub(super) fn ms(n: u64) -> Duration {
     Duration::from_millis(n)
 }
 

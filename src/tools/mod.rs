@@ -10,6 +10,7 @@
 pub mod bridge;
 mod builtin;
 pub(crate) mod catalog;
+mod change;
 mod dispatch;
 mod offered;
 mod query;
@@ -27,6 +28,7 @@ use tokio_util::sync::CancellationToken;
 
 pub use builtin::UnknownBuiltin;
 pub use catalog::{CatalogTool, ToolCatalog};
+pub(crate) use change::{Change, Earlier, Expect};
 
 pub use crate::call::ToolOutput;
 use crate::call::{names, ToolRef};
@@ -92,64 +94,6 @@ pub(crate) trait Tool: Send + Sync {
     ) -> BoxFuture<'a, ToolOutput> {
         self.call(args, cancel, on_start)
     }
-}
-
-/// What the round's earlier entries will have left in the files they
-/// change: path → content.
-pub(crate) type Earlier = HashMap<std::path::PathBuf, String>;
-
-/// A file change as planned before it is approved.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Change {
-    pub path: std::path::PathBuf,
-    /// The path as the person reads it.
-    pub shown: String,
-    /// The content the plan found (`None`: no file yet).
-    pub before: Option<String>,
-    pub after: String,
-}
-
-/// Files up to this size are diffed for the approval question.
-const PREVIEW_BYTES: usize = 4 << 20;
-
-impl Change {
-    /// What the question shows: a diff, or for a large file what happens.
-    pub(crate) fn preview(&self) -> String {
-        let before = self.before.as_deref().unwrap_or("");
-        if before.len().max(self.after.len()) > PREVIEW_BYTES {
-            return format!(
-                "(replaces {}, {} bytes, with {} bytes)",
-                self.shown,
-                before.len(),
-                self.after.len()
-            );
-        }
-        crate::tools::builtin::diff(&self.shown, before, &self.after)
-    }
-
-    pub(crate) fn expect(&self) -> Expect {
-        Expect {
-            before: self.before.as_deref().map(digest),
-        }
-    }
-}
-
-/// What a planned change expects to find: the digest of the file's content
-/// (`None`: no file).
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Expect {
-    pub before: Option<[u8; 32]>,
-}
-
-impl Expect {
-    pub(crate) fn holds_for(&self, now: Option<&[u8]>) -> bool {
-        self.before == now.map(digest)
-    }
-}
-
-fn digest(bytes: impl AsRef<[u8]>) -> [u8; 32] {
-    use sha2::Digest;
-    sha2::Sha256::digest(bytes.as_ref()).into()
 }
 
 /// Identifies the inputs a catalog was built from: the MCP registry's
