@@ -15,9 +15,12 @@ pub(crate) struct Change {
     pub path: std::path::PathBuf,
     /// The path as the person reads it.
     pub shown: String,
-    /// The content the plan found (`None`: no file yet).
+    /// The content the plan found, as text for the question (`None`: no
+    /// file yet).
     pub before: Option<String>,
     pub after: String,
+    /// What the write must find when it runs: the bytes the plan found.
+    pub expect: Expect,
 }
 
 /// Files up to this size are diffed for the approval question.
@@ -39,9 +42,7 @@ impl Change {
     }
 
     pub(crate) fn expect(&self) -> Expect {
-        Expect {
-            before: self.before.as_deref().map(digest),
-        }
+        self.expect.clone()
     }
 }
 
@@ -53,6 +54,13 @@ pub(crate) struct Expect {
 }
 
 impl Expect {
+    /// What finding `bytes` (`None`: no file) expects.
+    pub(crate) fn of(bytes: Option<&[u8]>) -> Expect {
+        Expect {
+            before: bytes.map(digest),
+        }
+    }
+
     pub(crate) fn holds_for(&self, now: Option<&[u8]>) -> bool {
         self.before == now.map(digest)
     }

@@ -10,30 +10,10 @@ use std::path::PathBuf;
 
 use serde_json::json;
 
-use crate::support::calls::{batch, contents};
+use crate::support::calls::{batch, builtins_env, contents, reply_calls};
 use crate::support::tmux::Tmux;
 use crate::support::users::{self, User};
 use crate::support::{call_id, Reply, TestEnv};
-
-fn env_for(user: User, approvals: &str) -> TestEnv {
-    let env = TestEnv::new().run_as(user);
-    env.write_config(&format!(
-        "[tools]\nbuiltin = [\"read_file\", \"write_file\", \"edit_file\", \"glob\", \"grep\", \"shell\"]\n\n[approvals]\n{approvals}\n"
-    ));
-    env
-}
-
-fn reply(list: &[(&str, &str, serde_json::Value)]) -> Reply {
-    let owned: Vec<(String, String, String)> = list
-        .iter()
-        .map(|(l, n, a)| (call_id(l), n.to_string(), a.to_string()))
-        .collect();
-    let borrowed: Vec<(&str, &str, &str)> = owned
-        .iter()
-        .map(|(a, b, c)| (a.as_str(), b.as_str(), c.as_str()))
-        .collect();
-    Reply::tool_calls(&borrowed)
-}
 
 fn outside(env: &TestEnv) -> PathBuf {
     let dir = env.home.path().join("outside");
@@ -52,7 +32,7 @@ fn answer(term: &Tmux, question: &str, line: &str) {
 #[test]
 fn a_command_cannot_type_into_hermes_terminal() {
     for user in users::each() {
-        let env = env_for(user, "mode = \"auto\"");
+        let env = builtins_env(user, "mode = \"auto\"");
         let escaped = outside(&env).join("escaped.txt");
         let inject = "import fcntl, termios, os\n\
             for fd in (0, 1, 2):\n\
@@ -65,12 +45,12 @@ fn a_command_cannot_type_into_hermes_terminal() {
             \x20 os.write(t, b'\\x1b]0;pwned\\x07\\x1b[2J')\n\
             except OSError as e: print('tty', e.errno)\n";
         std::fs::write(env.cwd.path().join("inject.py"), inject).unwrap();
-        env.fake.push(reply(&[(
+        env.fake.push(reply_calls(&[(
             "inject",
             "shell",
             json!({"command": "/usr/bin/python3 inject.py"}),
         )]));
-        env.fake.push(reply(&[(
+        env.fake.push(reply_calls(&[(
             "escape",
             "write_file",
             json!({"path": escaped.display().to_string(), "content": "out"}),
@@ -102,16 +82,16 @@ fn a_command_cannot_type_into_hermes_terminal() {
 /// "s" on `bash run_tests.sh` covers that command line, never `bash -c`.
 #[test]
 fn an_answer_covers_only_what_it_was_asked_about() {
-    let env = env_for(User::current(), "");
+    let env = builtins_env(User::current(), "");
     let cwd = env.cwd.path();
     let out = outside(&env).join("out.txt");
     std::fs::write(cwd.join("run_tests.sh"), "echo tests ran\n").unwrap();
-    env.fake.push(reply(&[(
+    env.fake.push(reply_calls(&[(
         "w1",
         "write_file",
         json!({"path": "notes.md", "content": "one"}),
     )]));
-    env.fake.push(reply(&[
+    env.fake.push(reply_calls(&[
         (
             "w2",
             "write_file",
@@ -123,12 +103,12 @@ fn an_answer_covers_only_what_it_was_asked_about() {
             json!({"path": out.display().to_string(), "content": "three"}),
         ),
     ]));
-    env.fake.push(reply(&[(
+    env.fake.push(reply_calls(&[(
         "s1",
         "shell",
         json!({"command": "bash run_tests.sh"}),
     )]));
-    env.fake.push(reply(&[
+    env.fake.push(reply_calls(&[
         ("s2", "shell", json!({"command": "bash run_tests.sh"})),
         ("s3", "shell", json!({"command": "bash -c \"touch pwned\""})),
     ]));
@@ -170,18 +150,18 @@ fn an_answer_covers_only_what_it_was_asked_about() {
 #[test]
 fn a_file_changed_while_its_question_is_open_is_not_written_as_approved() {
     for user in users::each() {
-        let env = env_for(user, "");
+        let env = builtins_env(user, "");
         let cwd = env.cwd.path();
         let target = outside(&env).join("target.txt");
         std::fs::write(&target, "theirs\n").unwrap();
         std::fs::write(cwd.join("notes.md"), "mine\n").unwrap();
         std::fs::write(cwd.join("plan.md"), "first\n").unwrap();
-        env.fake.push(reply(&[(
+        env.fake.push(reply_calls(&[(
             "swap",
             "write_file",
             json!({"path": "notes.md", "content": "approved\n"}),
         )]));
-        env.fake.push(reply(&[(
+        env.fake.push(reply_calls(&[(
             "change",
             "write_file",
             json!({"path": "plan.md", "content": "approved\n"}),
@@ -219,7 +199,7 @@ fn a_file_changed_while_its_question_is_open_is_not_written_as_approved() {
 /// than the output budget however big the file.
 #[test]
 fn only_what_the_person_types_attaches_and_outside_is_asked_first() {
-    let env = env_for(User::current(), "");
+    let env = builtins_env(User::current(), "");
     let secret = outside(&env).join("secret.txt");
     std::fs::write(&secret, "the secret marker 7f3a\n").unwrap();
     let cwd = env.cwd.path();
@@ -277,8 +257,8 @@ fn only_what_the_person_types_attaches_and_outside_is_asked_first() {
 /// the change on the written content, not "old_string was not found".
 #[test]
 fn an_edit_after_a_write_is_shown_on_what_the_write_leaves() {
-    let env = env_for(User::current(), "");
-    env.fake.push(reply(&[
+    let env = builtins_env(User::current(), "");
+    env.fake.push(reply_calls(&[
         (
             "w",
             "write_file",

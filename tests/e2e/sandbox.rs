@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::json;
 
-use crate::support::calls::contents;
+use crate::support::calls::{contents, ALL_BUILTINS};
 use crate::support::users::{self, User};
 use crate::support::{call_id, Reply, TestEnv};
 
@@ -19,7 +19,10 @@ use crate::support::{call_id, Reply, TestEnv};
 fn env_for(user: User, extra: &str) -> TestEnv {
     let env = TestEnv::new().run_as(user);
     env.write_config(&format!(
-        "[tools]\nbuiltin = [\"read_file\", \"write_file\", \"edit_file\", \"glob\", \"grep\", \"shell\"]\n{extra}\n"
+        "[tools]
+builtin = {ALL_BUILTINS}
+{extra}
+"
     ));
     env
 }

@@ -63,3 +63,31 @@ pub fn contents(results: &[Value]) -> Vec<String> {
         .map(|r| r["content"].as_str().unwrap().to_string())
         .collect()
 }
+
+/// A reply of tool calls, each `(label, tool, arguments)`: the label makes
+/// the call's realistic id.
+pub fn reply_calls(list: &[(&str, &str, Value)]) -> Reply {
+    let owned: Vec<(String, String, String)> = list
+        .iter()
+        .map(|(l, n, a)| (call_id(l), n.to_string(), a.to_string()))
+        .collect();
+    let borrowed: Vec<(&str, &str, &str)> = owned
+        .iter()
+        .map(|(a, b, c)| (a.as_str(), b.as_str(), c.as_str()))
+        .collect();
+    Reply::tool_calls(&borrowed)
+}
+
+/// Every built-in tool, by name, as `[tools] builtin` lists them.
+pub const ALL_BUILTINS: &str =
+    r#"["read_file", "write_file", "edit_file", "glob", "grep", "shell"]"#;
+
+/// A home offering every built-in, `approvals` as its `[approvals]`
+/// lines, run as `user`.
+pub fn builtins_env(user: super::users::User, approvals: &str) -> TestEnv {
+    let env = TestEnv::new().run_as(user);
+    env.write_config(&format!(
+        "[tools]\nbuiltin = {ALL_BUILTINS}\n\n[approvals]\n{approvals}\n"
+    ));
+    env
+}

@@ -198,15 +198,22 @@ fn read_up_to(r: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
     Ok(n)
 }
 
-/// A file's content now, as text (`None`: no file), read without
-/// following a link: what a write replaces or an edit changes.
-fn current(path: &Path, shown: &str) -> Result<Option<String>, String> {
-    let bytes = super::beneath::read(path).map_err(|e| match e.kind() {
-        _ if super::beneath::is_link_error(&e) => changed_to_link(shown),
+/// Why a file could not be read for a change.
+fn read_error(e: &std::io::Error, shown: &str) -> String {
+    match e.kind() {
+        _ if super::beneath::is_link_error(e) => changed_to_link(shown),
         std::io::ErrorKind::IsADirectory => format!("{shown} is a folder"),
         _ => format!("cannot read {shown}: {e}"),
-    })?;
-    bytes.map(|b| text_of(b, shown)).transpose()
+    }
+}
+
+/// A file as a plan finds it: as the round's earlier entries will have
+/// left it, else as it is (read without following a link); `None`: none.
+fn found(path: &Path, shown: &str, earlier: &Earlier) -> Result<Option<Vec<u8>>, String> {
+    if let Some(c) = earlier.get(path) {
+        return Ok(Some(c.clone().into_bytes()));
+    }
+    super::beneath::read(path).map_err(|e| read_error(&e, shown))
 }
 
 /// Bytes as text for an edit: UTF-8, not binary.
@@ -225,15 +232,9 @@ fn text_of(bytes: Vec<u8>, shown: &str) -> Result<String, String> {
 fn as_planned(
     path: &Path,
     shown: &str,
-    expect: Option<&crate::tools::Expect>,
+    expect: Option<&Expect>,
 ) -> Result<Option<Vec<u8>>, ToolOutput> {
-    let now = super::beneath::read(path).map_err(|e| {
-        ToolOutput::error(match e.kind() {
-            _ if super::beneath::is_link_error(&e) => changed_to_link(shown),
-            std::io::ErrorKind::IsADirectory => format!("{shown} is a folder"),
-            _ => format!("cannot read {shown}: {e}"),
-        })
-    })?;
+    let now = super::beneath::read(path).map_err(|e| ToolOutput::error(read_error(&e, shown)))?;
     match expect {
         Some(x) if !x.holds_for(now.as_deref()) => Err(ToolOutput::stale(format!(
             "{shown} changed after this change was planned and shown; nothing was written — \
@@ -241,6 +242,22 @@ fn as_planned(
         ))),
         _ => Ok(now),
     }
+}
+
+/// Runs a planned change (`work`) of the entry's path in its turn (after
+/// the entries before it that read or write the path), off the runtime.
+async fn run_planned(
+    ctx: &Context,
+    args: Value,
+    expect: Option<Expect>,
+    on_start: OnStart<'_>,
+    work: fn(&Path, &str, &Value, Option<&Expect>) -> ToolOutput,
+) -> ToolOutput {
+    let path = ctx.workspace.resolve(arg_str(&args, "path"));
+    let _turn = ctx.gates.path(&path).write_owned().await;
+    on_start();
+    let shown = ctx.workspace.shown(&path);
+    blocking(move || work(&path, &shown, &args, expect.as_ref())).await
 }
 
 impl Tool for WriteFile {
@@ -277,19 +294,16 @@ impl Tool for WriteFile {
     fn plan(&self, args: &Value, earlier: &Earlier) -> Option<Result<Change, String>> {
         let path = self.0.workspace.resolve(arg_str(args, "path"));
         let shown = self.0.workspace.shown(&path);
-        let before = match earlier.get(&path) {
-            Some(c) => Some(c.clone()),
-            None => match current(&path, &shown) {
-                Ok(c) => c,
-                // A file that is not text is replaced all the same.
-                Err(_) if path.is_file() => Some(String::new()),
-                Err(e) => return Some(Err(e)),
-            },
+        let bytes = match found(&path, &shown, earlier) {
+            Ok(b) => b,
+            Err(e) => return Some(Err(e)),
         };
         Some(Ok(Change {
+            // A file that is not text is replaced all the same.
+            expect: Expect::of(bytes.as_deref()),
+            before: bytes.map(|b| String::from_utf8_lossy(&b).into_owned()),
             path,
             shown,
-            before,
             after: arg_str(args, "content").to_string(),
         }))
     }
@@ -310,18 +324,12 @@ impl Tool for WriteFile {
         _cancel: &'a CancellationToken,
         on_start: OnStart<'a>,
     ) -> BoxFuture<'a, ToolOutput> {
-        Box::pin(async move {
-            let path = self.0.workspace.resolve(arg_str(&args, "path"));
-            let _turn = self.0.gates.path(&path).write_owned().await;
-            on_start();
-            let content = arg_str(&args, "content").to_string();
-            let shown = self.0.workspace.shown(&path);
-            blocking(move || write_whole(&path, &shown, &content, expect.as_ref())).await
-        })
+        Box::pin(run_planned(&self.0, args, expect, on_start, write_whole))
     }
 }
 
-fn write_whole(path: &Path, shown: &str, content: &str, expect: Option<&Expect>) -> ToolOutput {
+fn write_whole(path: &Path, shown: &str, args: &Value, expect: Option<&Expect>) -> ToolOutput {
+    let content = arg_str(args, "content");
     let old = match as_planned(path, shown, expect) {
         Ok(old) => old.map(|b| String::from_utf8_lossy(&b).into_owned()),
         Err(out) => return out,
@@ -377,19 +385,22 @@ impl Tool for EditFile {
     fn plan(&self, args: &Value, earlier: &Earlier) -> Option<Result<Change, String>> {
         let path = self.0.workspace.resolve(arg_str(args, "path"));
         let shown = self.0.workspace.shown(&path);
-        let before = match earlier.get(&path) {
-            Some(c) => c.clone(),
-            None => match current(&path, &shown) {
-                Ok(Some(c)) => c,
-                Ok(None) => return Some(Err(format!("{shown} does not exist"))),
-                Err(e) => return Some(Err(e)),
-            },
+        let bytes = match found(&path, &shown, earlier) {
+            Ok(Some(b)) => b,
+            Ok(None) => return Some(Err(format!("{shown} does not exist"))),
+            Err(e) => return Some(Err(e)),
+        };
+        let expect = Expect::of(Some(&bytes));
+        let before = match text_of(bytes, &shown) {
+            Ok(t) => t,
+            Err(e) => return Some(Err(e)),
         };
         Some(planned_edit(&before, &shown, args).map(|edit| Change {
             path,
             shown,
             before: Some(before),
             after: edit.new,
+            expect,
         }))
     }
 
@@ -409,49 +420,43 @@ impl Tool for EditFile {
         _cancel: &'a CancellationToken,
         on_start: OnStart<'a>,
     ) -> BoxFuture<'a, ToolOutput> {
-        Box::pin(async move {
-            let path = self.0.workspace.resolve(arg_str(&args, "path"));
-            let _turn = self.0.gates.path(&path).write_owned().await;
-            on_start();
-            let shown = self.0.workspace.shown(&path);
-            blocking(move || {
-                let old = match as_planned(&path, &shown, expect.as_ref()) {
-                    Ok(Some(b)) => b,
-                    Ok(None) => return ToolOutput::error(format!("{shown} does not exist")),
-                    Err(out) => return out,
-                };
-                let old = match text_of(old, &shown) {
-                    Ok(t) => t,
-                    Err(e) => return ToolOutput::error(e),
-                };
-                let edit = match planned_edit(&old, &shown, &args) {
-                    Ok(e) => e,
-                    Err(why) => return ToolOutput::error(why),
-                };
-                if let Err(e) = super::beneath::replace(&path, edit.new.as_bytes()) {
-                    if super::beneath::is_link_error(&e) {
-                        return ToolOutput::error(changed_to_link(&shown));
-                    }
-                    return ToolOutput::error(format!("cannot write {shown}: {e}"));
-                }
-                let lines = edit
-                    .lines
-                    .iter()
-                    .map(usize::to_string)
-                    .collect::<Vec<_>>()
-                    .join(", ");
-                let n = edit.lines.len();
-                let what = if n == 1 {
-                    format!("1 replacement at line {lines}")
-                } else {
-                    format!("{n} replacements, at lines {lines}")
-                };
-                ToolOutput::ok(format!("edited {shown}: {what}"))
-                    .with_diff(diff(&shown, &old, &edit.new))
-            })
-            .await
-        })
+        Box::pin(run_planned(&self.0, args, expect, on_start, edit_in_place))
     }
+}
+
+fn edit_in_place(path: &Path, shown: &str, args: &Value, expect: Option<&Expect>) -> ToolOutput {
+    let old = match as_planned(path, shown, expect) {
+        Ok(Some(b)) => b,
+        Ok(None) => return ToolOutput::error(format!("{shown} does not exist")),
+        Err(out) => return out,
+    };
+    let old = match text_of(old, shown) {
+        Ok(t) => t,
+        Err(e) => return ToolOutput::error(e),
+    };
+    let edit = match planned_edit(&old, shown, args) {
+        Ok(e) => e,
+        Err(why) => return ToolOutput::error(why),
+    };
+    if let Err(e) = super::beneath::replace(path, edit.new.as_bytes()) {
+        if super::beneath::is_link_error(&e) {
+            return ToolOutput::error(changed_to_link(shown));
+        }
+        return ToolOutput::error(format!("cannot write {shown}: {e}"));
+    }
+    let lines = edit
+        .lines
+        .iter()
+        .map(usize::to_string)
+        .collect::<Vec<_>>()
+        .join(", ");
+    let n = edit.lines.len();
+    let what = if n == 1 {
+        format!("1 replacement at line {lines}")
+    } else {
+        format!("{n} replacements, at lines {lines}")
+    };
+    ToolOutput::ok(format!("edited {shown}: {what}")).with_diff(diff(shown, &old, &edit.new))
 }
 
 /// An edit worked out on a file's text.
