@@ -11,6 +11,10 @@
 //!
 //! `cargo bench --bench shell` (`HERMES_BENCH_RUNS` changes the pair count).
 
+#[path = "../tests/support/fake_anthropic.rs"]
+mod fake_anthropic;
+#[path = "../tests/support/fake_bedrock.rs"]
+mod fake_bedrock;
 #[path = "../tests/support/fake_provider.rs"]
 mod fake_provider;
 
@@ -39,7 +43,12 @@ fn home(fake: &FakeProvider) -> (tempfile::TempDir, tempfile::TempDir) {
 /// The tool round's time for `n` `true` commands, run by `exe`.
 fn round(fake: &FakeProvider, exe: &Path, home: &Path, cwd: &Path, n: usize) -> Duration {
     let calls: Vec<(String, String)> = (0..n)
-        .map(|i| (call_id(&format!("true-{i}")), r#"{"command":"true"}"#.to_string()))
+        .map(|i| {
+            (
+                call_id(&format!("true-{i}")),
+                r#"{"command":"true"}"#.to_string(),
+            )
+        })
         .collect();
     let borrowed: Vec<(&str, &str, &str)> = calls
         .iter()
@@ -61,7 +70,11 @@ fn round(fake: &FakeProvider, exe: &Path, home: &Path, cwd: &Path, n: usize) -> 
         .stderr(Stdio::null())
         .status()
         .unwrap();
-    assert!(st.success(), "{} failed during the benchmark", exe.display());
+    assert!(
+        st.success(),
+        "{} failed during the benchmark",
+        exe.display()
+    );
     let reqs = fake.requests();
     assert_eq!(reqs.len(), 2, "one round");
     reqs[1].first_byte.duration_since(reqs[0].first_byte)
@@ -106,13 +119,22 @@ fn main() {
     }
     println!("| measure ({runs} pairs, interleaved, release) | median | target |");
     println!("|---|---|---|");
-    println!("| one `shell` call (`true`), this build | {:.2} ms | |", median(a));
+    println!(
+        "| one `shell` call (`true`), this build | {:.2} ms | |",
+        median(a)
+    );
     if baseline.is_some() {
-        println!("| one `shell` call (`true`), baseline | {:.2} ms | |", median(b));
+        println!(
+            "| one `shell` call (`true`), baseline | {:.2} ms | |",
+            median(b)
+        );
         println!(
             "| this build − baseline, per call (median of pairs) | {:+.2} ms | ≤ +5 ms |",
             median(diff)
         );
-        println!("| this build ÷ baseline (median of pairs) | {:.2} | |", median(ratio));
+        println!(
+            "| this build ÷ baseline (median of pairs) | {:.2} | |",
+            median(ratio)
+        );
     }
 }

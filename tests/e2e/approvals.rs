@@ -258,7 +258,8 @@ fn a_claude_code_hook_denies_with_a_reason_and_rewrites_input() {
         &env,
         "guard.sh",
         r#"input=$(cat)
-echo "$input" > "$HOME/hook-stdin.json"
+# Both entries' hooks run at once: each writes whole, then renames.
+echo "$input" > "$HOME/hook-stdin.$$" && mv "$HOME/hook-stdin.$$" "$HOME/hook-stdin.json"
 case "$input" in
   *'"text":"first"'*) echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"first is reserved"}}' ;;
   *) echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"text":"rewritten"}}}' ;;
