@@ -52,6 +52,8 @@ enum Plan {
         expect: Option<crate::tools::Expect>,
         /// Whether the person was asked (a stale change is asked again).
         asked: bool,
+        /// What the pre hooks told the model, put beside the result.
+        context: Option<String>,
     },
     /// A `connectors__`-only batch: each entry checked (scope, schema, hooks,
     /// approval) like any other, the allowed ones sent in one dispatch.
@@ -123,6 +125,8 @@ struct Checked {
     args: Value,
     expect: Option<crate::tools::Expect>,
     asked: bool,
+    /// What the pre hooks told the model (`additionalContext`).
+    context: Option<String>,
 }
 
 /// What a round did.
@@ -295,6 +299,7 @@ impl Round<'_> {
                         args: c.args,
                         expect: c.expect,
                         asked: c.asked,
+                        context: c.context,
                     },
                     Err(why) => Plan::Refused {
                         tool,
@@ -354,6 +359,8 @@ impl Round<'_> {
             .policy
             .pre_tool_call(&self.hook_ctx, &subject, id, &args, self.cancel)
             .await;
+        self.hooks_said(hook.message.clone(), hook.stop.clone());
+        let context = hook.context.clone();
         if let HookVerdict::Block(why) = hook.verdict {
             self.note_approval(
                 id,
@@ -453,7 +460,25 @@ impl Round<'_> {
             args,
             expect,
             asked,
+            context,
         })
+    }
+
+    /// A hook's `systemMessage` for the person, and its `continue: false`,
+    /// which ends the turn as a stop does, saying why.
+    pub(super) fn hooks_said(&self, message: Option<String>, stop: Option<String>) {
+        if let Some(m) = message {
+            self.emit(Event::Warning { message: m });
+        }
+        if let Some(why) = stop {
+            let why = if why.is_empty() {
+                "a hook ended the turn".to_string()
+            } else {
+                format!("a hook ended the turn: {why}")
+            };
+            self.emit(Event::Warning { message: why });
+            self.cancel.cancel();
+        }
     }
 
     pub(super) fn emit(&self, e: Event) {
@@ -515,6 +540,7 @@ impl Round<'_> {
                 args,
                 expect,
                 asked,
+                context,
             } => {
                 let shown = args.to_string();
                 queued(&name, shown.clone());
@@ -553,9 +579,10 @@ impl Round<'_> {
                             .await;
                     }
                 }
+                let mut feedback: Vec<String> = context.into_iter().collect();
                 if sent.load(Ordering::SeqCst) {
                     let subject = self.tools.subject(&name, &tool, &args);
-                    for problem in self
+                    let post = self
                         .policy
                         .post_tool_call(
                             &self.hook_ctx,
@@ -565,10 +592,17 @@ impl Round<'_> {
                             &out,
                             self.cancel,
                         )
-                        .await
-                    {
+                        .await;
+                    for problem in post.warnings {
                         self.emit(Event::Warning { message: problem });
                     }
+                    feedback.extend(post.feedback);
+                    self.hooks_said(None, post.stop);
+                }
+                // What hooks told the model goes with the result, as
+                // Claude Code gives it.
+                for f in feedback {
+                    out.content.push_str(&format!("\n\n[hook] {f}"));
                 }
                 (Some(Shown::named(&name)), out)
             }

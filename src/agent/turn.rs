@@ -394,6 +394,9 @@ impl Agent {
                     session_id: self.session.id().to_string(),
                     transcript_path: self.session.path().to_path_buf(),
                     cwd: std::env::current_dir().unwrap_or_default(),
+                    project_dir: std::env::current_dir()
+                        .map(|d| crate::config::project_dir(&d))
+                        .unwrap_or_default(),
                 },
                 gate: crate::policy::Gate::new(calls.len()),
                 asking: tokio::sync::Mutex::new(()),

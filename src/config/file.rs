@@ -137,15 +137,63 @@ impl LimitsSection {
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct HooksSection {
+    /// Whether Claude Code's settings files (`~/.claude/settings.json`, a
+    /// project's `.claude/settings.json`) add their hooks; default yes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub claude_code: Option<bool>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub pre_tool_call: Vec<HookEntry>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub post_tool_call: Vec<HookEntry>,
+    /// Claude Code's other events, by the names of `config::claude::EVENTS`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub user_prompt_submit: Vec<HookEntry>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stop: Vec<HookEntry>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub subagent_stop: Vec<HookEntry>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub session_start: Vec<HookEntry>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub session_end: Vec<HookEntry>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pre_compact: Vec<HookEntry>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notification: Vec<HookEntry>,
 }
 
 impl HooksSection {
     fn is_empty(&self) -> bool {
-        self.pre_tool_call.is_empty() && self.post_tool_call.is_empty()
+        self == &HooksSection::default()
+    }
+
+    /// Every list with its key, in `config::claude::EVENTS`' order.
+    pub fn lists(&self) -> [(&'static str, &Vec<HookEntry>); 9] {
+        [
+            ("pre_tool_call", &self.pre_tool_call),
+            ("post_tool_call", &self.post_tool_call),
+            ("user_prompt_submit", &self.user_prompt_submit),
+            ("stop", &self.stop),
+            ("subagent_stop", &self.subagent_stop),
+            ("session_start", &self.session_start),
+            ("session_end", &self.session_end),
+            ("pre_compact", &self.pre_compact),
+            ("notification", &self.notification),
+        ]
+    }
+
+    pub fn lists_mut(&mut self) -> [&mut Vec<HookEntry>; 9] {
+        [
+            &mut self.pre_tool_call,
+            &mut self.post_tool_call,
+            &mut self.user_prompt_submit,
+            &mut self.stop,
+            &mut self.subagent_stop,
+            &mut self.session_start,
+            &mut self.session_end,
+            &mut self.pre_compact,
+            &mut self.notification,
+        ]
     }
 }
 
@@ -159,6 +207,10 @@ pub struct HookEntry {
     /// Glob over the underlying tool name (`mcp__files__write*`); default all.
     #[serde(rename = "match", skip_serializing_if = "Option::is_none")]
     pub matcher: Option<String>,
+    /// Claude Code's matcher (`Edit|Write`, `mcp__memory__.*`): exact
+    /// names joined by `|`, or a regular expression; instead of `match`.
+    #[serde(rename = "matcher", skip_serializing_if = "Option::is_none")]
+    pub claude_matcher: Option<String>,
     pub command: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub timeout_ms: Option<NonZeroU64>,

@@ -26,6 +26,16 @@ pub(super) fn read_text(path: &Path, required: bool) -> Result<Option<String>, C
     }
 }
 
+/// A layer from a file of either kind: hermes' TOML, or a Claude Code
+/// settings file's hooks.
+pub(super) fn layer_of(path: &Path, text: &str) -> Result<toml::Table, ConfigError> {
+    if super::claude::is_settings(path) {
+        super::claude::layer(path, text)
+    } else {
+        parse_layer(path, text)
+    }
+}
+
 pub(super) fn parse_layer(path: &Path, text: &str) -> Result<toml::Table, ConfigError> {
     let file = toml::from_str::<ConfigFile>(text).map_err(|e| located(path, text, &e))?;
     check_servers(&file, path, text)?;
@@ -186,6 +196,13 @@ const ADDED_UP: &[&str] = &[
     "approvals.rules",
     "hooks.pre_tool_call",
     "hooks.post_tool_call",
+    "hooks.user_prompt_submit",
+    "hooks.stop",
+    "hooks.subagent_stop",
+    "hooks.session_start",
+    "hooks.session_end",
+    "hooks.pre_compact",
+    "hooks.notification",
 ];
 
 fn merge_at(base: &mut toml::Table, over: toml::Table, at: &str) {

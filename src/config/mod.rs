@@ -5,10 +5,12 @@
 mod anchor;
 mod approvals;
 mod builtin;
+pub(crate) mod claude;
 mod context;
 pub(crate) mod edit;
 mod file;
 mod load;
+mod matcher;
 mod paths;
 mod presets;
 pub(crate) mod referenced;
@@ -26,8 +28,9 @@ pub use file::{
     ProviderEntry, ProviderKind, ShellSandbox, ShellSection, ThinkingMode, ToolFilter,
     ToolsSection, WarmUp,
 };
-pub(crate) use paths::project_config;
+pub use matcher::HookMatcher;
 pub use paths::Paths;
+pub(crate) use paths::{project_dir, project_files};
 pub use settings::{
     defaults, mcp_servers, resolve, ConfiguredWindows, ConnectorSettings, ContextSettings,
     DeferPolicy, HookSettings, HooksSettings, Limits, McpServerSettings, PromptSettings,
@@ -192,39 +195,80 @@ pub fn load_merged(paths: &Paths, cwd: &Path, ov: &Overrides) -> Result<Merged, 
         load::merge(&mut merged, t);
         sources.push(user.clone());
     }
+    // Claude Code's own user settings, unless the user's config says no.
+    let claude_code = |m: &toml::Table| {
+        m.get("hooks")
+            .and_then(|h| h.get("claude_code"))
+            .and_then(toml::Value::as_bool)
+            != Some(false)
+    };
+    if claude_code(&merged) {
+        if let Some(path) = claude::user_settings().filter(|p| p.is_file()) {
+            if let Some(text) = load::read_text(&path, false)? {
+                load::merge(&mut merged, claude::layer(&path, &text)?);
+                sources.push(path);
+            }
+        }
+    }
     let mut held = None;
-    if let Some(project) = project_config(cwd).filter(|p| !same_file(p, &user)) {
-        if trust::owned_by_another(&project) {
+    let mut files: trust::Files = Vec::new();
+    for path in project_files(cwd) {
+        if same_file(&path, &user) {
+            continue;
+        }
+        if trust::owned_by_another(&path) {
             held = Some(format!(
                 "{} belongs to another user and was not read; a project file must be your own",
-                project.display()
+                path.display()
             ));
-        } else if let Some(text) = load::read_text(&project, false)? {
-            // The bytes judged are the bytes applied.
-            let mut t = load::parse_layer(&project, &text)?;
-            let standing = trust::standing(paths, &project, text.as_bytes(), cwd);
+            continue;
+        }
+        if claude::is_settings(&path) && !claude_code(&merged) {
+            continue;
+        }
+        if let Some(text) = load::read_text(&path, false)? {
+            files.push((path, text.into_bytes()));
+        }
+    }
+    if !files.is_empty() {
+        // The bytes judged are the bytes applied.
+        let standing = trust::standing(paths, &files, cwd);
+        let mut all_held = Vec::new();
+        for (path, text) in &files {
+            let mut t = load::layer_of(path, &String::from_utf8_lossy(text))?;
             if standing != trust::Standing::Trusted {
-                let keys = trust::hold_back(&mut t);
+                all_held.extend(
+                    trust::hold_back(&mut t)
+                        .into_iter()
+                        .map(|k| (path.clone(), k)),
+                );
+            }
+            anchor::anchor(&mut t, &trust::folder_of(path), true);
+            load::merge(&mut merged, t);
+            sources.push(path.clone());
+        }
+        if !all_held.is_empty() {
+            let why = if standing == trust::Standing::Changed {
+                "it changed since this folder was trusted"
+            } else {
+                "this folder is not trusted"
+            };
+            let mut by_file: Vec<String> = Vec::new();
+            for (path, _) in &files {
+                let keys: Vec<String> = all_held
+                    .iter()
+                    .filter(|(p, _)| p == path)
+                    .map(|(_, k)| format!("`{k}`"))
+                    .collect();
                 if !keys.is_empty() {
-                    let why = if standing == trust::Standing::Changed {
-                        "it changed since this folder was trusted"
-                    } else {
-                        "this folder is not trusted"
-                    };
-                    held = Some(format!(
-                        "{} sets {} — not applied: {why}; run `hermes trust` in {} to apply them",
-                        project.display(),
-                        keys.iter()
-                            .map(|k| format!("`{k}`"))
-                            .collect::<Vec<_>>()
-                            .join(", "),
-                        trust::folder_of(&project).display()
-                    ));
+                    by_file.push(format!("{} sets {}", path.display(), keys.join(", ")));
                 }
             }
-            anchor::anchor(&mut t, &trust::folder_of(&project), true);
-            load::merge(&mut merged, t);
-            sources.push(project);
+            held = Some(format!(
+                "{} — not applied: {why}; run `hermes trust` in {} to apply them",
+                by_file.join("; "),
+                trust::folder_of(&files[0].0).display()
+            ));
         }
     }
     for (var, key) in [("HERMES_PROVIDER", "provider"), ("HERMES_MODEL", "model")] {
@@ -305,13 +349,10 @@ fn mask_file(f: &mut ConfigFile, decided: bool) {
     if let Some(c) = &mut f.connectors {
         c.url = mask(&c.url).into_owned();
     }
-    for h in f
-        .hooks
-        .pre_tool_call
-        .iter_mut()
-        .chain(f.hooks.post_tool_call.iter_mut())
-    {
-        h.command = text(&h.command);
+    for list in f.hooks.lists_mut() {
+        for h in list {
+            h.command = text(&h.command);
+        }
     }
 }
 

@@ -46,17 +46,27 @@ impl Paths {
     }
 }
 
-/// The project-local config: `.hermes/config.toml` in the working
+/// The files of a project folder hermes reads, in the order their layers
+/// apply: its own config, then Claude Code's shared and local settings.
+pub(crate) const PROJECT_FILES: &[&str] = &[
+    ".hermes/config.toml",
+    ".claude/settings.json",
+    ".claude/settings.local.json",
+];
+
+/// The project folder's files (see [`PROJECT_FILES`]): those of the working
 /// directory or the nearest folder above it that has one, looked for from
 /// the working folder up to the repository's root (the nearest folder with
 /// a `.git`) only — without a repository, in the working folder alone — and
 /// never in the temp folder itself nor in a folder above the home folder:
-/// places anyone, or a sandboxed command, may write to.
-pub(crate) fn project_config(cwd: &Path) -> Option<PathBuf> {
+/// places anyone, or a sandboxed command, may write to. The home folder's
+/// own `.claude/settings.json` is the user's, not a project's.
+pub(crate) fn project_files(cwd: &Path) -> Vec<PathBuf> {
     let repo = cwd.ancestors().find(|d| d.join(".git").exists());
     let top = repo.unwrap_or(cwd);
     let tmp = std::fs::canonicalize(std::env::temp_dir()).ok();
     let home = std::env::var_os("HOME").map(PathBuf::from);
+    let user_claude = super::claude::user_settings().and_then(|p| std::fs::canonicalize(p).ok());
     let shared = |dir: &Path| {
         let real = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
         tmp.as_deref() == Some(real.as_path())
@@ -66,13 +76,30 @@ pub(crate) fn project_config(cwd: &Path) -> Option<PathBuf> {
                 .is_some_and(|h| h.starts_with(dir) && h != dir)
     };
     for dir in cwd.ancestors() {
-        let p = dir.join(".hermes").join("config.toml");
-        if !shared(dir) && p.is_file() {
-            return Some(p);
+        if !shared(dir) {
+            let found: Vec<PathBuf> = PROJECT_FILES
+                .iter()
+                .map(|f| dir.join(f))
+                .filter(|p| p.is_file())
+                .filter(|p| user_claude.is_none() || std::fs::canonicalize(p).ok() != user_claude)
+                .collect();
+            if !found.is_empty() {
+                return found;
+            }
         }
         if dir == top {
             break;
         }
     }
-    None
+    Vec::new()
+}
+
+/// The project's folder — the one holding its `.hermes` or `.claude` —
+/// or, without one, the working folder: what hooks get as
+/// `CLAUDE_PROJECT_DIR`.
+pub(crate) fn project_dir(cwd: &Path) -> PathBuf {
+    project_files(cwd)
+        .first()
+        .map(|p| super::trust::folder_of(p))
+        .unwrap_or_else(|| cwd.to_path_buf())
 }

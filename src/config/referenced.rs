@@ -127,18 +127,29 @@ fn run_by(words: &[String], dir: &Path) -> Vec<PathBuf> {
     out
 }
 
+/// A word with Claude Code's `$CLAUDE_PROJECT_DIR` (which hermes sets for
+/// every hook) in front as the shell will expand it.
+fn claude_project_dir(word: &str, project: &Path) -> String {
+    for var in ["${CLAUDE_PROJECT_DIR}", "$CLAUDE_PROJECT_DIR"] {
+        if let Some(rest) = word.strip_prefix(var) {
+            return format!("{}{rest}", project.display());
+        }
+    }
+    word.to_string()
+}
+
 /// Every existing file the hooks and local servers of `file` run: hooks'
 /// from `cwd` (where hooks run), servers' from their own folder. Sorted,
 /// once each.
 pub(crate) fn files(file: &ConfigFile, cwd: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
-    for hook in file
-        .hooks
-        .pre_tool_call
-        .iter()
-        .chain(file.hooks.post_tool_call.iter())
-    {
-        out.extend(run_by(&shell_words(&hook.command), cwd));
+    let project_dir = super::project_dir(cwd);
+    for hook in file.hooks.lists().into_iter().flat_map(|(_, l)| l) {
+        let words: Vec<String> = shell_words(&hook.command)
+            .into_iter()
+            .map(|w| claude_project_dir(&w, &project_dir))
+            .collect();
+        out.extend(run_by(&words, cwd));
     }
     for server in file.mcp_servers.values().filter(|s| s.url.is_none()) {
         let dir = server

@@ -289,30 +289,97 @@ pub fn mcp_servers(file: &ConfigFile) -> BTreeMap<String, McpServerSettings> {
 #[derive(Debug, Clone, PartialEq)]
 pub struct HookSettings {
     pub name: Option<String>,
-    /// Glob over the underlying tool name.
-    pub matcher: String,
+    pub matcher: super::HookMatcher,
     pub command: String,
     pub timeout: Duration,
 }
 
 impl HookSettings {
-    fn from_entry(e: &HookEntry) -> HookSettings {
-        HookSettings {
+    /// `at`: where it stands (`hooks.pre_tool_call[0]`), for an error
+    /// about a hook without a name.
+    fn from_entry(e: &HookEntry, at: &str) -> Result<HookSettings, ConfigError> {
+        let what = || match &e.name {
+            Some(n) => format!("hook `{n}`"),
+            None => at.to_string(),
+        };
+        let matcher = match (&e.matcher, &e.claude_matcher) {
+            (Some(_), Some(_)) => {
+                return Err(ConfigError::BadValue {
+                    what: what(),
+                    expected: "`match` (a glob) or `matcher` (Claude Code's), not both",
+                    got: "both".into(),
+                })
+            }
+            (_, Some(m)) => super::HookMatcher::claude(m).map_err(|got| ConfigError::BadValue {
+                what: format!("{}'s matcher", what()),
+                expected: "tool names joined by | or a regular expression",
+                got,
+            })?,
+            (g, None) => {
+                super::HookMatcher::Glob(g.clone().unwrap_or_else(|| defaults::HOOK_MATCH.into()))
+            }
+        };
+        Ok(HookSettings {
             name: e.name.clone(),
-            matcher: e
-                .matcher
-                .clone()
-                .unwrap_or_else(|| defaults::HOOK_MATCH.into()),
+            matcher,
             command: e.command.clone(),
             timeout: ms(e.timeout_ms.map_or(defaults::HOOK_TIMEOUT_MS, |n| n.get())),
-        }
+        })
     }
 }
 
+/// The hooks of every event, in config order. Those of events other than
+/// pre and post tool call are read, kept, and named in a warning: hermes
+/// does not run them yet.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct HooksSettings {
     pub pre_tool_call: Vec<HookSettings>,
     pub post_tool_call: Vec<HookSettings>,
+    pub user_prompt_submit: Vec<HookSettings>,
+    pub stop: Vec<HookSettings>,
+    pub session_start: Vec<HookSettings>,
+    pub pre_compact: Vec<HookSettings>,
+    pub notification: Vec<HookSettings>,
+}
+
+impl HooksSettings {
+    fn from_section(h: &super::HooksSection) -> Result<(HooksSettings, Vec<String>), ConfigError> {
+        let list = |key: &str, l: &[HookEntry]| -> Result<Vec<HookSettings>, ConfigError> {
+            l.iter()
+                .enumerate()
+                .map(|(i, e)| HookSettings::from_entry(e, &format!("hooks.{key}[{i}]")))
+                .collect()
+        };
+        let mut warnings = Vec::new();
+        // Read, so a file that has them is accepted and they are kept;
+        // not run yet — said, never silently dropped.
+        for (key, l) in h
+            .lists()
+            .into_iter()
+            .filter(|(k, _)| !matches!(*k, "pre_tool_call" | "post_tool_call"))
+        {
+            if let Some(first) = l.first() {
+                warnings.push(format!(
+                    "{} {key} hook(s) not run (first: {}): hermes runs pre_tool_call and \
+                     post_tool_call (PreToolUse, PostToolUse) hooks only, so far",
+                    l.len(),
+                    first.name.clone().unwrap_or_else(|| first.command.clone())
+                ));
+            }
+        }
+        Ok((
+            HooksSettings {
+                pre_tool_call: list("pre_tool_call", &h.pre_tool_call)?,
+                post_tool_call: list("post_tool_call", &h.post_tool_call)?,
+                user_prompt_submit: list("user_prompt_submit", &h.user_prompt_submit)?,
+                stop: list("stop", &h.stop)?,
+                session_start: list("session_start", &h.session_start)?,
+                pre_compact: list("pre_compact", &h.pre_compact)?,
+                notification: list("notification", &h.notification)?,
+            },
+            warnings,
+        ))
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -399,6 +466,7 @@ pub fn resolve(paths: Paths, cwd: &Path, ov: &Overrides) -> Result<Settings, Con
         }
     }
     let t = &file.tools;
+    let (hooks, hook_warnings) = HooksSettings::from_section(&file.hooks)?;
     let approvals = file.approvals.clone().unwrap_or_default();
     let builtin = BuiltinSettings {
         own_folders: vec![
@@ -436,20 +504,7 @@ pub fn resolve(paths: Paths, cwd: &Path, ov: &Overrides) -> Result<Settings, Con
             ),
         },
         mcp_servers: mcp_servers(&file),
-        hooks: HooksSettings {
-            pre_tool_call: file
-                .hooks
-                .pre_tool_call
-                .iter()
-                .map(HookSettings::from_entry)
-                .collect(),
-            post_tool_call: file
-                .hooks
-                .post_tool_call
-                .iter()
-                .map(HookSettings::from_entry)
-                .collect(),
-        },
+        hooks,
         approvals: {
             let mut a = approval_settings(&approvals)?;
             a.rules.extend(
@@ -463,6 +518,7 @@ pub fn resolve(paths: Paths, cwd: &Path, ov: &Overrides) -> Result<Settings, Con
         warnings: super::file_warnings(&sources)
             .into_iter()
             .chain(held)
+            .chain(hook_warnings)
             .collect(),
         limits: Limits::from_section(&file.limits),
         context: ContextSettings {

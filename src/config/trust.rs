@@ -40,7 +40,7 @@ pub(crate) const HELD_KINDS: &str = "servers, hooks, providers, approvals, conne
 
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum TrustError {
-    #[error("no .hermes/config.toml in {} or a folder above it in its repository", cwd.display())]
+    #[error("no .hermes/config.toml or .claude/settings.json in {} or a folder above it in its repository", cwd.display())]
     NoProject { cwd: PathBuf },
     #[error("cannot read {}: {source}", path.display())]
     Read {
@@ -84,18 +84,43 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// What trust is given to: the file's bytes and, when its hooks and servers
-/// run scripts (`./scripts/guard.sh`, `python3 scripts/check.py`), each
-/// script's path and bytes — a changed script asks again, as a changed file
-/// does. A file that runs no script has the digest of its bytes alone, as
-/// before scripts were covered.
-fn digest(config: &Path, text: &[u8], cwd: &Path) -> String {
-    let scripts = scripts_of(config, text, cwd);
-    if scripts.is_empty() {
-        return hex(&Sha256::digest(text));
-    }
+/// What trust is given to: the project files' bytes and, when their hooks
+/// and servers run scripts (`./scripts/guard.sh`, `python3
+/// scripts/check.py`), each script's path and bytes — a changed script
+/// asks again, as a changed file does. A lone `.hermes/config.toml` that
+/// runs no script has the digest of its bytes alone, and one with scripts
+/// the digest it had before Claude Code's files were read: trust given
+/// then still holds.
+fn digest(files: &[(PathBuf, Vec<u8>)], cwd: &Path) -> String {
+    let scripts: Vec<PathBuf> = {
+        let mut all: Vec<PathBuf> = files
+            .iter()
+            .flat_map(|(p, t)| scripts_of(p, t, cwd))
+            .collect();
+        all.sort();
+        all.dedup();
+        all
+    };
     let mut h = Sha256::new();
-    h.update(text);
+    match files {
+        [(only, text)] if only.ends_with(super::paths::PROJECT_FILES[0]) => {
+            if scripts.is_empty() {
+                return hex(&Sha256::digest(text));
+            }
+            h.update(text);
+        }
+        _ => {
+            h.update(b"hermes project files\0");
+            for (path, text) in files {
+                let folder = folder_of(path);
+                let name = path.strip_prefix(&folder).unwrap_or(path);
+                h.update(name.as_os_str().as_encoded_bytes());
+                h.update(b"\0");
+                h.update(Sha256::digest(text));
+                h.update(b"\0");
+            }
+        }
+    }
     h.update(b"\0scripts\0");
     for s in &scripts {
         h.update(s.as_os_str().as_encoded_bytes());
@@ -129,7 +154,7 @@ pub(crate) fn scripts_of(config: &Path, text: &[u8], cwd: &Path) -> Vec<PathBuf>
     let Ok(text) = std::str::from_utf8(text) else {
         return Vec::new();
     };
-    let Ok(mut t) = super::load::parse_layer(config, text) else {
+    let Ok(mut t) = super::load::layer_of(config, text) else {
         return Vec::new();
     };
     super::anchor::anchor(&mut t, &folder_of(config), true);
@@ -149,13 +174,16 @@ fn entries(paths: &Paths) -> Vec<(String, String)> {
         .collect()
 }
 
-/// The standing of the project file at `config`, whose text is `text`,
-/// for a run in `cwd`.
-pub(crate) fn standing(paths: &Paths, config: &Path, text: &[u8], cwd: &Path) -> Standing {
-    let Some(folder) = folder_of(config).to_str().map(str::to_string) else {
+/// The standing of the project files (path and bytes, as read), for a run
+/// in `cwd`.
+pub(crate) fn standing(paths: &Paths, files: &[(PathBuf, Vec<u8>)], cwd: &Path) -> Standing {
+    let Some(folder) = files
+        .first()
+        .and_then(|(p, _)| folder_of(p).to_str().map(str::to_string))
+    else {
         return Standing::Untrusted;
     };
-    let d = digest(config, text, cwd);
+    let d = digest(files, cwd);
     let mut standing = Standing::Untrusted;
     for (digest, f) in entries(paths) {
         if f == folder {
@@ -171,7 +199,7 @@ pub(crate) fn standing(paths: &Paths, config: &Path, text: &[u8], cwd: &Path) ->
 /// What trusting a project file lets it do: every held key it sets, as the
 /// run would apply it (relative commands anchored, secrets masked), as TOML.
 pub(crate) fn what_it_allows(config: &Path, text: &str) -> Result<String, super::ConfigError> {
-    let mut t = super::load::parse_layer(config, text)?;
+    let mut t = super::load::layer_of(config, text)?;
     super::anchor::anchor(&mut t, &folder_of(config), true);
     let file: super::ConfigFile =
         toml::Value::Table(split(t).held)
@@ -184,35 +212,50 @@ pub(crate) fn what_it_allows(config: &Path, text: &str) -> Result<String, super:
     Ok(super::show(&file, true))
 }
 
-/// Trusts the project file of `cwd` as it is now; returns its folder,
-/// whether that content was trusted already, and the bytes trusted.
-pub(crate) fn trust(paths: &Paths, cwd: &Path) -> Result<(PathBuf, bool, Vec<u8>), TrustError> {
-    let config = super::project_config(cwd).ok_or_else(|| TrustError::NoProject {
-        cwd: cwd.to_path_buf(),
-    })?;
-    let text = std::fs::read(&config).map_err(|source| TrustError::Read {
-        path: config.clone(),
-        source,
-    })?;
-    let folder = folder_of(&config);
+/// Trusts the project files of `cwd` as they are now; returns their
+/// folder, whether that content was trusted already, and the files
+/// trusted with their bytes.
+pub(crate) fn trust(paths: &Paths, cwd: &Path) -> Result<(PathBuf, bool, Files), TrustError> {
+    let files = read_project(cwd)?;
+    let folder = folder_of(&files[0].0);
     let line = listable(&folder)?;
-    let d = digest(&config, &text, cwd);
+    let d = digest(&files, cwd);
     let _lock = StoreLock::take(paths)?;
     let mut all = entries(paths);
     if all.iter().any(|(digest, f)| *f == line && *digest == d) {
-        return Ok((folder, true, text));
+        return Ok((folder, true, files));
     }
     all.retain(|(_, f)| *f != line);
     all.push((d, line));
     rewrite(paths, &all)?;
-    Ok((folder, false, text))
+    Ok((folder, false, files))
+}
+
+/// Project files with their bytes.
+pub(crate) type Files = Vec<(PathBuf, Vec<u8>)>;
+
+/// The project files of `cwd`, read; at least one.
+fn read_project(cwd: &Path) -> Result<Files, TrustError> {
+    let found = super::project_files(cwd);
+    if found.is_empty() {
+        return Err(TrustError::NoProject {
+            cwd: cwd.to_path_buf(),
+        });
+    }
+    found
+        .into_iter()
+        .map(|p| match std::fs::read(&p) {
+            Ok(t) => Ok((p, t)),
+            Err(source) => Err(TrustError::Read { path: p, source }),
+        })
+        .collect()
 }
 
 /// Stops trusting the project folder of `cwd` (or `cwd` itself, once its
 /// file is gone); the folder, and whether it was trusted.
 pub(crate) fn forget(paths: &Paths, cwd: &Path) -> Result<(PathBuf, bool), TrustError> {
-    let folder = match super::project_config(cwd) {
-        Some(config) => folder_of(&config),
+    let folder = match super::project_files(cwd).first() {
+        Some(config) => folder_of(config),
         None => std::fs::canonicalize(cwd).unwrap_or_else(|_| cwd.to_path_buf()),
     };
     let line = listable(&folder)?;
@@ -407,7 +450,13 @@ mod tests {
         .unwrap();
         std::fs::write(p.join("scripts/guard.sh"), "exit 0\n").unwrap();
         std::fs::write(p.join("scripts/check.py"), "pass\n").unwrap();
-        let now = || standing(&paths, &config, &std::fs::read(&config).unwrap(), p);
+        let now = || {
+            standing(
+                &paths,
+                &[(config.clone(), std::fs::read(&config).unwrap())],
+                p,
+            )
+        };
         trust(&paths, p).unwrap();
         assert_eq!(now(), Standing::Trusted);
         std::fs::write(p.join("scripts/guard.sh"), "exit 0 # now it allows all\n").unwrap();
@@ -433,7 +482,13 @@ mod tests {
         std::fs::create_dir_all(&nested).unwrap();
         std::fs::write(&config, "model = \"a\"\n").unwrap();
         let folder = std::fs::canonicalize(project.path()).unwrap();
-        let now = || standing(&paths, &config, &std::fs::read(&config).unwrap(), &nested);
+        let now = || {
+            standing(
+                &paths,
+                &[(config.clone(), std::fs::read(&config).unwrap())],
+                &nested,
+            )
+        };
         assert_eq!(now(), Standing::Untrusted);
         let t = |cwd: &Path| {
             let (f, already, _) = trust(&paths, cwd).unwrap();

@@ -27,13 +27,16 @@ use tokio::io::AsyncWriteExt;
 use tokio_util::sync::CancellationToken;
 
 use crate::call::ToolOutput;
-use crate::config::HookSettings;
+use crate::config::{HookMatcher, HookSettings};
 use crate::util::text::excerpt;
 
+use super::claude_tools;
+
 /// What one hook said.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub(crate) enum HookVerdict {
     /// No opinion: the ordinary approval decides.
+    #[default]
     Pass,
     /// Run it without asking (rules that deny still hold).
     Allow,
@@ -42,18 +45,47 @@ pub(crate) enum HookVerdict {
     Block(String),
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub(crate) struct HookAnswer {
     pub verdict: HookVerdict,
     /// Arguments the hook wants the call to use instead.
     pub updated_input: Option<Value>,
+    /// `additionalContext`: text for the model, beside the tool's result.
+    pub context: Option<String>,
+    /// `continue: false`: the turn ends, with `stopReason` for the person.
+    pub stop: Option<String>,
+    /// `systemMessage`: a line for the person.
+    pub message: Option<String>,
+    /// The hook itself failed (exit code, timeout, an answer hermes cannot
+    /// read), as opposed to deciding.
+    pub broken: bool,
 }
 
 impl HookAnswer {
+    /// Takes in what another hook said beside its verdict: context and
+    /// messages add up, the first stop stands.
+    pub(crate) fn gather(&mut self, other: &HookAnswer) {
+        for (mine, theirs) in [
+            (&mut self.context, &other.context),
+            (&mut self.message, &other.message),
+        ] {
+            if let Some(t) = theirs {
+                *mine = Some(match mine.take() {
+                    Some(m) => format!("{m}\n{t}"),
+                    None => t.clone(),
+                });
+            }
+        }
+        if self.stop.is_none() {
+            self.stop = other.stop.clone();
+        }
+        self.broken |= other.broken;
+    }
+
     fn just(verdict: HookVerdict) -> HookAnswer {
         HookAnswer {
             verdict,
-            updated_input: None,
+            ..HookAnswer::default()
         }
     }
 }
@@ -64,6 +96,8 @@ pub(crate) struct HookContext {
     pub session_id: String,
     pub transcript_path: PathBuf,
     pub cwd: PathBuf,
+    /// The project's folder, `CLAUDE_PROJECT_DIR` (empty: `cwd`).
+    pub project_dir: PathBuf,
 }
 
 /// The call a hook is asked about.
@@ -82,7 +116,7 @@ pub(crate) struct HookCall<'a> {
 #[derive(Debug, Clone)]
 pub(crate) struct Hook {
     name: Option<String>,
-    matcher: String,
+    matcher: HookMatcher,
     command: String,
     timeout: Duration,
 }
@@ -123,14 +157,19 @@ impl Hook {
     /// A matcher is a guardrail: it also names a tool renamed by a
     /// collision by the plain name it would have had.
     pub(crate) fn matches(&self, tool: &super::Subject) -> bool {
-        tool.matches(&self.matcher, true)
+        super::matcher::matches(&self.matcher, tool, true)
     }
 
     /// Whether it matches the tool by a name of its own, not only by the
     /// plain name a collision took away: a hook written for another tool
     /// may block or ask, but not allow or rewrite this one.
     pub(crate) fn matches_by_own_name(&self, tool: &super::Subject) -> bool {
-        tool.matches(&self.matcher, false)
+        super::matcher::matches(&self.matcher, tool, false)
+    }
+
+    /// How its matcher reads, for `hermes hooks test`.
+    pub(crate) fn matcher(&self) -> &HookMatcher {
+        &self.matcher
     }
 
     pub(crate) fn name(&self) -> Option<&str> {
@@ -144,16 +183,21 @@ impl Hook {
         }
     }
 
+    /// What the hook reads: Claude Code's fields — a built-in by its Claude
+    /// Code name and fields (`Bash`, `command`; `Write`, `file_path`) — and
+    /// hermes' own older ones with hermes' names.
     fn stdin(ctx: &HookContext, c: &HookCall<'_>) -> Value {
         let (event, call_id, args) = (c.event, c.call_id, c.args);
         let tool = &c.tool.name;
+        let tool_input = claude_tools::tool_input(tool, args, &ctx.cwd);
         let mut input = json!({
             "session_id": ctx.session_id,
             "transcript_path": ctx.transcript_path,
             "cwd": ctx.cwd,
+            "permission_mode": "default",
             "hook_event_name": event.claude_name(),
-            "tool_name": tool,
-            "tool_input": args,
+            "tool_name": claude_tools::claude_name(tool),
+            "tool_input": tool_input,
             "tool_use_id": call_id,
             "event": event.hermes_name(),
             "tool": tool,
@@ -168,9 +212,9 @@ impl Hook {
             input["hermes_tool_plain_name"] = json!(plain);
         }
         if let Some(o) = c.output {
-            let response = json!({"content": o.content, "is_error": o.is_error});
-            input["tool_response"] = response.clone();
-            input["output"] = response;
+            input["tool_response"] =
+                claude_tools::tool_response(tool, &tool_input, &o.content, o.is_error);
+            input["output"] = json!({"content": o.content, "is_error": o.is_error});
         }
         input
     }
@@ -185,7 +229,10 @@ impl Hook {
         let (tool, call_id) = (&call.tool.name, call.call_id);
         let ev = call.event.hermes_name();
         let name = self.label();
-        let fail = |why: String| HookAnswer::just(HookVerdict::Block(why));
+        let fail = |why: String| HookAnswer {
+            broken: true,
+            ..HookAnswer::just(HookVerdict::Block(why))
+        };
         let mut cmd = tokio::process::Command::new("sh");
         crate::util::child_env::scrubbed(&mut cmd)
             .arg("-c")
@@ -207,6 +254,16 @@ impl Hook {
         }
         if !ctx.cwd.as_os_str().is_empty() {
             cmd.current_dir(&ctx.cwd);
+        }
+        // Claude Code's hooks find their scripts through it
+        // (`"$CLAUDE_PROJECT_DIR"/.claude/hooks/guard.sh`).
+        let project = if ctx.project_dir.as_os_str().is_empty() {
+            &ctx.cwd
+        } else {
+            &ctx.project_dir
+        };
+        if !project.as_os_str().is_empty() {
+            cmd.env("CLAUDE_PROJECT_DIR", project);
         }
         #[cfg(unix)]
         cmd.process_group(0);
@@ -249,11 +306,17 @@ impl Hook {
         let stderr = String::from_utf8_lossy(&stderr);
         let stdout = String::from_utf8_lossy(&stdout);
         match status.code() {
-            Some(0) => read_answer(&stdout).unwrap_or_else(|why| {
-                fail(format!(
+            Some(0) => match read_answer(&stdout) {
+                Ok(mut a) => {
+                    a.updated_input = a
+                        .updated_input
+                        .map(|u| claude_tools::from_tool_input(tool, u));
+                    a
+                }
+                Err(why) => fail(format!(
                     "{ev} hook `{name}` answered JSON hermes cannot use: {why}"
-                ))
-            }),
+                )),
+            },
             Some(2) => HookAnswer::just(HookVerdict::Block(if stderr.trim().is_empty() {
                 format!("blocked by the {ev} hook `{name}`")
             } else {
@@ -329,9 +392,13 @@ fn last_lines(stderr: &str) -> String {
     format!("; last stderr: {}", last.join(" | "))
 }
 
-/// A hook's stdout after exit 0: Claude Code's JSON answer, the older
-/// `decision` form, or no opinion. `Err` for JSON that names a decision
-/// hermes does not know.
+/// A hook's stdout after exit 0: Claude Code's JSON answer — the fields
+/// every event has (`continue`/`stopReason`, `systemMessage`,
+/// `suppressOutput`: hermes never shows a hook's stdout anyway), the
+/// older `decision`/`reason`, and `hookSpecificOutput` with
+/// `permissionDecision`, `permissionDecisionReason`, `updatedInput`,
+/// `additionalContext` — or no opinion. `Err` for JSON that names a
+/// decision hermes does not know.
 fn read_answer(stdout: &str) -> Result<HookAnswer, String> {
     let trimmed = stdout.trim();
     let Ok(Value::Object(v)) = serde_json::from_str::<Value>(trimmed) else {
@@ -348,31 +415,19 @@ fn read_answer(stdout: &str) -> Result<HookAnswer, String> {
     let text = |o: &serde_json::Map<String, Value>, k: &str| {
         o.get(k).and_then(Value::as_str).map(str::to_string)
     };
-    if let Some(Value::Object(h)) = v.get("hookSpecificOutput") {
-        let reason = text(h, "permissionDecisionReason").unwrap_or_default();
-        let updated_input = match h.get("updatedInput") {
-            None | Some(Value::Null) => None,
-            Some(o @ Value::Object(_)) => Some(o.clone()),
-            Some(_) => return Err("`updatedInput` must be an object".into()),
-        };
-        let verdict = match text(h, "permissionDecision").as_deref() {
-            None => HookVerdict::Pass,
-            Some("allow") => HookVerdict::Allow,
-            Some("ask") => HookVerdict::Ask(reason),
-            Some("deny") => HookVerdict::Block(if reason.is_empty() {
-                "denied by a hook".into()
-            } else {
-                reason
-            }),
-            Some(other) => return Err(format!("unknown permissionDecision `{other}`")),
-        };
-        return Ok(HookAnswer {
-            verdict,
-            updated_input,
-        });
+    let mut answer = HookAnswer {
+        message: text(&v, "systemMessage").filter(|m| !m.is_empty()),
+        ..HookAnswer::default()
+    };
+    match v.get("continue") {
+        None | Some(Value::Bool(true)) => {}
+        Some(Value::Bool(false)) => {
+            answer.stop = Some(text(&v, "stopReason").unwrap_or_default());
+        }
+        Some(_) => return Err("`continue` must be true or false".into()),
     }
     let reason = text(&v, "reason").unwrap_or_default();
-    let verdict = match text(&v, "decision").as_deref() {
+    answer.verdict = match text(&v, "decision").as_deref() {
         None => HookVerdict::Pass,
         Some("approve") => HookVerdict::Allow,
         Some("block") => HookVerdict::Block(if reason.is_empty() {
@@ -382,7 +437,29 @@ fn read_answer(stdout: &str) -> Result<HookAnswer, String> {
         }),
         Some(other) => return Err(format!("unknown decision `{other}`")),
     };
-    Ok(HookAnswer::just(verdict))
+    if let Some(Value::Object(h)) = v.get("hookSpecificOutput") {
+        let reason = text(h, "permissionDecisionReason").unwrap_or_default();
+        answer.updated_input = match h.get("updatedInput") {
+            None | Some(Value::Null) => None,
+            Some(o @ Value::Object(_)) => Some(o.clone()),
+            Some(_) => return Err("`updatedInput` must be an object".into()),
+        };
+        answer.context = text(h, "additionalContext").filter(|c| !c.trim().is_empty());
+        match text(h, "permissionDecision").as_deref() {
+            None => {}
+            Some("allow") => answer.verdict = HookVerdict::Allow,
+            Some("ask") => answer.verdict = HookVerdict::Ask(reason),
+            Some("deny") => {
+                answer.verdict = HookVerdict::Block(if reason.is_empty() {
+                    "denied by a hook".into()
+                } else {
+                    reason
+                })
+            }
+            Some(other) => return Err(format!("unknown permissionDecision `{other}`")),
+        }
+    }
+    Ok(answer)
 }
 
 #[cfg(test)]

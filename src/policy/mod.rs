@@ -4,7 +4,9 @@
 
 mod approval;
 mod ask;
+pub(crate) mod claude_tools;
 mod hooks;
+mod matcher;
 
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
@@ -16,6 +18,17 @@ pub(crate) use approval::{Hints, Outcome, Subject};
 pub(crate) use ask::Gate;
 pub(crate) use ask::{Answer, Asker, Grant, Question};
 pub(crate) use hooks::{Hook, HookAnswer, HookCall, HookContext, HookEvent, HookVerdict};
+
+/// What the post hooks of one entry said.
+#[derive(Debug, Default)]
+pub(crate) struct PostOutcome {
+    /// For the person: hooks that failed, their `systemMessage`s.
+    pub warnings: Vec<String>,
+    /// For the model, beside the result.
+    pub feedback: Vec<String>,
+    /// `continue: false`: the turn ends, with this reason.
+    pub stop: Option<String>,
+}
 
 #[derive(Clone)]
 pub(crate) struct Policy {
@@ -67,6 +80,7 @@ impl Policy {
     ) -> HookAnswer {
         let mut input = args.clone();
         let mut verdict = HookVerdict::Pass;
+        let mut said = HookAnswer::default();
         for h in self.pre.iter().filter(|h| h.matches(tool)) {
             let call = HookCall {
                 event: HookEvent::Pre,
@@ -85,30 +99,47 @@ impl Policy {
                     a.verdict = HookVerdict::Pass;
                 }
             }
-            if let Some(updated) = a.updated_input {
+            if let Some(updated) = a.updated_input.take() {
                 input = updated;
             }
+            said.gather(&a);
             verdict = match (verdict, a.verdict) {
                 (_, b @ HookVerdict::Block(_)) => {
                     return HookAnswer {
                         verdict: b,
                         updated_input: None,
+                        ..said
                     }
                 }
                 (a @ HookVerdict::Ask(_), _) | (_, a @ HookVerdict::Ask(_)) => a,
                 (HookVerdict::Allow, _) | (_, HookVerdict::Allow) => HookVerdict::Allow,
                 _ => HookVerdict::Pass,
             };
+            if said.stop.is_some() {
+                break;
+            }
+        }
+        // `continue: false` ends the turn: the call does not run.
+        if let Some(why) = &said.stop {
+            verdict = HookVerdict::Block(if why.is_empty() {
+                "a hook stopped the turn".into()
+            } else {
+                format!("a hook stopped the turn: {why}")
+            });
         }
         HookAnswer {
             verdict,
             updated_input: (&input != args).then_some(input),
+            ..said
         }
     }
 
-    /// Runs every matching `post_tool_call` hook; their failures are reported,
-    /// not fatal. `cancel` is the round's: after a stop no further hook starts,
-    /// a running one is ended, and neither is reported as a failure.
+    /// Runs every matching `post_tool_call` hook. As in Claude Code, what
+    /// they decide is told to the model beside the result (the tool has
+    /// run): a `block` and its reason, exit 2's stderr, `additionalContext`.
+    /// Their failures are the person's, not fatal. `cancel` is the round's:
+    /// after a stop no further hook starts, a running one is ended, and
+    /// neither is reported as a failure.
     pub(crate) async fn post_tool_call(
         &self,
         ctx: &HookContext,
@@ -117,8 +148,8 @@ impl Policy {
         args: &Value,
         output: &crate::call::ToolOutput,
         cancel: &CancellationToken,
-    ) -> Vec<String> {
-        let mut problems = Vec::new();
+    ) -> PostOutcome {
+        let mut out = PostOutcome::default();
         for h in self.post.iter().filter(|h| h.matches(tool)) {
             if cancel.is_cancelled() {
                 break;
@@ -131,11 +162,22 @@ impl Policy {
                 output: Some(output),
             };
             let a = h.run(ctx, &call, cancel).await;
-            if let (HookVerdict::Block(why), false) = (a.verdict, cancel.is_cancelled()) {
-                problems.push(why);
+            if cancel.is_cancelled() {
+                break;
+            }
+            match &a.verdict {
+                HookVerdict::Block(why) if a.broken => out.warnings.push(why.clone()),
+                HookVerdict::Block(why) => out.feedback.push(why.clone()),
+                _ => {}
+            }
+            out.feedback.extend(a.context.clone());
+            out.warnings.extend(a.message.clone());
+            if a.stop.is_some() {
+                out.stop = a.stop;
+                break;
             }
         }
-        problems
+        out
     }
 
     /// The hook `name` (its `name` key, or `pre_tool_call[i]` /

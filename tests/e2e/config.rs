@@ -322,7 +322,10 @@ fn trust_needs_a_project_file() {
     let env = TestEnv::new();
     let run = env.run(&["trust"]);
     run.code(2);
-    crate::assert_contains!(run.error_line(), "no .hermes/config.toml in");
+    crate::assert_contains!(
+        run.error_line(),
+        "no .hermes/config.toml or .claude/settings.json in"
+    );
 }
 
 /// With no config file at all, `config show` still says what a run here

@@ -2,6 +2,7 @@ mod approvals;
 mod asked;
 mod bridge;
 mod builtin;
+mod claude_code;
 mod config;
 mod conformance;
 mod connectors;

@@ -43,7 +43,7 @@ impl Round<'_> {
                 }
             }
         }
-        let outs = self
+        let mut outs = self
             .tools
             .run_batch(entries, ids, refused, self.cancel)
             .await;
@@ -63,9 +63,9 @@ impl Round<'_> {
                 diff: None,
             });
         }
-        for (((e, id), s), out) in entries.iter().zip(ids).zip(&sent).zip(&outs) {
+        for (((e, id), s), out) in entries.iter().zip(ids).zip(&sent).zip(outs.iter_mut()) {
             if let (true, Ok(args)) = (s, &e.arguments) {
-                for problem in self
+                let post = self
                     .policy
                     .post_tool_call(
                         &self.hook_ctx,
@@ -75,10 +75,14 @@ impl Round<'_> {
                         out,
                         self.cancel,
                     )
-                    .await
-                {
+                    .await;
+                for problem in post.warnings {
                     self.emit(Event::Warning { message: problem });
                 }
+                for f in post.feedback {
+                    out.content.push_str(&format!("\n\n[hook] {f}"));
+                }
+                self.hooks_said(None, post.stop);
             }
         }
         ToolOutput::batch(entries, &outs)

@@ -18,7 +18,7 @@ pub(crate) fn run(cmd: &ConfigCommand, ctx: &Context<'_>) -> Result<(), CommandE
     match cmd {
         ConfigCommand::Path => {
             outln!("{}", ctx.user_config().display());
-            if let Some(p) = config::project_config(ctx.cwd) {
+            for p in config::project_files(ctx.cwd) {
                 outln!("{}", p.display());
             }
         }

@@ -61,9 +61,26 @@ pub(crate) async fn run(cmd: &HooksCommand, ctx: &Context<'_>) -> Result<(), Com
         session_id: "hooks-test".into(),
         transcript_path: Default::default(),
         cwd: ctx.cwd.to_path_buf(),
+        project_dir: config::project_dir(ctx.cwd),
     };
     let output = ToolOutput::ok(output.clone());
     let subject = crate::policy::Subject::named(tool);
+    // A call its matcher does not name never reaches it: say so, and why,
+    // rather than report a verdict it would never give.
+    let seen_as = crate::policy::claude_tools::claude_name(tool);
+    let seen = if seen_as == tool {
+        format!("`{tool}`")
+    } else {
+        format!("`{tool}` (`{seen_as}` to Claude Code's hooks)")
+    };
+    if !hook.matches(&subject) {
+        outln!(
+            "not run: its {} does not name {seen}",
+            hook.matcher().describe()
+        );
+        return Ok(());
+    }
+    errln!("runs: its {} names {seen}", hook.matcher().describe());
     let call = HookCall {
         event,
         tool: &subject,
@@ -82,6 +99,15 @@ pub(crate) async fn run(cmd: &HooksCommand, ctx: &Context<'_>) -> Result<(), Com
     out(format!("{verdict}\n").as_bytes());
     if let Some(u) = &answer.updated_input {
         out(format!("updated input: {u}\n").as_bytes());
+    }
+    if let Some(c) = &answer.context {
+        out(format!("context for the model: {c}\n").as_bytes());
+    }
+    if let Some(s) = &answer.stop {
+        out(format!("ends the turn: {s}\n").as_bytes());
+    }
+    if let Some(m) = &answer.message {
+        out(format!("message: {m}\n").as_bytes());
     }
     Ok(())
 }

@@ -23,7 +23,7 @@ pub(crate) fn run(args: &TrustArgs, ctx: &Context<'_>) -> Result<(), CommandErro
         let (folder, was) = trust::forget(ctx.paths, ctx.cwd).map_err(error)?;
         if was {
             errln!(
-                "{} is no longer trusted: its .hermes/config.toml no longer sets {keys}",
+                "{} is no longer trusted: its project files no longer set {keys}",
                 folder.display()
             );
         } else {
@@ -31,29 +31,46 @@ pub(crate) fn run(args: &TrustArgs, ctx: &Context<'_>) -> Result<(), CommandErro
         }
         return Ok(());
     }
-    let (folder, already, text) = trust::trust(ctx.paths, ctx.cwd).map_err(error)?;
+    let (folder, already, files) = trust::trust(ctx.paths, ctx.cwd).map_err(error)?;
+    let names: Vec<String> = files
+        .iter()
+        .map(|(p, _)| p.strip_prefix(&folder).unwrap_or(p).display().to_string())
+        .collect();
+    let names = names.join(", ");
     if already {
         errln!("{} is trusted already", folder.display());
     } else {
         errln!(
-            "trusted {}: its .hermes/config.toml may now set {keys} (undo with `hermes trust --forget`)",
+            "trusted {}: its {names} may now set {keys} (undo with `hermes trust --forget`)",
             folder.display()
         );
     }
     // Everything the trusted bytes now do, as the run applies them: the
     // commands (resolved), environments, rules, URLs and headers.
-    let config = folder.join(".hermes").join("config.toml");
-    let shown = match trust::what_it_allows(&config, &String::from_utf8_lossy(&text)) {
-        Ok(s) => s,
-        Err(e) => format!("# cannot show it: {e}"),
-    };
-    if shown.trim().is_empty() {
-        errln!("  (it sets none of them now)");
+    for (path, text) in &files {
+        let shown = match trust::what_it_allows(path, &String::from_utf8_lossy(text)) {
+            Ok(s) => s,
+            Err(e) => format!("# cannot show it: {e}"),
+        };
+        if files.len() > 1 {
+            errln!(
+                "  {}:",
+                path.strip_prefix(&folder).unwrap_or(path).display()
+            );
+        }
+        if shown.trim().is_empty() {
+            errln!("  (it sets none of them now)");
+        }
+        for line in shown.lines() {
+            errln!("  {line}");
+        }
     }
-    for line in shown.lines() {
-        errln!("  {line}");
-    }
-    let scripts = trust::scripts_of(&config, &text, ctx.cwd);
+    let mut scripts: Vec<_> = files
+        .iter()
+        .flat_map(|(p, t)| trust::scripts_of(p, t, ctx.cwd))
+        .collect();
+    scripts.sort();
+    scripts.dedup();
     if !scripts.is_empty() {
         errln!("  and the scripts it runs, as they are now (a change asks again):");
         for s in scripts {
@@ -67,7 +84,7 @@ fn error(e: TrustError) -> CommandError {
     match e {
         TrustError::NoProject { .. } => CommandError::usage(
             e.to_string(),
-            "run it in the project folder (the one holding .hermes/config.toml)",
+            "run it in the project folder (the one holding .hermes/config.toml or .claude/settings.json)",
         ),
         TrustError::Unlisted { .. } => CommandError::usage(
             e.to_string(),

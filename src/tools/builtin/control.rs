@@ -23,11 +23,14 @@ const HOME_FILES: &[&str] = &[
     ".zshenv",
     ".zlogin",
     ".ssh",
+    ".claude",
 ];
 
 /// Why a write is always asked, by the kind of control path it touches.
 const OWN: &str = "a write to hermes' own files (config, sessions, trust, tokens)";
 const PROJECT: &str = "a write to the project's .hermes folder, which configures hermes";
+const CLAUDE: &str =
+    "a write to the project's .claude folder, whose settings and hooks hermes runs";
 const GIT: &str = "a write to git's config or hooks, which decide what git runs";
 const RUNS: &str = "a write to a file a hook, a server or your shell runs";
 
@@ -101,6 +104,9 @@ impl ControlPaths {
         if names.iter().any(|n| *n == ".hermes") {
             return Some(PROJECT);
         }
+        if names.iter().any(|n| *n == ".claude") {
+            return Some(CLAUDE);
+        }
         if let Some(i) = names.iter().position(|n| *n == ".git") {
             // `.git` itself (a worktree's `gitdir:` file), its config and
             // hooks, and a submodule's under `.git/modules`.
@@ -128,6 +134,7 @@ fn project(root: &Path) -> Vec<PathBuf> {
     let top = repo.unwrap_or(root);
     for dir in root.ancestors() {
         out.push(dir.join(".hermes"));
+        out.push(dir.join(".claude"));
         if dir == top {
             break;
         }
@@ -205,6 +212,7 @@ mod tests {
             sub.join(".hermes"),
             repo.join("crates/.hermes"),
             repo.join(".hermes"),
+            repo.join(".claude"),
             repo.join(".git/config"),
             repo.join(".git/hooks"),
             repo.join(".git/modules/vendor/lib/config"),
@@ -215,6 +223,10 @@ mod tests {
 
         let c = ControlPaths::new(vec![repo.join("home/.hermes-data")], vec![]);
         assert_eq!(c.why(&repo.join(".git/config")), Some(GIT));
+        assert_eq!(
+            c.why(&repo.join(".claude/settings.local.json")),
+            Some(CLAUDE)
+        );
         assert_eq!(c.why(&repo.join(".git/hooks/pre-commit")), Some(GIT));
         assert_eq!(c.why(&repo.join("x/.git")), Some(GIT));
         assert_eq!(

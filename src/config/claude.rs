@@ -1,0 +1,250 @@
+//! Claude Code's settings files as a config layer: their `hooks`, in the
+//! shape hermes' own `[[hooks.*]]` take. Read from `~/.claude/settings.json`
+//! (or `$CLAUDE_CONFIG_DIR/settings.json`) above the user's config, and from
+//! a project's `.claude/settings.json` and `.claude/settings.local.json`
+//! beside its `.hermes/config.toml` — held by trust like it. Everything else
+//! in those files (permissions, env, model) is Claude Code's own and is
+//! left alone.
+//!
+//! ```json
+//! {"hooks": {"PreToolUse": [{"matcher": "Edit|Write",
+//!   "hooks": [{"type": "command", "command": "./guard.sh", "timeout": 30}]}]}}
+//! ```
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::ConfigError;
+
+/// Claude Code's hook events and the `[hooks]` list each fills.
+pub(crate) const EVENTS: &[(&str, &str)] = &[
+    ("PreToolUse", "pre_tool_call"),
+    ("PostToolUse", "post_tool_call"),
+    ("UserPromptSubmit", "user_prompt_submit"),
+    ("Stop", "stop"),
+    ("SubagentStop", "subagent_stop"),
+    ("SessionStart", "session_start"),
+    ("SessionEnd", "session_end"),
+    ("PreCompact", "pre_compact"),
+    ("Notification", "notification"),
+];
+
+/// The user's own Claude Code settings file.
+pub(crate) fn user_settings() -> Option<PathBuf> {
+    let dir = std::env::var_os("CLAUDE_CONFIG_DIR")
+        .filter(|d| !d.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".claude")))?;
+    Some(dir.join("settings.json"))
+}
+
+/// Whether `path` is a Claude Code settings file (read as JSON).
+pub(crate) fn is_settings(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "json")
+}
+
+/// The file's hooks as a hermes layer: `{hooks: {pre_tool_call: [...]}}`,
+/// each hook named `FILE#Event[i].hooks[j]` so `hermes hooks test` and
+/// every message says where it came from. A file that does not parse, or a
+/// hook without a command, is an error naming the file, line and key.
+pub(crate) fn layer(path: &Path, text: &str) -> Result<toml::Table, ConfigError> {
+    let bad = |line: usize, key: &str, message: String| ConfigError::Invalid {
+        file: path.to_path_buf(),
+        line,
+        key: key.to_string(),
+        message,
+    };
+    let v: Value =
+        serde_json::from_str(text).map_err(|e| bad(e.line(), "(JSON)", e.to_string()))?;
+    let Value::Object(top) = v else {
+        return Err(bad(1, "(top)", "a settings file is a JSON object".into()));
+    };
+    let mut out = toml::Table::new();
+    if top.get("disableAllHooks") == Some(&Value::Bool(true)) {
+        return Ok(out);
+    }
+    let Some(hooks) = top.get("hooks") else {
+        return Ok(out);
+    };
+    let line_of = |needle: &str| {
+        text.find(needle)
+            .map_or(1, |at| text[..at].matches('\n').count() + 1)
+    };
+    let Value::Object(hooks) = hooks else {
+        return Err(bad(
+            line_of("\"hooks\""),
+            "hooks",
+            "must be an object of events".into(),
+        ));
+    };
+    let label = shown(path);
+    let mut section = toml::Table::new();
+    for (event, groups) in hooks {
+        let Some((_, list)) = EVENTS.iter().find(|(e, _)| e == event) else {
+            return Err(bad(
+                line_of(&format!("\"{event}\"")),
+                &format!("hooks.{event}"),
+                format!(
+                    "unknown hook event (known: {})",
+                    EVENTS
+                        .iter()
+                        .map(|(e, _)| *e)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            ));
+        };
+        let at = line_of(&format!("\"{event}\""));
+        let Value::Array(groups) = groups else {
+            return Err(bad(
+                at,
+                &format!("hooks.{event}"),
+                "must be a list of {\"matcher\", \"hooks\"}".into(),
+            ));
+        };
+        let mut entries = Vec::new();
+        for (i, group) in groups.iter().enumerate() {
+            let key = format!("hooks.{event}[{i}]");
+            let matcher = match group.get("matcher") {
+                None | Some(Value::Null) => String::new(),
+                Some(Value::String(m)) => m.clone(),
+                Some(_) => {
+                    return Err(bad(
+                        at,
+                        &format!("{key}.matcher"),
+                        "must be a string".into(),
+                    ))
+                }
+            };
+            let Some(Value::Array(commands)) = group.get("hooks") else {
+                return Err(bad(
+                    at,
+                    &format!("{key}.hooks"),
+                    "must be a list of hooks".into(),
+                ));
+            };
+            for (j, h) in commands.iter().enumerate() {
+                let key = format!("{key}.hooks[{j}]");
+                let kind = h.get("type").and_then(Value::as_str).unwrap_or("command");
+                if kind != "command" {
+                    return Err(bad(
+                        at,
+                        &format!("{key}.type"),
+                        format!("hermes runs command hooks only, not `{kind}`; remove it or make it a command"),
+                    ));
+                }
+                let Some(command) = h.get("command").and_then(Value::as_str) else {
+                    return Err(bad(
+                        at,
+                        &format!("{key}.command"),
+                        "a command hook needs a command".into(),
+                    ));
+                };
+                let mut e = toml::Table::new();
+                e.insert(
+                    "name".into(),
+                    format!("{label}#{event}[{i}].hooks[{j}]").into(),
+                );
+                e.insert("matcher".into(), matcher.clone().into());
+                e.insert("command".into(), command.into());
+                // Claude Code's timeout is in seconds.
+                match h.get("timeout") {
+                    None | Some(Value::Null) => {}
+                    Some(t) => match t.as_f64().filter(|s| *s > 0.0 && *s < 86_400.0) {
+                        Some(s) => {
+                            e.insert("timeout_ms".into(), ((s * 1000.0) as i64).max(1).into());
+                        }
+                        None => {
+                            return Err(bad(
+                                at,
+                                &format!("{key}.timeout"),
+                                "must be a number of seconds".into(),
+                            ))
+                        }
+                    },
+                }
+                entries.push(toml::Value::Table(e));
+            }
+        }
+        section.insert((*list).to_string(), toml::Value::Array(entries));
+    }
+    if !section.is_empty() {
+        out.insert("hooks".into(), toml::Value::Table(section));
+    }
+    Ok(out)
+}
+
+/// The file as hooks' names show it: `~/.claude/settings.json`,
+/// `.claude/settings.json`.
+fn shown(path: &Path) -> String {
+    let dir = path.parent().and_then(Path::file_name);
+    match (dir, path.file_name()) {
+        (Some(d), Some(f)) if d == ".claude" => {
+            let home = std::env::var_os("HOME").map(PathBuf::from);
+            let user =
+                home.is_some_and(|h| path.parent().and_then(Path::parent) == Some(h.as_path()));
+            format!(
+                "{}.claude/{}",
+                if user { "~/" } else { "" },
+                f.to_string_lossy()
+            )
+        }
+        _ => path.display().to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hooks_become_a_layer_named_by_where_they_came_from() {
+        let text = r#"{
+  "permissions": {"allow": ["Bash(npm test)"]},
+  "hooks": {
+    "PreToolUse": [
+      {"matcher": "Edit|Write", "hooks": [{"type": "command", "command": "\"$CLAUDE_PROJECT_DIR\"/.claude/hooks/protect.sh", "timeout": 5}]},
+      {"matcher": "Bash", "hooks": [{"type": "command", "command": "jq -r .tool_input.command >> log"}]}
+    ],
+    "PostToolUse": [{"matcher": "Write", "hooks": [{"type": "command", "command": "fmt.sh"}]}]
+  }
+}"#;
+        let t = layer(Path::new("/p/.claude/settings.json"), text).unwrap();
+        let pre = t["hooks"]["pre_tool_call"].as_array().unwrap();
+        assert_eq!(pre.len(), 2);
+        assert_eq!(pre[0]["matcher"].as_str(), Some("Edit|Write"));
+        assert_eq!(pre[0]["timeout_ms"].as_integer(), Some(5000));
+        assert_eq!(
+            pre[1]["name"].as_str(),
+            Some(".claude/settings.json#PreToolUse[1].hooks[0]")
+        );
+        assert_eq!(t["hooks"]["post_tool_call"].as_array().unwrap().len(), 1);
+        let file: super::super::ConfigFile = toml::Value::Table(t).try_into().unwrap();
+        assert_eq!(file.hooks.pre_tool_call.len(), 2);
+    }
+
+    #[test]
+    fn bad_settings_name_file_line_and_key() {
+        let e = layer(Path::new("/p/.claude/settings.json"), "{\n  \"hooks\": {\n    \"PreToolUse\": [\n      {\"matcher\": \"Bash\", \"hooks\": [{\"type\": \"command\"}]}\n    ]\n  }\n}").unwrap_err();
+        let s = e.to_string();
+        assert!(
+            s.contains("/p/.claude/settings.json:3: hooks.PreToolUse[0].hooks[0].command"),
+            "{s}"
+        );
+        let e = layer(
+            Path::new("/p/.claude/settings.json"),
+            "{\n \"hooks\": {,}\n}",
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("settings.json:2"), "{e}");
+        let e = layer(Path::new("/p/s.json"), r#"{"hooks": {"BeforeTool": []}}"#).unwrap_err();
+        assert!(e.to_string().contains("unknown hook event"), "{e}");
+        assert!(layer(
+            Path::new("/p/s.json"),
+            r#"{"disableAllHooks": true, "hooks": {"Stop": 1}}"#
+        )
+        .unwrap()
+        .is_empty());
+    }
+}

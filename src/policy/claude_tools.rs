@@ -1,0 +1,175 @@
+//! hermes' built-ins as Claude Code's hooks know them. A hook written for
+//! Claude Code tests `tool_name == "Bash"` and reads `tool_input.file_path`:
+//! shown hermes' own names (`shell`, `path`) it would pass everything, and
+//! a guard that passes everything is worse than none. So every hook sees
+//! the Claude Code name and fields, and what it hands back
+//! (`updatedInput`) is read in those fields too.
+
+use std::path::Path;
+
+use serde_json::{Map, Value};
+
+/// A built-in by its Claude Code name, with its fields that Claude Code
+/// names otherwise (hermes' first). Fields not listed keep their names.
+struct Builtin {
+    name: &'static str,
+    claude: &'static str,
+    fields: &'static [(&'static str, &'static str)],
+}
+
+const BUILTINS: &[Builtin] = &[
+    Builtin {
+        name: "shell",
+        claude: "Bash",
+        fields: &[("timeout_ms", "timeout")],
+    },
+    Builtin {
+        name: "read_file",
+        claude: "Read",
+        fields: &[("path", "file_path")],
+    },
+    Builtin {
+        name: "write_file",
+        claude: "Write",
+        fields: &[("path", "file_path")],
+    },
+    Builtin {
+        name: "edit_file",
+        claude: "Edit",
+        fields: &[("path", "file_path")],
+    },
+    Builtin {
+        name: "glob",
+        claude: "Glob",
+        fields: &[],
+    },
+    Builtin {
+        name: "grep",
+        claude: "Grep",
+        fields: &[("ignore_case", "-i")],
+    },
+];
+
+fn entry(tool: &str) -> Option<&'static Builtin> {
+    BUILTINS.iter().find(|b| b.name == tool)
+}
+
+/// The name Claude Code gives this tool: `Bash` for `shell`; an MCP tool
+/// (`mcp__server__tool`) and anything else keeps its name.
+pub(crate) fn claude_name(tool: &str) -> &str {
+    entry(tool).map_or(tool, |b| b.claude)
+}
+
+/// A built-in's arguments as Claude Code's `tool_input`: its field names,
+/// and `file_path` absolute (Claude Code's always is; a guard matching
+/// `*/.env` must see the whole path), resolved from `cwd`.
+pub(crate) fn tool_input(tool: &str, args: &Value, cwd: &Path) -> Value {
+    let (Some(Builtin { fields, .. }), Value::Object(args)) = (entry(tool), args) else {
+        return args.clone();
+    };
+    let mut out = Map::new();
+    for (k, v) in args {
+        let key = fields
+            .iter()
+            .find(|(ours, _)| ours == k)
+            .map_or(k.as_str(), |(_, theirs)| theirs);
+        let v = match (key, v) {
+            ("file_path", Value::String(p)) if !cwd.as_os_str().is_empty() => {
+                Value::String(cwd.join(p).to_string_lossy().into_owned())
+            }
+            _ => v.clone(),
+        };
+        out.insert(key.to_string(), v);
+    }
+    Value::Object(out)
+}
+
+/// A hook's `updatedInput` for a built-in, back in hermes' field names. A
+/// field given by hermes' own name is taken as it is.
+pub(crate) fn from_tool_input(tool: &str, input: Value) -> Value {
+    let (Some(Builtin { fields, .. }), Value::Object(input)) = (entry(tool), &input) else {
+        return input;
+    };
+    let mut out = Map::new();
+    for (k, v) in input {
+        let key = fields
+            .iter()
+            .find(|(_, theirs)| theirs == k)
+            .map_or(k.as_str(), |(ours, _)| ours);
+        out.insert(key.to_string(), v.clone());
+    }
+    Value::Object(out)
+}
+
+/// What a post hook reads as `tool_response`: hermes' `content` and
+/// `is_error` for every tool, and for a built-in the fields Claude Code's
+/// own tool gives (`filePath` and `success` for the file tools; `stdout`,
+/// `stderr` and `interrupted` for `Bash`; `file.content` for `Read`).
+pub(crate) fn tool_response(tool: &str, input: &Value, content: &str, is_error: bool) -> Value {
+    let mut r = serde_json::json!({"content": content, "is_error": is_error});
+    let path = input.get("file_path").cloned().unwrap_or(Value::Null);
+    match claude_name(tool) {
+        "Bash" => {
+            r["stdout"] = Value::String(content.to_string());
+            r["stderr"] = Value::String(String::new());
+            r["interrupted"] = Value::Bool(false);
+        }
+        "Read" => {
+            r["type"] = Value::String("text".into());
+            r["file"] = serde_json::json!({"filePath": path, "content": content});
+        }
+        "Write" | "Edit" => {
+            r["filePath"] = path;
+            r["success"] = Value::Bool(!is_error);
+        }
+        _ => {}
+    }
+    r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn built_ins_read_as_claude_codes_tools_and_back() {
+        assert_eq!(claude_name("shell"), "Bash");
+        assert_eq!(claude_name("edit_file"), "Edit");
+        assert_eq!(
+            claude_name("mcp__memory__create_entities"),
+            "mcp__memory__create_entities"
+        );
+        let args = json!({"path": "src/.env", "content": "K=1"});
+        let input = tool_input("write_file", &args, Path::new("/work/p"));
+        assert_eq!(
+            input,
+            json!({"file_path": "/work/p/src/.env", "content": "K=1"})
+        );
+        assert_eq!(
+            from_tool_input(
+                "write_file",
+                json!({"file_path": "/work/p/a.md", "content": "x"})
+            ),
+            json!({"path": "/work/p/a.md", "content": "x"})
+        );
+        assert_eq!(
+            tool_input(
+                "grep",
+                &json!({"pattern": "x", "ignore_case": true}),
+                Path::new("/w")
+            ),
+            json!({"pattern": "x", "-i": true})
+        );
+        // An MCP tool's arguments are its own.
+        let mcp = json!({"path": "a"});
+        assert_eq!(tool_input("mcp__files__write", &mcp, Path::new("/w")), mcp);
+        let r = tool_response("shell", &json!({"command": "ls"}), "a\nb\n", false);
+        assert_eq!(r["stdout"], "a\nb\n");
+        let r = tool_response("edit_file", &input, "edited", true);
+        assert_eq!(
+            (r["filePath"].as_str(), r["success"].as_bool()),
+            (Some("/work/p/src/.env"), Some(false))
+        );
+    }
+}

@@ -1,0 +1,373 @@
+//! A Claude Code setup working unchanged (issue 34): hooks in
+//! `.claude/settings.json` and `~/.claude/settings.json`, written as Claude
+//! Code's users write them — its matchers (`Edit|Write`, `Read`, `Bash`, a
+//! regex over `mcp__…`), scripts that find themselves through
+//! `$CLAUDE_PROJECT_DIR`, test `tool_name` and read `tool_input.file_path`
+//! and `.command`, and answer in each of its forms. The fixtures are ours,
+//! written from Claude Code's documented interface.
+
+use std::path::Path;
+
+use serde_json::json;
+
+use crate::support::calls::{builtins_env, contents, reply_calls};
+use crate::support::users;
+use crate::support::{Reply, TestEnv};
+
+/// `.claude/settings.json` as a project commits it: a guard for protected
+/// files (exit 2, stderr), a secrets guard in Python (the JSON
+/// `permissionDecision` form), a log of every shell command, and a
+/// formatter after each edit. Claude Code's own `permissions` sit beside
+/// them, as they do in real files.
+const SETTINGS: &str = r#"{
+  "permissions": {
+    "allow": ["Bash(npm run lint)", "Read(./src/**)"],
+    "deny": ["Read(./.env)"]
+  },
+  "hooks": {
+    "PreToolUse": [
+      {
+        "matcher": "Edit|Write",
+        "hooks": [
+          { "type": "command", "command": "\"$CLAUDE_PROJECT_DIR\"/.claude/hooks/protect-files.sh" }
+        ]
+      },
+      {
+        "matcher": "Read",
+        "hooks": [
+          { "type": "command", "command": "python3 \"$CLAUDE_PROJECT_DIR/.claude/hooks/no_secrets.py\"", "timeout": 10 }
+        ]
+      },
+      {
+        "matcher": "Bash",
+        "hooks": [
+          { "type": "command", "command": "python3 -c 'import json,sys; print(json.load(sys.stdin)[\"tool_input\"][\"command\"])' >> \"$CLAUDE_PROJECT_DIR\"/.claude/commands.log" }
+        ]
+      }
+    ],
+    "PostToolUse": [
+      {
+        "matcher": "Write|Edit",
+        "hooks": [
+          { "type": "command", "command": "\"$CLAUDE_PROJECT_DIR\"/.claude/hooks/format.sh", "timeout": 30 }
+        ]
+      }
+    ]
+  }
+}
+"#;
+
+const PROTECT: &str = r#"#!/bin/bash
+# Refuses edits to env files and to .git, as the docs' example does.
+input=$(cat)
+file_path=$(printf '%s' "$input" | python3 -c 'import json,sys; print(json.load(sys.stdin).get("tool_input", {}).get("file_path", ""))')
+case "$file_path" in
+  *.env|*/.env.*|*/.git/*)
+    echo "Blocked: $file_path is a protected file" >&2
+    exit 2
+    ;;
+esac
+exit 0
+"#;
+
+const NO_SECRETS: &str = r#"import json
+import sys
+
+data = json.load(sys.stdin)
+if data.get("tool_name") != "Read":
+    sys.exit(0)
+path = data.get("tool_input", {}).get("file_path", "")
+if "secret" in path:
+    print(json.dumps({
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": f"{path} holds credentials; ask the user for what you need",
+        }
+    }))
+sys.exit(0)
+"#;
+
+const FORMAT: &str = r#"#!/bin/bash
+# A formatter after every write: trailing blanks go, and the model is told.
+file_path=$(python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["tool_input"]["file_path"] if d["tool_response"]["success"] else "")')
+[ -n "$file_path" ] || exit 0
+sed -i 's/[[:space:]]*$//' "$file_path"
+echo "{\"hookSpecificOutput\": {\"hookEventName\": \"PostToolUse\", \"additionalContext\": \"formatted $(basename "$file_path")\"}}"
+"#;
+
+/// The project: a repository with its `.claude` folder.
+fn project(cwd: &Path) {
+    std::fs::create_dir_all(cwd.join(".git")).unwrap();
+    std::fs::create_dir_all(cwd.join(".claude/hooks")).unwrap();
+    std::fs::write(cwd.join(".claude/settings.json"), SETTINGS).unwrap();
+    for (name, body, exec) in [
+        ("protect-files.sh", PROTECT, true),
+        ("no_secrets.py", NO_SECRETS, false),
+        ("format.sh", FORMAT, true),
+    ] {
+        let p = cwd.join(".claude/hooks").join(name);
+        std::fs::write(&p, body).unwrap();
+        if exec {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+    }
+    std::fs::create_dir_all(cwd.join("config")).unwrap();
+    std::fs::write(
+        cwd.join("config/secrets.json"),
+        "{\"token\": \"s3cr3t-value\"}",
+    )
+    .unwrap();
+}
+
+/// The model writes `.env`, reads the secrets file, writes a source file
+/// with trailing blanks and runs a command.
+fn script(env: &TestEnv) {
+    env.fake.push(reply_calls(&[
+        (
+            "env",
+            "write_file",
+            json!({"path": ".env", "content": "API_KEY=x\n"}),
+        ),
+        (
+            "secret",
+            "read_file",
+            json!({"path": "config/secrets.json"}),
+        ),
+        (
+            "src",
+            "write_file",
+            json!({"path": "src/app.py", "content": "x = 1   \nprint(x)  \n"}),
+        ),
+        ("sh", "shell", json!({"command": "echo hello"})),
+    ]));
+    env.fake.push(Reply::text("done"));
+}
+
+#[test]
+fn a_projects_claude_code_hooks_guard_and_format_once_trusted() {
+    for user in users::each() {
+        guards_and_formats(user);
+    }
+}
+
+fn guards_and_formats(user: users::User) {
+    let env = builtins_env(user, "mode = \"auto\"");
+    let cwd = env.cwd.path();
+    project(cwd);
+    // Untrusted, the hooks are held back, and the warning says from where.
+    let held = env.run(&[
+        "hooks",
+        "test",
+        ".claude/settings.json#PreToolUse[0].hooks[0]",
+        "--tool",
+        "write_file",
+    ]);
+    assert!(
+        held.stderr
+            .contains(".claude/settings.json sets `hooks` — not applied")
+            && held.stderr.contains("hermes trust"),
+        "{}",
+        held.stderr
+    );
+    let trusted = env.run(&["trust"]);
+    trusted.ok();
+    assert!(
+        trusted.stderr.contains(".claude/settings.json"),
+        "{}",
+        trusted.stderr
+    );
+    assert!(
+        trusted.stderr.contains("protect-files.sh"),
+        "the scripts are named: {}",
+        trusted.stderr
+    );
+
+    script(&env);
+    env.run(&["-q", "go"]).ok();
+    let results = contents(&env.tool_results(1));
+    assert!(
+        results[0].contains("Blocked:") && results[0].contains("/.env is a protected file"),
+        "the exit-2 guard's stderr reaches the model: {results:?}"
+    );
+    assert!(!cwd.join(".env").exists(), ".env was written");
+    assert!(
+        results[1].contains("config/secrets.json holds credentials"),
+        "the JSON deny and its reason: {results:?}"
+    );
+    assert!(
+        !results[1].contains("s3cr3t-value"),
+        "the secret was read: {results:?}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(cwd.join("src/app.py")).unwrap(),
+        "x = 1\nprint(x)\n",
+        "the PostToolUse formatter ran on the written file"
+    );
+    assert!(
+        results[2].contains("[hook] formatted app.py"),
+        "additionalContext reaches the model: {results:?}"
+    );
+    assert!(results[3].contains("hello"), "{results:?}");
+    assert_eq!(
+        std::fs::read_to_string(cwd.join(".claude/commands.log")).unwrap(),
+        "echo hello\n",
+        "the Bash hook read tool_input.command"
+    );
+    // A settings file that appears later in the trusted folder (a pull, a
+    // command) holds every project hook again until trusted anew.
+    std::fs::write(
+        cwd.join(".claude/settings.local.json"),
+        r#"{"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "true"}]}]}}"#,
+    )
+    .unwrap();
+    let again = env.run(&["hooks", "test", "none", "--tool", "shell"]);
+    assert!(
+        again
+            .stderr
+            .contains("it changed since this folder was trusted"),
+        "{}",
+        again.stderr
+    );
+}
+
+/// `hermes hooks test` honours the matcher and says why.
+#[test]
+fn hooks_test_says_which_hooks_run_for_a_tool_and_why() {
+    let env = builtins_env(users::User::current(), "mode = \"auto\"");
+    project(env.cwd.path());
+    env.run(&["trust"]).ok();
+    let name = ".claude/settings.json#PreToolUse[0].hooks[0]";
+    let skipped = env.run(&[
+        "hooks",
+        "test",
+        name,
+        "--tool",
+        "read_file",
+        "--args",
+        "{\"path\": \"a\"}",
+    ]);
+    skipped.ok();
+    assert!(
+        skipped.stdout.contains("not run: its matcher \"Edit|Write\" (exact names) does not name `read_file` (`Read` to Claude Code's hooks)"),
+        "{}",
+        skipped.stdout
+    );
+    let blocked = env.run(&[
+        "hooks",
+        "test",
+        name,
+        "--tool",
+        "write_file",
+        "--args",
+        "{\"path\": \".env\", \"content\": \"\"}",
+    ]);
+    assert!(
+        blocked
+            .stdout
+            .starts_with("deny: blocked by the pre_tool_call hook: Blocked:"),
+        "{}",
+        blocked.stdout
+    );
+    assert!(
+        blocked.stderr.contains("runs: its matcher \"Edit|Write\""),
+        "{}",
+        blocked.stderr
+    );
+}
+
+/// The user's own `~/.claude/settings.json` applies without trust: a
+/// regex matcher over an MCP server's tools, the older `decision` form,
+/// and `continue: false`, which ends the turn.
+#[test]
+fn the_users_claude_code_hooks_match_mcp_tools_by_regex() {
+    let env = TestEnv::deferred(&[("t", "")]);
+    let dir = env.home.path().join(".claude");
+    std::fs::create_dir_all(&dir).unwrap();
+    let hook = dir.join("mcp-guard.py");
+    std::fs::write(
+        &hook,
+        r#"import json, sys
+d = json.load(sys.stdin)
+text = d["tool_input"].get("text", "")
+if text == "blocked":
+    print(json.dumps({"decision": "block", "reason": "no blocked text on " + d["tool_name"]}))
+elif text == "halt":
+    print(json.dumps({"continue": False, "stopReason": "the user's policy ends here"}))
+"#,
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("settings.json"),
+        format!(
+            r#"{{"hooks": {{"PreToolUse": [{{"matcher": "mcp__t__.*", "hooks": [{{"type": "command", "command": "python3 {}"}}]}}],
+  "Stop": [{{"hooks": [{{"type": "command", "command": "say done"}}]}}]}}}}"#,
+            hook.display()
+        ),
+    )
+    .unwrap();
+    env.fake.push(reply_calls(&[
+        ("a", "mcp__t__echo", json!({"text": "blocked"})),
+        ("b", "mcp__t__echo", json!({"text": "fine"})),
+    ]));
+    env.fake.push(reply_calls(&[(
+        "c",
+        "mcp__t__echo",
+        json!({"text": "halt"}),
+    )]));
+    env.fake.push(Reply::text("should not be asked for"));
+    let run = env.run(&["-q", "go"]);
+    let first = contents(&env.tool_results(1));
+    assert_eq!(
+        first[0], "Error: no blocked text on mcp__t__echo",
+        "{first:?}"
+    );
+    assert!(first[1].contains("fine"), "{first:?}");
+    assert!(
+        run.stderr
+            .contains("a hook ended the turn: the user's policy ends here"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(
+        env.fake.requests().len(),
+        2,
+        "the turn ended at the hook's stop"
+    );
+    // An event hermes does not run yet is said, not dropped in silence.
+    assert!(
+        run.stderr
+            .contains("1 stop hook(s) not run (first: ~/.claude/settings.json#Stop[0].hooks[0])"),
+        "{}",
+        run.stderr
+    );
+}
+
+/// A settings file a person got wrong is one line naming file, line and key.
+#[test]
+fn a_broken_claude_settings_file_names_file_line_and_key() {
+    let env = builtins_env(users::User::current(), "mode = \"auto\"");
+    let dir = env.home.path().join(".claude");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("settings.json"),
+        "{\n  \"hooks\": {\n    \"PreToolUse\": [\n      {\"matcher\": \"Bash(\", \"hooks\": [{\"type\": \"command\", \"command\": \"true\"}]}\n    ]\n  }\n}\n",
+    )
+    .unwrap();
+    let run = env.run(&["-q", "hi"]);
+    assert_ne!(run.code, 0);
+    assert!(
+        run.stderr.contains("`Bash(` is not a regular expression"),
+        "{}",
+        run.stderr
+    );
+    std::fs::write(dir.join("settings.json"), "{\n  \"hooks\": {\n    \"PreToolUse\": [\n      {\"matcher\": \"Bash\", \"hooks\": [{\"type\": \"command\"}]}\n    ]\n  }\n}\n").unwrap();
+    let run = env.run(&["-q", "hi"]);
+    assert!(
+        run.stderr
+            .contains("settings.json:3: hooks.PreToolUse[0].hooks[0].command"),
+        "{}",
+        run.stderr
+    );
+}
