@@ -9,6 +9,7 @@ pub(crate) mod claude;
 mod context;
 pub(crate) mod edit;
 mod file;
+mod hook_settings;
 mod load;
 mod matcher;
 mod paths;
@@ -28,13 +29,14 @@ pub use file::{
     ProviderEntry, ProviderKind, ShellSandbox, ShellSection, ThinkingMode, ToolFilter,
     ToolsSection, WarmUp,
 };
+pub use hook_settings::{HookSettings, HooksSettings};
 pub use matcher::HookMatcher;
 pub use paths::Paths;
 pub(crate) use paths::{project_dir, project_files};
 pub use settings::{
     defaults, mcp_servers, resolve, ConfiguredWindows, ConnectorSettings, ContextSettings,
-    DeferPolicy, HookSettings, HooksSettings, Limits, McpServerSettings, PromptSettings,
-    ProviderSettings, RemoteSettings, RetryPolicy, Settings, SystemPrompt, Thinking,
+    DeferPolicy, Limits, McpServerSettings, PromptSettings, ProviderSettings, RemoteSettings,
+    RetryPolicy, Settings, SystemPrompt, Thinking,
 };
 
 #[derive(Debug, thiserror::Error)]

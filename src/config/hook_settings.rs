@@ -1,0 +1,106 @@
+//! The hooks a run has, from the merged `[hooks]` lists: each with its
+//! matcher read (a glob, or Claude Code's names or regular expression), so
+//! a matcher that does not compile is an error before anything runs.
+
+use std::time::Duration;
+
+use super::settings::{defaults, ms};
+use super::{ConfigError, HookEntry};
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct HookSettings {
+    pub name: Option<String>,
+    pub matcher: super::HookMatcher,
+    pub command: String,
+    pub timeout: Duration,
+}
+
+impl HookSettings {
+    /// `at`: where it stands (`hooks.pre_tool_call[0]`), for an error
+    /// about a hook without a name.
+    fn from_entry(e: &HookEntry, at: &str) -> Result<HookSettings, ConfigError> {
+        let what = || match &e.name {
+            Some(n) => format!("hook `{n}`"),
+            None => at.to_string(),
+        };
+        let matcher = match (&e.matcher, &e.claude_matcher) {
+            (Some(_), Some(_)) => {
+                return Err(ConfigError::BadValue {
+                    what: what(),
+                    expected: "`match` (a glob) or `matcher` (Claude Code's), not both",
+                    got: "both".into(),
+                })
+            }
+            (_, Some(m)) => super::HookMatcher::claude(m).map_err(|got| ConfigError::BadValue {
+                what: format!("{}'s matcher", what()),
+                expected: "tool names joined by | or a regular expression",
+                got,
+            })?,
+            (g, None) => {
+                super::HookMatcher::Glob(g.clone().unwrap_or_else(|| defaults::HOOK_MATCH.into()))
+            }
+        };
+        Ok(HookSettings {
+            name: e.name.clone(),
+            matcher,
+            command: e.command.clone(),
+            timeout: ms(e.timeout_ms.map_or(defaults::HOOK_TIMEOUT_MS, |n| n.get())),
+        })
+    }
+}
+
+/// The hooks of every event, in config order. Those of events other than
+/// pre and post tool call are read, kept, and named in a warning: hermes
+/// does not run them yet.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct HooksSettings {
+    pub pre_tool_call: Vec<HookSettings>,
+    pub post_tool_call: Vec<HookSettings>,
+    pub user_prompt_submit: Vec<HookSettings>,
+    pub stop: Vec<HookSettings>,
+    pub session_start: Vec<HookSettings>,
+    pub pre_compact: Vec<HookSettings>,
+    pub notification: Vec<HookSettings>,
+}
+
+impl HooksSettings {
+    pub(super) fn from_section(
+        h: &super::HooksSection,
+    ) -> Result<(HooksSettings, Vec<String>), ConfigError> {
+        let list = |key: &str, l: &[HookEntry]| -> Result<Vec<HookSettings>, ConfigError> {
+            l.iter()
+                .enumerate()
+                .map(|(i, e)| HookSettings::from_entry(e, &format!("hooks.{key}[{i}]")))
+                .collect()
+        };
+        let mut warnings = Vec::new();
+        // Read, so a file that has them is accepted and they are kept;
+        // not run yet — said, never silently dropped.
+        for (key, l) in h
+            .lists()
+            .into_iter()
+            .filter(|(k, _)| !matches!(*k, "pre_tool_call" | "post_tool_call"))
+        {
+            if let Some(first) = l.first() {
+                warnings.push(format!(
+                    "{} {key} hook(s) not run (first: {}): hermes runs pre_tool_call and \
+                     post_tool_call (PreToolUse, PostToolUse) hooks only, so far",
+                    l.len(),
+                    first.name.clone().unwrap_or_else(|| first.command.clone())
+                ));
+            }
+        }
+        Ok((
+            HooksSettings {
+                pre_tool_call: list("pre_tool_call", &h.pre_tool_call)?,
+                post_tool_call: list("post_tool_call", &h.post_tool_call)?,
+                user_prompt_submit: list("user_prompt_submit", &h.user_prompt_submit)?,
+                stop: list("stop", &h.stop)?,
+                session_start: list("session_start", &h.session_start)?,
+                pre_compact: list("pre_compact", &h.pre_compact)?,
+                notification: list("notification", &h.notification)?,
+            },
+            warnings,
+        ))
+    }
+}
