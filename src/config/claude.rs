@@ -41,7 +41,8 @@ pub(crate) fn user_settings() -> Option<PathBuf> {
 
 /// Whether `path` is a Claude Code settings file (read as JSON).
 pub(crate) fn is_settings(path: &Path) -> bool {
-    path.extension().is_some_and(|e| e == "json")
+    path.file_name()
+        .is_some_and(|f| f == "settings.json" || f == "settings.local.json")
 }
 
 /// The file's hooks as a hermes layer: `{hooks: {pre_tool_call: [...]}}`,

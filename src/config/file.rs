@@ -510,6 +510,14 @@ pub struct McpServerEntry {
     pub tool_timeout_ms: Option<NonZeroU64>,
     #[serde(default, skip_serializing_if = "ToolFilter::is_empty")]
     pub tools: ToolFilter,
+    /// Codex's exact-name filter: only these tools (added to
+    /// `tools.include`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub enabled_tools: Vec<String>,
+    /// Codex's, and Claude Code's `disabledTools`: never these (added to
+    /// `tools.exclude`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub disabled_tools: Vec<String>,
 }
 
 /// How a server's request for input from the user is answered.

@@ -29,7 +29,9 @@ pub(super) fn read_text(path: &Path, required: bool) -> Result<Option<String>, C
 /// A layer from a file of either kind: hermes' TOML, or a Claude Code
 /// settings file's hooks.
 pub(super) fn layer_of(path: &Path, text: &str) -> Result<toml::Table, ConfigError> {
-    if super::claude::is_settings(path) {
+    if super::mcp_json::is_server_file(path) {
+        super::mcp_json::layer(path, text)
+    } else if super::claude::is_settings(path) {
         super::claude::layer(path, text)
     } else {
         parse_layer(path, text)
@@ -56,7 +58,12 @@ fn check_servers(file: &ConfigFile, path: &Path, text: &str) -> Result<(), Confi
                 "command",
                 "missing key `command` (a local server) or `url` (a remote one)",
             )),
-            (Some(u), true) if !(u.starts_with("https://") || u.starts_with("http://")) => {
+            // `${HOST:-https://…}/mcp` is checked once expanded, at start.
+            (Some(u), true)
+                if !(u.starts_with("https://")
+                    || u.starts_with("http://")
+                    || u.starts_with("${")) =>
+            {
                 Some(("url", "expected an http:// or https:// URL"))
             }
             (None, false) if !s.headers.is_empty() => {

@@ -12,11 +12,13 @@ mod file;
 mod hook_settings;
 mod load;
 mod matcher;
+pub mod mcp_json;
 mod paths;
 mod presets;
 pub(crate) mod referenced;
 mod settings;
 pub(crate) mod trust;
+pub mod vars;
 
 use std::path::{Path, PathBuf};
 
@@ -176,12 +178,28 @@ pub struct Merged {
     /// What an untrusted project file set and was not applied, as a
     /// warning line (`trust`).
     pub held: Option<String>,
+    /// The file each MCP server came from (the last that set it).
+    pub origins: std::collections::BTreeMap<String, PathBuf>,
+}
+
+/// Notes the servers a layer sets as coming from `path`.
+fn note_origins(
+    origins: &mut std::collections::BTreeMap<String, PathBuf>,
+    layer: &toml::Table,
+    path: &Path,
+) {
+    if let Some(servers) = layer.get("mcp_servers").and_then(toml::Value::as_table) {
+        for name in servers.keys() {
+            origins.insert(name.clone(), path.to_path_buf());
+        }
+    }
 }
 
 /// Reads and merges every layer; does not require the provider to be usable.
 pub fn load_merged(paths: &Paths, cwd: &Path, ov: &Overrides) -> Result<Merged, ConfigError> {
     let mut merged = toml::Table::new();
     let mut sources = Vec::new();
+    let mut origins = std::collections::BTreeMap::new();
     let user = ov
         .config_path
         .clone()
@@ -194,6 +212,7 @@ pub fn load_merged(paths: &Paths, cwd: &Path, ov: &Overrides) -> Result<Merged, 
             .unwrap_or(Path::new("."));
         let dir = std::path::absolute(dir).unwrap_or_else(|_| cwd.to_path_buf());
         anchor::anchor(&mut t, &dir, false);
+        note_origins(&mut origins, &t, &user);
         load::merge(&mut merged, t);
         sources.push(user.clone());
     }
@@ -246,6 +265,7 @@ pub fn load_merged(paths: &Paths, cwd: &Path, ov: &Overrides) -> Result<Merged, 
                 );
             }
             anchor::anchor(&mut t, &trust::folder_of(path), true);
+            note_origins(&mut origins, &t, path);
             load::merge(&mut merged, t);
             sources.push(path.clone());
         }
@@ -293,6 +313,7 @@ pub fn load_merged(paths: &Paths, cwd: &Path, ov: &Overrides) -> Result<Merged, 
         file,
         sources,
         held,
+        origins,
     })
 }
 

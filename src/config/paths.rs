@@ -47,12 +47,20 @@ impl Paths {
 }
 
 /// The files of a project folder hermes reads, in the order their layers
-/// apply: its own config, then Claude Code's shared and local settings.
+/// apply: the servers of other agents' files first (so hermes' own config
+/// wins), then its own config, then Claude Code's shared and local
+/// settings.
 pub(crate) const PROJECT_FILES: &[&str] = &[
+    ".mcp.json",
+    ".cursor/mcp.json",
+    ".vscode/mcp.json",
     ".hermes/config.toml",
     ".claude/settings.json",
     ".claude/settings.local.json",
 ];
+
+/// hermes' own project config among [`PROJECT_FILES`].
+pub(crate) const HERMES_PROJECT_FILE: &str = ".hermes/config.toml";
 
 /// The project folder's files (see [`PROJECT_FILES`]): those of the working
 /// directory or the nearest folder above it that has one, looked for from

@@ -201,6 +201,9 @@ pub struct McpServerSettings {
     pub tools: ToolFilter,
     /// The `[limits]` that apply to its results and its stderr.
     pub limits: Limits,
+    /// A `${VAR}` it needs that is not set: the one-line error it gives
+    /// when it is needed, instead of starting with the reference as text.
+    pub unset: Option<String>,
 }
 
 /// A remote server's endpoint and how hermes proves who it is to it.
@@ -235,9 +238,76 @@ impl McpServerSettings {
             tool_timeout: ms(e
                 .tool_timeout_ms
                 .map_or(defaults::TOOL_TIMEOUT_MS, |n| n.get())),
-            tools: e.tools.clone(),
+            tools: ToolFilter {
+                include: e
+                    .tools
+                    .include
+                    .iter()
+                    .chain(&e.enabled_tools)
+                    .cloned()
+                    .collect(),
+                exclude: e
+                    .tools
+                    .exclude
+                    .iter()
+                    .chain(&e.disabled_tools)
+                    .cloned()
+                    .collect(),
+            },
             limits: Limits::default(),
+            unset: None,
         }
+    }
+
+    /// `${VAR}` and `${VAR:-default}` expanded, from this start's
+    /// environment, wherever Claude Code expands them: command, arguments,
+    /// environment, folder, URL and headers. The first variable that is not
+    /// set is kept as [`McpServerSettings::unset`].
+    fn expand_vars(&mut self, name: &str) {
+        let mut unset: Option<(String, String)> = None;
+        let mut one = |text: &mut String, field: String| {
+            if !super::vars::refers(text) {
+                return;
+            }
+            match super::vars::expand(text) {
+                Ok(v) => *text = v,
+                Err(u) => {
+                    unset.get_or_insert((u.var, field));
+                }
+            }
+        };
+        one(&mut self.command, "command".into());
+        for (i, a) in self.args.iter_mut().enumerate() {
+            one(a, format!("args[{i}]"));
+        }
+        for (k, v) in self.env.iter_mut() {
+            one(v, format!("env.{k}"));
+        }
+        if let Some(cwd) = &mut self.cwd {
+            one(cwd, "cwd".into());
+        }
+        if let Some(r) = &mut self.remote {
+            one(&mut r.url, "url".into());
+            for (k, v) in r.headers.iter_mut() {
+                one(v, format!("headers.{k}"));
+            }
+        }
+        let url = self.remote.as_ref().map(|r| r.url.clone());
+        if let (None, Some(url)) = (&unset, url) {
+            if !(url.starts_with("https://") || url.starts_with("http://")) {
+                self.unset = Some(format!(
+                    "server `{name}`: its url expands to `{url}`, which is not an http:// or \
+                     https:// URL"
+                ));
+                return;
+            }
+        }
+        self.unset = unset.map(|(var, field)| {
+            format!(
+                "server `{name}` needs ${{{var}}} (in its {field}), which is not set: set it in \
+                 the environment hermes starts in, or write ${{{var}:-default}}"
+            )
+        });
     }
 
     /// A server run with `command` and every default: for tests and benches.
@@ -257,6 +327,17 @@ impl McpServerSettings {
     }
 }
 
+/// What the project's server files (`.mcp.json`, …) that were read leave
+/// out, a line a server.
+fn server_file_notes(sources: &[std::path::PathBuf]) -> Vec<String> {
+    sources
+        .iter()
+        .filter(|p| super::mcp_json::is_server_file(p))
+        .filter_map(|p| std::fs::read_to_string(p).ok().map(|t| (p, t)))
+        .flat_map(|(p, t)| super::mcp_json::notes(p, &t))
+        .collect()
+}
+
 /// The configured MCP servers, by name, defaults and `[limits]` filled in.
 pub fn mcp_servers(file: &ConfigFile) -> BTreeMap<String, McpServerSettings> {
     let limits = Limits::from_section(&file.limits);
@@ -265,12 +346,15 @@ pub fn mcp_servers(file: &ConfigFile) -> BTreeMap<String, McpServerSettings> {
         .map(|(n, e)| {
             let mut s = McpServerSettings::from_entry(e);
             s.limits = limits;
+            s.expand_vars(n);
             // A token a server is given may come back in its errors, and in
             // any tool result (a command that prints its environment or the
             // config): from here on, everywhere they go, they are hidden.
             let headers = s.remote.iter().flat_map(|r| r.headers.iter());
             for (k, v) in s.env.iter().chain(headers) {
-                if crate::util::secrets::looks_secret(k) {
+                // A reference left unexpanded (`${TOKEN}`, not set) is no
+                // secret, and must stay readable in the error about it.
+                if crate::util::secrets::looks_secret(k) && !super::vars::refers(v) {
                     crate::util::secrets::remember(v);
                 }
             }
@@ -355,6 +439,7 @@ pub fn resolve(paths: Paths, cwd: &Path, ov: &Overrides) -> Result<Settings, Con
         file,
         sources,
         held,
+        ..
     } = load_merged(&paths, cwd, ov)?;
     let provider = resolve_provider(&file, ov).map_err(|e| match &held {
         Some(h) => ConfigError::WithHeld {
@@ -424,6 +509,7 @@ pub fn resolve(paths: Paths, cwd: &Path, ov: &Overrides) -> Result<Settings, Con
             .into_iter()
             .chain(held)
             .chain(hook_warnings)
+            .chain(server_file_notes(&sources))
             .collect(),
         limits: Limits::from_section(&file.limits),
         context: ContextSettings {

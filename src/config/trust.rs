@@ -40,7 +40,7 @@ pub(crate) const HELD_KINDS: &str = "servers, hooks, providers, approvals, conne
 
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum TrustError {
-    #[error("no .hermes/config.toml or .claude/settings.json in {} or a folder above it in its repository", cwd.display())]
+    #[error("no .hermes/config.toml, .claude/settings.json or .mcp.json in {} or a folder above it in its repository", cwd.display())]
     NoProject { cwd: PathBuf },
     #[error("cannot read {}: {source}", path.display())]
     Read {
@@ -70,13 +70,17 @@ pub(crate) fn store(paths: &Paths) -> PathBuf {
     paths.data_dir.join("trusted-folders")
 }
 
-/// The folder a project config belongs to (the one holding `.hermes`),
-/// resolved, so a symlink or `..` cannot stand in for a trusted folder.
-pub(crate) fn folder_of(project_config: &Path) -> PathBuf {
-    let folder = project_config
-        .parent()
-        .and_then(Path::parent)
-        .unwrap_or(project_config);
+/// The folder a project file belongs to (the one holding `.hermes`,
+/// `.claude` or `.mcp.json`), resolved, so a symlink or `..` cannot stand
+/// in for a trusted folder.
+pub(crate) fn folder_of(project_file: &Path) -> PathBuf {
+    let in_root = project_file.file_name().is_some_and(|f| f == ".mcp.json");
+    let folder = if in_root {
+        project_file.parent()
+    } else {
+        project_file.parent().and_then(Path::parent)
+    }
+    .unwrap_or(project_file);
     std::fs::canonicalize(folder).unwrap_or_else(|_| folder.to_path_buf())
 }
 
@@ -103,7 +107,7 @@ fn digest(files: &[(PathBuf, Vec<u8>)], cwd: &Path) -> String {
     };
     let mut h = Sha256::new();
     match files {
-        [(only, text)] if only.ends_with(super::paths::PROJECT_FILES[0]) => {
+        [(only, text)] if only.ends_with(super::paths::HERMES_PROJECT_FILE) => {
             if scripts.is_empty() {
                 return hex(&Sha256::digest(text));
             }

@@ -11,6 +11,7 @@ mod errors;
 mod hostile;
 mod layout;
 mod mcp;
+mod mcp_json;
 mod mcp_policy;
 mod offers;
 mod oneshot;

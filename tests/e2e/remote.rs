@@ -202,7 +202,8 @@ fn a_server_asking_for_login_in_a_one_shot_run_names_the_command() {
 }
 
 /// `mcp add --url` and `mcp import` of remote entries (with `${VAR}` and
-/// `${VAR:-default}` expanded as Claude Code does) write servers that load.
+/// `${VAR:-default}` kept, to be expanded at each start as Claude Code
+/// does) write servers that load.
 #[test]
 fn remote_servers_are_added_and_imported() {
     let env = TestEnv::new();
@@ -248,12 +249,15 @@ fn remote_servers_are_added_and_imported() {
     let text = std::fs::read_to_string(env.config_path()).unwrap();
     crate::assert_contains!(text, "url = \"https://mcp.linear.example/mcp\"");
     crate::assert_contains!(text, "client_id = \"hermes-cli\"");
-    crate::assert_contains!(text, "url = \"https://web.example/mcp\"");
+    // Variables stay as written, expanded at each start; no value is
+    // copied into config.toml.
+    crate::assert_contains!(text, "url = \"${WEB_HOST:-https://web.example}/mcp\"");
     // A bearer token from a variable stays a reference to it.
     crate::assert_contains!(text, "bearer_token_env = \"WEB_TOKEN\"");
-    crate::assert_contains!(text, "X-Team = \"platform\"");
+    crate::assert_contains!(text, "X-Team = \"${TEAM}\"");
+    crate::assert_not_contains!(text, "platform");
     crate::assert_not_contains!(text, "w3b-token-123456");
-    crate::assert_contains!(text, "args = [\"--port\", \"7\"]");
+    crate::assert_contains!(text, "args = [\"--port\", \"${PORT:-7}\"]");
     let listed = env.run(&["mcp", "list"]);
     listed.ok();
     for name in ["linear", "web", "old", "local"] {

@@ -307,6 +307,13 @@ impl McpServer {
                 self.entry.remote.is_some(),
             )
         };
+        // A variable it needs is not set: said when it is needed, never
+        // sent on as the literal `${VAR}`.
+        if let Some(why) = &self.entry.unset {
+            let why = ServerError::Spawn(why.clone());
+            *state = State::Failed(why.clone());
+            return Err(why);
+        }
         if let Some(remote) = &self.entry.remote {
             let connected = super::remote::connect(
                 &self.name,

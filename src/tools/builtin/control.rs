@@ -31,6 +31,7 @@ const OWN: &str = "a write to hermes' own files (config, sessions, trust, tokens
 const PROJECT: &str = "a write to the project's .hermes folder, which configures hermes";
 const CLAUDE: &str =
     "a write to the project's .claude folder, whose settings and hooks hermes runs";
+const SERVERS: &str = "a write to the project's MCP server list, whose servers hermes starts";
 const GIT: &str = "a write to git's config or hooks, which decide what git runs";
 const RUNS: &str = "a write to a file a hook, a server or your shell runs";
 
@@ -107,6 +108,14 @@ impl ControlPaths {
         if names.iter().any(|n| *n == ".claude") {
             return Some(CLAUDE);
         }
+        let server_list = match names.as_slice() {
+            [.., last] if *last == ".mcp.json" => true,
+            [.., dir, last] => *last == "mcp.json" && (*dir == ".cursor" || *dir == ".vscode"),
+            _ => false,
+        };
+        if server_list {
+            return Some(SERVERS);
+        }
         if let Some(i) = names.iter().position(|n| *n == ".git") {
             // `.git` itself (a worktree's `gitdir:` file), its config and
             // hooks, and a submodule's under `.git/modules`.
@@ -135,6 +144,9 @@ fn project(root: &Path) -> Vec<PathBuf> {
     for dir in root.ancestors() {
         out.push(dir.join(".hermes"));
         out.push(dir.join(".claude"));
+        for f in [".mcp.json", ".cursor/mcp.json", ".vscode/mcp.json"] {
+            out.push(dir.join(f));
+        }
         if dir == top {
             break;
         }

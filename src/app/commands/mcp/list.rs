@@ -20,6 +20,7 @@ pub(super) fn run(ctx: &Context<'_>) -> Result<(), CommandError> {
     for (name, entry) in &servers {
         let at = registry.servers().iter().position(|s| s.name == *name);
         let state = match at.map(|i| (&registry.servers()[i], counts[i])) {
+            _ if entry.unset.is_some() => "cannot start: a variable is not set".to_string(),
             None => "disabled".to_string(),
             Some((s, exposed)) => match s.catalog() {
                 None => "not started yet (no cached catalog)".to_string(),
@@ -43,6 +44,17 @@ pub(super) fn run(ctx: &Context<'_>) -> Result<(), CommandError> {
             }
         };
         outln!("{name:<16} {state:<36} {cmdline}");
+        if let Some(why) = &entry.unset {
+            outln!("{:<16} {why}", "");
+        }
+        // Where it comes from, when not the user's own config.
+        if let Some(from) = merged
+            .origins
+            .get(name)
+            .filter(|p| **p != ctx.user_config())
+        {
+            outln!("{:<16} from {}", "", from.display());
+        }
     }
     Ok(())
 }
