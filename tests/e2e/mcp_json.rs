@@ -49,6 +49,24 @@ fn ask_env(env: &TestEnv) {
     env.fake.push(Reply::text("done"));
 }
 
+/// A token as long as GitHub's.
+const TOKEN: &str = "ghp_R3alLookingT0kenValue0123456789abcd";
+
+/// `hermes -q go` asking for `get_env`, with `vars` set; it must succeed.
+fn env_asked_with(env: &TestEnv, vars: &[(&str, &str)]) {
+    ask_env(env);
+    let mut cmd = env.cmd();
+    for (k, v) in vars {
+        cmd.env(k, v);
+    }
+    let run = cmd.args(["-q", "go"]).output().unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+}
+
 #[test]
 fn an_imported_variable_is_read_at_each_start_and_never_written() {
     let env = TestEnv::new();
@@ -63,19 +81,8 @@ fn an_imported_variable_is_read_at_each_start_and_never_written() {
 
     // Set at run: the server gets the value (hidden from the model, as a
     // token is), and the default host.
-    let token = "ghp_R3alLookingT0kenValue0123456789abcd";
-    ask_env(&env);
-    let run = env
-        .cmd()
-        .env("GITHUB_TOKEN", token)
-        .args(["-q", "go"])
-        .output()
-        .unwrap();
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
+    let token = TOKEN;
+    env_asked_with(&env, &[("GITHUB_TOKEN", token)]);
     let got = contents(&env.tool_results(1)).join("\n");
     crate::assert_contains!(got, "GITHUB_HOST");
     crate::assert_contains!(got, "github.com");
@@ -150,18 +157,9 @@ fn a_repositorys_mcp_json_is_read_in_place_once_trusted() {
     );
     crate::assert_contains!(listed.stdout, "cannot start: a variable is not set");
 
-    ask_env(&env);
-    let run = env
-        .cmd()
-        .env("GITHUB_TOKEN", "ghp_R3alLookingT0kenValue0123456789abcd")
-        .env("GH_HOST", "ghe.example.internal")
-        .args(["-q", "go"])
-        .output()
-        .unwrap();
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
+    env_asked_with(
+        &env,
+        &[("GITHUB_TOKEN", TOKEN), ("GH_HOST", "ghe.example.internal")],
     );
     crate::assert_contains!(
         contents(&env.tool_results(1)).join("\n"),
