@@ -18,6 +18,7 @@ use crate::util::time::Utc;
 
 mod changes;
 mod compaction;
+mod hooked;
 use compaction::Reason;
 
 #[derive(Debug, thiserror::Error)]
@@ -34,6 +35,9 @@ pub enum AgentError {
     NoSummary,
     #[error("{0}")]
     TooLong(String),
+    /// A UserPromptSubmit hook did not let the prompt go.
+    #[error("the prompt was not sent: {0}")]
+    PromptBlocked(String),
 }
 
 impl AgentError {
@@ -46,6 +50,9 @@ impl AgentError {
                     .into(),
             ),
             AgentError::Cancelled | AgentError::NoSummary => None,
+            AgentError::PromptBlocked(_) => {
+                Some("a UserPromptSubmit hook decided so; `hermes hooks test` runs one on its own".into())
+            }
             AgentError::TooLong(_) => Some(
                 "shorten the message, or set the model's window (providers.NAME.context_window) if hermes has it wrong"
                     .into(),
@@ -84,6 +91,8 @@ pub struct Agent {
     stopped: bool,
     /// Whether this run already noted blocks its provider cannot replay.
     foreign_noted: bool,
+    /// Whether this session's SessionStart hooks ran in this run.
+    session_hooked: bool,
     /// How the last turn ended when it did not end with an answer: the
     /// next user message tells the model, so it never sees a bare
     /// `user, user`.
@@ -121,6 +130,7 @@ impl Agent {
             resumed: false,
             stopped: false,
             foreign_noted: false,
+            session_hooked: false,
             unfinished: None,
             usage: UsageTotals::default(),
             meter: Meter::new(Default::default(), Default::default()),
@@ -221,6 +231,7 @@ impl Agent {
         self.stopped = false;
         self.deferral_recorded = start.deferred.is_some();
         self.foreign_noted = false;
+        self.session_hooked = false;
         self.unfinished = None;
         self.usage = UsageTotals::default();
         self.meter.last_tokens = None;
@@ -319,6 +330,8 @@ impl Agent {
         if let Some(note) = self.tool_changes().await {
             text = format!("{note}\n\n{text}");
         }
+        // A blocked prompt is not sent and not recorded: nothing happened.
+        let text = self.prompt_hooks(text, user_text, cancel).await?;
         let result = self.turn_inner(&text, cancel).await;
         if let Err(e) = &result {
             let how = match e {
@@ -354,6 +367,7 @@ impl Agent {
         })
         .await?;
         let mut calls_made: usize = 0;
+        let mut stop_hook_active = false;
         for request in 1..=self.max_turns {
             let completion = self.request(request, cancel).await?;
             self.note_completion(&completion).await?;
@@ -373,6 +387,15 @@ impl Agent {
                 continue;
             }
             if calls.is_empty() {
+                // A Stop hook that blocks sends the model on, with its reason.
+                if let Some(why) = self.stop_hooks(stop_hook_active, cancel).await {
+                    stop_hook_active = true;
+                    self.push(Message::User {
+                        content: hooked::hook_notes(&[why]),
+                    })
+                    .await?;
+                    continue;
+                }
                 self.emit(Event::TurnDone {
                     text: completion.content.clone(),
                     model_requests: request,
@@ -390,14 +413,7 @@ impl Agent {
                 events: &self.events,
                 cancel,
                 allowed: cap.saturating_sub(calls_made),
-                hook_ctx: crate::policy::HookContext {
-                    session_id: self.session.id().to_string(),
-                    transcript_path: self.session.path().to_path_buf(),
-                    cwd: std::env::current_dir().unwrap_or_default(),
-                    project_dir: std::env::current_dir()
-                        .map(|d| crate::config::project_dir(&d))
-                        .unwrap_or_default(),
-                },
+                hook_ctx: self.hook_ctx(),
                 gate: crate::policy::Gate::new(calls.len()),
                 asking: tokio::sync::Mutex::new(()),
                 open_question: std::sync::Mutex::new(None),

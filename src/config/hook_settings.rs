@@ -49,9 +49,9 @@ impl HookSettings {
     }
 }
 
-/// The hooks of every event, in config order. Those of events other than
-/// pre and post tool call are read, kept, and named in a warning: hermes
-/// does not run them yet.
+/// The hooks of every event, in config order. Claude Code's events hermes
+/// has no moment for (`subagent_stop`, `session_end`) are read and named in
+/// a warning, not run.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct HooksSettings {
     pub pre_tool_call: Vec<HookSettings>,
@@ -75,16 +75,14 @@ impl HooksSettings {
         };
         let mut warnings = Vec::new();
         // Read, so a file that has them is accepted and they are kept;
-        // not run yet — said, never silently dropped.
-        for (key, l) in h
-            .lists()
-            .into_iter()
-            .filter(|(k, _)| !matches!(*k, "pre_tool_call" | "post_tool_call"))
-        {
+        // not run — said, never silently dropped.
+        for (key, l) in [
+            ("subagent_stop", &h.subagent_stop),
+            ("session_end", &h.session_end),
+        ] {
             if let Some(first) = l.first() {
                 warnings.push(format!(
-                    "{} {key} hook(s) not run (first: {}): hermes runs pre_tool_call and \
-                     post_tool_call (PreToolUse, PostToolUse) hooks only, so far",
+                    "{} {key} hook(s) not run (first: {}): hermes has no {key} moment yet",
                     l.len(),
                     first.name.clone().unwrap_or_else(|| first.command.clone())
                 ));

@@ -59,6 +59,9 @@ pub(crate) struct HookAnswer {
     /// The hook itself failed (exit code, timeout, an answer hermes cannot
     /// read), as opposed to deciding.
     pub broken: bool,
+    /// Its stdout, when that was not a JSON answer: context for the model
+    /// where Claude Code takes it so (UserPromptSubmit, SessionStart).
+    pub plain: Option<String>,
 }
 
 impl HookAnswer {
@@ -126,20 +129,35 @@ pub(crate) struct Hook {
 pub(crate) enum HookEvent {
     Pre,
     Post,
+    UserPromptSubmit,
+    Stop,
+    SessionStart,
+    PreCompact,
+    Notification,
 }
 
 impl HookEvent {
-    fn claude_name(self) -> &'static str {
+    pub(crate) fn claude_name(self) -> &'static str {
         match self {
             HookEvent::Pre => "PreToolUse",
             HookEvent::Post => "PostToolUse",
+            HookEvent::UserPromptSubmit => "UserPromptSubmit",
+            HookEvent::Stop => "Stop",
+            HookEvent::SessionStart => "SessionStart",
+            HookEvent::PreCompact => "PreCompact",
+            HookEvent::Notification => "Notification",
         }
     }
 
-    fn hermes_name(self) -> &'static str {
+    pub(crate) fn hermes_name(self) -> &'static str {
         match self {
             HookEvent::Pre => "pre_tool_call",
             HookEvent::Post => "post_tool_call",
+            HookEvent::UserPromptSubmit => "user_prompt_submit",
+            HookEvent::Stop => "stop",
+            HookEvent::SessionStart => "session_start",
+            HookEvent::PreCompact => "pre_compact",
+            HookEvent::Notification => "notification",
         }
     }
 }
@@ -226,8 +244,65 @@ impl Hook {
         cancel: &CancellationToken,
     ) -> HookAnswer {
         let input = Self::stdin(ctx, call);
-        let (tool, call_id) = (&call.tool.name, call.call_id);
-        let ev = call.event.hermes_name();
+        let tool = &call.tool.name;
+        let mut env = vec![
+            ("HERMES_TOOL", tool.clone()),
+            ("HERMES_CALL_ID", call.call_id.to_string()),
+        ];
+        for (var, name) in [
+            ("HERMES_TOOL_OWN_NAME", &call.tool.own),
+            ("HERMES_TOOL_PLAIN_NAME", &call.tool.plain),
+        ] {
+            if let Some(n) = name {
+                env.push((var, n.clone()));
+            }
+        }
+        let mut a = self.exec(ctx, call.event, &input, &env, cancel).await;
+        a.updated_input = a
+            .updated_input
+            .map(|u| claude_tools::from_tool_input(tool, u));
+        a
+    }
+
+    /// Runs it for an event that is not about a tool call: stdin is the
+    /// fields every event has, and `fields` (`prompt`, `source`, …).
+    pub(crate) async fn run_event(
+        &self,
+        ctx: &HookContext,
+        event: HookEvent,
+        fields: Value,
+        cancel: &CancellationToken,
+    ) -> HookAnswer {
+        let mut input = json!({
+            "session_id": ctx.session_id,
+            "transcript_path": ctx.transcript_path,
+            "cwd": ctx.cwd,
+            "permission_mode": "default",
+            "hook_event_name": event.claude_name(),
+            "event": event.hermes_name(),
+        });
+        if let (Value::Object(i), Value::Object(f)) = (&mut input, fields) {
+            i.extend(f);
+        }
+        self.exec(ctx, event, &input, &[], cancel).await
+    }
+
+    /// Whether it runs for `what` (a session's `source`, a compaction's
+    /// `trigger`): its matcher names it.
+    pub(crate) fn matches_word(&self, what: &str) -> bool {
+        self.matcher.is_match(what)
+    }
+
+    /// The command itself: `input` on stdin, what it answered.
+    async fn exec(
+        &self,
+        ctx: &HookContext,
+        event: HookEvent,
+        input: &Value,
+        env: &[(&str, String)],
+        cancel: &CancellationToken,
+    ) -> HookAnswer {
+        let ev = event.hermes_name();
         let name = self.label();
         let fail = |why: String| HookAnswer {
             broken: true,
@@ -237,20 +312,13 @@ impl Hook {
         crate::util::child_env::scrubbed(&mut cmd)
             .arg("-c")
             .arg(&self.command)
-            .env("HERMES_TOOL", tool)
-            .env("HERMES_CALL_ID", call_id)
             .env("HERMES_HOOK_EVENT", ev)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .kill_on_drop(true);
-        for (var, name) in [
-            ("HERMES_TOOL_OWN_NAME", &call.tool.own),
-            ("HERMES_TOOL_PLAIN_NAME", &call.tool.plain),
-        ] {
-            if let Some(n) = name {
-                cmd.env(var, n);
-            }
+        for (var, value) in env {
+            cmd.env(var, value);
         }
         if !ctx.cwd.as_os_str().is_empty() {
             cmd.current_dir(&ctx.cwd);
@@ -307,12 +375,7 @@ impl Hook {
         let stdout = String::from_utf8_lossy(&stdout);
         match status.code() {
             Some(0) => match read_answer(&stdout) {
-                Ok(mut a) => {
-                    a.updated_input = a
-                        .updated_input
-                        .map(|u| claude_tools::from_tool_input(tool, u));
-                    a
-                }
+                Ok(a) => a,
                 Err(why) => fail(format!(
                     "{ev} hook `{name}` answered JSON hermes cannot use: {why}"
                 )),
@@ -410,7 +473,10 @@ fn read_answer(stdout: &str) -> Result<HookAnswer, String> {
         {
             return Err("its stdout looks like a JSON answer but does not parse".into());
         }
-        return Ok(HookAnswer::just(HookVerdict::Pass));
+        return Ok(HookAnswer {
+            plain: (!trimmed.is_empty()).then(|| trimmed.to_string()),
+            ..HookAnswer::just(HookVerdict::Pass)
+        });
     };
     let text = |o: &serde_json::Map<String, Value>, k: &str| {
         o.get(k).and_then(Value::as_str).map(str::to_string)

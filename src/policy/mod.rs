@@ -5,6 +5,7 @@
 mod approval;
 mod ask;
 pub(crate) mod claude_tools;
+mod events;
 mod hooks;
 mod matcher;
 
@@ -17,6 +18,7 @@ pub use approval::{By, UserAnswer};
 pub(crate) use approval::{Hints, Outcome, Subject};
 pub(crate) use ask::Gate;
 pub(crate) use ask::{Answer, Asker, Grant, Question};
+pub(crate) use events::EventOutcome;
 pub(crate) use hooks::{Hook, HookAnswer, HookCall, HookContext, HookEvent, HookVerdict};
 
 /// What the post hooks of one entry said.
@@ -34,6 +36,8 @@ pub(crate) struct PostOutcome {
 pub(crate) struct Policy {
     pre: Vec<Hook>,
     post: Vec<Hook>,
+    /// The hooks of the other moments, in config order.
+    events: Vec<(HookEvent, Hook)>,
     approvals: Approvals,
     max_tool_calls_per_turn: u32,
     /// Who answers `ask` (the REPL on a terminal); none in one-shot runs.
@@ -60,6 +64,16 @@ impl Policy {
                 .iter()
                 .map(Hook::from_settings)
                 .collect(),
+            events: [
+                (HookEvent::UserPromptSubmit, &hooks.user_prompt_submit),
+                (HookEvent::Stop, &hooks.stop),
+                (HookEvent::SessionStart, &hooks.session_start),
+                (HookEvent::PreCompact, &hooks.pre_compact),
+                (HookEvent::Notification, &hooks.notification),
+            ]
+            .into_iter()
+            .flat_map(|(e, list)| list.iter().map(move |h| (e, Hook::from_settings(h))))
+            .collect(),
             approvals: Approvals::new(approvals),
             max_tool_calls_per_turn: approvals.max_tool_calls_per_turn,
             asker: None,
@@ -192,6 +206,15 @@ impl Policy {
         find(&self.pre, "pre_tool_call", name)
             .map(|h| (HookEvent::Pre, h))
             .or_else(|| find(&self.post, "post_tool_call", name).map(|h| (HookEvent::Post, h)))
+            .or_else(|| {
+                let mut seen = std::collections::HashMap::new();
+                self.events.iter().find_map(|(e, h)| {
+                    let i = seen.entry(e.hermes_name()).or_insert(0usize);
+                    let place = format!("{}[{i}]", e.hermes_name());
+                    *i += 1;
+                    (h.name() == Some(name) || place == name).then_some((*e, h))
+                })
+            })
     }
 
     /// Approval of one entry, from its tool, its own arguments and what

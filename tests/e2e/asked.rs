@@ -321,3 +321,41 @@ fn a_secret_a_servers_form_asks_for_is_not_echoed() {
     crate::assert_contains!(r[0], &format!("accept a key of {} characters", typed.len()));
     term.type_line("/quit");
 }
+
+/// A Notification hook (Claude Code's, from `~/.claude/settings.json`) is
+/// told, with the tool's Claude Code name, when hermes waits for the
+/// person's answer.
+#[test]
+fn a_notification_hook_is_told_when_hermes_asks() {
+    let env = builtins_env(User::current(), "mode = \"ask\"");
+    let dir = env.home.path().join(".claude");
+    std::fs::create_dir_all(&dir).unwrap();
+    let log = env.home.path().join("notified.log");
+    std::fs::write(
+        dir.join("settings.json"),
+        format!(
+            r#"{{"hooks": {{"Notification": [{{"hooks": [{{"type": "command", "command": "python3 -c 'import json,sys; print(json.load(sys.stdin)[\"message\"])' >> {}"}}]}}]}}}}"#,
+            log.display()
+        ),
+    )
+    .unwrap();
+    env.fake.push(reply_calls(&[(
+        "sh",
+        "shell",
+        json!({"command": "echo hi"}),
+    )]));
+    env.fake.push(Reply::text("done"));
+    let term = Tmux::start(&env, &[]);
+    term.type_line("go");
+    term.wait_for("the question", |s| s.contains("shell wants to run"));
+    crate::support::wait_for("the hook's note", || {
+        std::fs::read_to_string(&log).is_ok_and(|t| t.ends_with('\n'))
+    });
+    term.type_line("y");
+    term.wait_for("the turn's end", |s| s.contains("done"));
+    assert_eq!(
+        std::fs::read_to_string(&log).unwrap(),
+        "hermes needs your permission to use Bash\n"
+    );
+    term.type_line("/quit");
+}

@@ -302,7 +302,7 @@ elif text == "halt":
         dir.join("settings.json"),
         format!(
             r#"{{"hooks": {{"PreToolUse": [{{"matcher": "mcp__t__.*", "hooks": [{{"type": "command", "command": "python3 {}"}}]}}],
-  "Stop": [{{"hooks": [{{"type": "command", "command": "say done"}}]}}]}}}}"#,
+  "SubagentStop": [{{"hooks": [{{"type": "command", "command": "say done"}}]}}]}}}}"#,
             hook.display()
         ),
     )
@@ -337,8 +337,10 @@ elif text == "halt":
     );
     // An event hermes does not run yet is said, not dropped in silence.
     assert!(
-        run.stderr
-            .contains("1 stop hook(s) not run (first: ~/.claude/settings.json#Stop[0].hooks[0])"),
+        run.stderr.contains(
+            "1 subagent_stop hook(s) not run (first: ~/.claude/settings.json#SubagentStop[0].hooks[0]): \
+             hermes has no subagent_stop moment yet"
+        ),
         "{}",
         run.stderr
     );
@@ -369,5 +371,90 @@ fn a_broken_claude_settings_file_names_file_line_and_key() {
             .contains("settings.json:3: hooks.PreToolUse[0].hooks[0].command"),
         "{}",
         run.stderr
+    );
+}
+
+/// The turn's own moments, from `~/.claude/settings.json` as its users
+/// write them: SessionStart and UserPromptSubmit add context (plain stdout,
+/// as Claude Code takes it), UserPromptSubmit blocks a prompt with a
+/// password, Stop sends the model on once (it checks `stop_hook_active`).
+/// What they added is in the session: `--continue` replays it byte for
+/// byte.
+#[test]
+fn session_prompt_and_stop_hooks_act_as_in_claude_code() {
+    let env = TestEnv::new();
+    let dir = env.home.path().join(".claude");
+    std::fs::create_dir_all(dir.join("hooks")).unwrap();
+    let prompt_guard = dir.join("hooks/prompt_guard.py");
+    std::fs::write(
+        &prompt_guard,
+        r#"import json, sys
+d = json.load(sys.stdin)
+if "password" in d["prompt"].lower():
+    print(json.dumps({"decision": "block", "reason": "prompts must not hold passwords"}))
+else:
+    print("Current branch: main")
+"#,
+    )
+    .unwrap();
+    let stop_guard = dir.join("hooks/stop_guard.py");
+    std::fs::write(
+        &stop_guard,
+        r#"import json, sys
+d = json.load(sys.stdin)
+if not d.get("stop_hook_active"):
+    print(json.dumps({"decision": "block", "reason": "run the tests before you finish"}))
+"#,
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("settings.json"),
+        format!(
+            r#"{{
+  "hooks": {{
+    "SessionStart": [{{"matcher": "startup", "hooks": [{{"type": "command", "command": "echo 'Project conventions: tabs, not spaces'"}}]}}],
+    "UserPromptSubmit": [{{"hooks": [{{"type": "command", "command": "python3 {}"}}]}}],
+    "Stop": [{{"hooks": [{{"type": "command", "command": "python3 {}"}}]}}]
+  }}
+}}"#,
+            prompt_guard.display(),
+            stop_guard.display()
+        ),
+    )
+    .unwrap();
+    env.fake.push(Reply::text("fixed"));
+    env.fake.push(Reply::text("tests pass; fixed"));
+    let run = env.run(&["-q", "fix the bug"]);
+    run.ok();
+    crate::assert_contains!(run.stdout, "tests pass; fixed");
+    let reqs = env.fake.requests();
+    assert_eq!(reqs.len(), 2, "the Stop hook sent the model on once");
+    let first = reqs[0].body_str().to_string();
+    crate::assert_contains!(first, "fix the bug");
+    crate::assert_contains!(first, "[hook] Project conventions: tabs, not spaces");
+    crate::assert_contains!(first, "[hook] Current branch: main");
+    crate::assert_contains!(reqs[1].body_str(), "[hook] run the tests before you finish");
+
+    // Resumed: SessionStart's matcher is `startup`, so it adds nothing;
+    // the Stop hook sends the model on once a turn.
+    env.fake.push(Reply::text("and now"));
+    env.fake.push(Reply::text("and now, tested"));
+    env.run(&["--continue", "-q", "next"]).ok();
+    crate::support::wire::assert_each_request_extends_the_previous(&env);
+    let last = env.fake.requests()[3].body_str().to_string();
+    assert_eq!(last.matches("Project conventions").count(), 1, "{last}");
+
+    // Blocked: not sent, not recorded, and said.
+    let before = env.fake.requests().len();
+    let blocked = env.run(&["--continue", "-q", "my password is hunter2"]);
+    assert_ne!(blocked.code, 0);
+    crate::assert_contains!(
+        blocked.stderr,
+        "the prompt was not sent: prompts must not hold passwords"
+    );
+    assert_eq!(
+        env.fake.requests().len(),
+        before,
+        "a blocked prompt reached the provider"
     );
 }

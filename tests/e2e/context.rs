@@ -379,3 +379,34 @@ fn signed_thinking_survives_compaction_anthropic() {
 fn signed_thinking_survives_compaction_bedrock() {
     signed_thinking_survives_compaction(Api::Bedrock);
 }
+
+/// A PreCompact hook (Claude Code's, from `~/.claude/settings.json`) is
+/// told of each automatic compaction, with its trigger, before it happens.
+#[test]
+fn a_pre_compact_hook_is_told_of_each_compaction() {
+    let env = small_window(Api::OpenAi);
+    let dir = env.home.path().join(".claude");
+    std::fs::create_dir_all(&dir).unwrap();
+    let log = env.home.path().join("compactions.log");
+    std::fs::write(
+        dir.join("settings.json"),
+        format!(
+            r#"{{"hooks": {{"PreCompact": [{{"matcher": "auto", "hooks": [{{"type": "command", "command": "python3 -c 'import json,sys; print(json.load(sys.stdin)[\"trigger\"])' >> {}"}}]}}]}}}}"#,
+            log.display()
+        ),
+    )
+    .unwrap();
+    for n in 1..=6 {
+        send_part(&env, n);
+    }
+    let compactions = records(&env.only_session())
+        .into_iter()
+        .filter(|r| r["type"] == "compaction")
+        .count();
+    assert!(compactions >= 1, "nothing compacted");
+    let told = std::fs::read_to_string(&log).unwrap_or_default();
+    assert!(
+        told.lines().count() >= compactions && told.lines().all(|l| l == "auto"),
+        "{compactions} compactions, the hook was told: {told:?}"
+    );
+}

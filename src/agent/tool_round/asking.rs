@@ -62,6 +62,10 @@ impl Round<'_> {
         if let Ok(mut q) = self.open_question.lock() {
             *q = Some((id.to_string(), name.to_string()));
         }
+        self.notify(format!(
+            "hermes needs your permission to use {}",
+            crate::policy::claude_tools::claude_name(name)
+        ));
         let answer = asker.ask(question).await;
         if let Ok(mut q) = self.open_question.lock() {
             *q = None;
@@ -180,5 +184,25 @@ impl Round<'_> {
                 message: e.to_string(),
             });
         }
+    }
+
+    /// Notification hooks, beside the question rather than before it: a
+    /// slow notifier must not hold the question back.
+    fn notify(&self, message: String) {
+        if !self.policy.has(crate::policy::HookEvent::Notification) {
+            return;
+        }
+        let (policy, ctx, events) = (
+            self.policy.clone(),
+            self.hook_ctx.clone(),
+            self.events.clone(),
+        );
+        let cancel = self.cancel.clone();
+        tokio::spawn(async move {
+            let o = policy.notification(&ctx, &message, &cancel).await;
+            for w in o.warnings {
+                let _ = events.send(crate::agent::Event::Warning { message: w });
+            }
+        });
     }
 }

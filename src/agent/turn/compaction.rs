@@ -188,6 +188,12 @@ impl Agent {
         specs: &[ToolSpec],
         cancel: &CancellationToken,
     ) -> Result<bool, AgentError> {
+        let trigger = if reason == Reason::Requested {
+            "manual"
+        } else {
+            "auto"
+        };
+        self.pre_compact_hooks(trigger, cancel).await;
         let tools = request_bytes(&[], specs);
         let size = |m: &[Message]| request_bytes(m, specs);
         let before = self.meter.estimate(size(&self.messages));
