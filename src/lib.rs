@@ -70,6 +70,7 @@ mod properties;
 pub(crate) mod provider;
 pub(crate) mod sandbox;
 pub mod session;
+pub(crate) mod slash;
 pub mod tools;
 pub(crate) mod update;
 pub(crate) mod util;

@@ -30,6 +30,9 @@ pub fn reach_warnings(cwd: &std::path::Path) -> Vec<String> {
     reach::project_warnings(cwd)
 }
 
+/// The most of the system prompt the skills' catalog takes.
+const SKILLS_BYTES: usize = 4096;
+
 /// What a new session's system prompt tells the model it can reach: the
 /// configured servers (with their tools' names when those are deferred and
 /// the servers' instructions) and the project's AGENTS.md files.
@@ -45,9 +48,16 @@ pub fn reach_prompt(
         .into_iter()
         .map(|(name, about, tools)| reach::ServerReach { name, about, tools })
         .collect();
+    // Skills are read with read_file: without it there is nothing to say.
+    let skills = if tools.has_builtin("read_file") {
+        crate::slash::skills::section(&crate::slash::skills::discover(cwd), SKILLS_BYTES)
+    } else {
+        String::new()
+    };
     let parts = [
         reach::servers_section(&servers, tools.would_defer(), budgets),
         reach::project_section(cwd, budgets.project_instructions_bytes),
+        skills,
     ];
     parts
         .iter()

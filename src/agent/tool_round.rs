@@ -166,14 +166,36 @@ pub async fn run_tool_call(
         },
     );
     let (events, _) = tokio::sync::mpsc::unbounded_channel();
+    run_alone(
+        tools,
+        &policy,
+        &events,
+        HookContext::default(),
+        call,
+        cancel,
+    )
+    .await
+}
+
+/// One call down the whole tool path — scope, schema, hooks, approval
+/// (asked of the person where `policy` has someone to ask), the tool —
+/// recorded nowhere: for a call hermes makes itself.
+pub(super) async fn run_alone(
+    tools: &Registry,
+    policy: &Policy,
+    events: &EventTx,
+    hook_ctx: HookContext,
+    call: &ToolCall,
+    cancel: &CancellationToken,
+) -> ToolOutput {
     let round = Round {
         tools,
-        policy: &policy,
+        policy,
         session: None,
-        events: &events,
+        events,
         cancel,
         allowed: usize::MAX,
-        hook_ctx: HookContext::default(),
+        hook_ctx,
         gate: crate::policy::Gate::new(1),
         asking: tokio::sync::Mutex::new(()),
         open_question: std::sync::Mutex::new(None),

@@ -17,6 +17,7 @@ use crate::tools::Registry;
 use crate::util::time::Utc;
 
 mod changes;
+mod command_shell;
 mod compaction;
 mod hooked;
 use compaction::Reason;

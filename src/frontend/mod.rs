@@ -5,6 +5,7 @@
 mod approve;
 mod commands;
 mod complete;
+mod custom;
 mod form;
 mod markdown;
 mod offers;

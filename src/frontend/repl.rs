@@ -67,7 +67,10 @@ pub(crate) async fn run(
         .completion_type(rustyline::CompletionType::List)
         .build();
     let mut editor: Editor = rustyline::Editor::with_config(config)?;
-    let completion = Completion::new(super::commands::for_completion(), ctx.cwd);
+    let custom = super::custom::Custom::load(ctx.cwd, &ctx.settings.paths.config_dir);
+    let mut listed_commands = super::commands::for_completion();
+    listed_commands.extend(custom.for_completion());
+    let completion = Completion::new(listed_commands, ctx.cwd);
     let models = ctx.models.clone();
     let listed = agent.models_listed();
     let shown = completion.models.clone();
@@ -194,6 +197,43 @@ pub(crate) async fn run(
         }
         if text == "/compact" || text.starts_with("/compact ") {
             compact(&mut agent, text, &ctx.stop, rx, printer).await;
+            continue;
+        }
+        let word = text.split_whitespace().next().unwrap_or("");
+        if super::commands::canonical(word) == Some("/help") {
+            errln!("{}", super::commands::help());
+            errln!("{}", custom.help());
+            continue;
+        }
+        // A custom command or a skill: its prompt, sent as typed text is.
+        let cancel = ctx.stop.child_token();
+        let loaded = custom.load_line(text, &agent, &cancel).await;
+        let mut model_before = None;
+        let send = match loaded {
+            Some(Err(why)) => {
+                errln!("{why}");
+                continue;
+            }
+            Some(Ok(l)) => {
+                if let Some(m) = l.model {
+                    model_before = Some(agent.model().to_string());
+                    agent.set_model(&m);
+                }
+                errln!("› {}", crate::util::sanitize::clean(&excerpt(&l.text, 300)));
+                attach(&agent, &l.text, &l.text, &[], &ctx).await.ok()
+            }
+            None => None,
+        };
+        if let Some(send) = send {
+            let typeahead = tty.then_some((&queued, &answers));
+            let ended = turn(&mut agent, &send, typeahead, &ctx.stop, rx, printer).await;
+            if let Some(m) = model_before {
+                agent.set_model(&m);
+            }
+            if ctx.stop.is_cancelled() {
+                break;
+            }
+            restore = given_back(ended, &queued);
             continue;
         }
         use super::offers::PromptLine;

@@ -152,6 +152,11 @@ impl Registry {
         Ok(r)
     }
 
+    /// Whether the built-in `name` is offered.
+    pub(crate) fn has_builtin(&self, name: &str) -> bool {
+        self.tools.iter().any(|t| t.spec().name == name)
+    }
+
     pub fn with_mcp(mut self, mcp: Arc<McpRegistry>) -> Registry {
         self.mcp = Some(mcp);
         self

@@ -458,3 +458,118 @@ if not d.get("stop_hook_active"):
         "a blocked prompt reached the provider"
     );
 }
+
+/// A repository set up for Claude Code — `.mcp.json`, hooks in
+/// `.claude/settings.json`, `.claude/commands/review.md`, a skill in
+/// `.claude/skills/` — trusted once, works in hermes' REPL: `/review` is
+/// listed on Tab with where it comes from, runs its `!` command through the
+/// shell and sends its prompt; the hook blocks the `.env` write; the
+/// server is called; the skill is in the system prompt and `/NAME` loads it.
+#[test]
+fn a_claude_code_repository_works_in_the_repl_once_trusted() {
+    let env = TestEnv::new();
+    env.write_config(&format!(
+        "[tools]\ndefer = \"always\"\nbuiltin = {}\n\n[approvals]\nmode = \"auto\"\n",
+        crate::support::calls::ALL_BUILTINS
+    ));
+    let cwd = env.cwd.path();
+    crate::support::git_init(cwd);
+    std::fs::write(cwd.join("app.py"), "print('hi')\n").unwrap();
+    std::fs::write(
+        cwd.join(".mcp.json"),
+        format!(
+            "{{\"mcpServers\": {{\"t\": {{\"command\": {:?}}}}}}}\n",
+            crate::support::test_server()
+        ),
+    )
+    .unwrap();
+    std::fs::create_dir_all(cwd.join(".claude/commands")).unwrap();
+    std::fs::create_dir_all(cwd.join(".claude/skills/release-notes")).unwrap();
+    std::fs::write(
+        cwd.join(".claude/settings.json"),
+        r#"{
+  "hooks": {
+    "PreToolUse": [
+      {
+        "matcher": "Write",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "python3 -c 'import json,sys; p=json.load(sys.stdin)[\"tool_input\"][\"file_path\"]; sys.exit(2 if p.endswith(\".env\") and not print(\"env files are off limits\", file=sys.stderr) else 0)'"
+          }
+        ]
+      }
+    ]
+  }
+}
+"#,
+    )
+    .unwrap();
+    std::fs::write(
+        cwd.join(".claude/commands/review.md"),
+        "---\ndescription: Review the working tree's changes\nargument-hint: [focus]\n---\n\
+         Review these changes, focusing on $ARGUMENTS:\n\n!`git status --short`\n",
+    )
+    .unwrap();
+    std::fs::write(
+        cwd.join(".claude/skills/release-notes/SKILL.md"),
+        "---\nname: release-notes\ndescription: Turn a list of changes into release notes. Use when \
+         the user asks for release notes.\n---\n\n1. Group the changes under Features and Fixes.\n",
+    )
+    .unwrap();
+    env.run(&["trust"]).ok();
+    env.run(&["mcp", "test", "t"]).ok();
+
+    env.fake.push(Reply::tool_calls(&[(
+        &crate::support::call_id("review"),
+        "tool_call",
+        &crate::support::calls::batch(&[
+            ("write_file", json!({"path": ".env", "content": "K=1\n"})),
+            ("mcp__t__echo", json!({"text": "from the repo's server"})),
+        ]),
+    )]));
+    env.fake.push(Reply::text("reviewed"));
+    env.fake.push(Reply::text("notes written"));
+    let term = crate::support::tmux::Tmux::start(&env, &[]);
+    term.type_keys("/re");
+    term.press("Tab");
+    term.press("Tab");
+    term.wait_for("the command on Tab", |s| {
+        s.contains("Review the working tree's changes (project .claude/commands)")
+    });
+    term.press("C-u");
+    term.type_line("/review security");
+    term.wait_for("the answer", |s| s.contains("reviewed"));
+    term.type_line("/release-notes for v2");
+    term.wait_for("the second answer", |s| s.contains("notes written"));
+    term.type_line("/quit");
+
+    let reqs = env.fake.requests();
+    let first = reqs[0].json();
+    let system = first["messages"][0]["content"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    crate::assert_contains!(
+        system,
+        "- release-notes: Turn a list of changes into release notes."
+    );
+    crate::assert_contains!(system, ".claude/skills/release-notes/SKILL.md");
+    let prompt = first["messages"][1]["content"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    crate::assert_contains!(prompt, "Review these changes, focusing on security:");
+    crate::assert_contains!(prompt, "?? app.py");
+    let results = contents(&env.tool_results(1));
+    crate::assert_contains!(results.join("\n"), "env files are off limits");
+    crate::assert_contains!(results.join("\n"), "from the repo's server");
+    assert!(
+        !cwd.join(".env").exists(),
+        "the hook did not block the write"
+    );
+    let last = reqs.last().unwrap().body_str().to_string();
+    crate::assert_contains!(last, "Use the skill `release-notes`");
+    crate::assert_contains!(last, "Group the changes under Features and Fixes.");
+    crate::assert_contains!(last, "for v2");
+}

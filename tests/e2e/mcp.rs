@@ -459,11 +459,7 @@ fn real_servers_everything_filesystem_time_and_git() {
     std::fs::write(docs.join("note.txt"), "hello from a file").unwrap();
     let repo = env.cwd.path().join("repo");
     std::fs::create_dir_all(&repo).unwrap();
-    std::process::Command::new("git")
-        .args(["init", "-q"])
-        .current_dir(&repo)
-        .status()
-        .unwrap();
+    crate::support::git_init(&repo);
     std::fs::write(repo.join("new.txt"), "x").unwrap();
 
     env.add_real_servers(&docs);

@@ -362,11 +362,7 @@ fn control_paths_in_the_folder_stay_read_only_and_git_still_commits() {
         let env = env_for(user, "");
         let cwd = env.cwd.path();
         let out = outside(&env);
-        std::process::Command::new("git")
-            .args(["init", "-q"])
-            .current_dir(cwd)
-            .status()
-            .unwrap();
+        crate::support::git_init(cwd);
         std::fs::create_dir_all(cwd.join("scripts")).unwrap();
         std::fs::create_dir_all(cwd.join(".hermes")).unwrap();
         std::fs::write(cwd.join("scripts/guard.sh"), "#!/bin/sh\nexit 0\n").unwrap();

@@ -476,11 +476,7 @@ fn an_authorization_url_that_is_not_a_web_page_is_not_opened() {
 fn a_built_in_write_to_a_control_path_is_always_asked() {
     let env = builtins_env(User::current(), "mode = \"auto\"");
     let cwd = env.cwd.path();
-    std::process::Command::new("git")
-        .args(["init", "-q"])
-        .current_dir(cwd)
-        .status()
-        .unwrap();
+    crate::support::git_init(cwd);
     let config = std::fs::read(cwd.join(".git/config")).unwrap();
     env.fake.push(reply_calls(&[
         ("git", "edit_file", json!({"path": ".git/config", "old_string": "[core]", "new_string": "[core]\n\tfsmonitor = touch x"})),

@@ -316,6 +316,16 @@ impl Run {
 }
 
 /// Our own MCP test server (built with the tests).
+/// `git init` in `dir`, as a person starting a repository would.
+pub fn git_init(dir: &Path) {
+    let ok = Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(dir)
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(ok, "git init in {}", dir.display());
+}
+
 pub fn test_server() -> &'static str {
     env!("CARGO_BIN_EXE_hermes-test-mcp-server")
 }

@@ -1,0 +1,123 @@
+//! Custom slash commands and skills in the REPL: listed in Tab and /help
+//! with where each comes from, and run as `/NAME ARGS` — a command's body
+//! filled, its `` !`…` `` run through the `shell` tool (asked as any call
+//! is), then sent as a typed message would be (its `@file`s attached); a
+//! skill's body sent with where it lives.
+
+use tokio_util::sync::CancellationToken;
+
+use crate::agent::Agent;
+use crate::slash::{commands, skills};
+
+pub(super) struct Custom {
+    pub commands: Vec<commands::Command>,
+    pub skills: Vec<skills::Skill>,
+}
+
+/// What `/NAME ARGS` becomes.
+pub(super) struct Loaded {
+    pub text: String,
+    /// The model the command asks for, for this message only.
+    pub model: Option<String>,
+}
+
+impl Custom {
+    pub(super) fn load(cwd: &std::path::Path, config_dir: &std::path::Path) -> Custom {
+        let reserved: Vec<&str> = super::commands::for_completion()
+            .iter()
+            .filter_map(|(n, _)| super::commands::canonical(n))
+            .collect();
+        let commands = commands::discover(cwd, config_dir, &reserved);
+        let skills = skills::discover(cwd)
+            .into_iter()
+            .filter(|s| {
+                !reserved.contains(&format!("/{}", s.name).as_str())
+                    && !commands.iter().any(|c| c.name == s.name)
+            })
+            .collect();
+        Custom { commands, skills }
+    }
+
+    /// (name, what it is) for Tab.
+    pub(super) fn for_completion(&self) -> Vec<(String, String)> {
+        let commands = self.commands.iter().map(|c| {
+            (
+                format!("/{}", c.name),
+                format!("{} ({})", c.description, c.origin),
+            )
+        });
+        let skills = self.skills.iter().map(|s| {
+            (
+                format!("/{}", s.name),
+                format!(
+                    "skill: {} ({})",
+                    crate::util::text::excerpt(&s.description, 80),
+                    s.origin
+                ),
+            )
+        });
+        commands.chain(skills).collect()
+    }
+
+    /// /help's part for them.
+    pub(super) fn help(&self) -> String {
+        let mut out = String::new();
+        if !self.commands.is_empty() {
+            out.push_str("custom commands:\n");
+            for c in &self.commands {
+                let head = match &c.argument_hint {
+                    Some(h) => format!("/{} {h}", c.name),
+                    None => format!("/{}", c.name),
+                };
+                out.push_str(&format!("  {head:<18} {} ({})\n", c.description, c.origin));
+            }
+        }
+        if !self.skills.is_empty() {
+            out.push_str("skills (/NAME loads one; the model reads them when they apply):\n");
+            for s in &self.skills {
+                out.push_str(&format!(
+                    "  /{:<17} {} ({})\n",
+                    s.name,
+                    crate::util::text::excerpt(&s.description, 70),
+                    s.origin
+                ));
+            }
+        }
+        out
+    }
+
+    /// `/NAME ARGS` as a prompt, when NAME is one of them; `Some(Err)` says
+    /// why it was not sent.
+    pub(super) async fn load_line(
+        &self,
+        text: &str,
+        agent: &Agent,
+        cancel: &CancellationToken,
+    ) -> Option<Result<Loaded, String>> {
+        let (word, args) = text.split_once(char::is_whitespace).unwrap_or((text, ""));
+        let name = word.strip_prefix('/')?;
+        if let Some(s) = self.skills.iter().find(|s| s.name == name) {
+            return Some(Ok(Loaded {
+                text: skills::prompt(s, args),
+                model: None,
+            }));
+        }
+        let c = self.commands.iter().find(|c| c.name == name)?;
+        let mut prompt = commands::fill(&c.body, args);
+        for (span, command) in commands::shell_spans(&prompt) {
+            match agent.run_command_shell(&command, cancel).await {
+                Ok(out) => prompt = prompt.replacen(&span, out.trim_end(), 1),
+                Err(why) => {
+                    return Some(Err(format!(
+                        "/{name}: `{command}` did not run ({}); nothing was sent",
+                        crate::util::text::excerpt(&why, 200)
+                    )))
+                }
+            }
+        }
+        Some(Ok(Loaded {
+            text: prompt,
+            model: c.model.clone(),
+        }))
+    }
+}
