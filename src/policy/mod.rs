@@ -194,6 +194,26 @@ impl Policy {
         out
     }
 
+    /// Every pre and post hook, with the name `hermes hooks test` knows it
+    /// by.
+    pub(crate) fn tool_hooks(&self) -> Vec<(HookEvent, String, &Hook)> {
+        fn named(event: HookEvent, list: &[Hook]) -> Vec<(HookEvent, String, &Hook)> {
+            list.iter()
+                .enumerate()
+                .map(|(i, h)| {
+                    let label = h
+                        .name()
+                        .map(str::to_string)
+                        .unwrap_or_else(|| format!("{}[{i}]", event.hermes_name()));
+                    (event, label, h)
+                })
+                .collect()
+        }
+        let mut all = named(HookEvent::Pre, &self.pre);
+        all.extend(named(HookEvent::Post, &self.post));
+        all
+    }
+
     /// The hook `name` (its `name` key, or `pre_tool_call[i]` /
     /// `post_tool_call[i]`), for `hermes hooks test`.
     pub(crate) fn hook(&self, name: &str) -> Option<(HookEvent, &Hook)> {

@@ -274,7 +274,27 @@ fn hooks_test_says_which_hooks_run_for_a_tool_and_why() {
         blocked.stderr.contains("runs: its matcher \"Edit|Write\""),
         "{}",
         blocked.stderr
+    ); // Without a name: every tool hook, whether it runs and why, and what
+       // the pre hooks decide together.
+    let all = env.run(&[
+        "hooks",
+        "test",
+        "--tool",
+        "read_file",
+        "--args",
+        "{\"path\": \"config/secrets.json\"}",
+    ]);
+    all.ok();
+    crate::assert_contains!(
+        all.stdout,
+        "pre_tool_call .claude/settings.json#PreToolUse[0].hooks[0]: not run — its matcher \"Edit|Write\" (exact names) does not name `read_file` (`Read` to Claude Code's hooks)"
     );
+    crate::assert_contains!(
+        all.stdout,
+        "pre_tool_call .claude/settings.json#PreToolUse[1].hooks[0]: runs — its matcher \"Read\" (exact names) names `read_file`"
+    );
+    crate::assert_contains!(all.stdout, "the pre hooks together: deny: ");
+    crate::assert_contains!(all.stdout, "config/secrets.json holds credentials");
 }
 
 /// The user's own `~/.claude/settings.json` applies without trust: a

@@ -1,6 +1,7 @@
-//! `hermes hooks test NAME --tool T --args JSON`: runs one configured hook
-//! as a tool call would, and prints its verdict — to try a guardrail
-//! without a model.
+//! `hermes hooks test [NAME] --tool T --args JSON`: runs one configured
+//! hook as a tool call would, and prints its verdict — to try a guardrail
+//! without a model. Without a NAME: which tool hooks would run for the call
+//! and why, and what the pre hooks decide together.
 
 use clap::Subcommand;
 use serde_json::Value;
@@ -15,9 +16,10 @@ use crate::policy::{HookCall, HookContext, HookEvent, HookVerdict, Policy};
 
 #[derive(Debug, Subcommand)]
 pub(crate) enum HooksCommand {
-    /// Run one hook (its `name`, or `pre_tool_call[0]`) on a made-up call.
+    /// Run one hook (its `name`, or `pre_tool_call[0]`) on a made-up call;
+    /// without a name, every tool hook that would run for it.
     Test {
-        name: String,
+        name: Option<String>,
         /// The underlying tool's name, e.g. mcp__files__write_file.
         #[arg(long)]
         tool: String,
@@ -51,28 +53,26 @@ pub(crate) async fn run(cmd: &HooksCommand, ctx: &Context<'_>) -> Result<(), Com
         }
     };
     let policy = Policy::from_settings(&settings.hooks, &settings.approvals);
-    let Some((event, hook)) = policy.hook(name) else {
-        return Err(CommandError::usage(
-            format!("no hook named `{name}`"),
-            "give a hook's `name`, or its place: pre_tool_call[0], post_tool_call[1] …",
-        ));
-    };
     let hook_ctx = HookContext {
         session_id: "hooks-test".into(),
         transcript_path: Default::default(),
         cwd: ctx.cwd.to_path_buf(),
         project_dir: config::project_dir(ctx.cwd),
     };
+    let Some(name) = name else {
+        return all_for(&policy, &hook_ctx, tool, &args).await;
+    };
+    let Some((event, hook)) = policy.hook(name) else {
+        return Err(CommandError::usage(
+            format!("no hook named `{name}`"),
+            "give a hook's `name`, or its place: pre_tool_call[0], post_tool_call[1] …",
+        ));
+    };
     let output = ToolOutput::ok(output.clone());
     let subject = crate::policy::Subject::named(tool);
     // A call its matcher does not name never reaches it: say so, and why,
     // rather than report a verdict it would never give.
-    let seen_as = crate::policy::claude_tools::claude_name(tool);
-    let seen = if seen_as == tool {
-        format!("`{tool}`")
-    } else {
-        format!("`{tool}` (`{seen_as}` to Claude Code's hooks)")
-    };
+    let seen = seen(tool);
     if !hook.matches(&subject) {
         outln!(
             "not run: its {} does not name {seen}",
@@ -89,14 +89,7 @@ pub(crate) async fn run(cmd: &HooksCommand, ctx: &Context<'_>) -> Result<(), Com
         output: (event == HookEvent::Post).then_some(&output),
     };
     let answer = hook.run(&hook_ctx, &call, &CancellationToken::new()).await;
-    let verdict = match &answer.verdict {
-        HookVerdict::Pass => "no opinion (the approval rules decide)".to_string(),
-        HookVerdict::Allow => "allow".into(),
-        HookVerdict::Ask(r) if r.is_empty() => "ask".into(),
-        HookVerdict::Ask(r) => format!("ask: {r}"),
-        HookVerdict::Block(r) => format!("deny: {r}"),
-    };
-    out(format!("{verdict}\n").as_bytes());
+    out(format!("{}\n", verdict(&answer.verdict)).as_bytes());
     if let Some(u) = &answer.updated_input {
         out(format!("updated input: {u}\n").as_bytes());
     }
@@ -108,6 +101,71 @@ pub(crate) async fn run(cmd: &HooksCommand, ctx: &Context<'_>) -> Result<(), Com
     }
     if let Some(m) = &answer.message {
         out(format!("message: {m}\n").as_bytes());
+    }
+    Ok(())
+}
+
+/// A tool as the hooks know it.
+fn seen(tool: &str) -> String {
+    let seen_as = crate::policy::claude_tools::claude_name(tool);
+    if seen_as == tool {
+        format!("`{tool}`")
+    } else {
+        format!("`{tool}` (`{seen_as}` to Claude Code's hooks)")
+    }
+}
+
+fn verdict(v: &HookVerdict) -> String {
+    match v {
+        HookVerdict::Pass => "no opinion (the approval rules decide)".to_string(),
+        HookVerdict::Allow => "allow".into(),
+        HookVerdict::Ask(r) if r.is_empty() => "ask".into(),
+        HookVerdict::Ask(r) => format!("ask: {r}"),
+        HookVerdict::Block(r) => format!("deny: {r}"),
+    }
+}
+
+/// Every tool hook, whether it runs for `tool` and why; then the pre
+/// hooks run together, as the call would meet them.
+async fn all_for(
+    policy: &Policy,
+    ctx: &HookContext,
+    tool: &str,
+    args: &Value,
+) -> Result<(), CommandError> {
+    let subject = crate::policy::Subject::named(tool);
+    let hooks = policy.tool_hooks();
+    if hooks.is_empty() {
+        outln!("no pre_tool_call or post_tool_call hooks are configured");
+        return Ok(());
+    }
+    let seen = seen(tool);
+    for (event, label, hook) in &hooks {
+        let m = hook.matcher().describe();
+        if hook.matches(&subject) {
+            outln!(
+                "{} {label}: runs — its {m} names {seen}",
+                event.hermes_name()
+            );
+        } else {
+            outln!(
+                "{} {label}: not run — its {m} does not name {seen}",
+                event.hermes_name()
+            );
+        }
+    }
+    let answer = policy
+        .pre_tool_call(
+            ctx,
+            &subject,
+            "call_hookstest000000000000000",
+            args,
+            &CancellationToken::new(),
+        )
+        .await;
+    outln!("the pre hooks together: {}", verdict(&answer.verdict));
+    if let Some(u) = &answer.updated_input {
+        outln!("updated input: {u}");
     }
     Ok(())
 }
