@@ -208,20 +208,22 @@ impl Hook {
         let (event, call_id, args) = (c.event, c.call_id, c.args);
         let tool = &c.tool.name;
         let tool_input = claude_tools::tool_input(tool, args, &ctx.cwd);
-        let mut input = json!({
-            "session_id": ctx.session_id,
-            "transcript_path": ctx.transcript_path,
-            "cwd": ctx.cwd,
-            "permission_mode": "default",
-            "hook_event_name": event.claude_name(),
-            "tool_name": claude_tools::claude_name(tool),
-            "tool_input": tool_input,
-            "tool_use_id": call_id,
-            "event": event.hermes_name(),
-            "tool": tool,
-            "call_id": call_id,
-            "arguments": args,
-        });
+        let mut input = common(ctx, event);
+        if let Value::Object(i) = &mut input {
+            i.extend(
+                json!({
+                    "tool_name": claude_tools::claude_name(tool),
+                    "tool_input": tool_input,
+                    "tool_use_id": call_id,
+                    "tool": tool,
+                    "call_id": call_id,
+                    "arguments": args,
+                })
+                .as_object()
+                .cloned()
+                .unwrap_or_default(),
+            );
+        }
         // A tool renamed by a collision: the names a hook may know it by.
         if let Some(own) = &c.tool.own {
             input["hermes_tool_own_name"] = json!(own);
@@ -273,14 +275,7 @@ impl Hook {
         fields: Value,
         cancel: &CancellationToken,
     ) -> HookAnswer {
-        let mut input = json!({
-            "session_id": ctx.session_id,
-            "transcript_path": ctx.transcript_path,
-            "cwd": ctx.cwd,
-            "permission_mode": "default",
-            "hook_event_name": event.claude_name(),
-            "event": event.hermes_name(),
-        });
+        let mut input = common(ctx, event);
         if let (Value::Object(i), Value::Object(f)) = (&mut input, fields) {
             i.extend(f);
         }
@@ -393,6 +388,18 @@ impl Hook {
             )),
         }
     }
+}
+
+/// The stdin fields every event has: Claude Code's and hermes' own name.
+fn common(ctx: &HookContext, event: HookEvent) -> Value {
+    json!({
+        "session_id": ctx.session_id,
+        "transcript_path": ctx.transcript_path,
+        "cwd": ctx.cwd,
+        "permission_mode": "default",
+        "hook_event_name": event.claude_name(),
+        "event": event.hermes_name(),
+    })
 }
 
 /// Most of a hook's output hermes reads.
