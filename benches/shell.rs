@@ -17,6 +17,8 @@ mod fake_anthropic;
 mod fake_bedrock;
 #[path = "../tests/support/fake_provider.rs"]
 mod fake_provider;
+#[path = "../tests/support/schema_rules.rs"]
+mod schema_rules;
 
 use std::path::Path;
 use std::process::{Command, Stdio};

@@ -13,7 +13,7 @@ use super::commands::Context;
 use super::signals::Signals;
 use super::{CommandError, Exit};
 use crate::agent::{open_session, Agent, Event};
-use crate::config::{self, Settings};
+use crate::config::{self, DeferPolicy, Settings};
 use crate::frontend::{drive, repl, Printer, Style};
 use crate::mcp::McpRegistry;
 use crate::model::Message;
@@ -96,7 +96,10 @@ pub async fn assemble(
     let mut tools =
         Registry::with_builtins(&settings.builtin, cwd, settings.limits.tool_output_bytes)?
             .with_mcp(mcp.clone())
-            .with_policy(settings.defer.clone());
+            .with_policy(DeferPolicy {
+                api_limit: provider.tool_limit(),
+                ..settings.defer.clone()
+            });
     if let Some(c) = &settings.connectors {
         tools = tools.with_gateway(Arc::new(crate::connectors::Gateway::new(c)));
     }
@@ -111,9 +114,13 @@ pub async fn assemble(
         crate::agent::reach_prompt(&tools, cwd, &settings.prompt)
     })
     .await?;
-    // A resumed session offers the tool definitions it offered before.
+    // A resumed session offers the tool definitions it offered before —
+    // unless they are more than this provider's API takes.
+    let over_limit = tools.over_api_limit();
     if let Some(deferred) = start.deferred {
-        tools.keep_deferral(deferred);
+        if deferred || over_limit.is_none() {
+            tools.keep_deferral(deferred);
+        }
     }
     if start.resumed {
         if start.offered.is_none() {
@@ -150,6 +157,9 @@ pub async fn assemble(
     });
     for w in settings.warnings.iter().chain(&start.warnings) {
         let _ = tx.send(Event::Warning { message: w.clone() });
+    }
+    if let Some(message) = over_limit {
+        let _ = tx.send(Event::Warning { message });
     }
     if start.resumed {
         tools.warm_for_resume(&last_turn_calls(&start.messages));

@@ -167,6 +167,9 @@ pub struct DeferPolicy {
     pub context_window: usize,
     pub warm_up: WarmUp,
     pub search_wait: Duration,
+    /// The most tools the provider's API takes in one request, and the
+    /// API's name: more than that are deferred whatever `mode` says.
+    pub api_limit: Option<(usize, &'static str)>,
 }
 
 impl Default for DeferPolicy {
@@ -178,6 +181,7 @@ impl Default for DeferPolicy {
             context_window: defaults::CONTEXT_WINDOW,
             warm_up: defaults::WARM_UP,
             search_wait: Duration::from_millis(defaults::SEARCH_WAIT_MS),
+            api_limit: None,
         }
     }
 }
@@ -441,6 +445,7 @@ pub fn resolve(paths: Paths, cwd: &Path, ov: &Overrides) -> Result<Settings, Con
             search_wait: Duration::from_millis(
                 t.search_wait_ms.unwrap_or(defaults::SEARCH_WAIT_MS),
             ),
+            api_limit: None,
         },
         mcp_servers: mcp_servers(&file),
         hooks,
@@ -556,18 +561,29 @@ fn resolve_provider(file: &ConfigFile, ov: &Overrides) -> Result<ProviderSetting
             got: base_url,
         });
     }
+    // `--provider` naming another provider than the file's takes that
+    // provider's own model: the top-level `model` was written for the
+    // file's provider, and another server would not know it.
+    let switched = ov.provider.is_some() && ov.provider != file.provider;
+    let (first, second) = if switched {
+        (&entry.model, &file.model)
+    } else {
+        (&file.model, &entry.model)
+    };
     let model = ov
         .model
         .clone()
-        .or_else(|| file.model.clone())
-        .or_else(|| entry.model.clone())
+        .or_else(|| first.clone())
+        .or_else(|| second.clone())
         .filter(|m| !m.trim().is_empty())
         .ok_or_else(|| ConfigError::NoModel {
             provider: name.clone(),
         })?;
     // Anthropic always needs a key: a custom `kind = "anthropic"` provider
     // without `api_key_env` reads the usual variable.
-    let api_key_env = entry.api_key_env.clone().or_else(|| {
+    // `api_key_env = ""` is no variable: the provider takes no key.
+    let api_key_env = entry.api_key_env.clone().filter(|e| !e.trim().is_empty());
+    let api_key_env = api_key_env.or_else(|| {
         (kind == ProviderKind::Anthropic && entry.api_key.is_none())
             .then(|| "ANTHROPIC_API_KEY".to_string())
     });
@@ -655,5 +671,39 @@ mod tests {
         assert_eq!(server.startup_timeout, Duration::from_secs(10));
         assert_eq!(server.tool_timeout, Duration::from_secs(60));
         assert!(server.enabled);
+    }
+
+    #[test]
+    fn another_provider_named_on_the_command_line_uses_its_own_model() {
+        let home = tempfile::tempdir().unwrap();
+        let path = home.path().join("config.toml");
+        std::fs::write(
+            &path,
+            "provider = \"openrouter\"\nmodel = \"anthropic/claude-sonnet-4.5\"\n\
+             [providers.local]\nbase_url = \"http://127.0.0.1:8080/v1\"\n\
+             model = \"smollm2\"\napi_key_env = \"\"\n",
+        )
+        .unwrap();
+        let run = |provider: Option<&str>, model: Option<&str>| {
+            let ov = Overrides {
+                config_path: Some(path.clone()),
+                provider: provider.map(str::to_string),
+                model: model.map(str::to_string),
+                ..Overrides::default()
+            };
+            resolve(Paths::under(home.path()), home.path(), &ov)
+                .unwrap()
+                .provider
+        };
+        assert_eq!(run(None, None).model, "anthropic/claude-sonnet-4.5");
+        let local = run(Some("local"), None);
+        assert_eq!(local.model, "smollm2");
+        assert_eq!(local.api_key_env, None, "an empty variable name is none");
+        assert_eq!(run(Some("local"), Some("other")).model, "other");
+        assert_eq!(
+            run(Some("openrouter"), None).model,
+            "anthropic/claude-sonnet-4.5",
+            "the file's own provider keeps the file's model"
+        );
     }
 }

@@ -82,6 +82,8 @@ pub(crate) trait Api: Send + Sync {
     fn blocks(&self) -> Option<BlockApi> {
         None
     }
+    /// What the API takes of a tool definition.
+    fn dialect(&self) -> super::schema::Dialect;
     /// Headers for one attempt of this body to `url`: auth, version,
     /// signature.
     fn headers(&self, url: &str, body: &[u8]) -> Result<Vec<(String, String)>, ProviderError>;

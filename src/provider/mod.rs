@@ -9,6 +9,7 @@ mod error;
 mod http;
 pub(crate) mod openai;
 mod retry;
+pub(crate) mod schema;
 
 mod windows;
 
@@ -122,6 +123,11 @@ pub(crate) trait Provider: Send + Sync {
         None
     }
 
+    /// The most tools one request may define, and the API that says so.
+    fn tool_limit(&self) -> Option<(usize, &'static str)> {
+        None
+    }
+
     fn complete<'a>(
         &'a self,
         req: ChatRequest<'a>,
@@ -145,6 +151,11 @@ pub(crate) trait Provider: Send + Sync {
 impl<T: http::Api> Provider for T {
     fn blocks(&self) -> Option<BlockApi> {
         http::Api::blocks(self)
+    }
+
+    fn tool_limit(&self) -> Option<(usize, &'static str)> {
+        let d = http::Api::dialect(self);
+        d.max_tools.map(|n| (n, d.name))
     }
 
     fn complete<'a>(

@@ -290,9 +290,33 @@ impl Registry {
         servers > 0 || self.gateway.is_some()
     }
 
+    /// The note for a run whose tools are more than the API takes in one
+    /// request, so they are deferred whatever `defer` says.
+    pub(crate) fn over_api_limit(&self) -> Option<String> {
+        let (limit, api) = self.policy.api_limit?;
+        if self.policy.mode == DeferMode::Always || !self.has_deferrable_sources() {
+            return None;
+        }
+        let mut tools = self.tools.len();
+        for s in self.mcp.as_ref()?.summaries() {
+            tools += s?.tools;
+        }
+        // `auto` defers that many anyway: nothing to say.
+        let auto_defers = self.policy.mode == DeferMode::Auto && tools > self.policy.max_tools;
+        (tools > limit && !auto_defers).then(|| {
+            format!(
+                "{tools} tools are more than {api} takes in one request ({limit}): \
+                 MCP tools are behind tool_search this session"
+            )
+        })
+    }
+
     fn decide_deferral(&self) -> bool {
         if !self.has_deferrable_sources() {
             return false;
+        }
+        if self.over_api_limit().is_some() {
+            return true;
         }
         match self.policy.mode {
             DeferMode::Always => true,
@@ -385,7 +409,18 @@ impl Registry {
         match which {
             names::Bridge::Search => self.search(&args).await,
             names::Bridge::Describe => {
-                let out = bridge::describe(&args, &self.catalog());
+                // A name not in the catalog yet may be in one still being
+                // listed (a cold start): wait for it as a search would.
+                let mut wanted = bridge::strings(&args, "names");
+                wanted.extend(bridge::strings(&args, "name"));
+                let catalog = self.catalog();
+                let catalog = if wanted.iter().any(|n| catalog.get(n).is_none()) {
+                    self.searchable().await;
+                    self.catalog()
+                } else {
+                    catalog
+                };
+                let out = bridge::describe(&args, &catalog);
                 if self.policy.warm_up != WarmUp::Off {
                     let names = bridge::strings(&args, "names");
                     self.warm_tools(names.iter().map(String::as_str));

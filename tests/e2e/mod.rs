@@ -1,3 +1,4 @@
+mod api_schemas;
 mod approvals;
 mod asked;
 mod bridge;
@@ -23,6 +24,7 @@ mod repl;
 mod sandbox;
 mod screen;
 mod search_quality;
+mod served_shapes;
 mod sessions;
 mod split;
 mod strict_fakes;

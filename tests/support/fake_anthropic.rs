@@ -15,8 +15,8 @@
 //!    below `max_tokens` (unless the `interleaved-thinking-2025-05-14` beta is
 //!    on), `adaptive` or `disabled`.
 //! 5. `system` is a string or an array of non-empty `text` blocks.
-//! 6. each custom tool has a name of 1–64 `[a-zA-Z0-9_-]` and an object
-//!    `input_schema`.
+//! 6. each custom tool has a name of 1–64 `[a-zA-Z0-9_-]` and an
+//!    `input_schema` the API takes ([`schema_rules::anthropic`]).
 //! 7. at most 4 blocks carry `cache_control`, each `{"type":"ephemeral"}`
 //!    (with an optional `ttl` of `5m` or `1h`).
 //! 8. messages have role `user` or `assistant`, the first `user`; content is a
@@ -243,10 +243,8 @@ fn check_tools(body: &Value) -> Result<(), Rejection> {
             }
             Some(_) => {}
         }
-        if tool["input_schema"]["type"] != "object" {
-            return Err(invalid(format!(
-                "tools.{i}.custom.input_schema.type: Field required"
-            )));
+        if let Some(e) = super::schema_rules::anthropic(i, &tool["input_schema"]) {
+            return Err(invalid(e));
         }
         if tool.get("description").is_some_and(|d| !d.is_string()) {
             return Err(invalid(format!(

@@ -19,7 +19,7 @@
 //! 4. each content block sets exactly one member; text is not blank; tool-use
 //!    ids are 1–64 of `[a-zA-Z0-9_-]`, names 1–64 of the same, `input` present.
 //! 5. `toolConfig.tools[i].toolSpec` has such a name and an object
-//!    `inputSchema.json`; `toolConfig` is present when any message has
+//!    `inputSchema.json` that Claude takes ([`schema_rules::anthropic`]); `toolConfig` is present when any message has
 //!    `toolUse` or `toolResult` blocks.
 //! 6. every `toolUse` is answered by a `toolResult` in the next message, and
 //!    every `toolResult` answers a `toolUse` of the message before.
@@ -525,6 +525,12 @@ fn check_tool_config(body: &Value, messages: &[Value]) -> Result<(), Rejection> 
                 return Err(invalid(&format!(
                     "The value at toolConfig.tools.{i}.toolSpec.inputSchema.json.type must be \
                      one of the following: object."
+                )));
+            }
+            // Claude behind Converse refuses what the Messages API refuses.
+            if let Some(e) = super::schema_rules::anthropic(i, schema) {
+                return Err(invalid(&format!(
+                    "The model returned the following errors: {e}"
                 )));
             }
         }

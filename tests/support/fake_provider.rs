@@ -25,7 +25,9 @@
 //!
 //! 1. `tools` has at most 128 entries (`array_above_max_length`).
 //! 2. every `tools[i].function.name` is 1–64 characters of `[a-zA-Z0-9_-]`
-//!    (`string_above_max_length`, else `invalid_value`).
+//!    (`string_above_max_length`, else `invalid_value`), and its
+//!    `parameters` a schema the API takes ([`schema_rules::openai`],
+//!    `invalid_function_parameters`).
 //! 3. in every assistant message with `tool_calls` (which must not be empty:
 //!    `empty_array`), each `tool_calls[k].id` is 1–40 characters
 //!    (`string_below_min_length` / `string_above_max_length`) of
@@ -824,6 +826,17 @@ pub fn validate(body: &serde_json::Value) -> Result<(), String> {
             &tool["function"]["name"],
             &format!("tools[{i}].function.name"),
         )?;
+        let f = &tool["function"];
+        if f.get("parameters").is_some() {
+            let name = f["name"].as_str().unwrap_or_default();
+            if let Some(e) = super::schema_rules::openai(name, &f["parameters"]) {
+                return Err(invalid(
+                    e,
+                    &format!("tools[{i}].function.parameters"),
+                    Some("invalid_function_parameters"),
+                ));
+            }
+        }
     }
 
     let messages = body["messages"].as_array().unwrap_or(&empty);

@@ -7,8 +7,8 @@ mod stream;
 mod wire;
 
 use super::error::ProviderError;
-use super::http::{Api, Endpoint, Fold, Framing};
-use super::ChatRequest;
+use super::http::{Api, Endpoint, Fold, FoldError, Framing};
+use super::{ChatRequest, Completion};
 use crate::config::{ProviderSettings, Thinking};
 use crate::model::BlockApi;
 
@@ -64,6 +64,10 @@ impl Api for AnthropicProvider {
         Some(BlockApi::Anthropic)
     }
 
+    fn dialect(&self) -> super::schema::Dialect {
+        super::schema::ANTHROPIC
+    }
+
     fn headers(&self, _url: &str, _body: &[u8]) -> Result<Vec<(String, String)>, ProviderError> {
         let mut h = vec![
             ("x-api-key".to_string(), self.api_key.clone()),
@@ -81,6 +85,10 @@ impl Api for AnthropicProvider {
 
     fn fold(&self) -> Box<dyn Fold> {
         Box::new(stream::MessageFold::default())
+    }
+
+    fn whole(&self, body: &str) -> Option<Result<Completion, FoldError>> {
+        stream::whole(body)
     }
 
     fn expected(&self) -> &'static str {

@@ -55,7 +55,12 @@ impl Fold for MessageFold {
         let kind = if ev.kind.is_empty() { event } else { &ev.kind };
         match kind {
             "message_start" => {
-                if let Some(u) = ev.message.as_ref().and_then(|m| m.get("usage")) {
+                if let Some(u) = ev
+                    .message
+                    .as_ref()
+                    .and_then(|m| m.get("usage"))
+                    .filter(|u| u.is_object())
+                {
                     self.add_usage(u);
                 }
             }
@@ -152,6 +157,30 @@ impl Fold for MessageFold {
             unparsed,
         )
     }
+}
+
+/// A whole Message answering a streaming request (LiteLLM's `/v1/messages`
+/// does this): folded as the events a stream of it would have sent. `None`
+/// when the body is not a Message.
+pub(super) fn whole(body: &str) -> Option<Result<Completion, FoldError>> {
+    let m: Value = serde_json::from_str(body).ok()?;
+    if m.get("type").and_then(Value::as_str) != Some("message") {
+        return None;
+    }
+    let mut fold = MessageFold::default();
+    let start = serde_json::json!({"type": "message_start", "message": {"usage": m.get("usage")}});
+    let mut events = vec![start];
+    for (index, block) in m["content"].as_array()?.iter().enumerate() {
+        events.push(serde_json::json!({"type": "content_block_start", "index": index, "content_block": block}));
+    }
+    events.push(serde_json::json!({"type": "message_delta", "delta": {"stop_reason": m.get("stop_reason")}}));
+    events.push(serde_json::json!({"type": "message_stop"}));
+    for e in events {
+        if let Err(e) = fold.push("", &e.to_string()) {
+            return Some(Err(e));
+        }
+    }
+    Some(Ok(Box::new(fold).finish()))
 }
 
 impl MessageFold {

@@ -8,6 +8,7 @@ use serde::Serialize;
 use serde_json::{json, Value};
 
 use super::super::blocks::turns;
+use super::super::schema::ANTHROPIC;
 use super::super::ChatRequest;
 use crate::config::Thinking;
 use crate::model::BlockApi;
@@ -38,7 +39,7 @@ pub(super) fn body(req: &ChatRequest<'_>, max_tokens: u32, thinking: Thinking) -
         .tools
         .iter()
         .map(
-            |t| json!({"name": t.name, "description": t.description, "input_schema": t.parameters}),
+            |t| json!({"name": t.name, "description": t.description, "input_schema": ANTHROPIC.adapt(&t.parameters)}),
         )
         .collect();
     let mut messages: Vec<Value> = t

@@ -12,8 +12,8 @@ mod wire;
 use std::time::SystemTime;
 
 use super::error::ProviderError;
-use super::http::{Api, Endpoint, Fold, Framing};
-use super::ChatRequest;
+use super::http::{Api, Endpoint, Fold, FoldError, Framing};
+use super::{ChatRequest, Completion};
 use crate::config::{ProviderSettings, Thinking};
 use crate::model::BlockApi;
 use credentials::{Auth, Sources};
@@ -114,6 +114,10 @@ impl Api for BedrockProvider {
         Some(BlockApi::Bedrock)
     }
 
+    fn dialect(&self) -> super::schema::Dialect {
+        super::schema::BEDROCK
+    }
+
     fn headers(&self, url: &str, body: &[u8]) -> Result<Vec<(String, String)>, ProviderError> {
         match &self.auth {
             Auth::Bearer(token) => Ok(vec![("authorization".into(), format!("Bearer {token}"))]),
@@ -134,6 +138,10 @@ impl Api for BedrockProvider {
 
     fn fold(&self) -> Box<dyn Fold> {
         Box::new(stream::ConverseFold::default())
+    }
+
+    fn whole(&self, body: &str) -> Option<Result<Completion, FoldError>> {
+        stream::whole(body)
     }
 
     fn credential(&self) -> &'static str {

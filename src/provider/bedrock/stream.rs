@@ -34,6 +34,47 @@ enum Block {
     Redacted(Value),
 }
 
+fn usage(u: &Value) -> Usage {
+    let n = |k: &str| u.get(k).and_then(Value::as_u64).unwrap_or(0);
+    let read = n("cacheReadInputTokens");
+    let write = n("cacheWriteInputTokens");
+    let prompt = n("inputTokens") + read + write;
+    Usage {
+        prompt_tokens: prompt,
+        completion_tokens: n("outputTokens"),
+        total_tokens: prompt + n("outputTokens"),
+        cache_read_tokens: read,
+        cache_write_tokens: write,
+    }
+}
+
+fn finish(stop_reason: Option<&str>) -> Finish {
+    match stop_reason {
+        Some("max_tokens" | "model_context_window_exceeded") => Finish::Length,
+        Some("content_filtered") => Finish::Refusal,
+        Some("guardrail_intervened") => Finish::Guardrail,
+        _ => Finish::Done,
+    }
+}
+
+/// A whole Converse reply answering a streaming request (a proxy that
+/// does not stream): its content blocks are the block list as it is.
+/// `None` when the body is not one.
+pub(super) fn whole(body: &str) -> Option<Result<Completion, FoldError>> {
+    let v: Value = serde_json::from_str(body).ok()?;
+    let blocks = v.pointer("/output/message/content")?.as_array()?.clone();
+    let native = NativeBlocks {
+        api: BlockApi::Bedrock,
+        blocks,
+    };
+    Some(Ok(Completion::from_native(
+        native,
+        v.get("usage").map(usage),
+        finish(v.get("stopReason").and_then(Value::as_str)),
+        Vec::new(),
+    )))
+}
+
 impl Fold for ConverseFold {
     fn push(&mut self, event: &str, data: &str) -> Result<Step, FoldError> {
         if let Some(exception) = event.strip_prefix('!') {
@@ -92,17 +133,7 @@ impl Fold for ConverseFold {
             }
             "metadata" => {
                 if let Some(u) = v.get("usage") {
-                    let n = |k: &str| u.get(k).and_then(Value::as_u64).unwrap_or(0);
-                    let read = n("cacheReadInputTokens");
-                    let write = n("cacheWriteInputTokens");
-                    let prompt = n("inputTokens") + read + write;
-                    self.usage = Some(Usage {
-                        prompt_tokens: prompt,
-                        completion_tokens: n("outputTokens"),
-                        total_tokens: prompt + n("outputTokens"),
-                        cache_read_tokens: read,
-                        cache_write_tokens: write,
-                    });
+                    self.usage = Some(usage(u));
                 }
                 // The last event of a complete stream.
                 if self.stopped {
@@ -131,13 +162,12 @@ impl Fold for ConverseFold {
             api: BlockApi::Bedrock,
             blocks,
         };
-        let finish = match self.stop_reason.as_deref() {
-            Some("max_tokens" | "model_context_window_exceeded") => Finish::Length,
-            Some("content_filtered") => Finish::Refusal,
-            Some("guardrail_intervened") => Finish::Guardrail,
-            _ => Finish::Done,
-        };
-        Completion::from_native(native, self.usage, finish, unparsed)
+        Completion::from_native(
+            native,
+            self.usage,
+            finish(self.stop_reason.as_deref()),
+            unparsed,
+        )
     }
 }
 

@@ -6,6 +6,7 @@ use serde::Serialize;
 use serde_json::{json, Value};
 
 use super::super::blocks::turns;
+use super::super::schema::BEDROCK;
 use super::super::ChatRequest;
 use crate::config::Thinking;
 use crate::model::BlockApi;
@@ -30,7 +31,7 @@ pub(super) fn body(req: &ChatRequest<'_>, max_tokens: u32, thinking: Thinking) -
         .iter()
         .map(|t| {
             json!({"toolSpec": {"name": t.name, "description": t.description,
-                "inputSchema": {"json": t.parameters}}})
+                "inputSchema": {"json": BEDROCK.adapt(&t.parameters)}}})
         })
         .collect();
     // Claude's thinking on Bedrock goes through as Anthropic's own fields.

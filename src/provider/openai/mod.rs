@@ -1,13 +1,17 @@
 //! OpenAI-compatible Chat Completions over streaming SSE: OpenAI, OpenRouter,
 //! Ollama, vLLM and any `custom` endpoint that speaks the same wire format.
 
+use std::borrow::Cow;
+
 use serde::Serialize;
 
 use super::error::ProviderError;
 use super::http::{error_message, Api, Endpoint, Fold, FoldError, Framing, Step};
+use super::schema::OPENAI_CHAT;
 pub(crate) mod stream;
 
 use super::{ChatRequest, Completion};
+use crate::call::ids::legal_everywhere;
 use crate::config::ProviderSettings;
 use crate::model::Message;
 use crate::model::ToolSpec;
@@ -56,6 +60,10 @@ impl Api for OpenAiProvider {
 
     fn body(&self, req: &ChatRequest<'_>) -> Vec<u8> {
         Self::request_body(req)
+    }
+
+    fn dialect(&self) -> super::schema::Dialect {
+        OPENAI_CHAT
     }
 
     fn headers(&self, _url: &str, _body: &[u8]) -> Result<Vec<(String, String)>, ProviderError> {
@@ -148,7 +156,7 @@ struct WireTool<'a> {
 struct WireFunction<'a> {
     name: &'a str,
     description: &'a str,
-    parameters: &'a serde_json::Value,
+    parameters: serde_json::Value,
 }
 
 impl<'a> From<&'a ToolSpec> for WireTool<'a> {
@@ -158,7 +166,7 @@ impl<'a> From<&'a ToolSpec> for WireTool<'a> {
             function: WireFunction {
                 name: &t.name,
                 description: &t.description,
-                parameters: &t.parameters,
+                parameters: OPENAI_CHAT.adapt(&t.parameters),
             },
         }
     }
@@ -174,19 +182,19 @@ enum WireMessage<'a> {
         content: &'a str,
     },
     Assistant {
-        content: Option<&'a str>,
+        content: &'a str,
         #[serde(skip_serializing_if = "Vec::is_empty")]
         tool_calls: Vec<WireCall<'a>>,
     },
     Tool {
-        tool_call_id: &'a str,
-        content: std::borrow::Cow<'a, str>,
+        tool_call_id: Cow<'a, str>,
+        content: Cow<'a, str>,
     },
 }
 
 #[derive(Serialize)]
 struct WireCall<'a> {
-    id: &'a str,
+    id: Cow<'a, str>,
     #[serde(rename = "type")]
     kind: &'static str,
     function: WireCallFunction<'a>,
@@ -208,11 +216,14 @@ impl<'a> From<&'a Message> for WireMessage<'a> {
                 tool_calls,
                 ..
             } => WireMessage::Assistant {
-                content: (!content.is_empty() || tool_calls.is_empty()).then_some(content.as_str()),
+                // Tool calls without text go with `""`, not `null`: every
+                // server takes a string, and some (llama-cpp-python) answer
+                // 500 to `null`.
+                content,
                 tool_calls: tool_calls
                     .iter()
                     .map(|c| WireCall {
-                        id: &c.id,
+                        id: legal_everywhere(&c.id),
                         kind: "function",
                         function: WireCallFunction {
                             name: &c.name,
@@ -227,7 +238,7 @@ impl<'a> From<&'a Message> for WireMessage<'a> {
             },
             // Chat Completions has no error flag on tool messages: say it in the text.
             Message::Tool(r) => WireMessage::Tool {
-                tool_call_id: &r.tool_call_id,
+                tool_call_id: legal_everywhere(&r.tool_call_id),
                 content: if r.is_error && !r.content.starts_with("Error") {
                     format!("Error: {}", r.content).into()
                 } else {
@@ -276,7 +287,7 @@ mod tests {
         let body = String::from_utf8(OpenAiProvider::request_body(&req)).unwrap();
         assert_eq!(
             body,
-            r#"{"model":"m","stream":true,"stream_options":{"include_usage":true},"messages":[{"role":"system","content":"s"},{"role":"user","content":"hi"},{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"echo","arguments":"{\"b\":1,\"a\":2}"}}]},{"role":"tool","tool_call_id":"c1","content":"Error: boom"}]}"#
+            r#"{"model":"m","stream":true,"stream_options":{"include_usage":true},"messages":[{"role":"system","content":"s"},{"role":"user","content":"hi"},{"role":"assistant","content":"","tool_calls":[{"id":"c1","type":"function","function":{"name":"echo","arguments":"{\"b\":1,\"a\":2}"}}]},{"role":"tool","tool_call_id":"c1","content":"Error: boom"}]}"#
         );
     }
 }

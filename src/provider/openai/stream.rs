@@ -117,7 +117,9 @@ impl Assembler {
             call.id = id;
         }
         if let Some(f) = d.function {
-            if let Some(n) = f.name {
+            // The name comes once, whole; some servers (llama-cpp-python)
+            // repeat it in every chunk of the call, which must not double it.
+            if let Some(n) = f.name.filter(|n| *n != call.name) {
                 call.name.push_str(&n);
             }
             match f.arguments {
@@ -202,5 +204,20 @@ mod tests {
         let c = a.finish();
         assert_eq!(c.tool_calls[0].id, "");
         assert_eq!(c.tool_calls[0].arguments, "{\"x\":1}");
+    }
+
+    #[test]
+    fn a_name_repeated_in_every_chunk_is_not_appended() {
+        let mut a = Assembler::default();
+        for args in ["{\"pa", "th\":", "\"a\"}"] {
+            a.push(chunk(
+                serde_json::json!({"choices":[{"delta":{"tool_calls":[
+                {"index":0,"id":"call_8f2kQ1mZx7","type":"function",
+                 "function":{"name":"read_file","arguments":args}}]}}]}),
+            ));
+        }
+        let c = a.finish();
+        assert_eq!(c.tool_calls[0].name, "read_file");
+        assert_eq!(c.tool_calls[0].arguments, "{\"path\":\"a\"}");
     }
 }
