@@ -81,9 +81,12 @@ pub enum Event {
         prompt_tokens: u64,
         completion_tokens: u64,
         total_tokens: u64,
-        /// Of `prompt_tokens`, read from the provider's prompt cache.
+        /// Of `prompt_tokens`, read from the provider's prompt cache
+        /// (left out when zero, as docs/sessions.md says).
+        #[serde(skip_serializing_if = "is_zero")]
         cache_read_tokens: u64,
         /// Of `prompt_tokens`, written to the provider's prompt cache.
+        #[serde(skip_serializing_if = "is_zero")]
         cache_write_tokens: u64,
         /// The conversation's size after this request (its input and
         /// output), and the model's window, when hermes knows it.
@@ -207,4 +210,8 @@ impl Serialize for ShownArguments {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         self.value.serialize(s)
     }
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }

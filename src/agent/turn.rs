@@ -532,6 +532,13 @@ impl Agent {
             }
             Finish::Refusal => "the model declined to answer (stop reason: refusal)",
             Finish::Guardrail => "a guardrail stopped the model's answer",
+            // Nothing at all: say so, rather than end with nothing shown.
+            Finish::Done
+                if completion.content.trim().is_empty() && completion.tool_calls.is_empty() =>
+            {
+                "the model's answer was empty (no text and no tool call); \
+                 ask again, or try another model"
+            }
             Finish::Done | Finish::Pause => return Ok(()),
         };
         self.emit(Event::Warning {

@@ -32,8 +32,8 @@ pub(crate) struct Cli {
     #[arg(long, global = true)]
     pub provider: Option<String>,
 
-    /// Print events as JSON Lines on stdout instead of text.
-    #[arg(long)]
+    /// Print events as JSON Lines on stdout instead of text (before or after a subcommand).
+    #[arg(long, global = true)]
     pub json: bool,
 
     /// Model requests allowed per user turn.

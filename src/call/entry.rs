@@ -25,7 +25,10 @@ impl Entry {
     pub(crate) fn identity_arguments(&self) -> &Value {
         match &self.arguments {
             Ok(v) => v,
-            Err(_) => self.raw.get("arguments").unwrap_or(&Value::Null),
+            Err(_) => std::iter::once("arguments")
+                .chain(ARGUMENT_ALIASES)
+                .find_map(|k| self.raw.get(k))
+                .unwrap_or(&Value::Null),
         }
     }
 }
@@ -78,8 +81,48 @@ fn entry(i: usize, raw: Value) -> Result<Entry, String> {
     let Some(name) = obj.get("name").and_then(|v| v.as_str()) else {
         return Err(format!("tool_call: entry {n} has no string `name`"));
     };
-    let arguments = match obj.get("arguments") {
-        None | Some(Value::Null) => Ok(Value::Object(Default::default())),
+    let arguments = match arguments_of(name, obj) {
+        Err(e) => Err(e),
+        Ok(None | Some(Value::Null)) => Ok(Value::Object(Default::default())),
+        Ok(Some(v)) => parsed(name, v),
+    };
+    Ok(Entry {
+        name: name.to_string(),
+        arguments,
+        raw,
+    })
+}
+
+/// Keys models put an entry's arguments under instead of `arguments`.
+const ARGUMENT_ALIASES: [&str; 2] = ["parameters", "input"];
+
+/// The entry's arguments: under `arguments`, or under the one alias a model
+/// used instead. Two places are ambiguous, and refused rather than guessed:
+/// a call run with the wrong (or no) arguments could do harm.
+fn arguments_of<'a>(
+    name: &str,
+    obj: &'a serde_json::Map<String, Value>,
+) -> Result<Option<&'a Value>, String> {
+    let present: Vec<&str> = std::iter::once("arguments")
+        .chain(ARGUMENT_ALIASES)
+        .filter(|k| obj.get(*k).is_some_and(|v| !v.is_null()))
+        .collect();
+    match present.as_slice() {
+        [] => Ok(None),
+        [one] => Ok(obj.get(*one)),
+        [..] => Err(format!(
+            "entry `{name}` has {}; send its arguments once, under `arguments`",
+            present
+                .iter()
+                .map(|k| format!("`{k}`"))
+                .collect::<Vec<_>>()
+                .join(" and ")
+        )),
+    }
+}
+
+fn parsed(name: &str, v: &Value) -> Result<Value, String> {
+    match Some(v) {
         Some(Value::String(s)) if s.trim().is_empty() => Ok(Value::Object(Default::default())),
         Some(Value::String(s)) => match serde_json::from_str::<Value>(s) {
             Ok(v @ Value::Object(_)) => Ok(v),
@@ -92,12 +135,8 @@ fn entry(i: usize, raw: Value) -> Result<Entry, String> {
             "`arguments` of `{name}` must be an object, got {}",
             kind(other)
         )),
-    };
-    Ok(Entry {
-        name: name.to_string(),
-        arguments,
-        raw,
-    })
+        None => Ok(Value::Object(Default::default())),
+    }
 }
 
 pub(crate) fn kind(v: &Value) -> &'static str {
@@ -165,6 +204,24 @@ mod tests {
         assert_eq!(c[0].arguments, Ok(json!({})));
         let d = one(json!({"calls": {"name": "x", "arguments": ""}}));
         assert_eq!(d[0].name, "x");
+    }
+
+    #[test]
+    fn arguments_under_another_key_are_taken_or_refused_never_dropped() {
+        let e = parse_calls(&json!({"calls": [
+            {"name": "a", "parameters": {"path": "x"}},
+            {"name": "b", "input": "{\"q\":1}"},
+            {"name": "c", "arguments": {"path": "x"}, "parameters": {"path": "y"}},
+            {"name": "d", "arguments": null, "input": {"q": 2}}
+        ]}))
+        .unwrap();
+        assert_eq!(e[0].arguments, Ok(json!({"path": "x"})));
+        assert_eq!(e[1].arguments, Ok(json!({"q": 1})));
+        assert_eq!(
+            e[2].arguments,
+            Err("entry `c` has `arguments` and `parameters`; send its arguments once, under `arguments`".into())
+        );
+        assert_eq!(e[3].arguments, Ok(json!({"q": 2})));
     }
 
     #[test]

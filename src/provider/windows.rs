@@ -40,7 +40,8 @@ pub(crate) fn known_window(model: &str) -> Option<u64> {
 /// `model`'s window in an OpenAI-style model listing (`{"data":[{"id":…}]}`),
 /// under the names servers give it: `context_length` (OpenRouter, and its
 /// `top_provider`), `max_model_len` (vLLM), `max_context_length` (LM
-/// Studio), `context_window`.
+/// Studio), `max_input_tokens` (LiteLLM's proxy, Anthropic's listing),
+/// `context_window`.
 pub(crate) fn window_in_listing(listing: &serde_json::Value, model: &str) -> Option<u64> {
     let entry = listing["data"]
         .as_array()?
@@ -50,6 +51,7 @@ pub(crate) fn window_in_listing(listing: &serde_json::Value, model: &str) -> Opt
         &entry["context_length"],
         &entry["max_model_len"],
         &entry["max_context_length"],
+        &entry["max_input_tokens"],
         &entry["context_window"],
         &entry["top_provider"]["context_length"],
     ]
@@ -70,12 +72,15 @@ mod tests {
             {"id": "Qwen/Qwen2.5-7B-Instruct", "object": "model", "owned_by": "vllm",
              "max_model_len": 32768},
             {"id": "qwen2.5-coder-7b", "object": "model", "max_context_length": 4096},
+            {"id": "claude-sonnet-4-5", "object": "model", "owned_by": "openai",
+             "max_input_tokens": 200000, "max_output_tokens": 64000},
             {"id": "bare", "object": "model", "owned_by": "someone"}
         ]});
         let w = |m| window_in_listing(&listing, m);
         assert_eq!(w("meta-llama/llama-3.3-70b-instruct"), Some(131_072));
         assert_eq!(w("Qwen/Qwen2.5-7B-Instruct"), Some(32_768));
         assert_eq!(w("qwen2.5-coder-7b"), Some(4_096));
+        assert_eq!(w("claude-sonnet-4-5"), Some(200_000));
         assert_eq!(w("bare"), None);
         assert_eq!(w("missing"), None);
         assert_eq!(
