@@ -197,7 +197,9 @@ impl std::fmt::Display for ConnectError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             ConnectError::Timeout => f.write_str("no answer to the handshake in time"),
-            ConnectError::Failed(e) => write!(f, "{e}"),
+            ConnectError::Failed(e) => {
+                f.write_str(&crate::util::text::without_type_names(&e.to_string()))
+            }
         }
     }
 }

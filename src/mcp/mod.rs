@@ -17,6 +17,7 @@ mod registry;
 mod remote;
 mod result;
 mod server;
+mod stale_session;
 
 pub(crate) use crate::util::groups::kill_all_now;
 pub(crate) use catalog_cache::{About, CachedPrompt, CachedResource, PromptArgument};

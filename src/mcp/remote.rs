@@ -21,6 +21,7 @@ use tokio_util::sync::CancellationToken;
 use super::client::{ConnectError, Handler, Service};
 use super::legacy_sse as legacy;
 use super::oauth::{self, OAuthError};
+use super::stale_session::StaleSessionAware;
 use crate::config::RemoteSettings;
 
 /// rustls with ring, as the process's TLS provider: installed on the first
@@ -154,7 +155,10 @@ async fn connect_with(
 ) -> Result<Service, RemoteError> {
     let config = transport_config(server, remote)?;
     if let Some(var) = &remote.bearer_token_env {
-        let transport = StreamableHttpClientTransport::with_client(client.clone(), config.clone());
+        let transport = StreamableHttpClientTransport::with_client(
+            StaleSessionAware(client.clone()),
+            config.clone(),
+        );
         return match super::client::serve(handler(), transport, timeout).await {
             Err(ConnectError::Failed(e)) if e.is_authorization_required() => Err(
                 RemoteError::Config(token_refused(server, var, e.auth_challenge().unwrap_or(""))),
@@ -168,7 +172,7 @@ async fn connect_with(
             .await
             .map_err(|e| RemoteError::Config(format!("server `{server}`: {e}")))?;
         let transport = StreamableHttpClientTransport::with_client(
-            AuthClient::new(client.clone(), manager),
+            StaleSessionAware(AuthClient::new(client.clone(), manager)),
             config.clone(),
         );
         match super::client::serve(handler(), transport, timeout).await {
@@ -282,5 +286,5 @@ pub(super) fn root(e: &(dyn std::error::Error + 'static)) -> String {
         }
         cur = next;
     }
-    crate::util::text::excerpt(&last, 300)
+    crate::util::text::excerpt(&crate::util::text::without_type_names(&last), 300)
 }

@@ -17,6 +17,61 @@ pub(crate) fn excerpt(s: &str, max: usize) -> String {
     format!("{}…", &t[..end])
 }
 
+/// `s` without the Rust type names libraries put in their messages
+/// (`Transport [rmcp::transport::worker::WorkerTransport<…>] error: …`):
+/// a person cannot act on them. A bracketed part or a word that names a
+/// path (`::`) or a generic type (`<`) goes, with the space before it.
+pub(crate) fn without_type_names(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while !rest.is_empty() {
+        // The next word, or bracketed part, with its nested brackets.
+        let (word, tail) = next_word(rest);
+        let generic = word
+            .as_bytes()
+            .windows(2)
+            .any(|w| w[0].is_ascii_alphanumeric() && w[1] == b'<');
+        let rusty = names_a_path(word) || (generic && word.contains('>'));
+        if rusty {
+            if out.ends_with(' ') {
+                out.pop();
+            }
+        } else {
+            out.push_str(word);
+        }
+        rest = tail;
+    }
+    out
+}
+
+/// Whether `word` holds `ident::ident` (not `[::1]`, not `http://`).
+fn names_a_path(word: &str) -> bool {
+    let b = word.as_bytes();
+    b.windows(4).any(|w| {
+        (w[0].is_ascii_alphanumeric() || w[0] == b'_' || w[0] == b'>')
+            && w[1] == b':'
+            && w[2] == b':'
+            && (w[3].is_ascii_alphabetic() || w[3] == b'_')
+    })
+}
+
+/// One word of `s` (up to a space outside brackets) or one space.
+fn next_word(s: &str) -> (&str, &str) {
+    if let Some(t) = s.strip_prefix(' ') {
+        return (&s[..1], t);
+    }
+    let mut depth = 0i32;
+    for (i, c) in s.char_indices() {
+        match c {
+            '[' | '<' | '(' => depth += 1,
+            ']' | '>' | ')' => depth -= 1,
+            ' ' if depth <= 0 => return (&s[..i], &s[i..]),
+            _ => {}
+        }
+    }
+    (s, "")
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -24,5 +79,15 @@ mod tests {
         assert_eq!(super::excerpt("a\nb", 10), "a b");
         assert_eq!(super::excerpt("héllo", 2), "h…");
         assert_eq!(super::excerpt("hello", 5), "hello");
+    }
+
+    #[test]
+    fn rust_type_names_are_left_out_of_messages() {
+        let rmcp = "Send message error Transport [rmcp::transport::worker::WorkerTransport<rmcp::transport::streamable_http_client::StreamableHttpClientWorker<rmcp::transport::auth::AuthClient<reqwest::async_impl::client::Client>>>] error: Client error: error sending request for url (http://[::1]:8080/mcp), when send initialize request";
+        assert_eq!(
+            super::without_type_names(rmcp),
+            "Send message error Transport error: Client error: error sending request for url (http://[::1]:8080/mcp), when send initialize request"
+        );
+        assert_eq!(super::without_type_names("a <b> c"), "a <b> c");
     }
 }

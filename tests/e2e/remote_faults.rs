@@ -158,3 +158,52 @@ fn a_server_gone_mid_call_is_reported_with_its_url() {
     );
     crate::assert_not_contains!(r[0], "rmcp::");
 }
+
+/// server-everything restarted under a session: it answers the old session
+/// id with 400 and a JSON-RPC error without an id, not 404. hermes reads it
+/// as the lost session it is, starts a new one and sends the call again —
+/// instead of waiting out the tool timeout for an answer that never comes.
+#[test]
+fn a_restarted_server_gets_a_new_session_and_the_call_goes_through() {
+    let (ev, proxy, env) = proxied("tool_timeout_ms = 60000");
+    let port = ev.port;
+    let ev = std::sync::Arc::new(std::sync::Mutex::new(Some(ev)));
+    env.fake.push(Reply::tool_calls(&[(
+        &call_id("before"),
+        "tool_call",
+        &batch(&[("mcp__ev__echo", json!({ "message": "before" }))]),
+    )]));
+    let served = std::sync::atomic::AtomicUsize::new(0);
+    let holder = ev.clone();
+    env.fake.respond_with(move |_| {
+        if served.fetch_add(1, std::sync::atomic::Ordering::SeqCst) > 0 {
+            return Reply::text("done");
+        }
+        // The server restarts between the two calls, on the same port.
+        let mut slot = holder.lock().unwrap();
+        drop(slot.take());
+        *slot = Some(Everything::on(port, "streamableHttp"));
+        Reply::tool_calls(&[(
+            &call_id("after"),
+            "tool_call",
+            &batch(&[("mcp__ev__echo", json!({ "message": "after" }))]),
+        )])
+    });
+    let started = std::time::Instant::now();
+    env.run(&["-q", "echo twice"]).ok();
+    assert_eq!(contents(&env.tool_results(1)), ["Echo: before"]);
+    let after = contents(&env.tool_results(2));
+    assert_eq!(
+        after.last().map(String::as_str),
+        Some("Echo: after"),
+        "{after:?}"
+    );
+    assert_eq!(
+        proxy.count("\"method\":\"initialize\""),
+        2,
+        "{:?}",
+        proxy.seen()
+    );
+    // Not waited out: far under the 60 s tool timeout.
+    assert!(started.elapsed() < Duration::from_secs(30));
+}

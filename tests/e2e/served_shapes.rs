@@ -136,3 +136,28 @@ fn a_whole_json_message_answering_a_streaming_anthropic_request_is_read() {
     let results = env.results_of(1);
     assert_eq!(results[0].1, "from a whole body", "{results:?}");
 }
+
+/// An answer with no text and no tool call is said, not passed over in
+/// silence; `--json` is taken after a subcommand as before it.
+#[test]
+fn an_empty_answer_is_said_and_json_goes_after_a_subcommand_too() {
+    let env = two_apis();
+    env.fake.push(Reply::text(""));
+    let run = env.run(&["-q", "hi"]);
+    run.ok();
+    assert!(
+        run.stderr.contains("the model's answer was empty"),
+        "{}",
+        run.stderr
+    );
+    let before = env.run(&["--json", "mcp", "call", "t", "echo", r#"{"text":"x"}"#]);
+    let after = env.run(&["mcp", "call", "t", "echo", r#"{"text":"x"}"#, "--json"]);
+    before.ok();
+    after.ok();
+    assert_eq!(before.stdout, after.stdout);
+    assert!(
+        serde_json::from_str::<serde_json::Value>(after.stdout.lines().next().unwrap()).is_ok(),
+        "{}",
+        after.stdout
+    );
+}

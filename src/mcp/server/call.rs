@@ -290,8 +290,9 @@ impl McpServer {
                     self.again()
                 )),
                 _ => ToolOutput::error(format!(
-                    "server `{}` lost its connection ({e}) while `{tool}` was running",
-                    self.name
+                    "server `{}` lost its connection ({}) while `{tool}` was running",
+                    self.name,
+                    crate::mcp::remote::root(&e)
                 )),
             };
         }
