@@ -297,10 +297,18 @@ impl Registry {
         if self.policy.mode == DeferMode::Always || !self.has_deferrable_sources() {
             return None;
         }
-        let mut tools = self.tools.len();
-        for s in self.mcp.as_ref()?.summaries() {
-            tools += s?.tools;
+        let mcp = self.mcp.as_ref()?;
+        let mut listed = self.tools.len();
+        for s in mcp.summaries() {
+            listed += s?.tools;
         }
+        // The summaries count every tool a server lists; only past the limit
+        // is it worth counting what its include / exclude let through.
+        let tools = if listed > limit {
+            self.tools.len() + mcp.exposed_counts().iter().sum::<usize>()
+        } else {
+            listed
+        };
         // `auto` defers that many anyway: nothing to say.
         let auto_defers = self.policy.mode == DeferMode::Auto && tools > self.policy.max_tools;
         (tools > limit && !auto_defers).then(|| {

@@ -71,29 +71,63 @@ fn the_fakes_refuse_the_raw_schemas_the_real_apis_refuse() {
             }
         }
     }
-    assert!(
-        !openai.is_empty() && !anthropic.is_empty(),
-        "no real schema is refused: openai {openai:?}, anthropic {anthropic:?}"
-    );
-    let all = format!("{openai:#?}\n{anthropic:#?}");
-    for expected in ["array schema missing items", "at the top level"] {
-        assert!(
-            all.contains(expected),
-            "no refusal says {expected:?}: {all}"
-        );
+    let refused = |list: &[(String, String)], tool: &str| list.iter().any(|(t, _)| t == tool);
+    // mcp-grafana's update_dashboard and DigitalOcean's array fields
+    // without `items`, as reported against those servers.
+    for tool in ["grafana/update_dashboard", "digitalocean/vector-db-create"] {
+        assert!(refused(&openai, tool), "{tool} passes: {openai:#?}");
     }
+    assert!(
+        openai
+            .iter()
+            .all(|(_, e)| e.contains("array schema missing items")),
+        "{openai:#?}"
+    );
+    // No catalog recorded here has a top-level combinator (gitlab-mcp
+    // 2.1.64 has none): the rule is held against that shape as servers
+    // have shipped it.
+    let shipped = serde_json::json!({"anyOf": [
+        {"type": "object", "properties": {"project_id": {"type": "string"}, "merge_request_iid": {"type": "string"}}, "required": ["project_id", "merge_request_iid"]},
+        {"type": "object", "properties": {"project_id": {"type": "string"}, "source_branch": {"type": "string"}}, "required": ["project_id", "source_branch"]}
+    ]});
+    assert_eq!(
+        schema_rules::anthropic(3, &shipped).as_deref(),
+        Some("tools.3.custom.input_schema.type: Field required")
+    );
+    let mut typed = shipped.clone();
+    typed["type"] = "object".into();
+    assert!(schema_rules::anthropic(3, &typed)
+        .is_some_and(|e| e.contains("does not support oneOf, allOf, or anyOf at the top level")));
+    assert!(
+        schema_rules::openai("get_merge_request", &typed).is_some_and(
+            |e| e.contains("not have 'oneOf'/'anyOf'/'allOf'/'enum'/'not' at the top level")
+        )
+    );
+    assert!(anthropic.is_empty(), "{anthropic:#?}");
 }
 
-/// One catalog offered directly to `api`, every tool called once with `{}`:
+/// Tools offered in one run: under OpenAI's 128, and calls under a turn's
+/// 200 (a larger catalog is offered in slices, by `enabled_tools`).
+const SLICE: usize = 100;
+
+/// One catalog (or a slice of it) offered directly to `api`, every tool called once with `{}`:
 /// the fake takes the request (so every schema passed its rules) and every
 /// call reached the server's tool — run, or refused for its arguments by
 /// the server's own schema — never an unknown tool.
 fn offer_and_call(api: Api, catalog: &str, path: &Path, tools: &[Value]) {
     let env = TestEnv::with_api(api);
     env.write_config("[tools]\ndefer = \"never\"\n");
+    let names: Vec<String> = tools
+        .iter()
+        .map(|t| format!("{:?}", t["name"].as_str().unwrap()))
+        .collect();
     env.add_test_server(
         catalog,
-        &format!("args = [\"--catalog\", {:?}]", path.display().to_string()),
+        &format!(
+            "args = [\"--catalog\", {:?}]\nenabled_tools = [{}]",
+            path.display().to_string(),
+            names.join(", ")
+        ),
     );
     env.prefill(catalog);
     // The first request is answered by a plain reply to learn the names.
@@ -139,21 +173,27 @@ fn offer_and_call(api: Api, catalog: &str, path: &Path, tools: &[Value]) {
 #[test]
 fn every_real_catalog_is_offered_directly_to_openai_and_each_tool_is_callable() {
     for (catalog, path, tools) in catalogs() {
-        offer_and_call(Api::OpenAi, &catalog, &path, &tools);
+        for slice in tools.chunks(SLICE) {
+            offer_and_call(Api::OpenAi, &catalog, &path, slice);
+        }
     }
 }
 
 #[test]
 fn every_real_catalog_is_offered_directly_to_anthropic_and_each_tool_is_callable() {
     for (catalog, path, tools) in catalogs() {
-        offer_and_call(Api::Anthropic, &catalog, &path, &tools);
+        for slice in tools.chunks(SLICE) {
+            offer_and_call(Api::Anthropic, &catalog, &path, slice);
+        }
     }
 }
 
 #[test]
 fn every_real_catalog_is_offered_directly_to_bedrock_and_each_tool_is_callable() {
     for (catalog, path, tools) in catalogs() {
-        offer_and_call(Api::Bedrock, &catalog, &path, &tools);
+        for slice in tools.chunks(SLICE) {
+            offer_and_call(Api::Bedrock, &catalog, &path, slice);
+        }
     }
 }
 

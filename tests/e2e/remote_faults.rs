@@ -190,7 +190,10 @@ fn a_restarted_server_gets_a_new_session_and_the_call_goes_through() {
         )])
     });
     let started = std::time::Instant::now();
-    env.run(&["-q", "echo twice"]).ok();
+    let run = env.run(&["-q", "echo twice"]);
+    // The fake's responder holds the server: end it here, whatever follows.
+    drop(ev.lock().unwrap().take());
+    run.ok();
     assert_eq!(contents(&env.tool_results(1)), ["Echo: before"]);
     let after = contents(&env.tool_results(2));
     assert_eq!(

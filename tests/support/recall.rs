@@ -30,7 +30,15 @@ fn fixtures() -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
 }
 
-/// Every captured catalog as one, named as hermes names MCP tools.
+/// Catalogs recorded for their schemas (tests/e2e/api_schemas.rs), not yet
+/// in the labelled search set: their 741 tools would be distractors no
+/// query is labelled against, so the floors would measure the labels'
+/// coverage rather than the search. Adding them, with labelled queries of
+/// their own, is open work.
+pub const NOT_IN_THE_SEARCH_SET: [&str; 4] = ["digitalocean", "excel", "gitlab-mcp", "grafana"];
+
+/// Every captured catalog of the search set as one, named as hermes names
+/// MCP tools.
 pub fn catalog() -> ToolCatalog {
     let mut entries: Vec<(String, Value)> = Vec::new();
     let mut files: Vec<_> = std::fs::read_dir(fixtures().join("catalogs"))
@@ -38,6 +46,10 @@ pub fn catalog() -> ToolCatalog {
         .flatten()
         .map(|e| e.path())
         .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .filter(|p| {
+            let stem = p.file_stem().unwrap_or_default().to_string_lossy();
+            !NOT_IN_THE_SEARCH_SET.contains(&stem.as_ref())
+        })
         .collect();
     files.sort();
     for f in files {
