@@ -31,11 +31,18 @@ fn fixtures() -> std::path::PathBuf {
 }
 
 /// Catalogs recorded for their schemas (tests/e2e/api_schemas.rs), not yet
-/// in the labelled search set: their 741 tools would be distractors no
+/// in the labelled search set: their 808 tools would be distractors no
 /// query is labelled against, so the floors would measure the labels'
 /// coverage rather than the search. Adding them, with labelled queries of
 /// their own, is open work.
-pub const NOT_IN_THE_SEARCH_SET: [&str; 4] = ["digitalocean", "excel", "gitlab-mcp", "grafana"];
+pub const NOT_IN_THE_SEARCH_SET: [&str; 6] = [
+    "digitalocean",
+    "excel",
+    "excel-py",
+    "gitlab-mcp",
+    "grafana",
+    "hubspot",
+];
 
 /// Every captured catalog of the search set as one, named as hermes names
 /// MCP tools.
