@@ -15,6 +15,7 @@ mod matcher;
 pub mod mcp_json;
 mod paths;
 mod presets;
+mod provider;
 pub(crate) mod referenced;
 mod settings;
 pub(crate) mod trust;

@@ -15,9 +15,11 @@ use super::hook_settings::HooksSettings;
 use super::approvals::{approval_settings, ApprovalRule, ApprovalSettings, RuleOrigin};
 use super::file::{
     ApprovalMode, Concurrency, ConfigFile, Decision, DeferMode, LimitsSection, McpServerEntry,
-    ProviderKind, ThinkingMode, ToolFilter, WarmUp,
+    ToolFilter, WarmUp,
 };
-use super::{load_merged, presets, ConfigError, Overrides, Paths};
+use super::provider::resolve_provider;
+pub use super::provider::{ProviderSettings, RetryPolicy, Thinking};
+use super::{load_merged, ConfigError, Overrides, Paths};
 use crate::util::time::Utc;
 
 /// Every built-in default, in one place.
@@ -113,49 +115,6 @@ impl Limits {
             ),
         }
     }
-}
-
-#[derive(Debug, Clone)]
-pub struct RetryPolicy {
-    pub max_retries: u32,
-    pub base: Duration,
-    pub max: Duration,
-}
-
-#[derive(Debug, Clone)]
-pub struct ProviderSettings {
-    pub name: String,
-    pub kind: ProviderKind,
-    pub base_url: String,
-    pub api_key_env: Option<String>,
-    /// The key's value, read from `api_key_env` (or `api_key`) at resolution.
-    pub api_key: Option<String>,
-    pub model: String,
-    pub headers: Vec<(String, String)>,
-    pub retry: RetryPolicy,
-    pub connect_timeout: Duration,
-    pub idle_timeout: Duration,
-    pub request_timeout: Duration,
-    pub max_reply_bytes: u64,
-    pub max_tokens: u32,
-    pub thinking: Thinking,
-    /// AWS region (bedrock), when config or the environment names one.
-    pub region: Option<String>,
-    /// AWS profile (bedrock) named in config; it wins over the key
-    /// variables, as `--profile` does for the AWS CLI.
-    pub profile: Option<String>,
-    /// Context windows the config gives, in tokens.
-    pub windows: ConfiguredWindows,
-}
-
-/// Extended thinking as the provider is asked for it.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Thinking {
-    Off,
-    /// A token budget per turn, interleaved with tool use.
-    Budget(u32),
-    /// The model decides how much to think.
-    Adaptive,
 }
 
 /// When MCP and connector tools are deferred behind the bridge tools.
@@ -489,160 +448,6 @@ pub(super) fn ms(n: u64) -> Duration {
     Duration::from_millis(n)
 }
 
-fn resolve_provider(file: &ConfigFile, ov: &Overrides) -> Result<ProviderSettings, ConfigError> {
-    let name = ov
-        .provider
-        .clone()
-        .or_else(|| file.provider.clone())
-        .unwrap_or_else(|| defaults::PROVIDER.to_string());
-    let preset = presets::preset(&name);
-    let entry = match (preset, file.providers.get(&name)) {
-        (Some(p), Some(user)) => presets::overlay(p, user),
-        (Some(p), None) => p,
-        (None, Some(user)) => user.clone(),
-        (None, None) => {
-            let mut known: Vec<String> = presets::NAMES.iter().map(|s| s.to_string()).collect();
-            known.extend(file.providers.keys().cloned());
-            known.sort();
-            known.dedup();
-            return Err(ConfigError::UnknownProvider { name, known });
-        }
-    };
-    let kind = entry.kind.unwrap_or(ProviderKind::Openai);
-    let env = |k: &str| std::env::var(k).ok().filter(|v| !v.trim().is_empty());
-    let region = entry
-        .region
-        .clone()
-        .or_else(|| env("AWS_REGION"))
-        .or_else(|| env("AWS_DEFAULT_REGION"));
-    // Only a profile named in config; AWS_PROFILE is read with the other
-    // AWS variables, after the key variables, as the AWS tools do.
-    let profile = entry.profile.clone();
-    let base_url = match (
-        entry.base_url.clone().filter(|u| !u.trim().is_empty()),
-        kind,
-    ) {
-        (Some(url), _) => url,
-        // Bedrock's URL follows the region; a region only in the AWS
-        // profile is read when the provider starts.
-        (None, ProviderKind::Bedrock) => region
-            .as_ref()
-            .map(|r| format!("https://bedrock-runtime.{r}.amazonaws.com"))
-            .unwrap_or_default(),
-        (None, _) => return Err(ConfigError::NoBaseUrl { name: name.clone() }),
-    };
-    let thinking = match (entry.thinking, entry.thinking_budget) {
-        (Some(ThinkingMode::Off), _) => Thinking::Off,
-        (Some(ThinkingMode::Adaptive), _) => Thinking::Adaptive,
-        (Some(ThinkingMode::Enabled) | None, Some(b)) => Thinking::Budget(b.get()),
-        (None, None) => Thinking::Off,
-        (Some(ThinkingMode::Enabled), None) => {
-            return Err(ConfigError::BadValue {
-                what: format!("providers.{name}.thinking_budget"),
-                expected: "set (at least 1024 tokens) when thinking = \"enabled\"",
-                got: "nothing".into(),
-            })
-        }
-    };
-    if let Thinking::Budget(b) = thinking {
-        if b < defaults::MIN_THINKING_BUDGET {
-            return Err(ConfigError::BadValue {
-                what: format!("providers.{name}.thinking_budget"),
-                expected: "at least 1024 tokens",
-                got: b.to_string(),
-            });
-        }
-    }
-    let http = base_url.starts_with("http://") || base_url.starts_with("https://");
-    if !(base_url.is_empty() || http) {
-        return Err(ConfigError::BadValue {
-            what: format!("providers.{name}.base_url"),
-            expected: "an http:// or https:// URL",
-            got: base_url,
-        });
-    }
-    // `--provider` naming another provider than the file's takes that
-    // provider's own model: the top-level `model` was written for the
-    // file's provider, and another server would not know it.
-    let switched = ov.provider.is_some() && ov.provider != file.provider;
-    let (first, second) = if switched {
-        (&entry.model, &file.model)
-    } else {
-        (&file.model, &entry.model)
-    };
-    let model = ov
-        .model
-        .clone()
-        .or_else(|| first.clone())
-        .or_else(|| second.clone())
-        .filter(|m| !m.trim().is_empty())
-        .ok_or_else(|| ConfigError::NoModel {
-            provider: name.clone(),
-        })?;
-    // Anthropic always needs a key: a custom `kind = "anthropic"` provider
-    // without `api_key_env` reads the usual variable.
-    // `api_key_env = ""` is no variable: the provider takes no key.
-    let api_key_env = entry.api_key_env.clone().filter(|e| !e.trim().is_empty());
-    let api_key_env = api_key_env.or_else(|| {
-        (kind == ProviderKind::Anthropic && entry.api_key.is_none())
-            .then(|| "ANTHROPIC_API_KEY".to_string())
-    });
-    let api_key = entry.api_key.clone().or_else(|| {
-        api_key_env
-            .as_deref()
-            .and_then(|v| std::env::var(v).ok())
-            .filter(|k| !k.trim().is_empty())
-    });
-    // From here on no error, warning or note shows them.
-    for secret in api_key.iter().chain(
-        entry
-            .headers
-            .iter()
-            .filter(|(k, _)| crate::util::secrets::looks_secret(k))
-            .map(|(_, v)| v),
-    ) {
-        crate::util::secrets::remember(secret);
-    }
-    Ok(ProviderSettings {
-        kind,
-        base_url: base_url.trim_end_matches('/').to_string(),
-        api_key_env,
-        api_key,
-        model,
-        headers: entry.headers.clone().into_iter().collect(),
-        retry: RetryPolicy {
-            max_retries: entry.max_retries.unwrap_or(defaults::MAX_RETRIES),
-            base: ms(entry.retry_base_ms.unwrap_or(defaults::RETRY_BASE_MS)),
-            max: ms(entry.retry_max_ms.unwrap_or(defaults::RETRY_MAX_MS)),
-        },
-        connect_timeout: ms(entry
-            .connect_timeout_ms
-            .map_or(defaults::CONNECT_TIMEOUT_MS, |n| n.get())),
-        idle_timeout: ms(entry
-            .idle_timeout_ms
-            .map_or(defaults::IDLE_TIMEOUT_MS, |n| n.get())),
-        request_timeout: ms(entry
-            .request_timeout_ms
-            .map_or(defaults::REQUEST_TIMEOUT_MS, |n| n.get())),
-        max_reply_bytes: entry
-            .max_reply_bytes
-            .map_or(defaults::MAX_REPLY_BYTES, |n| n.get()),
-        max_tokens: entry.max_tokens.map_or(defaults::MAX_TOKENS, |n| n.get()),
-        thinking,
-        region,
-        profile,
-        windows: ConfiguredWindows {
-            provider: entry.context_window.map(|n| n.get()),
-            models: entry
-                .models
-                .iter()
-                .filter_map(|(m, e)| Some((m.clone(), e.context_window?.get())))
-                .collect(),
-        },
-        name,
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -671,39 +476,5 @@ mod tests {
         assert_eq!(server.startup_timeout, Duration::from_secs(10));
         assert_eq!(server.tool_timeout, Duration::from_secs(60));
         assert!(server.enabled);
-    }
-
-    #[test]
-    fn another_provider_named_on_the_command_line_uses_its_own_model() {
-        let home = tempfile::tempdir().unwrap();
-        let path = home.path().join("config.toml");
-        std::fs::write(
-            &path,
-            "provider = \"openrouter\"\nmodel = \"anthropic/claude-sonnet-4.5\"\n\
-             [providers.local]\nbase_url = \"http://127.0.0.1:8080/v1\"\n\
-             model = \"smollm2\"\napi_key_env = \"\"\n",
-        )
-        .unwrap();
-        let run = |provider: Option<&str>, model: Option<&str>| {
-            let ov = Overrides {
-                config_path: Some(path.clone()),
-                provider: provider.map(str::to_string),
-                model: model.map(str::to_string),
-                ..Overrides::default()
-            };
-            resolve(Paths::under(home.path()), home.path(), &ov)
-                .unwrap()
-                .provider
-        };
-        assert_eq!(run(None, None).model, "anthropic/claude-sonnet-4.5");
-        let local = run(Some("local"), None);
-        assert_eq!(local.model, "smollm2");
-        assert_eq!(local.api_key_env, None, "an empty variable name is none");
-        assert_eq!(run(Some("local"), Some("other")).model, "other");
-        assert_eq!(
-            run(Some("openrouter"), None).model,
-            "anthropic/claude-sonnet-4.5",
-            "the file's own provider keeps the file's model"
-        );
     }
 }
