@@ -6,6 +6,9 @@
 //! table for docs/benchmarks.md.
 //!
 //! `cargo bench --bench startup` (set `HERMES_BENCH_RUNS` to change the run count).
+//! With `HERMES_BENCH_BASELINE` naming another hermes binary (a release build
+//! of main, say), the batch task is run A B A B … with both, and their sizes
+//! and peak RSS compared.
 
 #[path = "../tests/support/everything.rs"]
 mod everything;
@@ -235,19 +238,39 @@ fn main() {
             pct(&rss, 0.9)
         );
     }
-    let rss = batch_rss(&fake, runs.min(15));
+    let current = std::path::PathBuf::from(env!("CARGO_BIN_EXE_hermes"));
+    let baseline = std::env::var_os("HERMES_BENCH_BASELINE").map(std::path::PathBuf::from);
+    let bins: Vec<std::path::PathBuf> = std::iter::once(current).chain(baseline).collect();
+    let rss = batch_rss(&fake, runs.min(15), &bins);
     println!(
         "| peak RSS of a one-shot batch task (one 3-entry tool_call to the test server, then the answer) | {:.1} MiB | {:.1} MiB | {:.1} MiB | | ≤ 15 MB |",
-        pct(&rss, 0.5),
-        pct(&rss, 0.1),
-        pct(&rss, 0.9)
+        pct(&rss[0], 0.5),
+        pct(&rss[0], 0.1),
+        pct(&rss[0], 0.9)
     );
+    if let [cur, base] = &rss[..] {
+        let size =
+            |b: &std::path::Path| std::fs::metadata(b).map_or(0, |m| m.len()) as f64 / 1048576.0;
+        println!(
+            "| the same batch task, baseline binary | {:.1} MiB | {:.1} MiB | {:.1} MiB | {:.3} (this ÷ baseline, medians) | |",
+            pct(base, 0.5),
+            pct(base, 0.1),
+            pct(base, 0.9),
+            pct(cur, 0.5) / pct(base, 0.5)
+        );
+        println!(
+            "| release binary size, this ÷ baseline | {:.2} MiB | {:.2} MiB (baseline) | | {:.3} | |",
+            size(&bins[0]),
+            size(&bins[1]),
+            size(&bins[0]) / size(&bins[1])
+        );
+    }
 }
 
 /// Peak RSS (MiB, sorted) of `hermes -q` whose model sends one batch of
 /// three entries to the MCP test server (two echoes and a 50 ms sleep, run
 /// in parallel; tools deferred, catalog cached), then answers.
-fn batch_rss(fake: &FakeProvider, runs: usize) -> Vec<f64> {
+fn batch_rss(fake: &FakeProvider, runs: usize, bins: &[std::path::PathBuf]) -> Vec<Vec<f64>> {
     let home = home(fake, 1, false);
     let cfg = home.path().join("config.toml");
     let mut text = std::fs::read_to_string(&cfg).unwrap();
@@ -257,22 +280,26 @@ fn batch_rss(fake: &FakeProvider, runs: usize) -> Vec<f64> {
     std::fs::write(&cfg, text).unwrap();
     mcp_test(home.path(), "s0");
     let batch = r#"{"calls":[{"name":"mcp__s0__echo","arguments":{"text":"a"}},{"name":"mcp__s0__echo","arguments":{"text":"b"}},{"name":"mcp__s0__slow","arguments":{"ms":50,"label":"c"}}]}"#;
-    let mut rss = Vec::new();
+    let mut rss = vec![Vec::new(); bins.len()];
     for i in 0..=runs {
-        fake.push(Reply::tool_calls(&[(
-            &call_id("batch"),
-            "tool_call",
-            batch,
-        )]));
-        fake.push(Reply::text("Both echoed, and it slept."));
-        let s = one(fake, home.path());
-        assert_eq!(fake.requests().len(), 2, "the batch took one round trip");
-        // The first run warms the page cache.
-        if i > 0 {
-            rss.push(s.peak_rss_kib as f64 / 1024.0);
+        for (b, bin) in bins.iter().enumerate() {
+            fake.push(Reply::tool_calls(&[(
+                &call_id("batch"),
+                "tool_call",
+                batch,
+            )]));
+            fake.push(Reply::text("Both echoed, and it slept."));
+            let s = one_of(bin, fake, home.path());
+            assert_eq!(fake.requests().len(), 2, "the batch took one round trip");
+            // The first run warms the page cache.
+            if i > 0 {
+                rss[b].push(s.peak_rss_kib as f64 / 1024.0);
+            }
         }
     }
-    rss.sort_by(f64::total_cmp);
+    for r in &mut rss {
+        r.sort_by(f64::total_cmp);
+    }
     rss
 }
 
@@ -282,11 +309,19 @@ fn pct(sorted: &[f64], p: f64) -> f64 {
 }
 
 fn one(fake: &FakeProvider, home: &std::path::Path) -> Sample {
+    one_of(
+        std::path::Path::new(env!("CARGO_BIN_EXE_hermes")),
+        fake,
+        home,
+    )
+}
+
+fn one_of(bin: &std::path::Path, fake: &FakeProvider, home: &std::path::Path) -> Sample {
     fake.clear_requests();
     let start = Instant::now();
     // Reaped by wait4 below, which also reports the peak RSS.
     #[allow(clippy::zombie_processes)]
-    let child = Command::new(env!("CARGO_BIN_EXE_hermes"))
+    let child = Command::new(bin)
         .args(["-q", "hi"])
         .env("HERMES_HOME", home)
         .env("BENCH_KEY", "test-key")

@@ -98,7 +98,10 @@ impl Gateway {
                 .as_deref()
                 .and_then(|v| std::env::var(v).ok())
                 .inspect(|t| crate::util::secrets::remember(t)),
-            client: reqwest::Client::new(),
+            client: reqwest::Client::builder()
+                .use_preconfigured_tls(crate::util::tls::config())
+                .build()
+                .unwrap_or_default(),
             timeout: cfg.timeout,
             listing: std::sync::OnceLock::new(),
             failed: Mutex::new(None),

@@ -354,7 +354,7 @@ fn check_format(format: &str, text: &str) -> Result<(), String> {
         "email" => text.split_once('@').is_some_and(|(user, host)| {
             !user.is_empty() && host.contains('.') && !text.contains(' ')
         }),
-        "uri" => reqwest_mcp::Url::parse(text).is_ok(),
+        "uri" => reqwest::Url::parse(text).is_ok(),
         "date" => is_date(text),
         "date-time" => {
             text.len() > 11 && is_date(&text[..10]) && matches!(&text[10..11], "T" | "t" | " ")

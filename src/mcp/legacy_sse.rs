@@ -11,8 +11,8 @@ use std::time::Duration;
 
 use eventsource_stream::Eventsource;
 use futures_util::{Stream, StreamExt};
-use reqwest_mcp::header::{HeaderMap, ACCEPT, CONTENT_TYPE};
-use reqwest_mcp::Url;
+use reqwest::header::{HeaderMap, ACCEPT, CONTENT_TYPE};
+use reqwest::Url;
 use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
 use rmcp::service::RoleClient;
 use rmcp::transport::Transport;
@@ -41,7 +41,7 @@ pub(super) enum LegacyError {
 /// An open HTTP+SSE session: where to POST, and the messages the stream
 /// brought. The reader task ends with the session.
 pub(super) struct LegacySse {
-    client: reqwest_mcp::Client,
+    client: reqwest::Client,
     endpoint: Url,
     headers: HeaderMap,
     incoming: mpsc::Receiver<ServerJsonRpcMessage>,
@@ -53,7 +53,7 @@ pub(super) struct LegacySse {
 /// configured headers and token go with every POST, and a server must not
 /// be able to send them elsewhere.
 pub(super) async fn open(
-    client: reqwest_mcp::Client,
+    client: reqwest::Client,
     url: &str,
     headers: HeaderMap,
     timeout: Duration,

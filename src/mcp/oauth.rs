@@ -99,7 +99,7 @@ pub(crate) fn can_ask() -> bool {
 /// The authorization manager for `url` with the server's stored
 /// credentials, if any.
 pub(crate) async fn manager(url: &str, store: &Path) -> Result<AuthorizationManager, AuthError> {
-    super::remote::install_tls();
+    crate::util::tls::install();
     let mut m = AuthorizationManager::new_allowing_private_addresses(url).await?;
     m.set_credential_store(FileStore(store.to_path_buf()));
     // A store from another issuer, or none: no tokens, the server decides.
@@ -119,11 +119,12 @@ pub(crate) async fn manager(url: &str, store: &Path) -> Result<AuthorizationMana
 /// MCP server's own origin, and only when no protected-resource metadata
 /// points elsewhere.
 async fn legacy_metadata(url: &str) -> Option<rmcp::transport::auth::AuthorizationMetadata> {
-    let mut base = reqwest_mcp::Url::parse(url).ok()?;
+    let mut base = reqwest::Url::parse(url).ok()?;
     base.set_path("/.well-known/oauth-authorization-server");
     base.set_query(None);
-    let client = reqwest_mcp::Client::builder()
-        .redirect(reqwest_mcp::redirect::Policy::none())
+    let client = reqwest::Client::builder()
+        .use_preconfigured_tls(crate::util::tls::config())
+        .redirect(reqwest::redirect::Policy::none())
         .timeout(Duration::from_secs(10))
         .build()
         .ok()?;
@@ -199,7 +200,7 @@ pub(crate) async fn login(
     let url = session.get_authorization_url();
     // Only a web page is opened: `$BROWSER file:///etc/passwd` or a
     // `javascript:` URL from a server's metadata is not.
-    let web = reqwest_mcp::Url::parse(url)
+    let web = reqwest::Url::parse(url)
         .is_ok_and(|u| matches!(u.scheme(), "http" | "https") && u.host_str().is_some());
     if !web {
         return Err(failed(format!(

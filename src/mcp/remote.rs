@@ -9,7 +9,6 @@
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::Once;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -23,15 +22,6 @@ use super::legacy_sse as legacy;
 use super::oauth::{self, OAuthError};
 use super::stale_session::StaleSessionAware;
 use crate::config::RemoteSettings;
-
-/// rustls with ring, as the process's TLS provider: installed on the first
-/// remote connection, never at start-up.
-pub(crate) fn install_tls() {
-    static ONCE: Once = Once::new();
-    ONCE.call_once(|| {
-        let _ = rustls::crypto::ring::default_provider().install_default();
-    });
-}
 
 /// Why a remote server could not be reached.
 #[derive(Debug)]
@@ -53,9 +43,8 @@ fn http_client(
     timeout: Duration,
     headers: bool,
     refused: Arc<Mutex<Option<String>>>,
-) -> Result<reqwest_mcp::Client, RemoteError> {
-    install_tls();
-    let policy = reqwest_mcp::redirect::Policy::custom(move |attempt| {
+) -> Result<reqwest::Client, RemoteError> {
+    let policy = reqwest::redirect::Policy::custom(move |attempt| {
         if attempt.previous().len() >= 10 {
             return attempt.error("too many redirects");
         }
@@ -73,7 +62,8 @@ fn http_client(
         }
         attempt.follow()
     });
-    reqwest_mcp::Client::builder()
+    reqwest::Client::builder()
+        .use_preconfigured_tls(crate::util::tls::config())
         .connect_timeout(timeout)
         .redirect(policy)
         .user_agent(concat!("hermes/", env!("CARGO_PKG_VERSION")))
@@ -145,7 +135,7 @@ pub(super) async fn connect(
 }
 
 async fn connect_with(
-    client: reqwest_mcp::Client,
+    client: reqwest::Client,
     server: &str,
     remote: &RemoteSettings,
     store: &Path,
@@ -210,7 +200,7 @@ async fn connect_with(
 /// backwards-compatibility rule). Otherwise the first failure stands.
 async fn or_legacy(
     tried: Result<Service, ConnectError>,
-    client: &reqwest_mcp::Client,
+    client: &reqwest::Client,
     config: &StreamableHttpClientTransportConfig,
     handler: &impl Fn() -> Handler,
     timeout: Duration,

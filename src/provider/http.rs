@@ -134,6 +134,7 @@ impl Endpoint {
 
     pub(crate) fn new(s: &ProviderSettings, url: String) -> Result<Endpoint, ProviderError> {
         let client = reqwest::Client::builder()
+            .use_preconfigured_tls(crate::util::tls::config())
             .connect_timeout(s.connect_timeout)
             .user_agent(concat!("hermes/", env!("CARGO_PKG_VERSION")))
             .build()

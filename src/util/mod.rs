@@ -14,3 +14,4 @@ pub(crate) mod secrets;
 pub(crate) mod stderr;
 pub(crate) mod text;
 pub(crate) mod time;
+pub(crate) mod tls;

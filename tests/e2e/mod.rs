@@ -29,6 +29,7 @@ mod sessions;
 mod split;
 mod strict_fakes;
 mod terminal;
+mod tls;
 mod trust_boundary;
 mod update;
 mod warmup;

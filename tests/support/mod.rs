@@ -12,6 +12,7 @@ pub mod fake_provider;
 pub mod fault_proxy;
 pub mod http_stub;
 pub mod schema_rules;
+pub mod tls_proxy;
 pub mod tmux;
 pub mod users;
 pub mod wire;
