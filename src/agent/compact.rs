@@ -223,6 +223,7 @@ mod tests {
             name: "read_file".into(),
             content: body.into(),
             is_error: false,
+            images: Vec::new(),
         })
     }
     fn answer(s: &str) -> Message {

@@ -160,6 +160,9 @@ pub(super) fn request_bytes(messages: &[Message], tools: &[ToolSpec]) -> u64 {
 }
 
 /// One message's share of [`request_bytes`].
+/// What one image counts for in a request's size.
+const IMAGE_BYTES: u64 = 6_400;
+
 pub(super) fn message_bytes(m: &Message) -> u64 {
     // Role, braces and separators.
     const FRAME: u64 = 16;
@@ -180,7 +183,13 @@ pub(super) fn message_bytes(m: &Message) -> u64 {
                             .sum::<u64>()
                 }
             },
-            Message::Tool(r) => 24 + (r.tool_call_id.len() + r.content.len()) as u64,
+            // An image costs tokens by its pixels, not its bytes: about
+            // 1 600 for a screenshot the APIs scale down (Anthropic counts
+            // width × height / 750), taken at 4 bytes a token.
+            Message::Tool(r) => {
+                24 + (r.tool_call_id.len() + r.content.len()) as u64
+                    + IMAGE_BYTES * r.images.len() as u64
+            }
         }
 }
 

@@ -124,6 +124,7 @@ async fn resume_session(path: &Path) -> Result<SessionStart, SessionError> {
             name: call.name.clone(),
             content: "interrupted: hermes stopped before this tool call finished".into(),
             is_error: true,
+            images: Vec::new(),
         };
         handle
             .append(&Record::ToolResult {

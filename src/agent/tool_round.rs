@@ -645,6 +645,7 @@ impl Round<'_> {
             name: call.name.clone(),
             content,
             is_error: output.is_error,
+            images: output.images,
         };
         let diff = output.diff;
         // Persisted the moment it exists: a crash keeps every finished result.

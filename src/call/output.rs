@@ -19,6 +19,8 @@ pub struct ToolOutput {
     /// changed since the question): nothing was written, and the round may
     /// ask again.
     pub(crate) stale: bool,
+    /// Images for the model (an MCP image result).
+    pub images: Vec<crate::model::Image>,
 }
 
 impl ToolOutput {
@@ -28,6 +30,7 @@ impl ToolOutput {
             is_error: false,
             diff: None,
             stale: false,
+            images: Vec::new(),
         }
     }
 
@@ -37,6 +40,7 @@ impl ToolOutput {
             is_error: true,
             diff: None,
             stale: false,
+            images: Vec::new(),
         }
     }
 
@@ -83,6 +87,7 @@ impl ToolOutput {
                     .collect::<Vec<_>>(),
             })
             .to_string(),
+            images: Vec::new(),
         }
     }
 

@@ -253,6 +253,7 @@ impl Gateway {
                     is_error: r.is_error,
                     diff: None,
                     stale: false,
+                    images: Vec::new(),
                 },
                 None => ToolOutput::error(format!(
                     "connector gateway returned no result for `{}` (id {})",

@@ -1,16 +1,31 @@
 //! MCP tool results as the model sees them: text parts joined in order,
-//! structured content kept when there is no text, binary parts as one-line
-//! placeholders (Chat Completions tool messages carry text only), and output
-//! past the size limit cut with a note saying how much was cut.
+//! structured content kept when there is no text, images (a screenshot) kept
+//! for the API's image blocks with a line in the text where each was, other
+//! binary parts as one-line placeholders, and output past the size limit cut
+//! with a note saying how much was cut.
 
 use rmcp::model::{CallToolResult, ContentBlock, ResourceContents};
 
+use base64::Engine;
+
 use crate::call::ToolOutput;
+use crate::model::Image;
 
 use crate::call::cut_text as truncate;
 
+/// The most images one result sends; the rest are named in the text.
+const MAX_IMAGES: usize = 8;
+
 pub(super) fn to_output(r: CallToolResult, max_bytes: usize) -> ToolOutput {
-    let parts: Vec<String> = r.content.into_iter().map(block_text).collect();
+    let mut images = Vec::new();
+    let parts: Vec<String> = r
+        .content
+        .into_iter()
+        .map(|block| match block {
+            ContentBlock::Image(i) => image(i.mime_type, i.data, &mut images),
+            other => block_text(other),
+        })
+        .collect();
     let mut text = parts.join("\n");
     if text.is_empty() {
         if let Some(s) = &r.structured_content {
@@ -22,6 +37,41 @@ pub(super) fn to_output(r: CallToolResult, max_bytes: usize) -> ToolOutput {
         is_error: r.is_error.unwrap_or(false),
         diff: None,
         stale: false,
+        images,
+    }
+}
+
+/// An image part: kept for the model when every API takes it (its type,
+/// its size, valid base64), with a line saying so; else the line says why
+/// it was left out.
+fn image(mime: String, data: String, images: &mut Vec<Image>) -> String {
+    let bytes = base64_len(&data);
+    let why = if !Image::TYPES.contains(&mime.as_str()) {
+        Some("not a type the APIs take (PNG, JPEG, GIF, WebP)".to_string())
+    } else if bytes > Image::MAX_BYTES {
+        Some(format!(
+            "over the {} an image may be",
+            size(Image::MAX_BYTES)
+        ))
+    } else if base64::engine::general_purpose::STANDARD
+        .decode(&data)
+        .is_err()
+    {
+        Some("its data is not valid base64".to_string())
+    } else if images.len() >= MAX_IMAGES {
+        Some(format!("past the {MAX_IMAGES} images one result sends"))
+    } else {
+        None
+    };
+    match why {
+        None => {
+            images.push(Image {
+                media_type: mime.clone(),
+                data,
+            });
+            format!("[image {mime}, {}, attached]", size(bytes))
+        }
+        Some(why) => format!("[image {mime}, {}, not shown: {why}]", size(bytes)),
     }
 }
 
@@ -30,7 +80,11 @@ pub(super) fn block_text(block: ContentBlock) -> String {
     match block {
         ContentBlock::Text(t) => t.text,
         ContentBlock::Image(i) => placeholder("image", &i.mime_type, base64_len(&i.data)),
-        ContentBlock::Audio(a) => placeholder("audio", &a.mime_type, base64_len(&a.data)),
+        ContentBlock::Audio(a) => format!(
+            "[audio {}, {}, not shown: hermes sends audio to no API yet]",
+            a.mime_type,
+            size(base64_len(&a.data))
+        ),
         ContentBlock::Resource(e) => match e.resource {
             ResourceContents::TextResourceContents { uri, text, .. } => {
                 format!("[resource {uri}]\n{text}")
@@ -61,11 +115,9 @@ pub(super) fn resource_text(r: ResourceContents) -> String {
     }
 }
 
+/// An image where no image can go (a prompt's message, a resource).
 fn placeholder(kind: &str, mime: &str, bytes: usize) -> String {
-    format!(
-        "[{kind} {mime}, {}, not shown: this provider takes text only]",
-        size(bytes)
-    )
+    format!("[{kind} {mime}, {}, not shown here]", size(bytes))
 }
 
 fn base64_len(data: &str) -> usize {
@@ -92,7 +144,7 @@ mod tests {
     }
 
     #[test]
-    fn text_is_joined_and_images_become_placeholders() {
+    fn text_is_joined_and_images_are_kept_for_the_model() {
         let out = to_output(
             result(serde_json::json!({"content": [
                 {"type": "text", "text": "one"},
@@ -101,11 +153,24 @@ mod tests {
             ]})),
             1000,
         );
-        assert_eq!(
-            out.content,
-            "one\n[image image/png, 3 B, not shown: this provider takes text only]\ntwo"
-        );
+        assert_eq!(out.content, "one\n[image image/png, 3 B, attached]\ntwo");
+        assert_eq!(out.images.len(), 1);
+        assert_eq!(out.images[0].data, "AAAA");
         assert!(!out.is_error);
+        let odd = to_output(
+            result(serde_json::json!({"content": [
+                {"type": "image", "data": "AAAA", "mimeType": "image/tiff"},
+                {"type": "image", "data": "%%%", "mimeType": "image/png"}
+            ]})),
+            1000,
+        );
+        assert!(odd.images.is_empty());
+        assert!(
+            odd.content.contains("not a type the APIs take"),
+            "{}",
+            odd.content
+        );
+        assert!(odd.content.contains("not valid base64"), "{}", odd.content);
     }
 
     #[test]

@@ -47,4 +47,27 @@ pub struct ToolResult {
     pub content: String,
     #[serde(default)]
     pub is_error: bool,
+    /// Images the tool gave back (an MCP screenshot), sent to the model as
+    /// the API's image blocks; `content` names each where it was.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub images: Vec<Image>,
+}
+
+/// An image as every API takes one: its media type and its bytes in base64.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Image {
+    pub media_type: String,
+    pub data: String,
+}
+
+impl Image {
+    /// The media types all three APIs take in an image block.
+    pub const TYPES: [&'static str; 4] = ["image/png", "image/jpeg", "image/gif", "image/webp"];
+    /// The largest image sent (Anthropic's limit per image, decoded).
+    pub const MAX_BYTES: usize = 5 * 1024 * 1024;
+
+    /// The format name Bedrock wants (`png`, `jpeg`, …).
+    pub fn format(&self) -> &str {
+        self.media_type.strip_prefix("image/").unwrap_or("png")
+    }
 }

@@ -8,6 +8,6 @@ mod message;
 mod native;
 mod tool;
 
-pub use message::{Message, ToolCall, ToolResult};
+pub use message::{Image, Message, ToolCall, ToolResult};
 pub use native::{BlockApi, NativeBlocks, ToolUse};
 pub use tool::{OfferedTool, ToolSpec};

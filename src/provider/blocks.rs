@@ -126,17 +126,36 @@ fn tool_result(api: BlockApi, r: &ToolResult) -> Value {
     let id = legal_everywhere(&r.tool_call_id);
     match api {
         BlockApi::Anthropic => {
-            let mut b = json!({"type": "tool_result", "tool_use_id": id, "content": text});
+            // Images go inside the result, after its text.
+            let content = if r.images.is_empty() {
+                json!(text)
+            } else {
+                let mut parts = vec![json!({"type": "text", "text": text})];
+                parts.extend(r.images.iter().map(|i| {
+                    json!({"type": "image", "source": {"type": "base64",
+                        "media_type": i.media_type, "data": i.data}})
+                }));
+                Value::Array(parts)
+            };
+            let mut b = json!({"type": "tool_result", "tool_use_id": id, "content": content});
             if r.is_error {
                 b["is_error"] = json!(true);
             }
             b
         }
-        BlockApi::Bedrock => json!({"toolResult": {
-            "toolUseId": id,
-            "content": [{"text": text}],
-            "status": if r.is_error { "error" } else { "success" },
-        }}),
+        BlockApi::Bedrock => {
+            let mut content = vec![json!({"text": text})];
+            content.extend(
+                r.images
+                    .iter()
+                    .map(|i| json!({"image": {"format": i.format(), "source": {"bytes": i.data}}})),
+            );
+            json!({"toolResult": {
+                "toolUseId": id,
+                "content": content,
+                "status": if r.is_error { "error" } else { "success" },
+            }})
+        }
     }
 }
 
@@ -183,6 +202,7 @@ pub(super) fn sample(api: BlockApi, blocks: &str) -> (Vec<Message>, Vec<crate::m
             name: c.name.clone(),
             content: "out".into(),
             is_error: false,
+            images: Vec::new(),
         })
     }));
     let tools = vec![crate::model::ToolSpec {
@@ -210,6 +230,7 @@ mod tests {
             name: "read".into(),
             content: " \n".into(),
             is_error: false,
+            images: Vec::new(),
         };
         for api in [BlockApi::Anthropic, BlockApi::Bedrock] {
             let call = &neutral_blocks(api, "", &calls)[0];
@@ -250,6 +271,7 @@ mod tests {
                 name: "x".into(),
                 content: "out".into(),
                 is_error: true,
+                images: Vec::new(),
             }),
             Message::User {
                 content: "again".into(),

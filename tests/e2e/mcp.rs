@@ -57,10 +57,8 @@ fn results_errors_images_and_huge_output_are_mapped() {
     .ok();
     let r = env.tool_results(1);
     assert_eq!(r[0]["content"], "Error: disk full");
-    assert_eq!(
-        r[1]["content"],
-        "[image image/png, 70 B, not shown: this provider takes text only]"
-    );
+    // The image itself follows the results, in a user message (images.rs).
+    assert_eq!(r[1]["content"], "[image image/png, 70 B, attached]");
     let huge = r[2]["content"].as_str().unwrap();
     assert!(
         huge.ends_with("[output cut: 134464 of 200000 bytes not shown]"),

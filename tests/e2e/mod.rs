@@ -10,6 +10,7 @@ mod connectors;
 mod context;
 mod errors;
 mod hostile;
+mod images;
 mod layout;
 mod mcp;
 mod mcp_json;

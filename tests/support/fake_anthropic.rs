@@ -423,12 +423,34 @@ fn check_messages(messages: &[Value]) -> Result<(), Rejection> {
                     "messages: text content blocks must contain non-whitespace text",
                 ));
             }
+            if t == "image" {
+                if let Some(e) =
+                    super::schema_rules::anthropic_image(&format!("messages.{m}.content.{k}"), b)
+                {
+                    return Err(invalid(e));
+                }
+            }
             if t == "tool_result" {
-                for inner in b["content"].as_array().map(Vec::as_slice).unwrap_or(&[]) {
+                let inside = b["content"].as_array().map(Vec::as_slice).unwrap_or(&[]);
+                for (j, inner) in inside.iter().enumerate() {
                     if block_type(inner) == "text" && blank(&inner["text"]) {
                         return Err(invalid(
                             "messages: text content blocks must contain non-whitespace text",
                         ));
+                    }
+                    let at = format!("messages.{m}.content.{k}.tool_result.content.{j}");
+                    if !["text", "image", "document", "search_result"].contains(&block_type(inner))
+                    {
+                        return Err(invalid(format!(
+                            "{at}.type: Input tag '{}' found using 'type' does not match any \
+                             of the expected tags: 'text', 'image', 'search_result', 'document'",
+                            block_type(inner)
+                        )));
+                    }
+                    if block_type(inner) == "image" {
+                        if let Some(e) = super::schema_rules::anthropic_image(&at, inner) {
+                            return Err(invalid(e));
+                        }
                     }
                 }
             }

@@ -456,6 +456,28 @@ fn check_blocks(messages: &[Value]) -> Result<(), Rejection> {
                                  exactly one of text, json, image, document"
                             )));
                         }
+                        if kind_of(part) == "image" {
+                            let img = &part["image"];
+                            let format = img["format"].as_str().unwrap_or("");
+                            if !["png", "jpeg", "gif", "webp"].contains(&format) {
+                                return Err(constraint(&format!(
+                                    "Value '{format}' at '{member}.toolResult.content.{}.member.image.format' \
+                                     failed to satisfy constraint: Member must satisfy enum value set: \
+                                     [png, jpeg, gif, webp]",
+                                    j + 1
+                                )));
+                            }
+                            if !img["source"]["bytes"]
+                                .as_str()
+                                .is_some_and(super::schema_rules::is_base64)
+                            {
+                                return Err(invalid(&format!(
+                                    "Invalid image bytes in \
+                                     messages.{m}.content.{k}.toolResult.content.{j}: the bytes \
+                                     must be base64"
+                                )));
+                            }
+                        }
                         if kind_of(part) == "text"
                             && part["text"].as_str().is_none_or(|t| t.trim().is_empty())
                         {

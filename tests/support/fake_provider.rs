@@ -840,6 +840,7 @@ pub fn validate(body: &serde_json::Value) -> Result<(), String> {
     }
 
     let messages = body["messages"].as_array().unwrap_or(&empty);
+    check_content_parts(messages)?;
     for (m, msg) in messages.iter().enumerate() {
         if msg["role"] != "assistant" || msg["tool_calls"].is_null() {
             continue;
@@ -868,6 +869,56 @@ pub fn validate(body: &serde_json::Value) -> Result<(), String> {
     }
 
     check_pairing(messages)
+}
+
+/// Content given as parts: a `tool` (or system, assistant) message takes
+/// text parts only; a user message's `image_url` is a base64 data URL of an
+/// image type the API takes, whose data decodes.
+fn check_content_parts(messages: &[serde_json::Value]) -> Result<(), String> {
+    for (m, msg) in messages.iter().enumerate() {
+        let Some(parts) = msg["content"].as_array() else {
+            continue;
+        };
+        for (k, part) in parts.iter().enumerate() {
+            let at = format!("messages[{m}].content[{k}]");
+            let kind = part["type"].as_str().unwrap_or("");
+            if msg["role"] != "user" && kind != "text" {
+                return Err(invalid(
+                    format!("Invalid value: '{kind}'. Supported values are: 'text'."),
+                    &format!("{at}.type"),
+                    Some("invalid_value"),
+                ));
+            }
+            if kind != "image_url" {
+                continue;
+            }
+            let url = part["image_url"]["url"].as_str().unwrap_or("");
+            let Some(rest) = url.strip_prefix("data:") else {
+                continue; // an http URL: fetched by the API
+            };
+            let (mime, data) = rest.split_once(";base64,").unwrap_or(("", ""));
+            if !super::schema_rules::IMAGE_TYPES.contains(&mime) {
+                return Err(invalid(
+                    format!(
+                        "Invalid '{at}.image_url.url'. Expected a base64-encoded data URL with an \
+                         image MIME type (e.g. 'data:image/png;base64,aW1nIGJhc2U2NCBkYXRh'), but \
+                         got unsupported MIME type '{mime}'."
+                    ),
+                    &format!("{at}.image_url.url"),
+                    Some("invalid_value"),
+                ));
+            }
+            if !super::schema_rules::is_base64(data) {
+                return Err(invalid(
+                    "You uploaded an unsupported image. Please make sure your image is valid."
+                        .into(),
+                    &format!("{at}.image_url.url"),
+                    Some("invalid_image_format"),
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The nearest assistant `tool_calls` message still taking `tool` answers.

@@ -153,3 +153,37 @@ fn is_array(m: &Map<String, Value>) -> bool {
         _ => false,
     }
 }
+
+/// The image types every API takes.
+pub const IMAGE_TYPES: [&str; 4] = ["image/jpeg", "image/png", "image/gif", "image/webp"];
+
+/// Whether `data` is standard base64 (what every API decodes).
+pub fn is_base64(data: &str) -> bool {
+    use base64::Engine;
+    base64::engine::general_purpose::STANDARD
+        .decode(data)
+        .is_ok()
+}
+
+/// Anthropic's rule for an image block at `at` (`…content.N`): a base64
+/// source of one of its four types with data that decodes.
+pub fn anthropic_image(at: &str, b: &Value) -> Option<String> {
+    let src = &b["source"];
+    if src["type"] != "base64" {
+        return None;
+    }
+    let mt = src["media_type"].as_str().unwrap_or("");
+    if !IMAGE_TYPES.contains(&mt) {
+        return Some(format!(
+            "{at}.image.source.base64.media_type: Input should be 'image/jpeg', 'image/png', \
+             'image/gif' or 'image/webp'"
+        ));
+    }
+    if !src["data"].as_str().is_some_and(is_base64) {
+        return Some(format!(
+            "{at}.image.source.base64: The image was specified using the image/png media type, \
+             but the image appears to be invalid base64 data."
+        ));
+    }
+    None
+}

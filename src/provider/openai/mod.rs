@@ -47,7 +47,7 @@ impl OpenAiProvider {
                 include_usage: true,
             },
             tools: req.tools.iter().map(WireTool::from).collect(),
-            messages: req.messages.iter().map(WireMessage::from).collect(),
+            messages: wire_messages(req.messages),
         };
         serde_json::to_vec(&body).unwrap_or_default()
     }
@@ -190,6 +190,37 @@ enum WireMessage<'a> {
         tool_call_id: Cow<'a, str>,
         content: Cow<'a, str>,
     },
+    /// The images of the tool results before it: a tool message takes
+    /// text only, so they follow in a user message, as the API requires.
+    #[serde(rename = "user")]
+    Images {
+        content: Vec<serde_json::Value>,
+    },
+}
+
+/// The history as Chat Completions messages: each message as it is, and
+/// after a run of tool messages whose results hold images, one user message
+/// with those images in order.
+fn wire_messages(messages: &[Message]) -> Vec<WireMessage<'_>> {
+    let mut out = Vec::with_capacity(messages.len());
+    let mut images: Vec<&crate::model::Image> = Vec::new();
+    for (i, m) in messages.iter().enumerate() {
+        out.push(WireMessage::from(m));
+        if let Message::Tool(r) = m {
+            images.extend(&r.images);
+        }
+        let run_ends = !matches!(messages.get(i + 1), Some(Message::Tool(_)));
+        if run_ends && !images.is_empty() {
+            let mut content = vec![serde_json::json!({"type": "text",
+                "text": "The images the tool results above returned, in order:"})];
+            content.extend(images.drain(..).map(|i| {
+                serde_json::json!({"type": "image_url", "image_url": {
+                    "url": format!("data:{};base64,{}", i.media_type, i.data)}})
+            }));
+            out.push(WireMessage::Images { content });
+        }
+    }
+    out
 }
 
 #[derive(Serialize)]
@@ -277,6 +308,7 @@ mod tests {
                 name: "echo".into(),
                 content: "boom".into(),
                 is_error: true,
+                images: Vec::new(),
             }),
         ];
         let req = ChatRequest {
