@@ -66,6 +66,7 @@ fn turn(n: usize) -> Vec<Message> {
             name: "read_file".into(),
             content: words("fn write_entry", 2_200),
             is_error: false,
+            images: Vec::new(),
         }),
         Message::Assistant {
             content: words("The entry writer", 700),

@@ -31,6 +31,10 @@ const SYNONYM_WEIGHT: f64 = 0.7;
 const SOURCE_NAMED: f64 = 1.3;
 /// How much a tool whose name words all appear in the query gains.
 const NAME_COVER: f64 = 1.0;
+/// How much more a tool gains whose name is the request's words exactly
+/// ("list projects" for `list_projects`): among hundreds of tools named
+/// with the same few verbs and nouns, that is the one asked for.
+const NAME_EXACT: f64 = 2.0;
 /// Words of one query looked up as typos, at most.
 const MAX_TYPOS: usize = 8;
 /// A query word matched to a tool word a letter away counts this much.
@@ -282,6 +286,12 @@ impl SearchIndex {
                 *scores.entry(doc).or_default() += weight * idf * tf * (K1 + 1.0) / (tf + norm);
             }
         }
+        // The words the user wrote (not synonyms or typo guesses).
+        let own: Vec<u32> = terms
+            .iter()
+            .filter(|(_, w)| *w >= 1.0)
+            .map(|(t, _)| *t)
+            .collect();
         // A tool whose name the request covers is what it asks for: the
         // name is the tool's own summary of what it does.
         for (doc, score) in scores.iter_mut() {
@@ -299,6 +309,10 @@ impl SearchIndex {
                 })
                 .sum();
             *score *= 1.0 + NAME_COVER * covered / name.len() as f64;
+            // `own` is sorted and deduplicated, as `name` is.
+            if !own.is_empty() && own == *name {
+                *score *= 1.0 + NAME_EXACT;
+            }
             // The request names the service ("on GitHub", "in Notion").
             let named = self.source_terms[*doc as usize].iter().any(|t| {
                 terms

@@ -47,16 +47,22 @@ pub const NOT_IN_THE_SEARCH_SET: [&str; 6] = [
 /// Every captured catalog of the search set as one, named as hermes names
 /// MCP tools.
 pub fn catalog() -> ToolCatalog {
+    catalog_of(|stem| !NOT_IN_THE_SEARCH_SET.contains(&stem))
+}
+
+/// Every captured catalog, the search set and the rest (995 tools).
+pub fn all_catalogs() -> ToolCatalog {
+    catalog_of(|_| true)
+}
+
+fn catalog_of(keep: impl Fn(&str) -> bool) -> ToolCatalog {
     let mut entries: Vec<(String, Value)> = Vec::new();
     let mut files: Vec<_> = std::fs::read_dir(fixtures().join("catalogs"))
         .expect("tests/fixtures/catalogs")
         .flatten()
         .map(|e| e.path())
         .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .filter(|p| {
-            let stem = p.file_stem().unwrap_or_default().to_string_lossy();
-            !NOT_IN_THE_SEARCH_SET.contains(&stem.as_ref())
-        })
+        .filter(|p| keep(&p.file_stem().unwrap_or_default().to_string_lossy()))
         .collect();
     files.sort();
     for f in files {
