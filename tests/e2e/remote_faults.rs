@@ -210,3 +210,40 @@ fn a_restarted_server_gets_a_new_session_and_the_call_goes_through() {
     // Not waited out: far under the 60 s tool timeout.
     assert!(started.elapsed() < Duration::from_secs(30));
 }
+
+/// A server gone between two calls (its port closed): the second call fails
+/// at once with the server's URL, not after the 60 s tool timeout.
+#[test]
+fn a_server_gone_between_calls_fails_at_once() {
+    let (ev, _proxy, env) = proxied("tool_timeout_ms = 60000");
+    let ev = std::sync::Arc::new(std::sync::Mutex::new(Some(ev)));
+    env.fake.push(Reply::tool_calls(&[(
+        &call_id("before"),
+        "tool_call",
+        &batch(&[("mcp__ev__echo", json!({ "message": "before" }))]),
+    )]));
+    let served = std::sync::atomic::AtomicUsize::new(0);
+    let holder = ev.clone();
+    env.fake.respond_with(move |_| {
+        if served.fetch_add(1, std::sync::atomic::Ordering::SeqCst) > 0 {
+            return Reply::text("done");
+        }
+        drop(holder.lock().unwrap().take());
+        Reply::tool_calls(&[(
+            &call_id("after"),
+            "tool_call",
+            &batch(&[("mcp__ev__echo", json!({ "message": "after" }))]),
+        )])
+    });
+    let started = std::time::Instant::now();
+    let run = env.run(&["-q", "echo twice"]);
+    let took = started.elapsed();
+    drop(ev.lock().unwrap().take());
+    run.ok();
+    let after = contents(&env.tool_results(2));
+    let last = after.last().cloned().unwrap_or_default();
+    crate::assert_contains!(last, "server `ev`");
+    crate::assert_contains!(last, "/mcp lost the connection");
+    assert!(!last.contains("timed out"), "{last}");
+    assert!(took < Duration::from_secs(20), "took {took:?}: {last}");
+}
