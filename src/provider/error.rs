@@ -154,6 +154,8 @@ impl ProviderError {
             "input is too long",
             "too many input tokens",
             "too many tokens",
+            // LiteLLM's proxy: "litellm.ContextWindowExceededError: …".
+            "contextwindowexceeded",
         ];
         if !SAID.iter().any(|s| m.contains(s)) {
             return None;
@@ -168,13 +170,17 @@ impl ProviderError {
                 .collect();
             digits.parse().ok()
         };
-        let window = number_after("maximum context length is").or_else(|| {
-            // "prompt is too long: 9123 tokens > 8000 maximum"
-            m.find(" maximum")
-                .and_then(|end| m[..end].rsplit_once('>'))
-                .and_then(|(_, n)| n.trim().parse().ok())
-        });
+        let window = number_after("maximum context length is")
+            // llama-cpp-python: "Requested tokens (9123) exceed context window of 8192".
+            .or_else(|| number_after("context window of"))
+            .or_else(|| {
+                // "prompt is too long: 9123 tokens > 8000 maximum"
+                m.find(" maximum")
+                    .and_then(|end| m[..end].rsplit_once('>'))
+                    .and_then(|(_, n)| n.trim().parse().ok())
+            });
         let tokens = number_after("resulted in")
+            .or_else(|| number_after("requested tokens ("))
             .or_else(|| number_after("you requested"))
             .or_else(|| number_after("prompt is too long:"));
         Some(Overflow { window, tokens })
@@ -266,5 +272,13 @@ mod tests {
             None
         );
         assert_eq!(http(500, "prompt is too long").context_overflow(), None);
+        let llama = http(400, "Requested tokens (9123) exceed context window of 8192");
+        assert_eq!(llama.context_overflow(), said(Some(8192), Some(9123)));
+        let litellm = http(
+            400,
+            "litellm.ContextWindowExceededError: litellm.BadRequestError: ContextWindowExceededError: \
+             OpenAIException - input too long for the model",
+        );
+        assert_eq!(litellm.context_overflow(), said(None, None));
     }
 }
