@@ -49,9 +49,7 @@ fn turn(n: usize) -> Vec<Message> {
     };
     let id = format!("call_{n:0>24}");
     vec![
-        Message::User {
-            content: words("please look at item", 600),
-        },
+        Message::user(words("please look at item", 600)),
         Message::Assistant {
             content: String::new(),
             tool_calls: vec![ToolCall {
@@ -132,12 +130,10 @@ fn write_session(home: &Path, cwd: &Path, compactions: bool) -> u64 {
         }
         written += t.len();
         if compactions && since > COMPACT_BYTES {
-            let summary = Message::User {
-                content: format!(
-                    "[hermes: the earlier part of this conversation was replaced by this summary.]\n\n{}",
-                    "The user and the model worked through the ledger writer, file by file. ".repeat(30)
-                ),
-            };
+            let summary = Message::user(format!(
+                "[hermes: the earlier part of this conversation was replaced by this summary.]\n\n{}",
+                "The user and the model worked through the ledger writer, file by file. ".repeat(30)
+            ));
             let mut messages = vec![system.clone(), summary];
             messages.extend(t.iter().cloned());
             line(&Record::Compaction {

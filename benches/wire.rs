@@ -38,9 +38,7 @@ fn session_file(rounds: usize) -> Vec<u8> {
         let mut calls = ten_entry_message();
         calls[0].id = format!("call_{r:024}");
         expand_local_tool_batches(&mut calls);
-        let user = Message::User {
-            content: format!("round {r}"),
-        };
+        let user = Message::user(format!("round {r}"));
         let assistant = Message::Assistant {
             content: String::new(),
             tool_calls: calls.clone(),

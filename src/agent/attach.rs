@@ -1,15 +1,21 @@
 //! What the user brings into a message from outside the conversation:
 //! `@path` (a local file, or a folder's listing), `@server:uri` (a server's
-//! resource), and a server's prompt run as `/server:prompt ARGS`. What is
-//! attached is appended to the message as text, so the session file holds
-//! exactly what the model was sent and `--continue` replays it.
+//! resource), a pasted image path, and a server's prompt run as
+//! `/server:prompt ARGS`. What is attached is appended to the message as
+//! text, an image as an image of the message with a line where it went, so
+//! the session file holds exactly what the model was sent and `--continue`
+//! replays it.
 
 use std::path::{Path, PathBuf};
 
 use tokio_util::sync::CancellationToken;
 
+use base64::Engine;
+
 use super::Agent;
 use crate::mcp::{CachedPrompt, CachedResource, FetchError};
+use crate::model::Image;
+use crate::util::text::byte_size;
 
 /// Entries a folder's listing names, at most.
 const MAX_LISTED: usize = 200;
@@ -47,6 +53,8 @@ pub(crate) struct Attached {
     pub text: String,
     pub attached: Vec<(String, usize)>,
     pub left: Vec<String>,
+    /// The images attached, in order, sent with the message.
+    pub images: Vec<Image>,
 }
 
 impl Agent {
@@ -106,31 +114,56 @@ impl Agent {
     /// pasted text, or in text a model, a server or a tool wrote, never
     /// attaches. A file outside `cwd` attaches only when it is among
     /// `outside_allowed` (the person said yes to it); one reached through a
-    /// link out of `cwd` never does. A mention that fails (an unreadable
-    /// file, a resource the server refuses) fails the whole message, so
-    /// nothing is sent half-attached.
+    /// link out of `cwd` never does. `pasted` are the image files the
+    /// person pasted as paths (placeholder, path): they attach wherever they
+    /// are, the paste being the person's own act. A mention that fails (an
+    /// unreadable file, a resource the server refuses, an image too large)
+    /// fails the whole message, so nothing is sent half-attached.
     #[allow(clippy::too_many_arguments)]
     pub(crate) async fn attach_mentions(
         &self,
         text: &str,
         typed: &str,
+        pasted: &[(String, PathBuf)],
         cwd: &Path,
         outside_allowed: &[String],
         max_bytes: usize,
         cancel: &CancellationToken,
     ) -> Result<Attached, AttachError> {
         let found = mentions(typed);
-        if found.is_empty() {
-            return Ok(Attached {
-                text: text.to_string(),
-                attached: Vec::new(),
-                left: Vec::new(),
-            });
-        }
-        let servers = self.offers().servers;
         let mut out = text.to_string();
         let mut left = Vec::new();
         let mut attached = Vec::new();
+        let mut images = Vec::new();
+        for (placeholder, path) in pasted {
+            let real = std::fs::canonicalize(path).unwrap_or_else(|_| path.clone());
+            match image_file(placeholder, &real, images.len())? {
+                Some(image) => {
+                    let line = image_line(placeholder, &image);
+                    attached.push((placeholder.clone(), line.1));
+                    out.push_str(&line.0);
+                    images.push(image);
+                }
+                None => {
+                    return Err(AttachError::File {
+                        mention: placeholder.clone(),
+                        detail: format!(
+                            "{} is no longer a PNG, JPEG, GIF or WebP image",
+                            path.display()
+                        ),
+                    })
+                }
+            }
+        }
+        if found.is_empty() {
+            return Ok(Attached {
+                text: out,
+                attached,
+                left,
+                images,
+            });
+        }
+        let servers = self.offers().servers;
         for m in found {
             let target = &m[1..];
             let resource = target
@@ -174,6 +207,12 @@ impl Agent {
                 };
                 if meta.is_dir() {
                     (listing(&m, &real)?, " (a folder)".into())
+                } else if let Some(image) = image_file(&m, &real, images.len())? {
+                    let (line, bytes) = image_line(&m, &image);
+                    attached.push((m.clone(), bytes));
+                    out.push_str(&line);
+                    images.push(image);
+                    continue;
                 } else {
                     // Room for the line that says it was cut.
                     (
@@ -193,8 +232,57 @@ impl Agent {
             text: out,
             attached,
             left,
+            images,
         })
     }
+}
+
+/// The file at `path` as an image every API takes, when its first bytes
+/// say it is one (PNG, JPEG, GIF, WebP); `None` when they don't (it is
+/// attached as text, or refused as binary). `before`: the images this
+/// message has already.
+fn image_file(mention: &str, path: &Path, before: usize) -> Result<Option<Image>, AttachError> {
+    let err = |detail: String| AttachError::File {
+        mention: mention.to_string(),
+        detail,
+    };
+    let (head, size) = crate::util::inside::read_head(path, 16).map_err(|e| err(e.to_string()))?;
+    let Some(media_type) = Image::sniff(&head) else {
+        return Ok(None);
+    };
+    if size as usize > Image::MAX_BYTES {
+        return Err(err(format!(
+            "{} is {}; the APIs take images up to {} (make it smaller, or crop it)",
+            path.display(),
+            byte_size(size as usize),
+            byte_size(Image::MAX_BYTES)
+        )));
+    }
+    if before >= Image::MAX_PER_MESSAGE {
+        return Err(err(format!(
+            "a message takes at most {} images",
+            Image::MAX_PER_MESSAGE
+        )));
+    }
+    let (bytes, _) =
+        crate::util::inside::read_head(path, Image::MAX_BYTES).map_err(|e| err(e.to_string()))?;
+    Ok(Some(Image {
+        media_type: media_type.to_string(),
+        data: base64::engine::general_purpose::STANDARD.encode(&bytes),
+    }))
+}
+
+/// The line an image leaves in the message's text, and its size in bytes.
+fn image_line(mention: &str, image: &Image) -> (String, usize) {
+    let bytes = Image::decoded_len(&image.data);
+    (
+        format!(
+            "\n\n<attachment name=\"{mention}\" image=\"{}, {}\"/>",
+            image.media_type,
+            byte_size(bytes)
+        ),
+        bytes,
+    )
 }
 
 /// The `@` mentions in `text`: words that start with `@` (at the start or
@@ -272,7 +360,7 @@ fn file_text(mention: &str, path: &Path, max: usize) -> Result<String, AttachErr
         crate::util::inside::read_head(path, max).map_err(|e| err(e.to_string()))?;
     if bytes.iter().take(8192).any(|b| *b == 0) {
         return Err(err(format!(
-            "{} is a binary file ({size} bytes); only text can be attached",
+            "{} is a binary file ({size} bytes); only text and PNG, JPEG, GIF or WebP images can be attached",
             path.display()
         )));
     }

@@ -166,7 +166,7 @@ pub(super) fn summary_request(
             f.trim()
         ));
     }
-    out.push(Message::User { content });
+    out.push(Message::user(content));
     out
 }
 
@@ -182,7 +182,10 @@ pub(super) fn compacted(messages: &[Message], cut: usize, summary: &str) -> Vec<
         summary.trim()
     );
     if let Some(i) = newest_user(messages).filter(|&i| i >= head && i < cut) {
-        if let Message::User { content: newest } = &messages[i] {
+        if let Message::User {
+            content: newest, ..
+        } = &messages[i]
+        {
             content.push_str(
                 "\n\n[hermes: the user's newest message, which the summary covers, word for word:]\n\n",
             );
@@ -190,7 +193,7 @@ pub(super) fn compacted(messages: &[Message], cut: usize, summary: &str) -> Vec<
         }
     }
     let mut out = messages[..head].to_vec();
-    out.push(Message::User { content });
+    out.push(Message::user(content));
     out.extend_from_slice(&messages[cut..]);
     out
 }
@@ -201,7 +204,7 @@ mod tests {
     use crate::model::ToolCall;
 
     fn user(s: &str) -> Message {
-        Message::User { content: s.into() }
+        Message::user(s)
     }
     fn calls(ids: &[&str]) -> Message {
         Message::Assistant {
@@ -283,7 +286,7 @@ mod tests {
         assert_eq!(cut, 7);
         let out = compacted(&h, cut, "they read files");
         assert_eq!(out.len(), 4);
-        let Message::User { content } = &out[1] else {
+        let Message::User { content, .. } = &out[1] else {
             panic!()
         };
         assert!(content.contains("they read files"));
@@ -293,7 +296,7 @@ mod tests {
         let cut = cut_for(&h, len(&h[6]) + len(&h[7]) + len(&h[8]), len).unwrap();
         assert_eq!(cut, 6);
         let out = compacted(&h, cut, "s");
-        let Message::User { content } = &out[1] else {
+        let Message::User { content, .. } = &out[1] else {
             panic!()
         };
         assert!(!content.contains("two"));
@@ -310,7 +313,7 @@ mod tests {
         let h = history();
         let req = summary_request(&h, 6, Some("the files"));
         assert_eq!(req[..6], h[..6]);
-        let Message::User { content } = &req[6] else {
+        let Message::User { content, .. } = &req[6] else {
             panic!()
         };
         assert!(content.starts_with("[hermes: the conversation above"));

@@ -168,7 +168,10 @@ pub(super) fn message_bytes(m: &Message) -> u64 {
     const FRAME: u64 = 16;
     FRAME
         + match m {
-            Message::System { content } | Message::User { content } => content.len() as u64,
+            Message::System { content } => content.len() as u64,
+            Message::User { content, images } => {
+                content.len() as u64 + images.len() as u64 * IMAGE_BYTES
+            }
             Message::Assistant {
                 content,
                 tool_calls,
@@ -236,9 +239,7 @@ mod tests {
             Message::System {
                 content: "s".repeat(984),
             },
-            Message::User {
-                content: "u".repeat(984),
-            },
+            Message::user("u".repeat(984)),
         ];
         let m = Meter::new(ConfiguredWindows::default(), ContextSettings::default());
         let mut m = m.resumed_from(Some((1, 100)));

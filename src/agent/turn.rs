@@ -320,6 +320,16 @@ impl Agent {
         user_text: &str,
         cancel: &CancellationToken,
     ) -> Result<TurnOutcome, AgentError> {
+        self.run_turn_with(user_text, Vec::new(), cancel).await
+    }
+
+    /// A turn whose message carries `images` the person attached.
+    pub async fn run_turn_with(
+        &mut self,
+        user_text: &str,
+        images: Vec<crate::model::Image>,
+        cancel: &CancellationToken,
+    ) -> Result<TurnOutcome, AgentError> {
         // The user's own words, not hermes' note about an unfinished turn.
         self.tools.warm_for_words(user_text);
         let mut text = match self.unfinished.take() {
@@ -333,7 +343,7 @@ impl Agent {
         }
         // A blocked prompt is not sent and not recorded: nothing happened.
         let text = self.prompt_hooks(text, user_text, cancel).await?;
-        let result = self.turn_inner(&text, cancel).await;
+        let result = self.turn_inner(&text, images, cancel).await;
         if let Err(e) = &result {
             let how = match e {
                 AgentError::Cancelled => {
@@ -361,10 +371,12 @@ impl Agent {
     async fn turn_inner(
         &mut self,
         user_text: &str,
+        images: Vec<crate::model::Image>,
         cancel: &CancellationToken,
     ) -> Result<TurnOutcome, AgentError> {
         self.push(Message::User {
             content: user_text.to_string(),
+            images,
         })
         .await?;
         let mut calls_made: usize = 0;
@@ -391,10 +403,7 @@ impl Agent {
                 // A Stop hook that blocks sends the model on, with its reason.
                 if let Some(why) = self.stop_hooks(stop_hook_active, cancel).await {
                     stop_hook_active = true;
-                    self.push(Message::User {
-                        content: hooked::hook_notes(&[why]),
-                    })
-                    .await?;
+                    self.push(Message::user(hooked::hook_notes(&[why]))).await?;
                     continue;
                 }
                 self.emit(Event::TurnDone {

@@ -184,6 +184,7 @@ pub(crate) async fn run(
         let _ = editor.append_history(&ctx.history);
         // What the person typed: pastes as their placeholders.
         let typed = line.trim().to_string();
+        let pasted = super::paste::images(&line);
         let line = super::paste::release(&line);
         let text = line.trim();
         if text.is_empty() {
@@ -220,13 +221,13 @@ pub(crate) async fn run(
                     agent.set_model(&m);
                 }
                 errln!("› {}", crate::util::sanitize::clean(&excerpt(&l.text, 300)));
-                attach(&agent, &l.text, &l.text, &[], &ctx).await.ok()
+                attach(&agent, &l.text, &l.text, &[], &[], &ctx).await.ok()
             }
             None => None,
         };
         if let Some(send) = send {
             let typeahead = tty.then_some((&queued, &answers));
-            let ended = turn(&mut agent, &send, typeahead, &ctx.stop, rx, printer).await;
+            let ended = turn(&mut agent, send, typeahead, &ctx.stop, rx, printer).await;
             if let Some(m) = model_before {
                 agent.set_model(&m);
             }
@@ -259,7 +260,9 @@ pub(crate) async fn run(
                     let (ed, asked) = fill_prompt(editor, &queued, asked).await?;
                     editor = ed;
                     match asked {
-                        Some(asked) => run_prompt(&agent, asked, &ctx.stop).await,
+                        Some(asked) => run_prompt(&agent, asked, &ctx.stop)
+                            .await
+                            .map(|t| (t, Vec::new())),
                         None => None,
                     }
                 }
@@ -268,7 +271,7 @@ pub(crate) async fn run(
             match super::commands::command(text, &mut agent, &ctx).await? {
                 Flow::Quit => break,
                 Flow::Continue => None,
-                Flow::Send(t) => Some(t),
+                Flow::Send(t) => Some((t, Vec::new())),
                 Flow::Pick(found) => {
                     editor =
                         super::commands::pick_and_resume(editor, &queued, &mut agent, &ctx, found)
@@ -279,7 +282,7 @@ pub(crate) async fn run(
         } else {
             let (ed, allowed) = confirm_outside(editor, &typed, ctx.cwd).await?;
             editor = ed;
-            match attach(&agent, text, &typed, &allowed, &ctx).await {
+            match attach(&agent, text, &typed, &pasted, &allowed, &ctx).await {
                 Ok(t) => Some(t),
                 // Put back to be fixed: nothing typed is lost.
                 Err(()) => {
@@ -290,7 +293,7 @@ pub(crate) async fn run(
         };
         let Some(send) = send else { continue };
         let typeahead = tty.then_some((&queued, &answers));
-        let ended = turn(&mut agent, &send, typeahead, &ctx.stop, rx, printer).await;
+        let ended = turn(&mut agent, send, typeahead, &ctx.stop, rx, printer).await;
         if ctx.stop.is_cancelled() {
             break;
         }
@@ -324,7 +327,7 @@ pub(super) fn show_resumed(agent: &Agent) {
         .unwrap_or(0);
     for m in &messages[start..] {
         match m {
-            Message::User { content } => errln!("› {}", clean(&excerpt(content, 300))),
+            Message::User { content, .. } => errln!("› {}", clean(&excerpt(content, 300))),
             Message::Assistant {
                 content,
                 tool_calls,
@@ -461,7 +464,7 @@ fn given_back(ended: Ended, queued: &Mutex<Vec<String>>) -> Option<String> {
 
 async fn turn(
     agent: &mut Agent,
-    text: &str,
+    (text, images): (String, Vec<crate::model::Image>),
     typeahead: Option<(&Arc<Mutex<Vec<String>>>, &AnswerSlot)>,
     stop: &CancellationToken,
     rx: &mut UnboundedReceiver<Event>,
@@ -470,7 +473,7 @@ async fn turn(
     let cancel = stop.child_token();
     let on_ctrl_c = cancel_on_ctrl_c(&cancel);
     let watch = typeahead.map(|(q, a)| TypeAhead::start(cancel.clone(), q.clone(), a.clone()));
-    let res = drive(agent.run_turn(text, &cancel), rx, printer).await;
+    let res = drive(agent.run_turn_with(&text, images, &cancel), rx, printer).await;
     on_ctrl_c.abort();
     let typed = match watch {
         Some(t) => t.finish().await,
@@ -581,20 +584,21 @@ async fn confirm_outside(
     Ok((editor, allowed))
 }
 
-/// The typed message with its `@` mentions attached, each named on the
-/// screen; `Err` after saying why one could not be.
+/// The typed message with its `@` mentions and pasted images attached,
+/// each named on the screen; `Err` after saying why one could not be.
 async fn attach(
     agent: &Agent,
     text: &str,
     typed: &str,
+    pasted: &[(String, std::path::PathBuf)],
     allowed: &[String],
     ctx: &ReplContext<'_>,
-) -> Result<String, ()> {
+) -> Result<(String, Vec<crate::model::Image>), ()> {
     let cancel = ctx.stop.child_token();
     let on_ctrl_c = cancel_on_ctrl_c(&cancel);
     let limit = ctx.settings.limits.tool_output_bytes;
     let got = agent
-        .attach_mentions(text, typed, ctx.cwd, allowed, limit, &cancel)
+        .attach_mentions(text, typed, pasted, ctx.cwd, allowed, limit, &cancel)
         .await;
     on_ctrl_c.abort();
     match got {
@@ -605,7 +609,7 @@ async fn attach(
             for m in &a.left {
                 errln!("  {m} is neither a file here nor a server's resource; sent as typed");
             }
-            Ok(a.text)
+            Ok((a.text, a.images))
         }
         Err(e) => {
             errln!("error: {e}; the message was not sent (it is back in the editor)");

@@ -12,9 +12,10 @@ use crate::call::ToolOutput;
 use crate::model::Image;
 
 use crate::call::cut_text as truncate;
+use crate::util::text::byte_size as size;
 
 /// The most images one result sends; the rest are named in the text.
-const MAX_IMAGES: usize = 8;
+const MAX_IMAGES: usize = Image::MAX_PER_MESSAGE;
 
 pub(super) fn to_output(r: CallToolResult, max_bytes: usize) -> ToolOutput {
     let mut images = Vec::new();
@@ -45,7 +46,7 @@ pub(super) fn to_output(r: CallToolResult, max_bytes: usize) -> ToolOutput {
 /// its size, valid base64), with a line saying so; else the line says why
 /// it was left out.
 fn image(mime: String, data: String, images: &mut Vec<Image>) -> String {
-    let bytes = base64_len(&data);
+    let bytes = Image::decoded_len(&data);
     let why = if !Image::TYPES.contains(&mime.as_str()) {
         Some("not a type the APIs take (PNG, JPEG, GIF, WebP)".to_string())
     } else if bytes > Image::MAX_BYTES {
@@ -79,11 +80,11 @@ fn image(mime: String, data: String, images: &mut Vec<Image>) -> String {
 pub(super) fn block_text(block: ContentBlock) -> String {
     match block {
         ContentBlock::Text(t) => t.text,
-        ContentBlock::Image(i) => placeholder("image", &i.mime_type, base64_len(&i.data)),
+        ContentBlock::Image(i) => placeholder("image", &i.mime_type, Image::decoded_len(&i.data)),
         ContentBlock::Audio(a) => format!(
             "[audio {}, {}, not shown: hermes sends audio to no API yet]",
             a.mime_type,
-            size(base64_len(&a.data))
+            size(Image::decoded_len(&a.data))
         ),
         ContentBlock::Resource(e) => match e.resource {
             ResourceContents::TextResourceContents { uri, text, .. } => {
@@ -109,7 +110,7 @@ pub(super) fn resource_text(r: ResourceContents) -> String {
         } => format!(
             "[resource {uri}: {}, {}, not shown]",
             mime_type.as_deref().unwrap_or("binary"),
-            size(base64_len(&blob))
+            size(Image::decoded_len(&blob))
         ),
         _ => "[resource of an unknown kind, not shown]".into(),
     }
@@ -118,21 +119,6 @@ pub(super) fn resource_text(r: ResourceContents) -> String {
 /// An image where no image can go (a prompt's message, a resource).
 fn placeholder(kind: &str, mime: &str, bytes: usize) -> String {
     format!("[{kind} {mime}, {}, not shown here]", size(bytes))
-}
-
-fn base64_len(data: &str) -> usize {
-    let pad = data.bytes().rev().take_while(|b| *b == b'=').count();
-    (data.len() / 4 * 3).saturating_sub(pad)
-}
-
-fn size(bytes: usize) -> String {
-    if bytes < 1024 {
-        format!("{bytes} B")
-    } else if bytes < 1024 * 1024 {
-        format!("{:.1} KiB", bytes as f64 / 1024.0)
-    } else {
-        format!("{:.1} MiB", bytes as f64 / 1024.0 / 1024.0)
-    }
 }
 
 #[cfg(test)]

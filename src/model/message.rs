@@ -14,6 +14,10 @@ pub enum Message {
     },
     User {
         content: String,
+        /// Images the person attached (`@shot.png`, a pasted path), sent
+        /// after the text as the API's image blocks.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        images: Vec<Image>,
     },
     Assistant {
         #[serde(default, skip_serializing_if = "String::is_empty")]
@@ -27,6 +31,16 @@ pub enum Message {
         native: Option<NativeBlocks>,
     },
     Tool(ToolResult),
+}
+
+impl Message {
+    /// A user message of text only.
+    pub fn user(content: impl Into<String>) -> Message {
+        Message::User {
+            content: content.into(),
+            images: Vec::new(),
+        }
+    }
 }
 
 /// One tool invocation as it is replayed to the provider. `arguments` is kept
@@ -65,6 +79,27 @@ impl Image {
     pub const TYPES: [&'static str; 4] = ["image/png", "image/jpeg", "image/gif", "image/webp"];
     /// The largest image sent (Anthropic's limit per image, decoded).
     pub const MAX_BYTES: usize = 5 * 1024 * 1024;
+
+    /// The most images one message (a tool result, the person's) sends.
+    pub const MAX_PER_MESSAGE: usize = 8;
+
+    /// The media type of an image file from its first bytes, for the types
+    /// every API takes; `None` for anything else (a name says nothing).
+    pub fn sniff(head: &[u8]) -> Option<&'static str> {
+        match head {
+            [0x89, b'P', b'N', b'G', 0x0d, 0x0a, 0x1a, 0x0a, ..] => Some("image/png"),
+            [0xff, 0xd8, 0xff, ..] => Some("image/jpeg"),
+            [b'G', b'I', b'F', b'8', b'7' | b'9', b'a', ..] => Some("image/gif"),
+            [b'R', b'I', b'F', b'F', _, _, _, _, b'W', b'E', b'B', b'P', ..] => Some("image/webp"),
+            _ => None,
+        }
+    }
+
+    /// How many bytes base64 `data` decodes to.
+    pub fn decoded_len(data: &str) -> usize {
+        let pad = data.bytes().rev().take_while(|b| *b == b'=').count();
+        (data.len() / 4 * 3).saturating_sub(pad)
+    }
 
     /// The format name Bedrock wants (`png`, `jpeg`, …).
     pub fn format(&self) -> &str {

@@ -85,6 +85,17 @@ impl BlockApi {
         }
     }
 
+    /// An image block in this format (Bedrock's bytes are base64 in JSON).
+    pub fn image_block(self, image: &super::Image) -> Value {
+        match self {
+            BlockApi::Anthropic => json!({"type": "image", "source": {"type": "base64",
+                "media_type": image.media_type, "data": image.data}}),
+            BlockApi::Bedrock => {
+                json!({"image": {"format": image.format(), "source": {"bytes": image.data}}})
+            }
+        }
+    }
+
     fn text(self, block: &Value) -> Option<&str> {
         match self {
             BlockApi::Anthropic if block.get("type")?.as_str()? != "text" => None,

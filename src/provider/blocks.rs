@@ -43,7 +43,11 @@ pub(super) fn turns(messages: &[Message], api: BlockApi, with_tools: bool) -> Tu
                 system.push(content.clone());
                 continue;
             }
-            Message::User { content } => (Role::User, text_blocks(api, content)),
+            Message::User { content, images } => {
+                let mut blocks = text_blocks(api, content);
+                blocks.extend(images.iter().map(|i| api.image_block(i)));
+                (Role::User, blocks)
+            }
             Message::Assistant {
                 content,
                 tool_calls,
@@ -131,10 +135,7 @@ fn tool_result(api: BlockApi, r: &ToolResult) -> Value {
                 json!(text)
             } else {
                 let mut parts = vec![json!({"type": "text", "text": text})];
-                parts.extend(r.images.iter().map(|i| {
-                    json!({"type": "image", "source": {"type": "base64",
-                        "media_type": i.media_type, "data": i.data}})
-                }));
+                parts.extend(r.images.iter().map(|i| api.image_block(i)));
                 Value::Array(parts)
             };
             let mut b = json!({"type": "tool_result", "tool_use_id": id, "content": content});
@@ -145,11 +146,7 @@ fn tool_result(api: BlockApi, r: &ToolResult) -> Value {
         }
         BlockApi::Bedrock => {
             let mut content = vec![json!({"text": text})];
-            content.extend(
-                r.images
-                    .iter()
-                    .map(|i| json!({"image": {"format": i.format(), "source": {"bytes": i.data}}})),
-            );
+            content.extend(r.images.iter().map(|i| api.image_block(i)));
             json!({"toolResult": {
                 "toolUseId": id,
                 "content": content,
@@ -187,9 +184,7 @@ pub(super) fn sample(api: BlockApi, blocks: &str) -> (Vec<Message>, Vec<crate::m
         Message::System {
             content: "s".into(),
         },
-        Message::User {
-            content: "hi".into(),
-        },
+        Message::user("hi"),
         Message::Assistant {
             content: String::new(),
             tool_calls: calls.clone(),
@@ -258,9 +253,7 @@ mod tests {
             Message::System {
                 content: "sys".into(),
             },
-            Message::User {
-                content: "hi".into(),
-            },
+            Message::user("hi"),
             Message::Assistant {
                 content: String::new(),
                 tool_calls: native.tool_calls(),
@@ -273,9 +266,7 @@ mod tests {
                 is_error: true,
                 images: Vec::new(),
             }),
-            Message::User {
-                content: "again".into(),
-            },
+            Message::user("again"),
         ];
         let t = turns(&messages, BlockApi::Anthropic, true);
         assert_eq!(t.system, ["sys"]);

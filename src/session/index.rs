@@ -119,7 +119,7 @@ pub(super) fn summary(path: &Path) -> Option<Summary> {
         match rec {
             Record::Meta(m) => meta = Some(m),
             Record::Message {
-                message: Message::User { content },
+                message: Message::User { content, .. },
                 ..
             } => return Some(Summary::new(path, meta?, &content)),
             _ => {}

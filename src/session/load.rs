@@ -292,7 +292,7 @@ mod tests {
             .messages
             .iter()
             .map(|m| match m {
-                Message::User { content } => content.as_str(),
+                Message::User { content, .. } => content.as_str(),
                 _ => "",
             })
             .collect();
@@ -472,7 +472,7 @@ mod tests {
             .iter()
             .map(|m| match m {
                 Message::Tool(r) => format!("tool {}", r.tool_call_id),
-                Message::User { content } => format!("user {content}"),
+                Message::User { content, .. } => format!("user {content}"),
                 Message::Assistant { .. } => "assistant".into(),
                 Message::System { .. } => "system".into(),
             })

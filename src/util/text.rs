@@ -72,6 +72,17 @@ fn next_word(s: &str) -> (&str, &str) {
     (s, "")
 }
 
+/// A size as people read it: `512 B`, `12.1 KiB`, `4.8 MiB`.
+pub(crate) fn byte_size(bytes: usize) -> String {
+    if bytes < 1024 {
+        format!("{bytes} B")
+    } else if bytes < 1024 * 1024 {
+        format!("{:.1} KiB", bytes as f64 / 1024.0)
+    } else {
+        format!("{:.1} MiB", bytes as f64 / 1024.0 / 1024.0)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

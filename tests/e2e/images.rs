@@ -2,12 +2,158 @@
 //! logo as a PNG) reaches each API as the image block it takes: inside the
 //! tool result for Anthropic and Bedrock, in a user message after the tool
 //! messages for Chat Completions (a tool message takes text only). The
-//! strict fakes check the block's type, media type and base64.
+//! strict fakes check the block's type, media type and base64. An image the
+//! person attaches (`@shot.png`, a pasted path) goes with their message the
+//! same way, on every API.
 
 use base64::Engine;
 use serde_json::Value;
 
+use crate::support::tmux::Tmux;
 use crate::support::{call_id, real_server, Api, Reply, TestEnv};
+
+/// A 1×1 PNG as an image editor saves one (70 bytes).
+const PIXEL: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
+
+fn pixel() -> Vec<u8> {
+    base64::engine::general_purpose::STANDARD
+        .decode(PIXEL)
+        .unwrap()
+}
+
+/// The images of the last user message of a request, as base64, and its
+/// text, read the way `api` sends them.
+fn user_images(api: Api, body: &Value) -> (Vec<String>, String) {
+    let user = body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .rev()
+        .find(|m| m["role"] == "user")
+        .unwrap();
+    let parts = user["content"].as_array().cloned().unwrap_or_default();
+    let mut images = Vec::new();
+    let mut text = String::new();
+    for p in &parts {
+        let (image, t) = match api {
+            Api::OpenAi => (
+                p["image_url"]["url"]
+                    .as_str()
+                    .map(|u| u.strip_prefix("data:image/png;base64,").expect(u)),
+                p["text"].as_str(),
+            ),
+            Api::Anthropic => {
+                if p["type"] == "image" {
+                    assert_eq!(p["source"]["media_type"], "image/png");
+                }
+                (p["source"]["data"].as_str(), p["text"].as_str())
+            }
+            Api::Bedrock => {
+                if p.get("image").is_some() {
+                    assert_eq!(p["image"]["format"], "png");
+                }
+                (p["image"]["source"]["bytes"].as_str(), p["text"].as_str())
+            }
+        };
+        images.extend(image.map(str::to_string));
+        text.push_str(t.unwrap_or(""));
+    }
+    (images, text)
+}
+
+/// `@shot.png` attaches the image itself, on every API, after the text; the
+/// session keeps its bytes once and `--continue` replays it.
+#[test]
+fn an_attached_png_goes_with_the_message_on_every_api() {
+    for api in [Api::OpenAi, Api::Anthropic, Api::Bedrock] {
+        let env = TestEnv::with_api(api);
+        std::fs::write(env.cwd.path().join("shot.png"), pixel()).unwrap();
+        env.fake.push(Reply::text("One transparent pixel."));
+        let run = env.run_with_stdin(&["--interactive"], "what is in @shot.png?\n");
+        run.ok();
+        crate::assert_contains!(run.stderr, "attached @shot.png (70 bytes)");
+        let first = env.fake.requests()[0].json();
+        let (images, text) = user_images(api, &first);
+        assert_eq!(images, [PIXEL], "{api:?}");
+        assert_eq!(
+            text,
+            "what is in @shot.png?\n\n<attachment name=\"@shot.png\" image=\"image/png, 70 B\"/>",
+            "{api:?}"
+        );
+        let session = std::fs::read_to_string(env.only_session()).unwrap();
+        assert_eq!(session.matches(PIXEL).count(), 1, "the bytes once");
+        env.fake.push(Reply::text("Still one pixel."));
+        env.run(&["--continue", "-q", "and now?"]).ok();
+        let before = first["messages"].as_array().unwrap().clone();
+        let after = env.fake.requests()[1].json()["messages"].clone();
+        assert_eq!(
+            after.as_array().unwrap()[..before.len()],
+            before[..],
+            "{api:?}"
+        );
+    }
+}
+
+/// An image too large for the APIs, or one too many, is refused with what
+/// to do, and nothing is sent; a file named `.png` that is not one is text.
+#[test]
+fn an_image_the_apis_would_refuse_is_not_sent() {
+    let env = TestEnv::new();
+    let mut big = pixel();
+    big.resize(6 * 1024 * 1024, 0);
+    std::fs::write(env.cwd.path().join("huge.png"), big).unwrap();
+    for i in 0..9 {
+        std::fs::write(env.cwd.path().join(format!("p{i}.png")), pixel()).unwrap();
+    }
+    std::fs::write(env.cwd.path().join("fake.png"), "plain words").unwrap();
+    env.fake.push(Reply::text("ok"));
+    let nine: Vec<String> = (0..9).map(|i| format!("@p{i}.png")).collect();
+    let run = env.run_with_stdin(
+        &["--interactive"],
+        format!("see @huge.png\nsee {}\nread @fake.png\n", nine.join(" ")),
+    );
+    run.ok();
+    crate::assert_contains!(run.stderr, "error: cannot attach @huge.png: ");
+    crate::assert_contains!(
+        run.stderr,
+        "huge.png is 6.0 MiB; the APIs take images up to 5.0 MiB (make it smaller, or crop it); the message was not sent"
+    );
+    crate::assert_contains!(
+        run.stderr,
+        "cannot attach @p8.png: a message takes at most 8 images; the message was not sent"
+    );
+    assert_eq!(env.fake.requests().len(), 1, "only the last line was sent");
+    crate::assert_contains!(env.last_user_text(0), "plain words");
+}
+
+/// A file dropped on the terminal pastes its path (quoted, as terminals
+/// quote a path with a space): the image attaches, from outside the
+/// working folder too, and its placeholder stays where it was pasted.
+#[test]
+fn a_pasted_image_path_attaches_the_image() {
+    let env = TestEnv::new();
+    let dir = env.home.path().join("Pictures");
+    std::fs::create_dir_all(&dir).unwrap();
+    let shot = dir.join("my shot.png");
+    std::fs::write(&shot, pixel()).unwrap();
+    env.fake.push(Reply::text("A single pixel."));
+    let term = Tmux::start(&env, &[]);
+    term.wait_for("the prompt", |s| s.contains('›'));
+    term.type_keys("what is ");
+    term.paste(&format!("'{}'", shot.display()));
+    term.wait_for("the placeholder", |s| s.contains("[image my shot.png]"));
+    term.type_keys("?");
+    term.press("Enter");
+    term.wait_for("the answer", |s| s.contains("A single pixel."));
+    crate::assert_contains!(term.screen(), "attached [image my shot.png] (70 bytes)");
+    term.type_line("/quit");
+    let (images, text) = user_images(Api::OpenAi, &env.fake.requests()[0].json());
+    assert_eq!(images, [PIXEL]);
+    assert_eq!(
+        text,
+        "what is [image my shot.png]?\n\n<attachment name=\"[image my shot.png]\" image=\"image/png, 70 B\"/>"
+    );
+}
 
 const PNG_SIGNATURE: &[u8] = b"\x89PNG\r\n\x1a\n";
 

@@ -101,7 +101,7 @@ fn what_cannot_be_attached_or_asked_says_why_and_sends_nothing() {
     crate::assert_contains!(run.stderr, "error: cannot attach @blob.bin: ");
     crate::assert_contains!(
         run.stderr,
-        "blob.bin is a binary file (4 bytes); only text can be attached; the message was not sent"
+        "blob.bin is a binary file (4 bytes); only text and PNG, JPEG, GIF or WebP images can be attached; the message was not sent"
     );
     crate::assert_contains!(
         run.stderr,

@@ -457,26 +457,11 @@ fn check_blocks(messages: &[Value]) -> Result<(), Rejection> {
                             )));
                         }
                         if kind_of(part) == "image" {
-                            let img = &part["image"];
-                            let format = img["format"].as_str().unwrap_or("");
-                            if !["png", "jpeg", "gif", "webp"].contains(&format) {
-                                return Err(constraint(&format!(
-                                    "Value '{format}' at '{member}.toolResult.content.{}.member.image.format' \
-                                     failed to satisfy constraint: Member must satisfy enum value set: \
-                                     [png, jpeg, gif, webp]",
-                                    j + 1
-                                )));
-                            }
-                            if !img["source"]["bytes"]
-                                .as_str()
-                                .is_some_and(super::schema_rules::is_base64)
-                            {
-                                return Err(invalid(&format!(
-                                    "Invalid image bytes in \
-                                     messages.{m}.content.{k}.toolResult.content.{j}: the bytes \
-                                     must be base64"
-                                )));
-                            }
+                            check_image(
+                                &part["image"],
+                                &format!("{member}.toolResult.content.{}.member", j + 1),
+                                &format!("messages.{m}.content.{k}.toolResult.content.{j}"),
+                            )?;
                         }
                         if kind_of(part) == "text"
                             && part["text"].as_str().is_none_or(|t| t.trim().is_empty())
@@ -499,6 +484,7 @@ fn check_blocks(messages: &[Value]) -> Result<(), Rejection> {
                         }
                     }
                 }
+                "image" => check_image(&b["image"], &member, &format!("messages.{m}.content.{k}"))?,
                 "cachePoint" if b["cachePoint"]["type"] != "default" => {
                     return Err(constraint(&format!(
                         "Value {} at '{member}.cachePoint.type' failed to satisfy \
@@ -509,6 +495,28 @@ fn check_blocks(messages: &[Value]) -> Result<(), Rejection> {
                 _ => {}
             }
         }
+    }
+    Ok(())
+}
+
+/// An image block: a format Converse takes and base64 bytes (in JSON the
+/// blob is base64). `member`: its path in the validation wording, `at` in
+/// the other.
+fn check_image(img: &Value, member: &str, at: &str) -> Result<(), Rejection> {
+    let format = img["format"].as_str().unwrap_or("");
+    if !["png", "jpeg", "gif", "webp"].contains(&format) {
+        return Err(constraint(&format!(
+            "Value '{format}' at '{member}.image.format' failed to satisfy constraint: Member \
+             must satisfy enum value set: [png, jpeg, gif, webp]"
+        )));
+    }
+    if !img["source"]["bytes"]
+        .as_str()
+        .is_some_and(super::schema_rules::is_base64)
+    {
+        return Err(invalid(&format!(
+            "Invalid image bytes in {at}: the bytes must be base64"
+        )));
     }
     Ok(())
 }

@@ -138,7 +138,7 @@ fn stem(path: &std::path::Path) -> String {
 fn print_message(m: &Message) {
     match m {
         Message::System { .. } => {}
-        Message::User { content } => outln!("\n› {}", clean(content)),
+        Message::User { content, .. } => outln!("\n› {}", clean(content)),
         Message::Assistant {
             content,
             tool_calls,

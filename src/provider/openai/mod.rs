@@ -190,10 +190,12 @@ enum WireMessage<'a> {
         tool_call_id: Cow<'a, str>,
         content: Cow<'a, str>,
     },
-    /// The images of the tool results before it: a tool message takes
-    /// text only, so they follow in a user message, as the API requires.
+    /// A user message in parts: the person's attached images after the
+    /// text, or the images of the tool results before it (a tool message
+    /// takes text only, so they follow in a user message, as the API
+    /// requires).
     #[serde(rename = "user")]
-    Images {
+    Parts {
         content: Vec<serde_json::Value>,
     },
 }
@@ -213,14 +215,17 @@ fn wire_messages(messages: &[Message]) -> Vec<WireMessage<'_>> {
         if run_ends && !images.is_empty() {
             let mut content = vec![serde_json::json!({"type": "text",
                 "text": "The images the tool results above returned, in order:"})];
-            content.extend(images.drain(..).map(|i| {
-                serde_json::json!({"type": "image_url", "image_url": {
-                    "url": format!("data:{};base64,{}", i.media_type, i.data)}})
-            }));
-            out.push(WireMessage::Images { content });
+            content.extend(images.drain(..).map(image_part));
+            out.push(WireMessage::Parts { content });
         }
     }
     out
+}
+
+/// An image as a Chat Completions content part (a data URL).
+fn image_part(i: &crate::model::Image) -> serde_json::Value {
+    serde_json::json!({"type": "image_url", "image_url": {
+        "url": format!("data:{};base64,{}", i.media_type, i.data)}})
 }
 
 #[derive(Serialize)]
@@ -241,7 +246,15 @@ impl<'a> From<&'a Message> for WireMessage<'a> {
     fn from(m: &'a Message) -> Self {
         match m {
             Message::System { content } => WireMessage::System { content },
-            Message::User { content } => WireMessage::User { content },
+            Message::User { content, images } if images.is_empty() => WireMessage::User { content },
+            Message::User { content, images } => {
+                let mut parts = Vec::with_capacity(images.len() + 1);
+                if !content.trim().is_empty() {
+                    parts.push(serde_json::json!({"type": "text", "text": content}));
+                }
+                parts.extend(images.iter().map(image_part));
+                WireMessage::Parts { content: parts }
+            }
             Message::Assistant {
                 content,
                 tool_calls,
@@ -291,9 +304,7 @@ mod tests {
             Message::System {
                 content: "s".into(),
             },
-            Message::User {
-                content: "hi".into(),
-            },
+            Message::user("hi"),
             Message::Assistant {
                 content: String::new(),
                 tool_calls: vec![ToolCall {
