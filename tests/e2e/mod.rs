@@ -15,6 +15,7 @@ mod layout;
 mod mcp;
 mod mcp_json;
 mod mcp_policy;
+mod model_servers;
 mod offers;
 mod oneshot;
 mod providers;

@@ -11,6 +11,7 @@ pub mod fake_gateway;
 pub mod fake_provider;
 pub mod fault_proxy;
 pub mod http_stub;
+pub mod model_servers;
 pub mod schema_rules;
 pub mod tls_proxy;
 pub mod tmux;

