@@ -40,6 +40,32 @@ pub(crate) enum OAuthError {
     TimedOut { server: String },
     #[error("the login to server `{server}` was stopped")]
     Stopped { server: String },
+    #[error("server `{server}` no longer accepts hermes' stored login ({why}); run `hermes mcp login {server}`")]
+    Refused { server: String, why: &'static str },
+}
+
+/// The OAuth errors that say the authorization server is done with the
+/// stored login for good (RFC 6749 §5.2): it no longer knows the client, or
+/// the grant. Retrying the refresh cannot help; only a new login can.
+const FOR_GOOD: [&str; 3] = ["invalid_client", "unauthorized_client", "invalid_grant"];
+
+/// Which of [`FOR_GOOD`] a failed connection's error names, if any.
+pub(crate) fn refused_for_good(error: &str) -> Option<&'static str> {
+    let refresh = error.contains("refresh");
+    FOR_GOOD
+        .into_iter()
+        .find(|code| refresh && error.contains(code))
+}
+
+/// Beside a server's store: why its stored login was last refused, until
+/// a new login or a logout.
+fn refused_marker(store: &Path) -> PathBuf {
+    store.with_extension("refused")
+}
+
+/// Records that the server refused the stored login, for `mcp list`.
+pub(crate) fn mark_refused(store: &Path, why: &str) {
+    let _ = crate::util::private::write(&refused_marker(store), why.as_bytes());
 }
 
 /// Where a server's tokens and client registration are kept.
@@ -222,11 +248,13 @@ pub(crate) async fn login(
         .handle_callback_url(&full)
         .await
         .map_err(|e| failed(e.to_string()))?;
+    let _ = std::fs::remove_file(refused_marker(store));
     Ok(())
 }
 
 /// Forgets a server's tokens and client registration.
 pub(crate) fn logout(store: &Path) -> std::io::Result<bool> {
+    let _ = std::fs::remove_file(refused_marker(store));
     match std::fs::remove_file(store) {
         Ok(()) => Ok(true),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
@@ -237,6 +265,12 @@ pub(crate) fn logout(store: &Path) -> std::io::Result<bool> {
 /// What `mcp list` says of a server's login: `authorized until …`, `needs
 /// login`, or nothing when it has never asked for one.
 pub(crate) fn standing(store: &Path) -> Option<String> {
+    if let Ok(why) = std::fs::read_to_string(refused_marker(store)) {
+        return Some(format!(
+            "needs login: the server refused the stored login ({})",
+            crate::util::sanitize::clean(why.trim())
+        ));
+    }
     let bytes = std::fs::read(store).ok()?;
     let stored: StoredCredentials = serde_json::from_slice(&bytes).ok()?;
     let Some(token) = &stored.token_response else {
@@ -348,5 +382,47 @@ async fn callback(listener: &tokio::net::TcpListener) -> std::io::Result<String>
             )
             .await;
         return Ok(target);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_refresh_refused_for_good_is_known_and_shown_until_a_new_login() {
+        let lost = "Send message error Transport error: Auth error: OAuth token refresh failed: \
+                    Server returned error response: invalid_client: Client not found";
+        assert_eq!(refused_for_good(lost), Some("invalid_client"));
+        assert_eq!(
+            refused_for_good("OAuth refresh token was rejected: invalid_grant"),
+            Some("invalid_grant")
+        );
+        // A refresh that failed for a while (a 503), or a code outside a
+        // refresh, is not a refusal for good.
+        assert_eq!(refused_for_good("OAuth token refresh failed: 503"), None);
+        assert_eq!(
+            refused_for_good("invalid_client_metadata at registration"),
+            None
+        );
+
+        let dir = tempfile::tempdir().unwrap();
+        let store = dir.path().join("linear.json");
+        std::fs::write(&store, "{}").unwrap();
+        mark_refused(&store, "invalid_client");
+        assert_eq!(
+            standing(&store).as_deref(),
+            Some("needs login: the server refused the stored login (invalid_client)")
+        );
+        let e = OAuthError::Refused {
+            server: "linear".into(),
+            why: "invalid_client",
+        };
+        assert_eq!(
+            e.to_string(),
+            "server `linear` no longer accepts hermes' stored login (invalid_client); run `hermes mcp login linear`"
+        );
+        assert!(logout(&store).unwrap());
+        assert_eq!(standing(&store), None, "a logout forgets the refusal too");
     }
 }

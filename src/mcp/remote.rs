@@ -186,6 +186,23 @@ async fn connect_with(
                 .await
                 .map_err(RemoteError::OAuth)?;
             }
+            // The authorization server no longer knows the client or the
+            // grant (it lost its registrations): a refresh cannot help, a
+            // new login (a new registration) can.
+            Err(ConnectError::Failed(e)) if oauth::refused_for_good(&e.to_string()).is_some() => {
+                let why = oauth::refused_for_good(&e.to_string()).unwrap_or("invalid_client");
+                oauth::mark_refused(store, why);
+                if attempt > 0 || !oauth::can_ask() {
+                    return Err(RemoteError::OAuth(OAuthError::Refused {
+                        server: server.to_string(),
+                        why,
+                    }));
+                }
+                let _ = oauth::logout(store);
+                oauth::login(server, &remote.url, &remote.oauth, store, None, cancel)
+                    .await
+                    .map_err(RemoteError::OAuth)?;
+            }
             other => return or_legacy(other, &client, &config, &handler, timeout).await,
         }
     }
