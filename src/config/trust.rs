@@ -84,10 +84,6 @@ pub(crate) fn folder_of(project_file: &Path) -> PathBuf {
     std::fs::canonicalize(folder).unwrap_or_else(|_| folder.to_path_buf())
 }
 
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
 /// What trust is given to: the project files' bytes and, when their hooks
 /// and servers run scripts (`./scripts/guard.sh`, `python3
 /// scripts/check.py`), each script's path and bytes — a changed script
@@ -109,7 +105,7 @@ fn digest(files: &[(PathBuf, Vec<u8>)], cwd: &Path) -> String {
     match files {
         [(only, text)] if only.ends_with(super::paths::HERMES_PROJECT_FILE) => {
             if scripts.is_empty() {
-                return hex(&Sha256::digest(text));
+                return crate::util::hash::sha256_hex(text);
             }
             h.update(text);
         }
@@ -132,7 +128,7 @@ fn digest(files: &[(PathBuf, Vec<u8>)], cwd: &Path) -> String {
         h.update(fingerprint(s));
         h.update(b"\0");
     }
-    hex(&h.finalize())
+    crate::util::hash::digest_hex(&h.finalize())
 }
 
 /// What stands for a script's content: its bytes' digest, or — for a

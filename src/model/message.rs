@@ -41,6 +41,21 @@ impl Message {
             images: Vec::new(),
         }
     }
+
+    /// The images this message carries: the person's, or a tool's.
+    pub fn images(&self) -> &[Image] {
+        match self {
+            Message::User { images, .. } | Message::Tool(ToolResult { images, .. }) => images,
+            _ => &[],
+        }
+    }
+
+    pub fn images_mut(&mut self) -> Option<&mut Vec<Image>> {
+        match self {
+            Message::User { images, .. } | Message::Tool(ToolResult { images, .. }) => Some(images),
+            _ => None,
+        }
+    }
 }
 
 /// One tool invocation as it is replayed to the provider. `arguments` is kept

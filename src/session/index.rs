@@ -24,6 +24,19 @@ pub(crate) fn path_for(sessions_dir: &Path, id: &str) -> PathBuf {
         .join(format!("{id}.jsonl"))
 }
 
+/// The sessions folder of a file at the place [`path_for`] gives, or
+/// `None` for a file elsewhere.
+pub(super) fn folder_of(file: &Path) -> Option<&Path> {
+    let mut up = file.ancestors().skip(1);
+    let dated = [2, 2, 4].iter().all(|len| {
+        up.next()
+            .and_then(Path::file_name)
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.len() == *len && n.bytes().all(|b| b.is_ascii_digit()))
+    });
+    up.next().filter(|_| dated)
+}
+
 fn well_formed(id: &str) -> bool {
     id.len() >= 8
         && id.is_char_boundary(8)
@@ -164,6 +177,8 @@ mod tests {
         assert!(id.starts_with("20261130-005320-"), "{id}");
         let p = path_for(Path::new("/s"), &id);
         assert!(p.starts_with("/s/2026/11/30"), "{}", p.display());
+        assert_eq!(folder_of(&p), Some(Path::new("/s")));
+        assert_eq!(folder_of(Path::new("/tmp/a/b/c/x.jsonl")), None);
         assert!(!well_formed("../../etc"));
     }
 }

@@ -30,9 +30,16 @@ pub struct LoadedSession {
     pub warnings: Vec<String>,
 }
 
+/// Reads the session at `path`, its large images put back from the blob
+/// folder beside it.
 pub(crate) fn load(path: &Path) -> Result<LoadedSession, SessionError> {
     let bytes = super::read_own(path)?;
-    parse(path, &bytes)
+    let mut loaded = parse(path, &bytes)?;
+    if let Some(sessions) = super::index::folder_of(path) {
+        let dir = super::blobs::folder(sessions);
+        super::blobs::resolve(&mut loaded.messages, &dir, &mut loaded.warnings);
+    }
+    Ok(loaded)
 }
 
 /// A last line without its newline: where it is and what it holds.

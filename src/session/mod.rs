@@ -2,6 +2,7 @@
 //! (its records hold [`crate::model`]'s messages), its single writer, reading
 //! it back for `--resume`, finding and removing sessions.
 
+mod blobs;
 mod fork;
 mod index;
 mod load;
@@ -13,6 +14,7 @@ mod store;
 
 use std::path::{Path, PathBuf};
 
+pub(crate) use blobs::sweep as sweep_blobs;
 pub(crate) use fork::fork;
 pub(crate) use index::{find, latest_in, list, matching, new_id, path_for, Summary};
 pub(crate) use load::load;

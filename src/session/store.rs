@@ -83,6 +83,17 @@ impl SessionHandle {
     }
 
     pub(crate) async fn append(&self, record: &Record) -> Result<(), SessionError> {
+        let stowed;
+        let record = match super::index::folder_of(&self.path) {
+            Some(sessions) if super::blobs::wanted(record) => {
+                let (record, dir) = (record.clone(), super::blobs::folder(sessions));
+                stowed = tokio::task::spawn_blocking(move || super::blobs::stow(record, &dir))
+                    .await
+                    .map_err(|e| SessionError::Encode(e.to_string()))??;
+                &stowed
+            }
+            _ => record,
+        };
         let mut line =
             serde_json::to_vec(record).map_err(|e| SessionError::Encode(e.to_string()))?;
         line.push(b'\n');

@@ -42,6 +42,17 @@ pub(crate) fn hex(bytes: &[u8]) -> String {
     format!("{:016x}", fnv1a(bytes))
 }
 
+/// Bytes as lower-case hex, two digits each (a digest).
+pub(crate) fn digest_hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The SHA-256 of `bytes` in hex: a name that only these bytes have.
+pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    digest_hex(&sha2::Sha256::digest(bytes))
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

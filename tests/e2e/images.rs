@@ -94,6 +94,62 @@ fn an_attached_png_goes_with_the_message_on_every_api() {
     }
 }
 
+/// A large image is kept once beside the session, not in its line: the
+/// line names its bytes by hash, `--continue` sends the same base64 again,
+/// a fork shares the blob, and `sessions rm` removes it once no session
+/// names it.
+#[test]
+fn a_large_image_is_kept_beside_the_session_and_replayed_the_same() {
+    let env = TestEnv::new();
+    let mut png = pixel();
+    png.extend((0..300_000u32).map(|i| (i * 31 % 251) as u8));
+    std::fs::write(env.cwd.path().join("big.png"), &png).unwrap();
+    env.fake.push(Reply::text("A big picture."));
+    env.run_with_stdin(&["--interactive"], "describe @big.png\n")
+        .ok();
+    let first = env.fake.requests()[0].json();
+    let sent = base64::engine::general_purpose::STANDARD.encode(&png);
+    assert_eq!(user_images(Api::OpenAi, &first).0, [sent]);
+
+    let original = env.only_session();
+    let line = std::fs::read_to_string(&original).unwrap();
+    assert!(line.len() < 8 * 1024, "{} bytes in the session", line.len());
+    let blobs = env.home.path().join("sessions/blobs");
+    let files: Vec<_> = std::fs::read_dir(&blobs)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    assert_eq!(std::fs::read(&files[0]).unwrap(), png);
+    let hash = files[0].file_stem().unwrap().to_string_lossy().into_owned();
+    crate::assert_contains!(line, format!("\"data\":\"sha256:{hash}\""));
+
+    env.fake.push(Reply::text("Still big."));
+    env.run(&["--continue", "-q", "and now?"]).ok();
+    let before = first["messages"].as_array().unwrap().clone();
+    let after = env.fake.requests()[1].json()["messages"].clone();
+    assert_eq!(after.as_array().unwrap()[..before.len()], before[..]);
+
+    env.fake.push(Reply::text("A copy."));
+    env.run(&["--continue", "--fork", "-q", "in a copy?"]).ok();
+    let sessions = env.sessions();
+    assert_eq!(sessions.len(), 2, "{sessions:?}");
+    let fork = sessions.iter().find(|p| **p != original).unwrap();
+    let id = |p: &std::path::Path| p.file_stem().unwrap().to_string_lossy().into_owned();
+    // Old enough to be swept: a blob younger than ten minutes may belong to
+    // a line being written.
+    let aged = std::process::Command::new("touch")
+        .args(["-d", "1 hour ago"])
+        .arg(&files[0])
+        .status()
+        .unwrap();
+    assert!(aged.success());
+    env.run(&["sessions", "rm", &id(&original)]).ok();
+    assert!(files[0].exists(), "the fork still names the blob");
+    env.run(&["sessions", "rm", &id(fork)]).ok();
+    assert!(!files[0].exists(), "no session names it any more");
+}
+
 /// An image too large for the APIs, or one too many, is refused with what
 /// to do, and nothing is sent; a file named `.png` that is not one is text.
 #[test]

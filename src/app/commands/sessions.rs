@@ -91,6 +91,7 @@ pub(crate) fn run(cmd: &SessionsCommand, ctx: &Context<'_>) -> Result<(), Comman
                     }
                 }
             }
+            session::sweep_blobs(&dir);
             if let Some(e) = failed {
                 return Err(e.into());
             }
@@ -119,6 +120,7 @@ pub(crate) fn run(cmd: &SessionsCommand, ctx: &Context<'_>) -> Result<(), Comman
                 }
             }
             if !*dry_run {
+                session::sweep_blobs(&dir);
                 errln!(
                     "{removed} session{} removed, last written over {older_than} ago",
                     if removed == 1 { "" } else { "s" }
