@@ -68,6 +68,27 @@ pub(crate) fn mark_refused(store: &Path, why: &str) {
     let _ = crate::util::private::write(&refused_marker(store), why.as_bytes());
 }
 
+/// The server refused the stored login for good (`why`, one of
+/// [`FOR_GOOD`]): noted for `mcp list`, and, when a new login can be asked
+/// for and `may_retry`, the stale one forgotten so the login registers
+/// anew. `Err`: the refusal to show.
+pub(crate) fn on_refused(
+    server: &str,
+    store: &Path,
+    why: &'static str,
+    may_retry: bool,
+) -> Result<(), OAuthError> {
+    mark_refused(store, why);
+    if !may_retry || !can_ask() {
+        return Err(OAuthError::Refused {
+            server: server.to_string(),
+            why,
+        });
+    }
+    let _ = logout(store);
+    Ok(())
+}
+
 /// Where a server's tokens and client registration are kept.
 pub(crate) fn store_path(paths: &Paths, server: &str) -> PathBuf {
     paths

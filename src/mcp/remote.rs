@@ -165,8 +165,13 @@ async fn connect_with(
             StaleSessionAware(AuthClient::new(client.clone(), manager)),
             config.clone(),
         );
-        match super::client::serve(handler(), transport, timeout).await {
-            Err(ConnectError::Failed(e))
+        let served = super::client::serve(handler(), transport, timeout).await;
+        let refused = match &served {
+            Err(ConnectError::Failed(e)) => oauth::refused_for_good(&e.to_string()),
+            _ => None,
+        };
+        match (served, refused) {
+            (Err(ConnectError::Failed(e)), _)
                 if e.is_authorization_required() || e.auth_challenge().is_some() =>
             {
                 if attempt > 0 || !oauth::can_ask() {
@@ -189,21 +194,13 @@ async fn connect_with(
             // The authorization server no longer knows the client or the
             // grant (it lost its registrations): a refresh cannot help, a
             // new login (a new registration) can.
-            Err(ConnectError::Failed(e)) if oauth::refused_for_good(&e.to_string()).is_some() => {
-                let why = oauth::refused_for_good(&e.to_string()).unwrap_or("invalid_client");
-                oauth::mark_refused(store, why);
-                if attempt > 0 || !oauth::can_ask() {
-                    return Err(RemoteError::OAuth(OAuthError::Refused {
-                        server: server.to_string(),
-                        why,
-                    }));
-                }
-                let _ = oauth::logout(store);
+            (Err(ConnectError::Failed(_)), Some(why)) => {
+                oauth::on_refused(server, store, why, attempt == 0).map_err(RemoteError::OAuth)?;
                 oauth::login(server, &remote.url, &remote.oauth, store, None, cancel)
                     .await
                     .map_err(RemoteError::OAuth)?;
             }
-            other => return or_legacy(other, &client, &config, &handler, timeout).await,
+            (other, _) => return or_legacy(other, &client, &config, &handler, timeout).await,
         }
     }
     Err(RemoteError::OAuth(OAuthError::NeedsLogin {

@@ -373,3 +373,181 @@ fn a_server_form_is_filled_in_the_repl_field_by_field() {
         crate::assert_not_contains!(result, left_out);
     }
 }
+
+/// An MCP server at `/mcp` (answered by `mcp`) behind an authorization
+/// server that no longer knows hermes' client: its token endpoint answers
+/// every refresh `invalid_client`, as RFC 6749 §5.2 words it. Returns the
+/// stub and its origin.
+fn lost_client(
+    mcp: impl Fn(&crate::support::http_stub::Request) -> crate::support::http_stub::Answer
+        + Send
+        + Sync
+        + 'static,
+) -> (crate::support::http_stub::HttpStub, String) {
+    let base = std::sync::Arc::new(std::sync::OnceLock::<String>::new());
+    let me_of = base.clone();
+    let server = crate::support::http_stub::HttpStub::start(move |req| {
+        let me = me_of.get().cloned().unwrap_or_default();
+        let json = |status: u16, v: serde_json::Value| {
+            (
+                status,
+                vec![("Content-Type".into(), "application/json".into())],
+                v.to_string(),
+            )
+        };
+        match req.path.as_str() {
+            "/.well-known/oauth-protected-resource/mcp"
+            | "/.well-known/oauth-protected-resource" => json(
+                200,
+                json!({"resource": format!("{me}/mcp"), "authorization_servers": [me]}),
+            ),
+            p if p.starts_with("/.well-known/oauth-authorization-server")
+                || p.starts_with("/.well-known/openid-configuration") =>
+            {
+                json(
+                    200,
+                    json!({
+                        "issuer": me,
+                        "authorization_endpoint": format!("{me}/authorize"),
+                        "token_endpoint": format!("{me}/token"),
+                        "registration_endpoint": format!("{me}/register"),
+                        "response_types_supported": ["code"],
+                        "grant_types_supported": ["authorization_code", "refresh_token"],
+                        "code_challenge_methods_supported": ["S256"]
+                    }),
+                )
+            }
+            "/token" => json(
+                401,
+                json!({"error": "invalid_client", "error_description": "Client not found"}),
+            ),
+            "/mcp" => mcp(req),
+            _ => (404, Vec::new(), String::new()),
+        }
+    });
+    let me = format!("http://127.0.0.1:{}", server.port);
+    let _ = base.set(me.clone());
+    (server, me)
+}
+
+const ACCESS_TOKEN: &str = "lin_oauth_8c2f0e9a4b7d1c6e3f5a2b9d8e7c6f5a";
+
+/// A login hermes stored for server `linear` at `me`, received at
+/// `received_at` (Unix seconds) and good for `expires_in` seconds.
+fn stored_login(env: &TestEnv, me: &str, received_at: u64, expires_in: u64) {
+    let store = env.home.path().join("oauth/linear.json");
+    std::fs::create_dir_all(store.parent().unwrap()).unwrap();
+    std::fs::write(
+        &store,
+        json!({
+            "client_id": "3f1c9a7e-52d4-4b8e-9c61-0d2a7b5e8f13",
+            "token_response": {
+                "access_token": ACCESS_TOKEN,
+                "token_type": "Bearer",
+                "expires_in": expires_in,
+                "refresh_token": "lin_refresh_1d4e7a2c9b6f3e8d5a0c7b4e1f6a9d2c"
+            },
+            "granted_scopes": ["read", "write"],
+            "token_received_at": received_at,
+            "issuer": me
+        })
+        .to_string(),
+    )
+    .unwrap();
+}
+
+const LOST: &str = "server `linear` no longer accepts hermes' stored login (invalid_client); run `hermes mcp login linear`";
+
+/// The authorization server lost hermes' client (it dropped its
+/// registrations, as servers do after a redeploy) and the stored token,
+/// from a month ago, has expired: its refresh is refused. The call fails at
+/// once with the command to run — no retry of a refresh that cannot work —
+/// and `mcp list` shows the refusal until a new login.
+#[test]
+fn a_stored_login_the_server_no_longer_knows_asks_for_a_new_one() {
+    let (server, me) = lost_client(|_| (401, Vec::new(), String::new()));
+    let env = TestEnv::new();
+    env.add_server("linear", &format!("url = \"{me}/mcp\""));
+    stored_login(&env, &me, 1_793_000_000, 3600);
+
+    let run = env.run(&["mcp", "call", "linear", "list_issues", "{}"]);
+    assert_ne!(run.code, 0, "{}", run.stderr);
+    crate::assert_contains!(run.error_line(), LOST);
+    let refreshes = server.seen().iter().filter(|r| r.path == "/token").count();
+    assert_eq!(
+        refreshes,
+        1,
+        "one refresh, not retried: {:?}",
+        server.seen()
+    );
+
+    let list = env.run(&["mcp", "list"]);
+    list.ok();
+    crate::assert_contains!(
+        list.stdout,
+        "needs login: the server refused the stored login (invalid_client)"
+    );
+}
+
+/// The same refusal mid-session: the token was good when the session
+/// began and expires between two calls. The second call says to log in
+/// again — not that the server crashed — and the session goes on.
+#[test]
+fn a_login_refused_mid_session_names_the_command() {
+    let (_server, me) = lost_client(|req| {
+        if req.header("authorization") != Some(&format!("Bearer {ACCESS_TOKEN}")) {
+            return (401, Vec::new(), String::new());
+        }
+        if req.method != "POST" {
+            return (405, Vec::new(), String::new());
+        }
+        let msg: serde_json::Value = serde_json::from_str(&req.body).unwrap_or_default();
+        let result = match msg["method"].as_str().unwrap_or_default() {
+            "initialize" => json!({
+                "protocolVersion": "2025-06-18",
+                "capabilities": {"tools": {}},
+                "serverInfo": {"name": "linear", "version": "1.4.0"}
+            }),
+            "tools/list" => json!({"tools": [{
+                "name": "list_issues",
+                "description": "List issues in the user's Linear workspace",
+                "inputSchema": {"type": "object", "properties": {"limit": {"type": "number"}}}
+            }]}),
+            "tools/call" => {
+                json!({"content": [{"type": "text", "text": "ENG-412 Fix login redirect"}]})
+            }
+            _ => return (202, Vec::new(), String::new()),
+        };
+        (
+            200,
+            vec![("Content-Type".into(), "application/json".into())],
+            json!({"jsonrpc": "2.0", "id": msg["id"], "result": result}).to_string(),
+        )
+    });
+    let env = TestEnv::new();
+    env.write_config("[tools]\ndefer = \"always\"\n");
+    env.add_server("linear", &format!("url = \"{me}/mcp\""));
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    // Refreshed once less than a second is left: good for about 3 s.
+    stored_login(&env, &me, now, 4);
+    let list = || batch(&[("mcp__linear__list_issues", json!({}))]);
+    env.fake.push(Reply::tool_calls(&[(
+        &call_id("first"),
+        "tool_call",
+        &list(),
+    )]));
+    env.fake.push(
+        Reply::tool_calls(&[(&call_id("second"), "tool_call", &list())])
+            .delayed(std::time::Duration::from_secs(5)),
+    );
+    env.fake.push(Reply::text("ok"));
+    env.run(&["-q", "what is open?"]).ok();
+    let first = contents(&env.tool_results(1));
+    crate::assert_contains!(first[0], "ENG-412 Fix login redirect");
+    let second = contents(&env.tool_results(2));
+    assert_eq!(second.len(), 2, "{second:?}");
+    crate::assert_contains!(second[1], LOST);
+}

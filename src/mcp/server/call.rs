@@ -17,6 +17,9 @@ enum Attempt {
     Done(ToolOutput),
     /// A remote server asked for authorization (its `WWW-Authenticate`).
     Unauthorized(String),
+    /// The stored login was refused for good mid-session (a refresh the
+    /// authorization server answered `invalid_client`, say).
+    Refused(&'static str),
 }
 
 /// Logins one request may go through (the first, then a step-up or two).
@@ -99,7 +102,24 @@ impl McpServer {
             {
                 Attempt::Done(out) => return out,
                 Attempt::Unauthorized(challenge) => {
-                    if let Err(why) = self.reauthorize(&conn, &challenge, round, cancel).await {
+                    if let Err(why) = self
+                        .reauthorize(&conn, Some(&challenge), round, cancel)
+                        .await
+                    {
+                        return ToolOutput::error(why);
+                    }
+                }
+                Attempt::Refused(why) => {
+                    let forgotten = crate::mcp::oauth::on_refused(
+                        &self.name,
+                        &self.oauth_store,
+                        why,
+                        round < MAX_AUTH_ROUNDS,
+                    );
+                    if let Err(e) = forgotten {
+                        return ToolOutput::error(e.to_string());
+                    }
+                    if let Err(why) = self.reauthorize(&conn, None, round, cancel).await {
                         return ToolOutput::error(why);
                     }
                 }
@@ -112,13 +132,14 @@ impl McpServer {
     }
 
     /// After a server's 401 or 403 mid-session: a login with its challenge
-    /// (the scope it asks for), then a new session on the next request.
+    /// (the scope it asks for; none after a refused refresh), then a new
+    /// session on the next request.
     /// `Err`: why it cannot be done (nobody to ask, too many rounds, the
     /// login failed or was stopped).
     pub(super) async fn reauthorize(
         &self,
         conn: &Arc<Connection>,
-        challenge: &str,
+        challenge: Option<&str>,
         round: u32,
         cancel: &CancellationToken,
     ) -> Result<(), String> {
@@ -127,14 +148,16 @@ impl McpServer {
         };
         if let Some(var) = &remote.bearer_token_env {
             return Err(crate::mcp::remote::token_refused(
-                &self.name, var, challenge,
+                &self.name,
+                var,
+                challenge.unwrap_or_default(),
             ));
         }
         if round >= MAX_AUTH_ROUNDS {
             return Err(format!(
                 "server `{}` still refuses after {MAX_AUTH_ROUNDS} authorizations ({}); check the scopes its account may have",
                 self.name,
-                crate::util::text::excerpt(challenge, 200)
+                crate::util::text::excerpt(challenge.unwrap_or_default(), 200)
             ));
         }
         if !crate::mcp::oauth::can_ask() {
@@ -148,7 +171,7 @@ impl McpServer {
             &remote.url,
             &remote.oauth,
             &self.oauth_store,
-            Some(challenge),
+            challenge,
             cancel,
         )
         .await
@@ -250,12 +273,16 @@ impl McpServer {
                 "server `{}` rejected the call: {}",
                 self.name, e.message
             )),
-            Ok(Err(e)) => match e.auth_challenge() {
-                Some(c) if self.entry.remote.is_some() => {
-                    return Attempt::Unauthorized(c.to_string())
+            Ok(Err(e)) if self.entry.remote.is_some() => {
+                if let Some(c) = e.auth_challenge() {
+                    return Attempt::Unauthorized(c.to_string());
                 }
-                _ => self.crashed(conn, tool, e).await,
-            },
+                if let Some(why) = crate::mcp::oauth::refused_for_good(&e.to_string()) {
+                    return Attempt::Refused(why);
+                }
+                self.crashed(conn, tool, e).await
+            }
+            Ok(Err(e)) => self.crashed(conn, tool, e).await,
         })
     }
 

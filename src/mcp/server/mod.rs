@@ -242,10 +242,15 @@ impl McpServer {
                 // Authorization asked for mid-session (a server that lets
                 // the handshake through unauthenticated).
                 Err(e) if self.entry.remote.is_some() && e.auth_challenge().is_some() => {
-                    let challenge = e.auth_challenge().unwrap_or_default().to_string();
-                    self.reauthorize(&conn, &challenge, round, &CancellationToken::new())
-                        .await
-                        .map_err(ServerError::Auth)?;
+                    let challenge = e.auth_challenge().map(str::to_string);
+                    self.reauthorize(
+                        &conn,
+                        challenge.as_deref(),
+                        round,
+                        &CancellationToken::new(),
+                    )
+                    .await
+                    .map_err(ServerError::Auth)?;
                     round += 1;
                 }
                 Err(e) => {
