@@ -68,9 +68,9 @@ enum Plan {
     /// Settled before running (an error result).
     Done(ToolOutput),
     /// An entry for `tool` settled before running (refused by its scope,
-    /// schema, a hook or approval), shown under that tool and its own
-    /// arguments, not under `tool_call`.
-    Refused {
+    /// schema, a hook or approval, or the turn stopped before it started),
+    /// shown under that tool and its own arguments, not under `tool_call`.
+    Settled {
         tool: String,
         arguments: String,
         out: ToolOutput,
@@ -281,6 +281,14 @@ impl Round<'_> {
     }
 
     async fn check(&self, call: &ToolCall, class: CallClass, slot: usize) -> Plan {
+        // An entry stopped before it started is shown under its own tool.
+        let entry = match &class {
+            CallClass::Direct { tool, arguments } => Some((
+                tool.clone(),
+                arguments.as_ref().map(Value::to_string).unwrap_or_default(),
+            )),
+            _ => None,
+        };
         tokio::select! {
             biased;
             _ = self.cancel.cancelled() => {
@@ -289,7 +297,14 @@ impl Round<'_> {
                     let by = SettledBy::new(By::User(UserAnswer::StoppingTheTurn));
                     self.note_approval(&id, &name, Settled::Deny, by, None, None).await;
                 }
-                Plan::Done(ToolOutput::not_started())
+                match entry {
+                    Some((tool, arguments)) => Plan::Settled {
+                        tool,
+                        arguments,
+                        out: ToolOutput::not_started(),
+                    },
+                    None => Plan::Done(ToolOutput::not_started()),
+                }
             }
             plan = self.plan(call, class, slot) => plan,
         }
@@ -307,7 +322,7 @@ impl Round<'_> {
                 let args = match arguments {
                     Ok(a) => a,
                     Err(why) => {
-                        return Plan::Refused {
+                        return Plan::Settled {
                             tool,
                             arguments: String::new(),
                             out: ToolOutput::error(why),
@@ -323,7 +338,7 @@ impl Round<'_> {
                         asked: c.asked,
                         context: c.context,
                     },
-                    Err(why) => Plan::Refused {
+                    Err(why) => Plan::Settled {
                         tool,
                         arguments: args.to_string(),
                         out: ToolOutput::error(why),
@@ -529,7 +544,7 @@ impl Round<'_> {
         let as_sent = || Some(Shown::named(&call.name));
         match plan {
             Plan::Done(out) => (as_sent(), out),
-            Plan::Refused {
+            Plan::Settled {
                 tool,
                 arguments,
                 out,
@@ -539,6 +554,13 @@ impl Round<'_> {
                     arguments: Some(arguments),
                 }),
                 out,
+            ),
+            Plan::Entry { name, args, .. } if self.cancel.is_cancelled() => (
+                Some(Shown {
+                    tool: name,
+                    arguments: Some(args.to_string()),
+                }),
+                ToolOutput::not_started(),
             ),
             _ if self.cancel.is_cancelled() => (as_sent(), ToolOutput::not_started()),
             Plan::Batch {

@@ -15,6 +15,7 @@ mod matcher;
 pub mod mcp_json;
 mod paths;
 mod presets;
+pub(crate) use presets::with_key_set;
 mod provider;
 pub(crate) mod referenced;
 mod settings;

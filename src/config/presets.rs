@@ -49,6 +49,18 @@ pub(super) fn preset(name: &str) -> Option<ProviderEntry> {
     })
 }
 
+/// The first preset other than `except` whose key variable is set: the
+/// provider a person with only that key means (`ANTHROPIC_API_KEY` set,
+/// `OPENAI_API_KEY` not), and its variable.
+pub(crate) fn with_key_set(except: &str) -> Option<(&'static str, String)> {
+    NAMES.iter().filter(|n| **n != except).find_map(|name| {
+        let var = preset(name)?.api_key_env?;
+        std::env::var_os(&var)
+            .is_some_and(|v| !v.is_empty())
+            .then_some((*name, var))
+    })
+}
+
 /// `user`'s keys over `base`'s.
 pub(super) fn overlay(base: ProviderEntry, user: &ProviderEntry) -> ProviderEntry {
     let u = user.clone();

@@ -324,7 +324,10 @@ pub(super) async fn command(
             }
             for t in found.iter().filter(|_| !query.is_empty()) {
                 let first = t.description.lines().next().unwrap_or("");
-                errln!("  {}  ({})  {}", t.name, t.source, excerpt(first, 100));
+                let line = format!("{}  ({})  {}", t.name, t.source, excerpt(first, 100));
+                for l in super::markdown::fit_to_stderr(&line, "  ", "      ") {
+                    errln!("{l}");
+                }
             }
             if !unsearched.is_empty() {
                 errln!("not searched yet: {}", unsearched.join(", "));

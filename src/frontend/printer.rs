@@ -32,7 +32,8 @@ pub(crate) struct Printer {
     /// The model's text, cleaned of escape sequences as it streams.
     clean: Sanitizer,
     block: ToolBlock,
-    /// Markdown rendering, when stdout is a terminal that wants colour.
+    /// Markdown rendering, when stdout is a terminal (without colours
+    /// under `NO_COLOR`).
     markdown: Option<Markdown>,
 }
 
@@ -46,7 +47,13 @@ impl Printer {
             clean: Sanitizer::default(),
             block: ToolBlock::new(style == Style::Text && std::io::stderr().is_terminal()),
             markdown: (style == Style::Text && markdown::wanted(std::io::stdout().is_terminal()))
-                .then(|| Markdown::new(super::terminal::columns(1).unwrap_or(0))),
+                .then(|| {
+                    let md = Markdown::new(super::terminal::columns(1).unwrap_or(0));
+                    match markdown::no_colour() {
+                        true => md.without_colour(),
+                        false => md,
+                    }
+                }),
         }
     }
 
@@ -193,12 +200,15 @@ impl Printer {
                     Some(d) => self.say_diff(d, DIFF_LINES, " — answer v to see all"),
                     None => {}
                 }
-                self.say(match grants {
+                let answers = match grants {
                     Some(g) => format!(
-                        "  y allow once · s allow {g} for this session · a always (config.toml) · n deny (n REASON tells the model why) · v see all"
+                        "y allow once · s allow {g} for this session · a always (config.toml) · n deny (n REASON tells the model why) · v see all"
                     ),
-                    None => "  y allow once (it chains commands: once only) · n deny (n REASON tells the model why) · v see all".to_string(),
-                });
+                    None => "y allow once (it chains commands: once only) · n deny (n REASON tells the model why) · v see all".to_string(),
+                };
+                for line in super::markdown::fit_to_stderr(&answers, "  ", "  ") {
+                    self.say(line);
+                }
             }
             Event::FormAsked { text, .. } => {
                 self.stop_spinner();
@@ -303,7 +313,9 @@ impl Printer {
         let m = indicatif::MultiProgress::with_draw_target(indicatif::ProgressDrawTarget::stderr());
         let pb = m.add(ProgressBar::new_spinner());
         super::tool_block::set_live(Some(m));
-        if let Ok(style) = ProgressStyle::with_template("{spinner} {msg}") {
+        // The time waited, so a provider that sends nothing for minutes is
+        // seen to: "⠁ thinking… 2m 5s".
+        if let Ok(style) = ProgressStyle::with_template("{spinner} {msg} {elapsed}") {
             pb.set_style(style);
         }
         pb.set_message("thinking…");

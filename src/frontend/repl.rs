@@ -92,6 +92,10 @@ pub(crate) async fn run(
         rustyline::KeyEvent(rustyline::KeyCode::Enter, rustyline::Modifiers::ALT),
         rustyline::Cmd::Newline,
     );
+    editor.bind_sequence(
+        rustyline::KeyEvent::ctrl('C'),
+        rustyline::EventHandler::Conditional(Box::new(ClearOrInterrupt)),
+    );
     if let Some(dir) = ctx.history.parent() {
         let _ = crate::util::private::create_dir_all(dir);
     }
@@ -126,6 +130,11 @@ pub(crate) async fn run(
     }
     // A line given back to the editor to finish.
     let mut restore: Option<String> = None;
+    // What a turn reads while it runs (on a terminal), and what stops it.
+    let typeahead = tty.then_some((&queued, &answers));
+    let stop = &ctx.stop;
+    // When Ctrl-C was last pressed at an empty prompt.
+    let mut interrupted: Option<std::time::Instant> = None;
     rustyline::set_paste_hook(super::paste::hold);
     loop {
         // Tool names for Tab: whatever the catalogs hold by now.
@@ -157,6 +166,11 @@ pub(crate) async fn run(
             (ed, Err(ReadlineError::Interrupted)) => {
                 editor = ed;
                 super::paste::forget();
+                if interrupted.is_some_and(|t| t.elapsed() < QUIT_WINDOW) {
+                    break;
+                }
+                interrupted = Some(std::time::Instant::now());
+                errln!("(Ctrl-C again to quit; Ctrl-D or /quit also quit)");
                 continue;
             }
             (_, Err(ReadlineError::Eof)) => break,
@@ -210,7 +224,7 @@ pub(crate) async fn run(
         let cancel = ctx.stop.child_token();
         let loaded = custom.load_line(text, &agent, &cancel).await;
         let mut model_before = None;
-        let send = match loaded {
+        let custom_send = match loaded {
             Some(Err(why)) => {
                 errln!("{why}");
                 continue;
@@ -225,75 +239,80 @@ pub(crate) async fn run(
             }
             None => None,
         };
-        if let Some(send) = send {
-            let typeahead = tty.then_some((&queued, &answers));
-            let ended = turn(&mut agent, send, typeahead, &ctx.stop, rx, printer).await;
-            if let Some(m) = model_before {
-                agent.set_model(&m);
+        // A custom command's prompt, else what the line is.
+        let send = if let Some(send) = custom_send {
+            Some(send)
+        } else {
+            use super::offers::PromptLine;
+            if text.starts_with('/') && text.contains(':') {
+                agent.settle_listings().await;
             }
-            if ctx.stop.is_cancelled() {
-                break;
-            }
-            restore = given_back(ended, &queued);
-            continue;
-        }
-        use super::offers::PromptLine;
-        if text.starts_with('/') && text.contains(':') {
-            agent.settle_listings().await;
-        }
-        let mut offers = agent.offers();
-        // A prompt of a server not listed yet: list it first (bounded).
-        if let Some(server) = super::offers::unlisted_server(text, &offers) {
-            if let Err(e) = agent.list_server(server).await {
-                errln!("error: {e}");
-                continue;
-            }
-            offers = agent.offers();
-        }
-        let send = if let Some(line) = super::offers::prompt_command(text, &offers) {
-            match line {
-                PromptLine::Refused(why) => {
-                    errln!("{why}");
-                    None
+            let mut offers = agent.offers();
+            // A prompt of a server not listed yet: list it first (bounded).
+            if let Some(server) = super::offers::unlisted_server(text, &offers) {
+                if let Err(e) = agent.list_server(server).await {
+                    errln!("error: {e}");
+                    continue;
                 }
-                PromptLine::Asked(asked) => {
-                    let (ed, asked) = fill_prompt(editor, &queued, asked).await?;
-                    editor = ed;
-                    match asked {
-                        Some(asked) => run_prompt(&agent, asked, &ctx.stop)
-                            .await
-                            .map(|t| (t, Vec::new())),
-                        None => None,
+                offers = agent.offers();
+            }
+            if let Some(line) = super::offers::prompt_command(text, &offers) {
+                match line {
+                    PromptLine::Refused(why) => {
+                        errln!("{why}");
+                        None
+                    }
+                    PromptLine::Asked(asked) => {
+                        let (ed, asked) = fill_prompt(editor, &queued, asked).await?;
+                        editor = ed;
+                        match asked {
+                            Some(asked) => run_prompt(&agent, asked, &ctx.stop)
+                                .await
+                                .map(|t| (t, Vec::new())),
+                            None => None,
+                        }
                     }
                 }
-            }
-        } else if text.starts_with('/') {
-            match super::commands::command(text, &mut agent, &ctx).await? {
-                Flow::Quit => break,
-                Flow::Continue => None,
-                Flow::Send(t) => Some((t, Vec::new())),
-                Flow::Pick(found) => {
-                    editor =
-                        super::commands::pick_and_resume(editor, &queued, &mut agent, &ctx, found)
-                            .await?;
-                    None
+            } else if text.starts_with('/') {
+                match super::commands::command(text, &mut agent, &ctx).await? {
+                    Flow::Quit => break,
+                    Flow::Continue => None,
+                    Flow::Send(t) => Some((t, Vec::new())),
+                    Flow::Pick(found) => {
+                        editor = super::commands::pick_and_resume(
+                            editor, &queued, &mut agent, &ctx, found,
+                        )
+                        .await?;
+                        None
+                    }
                 }
-            }
-        } else {
-            let (ed, allowed) = confirm_outside(editor, &typed, ctx.cwd).await?;
-            editor = ed;
-            match attach(&agent, text, &typed, &pasted, &allowed, &ctx).await {
-                Ok(t) => Some(t),
-                // Put back to be fixed: nothing typed is lost.
-                Err(()) => {
-                    restore = Some(text.to_string());
-                    None
+            } else {
+                let (ed, allowed) = confirm_outside(editor, &typed, ctx.cwd).await?;
+                editor = ed;
+                match attach(&agent, text, &typed, &pasted, &allowed, &ctx).await {
+                    Ok(t) => Some(t),
+                    // Put back to be fixed: nothing typed is lost.
+                    Err(()) => {
+                        restore = Some(text.to_string());
+                        None
+                    }
                 }
             }
         };
         let Some(send) = send else { continue };
-        let typeahead = tty.then_some((&queued, &answers));
-        let ended = turn(&mut agent, send, typeahead, &ctx.stop, rx, printer).await;
+        let ended = turn(
+            &mut agent,
+            send,
+            typeahead,
+            restore.take(),
+            stop,
+            rx,
+            printer,
+        )
+        .await;
+        if let Some(m) = model_before {
+            agent.set_model(&m);
+        }
         if ctx.stop.is_cancelled() {
             break;
         }
@@ -301,6 +320,26 @@ pub(crate) async fn run(
     }
     leave(&agent).await;
     Ok(())
+}
+
+/// How soon a second Ctrl-C at an empty prompt quits.
+const QUIT_WINDOW: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Ctrl-C at the prompt: a line with text is cleared (into the kill ring:
+/// Ctrl-Y brings it back); at an empty one it is the interrupt the REPL
+/// answers, a second one within [`QUIT_WINDOW`] quitting.
+struct ClearOrInterrupt;
+
+impl rustyline::ConditionalEventHandler for ClearOrInterrupt {
+    fn handle(
+        &self,
+        _: &rustyline::Event,
+        _: rustyline::RepeatCount,
+        _: bool,
+        ctx: &rustyline::EventContext,
+    ) -> Option<rustyline::Cmd> {
+        (!ctx.line().is_empty()).then_some(rustyline::Cmd::Kill(rustyline::Movement::WholeBuffer))
+    }
 }
 
 /// A resumed session opens with its last exchanges, so the screen is not
@@ -425,9 +464,6 @@ fn piped_line() -> Result<String, ReadlineError> {
     Ok(line)
 }
 
-/// One turn, stoppable with Ctrl-C — and, on a terminal, with `/stop` typed
-/// meanwhile (other lines typed meanwhile go to `typeahead`). A failed turn
-/// is reported; the session goes on.
 /// How a turn ended, for what is typed next.
 struct Ended {
     /// The user stopped it.
@@ -462,22 +498,36 @@ fn given_back(ended: Ended, queued: &Mutex<Vec<String>>) -> Option<String> {
     Some(back.join("\n"))
 }
 
+/// One turn, stoppable with Ctrl-C — and, on a terminal, with `/stop` typed
+/// meanwhile (other lines typed meanwhile go to `typeahead`). A failed turn
+/// is reported; the session goes on.
 async fn turn(
     agent: &mut Agent,
     (text, images): (String, Vec<crate::model::Image>),
     typeahead: Option<(&Arc<Mutex<Vec<String>>>, &AnswerSlot)>,
+    draft: Option<String>,
     stop: &CancellationToken,
     rx: &mut UnboundedReceiver<Event>,
     printer: &mut Printer,
 ) -> Ended {
     let cancel = stop.child_token();
     let on_ctrl_c = cancel_on_ctrl_c(&cancel);
-    let watch = typeahead.map(|(q, a)| TypeAhead::start(cancel.clone(), q.clone(), a.clone()));
+    // A draft given back while a queued line runs is the line being typed
+    // in this turn: shown, and given back again if it is not entered.
+    let mut draft = draft.unwrap_or_default();
+    let watch = typeahead.map(|(q, a)| {
+        TypeAhead::start(
+            cancel.clone(),
+            q.clone(),
+            a.clone(),
+            std::mem::take(&mut draft),
+        )
+    });
     let res = drive(agent.run_turn_with(&text, images, &cancel), rx, printer).await;
     on_ctrl_c.abort();
     let typed = match watch {
         Some(t) => t.finish().await,
-        None => String::new(),
+        None => draft,
     };
     printer.end_line();
     let stopped = matches!(res, Err(AgentError::Cancelled));

@@ -35,21 +35,23 @@ pub(super) struct TypeAhead {
 }
 
 impl TypeAhead {
-    /// Starts watching stdin for the turn that `cancel` stops; lines typed
-    /// are pushed to `queued`.
+    /// Starts watching stdin for the turn that `cancel` stops, the line
+    /// being typed starting as `draft` (one given back by the last turn
+    /// while a queued line runs); lines typed are pushed to `queued`.
     pub(super) fn start(
         cancel: CancellationToken,
         queued: Arc<Mutex<Vec<String>>>,
         answers: AnswerSlot,
+        draft: String,
     ) -> TypeAhead {
         let keys = super::terminal::TerminalMode::keys();
         crate::util::stderr::raw(PASTE_ON);
-        set_input(Some(""));
+        set_input(Some(&draft));
         let done = Arc::new(AtomicBool::new(false));
         let flag = done.clone();
         let task = tokio::task::spawn_blocking(move || {
             let mut reader = Keys::default();
-            let mut line = String::new();
+            let mut line = draft;
             while !flag.load(Ordering::SeqCst) {
                 for key in reader.read() {
                     match key {

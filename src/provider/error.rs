@@ -198,9 +198,14 @@ impl ProviderError {
 
     pub fn hint(&self) -> Option<String> {
         match self {
-            ProviderError::MissingKey { provider, env } => Some(format!(
-                "export {env}=…, or set providers.{provider}.api_key_env in config.toml to the variable that holds the key"
-            )),
+            ProviderError::MissingKey { provider, env } => Some(match crate::config::with_key_set(provider) {
+                Some((other, var)) => format!(
+                    "{var} is set: run with --provider {other} (or `provider = \"{other}\"` in config.toml), or export {env}=…"
+                ),
+                None => format!(
+                    "export {env}=…, or set providers.{provider}.api_key_env in config.toml to the variable that holds the key"
+                ),
+            }),
             ProviderError::Auth { provider, key_env, .. } => Some(match key_env {
                 Some(env) => format!("check the key in {env} (providers.{provider}.api_key_env)"),
                 None => format!("check the credentials of providers.{provider} (api_key_env, or the AWS keys and profile for bedrock)"),

@@ -233,6 +233,7 @@ fn only_what_the_person_types_attaches_and_outside_is_asked_first() {
     term.press("C-u");
     term.type_line("read @notes.md and @big.log");
     term.wait_for("the attachments", |s| s.contains("attached @big.log"));
+    crate::support::wait_for("the message sent", || env.fake.requests().len() >= 2);
     term.type_line("/quit");
     let bodies: Vec<String> = env
         .fake

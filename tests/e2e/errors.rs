@@ -24,6 +24,30 @@ fn a_missing_key_names_the_variable_and_the_config_key() {
     assert!(env.fake.requests().is_empty());
 }
 
+/// Only another provider's key is set (a first run after `export
+/// ANTHROPIC_API_KEY=…`): the hint names the provider that key is for.
+#[test]
+fn a_missing_key_with_another_providers_key_set_points_at_that_provider() {
+    let env = TestEnv::new();
+    let run = Run::from(
+        env.cmd()
+            .env_remove(KEY_ENV)
+            .env(
+                "ANTHROPIC_API_KEY",
+                "sk-ant-api03-Xq7vR2mN9pL4kT8wJ1cF6hB3dG5sA0zE-yU2iO9pQ4rT7wE1_AA",
+            )
+            .args(["-q", "hi"])
+            .output()
+            .unwrap(),
+    );
+    run.code(2);
+    crate::assert_contains!(
+        run.stderr,
+        "hint: ANTHROPIC_API_KEY is set: run with --provider anthropic"
+    );
+    crate::assert_not_contains!(run.stderr, "sk-ant-api03");
+}
+
 #[test]
 fn unauthorized_names_the_provider() {
     let env = TestEnv::new();

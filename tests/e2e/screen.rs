@@ -303,6 +303,45 @@ fn typing_during_a_turn_is_shown_and_a_stop_gives_it_back() {
     term.type_line("/quit");
 }
 
+/// A line queued with Enter and a draft typed after it, then the turn
+/// ends: the queued line is sent, the draft stays on screen as the line
+/// being typed while that turn runs, and is in the editor after it —
+/// never dropped, never sent until Enter.
+#[test]
+fn a_draft_typed_after_a_queued_line_survives_the_queued_turn() {
+    let env = TestEnv::new();
+    env.fake
+        .push(Reply::text("first answer").delayed(std::time::Duration::from_millis(2500)));
+    env.fake
+        .push(Reply::text("answer to one").delayed(std::time::Duration::from_millis(1500)));
+    env.fake.push(Reply::text("answer to the draft"));
+    let term = Tmux::start(&env, &[]);
+    term.type_line("start");
+    term.wait_for("the turn", |s| s.contains("thinking"));
+    term.type_keys("one");
+    term.press("Enter");
+    term.wait_for("queued", |s| {
+        s.contains("(queued: sent when this turn ends")
+    });
+    term.type_keys("two-draft");
+    term.wait_for("the queued line sent", |s| {
+        s.contains("first answer") && s.contains("› one")
+    });
+    term.wait_for("the draft shown while the queued turn runs", |s| {
+        s.contains("thinking") && s.lines().any(|l| l.starts_with("› two-draft"))
+    });
+    term.wait_for("the answer to the queued line", |s| {
+        s.contains("answer to one")
+    });
+    assert_eq!(env.fake.requests().len(), 2, "the draft was not sent");
+    assert_eq!(env.last_user_text(1), "one");
+    term.type_keys(" done");
+    term.press("Enter");
+    term.wait_for("the draft's answer", |s| s.contains("answer to the draft"));
+    assert_eq!(env.last_user_text(2), "two-draft done");
+    term.type_line("/quit");
+}
+
 /// A paste of several lines during a turn is one message, shown as such,
 /// and sent whole after the turn.
 #[test]

@@ -20,6 +20,12 @@ pub struct Tmux<'a> {
 impl<'a> Tmux<'a> {
     /// Starts `hermes ARGS` in a new pane and waits for its REPL banner.
     pub fn start(env: &'a TestEnv, args: &[&str]) -> Tmux<'a> {
+        Tmux::start_with(env, args, &[])
+    }
+
+    /// As [`Tmux::start`], with `vars` set in hermes' environment
+    /// (`NO_COLOR=1`).
+    pub fn start_with(env: &'a TestEnv, args: &[&str], vars: &[(&str, &str)]) -> Tmux<'a> {
         assert!(
             Command::new("tmux")
                 .arg("-V")
@@ -35,6 +41,10 @@ impl<'a> Tmux<'a> {
         let tmux = Tmux { env, socket };
         let (w, h) = (WIDTH.to_string(), HEIGHT.to_string());
         let mut new = vec!["new-session", "-d", "-x", &w, "-y", &h];
+        let vars: Vec<String> = vars.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        for v in &vars {
+            new.extend(["-e", v.as_str()]);
+        }
         new.push(env!("CARGO_BIN_EXE_hermes"));
         new.extend(args);
         let out = tmux.run(&new);

@@ -21,7 +21,8 @@ use crate::util::time::Utc;
 /// After a compaction the request should fill at most this share of the
 /// window, so that several turns pass before the next one.
 const TARGET: f64 = 0.5;
-/// The newest turns kept word for word, as a share of the window.
+/// The newest turns kept word for word, as a share of the window (when
+/// the window fills; `/compact` keeps the newest exchange only).
 const KEEP: f64 = 0.3;
 /// What one summary request may carry, as a share of the window: the rest
 /// is room for the summary.
@@ -204,9 +205,12 @@ impl Agent {
         let window = |m: &Meter| m.window(&model).unwrap_or(known);
         let target = |m: &Meter| (TARGET * window(m) as f64) as u64;
         let keep = |m: &Meter| m.bytes_for((KEEP * window(m) as f64) as u64);
-        let input = |m: &Meter| {
-            m.bytes_for((SUMMARY_INPUT * window(m) as f64) as u64)
-                .saturating_sub(tools)
+        // With no window known, one summary request carries it all.
+        let input = |m: &Meter| match m.window(&model) {
+            Some(w) => m
+                .bytes_for((SUMMARY_INPUT * w as f64) as u64)
+                .saturating_sub(tools),
+            None => u64::MAX,
         };
 
         let mut view = self.messages.clone();
@@ -220,13 +224,23 @@ impl Agent {
         let mut summarised = 0;
         if reason == Reason::Requested || self.meter.estimate(size(&view)) > target(&self.meter) {
             for _ in 0..MAX_SUMMARIES {
-                let Some(cut) = compact::cut_for(&view, keep(&self.meter), message_bytes) else {
+                // Asked for: all but the newest exchange, however small
+                // the conversation; else the newest share of the window.
+                let cut = match reason {
+                    Reason::Requested => {
+                        compact::newest_user(&view).filter(|&c| c > compact::units(&view).0)
+                    }
+                    _ => compact::cut_for(&view, keep(&self.meter), message_bytes),
+                };
+                let Some(cut) = cut else {
                     break;
                 };
                 let part = compact::fitting_prefix(&view, cut, input(&self.meter), message_bytes);
                 let ask = compact::summary_request(&view, part, focus);
                 let w = window(&self.meter);
-                if self.meter.estimate(size(&ask)) > w {
+                // Only a known window can be too small for the request.
+                let known_window = self.meter.window(&model).is_some();
+                if known_window && self.meter.estimate(size(&ask)) > w {
                     return Err(AgentError::TooLong(format!(
                         "one message of this conversation is too long for the context window of {} ({w} tokens), even alone",
                         self.model

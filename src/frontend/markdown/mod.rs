@@ -1,9 +1,12 @@
 //! The model's Markdown rendered for a terminal, as it streams: each line is
 //! rendered once it is complete — headings bold, list bullets, quotes, code
 //! blocks set apart (dim, no Markdown inside), and inline emphasis, strong,
-//! `code` and links (inline spans by `pulldown-cmark`). Only on a terminal
-//! that wants colour; elsewhere the text goes out as it came. The input is
-//! already sanitised, so the only escape sequences are hermes' own.
+//! `code` and links (inline spans by `pulldown-cmark`). Only on a terminal;
+//! elsewhere the text goes out as it came. `NO_COLOR` takes the colours
+//! away, not the layout: wrapping, tables, bullets and bold stay. Tabs
+//! become spaces to the next stop of four, so widths are what the
+//! terminal shows. The input is already sanitised, so the only escape
+//! sequences are hermes' own.
 
 mod code;
 mod table;
@@ -32,14 +35,96 @@ pub(crate) struct Markdown {
     table: Vec<String>,
     /// The terminal's width: text is wrapped to it (0: not wrapped).
     columns: usize,
+    /// Colours left out (`NO_COLOR`): styles that are not colour stay.
+    no_colour: bool,
 }
 
-/// Whether output should be styled: stdout a terminal, `NO_COLOR` unset,
-/// `TERM` not `dumb`.
+/// `text` broken at spaces into lines at most as wide as the terminal on
+/// stderr (as it is when stderr is no terminal), the first starting with
+/// `first`, the others with `rest`: hermes' own long lines (a question's
+/// answers, a tool list) never wrap mid-word.
+pub(crate) fn fit_to_stderr(text: &str, first: &str, rest: &str) -> Vec<String> {
+    wrap::wrap(text, super::terminal::columns(2).unwrap_or(0), first, rest)
+}
+
+/// Whether output should be laid out for a terminal: stdout one, `TERM`
+/// not `dumb`.
 pub(crate) fn wanted(stdout_is_terminal: bool) -> bool {
-    stdout_is_terminal
-        && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-        && std::env::var("TERM").map_or(true, |t| t != "dumb")
+    stdout_is_terminal && std::env::var("TERM").map_or(true, |t| t != "dumb")
+}
+
+/// Whether `NO_COLOR` asks for no colour (set and not empty).
+pub(crate) fn no_colour() -> bool {
+    std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty())
+}
+
+/// The width of a tab stop when tabs are laid out as spaces.
+const TAB: usize = 4;
+
+/// `line` with each tab as the spaces to the next stop.
+fn expand_tabs(line: &str) -> std::borrow::Cow<'_, str> {
+    if !line.contains('\t') {
+        return line.into();
+    }
+    let mut out = String::with_capacity(line.len() + TAB);
+    let mut column = 0;
+    for c in line.chars() {
+        if c == '\t' {
+            let n = TAB - column % TAB;
+            out.extend(std::iter::repeat_n(' ', n));
+            column += n;
+        } else {
+            out.push(c);
+            column += wrap::width(c.encode_utf8(&mut [0; 4]));
+        }
+    }
+    out.into()
+}
+
+/// `text` without its colour sequences (SGR 30–49, 90–107 and the 38/48
+/// extended forms); bold, dim, italic, underline, strike and reset stay.
+fn strip_colour(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("\u{1b}[") {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 2..];
+        let Some(end) = after.find('m') else {
+            out.push_str(&rest[at..]);
+            return out;
+        };
+        let params = &after[..end];
+        let kept: Vec<&str> = style_params(params);
+        if !kept.is_empty() {
+            out.push_str(&format!("\u{1b}[{}m", kept.join(";")));
+        }
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The parameters of one SGR sequence that are not colour.
+fn style_params(params: &str) -> Vec<&str> {
+    let mut kept = Vec::new();
+    let mut it = params.split(';');
+    while let Some(p) = it.next() {
+        match p.parse::<u32>() {
+            // 38;5;n and 38;2;r;g;b (and 48): skip their arguments.
+            Ok(38 | 48) => match it.next() {
+                Some("5") => {
+                    it.next();
+                }
+                Some("2") => {
+                    it.nth(2);
+                }
+                _ => {}
+            },
+            Ok(30..=49 | 90..=107) => {}
+            _ => kept.push(p),
+        }
+    }
+    kept
 }
 
 impl Markdown {
@@ -56,15 +141,30 @@ impl Markdown {
         self.columns = columns;
     }
 
+    /// Rendering without colours (`NO_COLOR`).
+    pub(crate) fn without_colour(mut self) -> Markdown {
+        self.no_colour = true;
+        self
+    }
+
+    fn coloured(&self, out: String) -> String {
+        if self.no_colour {
+            strip_colour(&out)
+        } else {
+            out
+        }
+    }
+
     /// The rendered complete lines of what has come so far.
     pub(crate) fn push(&mut self, text: &str) -> String {
         self.pending.push_str(text);
         let mut out = String::new();
         while let Some(i) = self.pending.find('\n') {
             let line: String = self.pending.drain(..=i).collect();
-            out.push_str(&self.feed(line.trim_end_matches('\n')));
+            let line = expand_tabs(line.trim_end_matches('\n')).into_owned();
+            out.push_str(&self.feed(&line));
         }
-        out
+        self.coloured(out)
     }
 
     /// The rest, at the end of an answer (a last line without its newline
@@ -74,15 +174,16 @@ impl Markdown {
         let tail = if rest.is_empty() {
             String::new()
         } else {
-            self.feed(&rest)
+            self.feed(&expand_tabs(&rest))
         };
         let table = self.flush_table();
         self.fence = None;
-        if table.is_empty() {
+        let out = if table.is_empty() {
             tail.strip_suffix('\n').unwrap_or(&tail).to_string()
         } else {
             tail + &table
-        }
+        };
+        self.coloured(out)
     }
 
     /// One complete line in: what it, and a table it ends, render to (each
@@ -156,11 +257,13 @@ impl Markdown {
         };
         if let Some(rest) = heading(trimmed) {
             // A numbered heading keeps its number (`## 1. Steps`).
+            // Its style is taken up again after each span in it ends.
+            let style = format!("{BOLD}{UNDERLINE}");
             let text = match ordered_item(rest) {
-                Some((number, rest)) => format!("{number} {}", inline(rest)),
-                None => inline(rest),
+                Some((number, rest)) => format!("{number} {}", inline_in(rest, &style)),
+                None => inline_in(rest, &style),
             };
-            return fill(format!("{BOLD}{UNDERLINE}{text}{RESET}"), "", "");
+            return fill(format!("{style}{text}{RESET}"), "", "");
         }
         if let Some(rest) = trimmed
             .strip_prefix("- ")
@@ -232,25 +335,41 @@ fn ordered_item(line: &str) -> Option<(&str, &str)> {
 
 /// Inline spans of one line: emphasis, strong, strikethrough, code, links.
 fn inline(text: &str) -> String {
+    inline_in(text, "")
+}
+
+/// Inline spans of text that has the style `base` (a heading's): each
+/// span's end takes `base` up again.
+fn inline_in(text: &str, base: &str) -> String {
     let mut out = String::new();
-    let mut link: Option<String> = None;
+    let reset = format!("{RESET}{base}");
+    // A link's target, and where its text begins in `out`.
+    let mut link: Option<(String, usize)> = None;
     for ev in Parser::new_ext(text, Options::ENABLE_STRIKETHROUGH) {
         match ev {
             Event::Text(t) => out.push_str(&t),
-            Event::Code(c) => out.push_str(&format!("{CYAN}{c}{RESET}")),
+            Event::Code(c) => out.push_str(&format!("{CYAN}{c}{reset}")),
             Event::Start(Tag::Emphasis) => out.push_str(ITALIC),
             Event::Start(Tag::Strong) => out.push_str(BOLD),
             Event::Start(Tag::Strikethrough) => out.push_str(STRIKE),
             Event::End(TagEnd::Emphasis | TagEnd::Strong | TagEnd::Strikethrough) => {
-                out.push_str(RESET)
+                out.push_str(&reset)
             }
             Event::Start(Tag::Link { dest_url, .. }) => {
                 out.push_str(UNDERLINE);
-                link = Some(dest_url.to_string());
+                link = Some((dest_url.to_string(), out.len()));
             }
             Event::End(TagEnd::Link) => {
-                out.push_str(RESET);
-                if let Some(url) = link.take() {
+                // An autolink (`<https://…>`) is its own text: once.
+                let shown = link
+                    .take()
+                    .filter(|(url, at)| {
+                        let text = &out[*at..];
+                        text != url && url.strip_prefix("mailto:") != Some(text)
+                    })
+                    .map(|(url, _)| url);
+                out.push_str(&reset);
+                if let Some(url) = shown {
                     out.push_str(&format!(" ({url})"));
                 }
             }
@@ -387,6 +506,55 @@ mod tests {
         assert!(
             out.contains("┌") && out.ends_with("┘\u{1b}[0m\n"),
             "{out:?}"
+        );
+    }
+
+    #[test]
+    fn a_span_in_a_heading_keeps_the_heading_style_after_it() {
+        assert_eq!(
+            render("## The **fast** path"),
+            "\u{1b}[1m\u{1b}[4mThe \u{1b}[1mfast\u{1b}[0m\u{1b}[1m\u{1b}[4m path\u{1b}[0m"
+        );
+    }
+
+    #[test]
+    fn an_autolink_is_shown_once_and_a_link_with_text_names_its_target() {
+        assert_eq!(
+            render("see <https://x.y/a>"),
+            "see \u{1b}[4mhttps://x.y/a\u{1b}[0m"
+        );
+        assert_eq!(render("mail <me@x.y>"), "mail \u{1b}[4mme@x.y\u{1b}[0m");
+        assert_eq!(
+            render("[docs](https://x.y)"),
+            "\u{1b}[4mdocs\u{1b}[0m (https://x.y)"
+        );
+    }
+
+    #[test]
+    fn tabs_are_laid_out_to_stops_of_four_and_wrap_by_what_shows() {
+        let mut m = Markdown::new(12);
+        let mut out = m.push("a\tb\tcc\n\tindented words here\n");
+        out.push_str(&m.finish());
+        // A tab's indent is kept under the wrapped lines, as spaces.
+        assert_eq!(out, "a   b   cc\n    indented\n    words\n    here\n");
+        assert!(!render("```\n\tcode\n```").contains('\t'));
+    }
+
+    #[test]
+    fn no_colour_keeps_the_layout_and_the_styles_that_are_not_colour() {
+        let mut m = Markdown::new(30).without_colour();
+        let mut out = m.push("# Title\nrun `cargo test` now\n| a | b |\n|---|:-:|\n| 1 | 2 |\n");
+        out.push_str(&m.finish());
+        assert!(
+            out.starts_with("\u{1b}[1m\u{1b}[4mTitle\u{1b}[0m\n"),
+            "{out:?}"
+        );
+        assert!(out.contains("run cargo test\u{1b}[0m now"), "{out:?}");
+        assert!(out.contains("┌───┬───┐"), "{out:?}");
+        assert!(!out.contains("\u{1b}[36m"), "{out:?}");
+        assert_eq!(
+            strip_colour("\u{1b}[1;38;2;10;20;30mx\u{1b}[32;4my\u{1b}[0m"),
+            "\u{1b}[1mx\u{1b}[4my\u{1b}[0m"
         );
     }
 

@@ -186,6 +186,19 @@ mod tests {
     }
 
     #[test]
+    fn a_centred_column_is_centred_in_every_form_of_its_delimiter() {
+        for delimiter in ["|:-:|---|", "| :---: | --- |", "|:---:|:---|"] {
+            let got = table(
+                &format!("| Share | x |\n{delimiter}\n| 40% of all | y |\n| 5% | z |"),
+                0,
+            )
+            .unwrap();
+            assert!(got.contains("│     5%     │"), "{delimiter}: {got}");
+            assert!(got.contains("│   Share    │"), "{delimiter}: {got}");
+        }
+    }
+
+    #[test]
     fn a_table_wider_than_the_terminal_wraps_its_widest_cells() {
         let got = table(
             "| Step | What to do |\n|---|---|\n| 1 | Move the read after the server has started and keep the timeout |",
