@@ -94,7 +94,7 @@ pub(crate) async fn run(
     );
     editor.bind_sequence(
         rustyline::KeyEvent::ctrl('C'),
-        rustyline::EventHandler::Conditional(Box::new(ClearOrInterrupt)),
+        rustyline::EventHandler::Conditional(Box::new(super::terminal::ClearOrInterrupt)),
     );
     if let Some(dir) = ctx.history.parent() {
         let _ = crate::util::private::create_dir_all(dir);
@@ -166,7 +166,7 @@ pub(crate) async fn run(
             (ed, Err(ReadlineError::Interrupted)) => {
                 editor = ed;
                 super::paste::forget();
-                if interrupted.is_some_and(|t| t.elapsed() < QUIT_WINDOW) {
+                if interrupted.is_some_and(|t| t.elapsed() < super::terminal::QUIT_WINDOW) {
                     break;
                 }
                 interrupted = Some(std::time::Instant::now());
@@ -320,26 +320,6 @@ pub(crate) async fn run(
     }
     leave(&agent).await;
     Ok(())
-}
-
-/// How soon a second Ctrl-C at an empty prompt quits.
-const QUIT_WINDOW: std::time::Duration = std::time::Duration::from_secs(2);
-
-/// Ctrl-C at the prompt: a line with text is cleared (into the kill ring:
-/// Ctrl-Y brings it back); at an empty one it is the interrupt the REPL
-/// answers, a second one within [`QUIT_WINDOW`] quitting.
-struct ClearOrInterrupt;
-
-impl rustyline::ConditionalEventHandler for ClearOrInterrupt {
-    fn handle(
-        &self,
-        _: &rustyline::Event,
-        _: rustyline::RepeatCount,
-        _: bool,
-        ctx: &rustyline::EventContext,
-    ) -> Option<rustyline::Cmd> {
-        (!ctx.line().is_empty()).then_some(rustyline::Cmd::Kill(rustyline::Movement::WholeBuffer))
-    }
 }
 
 /// A resumed session opens with its last exchanges, so the screen is not

@@ -89,3 +89,23 @@ pub(crate) fn columns(fd: i32) -> Option<usize> {
         None
     }
 }
+
+/// How soon a second Ctrl-C at an empty prompt quits.
+pub(super) const QUIT_WINDOW: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Ctrl-C at the prompt: a line with text is cleared (into the kill ring:
+/// Ctrl-Y brings it back); at an empty one it is the interrupt the REPL
+/// answers, a second one within [`QUIT_WINDOW`] quitting.
+pub(super) struct ClearOrInterrupt;
+
+impl rustyline::ConditionalEventHandler for ClearOrInterrupt {
+    fn handle(
+        &self,
+        _: &rustyline::Event,
+        _: rustyline::RepeatCount,
+        _: bool,
+        ctx: &rustyline::EventContext,
+    ) -> Option<rustyline::Cmd> {
+        (!ctx.line().is_empty()).then_some(rustyline::Cmd::Kill(rustyline::Movement::WholeBuffer))
+    }
+}
