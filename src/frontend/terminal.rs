@@ -1,5 +1,6 @@
 //! The terminal hermes talks to: its mode (saved when the REPL begins, the
-//! echo off while a turn runs, put back however hermes ends) and its size.
+//! echo off while a turn runs, put back however hermes ends), its size, and
+//! what Ctrl-C at the prompt does.
 
 use std::sync::Mutex;
 
