@@ -145,6 +145,13 @@ pub enum Event {
         #[serde(skip_serializing_if = "Option::is_none")]
         arguments: Option<ShownArguments>,
     },
+    /// A round of tool calls begins: its entries' ids in the order the
+    /// model gave them (a split batch's entries at its place), so a front
+    /// end can keep each entry in its place whatever order the others'
+    /// events come in.
+    ToolRoundStarted {
+        ids: Vec<String>,
+    },
     /// An entry passed its checks and waits for its server (concurrency gate,
     /// start-up). `name` is the underlying tool, `arguments` the entry's own.
     ToolCallQueued {

@@ -245,6 +245,9 @@ impl Round<'_> {
                 })
             })
             .collect();
+        self.emit(Event::ToolRoundStarted {
+            ids: calls.iter().map(|c| c.id.clone()).collect(),
+        });
         // Scope, schema, hooks and approval for every entry, concurrently.
         let checks = calls.iter().zip(classes).zip(refusals).enumerate().map(
             |(i, ((c, class), refused))| async move {

@@ -29,6 +29,7 @@ pub(crate) struct TerminalAsker {
 impl Asker for TerminalAsker {
     fn ask(&self, q: Question) -> BoxFuture<'_, Option<Answer>> {
         Box::pin(async move {
+            let _waiting = super::tool_block::Waiting::new();
             let on_screen = built_in_paths_shown(&q.tool, &q.arguments);
             // With a diff to show, the target is enough of the arguments.
             let arguments = match &q.preview {

@@ -2,12 +2,11 @@
 //! arguments and help — from which `/help`, Tab completion and the
 //! "did you mean" of a typo are all made, and the handlers.
 
+use std::io::IsTerminal;
 use std::sync::Mutex;
 
 use super::printer::group;
-use super::repl::{
-    context_line, leave, next_line, show_resumed, Editor, Flow, ReplContext, ReplError,
-};
+use super::repl::{context_line, leave, next_line, Editor, Flow, ReplContext, ReplError};
 use crate::agent::{open_session, Agent};
 use crate::util::text::excerpt;
 
@@ -54,7 +53,7 @@ pub(super) const COMMANDS: &[Command] = &[
         "/resume",
         &[],
         "[ID]",
-        "open a session (the latest here without ID; a prefix lists its matches)",
+        "open a session (a picker without ID; a prefix lists its matches)",
     ),
     cmd(
         "/stop",
@@ -66,7 +65,7 @@ pub(super) const COMMANDS: &[Command] = &[
         "/model",
         &[],
         "[M]",
-        "show the model, or use model M from now on (Tab completes the provider's)",
+        "pick a model, or use model M from now on (the menu lists the provider's)",
     ),
     cmd(
         "/tools",
@@ -259,6 +258,10 @@ pub(super) async fn command(
         "/model" => {
             let listed = ctx.models.lock().ok().and_then(|m| m.clone());
             match text.split_whitespace().nth(1) {
+                // On a terminal, a picker over the models the provider lists.
+                None if std::io::stdin().is_terminal() && listed.is_some() => {
+                    return Ok(Flow::PickModel(listed.unwrap_or_default()));
+                }
                 None => {
                     errln!("model {}", agent.model());
                     if let Some(names) = &listed {
@@ -376,6 +379,16 @@ pub(super) async fn command(
                     }
                     found => found.map(Some),
                 },
+                // On a terminal, a picker over the sessions kept.
+                None if std::io::stdin().is_terminal() => {
+                    let dir = ctx.settings.paths.sessions_dir();
+                    let items = super::pickers::sessions(&dir, ctx.cwd, agent.session().id());
+                    if items.is_empty() {
+                        errln!("no other session is kept");
+                        return Ok(Flow::Continue);
+                    }
+                    return Ok(Flow::PickSession(items));
+                }
                 None => {
                     let here = ctx.cwd.to_string_lossy();
                     Ok(crate::session::list(&dir)
@@ -451,7 +464,7 @@ async fn resume_at(agent: &mut Agent, ctx: &ReplContext<'_>, path: &std::path::P
             leave(agent).await;
             let old = agent.switch_session(start);
             let _ = old.close().await;
-            show_resumed(agent);
+            super::resumed::show(agent);
         }
         Err(e) => errln!("error: {e}"),
     }
@@ -459,6 +472,54 @@ async fn resume_at(agent: &mut Agent, ctx: &ReplContext<'_>, path: &std::path::P
 
 /// The sessions a `/resume PREFIX` matched, numbered; the one chosen is
 /// opened (an empty answer opens none).
+/// `/model` on a terminal: the provider's models to pick from, the one in
+/// use highlighted.
+pub(super) async fn pick_model(
+    editor: Editor,
+    agent: &mut Agent,
+    ctx: &ReplContext<'_>,
+    names: Vec<String>,
+) -> Result<Editor, ReplError> {
+    let now = agent.model().to_string();
+    let selected = names.iter().position(|n| *n == now).unwrap_or(0);
+    let items = names
+        .into_iter()
+        .map(|n| {
+            let about = if n == now { "(in use)" } else { "" };
+            super::menu::Item::new(n, about)
+        })
+        .collect();
+    let what = format!("model {now}; {} lists", ctx.settings.provider.name);
+    let (editor, taken) = super::pickers::pick(editor, &what, "model › ", items, selected).await?;
+    match taken {
+        Some(m) if m != now => {
+            agent.set_model(&m);
+            errln!("model {m} from the next request on");
+        }
+        _ => errln!("model {now} kept"),
+    }
+    Ok(editor)
+}
+
+/// `/resume` on a terminal: the sessions kept to pick from, the newest of
+/// this folder highlighted.
+pub(super) async fn pick_session(
+    editor: Editor,
+    agent: &mut Agent,
+    ctx: &ReplContext<'_>,
+    items: Vec<super::menu::Item>,
+) -> Result<Editor, ReplError> {
+    let (editor, taken) =
+        super::pickers::pick(editor, "resume a session", "resume › ", items, 0).await?;
+    let dir = ctx.settings.paths.sessions_dir();
+    match taken.map(|id| crate::session::find(&dir, &id)) {
+        Some(Ok(path)) => resume_at(agent, ctx, &path).await,
+        Some(Err(e)) => errln!("{e}"),
+        None => errln!("no session opened"),
+    }
+    Ok(editor)
+}
+
 pub(super) async fn pick_and_resume(
     editor: Editor,
     queued: &Mutex<Vec<String>>,
@@ -466,6 +527,21 @@ pub(super) async fn pick_and_resume(
     ctx: &ReplContext<'_>,
     found: Vec<crate::session::Summary>,
 ) -> Result<Editor, ReplError> {
+    if std::io::stdin().is_terminal() {
+        let items = found
+            .iter()
+            .map(|s| {
+                let title = crate::util::sanitize::clean(&excerpt(&s.title, 60));
+                super::menu::Item::new(&s.meta.id, format!("{title} · {}", s.meta.cwd))
+            })
+            .collect();
+        let what = format!("{} sessions match", found.len());
+        let (editor, taken) = super::pickers::pick(editor, &what, "resume › ", items, 0).await?;
+        if let Some(s) = taken.and_then(|id| found.iter().find(|s| s.meta.id == id)) {
+            resume_at(agent, ctx, &s.path).await;
+        }
+        return Ok(editor);
+    }
     errln!("{} sessions match:", found.len());
     for (i, s) in found.iter().enumerate() {
         errln!(

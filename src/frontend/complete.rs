@@ -2,7 +2,8 @@
 //! commands and servers' prompts (`/server:prompt`) at the start of a line,
 //! the provider's models after `/model `, tool names (`mcp__…`,
 //! `connectors__…`) and mentions (`@path`, `@server:uri`) anywhere, file
-//! paths otherwise.
+//! paths otherwise. The same candidates fill the menu under the prompt
+//! (`menu.rs`) as they are typed, with sessions after `/resume `.
 
 use std::sync::{Arc, Mutex};
 
@@ -11,6 +12,8 @@ use rustyline::highlight::Highlighter;
 use rustyline::hint::Hinter;
 use rustyline::validate::Validator;
 use rustyline::{Context, Helper};
+
+use super::menu::Item;
 
 pub(crate) struct Completion {
     /// (`/command`, what it does).
@@ -23,6 +26,10 @@ pub(crate) struct Completion {
     pub(crate) prompts: Arc<Mutex<Vec<(String, String)>>>,
     /// (`@server:uri`, what it is), refreshed between turns.
     pub(crate) resources: Arc<Mutex<Vec<(String, String)>>>,
+    /// (session id, its title and age), refreshed between turns.
+    pub(crate) sessions: Arc<Mutex<Vec<(String, String)>>>,
+    /// The menu and status line drawn under the line.
+    pub(crate) menu: Arc<super::menu::Menu>,
     /// Where `@path` is looked up.
     cwd: std::path::PathBuf,
     files: FilenameCompleter,
@@ -36,14 +43,16 @@ impl Completion {
             models: Arc::default(),
             prompts: Arc::default(),
             resources: Arc::default(),
+            sessions: Arc::default(),
+            menu: Arc::default(),
             cwd: cwd.to_path_buf(),
             files: FilenameCompleter::new(),
         }
     }
 
-    /// Candidates for the word ending at `pos`, as (replacement, what the
-    /// list shows); `None` leaves the word to the file completer.
-    fn words(&self, line: &str, pos: usize) -> Option<(usize, Vec<(String, String)>)> {
+    /// Candidates for the word ending at `pos`, each with what it is;
+    /// `None` leaves the word to the file completer.
+    fn words(&self, line: &str, pos: usize) -> Option<(usize, Vec<Item>)> {
         let start = line[..pos].rfind(char::is_whitespace).map_or(0, |i| i + 1);
         let word = &line[start..pos];
         if start == 0 && word.starts_with('/') {
@@ -56,9 +65,12 @@ impl Completion {
             let found = models
                 .into_iter()
                 .filter(|m| m.starts_with(word))
-                .map(|m| (m.clone(), m))
+                .map(|m| Item::new(m, ""))
                 .collect();
             return Some((start, found));
+        }
+        if line[..start].trim_end() == "/resume" {
+            return Some((start, described(&self.sessions, word)));
         }
         if crate::call::names::has_source_prefix(word) {
             return Some((start, described(&self.tools, word)));
@@ -72,31 +84,41 @@ impl Completion {
     }
 }
 
-/// The entries of `list` that start with `word`, shown with their
-/// descriptions (one line, cut).
-fn described(list: &Mutex<Vec<(String, String)>>, word: &str) -> Vec<(String, String)> {
+/// The entries of `list` that start with `word`, with their descriptions;
+/// one that is `word` itself first.
+fn described(list: &Mutex<Vec<(String, String)>>, word: &str) -> Vec<Item> {
     let list = list.lock().map(|l| l.clone()).unwrap_or_default();
     described_in(&list, word)
 }
 
-fn described_in(list: &[(String, String)], word: &str) -> Vec<(String, String)> {
-    list.iter()
+fn described_in(list: &[(String, String)], word: &str) -> Vec<Item> {
+    let mut found: Vec<Item> = list
+        .iter()
         .filter(|&(w, _)| w.starts_with(word))
-        .cloned()
-        .map(|(w, d)| {
-            let d = d.lines().next().unwrap_or("");
-            let shown = if d.is_empty() {
-                w.clone()
-            } else {
-                format!("{w}  {}", crate::util::text::excerpt(d, 60))
-            };
-            (w, shown)
-        })
-        .collect()
+        .map(|(w, d)| Item::new(w, d.lines().next().unwrap_or("")))
+        .collect();
+    if let Some(i) = found.iter().position(|f| f.value == word) {
+        let exact = found.remove(i);
+        found.insert(0, exact);
+    }
+    found
+}
+
+/// How Tab's list shows a candidate: with what it is, cut.
+fn listed(item: &Item) -> String {
+    if item.about.is_empty() {
+        item.value.clone()
+    } else {
+        format!(
+            "{}  {}",
+            item.value,
+            crate::util::text::excerpt(&item.about, 60)
+        )
+    }
 }
 
 /// `@` + the paths under `cwd` that start with `target` (folders end in `/`).
-fn paths(cwd: &std::path::Path, target: &str) -> Vec<(String, String)> {
+fn paths(cwd: &std::path::Path, target: &str) -> Vec<Item> {
     let (dir, prefix) = match target.rfind('/') {
         Some(i) => (&target[..=i], &target[i + 1..]),
         None => ("", target),
@@ -104,7 +126,7 @@ fn paths(cwd: &std::path::Path, target: &str) -> Vec<(String, String)> {
     let Ok(read) = std::fs::read_dir(cwd.join(if dir.is_empty() { "." } else { dir })) else {
         return Vec::new();
     };
-    let mut found: Vec<(String, String)> = read
+    let mut found: Vec<Item> = read
         .flatten()
         .filter_map(|e| {
             let name = e.file_name().to_string_lossy().into_owned();
@@ -117,11 +139,10 @@ fn paths(cwd: &std::path::Path, target: &str) -> Vec<(String, String)> {
             } else {
                 ""
             };
-            let w = format!("@{dir}{name}{slash}");
-            Some((w.clone(), w))
+            Some(Item::new(format!("@{dir}{name}{slash}"), ""))
         })
         .collect();
-    found.sort();
+    found.sort_by(|a, b| a.value.cmp(&b.value));
     found
 }
 
@@ -138,10 +159,10 @@ impl Completer for Completion {
             Some((start, found)) => Ok((
                 start,
                 found
-                    .into_iter()
-                    .map(|(replacement, display)| Pair {
-                        display,
-                        replacement,
+                    .iter()
+                    .map(|item| Pair {
+                        display: listed(item),
+                        replacement: item.value.clone(),
                     })
                     .collect(),
             )),
@@ -151,10 +172,20 @@ impl Completer for Completion {
 }
 
 impl Hinter for Completion {
-    type Hint = String;
+    type Hint = super::menu::Rows;
+
+    fn hint(&self, line: &str, pos: usize, _: &Context<'_>) -> Option<Self::Hint> {
+        // The menu is for the word at the end of the line, being typed.
+        let found = (pos == line.len()).then(|| self.words(line, pos)).flatten();
+        self.menu.rows(line, found)
+    }
 }
 
-impl Highlighter for Completion {}
+impl Highlighter for Completion {
+    fn highlight_hint<'h>(&self, hint: &'h str) -> std::borrow::Cow<'h, str> {
+        super::menu::styled(hint, self.menu.has_status()).into()
+    }
+}
 
 impl Validator for Completion {}
 
@@ -166,7 +197,7 @@ mod tests {
 
     fn words(c: &Completion, line: &str) -> Vec<String> {
         c.words(line, line.len())
-            .map(|(_, f)| f.into_iter().map(|(w, _)| w).collect())
+            .map(|(_, f)| f.into_iter().map(|i| i.value).collect())
             .unwrap_or_default()
     }
 
@@ -185,12 +216,17 @@ mod tests {
         ];
         *c.models.lock().unwrap() = vec!["gpt-5".into(), "gpt-5-mini".into(), "o3".into()];
         assert_eq!(words(&c, "/model gpt"), ["gpt-5", "gpt-5-mini"]);
+        let found = c.words("use mcp__git", 12).unwrap().1;
         assert_eq!(
-            c.words("use mcp__git", 12).unwrap().1,
-            [(
-                "mcp__git__git_status".to_string(),
-                "mcp__git__git_status  Show the working tree status".to_string()
+            found,
+            [Item::new(
+                "mcp__git__git_status",
+                "Show the working tree status"
             )]
+        );
+        assert_eq!(
+            listed(&found[0]),
+            "mcp__git__git_status  Show the working tree status"
         );
         assert_eq!(words(&c, "/m"), ["/model", "/mcp"]);
         assert_eq!(c.words("use mcp__fi", 11).map(|w| w.0), Some(4));
@@ -223,10 +259,9 @@ mod tests {
         let (_, found) = c.words("/everything:", 12).unwrap();
         assert_eq!(
             found,
-            [(
-                "/everything:args-prompt".to_string(),
-                "/everything:args-prompt  A prompt with two arguments, one required and one optional"
-                    .to_string()
+            [Item::new(
+                "/everything:args-prompt",
+                "A prompt with two arguments, one required and one optional"
             )]
         );
         assert_eq!(

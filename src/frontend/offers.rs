@@ -92,7 +92,26 @@ pub(super) fn prompt_commands(offers: &Offers) -> Vec<(String, String)> {
     offers
         .prompts
         .iter()
-        .map(|(s, p)| (format!("/{s}:{}", p.name), p.description.clone()))
+        .map(|(s, p)| {
+            // Its arguments, optional ones in brackets, after what it is.
+            let args: Vec<String> = p
+                .arguments
+                .iter()
+                .map(|a| {
+                    if a.required {
+                        a.name.clone()
+                    } else {
+                        format!("[{}]", a.name)
+                    }
+                })
+                .collect();
+            let about = match (p.description.lines().next(), args.is_empty()) {
+                (_, true) => p.description.clone(),
+                (Some(d), false) if !d.is_empty() => format!("{d} ({})", args.join(" ")),
+                _ => format!("({})", args.join(" ")),
+            };
+            (format!("/{s}:{}", p.name), about)
+        })
         .collect()
 }
 
@@ -170,5 +189,16 @@ mod tests {
         assert_eq!(prompt_command("/help", &offers()), None);
         assert_eq!(unlisted_server("/cold:p a", &offers()), Some("cold"));
         assert_eq!(unlisted_server("/everything:args-prompt", &offers()), None);
+    }
+
+    #[test]
+    fn a_prompt_is_listed_with_its_arguments() {
+        assert_eq!(
+            prompt_commands(&offers()),
+            [(
+                "/everything:args-prompt".to_string(),
+                "A prompt with two arguments (city [state])".to_string()
+            )]
+        );
     }
 }

@@ -35,6 +35,10 @@ pub(crate) struct Printer {
     /// Markdown rendering, when stdout is a terminal (without colours
     /// under `NO_COLOR`).
     markdown: Option<Markdown>,
+    /// While laid-out text streams and a turn reads keys: the live drawing
+    /// holding the line being typed under the text (whole lines of text go
+    /// above it).
+    text_live: Option<(indicatif::MultiProgress, u64)>,
 }
 
 impl Printer {
@@ -54,6 +58,7 @@ impl Printer {
                         false => md,
                     }
                 }),
+            text_live: None,
         }
     }
 
@@ -80,11 +85,19 @@ impl Printer {
                     Some(md) => md.push(&text),
                     None => text,
                 };
-                out(text.as_bytes());
+                // Laid-out text comes in whole lines, so the line being
+                // typed stays drawn under it; text as it came does not.
+                if self.markdown.is_some() {
+                    self.keep_input_drawn();
+                } else {
+                    self.stop_text_live();
+                }
+                self.text_out(&text);
                 if !text.is_empty() {
                     self.at_line_start = text.ends_with('\n');
                 }
             }
+            Event::ToolRoundStarted { ids } => self.block.planned(ids),
             Event::ToolCallQueued {
                 id,
                 name,
@@ -247,6 +260,7 @@ impl Printer {
             }
             Event::SessionStarted { .. } | Event::Usage { .. } | Event::Approval { .. } => {}
         }
+        self.keep_input_drawn();
     }
 
     /// The terminal was resized: text is wrapped to its new width, and
@@ -267,33 +281,75 @@ impl Printer {
     }
 
     fn end_text(&mut self) {
-        if let Some(rest) = self.markdown.as_mut().map(Markdown::finish) {
-            if !rest.is_empty() {
-                out(rest.as_bytes());
-                self.at_line_start = false;
-            }
+        let mut rest = self
+            .markdown
+            .as_mut()
+            .map(Markdown::finish)
+            .unwrap_or_default();
+        if !rest.is_empty() {
+            self.at_line_start = false;
         }
         if !self.at_line_start {
-            out(b"\n");
+            rest.push('\n');
             self.at_line_start = true;
+        }
+        self.text_out(&rest);
+        self.stop_text_live();
+    }
+
+    /// Text on stdout, above the line being typed if it is drawn.
+    fn text_out(&self, text: &str) {
+        if !text.is_empty() {
+            self.suspend(|| out(text.as_bytes()));
+        }
+    }
+
+    /// Runs `f` (which prints) with what is drawn live taken off and put
+    /// back after.
+    fn suspend<R>(&self, f: impl FnOnce() -> R) -> R {
+        match &self.text_live {
+            Some((m, _)) => m.suspend(f),
+            None => self.block.suspend(f),
+        }
+    }
+
+    /// While a turn reads keys and nothing else is drawn live (text
+    /// streams, a question waits), the line being typed and the status
+    /// line are drawn on their own, so typing shows in every phase.
+    fn keep_input_drawn(&mut self) {
+        if self.text_live.is_some()
+            || !self.at_line_start
+            || !super::tool_block::reading_keys()
+            || super::tool_block::is_live()
+        {
+            return;
+        }
+        let m = indicatif::MultiProgress::with_draw_target(indicatif::ProgressDrawTarget::stderr());
+        let generation = super::tool_block::set_live(Some(m.clone()));
+        self.text_live = Some((m, generation));
+    }
+
+    fn stop_text_live(&mut self) {
+        if let Some((_, generation)) = self.text_live.take() {
+            super::tool_block::clear_live_if(generation);
         }
     }
 
     /// A line on stderr that does not tear a live tool block.
     fn say(&self, line: String) {
-        self.block.suspend(|| err_line(line));
+        self.suspend(|| err_line(line));
     }
 
     /// A line of what the user decides on (see `util::stderr::decided`).
     fn say_decided(&self, line: String) {
-        self.block.suspend(|| crate::util::stderr::decided(&line));
+        self.suspend(|| crate::util::stderr::decided(&line));
     }
 
     /// A diff, coloured on a terminal, at most `max` lines; what is cut is
     /// counted, and `more` says how to see it.
     fn say_diff(&self, diff: &str, max: usize, more: &str) {
         let lines: Vec<&str> = diff.lines().collect();
-        self.block.suspend(|| {
+        self.suspend(|| {
             for l in lines.iter().take(max) {
                 crate::util::stderr::diff_line("    ", l);
             }
@@ -310,6 +366,7 @@ impl Printer {
         if !self.spinner_allowed || self.spinner.is_some() {
             return;
         }
+        self.stop_text_live();
         let m = indicatif::MultiProgress::with_draw_target(indicatif::ProgressDrawTarget::stderr());
         let pb = m.add(ProgressBar::new_spinner());
         super::tool_block::set_live(Some(m));
@@ -335,6 +392,7 @@ impl Drop for Printer {
     fn drop(&mut self) {
         self.block.close();
         self.stop_spinner();
+        self.stop_text_live();
     }
 }
 

@@ -54,6 +54,10 @@ pub(super) enum Flow {
     Send(String),
     /// Several sessions match what `/resume` was given: ask which.
     Pick(Vec<crate::session::Summary>),
+    /// `/resume` alone on a terminal: pick one of these sessions.
+    PickSession(Vec<super::menu::Item>),
+    /// `/model` alone on a terminal: pick one of the provider's models.
+    PickModel(Vec<String>),
 }
 
 pub(crate) async fn run(
@@ -63,8 +67,11 @@ pub(crate) async fn run(
     printer: &mut Printer,
 ) -> Result<(), ReplError> {
     // Candidates are listed (with descriptions), not cycled through.
+    // A lone Esc (closing the menu) is told from an arrow's sequence
+    // within 30 ms; without a timeout it would wait for the next key.
     let config = rustyline::Config::builder()
         .completion_type(rustyline::CompletionType::List)
+        .keyseq_timeout(Some(30))
         .build();
     let mut editor: Editor = rustyline::Editor::with_config(config)?;
     let custom = super::custom::Custom::load(ctx.cwd, &ctx.settings.paths.config_dir);
@@ -86,7 +93,9 @@ pub(crate) async fn run(
     });
     let tool_names = completion.tools.clone();
     let (prompt_names, resource_names) = (completion.prompts.clone(), completion.resources.clone());
+    let (menu, session_names) = (completion.menu.clone(), completion.sessions.clone());
     editor.set_helper(Some(completion));
+    super::menu::bind(&mut editor, &menu);
     // Alt-Enter: a new line within the message.
     editor.bind_sequence(
         rustyline::KeyEvent(rustyline::KeyCode::Enter, rustyline::Modifiers::ALT),
@@ -110,7 +119,7 @@ pub(crate) async fn run(
     // The line editor puts the terminal in raw mode while it reads; a read
     // abandoned when the run must end (SIGTERM) would leave it so.
     let _terminal = tty.then(super::terminal::TerminalMode::save).flatten();
-    show_resumed(&agent);
+    super::resumed::show(&agent);
     let queued: Arc<Mutex<Vec<String>>> = Arc::new(Mutex::new(ctx.first.iter().cloned().collect()));
     let answers: AnswerSlot = Arc::default();
     // Questions need a terminal to be read on and answered on; otherwise an
@@ -147,6 +156,17 @@ pub(crate) async fn run(
         }
         if let Ok(mut names) = resource_names.lock() {
             *names = super::offers::resource_mentions(&offers);
+        }
+        if tty {
+            let dir = ctx.settings.paths.sessions_dir();
+            let id = agent.session().id().to_string();
+            let items = super::pickers::sessions(&dir, ctx.cwd, &id);
+            if let Ok(mut names) = session_names.lock() {
+                *names = items.into_iter().map(|i| (i.value, i.about)).collect();
+            }
+            let status = status_line(&agent);
+            menu.set_status(status.clone());
+            super::tool_block::set_status(status);
         }
         // A queued line goes first; a line given back waits for the editor.
         let initial = match queued.lock().map(|q| q.is_empty()) {
@@ -285,6 +305,16 @@ pub(crate) async fn run(
                         .await?;
                         None
                     }
+                    Flow::PickSession(items) => {
+                        editor =
+                            super::commands::pick_session(editor, &mut agent, &ctx, items).await?;
+                        None
+                    }
+                    Flow::PickModel(names) => {
+                        editor =
+                            super::commands::pick_model(editor, &mut agent, &ctx, names).await?;
+                        None
+                    }
                 }
             } else {
                 let (ed, allowed) = confirm_outside(editor, &typed, ctx.cwd).await?;
@@ -320,52 +350,6 @@ pub(crate) async fn run(
     }
     leave(&agent).await;
     Ok(())
-}
-
-/// A resumed session opens with its last exchanges, so the screen is not
-/// blank: the user's words and the answers (cut), tool calls counted.
-pub(super) fn show_resumed(agent: &Agent) {
-    use crate::model::Message;
-    use crate::util::sanitize::clean;
-    let messages = agent.messages();
-    let users = messages
-        .iter()
-        .filter(|m| matches!(m, Message::User { .. }))
-        .count();
-    if users == 0 {
-        return;
-    }
-    // From the third-last user message on.
-    let start = messages
-        .iter()
-        .enumerate()
-        .filter(|(_, m)| matches!(m, Message::User { .. }))
-        .map(|(i, _)| i)
-        .rev()
-        .nth(2)
-        .unwrap_or(0);
-    for m in &messages[start..] {
-        match m {
-            Message::User { content, .. } => errln!("› {}", clean(&excerpt(content, 300))),
-            Message::Assistant {
-                content,
-                tool_calls,
-                ..
-            } => {
-                if !content.trim().is_empty() {
-                    errln!("{}", clean(&excerpt(content, 600)));
-                }
-                if !tool_calls.is_empty() {
-                    errln!("  ({} tool call(s))", tool_calls.len());
-                }
-            }
-            Message::System { .. } | Message::Tool(_) => {}
-        }
-    }
-    errln!(
-        "— resumed session {} ({users} message(s) of yours) —",
-        agent.session().id()
-    );
 }
 
 /// The end of a session in the REPL: one the user never wrote in is not
@@ -679,6 +663,26 @@ async fn compact(
         Err(AgentError::Cancelled) => errln!("stopped; the conversation is as it was."),
         Err(e) => errln!("error: cannot compact: {e}"),
     }
+}
+
+/// The line under the prompt: the model, how full its window is, the
+/// session — `gpt-5 · context 12% of 400 000 · session 20261203-…`.
+pub(super) fn status_line(agent: &Agent) -> String {
+    let context = match agent.context_status() {
+        (Some(used), Some(window)) => format!(
+            " · context {:.0}% of {}",
+            used as f64 * 100.0 / window as f64,
+            group(window)
+        ),
+        (None, Some(window)) => format!(" · context 0% of {}", group(window)),
+        (Some(used), None) => format!(" · context {} tokens", group(used)),
+        (None, None) => String::new(),
+    };
+    format!(
+        "{}{context} · session {}",
+        crate::util::sanitize::clean(agent.model()),
+        agent.session().id()
+    )
 }
 
 /// How full the model's window is: `context 43% · 3 440 of 8 000 tokens`.

@@ -22,6 +22,51 @@ static LIVE: Mutex<Option<MultiProgress>> = Mutex::new(None);
 /// live drawing.
 static INPUT: Mutex<(Option<String>, Option<ProgressBar>)> = Mutex::new((None, None));
 
+/// The status line (model, context, session) and its bar, drawn under the
+/// input line while a turn reads keys.
+static STATUS: Mutex<(String, Option<ProgressBar>)> = Mutex::new((String::new(), None));
+
+/// Questions waiting for an answer now, shown on the status line.
+static WAITING: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// The status line from now on (empty: none).
+pub(crate) fn set_status(text: String) {
+    if let Ok(mut status) = STATUS.lock() {
+        status.0 = text;
+        if let Some(bar) = &status.1 {
+            bar.set_message(status_line(&status.0));
+        }
+    }
+}
+
+fn status_line(text: &str) -> String {
+    let waiting = match WAITING.load(std::sync::atomic::Ordering::SeqCst) {
+        0 => String::new(),
+        1 => " · 1 question waiting".to_string(),
+        n => format!(" · {n} questions waiting"),
+    };
+    format!("\u{1b}[2m{text}{waiting}\u{1b}[22m")
+}
+
+/// A question waiting for its answer, counted on the status line while
+/// it lives.
+pub(crate) struct Waiting;
+
+impl Waiting {
+    pub(crate) fn new() -> Waiting {
+        WAITING.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        set_status(STATUS.lock().map(|s| s.0.clone()).unwrap_or_default());
+        Waiting
+    }
+}
+
+impl Drop for Waiting {
+    fn drop(&mut self) {
+        WAITING.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+        set_status(STATUS.lock().map(|s| s.0.clone()).unwrap_or_default());
+    }
+}
+
 /// Whether what is typed is a secret a server's form asks for: shown as
 /// dots, never as typed.
 static HIDDEN: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
@@ -36,6 +81,11 @@ pub(crate) fn hide_input(on: bool) {
     }
 }
 
+/// Whether a turn reads keys now (what is typed is drawn live).
+pub(crate) fn reading_keys() -> bool {
+    INPUT.lock().is_ok_and(|i| i.0.is_some())
+}
+
 pub(crate) fn input_hidden() -> bool {
     HIDDEN.load(std::sync::atomic::Ordering::SeqCst)
 }
@@ -43,11 +93,34 @@ pub(crate) fn input_hidden() -> bool {
 /// What the input line shows before anything is typed.
 const INPUT_HINT: &str = "\u{1b}[2m(type to queue a message · Esc stops the turn)\u{1b}[0m";
 
+/// Counts what has been drawn live, so a drawing is taken off only while
+/// it is still the one drawn ([`clear_live_if`]).
+static GENERATION: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// Whether anything is drawn live now.
+pub(crate) fn is_live() -> bool {
+    LIVE.lock().is_ok_and(|l| l.is_some())
+}
+
+/// Stops drawing live if what is drawn is still what `set_live` returned
+/// `generation` for (the spinner or a tool block may have taken over).
+pub(crate) fn clear_live_if(generation: u64) {
+    if GENERATION.load(std::sync::atomic::Ordering::SeqCst) == generation {
+        set_live(None);
+    }
+}
+
 /// Draws `m` live from now on; `None` when nothing is. The input line, when
-/// a turn reads keys, goes with it, last.
-pub(crate) fn set_live(m: Option<MultiProgress>) {
+/// a turn reads keys, goes with it, last, then the status line. Returns
+/// this drawing's generation.
+pub(crate) fn set_live(m: Option<MultiProgress>) -> u64 {
+    let generation = GENERATION.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
     if let Ok(mut input) = INPUT.lock() {
         if let Some(bar) = input.1.take() {
+            bar.finish_and_clear();
+        }
+        let mut status = STATUS.lock().ok();
+        if let Some(bar) = status.as_mut().and_then(|s| s.1.take()) {
             bar.finish_and_clear();
         }
         if let (Some(text), Some(m)) = (&input.0, &m) {
@@ -55,11 +128,18 @@ pub(crate) fn set_live(m: Option<MultiProgress>) {
             bar.set_style(ToolBlock::style("{wide_msg}"));
             bar.set_message(input_line(text));
             input.1 = Some(bar);
+            if let Some(status) = status.as_mut().filter(|s| !s.0.is_empty()) {
+                let bar = m.add(ProgressBar::new_spinner());
+                bar.set_style(ToolBlock::style("{wide_msg}"));
+                bar.set_message(status_line(&status.0));
+                status.1 = Some(bar);
+            }
         }
     }
     if let Ok(mut live) = LIVE.lock() {
         *live = m;
     }
+    generation
 }
 
 /// The line being typed (`None` once the turn stops reading keys), shown
@@ -71,6 +151,9 @@ pub(crate) fn set_input(text: Option<&str>) {
             (Some(t), Some(bar)) => bar.set_message(input_line(t)),
             (None, Some(_)) => {
                 if let Some(bar) = input.1.take() {
+                    bar.finish_and_clear();
+                }
+                if let Some(bar) = STATUS.lock().ok().and_then(|mut s| s.1.take()) {
                     bar.finish_and_clear();
                 }
             }
@@ -127,6 +210,8 @@ pub(crate) struct ToolBlock {
     entries: Vec<Entry>,
     /// The terminal's width the block was last drawn at.
     columns: usize,
+    /// The round's entries' ids in the model's order.
+    order: Vec<String>,
 }
 
 impl ToolBlock {
@@ -135,12 +220,13 @@ impl ToolBlock {
             live: live.then(|| MultiProgress::with_draw_target(ProgressDrawTarget::stderr())),
             entries: Vec::new(),
             columns: super::terminal::columns(2).unwrap_or(0),
+            order: Vec::new(),
         }
     }
 
     /// `tool args`; a built-in by what it acts on: `shell $ cargo test`,
     /// `edit_file src/main.rs`, `grep TODO`.
-    fn label(name: &str, args: &str) -> String {
+    pub(crate) fn label(name: &str, args: &str) -> String {
         let v: serde_json::Value = serde_json::from_str(args).unwrap_or_default();
         let s = |k: &str| v[k].as_str().unwrap_or("").to_string();
         let path = |p: &str| crate::util::path::shown_from_cwd(p);
@@ -166,26 +252,49 @@ impl ToolBlock {
         }
         let label = Self::label(name, args);
         if self.entries.is_empty() && self.live.is_some() {
-            set_live(self.live.clone());
+            let _ = set_live(self.live.clone());
         }
+        // In the round's order: before the first entry shown that comes
+        // after it (one refused before it ran is shown last of all, when
+        // its result is written, but belongs where the model put it).
+        let rank = |id: &str| self.order.iter().position(|o| o == id);
+        let at = match rank(id) {
+            Some(r) => self
+                .entries
+                .iter()
+                .position(|e| rank(&e.id).is_none_or(|er| er > r))
+                .unwrap_or(self.entries.len()),
+            None => self.entries.len(),
+        };
+        let next = self.entries.get(at).and_then(|e| e.bar.clone());
         // Every live line is cut to the terminal's width (`wide_msg`): one
         // that wrapped would throw the block's redraw off by a row.
         let bar = self.live.as_ref().map(|m| {
-            let bar = add_bar(m, ProgressBar::new_spinner());
+            let bar = match &next {
+                Some(next) => m.insert_before(next, ProgressBar::new_spinner()),
+                None => add_bar(m, ProgressBar::new_spinner()),
+            };
             bar.set_style(Self::style("  ◌ {wide_msg}  queued"));
             bar.set_message(label.clone());
             bar
         });
-        self.entries.push(Entry {
-            id: id.to_string(),
-            label,
-            name: name.to_string(),
-            bar,
-            running: false,
-            done: false,
-        });
-        let last = self.entries.len() - 1;
-        &mut self.entries[last]
+        self.entries.insert(
+            at,
+            Entry {
+                id: id.to_string(),
+                label,
+                name: name.to_string(),
+                bar,
+                running: false,
+                done: false,
+            },
+        );
+        &mut self.entries[at]
+    }
+
+    /// A round begins with these entries, in this order.
+    pub(crate) fn planned(&mut self, ids: &[String]) {
+        self.order = ids.to_vec();
     }
 
     pub(crate) fn queued(&mut self, id: &str, name: &str, args: &str) {
@@ -292,6 +401,7 @@ impl ToolBlock {
     /// Ends the round: entries that never finished are shown cancelled
     /// (a stop), and no spinner is left on the screen.
     pub(crate) fn close(&mut self) {
+        self.order.clear();
         for e in self.entries.drain(..) {
             match (e.bar, e.done) {
                 (Some(bar), false) => {
@@ -305,7 +415,7 @@ impl ToolBlock {
             }
         }
         if self.live.is_some() {
-            set_live(None);
+            let _ = set_live(None);
         }
     }
 }

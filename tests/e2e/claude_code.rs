@@ -552,9 +552,7 @@ fn a_claude_code_repository_works_in_the_repl_once_trusted() {
     env.fake.push(Reply::text("notes written"));
     let term = crate::support::tmux::Tmux::start(&env, &[]);
     term.type_keys("/re");
-    term.press("Tab");
-    term.press("Tab");
-    term.wait_for("the command on Tab", |s| {
+    term.wait_for("the command in the menu as it is typed", |s| {
         s.contains("Review the working tree's changes (project .claude/commands)")
     });
     term.press("C-u");

@@ -324,9 +324,9 @@ fn tab_completes_a_command() {
     let env = TestEnv::new();
     let typescript = env.home.path().join("typescript");
     let (child, mut stdin) = repl_in_a_terminal(&env, &typescript);
-    stdin.write_all(b"/mo\t\r").unwrap();
+    stdin.write_all(b"/usa\t\r").unwrap();
     wait_for("the completed command's answer", || {
-        std::fs::read_to_string(&typescript).is_ok_and(|t| t.contains("model test-model"))
+        std::fs::read_to_string(&typescript).is_ok_and(|t| t.contains("model request(s)"))
     });
     stdin.write_all(b"/quit\r").unwrap();
     assert!(child.wait_with_output().unwrap().status.success());

@@ -215,7 +215,9 @@ fn the_live_block_is_redrawn_cleanly_when_the_terminal_is_resized() {
                 || l.starts_with("› ")
                 || l.trim() == "›"
                 || l.contains("mcp__t__slow")
-                || l.contains("both slept");
+                || l.contains("both slept")
+                // The status line.
+                || l.starts_with("test-model · ");
             assert!(known, "debris {l:?} on the screen:\n{screen}");
         }
     }
@@ -368,14 +370,18 @@ fn a_paste_during_a_turn_is_one_message() {
     term.type_line("/quit");
 }
 
-/// Tab lists candidates with what each is: commands with their help, and
-/// after `/model` the models the provider lists; a model it does not list
-/// is used, with a warning.
+/// Tab, when the menu has been closed (Esc), lists candidates with what
+/// each is as readline does: commands with their help, and after `/model`
+/// the models the provider lists; a model it does not list is used, with
+/// a warning.
 #[test]
 fn tab_lists_commands_with_their_help_and_the_providers_models() {
     let env = TestEnv::new();
     let term = Tmux::start(&env, &[]);
     term.type_keys("/co");
+    term.wait_for("the menu", |s| s.contains("› /compact"));
+    term.press("Escape");
+    term.wait_for("the menu closed", |s| !s.contains("› /compact"));
     term.press("Tab");
     term.press("Tab");
     term.wait_for("the commands, described", |s| {
@@ -383,7 +389,10 @@ fn tab_lists_commands_with_their_help_and_the_providers_models() {
             && s.contains("/context  what the next request carries")
     });
     term.press("C-u");
-    term.type_keys("/model test");
+    term.type_keys("/model test-model");
+    term.wait_for("the menu", |s| s.contains("  test-model-large"));
+    term.press("Escape");
+    term.wait_for("the menu closed", |s| !s.contains("test-model-large"));
     term.press("Tab");
     term.press("Tab");
     term.wait_for("the provider's models", |s| s.contains("test-model-large"));

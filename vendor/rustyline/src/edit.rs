@@ -172,6 +172,16 @@ impl<'out, 'prompt, H: Helper, P: Prompt + ?Sized> State<'out, 'prompt, H, P> {
         self.out.move_cursor_at_leftmost(rdr)
     }
 
+    /// hermes: draws the line again without its hint, if it has one.
+    pub fn clear_hint(&mut self) -> Result<()> {
+        if self.hint.take().is_none() {
+            return Ok(());
+        }
+        self.refresh(self.prompt, self.prompt_size, true, RefreshKind::All, Info::NoHint)?;
+        // The cursor at the end of the line, as after a submit.
+        self.move_cursor_to_end()
+    }
+
     pub fn repaint(&mut self, kind: RefreshKind) -> Result<()> {
         self.refresh(self.prompt, self.prompt_size, true, kind, Info::Hint)
     }

@@ -832,9 +832,19 @@ impl<H: Helper, I: History> Editor<H, I> {
             }
 
             // Execute things can be done solely on a state object
-            match command::execute(cmd, &mut s, &input_state, &mut self.kill_ring, &self.config)? {
-                command::Status::Proceed => continue,
-                command::Status::Submit => break,
+            // hermes: a hint of several rows (a menu, a status line) is
+            // taken off the screen when the line is left, so what the
+            // program prints next is not drawn over it.
+            match command::execute(cmd, &mut s, &input_state, &mut self.kill_ring, &self.config) {
+                Ok(command::Status::Proceed) => continue,
+                Ok(command::Status::Submit) => {
+                    s.clear_hint()?;
+                    break;
+                }
+                Err(e) => {
+                    s.clear_hint()?;
+                    return Err(e);
+                }
             }
         }
 

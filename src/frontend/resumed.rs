@@ -1,0 +1,174 @@
+//! What a resumed session shows before its prompt: the last exchanges as
+//! they were drawn when they happened, so the screen reads as the
+//! conversation did, not as raw Markdown flattened to one line.
+
+use crate::agent::Agent;
+use crate::util::text::excerpt;
+
+/// A resumed session opens with its last exchanges, drawn as they were
+/// shown: the user's lines, the answers laid out as Markdown (long ones
+/// cut, with how to see the rest), each tool call on one line with how it
+/// ended.
+pub(super) fn show(agent: &Agent) {
+    let messages = agent.messages();
+    let users = messages
+        .iter()
+        .filter(|m| matches!(m, crate::model::Message::User { .. }))
+        .count();
+    if users == 0 {
+        return;
+    }
+    let id = agent.session().id();
+    for line in resumed_lines(messages, id, super::terminal::columns(2)) {
+        errln!("{line}");
+    }
+    errln!("— resumed session {id} ({users} message(s) of yours) —");
+}
+
+/// The lines [`show`] draws, for a terminal `columns` wide (`None`:
+/// not a terminal, the text as it came).
+fn resumed_lines(
+    messages: &[crate::model::Message],
+    id: &str,
+    columns: Option<usize>,
+) -> Vec<String> {
+    use crate::model::Message;
+    use crate::util::sanitize::clean;
+    /// The most lines of one answer shown again.
+    const ANSWER_LINES: usize = 30;
+    // From the third-last user message on.
+    let start = messages
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| matches!(m, Message::User { .. }))
+        .map(|(i, _)| i)
+        .rev()
+        .nth(2)
+        .unwrap_or(0);
+    let failed: std::collections::HashSet<&str> = messages
+        .iter()
+        .filter_map(|m| match m {
+            Message::Tool(r) if r.is_error => Some(r.tool_call_id.as_str()),
+            _ => None,
+        })
+        .collect();
+    let laid_out = columns.is_some() && super::markdown::wanted(true);
+    let mut out = Vec::new();
+    for m in &messages[start..] {
+        match m {
+            Message::User { content, .. } => {
+                out.push(format!("› {}", clean(&excerpt(content, 300))));
+            }
+            Message::Assistant {
+                content,
+                tool_calls,
+                ..
+            } => {
+                if !content.trim().is_empty() {
+                    let text = if laid_out {
+                        let md = super::markdown::Markdown::new(columns.unwrap_or(0));
+                        let mut md = match super::markdown::no_colour() {
+                            true => md.without_colour(),
+                            false => md,
+                        };
+                        let mut text = md.push(&clean(content));
+                        text.push_str(&md.finish());
+                        text
+                    } else {
+                        clean(content)
+                    };
+                    let lines: Vec<&str> = text.trim_end_matches('\n').lines().collect();
+                    out.extend(lines.iter().take(ANSWER_LINES).map(|l| l.to_string()));
+                    if lines.len() > ANSWER_LINES {
+                        out.push(format!(
+                            "  … {} more lines (hermes sessions show {id})",
+                            lines.len() - ANSWER_LINES
+                        ));
+                    }
+                }
+                for call in tool_calls {
+                    let mark = if failed.contains(call.id.as_str()) {
+                        "✗"
+                    } else {
+                        "✓"
+                    };
+                    let label = super::tool_block::ToolBlock::label(&call.name, &call.arguments);
+                    out.push(format!("  {mark} {label}"));
+                }
+            }
+            Message::System { .. } | Message::Tool(_) => {}
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Message, ToolCall, ToolResult};
+
+    #[test]
+    fn answers_are_laid_out_and_tool_calls_are_one_line_each() {
+        let call = ToolCall {
+            id: "call_Xk3mT9vQ2pL8nR4sW6yZ1aB7".into(),
+            name: "shell".into(),
+            arguments: r#"{"command":"cargo test --lib"}"#.into(),
+        };
+        let messages = vec![
+            Message::user("which crates are slow to build?"),
+            Message::Assistant {
+                content: String::new(),
+                tool_calls: vec![call.clone()],
+                native: None,
+            },
+            Message::Tool(ToolResult {
+                tool_call_id: call.id.clone(),
+                name: "shell".into(),
+                content: "exit 101".into(),
+                is_error: true,
+                images: vec![],
+            }),
+            Message::Assistant {
+                content: "## Slowest\n\n| crate | s |\n|---|--:|\n| rmcp | 41 |\n| **aws-lc-sys** | 97 |\n"
+                    .into(),
+                tool_calls: vec![],
+                native: None,
+            },
+        ];
+        let lines = resumed_lines(&messages, "20261203-abc", Some(60)).join("\n");
+        assert!(
+            lines.contains("› which crates are slow to build?"),
+            "{lines}"
+        );
+        assert!(lines.contains("  ✗ shell $ cargo test --lib"), "{lines}");
+        // A table drawn as a box, not `| a | b |`; no `**` left.
+        assert!(lines.contains('│') || lines.contains('┃'), "{lines}");
+        assert!(!lines.contains("| rmcp |"), "{lines}");
+        assert!(!lines.contains("**"), "{lines}");
+        // Off a terminal: the text as it came.
+        let plain = resumed_lines(&messages, "20261203-abc", None).join("\n");
+        assert!(plain.contains("| rmcp | 41 |"), "{plain}");
+    }
+
+    #[test]
+    fn a_long_answer_is_cut_with_where_the_rest_is() {
+        let long: String = (1..=50).map(|i| format!("line {i}\n\n")).collect();
+        let messages = vec![
+            Message::user("list them"),
+            Message::Assistant {
+                content: long,
+                tool_calls: vec![],
+                native: None,
+            },
+        ];
+        let lines = resumed_lines(&messages, "20261203-abc", Some(80));
+        assert!(lines.len() < 40, "{lines:?}");
+        assert!(
+            lines
+                .last()
+                .unwrap()
+                .contains("more lines (hermes sessions show 20261203-abc)"),
+            "{lines:?}"
+        );
+    }
+}
