@@ -138,7 +138,7 @@ fn write_session(home: &Path, cwd: &Path, compactions: bool) -> u64 {
             messages.extend(t.iter().cloned());
             line(&Record::Compaction {
                 ts: TS.into(),
-                reason: "threshold".into(),
+                reason: hermes::session::CompactionReason::Threshold,
                 summarised: 600,
                 stubbed: 0,
                 messages,

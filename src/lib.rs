@@ -7,7 +7,8 @@
 //! - [`config`] — config files, layers and presets, resolved once into `Settings`.
 //! - `frontend` — the REPL and the one-shot / `--json` printers, consumers of
 //!   the core's event stream.
-//! - [`agent`] — the turn loop and tool rounds; emits [`agent::Event`]s.
+//! - [`agent`] — the turn loop and tool rounds; emits [`agent::Event`]s;
+//!   `agent::session_setup` is the one way a session begins or resumes.
 //! - `provider` — model APIs (OpenAI-compatible Chat Completions, Anthropic
 //!   Messages, Bedrock ConverseStream), retries and stream assembly.
 //! - `call` — a tool call as a value: names, entries, ids, the one
@@ -17,7 +18,8 @@
 //!   provider's native blocks, tools as offered (a leaf every module may use).
 //! - [`session`] — the append-only JSON Lines session file (single writer),
 //!   read back for `--resume`.
-//! - [`mcp`] — MCP servers started over stdio: registry, catalogs, processes.
+//! - [`mcp`] — MCP servers: local ones started over stdio, remote ones over
+//!   streamable HTTP (or legacy SSE) with OAuth; registry, catalogs, processes.
 //! - `policy` — hooks and approvals around each tool call.
 //! - [`connectors`] — the remote connector gateway.
 //! - `sandbox` — the OS sandbox the built-in `shell` runs commands in.

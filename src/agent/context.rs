@@ -61,6 +61,11 @@ impl Meter {
         self
     }
 
+    /// As [`Meter::resumed_from`], for a session begun later (`/resume`).
+    pub(crate) fn resume_from(&mut self, last_usage: Option<(usize, u64)>) {
+        self.resumed_count = last_usage;
+    }
+
     /// Calibrates against a resumed session's last request, once.
     pub(crate) fn calibrate_resumed(&mut self, messages: &[Message], tools: &[ToolSpec]) {
         if let Some((n, tokens)) = self.resumed_count.take() {

@@ -46,6 +46,8 @@ impl Serialize for SettledBy {
     }
 }
 
+pub use crate::session::CompactionReason;
+
 /// The version of the `--json` event stream, in `session_started`: raised
 /// when an event or field changes meaning or goes away (new events and
 /// fields are added without it).
@@ -98,8 +100,7 @@ pub enum Event {
     /// The history was compacted: old tool results stubbed, older turns
     /// replaced by a summary the model wrote.
     Compacted {
-        /// `threshold`, `requested` or `refused`.
-        reason: String,
+        reason: CompactionReason,
         before_tokens: u64,
         after_tokens: u64,
         summarised: u64,

@@ -1,6 +1,10 @@
 //! Starting a new session or resuming one: the meta record and system prompt of a
 //! new file, or the repairs a resumed one needs (a torn tail, unanswered calls)
-//! made by appending — earlier bytes are never rewritten.
+//! made by appending — earlier bytes are never rewritten. And the one way a
+//! session begins in an agent, at start-up (`app/chat.rs`) and in the REPL
+//! (`/new`, `/resume`): [`begin_tools`] and [`Agent::begin`] hold the tools it
+//! offers, its deferral and the note for a turn it left unanswered per
+//! session, so `/resume` opens a session exactly as `--resume` does.
 
 use std::path::Path;
 
@@ -153,4 +157,80 @@ async fn resume_session(path: &Path) -> Result<SessionStart, SessionError> {
         last_usage,
         warnings,
     })
+}
+
+/// The tools' side of a session beginning: its deferral decision (its own,
+/// not the previous session's), kept as it recorded it — unless the
+/// recorded direct tools are more than this provider's API takes, which
+/// the returned warning says — and, resumed, the tools it offered and the
+/// servers its last turn used, started early.
+pub(crate) async fn begin_tools(
+    tools: &crate::tools::Registry,
+    start: &SessionStart,
+) -> Option<String> {
+    tools.forget_deferral();
+    let over_limit = tools.over_api_limit();
+    if let Some(deferred) = start.deferred {
+        if deferred || over_limit.is_none() {
+            tools.keep_deferral(deferred);
+        }
+    }
+    if start.resumed {
+        if start.offered.is_none() {
+            // Recorded before hermes kept the list, or never asked.
+            tools.list_before_first_request().await;
+        }
+        tools.keep_offered(start.offered.clone());
+        tools.warm_for_resume(&last_turn_calls(&start.messages));
+    } else {
+        tools.keep_offered(None);
+    }
+    over_limit
+}
+
+/// Whether the session's last turn got no answer: it ends with the user's
+/// words or tool results.
+pub(crate) fn unanswered(messages: &[Message]) -> bool {
+    matches!(
+        messages.last(),
+        Some(Message::User { .. } | Message::Tool(_))
+    )
+}
+
+/// The tool calls of the latest turn that made any.
+fn last_turn_calls(messages: &[Message]) -> Vec<crate::model::ToolCall> {
+    // The latest turn that made calls: a closing "thanks" does not hide the
+    // servers of the work before it.
+    let mut calls = Vec::new();
+    for m in messages.iter().rev() {
+        match m {
+            Message::Assistant { tool_calls, .. } => calls.extend(tool_calls.iter().cloned()),
+            Message::User { .. } if !calls.is_empty() => break,
+            _ => {}
+        }
+    }
+    calls
+}
+
+impl super::Agent {
+    /// Makes `start` this agent's session (`/new`, `/resume`), as start-up
+    /// makes its first one; the session it was in is returned, to be
+    /// closed.
+    pub(crate) async fn begin(&mut self, start: SessionStart) -> SessionHandle {
+        let events = self.events();
+        if let Some(message) = begin_tools(&self.tools, &start).await {
+            let _ = events.send(super::Event::Warning { message });
+        }
+        for message in &start.warnings {
+            let _ = events.send(super::Event::Warning {
+                message: message.clone(),
+            });
+        }
+        let unanswered = unanswered(&start.messages);
+        let old = self.switch_session(start);
+        if unanswered {
+            self.mark_unanswered();
+        }
+        old
+    }
 }

@@ -78,6 +78,29 @@ pub struct TurnOutcome {
     pub model_requests: u32,
 }
 
+/// Why the last request of a session got no answer, which the next user
+/// message tells the model (`[hermes: the previous request was … before
+/// you answered it.]`) and the session records (`turn_ended`).
+#[derive(Debug, Clone, PartialEq)]
+enum Unanswered {
+    /// Found so on resume: the run ended before the answer came.
+    Interrupted,
+    /// The user stopped the turn.
+    Stopped,
+    /// The turn failed: the error.
+    Failed(String),
+}
+
+impl std::fmt::Display for Unanswered {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Unanswered::Interrupted => write!(f, "interrupted"),
+            Unanswered::Stopped => write!(f, "stopped by the user"),
+            Unanswered::Failed(e) => write!(f, "ended by an error ({e})"),
+        }
+    }
+}
+
 pub struct Agent {
     /// Shared so a front end can ask it things beside a turn (its models).
     provider: std::sync::Arc<dyn Provider>,
@@ -97,7 +120,7 @@ pub struct Agent {
     /// How the last turn ended when it did not end with an answer: the
     /// next user message tells the model, so it never sees a bare
     /// `user, user`.
-    unfinished: Option<String>,
+    unfinished: Option<Unanswered>,
     usage: UsageTotals,
     /// How full the model's window is, and when to compact.
     meter: Meter,
@@ -163,9 +186,15 @@ impl Agent {
 
     /// A resumed session whose last turn got no answer (it ends with the
     /// user's message or with tool results): the next message says so.
+    /// The session begun left its last request unanswered: the next
+    /// message says so.
+    pub(super) fn mark_unanswered(&mut self) {
+        self.unfinished = Some(Unanswered::Interrupted);
+    }
+
     pub(crate) fn with_unfinished_turn(mut self, unfinished: bool) -> Agent {
         if unfinished {
-            self.unfinished = Some("interrupted".into());
+            self.unfinished = Some(Unanswered::Interrupted);
         }
         self
     }
@@ -224,7 +253,8 @@ impl Agent {
     /// tools; a resumed one offers the tools it recorded, a new one what the
     /// catalogs hold at its first request. Returns the session it leaves,
     /// for the caller to close.
-    pub(crate) fn switch_session(&mut self, start: super::SessionStart) -> SessionHandle {
+    /// The agent's side of [`Agent::begin`]: the session's own state.
+    pub(super) fn switch_session(&mut self, start: super::SessionStart) -> SessionHandle {
         let old = std::mem::replace(&mut self.session, start.handle);
         self.messages = start.messages;
         self.tools.keep_offered(start.offered);
@@ -237,6 +267,7 @@ impl Agent {
         self.usage = UsageTotals::default();
         self.meter.last_tokens = None;
         self.meter.warned = false;
+        self.meter.resume_from(start.last_usage);
         self.told_tools = None;
         old
     }
@@ -348,15 +379,17 @@ impl Agent {
             let how = match e {
                 AgentError::Cancelled => {
                     self.stopped = true;
-                    "stopped by the user".to_string()
+                    Unanswered::Stopped
                 }
-                e => format!("ended by an error ({e})"),
+                e => Unanswered::Failed(e.to_string()),
             };
             // Not after the session file itself failed: nothing more is
             // written to it then.
             if !matches!(e, AgentError::Session(_)) {
                 let _ = self
-                    .record_event(SessionEvent::TurnEnded { how: how.clone() })
+                    .record_event(SessionEvent::TurnEnded {
+                        how: how.to_string(),
+                    })
                     .await;
             }
             self.unfinished = Some(how);

@@ -16,7 +16,6 @@ use crate::agent::{open_session, Agent, Event};
 use crate::config::{self, DeferPolicy, Settings};
 use crate::frontend::{drive, repl, Printer, Style};
 use crate::mcp::McpRegistry;
-use crate::model::Message;
 use crate::policy::Policy;
 use crate::provider;
 use crate::session::{self};
@@ -114,21 +113,8 @@ pub async fn assemble(
         crate::agent::reach_prompt(&tools, cwd, &settings.prompt)
     })
     .await?;
-    // A resumed session offers the tool definitions it offered before —
-    // unless they are more than this provider's API takes.
-    let over_limit = tools.over_api_limit();
-    if let Some(deferred) = start.deferred {
-        if deferred || over_limit.is_none() {
-            tools.keep_deferral(deferred);
-        }
-    }
-    if start.resumed {
-        if start.offered.is_none() {
-            // Recorded before hermes kept the list, or never asked.
-            tools.list_before_first_request().await;
-        }
-        tools.keep_offered(start.offered.clone());
-    }
+    // Deferral and offered tools as the session recorded them.
+    let over_limit = crate::agent::begin_tools(&tools, &start).await;
     let (tx, rx) = mpsc::unbounded_channel();
     if !start.resumed {
         for message in crate::agent::reach_warnings(cwd) {
@@ -161,15 +147,8 @@ pub async fn assemble(
     if let Some(message) = over_limit {
         let _ = tx.send(Event::Warning { message });
     }
-    if start.resumed {
-        tools.warm_for_resume(&last_turn_calls(&start.messages));
-    }
-    // The last turn got no answer: it ends with the user's words or results.
     let last_usage = start.last_usage;
-    let unfinished = matches!(
-        start.messages.last(),
-        Some(Message::User { .. } | Message::Tool(_))
-    );
+    let unfinished = crate::agent::unanswered(&start.messages);
     let agent = Agent::new(
         provider,
         settings.provider.model.clone(),
@@ -192,21 +171,6 @@ pub async fn assemble(
         events: rx,
         mcp,
     })
-}
-
-/// The tool calls of the latest turn that made any.
-fn last_turn_calls(messages: &[Message]) -> Vec<crate::model::ToolCall> {
-    // The latest turn that made calls: a closing "thanks" does not hide the
-    // servers of the work before it.
-    let mut calls = Vec::new();
-    for m in messages.iter().rev() {
-        match m {
-            Message::Assistant { tool_calls, .. } => calls.extend(tool_calls.iter().cloned()),
-            Message::User { .. } if !calls.is_empty() => break,
-            _ => {}
-        }
-    }
-    calls
 }
 
 async fn converse(

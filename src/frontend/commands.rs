@@ -408,7 +408,7 @@ pub(super) async fn command(
             let reach = agent.reach_prompt(ctx.cwd, &ctx.settings.prompt);
             let start = open_session(ctx.settings, ctx.cwd, None, || reach).await?;
             let id = start.handle.id().to_string();
-            let old = agent.switch_session(start);
+            let old = agent.begin(start).await;
             // Closed now, not whenever its writer notices: it may be
             // resumed with the next command.
             let _ = old.close().await;
@@ -462,7 +462,7 @@ async fn resume_at(agent: &mut Agent, ctx: &ReplContext<'_>, path: &std::path::P
     match open_session(ctx.settings, ctx.cwd, Some(path), String::new).await {
         Ok(start) => {
             leave(agent).await;
-            let old = agent.switch_session(start);
+            let old = agent.begin(start).await;
             let _ = old.close().await;
             super::resumed::show(agent);
         }
@@ -470,8 +470,6 @@ async fn resume_at(agent: &mut Agent, ctx: &ReplContext<'_>, path: &std::path::P
     }
 }
 
-/// The sessions a `/resume PREFIX` matched, numbered; the one chosen is
-/// opened (an empty answer opens none).
 /// `/model` on a terminal: the provider's models to pick from, the one in
 /// use highlighted.
 pub(super) async fn pick_model(
@@ -520,6 +518,8 @@ pub(super) async fn pick_session(
     Ok(editor)
 }
 
+/// The sessions a `/resume PREFIX` matched: a picker on a terminal, else
+/// numbered; the one chosen is opened (an empty answer opens none).
 pub(super) async fn pick_and_resume(
     editor: Editor,
     queued: &Mutex<Vec<String>>,

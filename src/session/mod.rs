@@ -21,7 +21,7 @@ pub(crate) use load::load;
 pub use load::{parse, LoadedSession};
 pub use pairing::in_entry_order;
 pub(crate) use pairing::pair_results;
-pub use record::{Meta, Record, SessionEvent, FORMAT_VERSION};
+pub use record::{CompactionReason, Meta, Record, SessionEvent, FORMAT_VERSION};
 pub(crate) use remove::{older_than, parse_age, remove};
 pub(crate) use store::SessionHandle;
 

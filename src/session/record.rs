@@ -29,10 +29,7 @@ pub enum Record {
     /// messages as they were). A loader starts from the last one.
     Compaction {
         ts: String,
-        /// `threshold` (the next request would have passed
-        /// `[context] compact_at`), `requested` (`/compact`), `refused`
-        /// (the provider refused a request as too long).
-        reason: String,
+        reason: CompactionReason,
         /// Messages replaced by the summary, and tool results whose bodies
         /// were dropped.
         summarised: u64,
@@ -132,4 +129,17 @@ pub struct Meta {
     /// The session this one is a copy of (`--fork`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub forked_from: Option<String>,
+}
+
+/// Why the history was compacted (`--json` and the session file:
+/// `threshold`, `requested`, `refused`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CompactionReason {
+    /// The next request would have passed `[context] compact_at`.
+    Threshold,
+    /// `/compact`.
+    Requested,
+    /// The provider refused a request as too long.
+    Refused,
 }

@@ -19,7 +19,7 @@ pub(crate) mod validation;
 mod warm;
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures_util::future::BoxFuture;
@@ -103,9 +103,11 @@ type CatalogKey = (u64, usize);
 
 #[derive(Default)]
 struct Shared {
-    /// Decided once, at the first request, and kept for the run: the tool list
-    /// a session sends must not change shape under the prompt cache.
-    deferred: OnceLock<bool>,
+    /// Decided at a session's first request (or kept as a resumed one
+    /// recorded it) and held for that session: the tool list it sends must
+    /// not change shape under the prompt cache. Forgotten when another
+    /// session begins (`/new`, `/resume`).
+    deferred: Mutex<Option<bool>>,
     catalog: Mutex<Option<(CatalogKey, Arc<ToolCatalog>)>>,
     /// The tools offered directly, once taken (see `offered`).
     offered: Mutex<Option<Vec<CatalogTool>>>,
@@ -263,24 +265,55 @@ impl Registry {
 
     /// Whether MCP tools sit behind the bridge for this run.
     pub(crate) fn deferred(&self) -> bool {
-        *self.shared.deferred.get_or_init(|| self.decide_deferral())
+        let slot = || {
+            self.shared
+                .deferred
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+        };
+        if let Some(decided) = *slot() {
+            return decided;
+        }
+        // Decided without the lock held (it reads the catalogs' sizes);
+        // a decision made meanwhile wins.
+        let decided = self.decide_deferral();
+        *slot().get_or_insert(decided)
     }
 
     /// Whether they would, as the catalogs stand now, without settling it
     /// (the decision is made at the session's first request).
     pub(crate) fn would_defer(&self) -> bool {
-        self.shared
+        let decided = *self
+            .shared
             .deferred
-            .get()
-            .copied()
-            .unwrap_or_else(|| self.decide_deferral())
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        decided.unwrap_or_else(|| self.decide_deferral())
     }
 
     /// Keeps the decision a resumed session recorded, so it offers the same
     /// tool definitions as before whatever the catalogs look like now.
     /// Returns false when a decision was already made.
     pub(crate) fn keep_deferral(&self, deferred: bool) -> bool {
-        self.shared.deferred.set(deferred).is_ok()
+        let mut slot = self
+            .shared
+            .deferred
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        if slot.is_some() {
+            return false;
+        }
+        *slot = Some(deferred);
+        true
+    }
+
+    /// Another session begins: its decision is its own.
+    pub(crate) fn forget_deferral(&self) {
+        *self
+            .shared
+            .deferred
+            .lock()
+            .unwrap_or_else(|e| e.into_inner()) = None;
     }
 
     /// Whether any tool could be deferred (an MCP server or a gateway is

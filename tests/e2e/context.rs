@@ -410,3 +410,42 @@ fn a_pre_compact_hook_is_told_of_each_compaction() {
         "{compactions} compactions, the hook was told: {told:?}"
     );
 }
+
+/// The summary request `/compact` sends carries the summarised messages
+/// as the last request sent them — old tool results whole, not stubbed —
+/// so it is a prefix of that request and the prompt cache serves it.
+#[test]
+fn the_summary_request_starts_as_the_last_request_did() {
+    let env = TestEnv::deferred(&[("t", "")]);
+    env.fake.push(Reply::tool_calls(&[(
+        &crate::support::call_id("huge"),
+        "tool_call",
+        r#"{"name":"mcp__t__huge","arguments":{"bytes":4000}}"#,
+    )]));
+    env.fake.push(Reply::text("It is 4000 x's."));
+    env.fake.push(Reply::text("Nothing else."));
+    env.fake
+        .push(Reply::text("Summary: a tool printed 4000 x's."));
+    env.run(&["-q", "what does huge print?"]).ok();
+    env.run(&["--continue", "-q", "anything else?"]).ok();
+    env.run_with_stdin(&["--interactive", "--continue"], "/compact\n/quit\n")
+        .ok();
+    let reqs = env.fake.requests();
+    assert_eq!(reqs.len(), 4, "three answers and the summary");
+    let last = reqs[2].json()["messages"].as_array().unwrap().clone();
+    let summary = reqs[3].json()["messages"].as_array().unwrap().clone();
+    crate::assert_contains!(reqs[3].body_str(), SUMMARY_ASK);
+    let n = summary.len() - 1;
+    assert!(n > 2 && n <= last.len(), "{n} of {}", last.len());
+    assert_eq!(
+        summary[..n],
+        last[..n],
+        "the summary request diverges from the last request"
+    );
+    // The history it leaves still drops the old result's body.
+    let compaction = records(&env.only_session())
+        .into_iter()
+        .find(|r| r["type"] == "compaction")
+        .unwrap();
+    assert_eq!(compaction["stubbed"], 1, "{compaction}");
+}

@@ -26,6 +26,7 @@ mod remote;
 mod remote_faults;
 mod repl;
 mod reply_layout;
+mod resume_repl;
 mod sandbox;
 mod screen;
 mod search_quality;

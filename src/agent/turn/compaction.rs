@@ -31,22 +31,7 @@ const SUMMARY_INPUT: f64 = 0.85;
 /// long is summarised a window at a time).
 const MAX_SUMMARIES: usize = 8;
 
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) enum Reason {
-    Threshold,
-    Requested,
-    Refused,
-}
-
-impl Reason {
-    fn name(self) -> &'static str {
-        match self {
-            Reason::Threshold => "threshold",
-            Reason::Requested => "requested",
-            Reason::Refused => "refused",
-        }
-    }
-}
+pub(crate) use crate::agent::protocol::CompactionReason as Reason;
 
 impl Agent {
     /// The conversation's size after the last request and the model's
@@ -236,7 +221,22 @@ impl Agent {
                     break;
                 };
                 let part = compact::fitting_prefix(&view, cut, input(&self.meter), message_bytes);
-                let ask = compact::summary_request(&view, part, focus);
+                // The first summary asks over the messages as the last
+                // request sent them (old results whole, not stubbed): a
+                // prefix of that request, which the prompt cache holds —
+                // when they fit as well; stubbing changes no index.
+                let as_sent = summarised == 0
+                    && stubbed > 0
+                    && compact::fitting_prefix(
+                        &self.messages,
+                        cut,
+                        input(&self.meter),
+                        message_bytes,
+                    ) == part;
+                let ask = match as_sent {
+                    true => compact::summary_request(&self.messages, part, focus),
+                    false => compact::summary_request(&view, part, focus),
+                };
                 let w = window(&self.meter);
                 // Only a known window can be too small for the request.
                 let known_window = self.meter.window(&model).is_some();
@@ -273,7 +273,7 @@ impl Agent {
         self.session
             .append(&Record::Compaction {
                 ts: Utc::now().rfc3339(),
-                reason: reason.name().into(),
+                reason,
                 summarised: summarised as u64,
                 stubbed: stubbed as u64,
                 messages: view.clone(),
@@ -283,7 +283,7 @@ impl Agent {
         self.meter.warned = false;
         self.meter.last_tokens = Some(after);
         self.emit(Event::Compacted {
-            reason: reason.name().into(),
+            reason,
             before_tokens: before,
             after_tokens: after,
             summarised: summarised as u64,
