@@ -2,8 +2,8 @@
 //! allow / ask / deny globs and `[[approvals.rules]]` as one ordered list,
 //! conditions compiled once when the config is read.
 
+use super::defaults;
 use super::file::{ApprovalMode, ApprovalsSection, Decision};
-use super::settings::defaults;
 use super::ConfigError;
 
 #[derive(Debug, Clone, PartialEq)]

@@ -3,8 +3,7 @@
 
 use std::time::Duration;
 
-use super::defaults;
-use super::settings::ms;
+use super::defaults::{self, ms};
 use super::Concurrency;
 
 /// The built-in tools: which are offered, and how `shell` runs.

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use super::settings::{defaults, ms};
+use super::defaults::{self, ms};
 use super::{ConfigError, HookEntry};
 
 #[derive(Debug, Clone, PartialEq)]

@@ -7,6 +7,7 @@ mod approvals;
 mod builtin;
 pub(crate) mod claude;
 mod context;
+pub mod defaults;
 pub(crate) mod edit;
 mod file;
 mod hook_settings;
@@ -38,9 +39,9 @@ pub use matcher::HookMatcher;
 pub use paths::Paths;
 pub(crate) use paths::{project_dir, project_files};
 pub use settings::{
-    defaults, mcp_servers, resolve, ConfiguredWindows, ConnectorSettings, ContextSettings,
-    DeferPolicy, Limits, McpServerSettings, PromptSettings, ProviderSettings, RemoteSettings,
-    RetryPolicy, Settings, SystemPrompt, Thinking,
+    mcp_servers, resolve, ConfiguredWindows, ConnectorSettings, ContextSettings, DeferPolicy,
+    Limits, McpServerSettings, PromptSettings, ProviderSettings, RemoteSettings, RetryPolicy,
+    Settings, SystemPrompt, Thinking,
 };
 
 #[derive(Debug, thiserror::Error)]
@@ -266,7 +267,7 @@ pub fn load_merged(paths: &Paths, cwd: &Path, ov: &Overrides) -> Result<Merged, 
                         .map(|k| (path.clone(), k)),
                 );
             }
-            anchor::anchor(&mut t, &trust::folder_of(path), true);
+            anchor::anchor(&mut t, &paths::folder_of(path), true);
             note_origins(&mut origins, &t, path);
             load::merge(&mut merged, t);
             sources.push(path.clone());
@@ -291,7 +292,7 @@ pub fn load_merged(paths: &Paths, cwd: &Path, ov: &Overrides) -> Result<Merged, 
             held = Some(format!(
                 "{} — not applied: {why}; run `hermes trust` in {} to apply them",
                 by_file.join("; "),
-                trust::folder_of(&files[0].0).display()
+                paths::folder_of(&files[0].0).display()
             ));
         }
     }

@@ -33,6 +33,11 @@ impl Paths {
         }
     }
 
+    /// Where each MCP server's stderr log is kept.
+    pub fn mcp_log_dir(&self) -> PathBuf {
+        self.data_dir.join("logs").join("mcp")
+    }
+
     pub fn config_file(&self) -> PathBuf {
         self.config_dir.join("config.toml")
     }
@@ -102,12 +107,26 @@ pub(crate) fn project_files(cwd: &Path) -> Vec<PathBuf> {
     Vec::new()
 }
 
+/// The folder a project file belongs to (the one holding `.hermes`,
+/// `.claude` or `.mcp.json`), resolved, so a symlink or `..` cannot stand
+/// in for a trusted folder.
+pub(crate) fn folder_of(project_file: &Path) -> PathBuf {
+    let in_root = project_file.file_name().is_some_and(|f| f == ".mcp.json");
+    let folder = if in_root {
+        project_file.parent()
+    } else {
+        project_file.parent().and_then(Path::parent)
+    }
+    .unwrap_or(project_file);
+    std::fs::canonicalize(folder).unwrap_or_else(|_| folder.to_path_buf())
+}
+
 /// The project's folder — the one holding its `.hermes` or `.claude` —
 /// or, without one, the working folder: what hooks get as
 /// `CLAUDE_PROJECT_DIR`.
 pub(crate) fn project_dir(cwd: &Path) -> PathBuf {
     project_files(cwd)
         .first()
-        .map(|p| super::trust::folder_of(p))
+        .map(|p| folder_of(p))
         .unwrap_or_else(|| cwd.to_path_buf())
 }

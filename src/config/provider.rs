@@ -5,8 +5,8 @@
 use std::time::Duration;
 
 use super::context::ConfiguredWindows;
+use super::defaults::{self, ms};
 use super::file::{ConfigFile, ProviderKind, ThinkingMode};
-use super::settings::{defaults, ms};
 use super::{presets, ConfigError, Overrides};
 
 #[derive(Debug, Clone)]

@@ -13,76 +13,14 @@ pub use super::context::{ConfiguredWindows, ContextSettings, PromptSettings};
 use super::hook_settings::HooksSettings;
 
 use super::approvals::{approval_settings, ApprovalRule, ApprovalSettings, RuleOrigin};
+use super::defaults::{self, ms};
 use super::file::{
-    ApprovalMode, Concurrency, ConfigFile, Decision, DeferMode, LimitsSection, McpServerEntry,
-    ToolFilter, WarmUp,
+    Concurrency, ConfigFile, Decision, DeferMode, LimitsSection, McpServerEntry, ToolFilter, WarmUp,
 };
 use super::provider::resolve_provider;
 pub use super::provider::{ProviderSettings, RetryPolicy, Thinking};
 use super::{load_merged, ConfigError, Overrides, Paths};
 use crate::util::time::Utc;
-
-/// Every built-in default, in one place.
-pub mod defaults {
-    use super::{ApprovalMode, Concurrency, DeferMode, WarmUp};
-
-    pub const PROVIDER: &str = "openai";
-    /// Model requests allowed in one user turn.
-    pub const MAX_TURNS: u32 = 50;
-    pub const MAX_RETRIES: u32 = 4;
-    pub const RETRY_BASE_MS: u64 = 500;
-    pub const RETRY_MAX_MS: u64 = 30_000;
-    pub const CONNECT_TIMEOUT_MS: u64 = 10_000;
-    pub const IDLE_TIMEOUT_MS: u64 = 120_000;
-    /// One model request, start to last byte: 15 minutes.
-    pub const REQUEST_TIMEOUT_MS: u64 = 900_000;
-    /// One reply's body: 32 MiB (a long answer is a few hundred KiB).
-    pub const MAX_REPLY_BYTES: u64 = 32 * 1024 * 1024;
-    /// Output tokens per reply for providers that require a number.
-    pub const MAX_TOKENS: u32 = 8192;
-    /// The smallest thinking budget Anthropic accepts.
-    pub const MIN_THINKING_BUDGET: u32 = 1024;
-    pub const DEFER: DeferMode = DeferMode::Auto;
-    pub const DEFER_MAX_TOOLS: usize = 40;
-    pub const DEFER_MAX_SHARE: f64 = 0.1;
-    pub const CONTEXT_WINDOW: usize = 128_000;
-    /// Compact before a request past 80% of the window: room for the
-    /// answer and the next tool results.
-    pub const COMPACT_AT: f64 = 0.8;
-    pub const WARN_AT: f64 = 0.7;
-    pub const WARM_UP: WarmUp = WarmUp::Predict;
-    /// A cold start's catalog fill is given this long before tool_search
-    /// answers from what it has (a handshake takes well under a second).
-    pub const SEARCH_WAIT_MS: u64 = 3_000;
-    pub const CONCURRENCY: Concurrency = Concurrency::Serial;
-    pub const STARTUP_TIMEOUT_MS: u64 = 10_000;
-    pub const TOOL_TIMEOUT_MS: u64 = 60_000;
-    /// Hooks match every tool unless they say otherwise.
-    pub const HOOK_MATCH: &str = "*";
-    pub const HOOK_TIMEOUT_MS: u64 = 10_000;
-    pub const APPROVAL_MODE: ApprovalMode = ApprovalMode::Ask;
-    pub const MAX_TOOL_CALLS_PER_TURN: u32 = 200;
-    pub const CONNECTOR_TIMEOUT_MS: u64 = 60_000;
-    pub const TOOL_OUTPUT_BYTES: u64 = 64 * 1024;
-    pub const STDERR_LINE_BYTES: u64 = 2048;
-    pub const STDERR_QUOTE_CHARS: u64 = 300;
-    pub const SERVER_LOG_BYTES: u64 = 10 * 1024 * 1024;
-    pub const SERVERS_STARTED_AT_ONCE: u64 = 8;
-    /// The built-in tools a run offers unless `[tools] builtin` says otherwise.
-    pub const BUILTIN_TOOLS: &[&str] = &[
-        "read_file",
-        "write_file",
-        "edit_file",
-        "glob",
-        "grep",
-        "shell",
-    ];
-    /// How long a `shell` command may run unless it asks for less or more.
-    pub const SHELL_TIMEOUT_MS: u64 = 120_000;
-    /// The most a `shell` call may ask for.
-    pub const SHELL_MAX_TIMEOUT_MS: u64 = 600_000;
-    pub const SHELL_CONCURRENCY: Concurrency = Concurrency::Serial;
-}
 
 /// Bounds on what hermes holds, keeps and passes on (`[limits]`).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -444,13 +382,10 @@ pub fn resolve(paths: Paths, cwd: &Path, ov: &Overrides) -> Result<Settings, Con
     })
 }
 
-pub(super) fn ms(n: u64) -> Duration {
-    Duration::from_millis(n)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::file::ApprovalMode;
 
     #[test]
     fn an_empty_config_resolves_to_the_documented_defaults() {

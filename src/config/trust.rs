@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
+use super::paths::folder_of;
 use super::Paths;
 
 /// What an untrusted project file may set: choices of how hermes works that
@@ -68,20 +69,6 @@ pub(crate) enum Standing {
 /// The file that lists trusted folders: `<sha256 of the file> <folder>` a line.
 pub(crate) fn store(paths: &Paths) -> PathBuf {
     paths.data_dir.join("trusted-folders")
-}
-
-/// The folder a project file belongs to (the one holding `.hermes`,
-/// `.claude` or `.mcp.json`), resolved, so a symlink or `..` cannot stand
-/// in for a trusted folder.
-pub(crate) fn folder_of(project_file: &Path) -> PathBuf {
-    let in_root = project_file.file_name().is_some_and(|f| f == ".mcp.json");
-    let folder = if in_root {
-        project_file.parent()
-    } else {
-        project_file.parent().and_then(Path::parent)
-    }
-    .unwrap_or(project_file);
-    std::fs::canonicalize(folder).unwrap_or_else(|_| folder.to_path_buf())
 }
 
 /// What trust is given to: the project files' bytes and, when their hooks

@@ -23,9 +23,9 @@ pub(super) struct Loaded {
 
 impl Custom {
     pub(super) fn load(cwd: &std::path::Path, config_dir: &std::path::Path) -> Custom {
-        let reserved: Vec<&str> = super::commands::for_completion()
+        let reserved: Vec<&str> = super::command_table::for_completion()
             .iter()
-            .filter_map(|(n, _)| super::commands::canonical(n))
+            .filter_map(|(n, _)| super::command_table::canonical(n))
             .collect();
         let commands = commands::discover(cwd, config_dir, &reserved);
         let skills = skills::discover(cwd)

@@ -3,7 +3,7 @@
 //! interactive loop is in `repl`.
 
 mod approve;
-mod commands;
+mod command_table;
 mod complete;
 mod custom;
 mod form;
@@ -11,7 +11,6 @@ mod markdown;
 mod menu;
 mod offers;
 mod paste;
-mod pickers;
 mod printer;
 pub(crate) mod repl;
 mod resumed;

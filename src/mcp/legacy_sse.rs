@@ -66,7 +66,7 @@ pub(super) async fn open(
             .header(ACCEPT, "text/event-stream")
             .send()
             .await
-            .map_err(|e| LegacyError::Open(super::remote::root(&e)))?;
+            .map_err(|e| LegacyError::Open(crate::util::text::root_cause(&e)))?;
         let status = resp.status();
         let is_sse = resp
             .headers()
@@ -139,7 +139,7 @@ impl Transport<RoleClient> for LegacySse {
             let resp = request
                 .send()
                 .await
-                .map_err(|e| LegacyError::Post(super::remote::root(&e)))?;
+                .map_err(|e| LegacyError::Post(crate::util::text::root_cause(&e)))?;
             match resp.status() {
                 s if s.is_success() => Ok(()),
                 s => Err(LegacyError::Post(format!("HTTP {s}"))),

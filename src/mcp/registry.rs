@@ -539,7 +539,3 @@ fn slots_width(servers: &[Arc<McpServer>]) -> usize {
         .first()
         .map_or(1, |s| s.entry.limits.servers_started_at_once.max(1))
 }
-
-pub(super) fn log_dir(paths: &Paths) -> std::path::PathBuf {
-    paths.data_dir.join("logs").join("mcp")
-}

@@ -270,25 +270,11 @@ pub(super) fn error(
             "no answer to the MCP handshake after {} ms",
             timeout.as_millis()
         ),
-        RemoteError::Connect(ConnectError::Failed(e)) => root(&*e),
+        RemoteError::Connect(ConnectError::Failed(e)) => crate::util::text::root_cause(&*e),
     };
     super::ServerError::Remote {
         server: server.to_string(),
         url,
         detail: crate::util::secrets::mask(&detail).into_owned(),
     }
-}
-
-/// The innermost cause of an error, where the useful words are.
-pub(super) fn root(e: &(dyn std::error::Error + 'static)) -> String {
-    let mut cur = e;
-    let mut last = e.to_string();
-    while let Some(next) = cur.source() {
-        let text = next.to_string();
-        if !text.is_empty() {
-            last = text;
-        }
-        cur = next;
-    }
-    crate::util::text::excerpt(&crate::util::text::without_type_names(&last), 300)
 }

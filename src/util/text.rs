@@ -83,6 +83,20 @@ pub(crate) fn byte_size(bytes: usize) -> String {
     }
 }
 
+/// The innermost cause of an error, where the useful words are.
+pub(crate) fn root_cause(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut cur = e;
+    let mut last = e.to_string();
+    while let Some(next) = cur.source() {
+        let text = next.to_string();
+        if !text.is_empty() {
+            last = text;
+        }
+        cur = next;
+    }
+    excerpt(&without_type_names(&last), 300)
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

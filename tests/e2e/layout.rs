@@ -5,42 +5,47 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-/// Top-level module → the top-level modules its files name as `crate::x`.
-fn module_graph() -> BTreeMap<String, BTreeSet<String>> {
+/// Every `.rs` file under `src/`: its path there and its text.
+fn rust_files() -> Vec<(std::path::PathBuf, String)> {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    let mut files = Vec::new();
     let mut stack = vec![src.clone()];
     while let Some(dir) = stack.pop() {
         for entry in std::fs::read_dir(&dir).unwrap() {
             let path = entry.unwrap().path();
             if path.is_dir() {
                 stack.push(path);
-                continue;
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                let rel = path.strip_prefix(&src).unwrap().to_path_buf();
+                files.push((rel, std::fs::read_to_string(&path).unwrap()));
             }
-            if path.extension().is_none_or(|e| e != "rs") {
-                continue;
-            }
-            let rel = path.strip_prefix(&src).unwrap();
-            let first = rel
-                .components()
-                .next()
-                .unwrap()
-                .as_os_str()
-                .to_string_lossy();
-            let module = first.trim_end_matches(".rs").to_string();
-            if module == "lib" || module == "main" {
-                continue;
-            }
-            let text = std::fs::read_to_string(&path).unwrap();
-            let deps = graph.entry(module.clone()).or_default();
-            for (i, _) in text.match_indices("crate::") {
-                let name: String = text[i + "crate::".len()..]
-                    .chars()
-                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-                    .collect();
-                if !name.is_empty() && name != module {
-                    deps.insert(name);
-                }
+        }
+    }
+    files
+}
+
+/// Top-level module → the top-level modules its files name as `crate::x`.
+fn module_graph() -> BTreeMap<String, BTreeSet<String>> {
+    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (rel, text) in rust_files() {
+        let first = rel
+            .components()
+            .next()
+            .unwrap()
+            .as_os_str()
+            .to_string_lossy();
+        let module = first.trim_end_matches(".rs").to_string();
+        if module == "lib" || module == "main" {
+            continue;
+        }
+        let deps = graph.entry(module.clone()).or_default();
+        for (i, _) in text.match_indices("crate::") {
+            let name: String = text[i + "crate::".len()..]
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            if !name.is_empty() && name != module {
+                deps.insert(name);
             }
         }
     }
@@ -114,4 +119,152 @@ fn the_cycle_check_finds_a_loop() {
     assert_eq!(cycle_through(&graph, "a").unwrap(), ["a", "b", "c", "a"]);
     graph.get_mut("c").unwrap().clear();
     assert!(cycle_through(&graph, "a").is_none());
+}
+
+/// A file's module path: `src/frontend/repl.rs` and `src/frontend/repl/mod.rs`
+/// are both `frontend::repl`.
+fn module_of(rel: &Path) -> Vec<String> {
+    let mut parts: Vec<String> = rel
+        .components()
+        .map(|c| {
+            c.as_os_str()
+                .to_string_lossy()
+                .trim_end_matches(".rs")
+                .to_string()
+        })
+        .collect();
+    if parts.last().is_some_and(|l| l == "mod" || l == "lib") {
+        parts.pop();
+    }
+    parts
+}
+
+/// The paths a file names from `start` (`crate::a::b`, `super::a::{b, c::d}`),
+/// each as its segments.
+fn paths_after(text: &str, start: &str) -> Vec<Vec<String>> {
+    let ident = |s: &str| -> usize {
+        s.char_indices()
+            .find(|(_, c)| !(c.is_ascii_alphanumeric() || *c == '_'))
+            .map_or(s.len(), |(i, _)| i)
+    };
+    let mut out = Vec::new();
+    for (i, _) in text.match_indices(start) {
+        // `super::super::x` is read from its first `super::` only.
+        if start == "super::" && text[..i].ends_with("super::") {
+            continue;
+        }
+        let mut rest = &text[i + start.len()..];
+        let mut segs = Vec::new();
+        while rest.starts_with("super::") {
+            segs.push("super".to_string());
+            rest = &rest["super::".len()..];
+        }
+        loop {
+            let n = ident(rest);
+            if n == 0 {
+                break;
+            }
+            segs.push(rest[..n].to_string());
+            rest = &rest[n..];
+            if let Some(r) = rest.strip_prefix("::") {
+                rest = r;
+            } else {
+                break;
+            }
+        }
+        if let Some(group) = rest.strip_prefix('{') {
+            let inner = &group[..group.find('}').unwrap_or(group.len())];
+            for item in inner.split(',') {
+                let item = item.trim();
+                let mut s = segs.clone();
+                s.extend(
+                    item.split("::")
+                        .map(|p| p[..ident(p)].to_string())
+                        .filter(|p| !p.is_empty() && p != "self"),
+                );
+                out.push(s);
+            }
+        } else {
+            out.push(segs);
+        }
+    }
+    out
+}
+
+/// File → the files it uses: each `crate::` and `super::` path resolved to
+/// the deepest module file it reaches. A module's own file declaring and
+/// re-exporting its children is structure, not use: those edges are left out.
+fn file_graph() -> BTreeMap<String, BTreeSet<String>> {
+    let mut files: BTreeMap<Vec<String>, (String, String)> = BTreeMap::new();
+    for (rel, text) in rust_files() {
+        // Comments name paths without using them.
+        let text: String = text
+            .lines()
+            .filter(|l| !l.trim_start().starts_with("//"))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        files.insert(module_of(&rel), (rel.to_string_lossy().into_owned(), text));
+    }
+    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (module, (name, text)) in &files {
+        let mut used = Vec::new();
+        for p in paths_after(text, "crate::") {
+            used.push(p);
+        }
+        for p in paths_after(text, "super::") {
+            // `super` is the parent of the file's module.
+            let mut base = module.clone();
+            base.pop();
+            let mut segs = p.into_iter().peekable();
+            while segs.peek().is_some_and(|s| s == "super") {
+                segs.next();
+                base.pop();
+            }
+            base.extend(segs);
+            used.push(base);
+        }
+        let deps = graph.entry(name.clone()).or_default();
+        for mut p in used {
+            while !p.is_empty() && !files.contains_key(&p) {
+                p.pop();
+            }
+            let Some((target, _)) = files.get(&p) else {
+                continue;
+            };
+            let child_of_this = p.len() > module.len() && p.starts_with(module);
+            if target != name && !child_of_this {
+                deps.insert(target.clone());
+            }
+        }
+    }
+    graph
+}
+
+#[test]
+fn no_file_uses_a_file_that_uses_it_back() {
+    let graph = file_graph();
+    assert!(
+        graph["frontend/printer.rs"].contains("frontend/tool_block.rs"),
+        "{:?}",
+        graph["frontend/printer.rs"]
+    );
+    let mut cycles: Vec<Vec<String>> = graph
+        .keys()
+        .filter_map(|m| cycle_through(&graph, m))
+        .collect();
+    // Each loop once, from its smallest file.
+    for c in &mut cycles {
+        c.pop();
+        let i = (0..c.len()).min_by_key(|&i| &c[i]).unwrap();
+        c.rotate_left(i);
+    }
+    cycles.sort();
+    cycles.dedup();
+    let shown: Vec<String> = cycles.iter().map(|c| c.join(" → ")).collect();
+    assert!(
+        shown.is_empty(),
+        "{} file cycles:\n{}",
+        shown.len(),
+        shown.join("\n")
+    );
 }

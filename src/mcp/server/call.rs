@@ -319,7 +319,7 @@ impl McpServer {
                 _ => ToolOutput::error(format!(
                     "server `{}` lost its connection ({}) while `{tool}` was running",
                     self.name,
-                    crate::mcp::remote::root(&e)
+                    crate::util::text::root_cause(&e)
                 )),
             };
         }
@@ -338,7 +338,7 @@ impl McpServer {
             None => {
                 let url = self.entry.remote.as_ref().map_or("", |r| &r.url);
                 let url = crate::util::secrets::mask(url);
-                let why = crate::mcp::remote::root(&e);
+                let why = crate::util::text::root_cause(&e);
                 (
                     format!("at {url} lost the connection ({why})"),
                     String::new(),

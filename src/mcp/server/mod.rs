@@ -137,7 +137,7 @@ impl McpServer {
         shared: &Shared,
     ) -> McpServer {
         let cache_dir = paths.cache_dir.clone();
-        let log_dir = super::registry::log_dir(paths);
+        let log_dir = paths.mcp_log_dir();
         let oauth_store = super::oauth::store_path(paths, &name);
         let fingerprint = catalog_cache::fingerprint(&entry);
         let permits = match entry.concurrency {

@@ -11,7 +11,17 @@ use rustyline::error::ReadlineError;
 use tokio::sync::mpsc::UnboundedReceiver;
 use tokio_util::sync::CancellationToken;
 
+mod commands;
+mod editor;
+mod pickers;
+mod view;
+
+use editor::prompt;
+use editor::{next_line, Editor};
+use view::{context_line, leave, status_line};
+
 use super::approve::{AnswerSlot, TerminalAsker};
+use super::command_table::Slash;
 use super::complete::Completion;
 use super::printer::{drive, group, Printer};
 use super::typeahead::TypeAhead;
@@ -58,6 +68,8 @@ pub(super) enum Flow {
     PickSession(Vec<super::menu::Item>),
     /// `/model` alone on a terminal: pick one of the provider's models.
     PickModel(Vec<String>),
+    /// `/compact [FOCUS]`: the loop runs it (it drives a turn's events).
+    Compact(Option<String>),
 }
 
 pub(crate) async fn run(
@@ -75,7 +87,7 @@ pub(crate) async fn run(
         .build();
     let mut editor: Editor = rustyline::Editor::with_config(config)?;
     let custom = super::custom::Custom::load(ctx.cwd, &ctx.settings.paths.config_dir);
-    let mut listed_commands = super::commands::for_completion();
+    let mut listed_commands = super::command_table::for_completion();
     listed_commands.extend(custom.for_completion());
     let completion = Completion::new(listed_commands, ctx.cwd);
     let models = ctx.models.clone();
@@ -160,7 +172,7 @@ pub(crate) async fn run(
         if tty {
             let dir = ctx.settings.paths.sessions_dir();
             let id = agent.session().id().to_string();
-            let items = super::pickers::sessions(&dir, ctx.cwd, &id);
+            let items = pickers::sessions(&dir, ctx.cwd, &id);
             if let Ok(mut names) = session_names.lock() {
                 *names = items.into_iter().map(|i| (i.value, i.about)).collect();
             }
@@ -230,13 +242,14 @@ pub(crate) async fn run(
                  (set the terminal to UTF-8 to avoid this)"
             );
         }
-        if text == "/compact" || text.starts_with("/compact ") {
-            compact(&mut agent, text, &ctx.stop, rx, printer).await;
+        // A built-in command, parsed once.
+        let slash = super::command_table::Slash::parse(text);
+        if let Some(Slash::Compact(focus)) = &slash {
+            compact(&mut agent, focus.as_deref(), &ctx.stop, rx, printer).await;
             continue;
         }
-        let word = text.split_whitespace().next().unwrap_or("");
-        if super::commands::canonical(word) == Some("/help") {
-            errln!("{}", super::commands::help());
+        if slash == Some(Slash::Help) {
+            errln!("{}", super::command_table::help());
             errln!("{}", custom.help());
             continue;
         }
@@ -294,25 +307,30 @@ pub(crate) async fn run(
                     }
                 }
             } else if text.starts_with('/') {
-                match super::commands::command(text, &mut agent, &ctx).await? {
+                let Some(slash) = slash else {
+                    commands::unknown(text.split_whitespace().next().unwrap_or(text));
+                    continue;
+                };
+                match commands::command(slash, &mut agent, &ctx).await? {
                     Flow::Quit => break,
+                    Flow::Compact(focus) => {
+                        compact(&mut agent, focus.as_deref(), &ctx.stop, rx, printer).await;
+                        None
+                    }
                     Flow::Continue => None,
                     Flow::Send(t) => Some((t, Vec::new())),
                     Flow::Pick(found) => {
-                        editor = super::commands::pick_and_resume(
-                            editor, &queued, &mut agent, &ctx, found,
-                        )
-                        .await?;
+                        editor =
+                            commands::pick_and_resume(editor, &queued, &mut agent, &ctx, found)
+                                .await?;
                         None
                     }
                     Flow::PickSession(items) => {
-                        editor =
-                            super::commands::pick_session(editor, &mut agent, &ctx, items).await?;
+                        editor = commands::pick_session(editor, &mut agent, &ctx, items).await?;
                         None
                     }
                     Flow::PickModel(names) => {
-                        editor =
-                            super::commands::pick_model(editor, &mut agent, &ctx, names).await?;
+                        editor = commands::pick_model(editor, &mut agent, &ctx, names).await?;
                         None
                     }
                 }
@@ -350,82 +368,6 @@ pub(crate) async fn run(
     }
     leave(&agent).await;
     Ok(())
-}
-
-/// The end of a session in the REPL: one the user never wrote in is not
-/// kept (so `--continue` finds the last real conversation); any other is
-/// named with the command that reopens it.
-/// Says how to come back to the session being left — or, when it is not
-/// worth keeping (new, and never answered), removes it.
-pub(super) async fn leave(agent: &Agent) {
-    let session = agent.session();
-    if agent.keeps_session() {
-        errln!("resume with: hermes --resume {}", session.id());
-        return;
-    }
-    if agent.has_user_message() {
-        errln!("no answer came in this session; it is not kept");
-    }
-    let _ = session.clone().discard().await;
-}
-
-pub(super) type Editor = rustyline::Editor<Completion, rustyline::history::FileHistory>;
-
-fn prompt(yolo: bool) -> &'static str {
-    if yolo {
-        "(yolo) › "
-    } else {
-        "› "
-    }
-}
-
-/// The next line: one typed during the last turn, else one read from the
-/// line editor (on the blocking pool: it blocks on the terminal), starting
-/// from `initial` if given. Off a terminal, lines are read as bytes, with
-/// what is not UTF-8 replaced.
-pub(super) async fn next_line(
-    mut editor: Editor,
-    queued: &Mutex<Vec<String>>,
-    prompt: String,
-    initial: Option<String>,
-) -> Result<(Editor, Result<String, ReadlineError>), ReplError> {
-    let typed = queued
-        .lock()
-        .ok()
-        .and_then(|mut q| (!q.is_empty()).then(|| q.remove(0)));
-    if let Some(t) = typed {
-        errln!("› {t}");
-        return Ok((editor, Ok(t)));
-    }
-    Ok(tokio::task::spawn_blocking(move || {
-        if !std::io::stdin().is_terminal() {
-            return (editor, piped_line());
-        }
-        let r = match initial {
-            Some(line) => editor.readline_with_initial(&prompt, (&line, "")),
-            None => editor.readline(&prompt),
-        };
-        (editor, r)
-    })
-    .await?)
-}
-
-/// One line of piped input, without its line ending; bytes that are not
-/// UTF-8 become U+FFFD, with a warning.
-fn piped_line() -> Result<String, ReadlineError> {
-    use std::io::BufRead;
-    let mut buf = Vec::new();
-    if std::io::stdin().lock().read_until(b'\n', &mut buf)? == 0 {
-        return Err(ReadlineError::Eof);
-    }
-    while buf.last().is_some_and(|b| *b == b'\n' || *b == b'\r') {
-        buf.pop();
-    }
-    let line = String::from_utf8_lossy(&buf).into_owned();
-    if std::str::from_utf8(&buf).is_err() {
-        errln!("warning: a line on stdin has bytes that are not UTF-8; each was replaced with \u{FFFD}");
-    }
-    Ok(line)
 }
 
 /// How a turn ended, for what is typed next.
@@ -646,12 +588,11 @@ pub(super) fn cancel_on_ctrl_c(cancel: &CancellationToken) -> tokio::task::JoinH
 /// shown, Ctrl-C stopping it.
 async fn compact(
     agent: &mut Agent,
-    text: &str,
+    focus: Option<&str>,
     stop: &CancellationToken,
     rx: &mut UnboundedReceiver<Event>,
     printer: &mut Printer,
 ) {
-    let focus = text.split_once(' ').map(|(_, f)| f.trim());
     let cancel = stop.child_token();
     let on_ctrl_c = cancel_on_ctrl_c(&cancel);
     let res = drive(agent.compact_now(focus, &cancel), rx, printer).await;
@@ -662,42 +603,5 @@ async fn compact(
         Ok(false) => errln!("nothing to compact: the conversation is its newest turn"),
         Err(AgentError::Cancelled) => errln!("stopped; the conversation is as it was."),
         Err(e) => errln!("error: cannot compact: {e}"),
-    }
-}
-
-/// The line under the prompt: the model, how full its window is, the
-/// session — `gpt-5 · context 12% of 400 000 · session 20261203-…`.
-pub(super) fn status_line(agent: &Agent) -> String {
-    let context = match agent.context_status() {
-        (Some(used), Some(window)) => format!(
-            " · context {:.0}% of {}",
-            used as f64 * 100.0 / window as f64,
-            group(window)
-        ),
-        (None, Some(window)) => format!(" · context 0% of {}", group(window)),
-        (Some(used), None) => format!(" · context {} tokens", group(used)),
-        (None, None) => String::new(),
-    };
-    format!(
-        "{}{context} · session {}",
-        crate::util::sanitize::clean(agent.model()),
-        agent.session().id()
-    )
-}
-
-/// How full the model's window is: `context 43% · 3 440 of 8 000 tokens`.
-pub(super) fn context_line(agent: &Agent) -> String {
-    match agent.context_status() {
-        (Some(used), Some(window)) => format!(
-            "context {:.0}% · {} of {} tokens",
-            used as f64 * 100.0 / window as f64,
-            group(used),
-            group(window)
-        ),
-        (None, Some(window)) => format!("context window {} tokens", group(window)),
-        (_, None) => format!(
-            "context window of {} unknown (set providers.NAME.context_window)",
-            agent.model()
-        ),
     }
 }

@@ -6,8 +6,8 @@
 use std::path::Path;
 use std::sync::Mutex;
 
-use super::menu::Item;
-use super::repl::{next_line, Editor, ReplError};
+use super::{next_line, Editor, ReplError};
+use crate::frontend::menu::Item;
 
 /// Lets the person pick one of `items` (`selected` highlighted first);
 /// `None` when they take none (Esc, Ctrl-C, Ctrl-D, or a filter nothing

@@ -1,0 +1,456 @@
+//! The REPL's slash commands' handlers; their table (names, aliases,
+//! arguments, help) is `frontend/command_table.rs`.
+
+use std::io::IsTerminal;
+use std::sync::Mutex;
+
+use super::{context_line, leave, next_line, Editor, Flow, ReplContext, ReplError};
+use crate::agent::{open_session, Agent};
+use crate::frontend::command_table::{help, nearest, Slash};
+use crate::frontend::printer::group;
+use crate::util::text::excerpt;
+
+/// Runs a built-in slash command, parsed once (`Slash::parse`): each has
+/// its handler below. `/compact` is the loop's own (it drives a turn's
+/// events), so it comes back as a flow.
+pub(super) async fn command(
+    slash: Slash,
+    agent: &mut Agent,
+    ctx: &ReplContext<'_>,
+) -> Result<Flow, ReplError> {
+    match slash {
+        Slash::Quit => Ok(Flow::Quit),
+        Slash::Help => {
+            errln!("{}", help());
+            Ok(Flow::Continue)
+        }
+        Slash::Session => {
+            errln!(
+                "session {} · {}",
+                agent.session().id(),
+                agent.session().path().display()
+            );
+            Ok(Flow::Continue)
+        }
+        Slash::Stop => {
+            errln!("nothing is running.");
+            Ok(Flow::Continue)
+        }
+        Slash::Compact(focus) => Ok(Flow::Compact(focus)),
+        Slash::Init => init(ctx).await,
+        Slash::Approvals => approvals(agent, ctx).await,
+        Slash::Yolo => yolo(agent).await,
+        Slash::Update => update(ctx).await,
+        Slash::Model(name) => model(agent, ctx, name.as_deref()).await,
+        Slash::Usage => usage(agent).await,
+        Slash::Context => context(agent).await,
+        Slash::Tools(query) => tools(agent, &query).await,
+        Slash::Mcp => mcp(agent).await,
+        Slash::Sessions => sessions(ctx).await,
+        Slash::Resume(id) => resume(agent, ctx, id.as_deref()).await,
+        Slash::New => new(agent, ctx).await,
+    }
+}
+
+/// A line that starts with `/` and names no command: the nearest one.
+pub(super) fn unknown(word: &str) {
+    match nearest(word) {
+        Some(near) => errln!("unknown command {word}; did you mean {near}? (/help lists them)"),
+        None => errln!("unknown command {word}; /help lists them"),
+    }
+}
+
+/// `/init`: drafts an `AGENTS.md` unless the folder has one.
+async fn init(ctx: &ReplContext<'_>) -> Result<Flow, ReplError> {
+    let existing = ["AGENTS.md", "CLAUDE.md"]
+        .into_iter()
+        .find(|f| ctx.cwd.join(f).exists());
+    match existing {
+        Some(f) => {
+            errln!("{f} already exists in this folder; edit it, or remove it to draft a new one")
+        }
+        None => return Ok(Flow::Send(crate::frontend::offers::INIT.to_string())),
+    }
+    Ok(Flow::Continue)
+}
+
+/// `/approvals`: what runs without asking, and why.
+async fn approvals(agent: &mut Agent, ctx: &ReplContext<'_>) -> Result<Flow, ReplError> {
+    let p = agent.policy_mut();
+    let allowed = p.allowed_this_session();
+    let config = ctx.settings.paths.config_file();
+    let standing = standing_allows(ctx, &config);
+    if allowed.is_empty() && standing.is_empty() {
+        errln!("nothing is allowed without asking (answer s or a to a question to allow a tool)");
+    }
+    for t in allowed {
+        errln!("  {t}  (this session)");
+    }
+    for line in standing {
+        errln!("  {line}");
+    }
+    if p.yolo() {
+        errln!("  /yolo is on: tools run without asking (rules that deny still hold)");
+    }
+    Ok(Flow::Continue)
+}
+
+/// `/yolo`: tools run without asking, or ask again.
+async fn yolo(agent: &mut Agent) -> Result<Flow, ReplError> {
+    if agent.policy_mut().toggle_yolo() {
+        errln!("yolo on: tools run without asking for this session (rules that deny still hold); /yolo again to ask again");
+    } else {
+        errln!("yolo off: approvals ask again");
+    }
+    Ok(Flow::Continue)
+}
+
+/// `/update`: whether this installation is behind main.
+async fn update(ctx: &ReplContext<'_>) -> Result<Flow, ReplError> {
+    let paths = ctx.settings.paths.clone();
+    let line = tokio::task::spawn_blocking(move || crate::update::status_line(&paths)).await?;
+    errln!("{line}");
+    Ok(Flow::Continue)
+}
+
+/// `/model [NAME]`: a picker on a terminal, else the model; with a name, that model from now on.
+async fn model(
+    agent: &mut Agent,
+    ctx: &ReplContext<'_>,
+    name: Option<&str>,
+) -> Result<Flow, ReplError> {
+    let listed = ctx.models.lock().ok().and_then(|m| m.clone());
+    match name {
+        // On a terminal, a picker over the models the provider lists.
+        None if std::io::stdin().is_terminal() && listed.is_some() => {
+            return Ok(Flow::PickModel(listed.unwrap_or_default()));
+        }
+        None => {
+            errln!("model {}", agent.model());
+            if let Some(names) = &listed {
+                errln!(
+                    "{} lists {} models (Tab after /model completes them)",
+                    ctx.settings.provider.name,
+                    names.len()
+                );
+            }
+        }
+        Some(m) => {
+            agent.set_model(m);
+            errln!("model {m} from the next request on");
+            if listed.is_some_and(|names| !names.iter().any(|n| n == m)) {
+                errln!(
+                    "warning: {} does not list a model `{m}` (Tab after /model completes the ones it does); using it anyway",
+                    ctx.settings.provider.name
+                );
+            }
+        }
+    }
+    Ok(Flow::Continue)
+}
+
+/// `/usage`: requests and tokens so far, and how full the window is.
+async fn usage(agent: &mut Agent) -> Result<Flow, ReplError> {
+    let u = agent.usage_totals();
+    errln!(
+        "{} model request(s) · {} tokens in ({} read from the cache, {} written to it) · {} out",
+        u.requests,
+        u.prompt_tokens,
+        u.cache_read_tokens,
+        u.cache_write_tokens,
+        u.completion_tokens
+    );
+    errln!("{}", context_line(agent));
+    Ok(Flow::Continue)
+}
+
+/// `/context`: what the next request carries, by part.
+async fn context(agent: &mut Agent) -> Result<Flow, ReplError> {
+    let parts = agent.context_parts();
+    let (bytes, tokens) = parts
+        .iter()
+        .fold((0, 0), |(b, t), (_, pb, pt)| (b + pb, t + pt));
+    errln!("the next request carries (tokens estimated at the provider's last count):");
+    for (name, b, t) in &parts {
+        errln!(
+            "  {name:<40} {:>9} bytes {:>8} tokens",
+            group(*b),
+            group(*t)
+        );
+    }
+    errln!(
+        "  {:<40} {:>9} bytes {:>8} tokens",
+        "total",
+        group(bytes),
+        group(tokens)
+    );
+    errln!("{}", context_line(agent));
+    Ok(Flow::Continue)
+}
+
+/// `/tools [WORDS]`: what `tool_search` would find.
+async fn tools(agent: &mut Agent, query: &str) -> Result<Flow, ReplError> {
+    let (found, unsearched) = agent.find_tools(query).await;
+    if query.is_empty() {
+        errln!(
+            "{} tools in the catalogs; /tools WORDS searches them",
+            found.len()
+        );
+    } else if found.is_empty() {
+        errln!("no tool matches `{query}`");
+    }
+    for t in found.iter().filter(|_| !query.is_empty()) {
+        let first = t.description.lines().next().unwrap_or("");
+        let line = format!("{}  ({})  {}", t.name, t.source, excerpt(first, 100));
+        for l in crate::frontend::markdown::fit_to_stderr(&line, "  ", "      ") {
+            errln!("{l}");
+        }
+    }
+    if !unsearched.is_empty() {
+        errln!("not searched yet: {}", unsearched.join(", "));
+    }
+    Ok(Flow::Continue)
+}
+
+/// `/mcp`: each server, running or not, and its tools.
+async fn mcp(agent: &mut Agent) -> Result<Flow, ReplError> {
+    let (servers, (warmed, unused)) = agent.mcp_overview().await;
+    if servers.is_empty() {
+        errln!("no MCP servers configured (hermes mcp add NAME -- COMMAND …)");
+    }
+    for s in servers {
+        let state = match (s.running, s.warmed, s.called) {
+            (true, true, false) => "running, started ahead, not called yet",
+            (true, true, true) => "running, started ahead",
+            (true, _, _) => "running",
+            (false, _, _) => "not running",
+        };
+        errln!("  {:<16} {:>3} tools  {state}", s.name, s.tools);
+    }
+    if warmed > 0 {
+        errln!("started ahead of a call this session: {warmed} (not called: {unused})");
+    }
+    Ok(Flow::Continue)
+}
+
+/// `/sessions`: the ten newest.
+async fn sessions(ctx: &ReplContext<'_>) -> Result<Flow, ReplError> {
+    for s in crate::session::list(&ctx.settings.paths.sessions_dir())
+        .into_iter()
+        .take(10)
+    {
+        errln!(
+            "  {}  {}  {}",
+            s.meta.id,
+            s.meta.cwd,
+            crate::util::sanitize::clean(&excerpt(&s.title, 60))
+        );
+    }
+    Ok(Flow::Continue)
+}
+
+/// `/resume [ID]`: a picker on a terminal, else the newest here; an id prefix with several matches asks which.
+async fn resume(
+    agent: &mut Agent,
+    ctx: &ReplContext<'_>,
+    id: Option<&str>,
+) -> Result<Flow, ReplError> {
+    let dir = ctx.settings.paths.sessions_dir();
+    let path = match id {
+        Some(id) => match crate::session::find(&dir, id) {
+            Err(crate::session::SessionError::Ambiguous { .. }) => {
+                // Not the one open now (this REPL's own).
+                let mut found = crate::session::matching(&dir, id);
+                found.retain(|s| s.meta.id != agent.session().id());
+                return Ok(Flow::Pick(found));
+            }
+            found => found.map(Some),
+        },
+        // On a terminal, a picker over the sessions kept.
+        None if std::io::stdin().is_terminal() => {
+            let dir = ctx.settings.paths.sessions_dir();
+            let items = super::pickers::sessions(&dir, ctx.cwd, agent.session().id());
+            if items.is_empty() {
+                errln!("no other session is kept");
+                return Ok(Flow::Continue);
+            }
+            return Ok(Flow::PickSession(items));
+        }
+        None => {
+            let here = ctx.cwd.to_string_lossy();
+            Ok(crate::session::list(&dir)
+                .into_iter()
+                .find(|s| s.meta.cwd == here && s.meta.id != agent.session().id())
+                .map(|s| s.path))
+        }
+    };
+    match path {
+        Ok(Some(path)) => resume_at(agent, ctx, &path).await,
+        Ok(None) => errln!("no other session in this folder; /sessions lists them all"),
+        Err(e) => errln!("{e}"),
+    }
+    Ok(Flow::Continue)
+}
+
+/// `/new`: leaves this session for a new one.
+async fn new(agent: &mut Agent, ctx: &ReplContext<'_>) -> Result<Flow, ReplError> {
+    leave(agent).await;
+    let reach = agent.reach_prompt(ctx.cwd, &ctx.settings.prompt);
+    let start = open_session(ctx.settings, ctx.cwd, None, || reach).await?;
+    let id = start.handle.id().to_string();
+    let old = agent.begin(start).await;
+    // Closed now, not whenever its writer notices: it may be
+    // resumed with the next command.
+    let _ = old.close().await;
+    errln!("new session {id}");
+    Ok(Flow::Continue)
+}
+
+/// The rules that allow tools without asking: those the run began with
+/// (every config layer, `--approve`) and those "always" answers have saved
+/// in the user's config since, each once, with where it comes from.
+fn standing_allows(ctx: &ReplContext<'_>, config: &std::path::Path) -> Vec<String> {
+    use crate::config::Decision;
+    let shown = |r: &crate::config::ApprovalRule| {
+        let when: Vec<String> = r
+            .when
+            .iter()
+            .map(|(ptr, re)| format!(" when {ptr} ~ {}", excerpt(re.as_str(), 60)))
+            .collect();
+        format!("{}{}", r.tool, when.concat())
+    };
+    let mut seen = std::collections::HashSet::new();
+    let mut lines = Vec::new();
+    let at_start = ctx
+        .settings
+        .approvals
+        .rules
+        .iter()
+        .filter(|r| r.decision == Decision::Allow)
+        .map(|r| (shown(r), crate::policy::By::of(&r.origin).to_string()));
+    let saved = crate::config::edit::saved_allows(config)
+        .into_iter()
+        .map(|r| (shown(&r), format!("always, in {}", config.display())));
+    for (rule, from) in at_start.chain(saved) {
+        if seen.insert(rule.clone()) {
+            lines.push(format!("{}  ({from})", crate::util::sanitize::clean(&rule)));
+        }
+    }
+    lines
+}
+
+/// Opens the session at `path` in place of the current one.
+async fn resume_at(agent: &mut Agent, ctx: &ReplContext<'_>, path: &std::path::Path) {
+    match open_session(ctx.settings, ctx.cwd, Some(path), String::new).await {
+        Ok(start) => {
+            leave(agent).await;
+            let old = agent.begin(start).await;
+            let _ = old.close().await;
+            crate::frontend::resumed::show(agent);
+        }
+        Err(e) => errln!("error: {e}"),
+    }
+}
+
+/// `/model` on a terminal: the provider's models to pick from, the one in
+/// use highlighted.
+pub(super) async fn pick_model(
+    editor: Editor,
+    agent: &mut Agent,
+    ctx: &ReplContext<'_>,
+    names: Vec<String>,
+) -> Result<Editor, ReplError> {
+    let now = agent.model().to_string();
+    let selected = names.iter().position(|n| *n == now).unwrap_or(0);
+    let items = names
+        .into_iter()
+        .map(|n| {
+            let about = if n == now { "(in use)" } else { "" };
+            crate::frontend::menu::Item::new(n, about)
+        })
+        .collect();
+    let what = format!("model {now}; {} lists", ctx.settings.provider.name);
+    let (editor, taken) = super::pickers::pick(editor, &what, "model › ", items, selected).await?;
+    match taken {
+        Some(m) if m != now => {
+            agent.set_model(&m);
+            errln!("model {m} from the next request on");
+        }
+        _ => errln!("model {now} kept"),
+    }
+    Ok(editor)
+}
+
+/// `/resume` on a terminal: the sessions kept to pick from, the newest of
+/// this folder highlighted.
+pub(super) async fn pick_session(
+    editor: Editor,
+    agent: &mut Agent,
+    ctx: &ReplContext<'_>,
+    items: Vec<crate::frontend::menu::Item>,
+) -> Result<Editor, ReplError> {
+    let (editor, taken) =
+        super::pickers::pick(editor, "resume a session", "resume › ", items, 0).await?;
+    let dir = ctx.settings.paths.sessions_dir();
+    match taken.map(|id| crate::session::find(&dir, &id)) {
+        Some(Ok(path)) => resume_at(agent, ctx, &path).await,
+        Some(Err(e)) => errln!("{e}"),
+        None => errln!("no session opened"),
+    }
+    Ok(editor)
+}
+
+/// The sessions a `/resume PREFIX` matched: a picker on a terminal, else
+/// numbered; the one chosen is opened (an empty answer opens none).
+pub(super) async fn pick_and_resume(
+    editor: Editor,
+    queued: &Mutex<Vec<String>>,
+    agent: &mut Agent,
+    ctx: &ReplContext<'_>,
+    found: Vec<crate::session::Summary>,
+) -> Result<Editor, ReplError> {
+    if std::io::stdin().is_terminal() {
+        let items = found
+            .iter()
+            .map(|s| {
+                let title = crate::util::sanitize::clean(&excerpt(&s.title, 60));
+                crate::frontend::menu::Item::new(&s.meta.id, format!("{title} · {}", s.meta.cwd))
+            })
+            .collect();
+        let what = format!("{} sessions match", found.len());
+        let (editor, taken) = super::pickers::pick(editor, &what, "resume › ", items, 0).await?;
+        if let Some(s) = taken.and_then(|id| found.iter().find(|s| s.meta.id == id)) {
+            resume_at(agent, ctx, &s.path).await;
+        }
+        return Ok(editor);
+    }
+    errln!("{} sessions match:", found.len());
+    for (i, s) in found.iter().enumerate() {
+        errln!(
+            "  {}  {}  {}  {}",
+            i + 1,
+            s.meta.id,
+            s.meta.cwd,
+            crate::util::sanitize::clean(&excerpt(&s.title, 60))
+        );
+    }
+    let ask = format!("resume which (1-{}, Enter for none)? ", found.len());
+    let (editor, answer) = next_line(editor, queued, ask, None).await?;
+    let answer = answer.unwrap_or_default();
+    let answer = answer.trim();
+    if answer.is_empty() {
+        return Ok(editor);
+    }
+    match answer
+        .parse::<usize>()
+        .ok()
+        .and_then(|n| found.get(n.wrapping_sub(1)))
+    {
+        Some(s) => resume_at(agent, ctx, &s.path).await,
+        None => errln!(
+            "`{answer}` is not one of 1-{}; nothing was opened",
+            found.len()
+        ),
+    }
+    Ok(editor)
+}

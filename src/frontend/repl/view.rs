@@ -1,0 +1,60 @@
+//! What the REPL says of the session around the conversation: the
+//! status line under the prompt, how full the window is, and how to come
+//! back to a session being left.
+
+use crate::agent::Agent;
+use crate::frontend::printer::group;
+
+/// The end of a session in the REPL: one the user never wrote in is not
+/// kept (so `--continue` finds the last real conversation); any other is
+/// named with the command that reopens it.
+/// Says how to come back to the session being left — or, when it is not
+/// worth keeping (new, and never answered), removes it.
+pub(super) async fn leave(agent: &Agent) {
+    let session = agent.session();
+    if agent.keeps_session() {
+        errln!("resume with: hermes --resume {}", session.id());
+        return;
+    }
+    if agent.has_user_message() {
+        errln!("no answer came in this session; it is not kept");
+    }
+    let _ = session.clone().discard().await;
+}
+
+/// The line under the prompt: the model, how full its window is, the
+/// session — `gpt-5 · context 12% of 400 000 · session 20261203-…`.
+pub(super) fn status_line(agent: &Agent) -> String {
+    let context = match agent.context_status() {
+        (Some(used), Some(window)) => format!(
+            " · context {:.0}% of {}",
+            used as f64 * 100.0 / window as f64,
+            group(window)
+        ),
+        (None, Some(window)) => format!(" · context 0% of {}", group(window)),
+        (Some(used), None) => format!(" · context {} tokens", group(used)),
+        (None, None) => String::new(),
+    };
+    format!(
+        "{}{context} · session {}",
+        crate::util::sanitize::clean(agent.model()),
+        agent.session().id()
+    )
+}
+
+/// How full the model's window is: `context 43% · 3 440 of 8 000 tokens`.
+pub(super) fn context_line(agent: &Agent) -> String {
+    match agent.context_status() {
+        (Some(used), Some(window)) => format!(
+            "context {:.0}% · {} of {} tokens",
+            used as f64 * 100.0 / window as f64,
+            group(used),
+            group(window)
+        ),
+        (None, Some(window)) => format!("context window {} tokens", group(window)),
+        (_, None) => format!(
+            "context window of {} unknown (set providers.NAME.context_window)",
+            agent.model()
+        ),
+    }
+}
