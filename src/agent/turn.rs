@@ -20,7 +20,10 @@ mod changes;
 mod command_shell;
 mod compaction;
 mod hooked;
+mod unanswered;
+
 use compaction::Reason;
+use unanswered::Unanswered;
 
 #[derive(Debug, thiserror::Error)]
 pub enum AgentError {
@@ -76,29 +79,6 @@ pub(crate) struct UsageTotals {
 pub struct TurnOutcome {
     pub text: String,
     pub model_requests: u32,
-}
-
-/// Why the last request of a session got no answer, which the next user
-/// message tells the model (`[hermes: the previous request was … before
-/// you answered it.]`) and the session records (`turn_ended`).
-#[derive(Debug, Clone, PartialEq)]
-enum Unanswered {
-    /// Found so on resume: the run ended before the answer came.
-    Interrupted,
-    /// The user stopped the turn.
-    Stopped,
-    /// The turn failed: the error.
-    Failed(String),
-}
-
-impl std::fmt::Display for Unanswered {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Unanswered::Interrupted => write!(f, "interrupted"),
-            Unanswered::Stopped => write!(f, "stopped by the user"),
-            Unanswered::Failed(e) => write!(f, "ended by an error ({e})"),
-        }
-    }
 }
 
 pub struct Agent {

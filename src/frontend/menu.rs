@@ -122,8 +122,11 @@ impl Menu {
                 !(items.len() == 1 && items[0].value == line[*start..])
             }),
         };
+        // A new line (a filter typed) highlights its first entry again; a
+        // picker's first drawing keeps the entry it was opened on.
         let same = st.shown.as_ref().is_some_and(|s| s.line == line);
-        if !same && st.picking.is_none() {
+        let opening = st.picking.is_some() && st.shown.is_none();
+        if !same && !opening {
             st.selected = 0;
         }
         if st.closed.as_deref() != Some(line) {
@@ -385,6 +388,12 @@ mod tests {
         let rows = menu.rows("", None).unwrap();
         assert!(rows.0.contains("› o3"), "{}", rows.0);
         assert_eq!(menu.taken(""), Some("o3".into()));
+        menu.rows("gpt", None);
+        assert_eq!(
+            menu.taken("gpt"),
+            Some("gpt-5".into()),
+            "a filter highlights its first"
+        );
         menu.rows("mini", None);
         assert_eq!(menu.taken("mini"), Some("gpt-5-mini".into()));
         assert_eq!(menu.key(Key::Enter, "mini"), Some(Cmd::AcceptLine));
