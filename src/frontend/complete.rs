@@ -26,8 +26,8 @@ pub(crate) struct Completion {
     pub(crate) prompts: Arc<Mutex<Vec<(String, String)>>>,
     /// (`@server:uri`, what it is), refreshed between turns.
     pub(crate) resources: Arc<Mutex<Vec<(String, String)>>>,
-    /// (session id, its title and age), refreshed between turns.
-    pub(crate) sessions: Arc<Mutex<Vec<(String, String)>>>,
+    /// (session id, its title and age) after `/resume `.
+    pub(crate) sessions: Arc<Mutex<Sessions>>,
     /// The menu and status line drawn under the line.
     pub(crate) menu: Arc<super::menu::Menu>,
     /// Where `@path` is looked up.
@@ -70,7 +70,8 @@ impl Completion {
             return Some((start, found));
         }
         if line[..start].trim_end() == "/resume" {
-            return Some((start, described(&self.sessions, word)));
+            let mut sessions = self.sessions.lock().ok()?;
+            return Some((start, described_in(sessions.listed(), word)));
         }
         if crate::call::names::has_source_prefix(word) {
             return Some((start, described(&self.tools, word)));
@@ -81,6 +82,34 @@ impl Completion {
             return Some((start, found));
         }
         None
+    }
+}
+
+/// What lists the sessions: (id, its title and age), newest first.
+type ListSessions = Box<dyn Fn() -> Vec<(String, String)> + Send>;
+
+/// The sessions the menu offers after `/resume `, listed the first time
+/// they are asked for after `forget`: listing reads the head of every
+/// session file, not worth doing at every prompt.
+#[derive(Default)]
+pub(crate) struct Sessions {
+    load: Option<ListSessions>,
+    listed: Option<Vec<(String, String)>>,
+}
+
+impl Sessions {
+    /// From now on sessions are listed by `load`, the next time they are
+    /// asked for.
+    pub(crate) fn forget(&mut self, load: impl Fn() -> Vec<(String, String)> + Send + 'static) {
+        self.load = Some(Box::new(load));
+        self.listed = None;
+    }
+
+    fn listed(&mut self) -> &[(String, String)] {
+        if self.listed.is_none() {
+            self.listed = Some(self.load.as_ref().map(|l| l()).unwrap_or_default());
+        }
+        self.listed.as_deref().unwrap_or_default()
     }
 }
 
@@ -271,5 +300,32 @@ mod tests {
         assert_eq!(words(&c, "explain @s"), ["@src/"]);
         assert_eq!(words(&c, "explain @src/m"), ["@src/main.rs"]);
         assert_eq!(words(&c, "explain @.h"), ["@.hidden"]);
+    }
+
+    #[test]
+    fn sessions_are_listed_once_when_resume_asks_for_them() {
+        let c = Completion::new(Vec::new(), std::path::Path::new("."));
+        let calls = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let counted = calls.clone();
+        c.sessions.lock().unwrap().forget(move || {
+            counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            vec![(
+                "20261203-101502-3f9a2c".into(),
+                "who is ferris? · 3 min ago".into(),
+            )]
+        });
+        assert_eq!(words(&c, "hello"), Vec::<String>::new());
+        assert_eq!(
+            calls.load(std::sync::atomic::Ordering::SeqCst),
+            0,
+            "not at every prompt"
+        );
+        assert_eq!(words(&c, "/resume 2026"), ["20261203-101502-3f9a2c"]);
+        assert_eq!(words(&c, "/resume 20261203"), ["20261203-101502-3f9a2c"]);
+        assert_eq!(
+            calls.load(std::sync::atomic::Ordering::SeqCst),
+            1,
+            "listed once"
+        );
     }
 }

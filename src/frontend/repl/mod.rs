@@ -170,11 +170,15 @@ pub(crate) async fn run(
             *names = super::offers::resource_mentions(&offers);
         }
         if tty {
-            let dir = ctx.settings.paths.sessions_dir();
+            let (dir, cwd) = (ctx.settings.paths.sessions_dir(), ctx.cwd.to_path_buf());
             let id = agent.session().id().to_string();
-            let items = pickers::sessions(&dir, ctx.cwd, &id);
             if let Ok(mut names) = session_names.lock() {
-                *names = items.into_iter().map(|i| (i.value, i.about)).collect();
+                names.forget(move || {
+                    pickers::sessions(&dir, &cwd, &id)
+                        .into_iter()
+                        .map(|i| (i.value, i.about))
+                        .collect()
+                });
             }
             let status = status_line(&agent);
             menu.set_status(status.clone());
