@@ -62,13 +62,9 @@ pub(crate) mod call;
 pub mod config;
 pub mod connectors;
 pub(crate) mod frontend;
-#[doc(hidden)]
-pub mod fuzzing;
 pub mod mcp;
 pub mod model;
 pub(crate) mod policy;
-#[cfg(test)]
-mod properties;
 pub(crate) mod provider;
 pub(crate) mod sandbox;
 pub mod session;

@@ -3,6 +3,6 @@
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     if let Ok(text) = std::str::from_utf8(data) {
         let (name, args) = text.split_once('\n').unwrap_or(("tool_call", text));
-        hermes::fuzzing::classify(name, args);
+        hermes::app::fuzzing::classify(name, args);
     }
 });

@@ -2,24 +2,25 @@
 //! one-shot text, `--json`) are consumers of the same [`Event`] stream.
 
 mod attach;
-mod compact;
-mod context;
+mod compaction;
 mod protocol;
 mod reach;
 mod session_setup;
 mod tool_call_batches;
 mod tool_round;
 mod turn;
+mod window;
 
 pub use crate::policy::{By, UserAnswer};
 pub(crate) use attach::{bind_arguments, Offers};
-pub(crate) use context::Meter;
 pub use protocol::{CompactionReason, Event, Settled, SettledBy, ShownArguments};
 pub(crate) use protocol::{EventTx, EVENTS_SCHEMA};
-pub(crate) use session_setup::{begin_tools, open_session, unanswered, SessionStart};
+pub(crate) use session_setup::{open_session, SessionStart};
 pub use tool_call_batches::expand_local_tool_batches;
 pub use tool_round::run_tool_call;
+pub(crate) use turn::Parts;
 pub use turn::{Agent, AgentError, TurnOutcome};
+pub(crate) use window::Meter;
 
 pub(crate) use attach::outside_mentions;
 

@@ -1,10 +1,12 @@
-//! Starting a new session or resuming one: the meta record and system prompt of a
-//! new file, or the repairs a resumed one needs (a torn tail, unanswered calls)
-//! made by appending — earlier bytes are never rewritten. And the one way a
-//! session begins in an agent, at start-up (`app/chat.rs`) and in the REPL
-//! (`/new`, `/resume`): [`begin_tools`] and [`Agent::begin`] hold the tools it
-//! offers, its deferral and the note for a turn it left unanswered per
-//! session, so `/resume` opens a session exactly as `--resume` does.
+//! The one way into a session, at start-up (`app/chat.rs`: a new one,
+//! `--resume`, `--continue`, `--fork`) and in the REPL (`/new`, `/resume`):
+//! [`open_session`] writes a new file's meta record and system prompt, or
+//! makes the repairs a resumed one needs (a torn tail, unanswered calls) by
+//! appending — earlier bytes are never rewritten; then [`Agent::start`] (a
+//! run's first session) or [`Agent::begin`] (a later one) holds the tools
+//! it offers, its deferral, its window's calibration and the note for a
+//! turn it left unanswered per session, so `/resume` opens a session
+//! exactly as `--resume` does.
 
 use std::path::Path;
 
@@ -13,7 +15,11 @@ use crate::model::{Message, ToolResult};
 use crate::session::{
     self, LoadedSession, Meta, Record, SessionError, SessionEvent, SessionHandle,
 };
+use crate::tools::Registry;
 use crate::util::time::Utc;
+
+use super::turn::{Agent, Parts};
+use super::Event;
 
 pub(crate) struct SessionStart {
     pub handle: SessionHandle,
@@ -29,19 +35,24 @@ pub(crate) struct SessionStart {
     pub warnings: Vec<String>,
 }
 
-/// Opens the session a run works in: `resume` (a file path already found) or a new one.
-/// `reach`: what a new session's system prompt adds to hermes' own words
-/// (servers, their tools and instructions, the project's AGENTS.md); asked
-/// for only when a session is created.
+/// Opens the session to work in: `resume` (a file path already found) or a
+/// new one, whose system prompt adds to hermes' own words what `tools`
+/// reach (servers, their tools and instructions, the project's AGENTS.md)
+/// — listed first when they are offered directly, so the prompt and the
+/// first request name them all.
 pub(crate) async fn open_session(
     settings: &Settings,
     cwd: &Path,
+    tools: &Registry,
     resume: Option<&Path>,
-    reach: impl FnOnce() -> String,
 ) -> Result<SessionStart, SessionError> {
     match resume {
         Some(path) => resume_session(path).await,
-        None => new_session(settings, cwd, reach()).await,
+        None => {
+            tools.list_before_first_request().await;
+            let reach = super::reach_prompt(tools, cwd, &settings.prompt);
+            new_session(settings, cwd, reach).await
+        }
     }
 }
 
@@ -164,10 +175,7 @@ async fn resume_session(path: &Path) -> Result<SessionStart, SessionError> {
 /// recorded direct tools are more than this provider's API takes, which
 /// the returned warning says — and, resumed, the tools it offered and the
 /// servers its last turn used, started early.
-pub(crate) async fn begin_tools(
-    tools: &crate::tools::Registry,
-    start: &SessionStart,
-) -> Option<String> {
+async fn begin_tools(tools: &Registry, start: &SessionStart) -> Option<String> {
     tools.forget_deferral();
     let over_limit = tools.over_api_limit();
     if let Some(deferred) = start.deferred {
@@ -212,17 +220,43 @@ fn last_turn_calls(messages: &[Message]) -> Vec<crate::model::ToolCall> {
     calls
 }
 
-impl super::Agent {
-    /// Makes `start` this agent's session (`/new`, `/resume`), as start-up
-    /// makes its first one; the session it was in is returned, to be
-    /// closed.
+impl Agent {
+    /// An agent in its first session: made from `parts`, then begun as
+    /// `/new` and `/resume` begin theirs.
+    pub(crate) async fn start(parts: Parts, start: SessionStart) -> Agent {
+        let mut agent = Agent::from_parts(parts, start.handle.clone());
+        // The session "left" is this one: nothing to close.
+        let _ = agent.begin(start).await;
+        agent
+    }
+
+    /// Opens a session for this agent's tools ([`open_session`]), to begin
+    /// with [`Agent::begin`].
+    pub(crate) async fn open(
+        &self,
+        settings: &Settings,
+        cwd: &Path,
+        resume: Option<&Path>,
+    ) -> Result<SessionStart, SessionError> {
+        open_session(settings, cwd, &self.tools, resume).await
+    }
+
+    /// Makes `start` this agent's session — `session_started` first, then
+    /// what the person should know of it — and returns the session it was
+    /// in, to be closed.
     pub(crate) async fn begin(&mut self, start: SessionStart) -> SessionHandle {
         let events = self.events();
+        let _ = events.send(Event::SessionStarted {
+            schema: super::EVENTS_SCHEMA,
+            id: start.handle.id().to_string(),
+            path: start.handle.path().display().to_string(),
+            resumed: start.resumed,
+        });
         if let Some(message) = begin_tools(&self.tools, &start).await {
-            let _ = events.send(super::Event::Warning { message });
+            let _ = events.send(Event::Warning { message });
         }
         for message in &start.warnings {
-            let _ = events.send(super::Event::Warning {
+            let _ = events.send(Event::Warning {
                 message: message.clone(),
             });
         }

@@ -12,7 +12,7 @@ use super::cli::Cli;
 use super::commands::Context;
 use super::signals::Signals;
 use super::{CommandError, Exit};
-use crate::agent::{open_session, Agent, Event};
+use crate::agent::{open_session, Agent, Event, Parts};
 use crate::config::{self, DeferPolicy, Settings};
 use crate::frontend::{drive, repl, Printer, Style};
 use crate::mcp::McpRegistry;
@@ -104,23 +104,8 @@ pub async fn assemble(
     }
     tools.list_connectors_in_background();
     mcp.fill_catalogs_in_background();
-    // A new session that offers its tools directly lists them first, so
-    // its prompt and first request name them all.
-    if resume.is_none() {
-        tools.list_before_first_request().await;
-    }
-    let start = open_session(settings, cwd, resume, || {
-        crate::agent::reach_prompt(&tools, cwd, &settings.prompt)
-    })
-    .await?;
-    // Deferral and offered tools as the session recorded them.
-    let over_limit = crate::agent::begin_tools(&tools, &start).await;
+    let start = open_session(settings, cwd, &tools, resume).await?;
     let (tx, rx) = mpsc::unbounded_channel();
-    if !start.resumed {
-        for message in crate::agent::reach_warnings(cwd) {
-            let _ = tx.send(Event::Warning { message });
-        }
-    }
     let progress = tx.clone();
     mcp.on_progress(Arc::new(move |p| {
         let _ = progress.send(Event::ToolProgress {
@@ -135,37 +120,27 @@ pub async fn assemble(
     mcp.on_notice(Arc::new(move |message| {
         let _ = notices.send(Event::Warning { message });
     }));
-    let _ = tx.send(Event::SessionStarted {
-        schema: crate::agent::EVENTS_SCHEMA,
-        id: start.handle.id().to_string(),
-        path: start.handle.path().display().to_string(),
-        resumed: start.resumed,
-    });
-    for w in settings.warnings.iter().chain(&start.warnings) {
+    let resumed = start.resumed;
+    let parts = Parts {
+        provider,
+        model: settings.provider.model.clone(),
+        tools,
+        policy: Policy::from_settings(&settings.hooks, &settings.approvals),
+        meter: crate::agent::Meter::new(settings.provider.windows.clone(), settings.context),
+        max_turns: settings.max_turns,
+        events: tx.clone(),
+    };
+    // `session_started` is the first event; what config and the project
+    // warn of follows it.
+    let agent = Agent::start(parts, start).await;
+    for w in &settings.warnings {
         let _ = tx.send(Event::Warning { message: w.clone() });
     }
-    if let Some(message) = over_limit {
-        let _ = tx.send(Event::Warning { message });
+    if !resumed {
+        for message in crate::agent::reach_warnings(cwd) {
+            let _ = tx.send(Event::Warning { message });
+        }
     }
-    let last_usage = start.last_usage;
-    let unfinished = crate::agent::unanswered(&start.messages);
-    let agent = Agent::new(
-        provider,
-        settings.provider.model.clone(),
-        tools,
-        start.handle,
-        start.messages,
-        settings.max_turns,
-        tx,
-    )
-    .with_deferral_recorded(start.deferred.is_some())
-    .with_resumed(start.resumed)
-    .with_unfinished_turn(unfinished)
-    .with_policy(Policy::from_settings(&settings.hooks, &settings.approvals))
-    .with_meter(
-        crate::agent::Meter::new(settings.provider.windows.clone(), settings.context)
-            .resumed_from(last_usage),
-    );
     Ok(Conversation {
         agent,
         events: rx,

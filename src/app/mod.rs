@@ -7,6 +7,8 @@ mod chat;
 pub(crate) mod cli;
 pub(crate) mod commands;
 mod error;
+#[doc(hidden)]
+pub mod fuzzing;
 mod signals;
 
 use std::process::ExitCode;

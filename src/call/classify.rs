@@ -210,3 +210,26 @@ mod tests {
         ));
     }
 }
+
+#[cfg(test)]
+mod properties {
+    use crate::call::{classify, CallClass};
+    use crate::util::arbitrary::{config, text};
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(config())]
+
+        #[test]
+        fn tool_call_batches_are_classified_without_panicking(
+            name in prop_oneof![Just("tool_call".to_string()), Just("tool_search".to_string()), "[a-z_]{0,12}"],
+            args in text(),
+        ) {
+            match classify(&name, &args) {
+                CallClass::Split(e) => prop_assert!((2..=10).contains(&e.len())),
+                CallClass::ConnectorBatch(e) => prop_assert!((2..=10).contains(&e.len())),
+                _ => {}
+            }
+        }
+    }
+}

@@ -257,3 +257,21 @@ mod tests {
         assert!(err(json!({})).contains("missing `calls`"));
     }
 }
+
+#[cfg(test)]
+mod properties {
+    use crate::call::parse_calls;
+    use crate::util::arbitrary::{config, json_value};
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(config())]
+
+        #[test]
+        fn tool_call_inputs_are_read_without_panicking(input in json_value()) {
+            if let Ok(entries) = parse_calls(&input) {
+                prop_assert!(!entries.is_empty());
+            }
+        }
+    }
+}

@@ -394,3 +394,30 @@ fn mask_map(m: &mut std::collections::BTreeMap<String, String>) {
         };
     }
 }
+
+#[cfg(test)]
+mod properties {
+    use crate::util::arbitrary::config;
+    use proptest::prelude::*;
+    use std::path::Path;
+
+    proptest! {
+        #![proptest_config(config())]
+
+        #[test]
+        fn config_files_are_checked_without_panicking(text in prop_oneof![
+            ".{0,200}",
+            prop::collection::vec(prop_oneof![
+                Just("[providers.x]".to_string()),
+                Just("[mcp_servers.s]".to_string()),
+                Just("[tools]".to_string()),
+                "[a-z_]{1,12} = [0-9]{1,3}",
+                "[a-z_]{1,12} = \"[a-z]{0,6}\"",
+                Just("max_turns = 0".to_string()),
+                Just("concurrency = -1".to_string()),
+            ], 0..12).prop_map(|l| l.join("\n")),
+        ]) {
+            let _ = crate::config::parse_text(Path::new("fuzz.toml"), &text);
+        }
+    }
+}

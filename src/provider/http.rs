@@ -6,7 +6,6 @@
 
 use std::time::Duration;
 
-use aws_smithy_eventstream::frame::{DecodedFrame, MessageFrameDecoder};
 use eventsource_stream::Eventsource;
 use futures_util::{Stream, StreamExt};
 use tokio_util::sync::CancellationToken;
@@ -391,7 +390,7 @@ impl Endpoint {
         push: &mut (dyn FnMut(&str, &str) -> Result<bool, ProviderError> + Send),
         cancel: &CancellationToken,
     ) -> Result<(), ProviderError> {
-        let mut frames = FrameReader::default();
+        let mut frames = super::event_stream::FrameReader::default();
         loop {
             let chunk = match self.unless_cancelled(body.next(), cancel).await? {
                 None => return Ok(()),
@@ -529,52 +528,6 @@ impl Endpoint {
             provider: self.name.clone(),
             url: self.shown_url(),
             detail,
-        }
-    }
-}
-
-/// AWS event-stream messages out of a byte stream cut anywhere: each
-/// complete message as (`:event-type`, payload); an `exception` (or
-/// `error`) message as (`!` + its type, payload). A frame whose length or
-/// checksum is wrong is an error.
-#[derive(Default)]
-pub(crate) struct FrameReader {
-    decoder: MessageFrameDecoder,
-    pending: Vec<u8>,
-}
-
-impl FrameReader {
-    pub(crate) fn feed(&mut self, bytes: &[u8]) -> Result<Vec<(String, String)>, String> {
-        self.pending.extend_from_slice(bytes);
-        let mut out = Vec::new();
-        loop {
-            let mut rest: &[u8] = &self.pending;
-            let decoded = self.decoder.decode_frame(&mut rest);
-            let used = self.pending.len() - rest.len();
-            self.pending.drain(..used);
-            let message = match decoded {
-                Ok(DecodedFrame::Complete(m)) => m,
-                Ok(DecodedFrame::Incomplete) => return Ok(out),
-                Err(e) => return Err(excerpt(&e.to_string(), 120)),
-            };
-            let header = |name: &str| {
-                message
-                    .headers()
-                    .iter()
-                    .find(|h| h.name().as_str() == name)
-                    .and_then(|h| h.value().as_string().ok())
-                    .map(|s| s.as_str().to_string())
-                    .unwrap_or_default()
-            };
-            let payload = String::from_utf8_lossy(message.payload()).into_owned();
-            let event = match header(":message-type").as_str() {
-                "exception" | "error" => match header(":exception-type") {
-                    n if n.is_empty() => format!("!{}", header(":error-code")),
-                    n => format!("!{n}"),
-                },
-                _ => header(":event-type"),
-            };
-            out.push((event, payload));
         }
     }
 }

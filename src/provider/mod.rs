@@ -6,6 +6,7 @@ mod anthropic;
 mod bedrock;
 mod blocks;
 mod error;
+mod event_stream;
 mod http;
 pub(crate) mod openai;
 mod retry;
@@ -21,8 +22,6 @@ use tokio_util::sync::CancellationToken;
 
 pub(crate) use blocks::foreign_messages;
 pub(crate) use error::{Overflow, ProviderError};
-#[cfg(test)]
-pub(crate) use http::FrameReader;
 pub(crate) use openai::OpenAiProvider;
 pub(crate) use windows::known_window;
 
@@ -221,4 +220,34 @@ pub(crate) fn fold_native(kind: ProviderKind, events: &[(String, String)]) -> Op
         fold.push(event, data).ok()?;
     }
     Some(fold.finish())
+}
+
+#[cfg(test)]
+mod properties {
+    use super::fold_native;
+    use crate::config::ProviderKind;
+    use crate::util::arbitrary::{config, text};
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(config())]
+
+        #[test]
+        fn native_stream_events_fold_without_panicking(
+            bedrock in any::<bool>(),
+            events in prop::collection::vec((prop_oneof![
+                Just("content_block_start"), Just("content_block_delta"), Just("content_block_stop"),
+                Just("message_start"), Just("message_delta"), Just("message_stop"), Just("error"),
+                Just("contentBlockStart"), Just("contentBlockDelta"), Just("messageStop"),
+                Just("metadata"), Just("!throttlingException"), Just(""),
+            ], text()), 0..24),
+        ) {
+            let kind = if bedrock { ProviderKind::Bedrock } else { ProviderKind::Anthropic };
+            let events: Vec<(String, String)> = events.into_iter().map(|(e, d)| (e.to_string(), d)).collect();
+            if let Some(c) = fold_native(kind, &events) {
+                let n = c.native.expect("a native fold keeps its blocks");
+                prop_assert_eq!(n.tool_calls(), c.tool_calls);
+            }
+        }
+    }
 }

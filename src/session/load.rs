@@ -589,3 +589,28 @@ mod tests {
         assert!(matches!(err, SessionError::NotASession { .. }));
     }
 }
+
+#[cfg(test)]
+mod properties {
+    use crate::util::arbitrary::{config, text};
+    use proptest::prelude::*;
+    use std::path::Path;
+
+    proptest! {
+        #![proptest_config(config())]
+
+        #[test]
+        fn session_files_load_without_panicking(lines in prop::collection::vec(text(), 0..12), torn in any::<bool>()) {
+            let meta = r#"{"type":"meta","version":1,"id":"s","created":"t","cwd":"/","provider":"p","model":"m","hermes_version":"0"}"#;
+            let mut file = format!("{meta}\n");
+            for l in &lines {
+                file.push_str(&l.replace('\n', " "));
+                file.push('\n');
+            }
+            if torn {
+                file.pop();
+            }
+            let _ = crate::session::parse(Path::new("fuzz.jsonl"), file.as_bytes());
+        }
+    }
+}

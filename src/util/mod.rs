@@ -2,6 +2,8 @@
 //! and what every line hermes writes for a person goes through (`sanitize`,
 //! `secrets`, `stderr`).
 
+#[cfg(test)]
+pub(crate) mod arbitrary;
 pub(crate) mod child_env;
 pub(crate) mod glob;
 pub(crate) mod groups;

@@ -83,7 +83,11 @@ impl Agent {
     }
 
     /// Before a compaction (`manual` or `auto`): told, it decides nothing.
-    pub(super) async fn pre_compact_hooks(&self, trigger: &str, cancel: &CancellationToken) {
+    pub(in crate::agent) async fn pre_compact_hooks(
+        &self,
+        trigger: &str,
+        cancel: &CancellationToken,
+    ) {
         if self.policy.has(HookEvent::PreCompact) {
             let o = self
                 .policy

@@ -5,7 +5,7 @@
 /// message tells the model (`[hermes: the previous request was … before
 /// you answered it.]`) and the session records (`turn_ended`).
 #[derive(Debug, Clone, PartialEq)]
-pub(super) enum Unanswered {
+pub(in crate::agent) enum Unanswered {
     /// Found so on resume: the run ended before the answer came.
     Interrupted,
     /// The user stopped the turn.

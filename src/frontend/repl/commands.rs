@@ -5,7 +5,7 @@ use std::io::IsTerminal;
 use std::sync::Mutex;
 
 use super::{context_line, leave, next_line, Editor, Flow, ReplContext, ReplError};
-use crate::agent::{open_session, Agent};
+use crate::agent::Agent;
 use crate::frontend::command_table::{help, nearest, Slash};
 use crate::frontend::printer::group;
 use crate::util::text::excerpt;
@@ -295,8 +295,7 @@ async fn resume(
 /// `/new`: leaves this session for a new one.
 async fn new(agent: &mut Agent, ctx: &ReplContext<'_>) -> Result<Flow, ReplError> {
     leave(agent).await;
-    let reach = agent.reach_prompt(ctx.cwd, &ctx.settings.prompt);
-    let start = open_session(ctx.settings, ctx.cwd, None, || reach).await?;
+    let start = agent.open(ctx.settings, ctx.cwd, None).await?;
     let id = start.handle.id().to_string();
     let old = agent.begin(start).await;
     // Closed now, not whenever its writer notices: it may be
@@ -341,7 +340,7 @@ fn standing_allows(ctx: &ReplContext<'_>, config: &std::path::Path) -> Vec<Strin
 
 /// Opens the session at `path` in place of the current one.
 async fn resume_at(agent: &mut Agent, ctx: &ReplContext<'_>, path: &std::path::Path) {
-    match open_session(ctx.settings, ctx.cwd, Some(path), String::new).await {
+    match agent.open(ctx.settings, ctx.cwd, Some(path)).await {
         Ok(start) => {
             leave(agent).await;
             let old = agent.begin(start).await;

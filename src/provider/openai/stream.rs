@@ -221,3 +221,26 @@ mod tests {
         assert_eq!(c.tool_calls[0].arguments, "{\"path\":\"a\"}");
     }
 }
+
+#[cfg(test)]
+mod properties {
+    use super::{Assembler, Chunk};
+    use crate::util::arbitrary::{config, json_value};
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(config())]
+
+        #[test]
+        fn stream_chunks_assemble_without_panicking(chunks in prop::collection::vec(json_value(), 0..20)) {
+            let mut asm = Assembler::default();
+            for c in chunks {
+                if let Ok(chunk) = serde_json::from_value::<Chunk>(c) {
+                    asm.push(chunk);
+                }
+            }
+            let done = asm.finish();
+            prop_assert!(done.tool_calls.len() <= 20 * 12);
+        }
+    }
+}

@@ -4,9 +4,9 @@
 
 use tokio_util::sync::CancellationToken;
 
-use super::context::{request_bytes, Meter};
 use super::protocol::{Event, EventTx};
 use super::tool_round;
+use super::window::{request_bytes, Meter};
 use crate::model::{Message, NativeBlocks, ToolCall};
 use crate::policy::Policy;
 use crate::provider::{
@@ -18,11 +18,10 @@ use crate::util::time::Utc;
 
 mod changes;
 mod command_shell;
-mod compaction;
 mod hooked;
 mod unanswered;
 
-use compaction::Reason;
+use super::protocol::CompactionReason as Reason;
 use unanswered::Unanswered;
 
 #[derive(Debug, thiserror::Error)]
@@ -83,53 +82,61 @@ pub struct TurnOutcome {
 
 pub struct Agent {
     /// Shared so a front end can ask it things beside a turn (its models).
-    provider: std::sync::Arc<dyn Provider>,
-    model: String,
+    pub(super) provider: std::sync::Arc<dyn Provider>,
+    pub(super) model: String,
     pub(super) tools: Registry,
-    policy: Policy,
+    pub(super) policy: Policy,
     /// Whether the session file holds this session's deferral decision.
-    deferral_recorded: bool,
+    pub(super) deferral_recorded: bool,
     /// The session was resumed, not made by this run.
-    resumed: bool,
+    pub(super) resumed: bool,
     /// A turn of it was stopped by the user (who may want to come back).
-    stopped: bool,
+    pub(super) stopped: bool,
     /// Whether this run already noted blocks its provider cannot replay.
-    foreign_noted: bool,
+    pub(super) foreign_noted: bool,
     /// Whether this session's SessionStart hooks ran in this run.
-    session_hooked: bool,
+    pub(super) session_hooked: bool,
     /// How the last turn ended when it did not end with an answer: the
     /// next user message tells the model, so it never sees a bare
     /// `user, user`.
-    unfinished: Option<Unanswered>,
-    usage: UsageTotals,
+    pub(super) unfinished: Option<Unanswered>,
+    pub(super) usage: UsageTotals,
     /// How full the model's window is, and when to compact.
-    meter: Meter,
+    pub(super) meter: Meter,
     /// The size of the request last sent, for calibrating the meter.
-    sent_bytes: u64,
+    pub(super) sent_bytes: u64,
     /// The deferred tools' names as of the last turn, to tell the model
     /// what changed (`None` until the first turn takes stock).
-    told_tools: Option<std::collections::BTreeSet<String>>,
-    session: SessionHandle,
-    messages: Vec<Message>,
-    max_turns: u32,
-    events: EventTx,
+    pub(super) told_tools: Option<std::collections::BTreeSet<String>>,
+    pub(super) session: SessionHandle,
+    pub(super) messages: Vec<Message>,
+    pub(super) max_turns: u32,
+    pub(super) events: EventTx,
+}
+
+/// What an agent is made of besides the session it is in: the session
+/// comes from [`Agent::start`], the one way a session begins.
+pub(crate) struct Parts {
+    pub provider: Box<dyn Provider>,
+    pub model: String,
+    pub tools: Registry,
+    /// Hooks and approvals around every tool call.
+    pub policy: Policy,
+    /// The model windows config gives and when to compact.
+    pub meter: Meter,
+    pub max_turns: u32,
+    pub events: EventTx,
 }
 
 impl Agent {
-    pub(crate) fn new(
-        provider: Box<dyn Provider>,
-        model: String,
-        tools: Registry,
-        session: SessionHandle,
-        messages: Vec<Message>,
-        max_turns: u32,
-        events: EventTx,
-    ) -> Agent {
+    /// The agent, in `session` with no history yet: `Agent::begin` gives
+    /// it the session's own state.
+    pub(super) fn from_parts(parts: Parts, session: SessionHandle) -> Agent {
         Agent {
-            provider: provider.into(),
-            model,
-            tools,
-            policy: Policy::default(),
+            provider: parts.provider.into(),
+            model: parts.model,
+            tools: parts.tools,
+            policy: parts.policy,
             deferral_recorded: false,
             resumed: false,
             stopped: false,
@@ -137,20 +144,14 @@ impl Agent {
             session_hooked: false,
             unfinished: None,
             usage: UsageTotals::default(),
-            meter: Meter::new(Default::default(), Default::default()),
+            meter: parts.meter,
             sent_bytes: 0,
             told_tools: None,
             session,
-            messages,
-            max_turns,
-            events,
+            messages: Vec::new(),
+            max_turns: parts.max_turns,
+            events: parts.events,
         }
-    }
-
-    /// Hooks and approvals around every tool call.
-    pub(crate) fn with_policy(mut self, policy: Policy) -> Agent {
-        self.policy = policy;
-        self
     }
 
     /// The policy, for `/approvals`, `/yolo` and setting who answers.
@@ -158,32 +159,10 @@ impl Agent {
         &mut self.policy
     }
 
-    /// The model windows config gives and when to compact.
-    pub(crate) fn with_meter(mut self, meter: Meter) -> Agent {
-        self.meter = meter;
-        self
-    }
-
-    /// A resumed session whose last turn got no answer (it ends with the
-    /// user's message or with tool results): the next message says so.
     /// The session begun left its last request unanswered: the next
     /// message says so.
     pub(super) fn mark_unanswered(&mut self) {
         self.unfinished = Some(Unanswered::Interrupted);
-    }
-
-    pub(crate) fn with_unfinished_turn(mut self, unfinished: bool) -> Agent {
-        if unfinished {
-            self.unfinished = Some(Unanswered::Interrupted);
-        }
-        self
-    }
-
-    /// Whether the session already records its deferral decision (a resumed
-    /// one that made a request before): then it is not written again.
-    pub(crate) fn with_deferral_recorded(mut self, recorded: bool) -> Agent {
-        self.deferral_recorded = recorded;
-        self
     }
 
     /// Where this agent's events go, for front ends that add their own.
@@ -216,28 +195,20 @@ impl Agent {
                 .any(|m| matches!(m, Message::Assistant { .. }))
     }
 
-    pub(crate) fn with_resumed(mut self, resumed: bool) -> Agent {
-        self.resumed = resumed;
-        self
-    }
-
     pub(crate) fn session(&self) -> &SessionHandle {
         &self.session
     }
 
-    fn emit(&self, e: Event) {
+    pub(super) fn emit(&self, e: Event) {
         let _ = self.events.send(e);
     }
 
-    /// Replaces the session (REPL `/new`, `/resume`), keeping provider and
-    /// tools; a resumed one offers the tools it recorded, a new one what the
-    /// catalogs hold at its first request. Returns the session it leaves,
-    /// for the caller to close.
-    /// The agent's side of [`Agent::begin`]: the session's own state.
+    /// The agent's side of [`Agent::begin`]: the session's own state
+    /// replaces the last one's, provider and tools kept. Returns the
+    /// session it leaves, for the caller to close.
     pub(super) fn switch_session(&mut self, start: super::SessionStart) -> SessionHandle {
         let old = std::mem::replace(&mut self.session, start.handle);
         self.messages = start.messages;
-        self.tools.keep_offered(start.offered);
         self.resumed = start.resumed;
         self.stopped = false;
         self.deferral_recorded = start.deferred.is_some();
@@ -284,17 +255,6 @@ impl Agent {
         self.tools.find(query, 15).await
     }
 
-    /// What a new session's system prompt tells the model it can reach
-    /// (`/new`).
-    pub(crate) fn reach_prompt(
-        &self,
-        cwd: &std::path::Path,
-        budgets: &crate::config::PromptSettings,
-    ) -> String {
-        super::reach_prompt(&self.tools, cwd, budgets)
-    }
-
-    /// Every tool name of the catalogs, for Tab completion.
     /// Each tool of the catalogs with its description's first line, for Tab.
     pub(crate) fn tool_summaries(&self) -> Vec<(String, String)> {
         self.tools
@@ -517,7 +477,10 @@ impl Agent {
 
     /// Token counts (an event and a session record) and an answer cut at the
     /// output limit (a warning).
-    async fn note_completion(&mut self, completion: &Completion) -> Result<(), SessionError> {
+    pub(super) async fn note_completion(
+        &mut self,
+        completion: &Completion,
+    ) -> Result<(), SessionError> {
         self.usage.requests += 1;
         if let Some(u) = &completion.usage {
             self.usage.prompt_tokens += u.prompt_tokens;

@@ -55,13 +55,8 @@ impl Meter {
         }
     }
 
-    /// A resumed session's last request as the provider counted it.
-    pub(crate) fn resumed_from(mut self, last_usage: Option<(usize, u64)>) -> Meter {
-        self.resumed_count = last_usage;
-        self
-    }
-
-    /// As [`Meter::resumed_from`], for a session begun later (`/resume`).
+    /// A resumed session's last request as the provider counted it (none
+    /// for a new session), to calibrate against at its first request.
     pub(crate) fn resume_from(&mut self, last_usage: Option<(usize, u64)>) {
         self.resumed_count = last_usage;
     }
@@ -246,8 +241,8 @@ mod tests {
             },
             Message::user("u".repeat(984)),
         ];
-        let m = Meter::new(ConfiguredWindows::default(), ContextSettings::default());
-        let mut m = m.resumed_from(Some((1, 100)));
+        let mut m = Meter::new(ConfiguredWindows::default(), ContextSettings::default());
+        m.resume_from(Some((1, 100)));
         m.calibrate_resumed(&messages, &[]);
         // 1 000 bytes counted as 100 tokens: a tenth of a token a byte.
         assert_eq!(m.estimate(request_bytes(&messages, &[])), 200);

@@ -9,9 +9,11 @@
 
 use tokio_util::sync::CancellationToken;
 
-use super::super::compact;
-use super::super::context::{message_bytes, request_bytes, Meter};
-use super::{Agent, AgentError, Event};
+use super::turn::{Agent, AgentError};
+use super::window::{message_bytes, request_bytes, Meter};
+use super::Event;
+
+mod rules;
 use crate::model::Message;
 use crate::model::ToolSpec;
 use crate::provider::{ChatRequest, ProviderError, ProviderEvent};
@@ -200,8 +202,8 @@ impl Agent {
 
         let mut view = self.messages.clone();
         let mut stubbed = 0;
-        if let Some(newest) = compact::newest_user(&view) {
-            if let Some((v, n)) = compact::stub_old_results(&view, newest) {
+        if let Some(newest) = rules::newest_user(&view) {
+            if let Some((v, n)) = rules::stub_old_results(&view, newest) {
                 view = v;
                 stubbed = n;
             }
@@ -213,29 +215,29 @@ impl Agent {
                 // the conversation; else the newest share of the window.
                 let cut = match reason {
                     Reason::Requested => {
-                        compact::newest_user(&view).filter(|&c| c > compact::units(&view).0)
+                        rules::newest_user(&view).filter(|&c| c > rules::units(&view).0)
                     }
-                    _ => compact::cut_for(&view, keep(&self.meter), message_bytes),
+                    _ => rules::cut_for(&view, keep(&self.meter), message_bytes),
                 };
                 let Some(cut) = cut else {
                     break;
                 };
-                let part = compact::fitting_prefix(&view, cut, input(&self.meter), message_bytes);
+                let part = rules::fitting_prefix(&view, cut, input(&self.meter), message_bytes);
                 // The first summary asks over the messages as the last
                 // request sent them (old results whole, not stubbed): a
                 // prefix of that request, which the prompt cache holds —
                 // when they fit as well; stubbing changes no index.
                 let as_sent = summarised == 0
                     && stubbed > 0
-                    && compact::fitting_prefix(
+                    && rules::fitting_prefix(
                         &self.messages,
                         cut,
                         input(&self.meter),
                         message_bytes,
                     ) == part;
                 let ask = match as_sent {
-                    true => compact::summary_request(&self.messages, part, focus),
-                    false => compact::summary_request(&view, part, focus),
+                    true => rules::summary_request(&self.messages, part, focus),
+                    false => rules::summary_request(&view, part, focus),
                 };
                 let w = window(&self.meter);
                 // Only a known window can be too small for the request.
@@ -258,9 +260,9 @@ impl Agent {
                     }
                     Err(e) => return Err(e),
                 };
-                let (head, _) = compact::units(&view);
+                let (head, _) = rules::units(&view);
                 summarised += part - head;
-                view = compact::compacted(&view, part, &summary);
+                view = rules::compacted(&view, part, &summary);
                 if part == cut || self.meter.estimate(size(&view)) <= target(&self.meter) {
                     break;
                 }

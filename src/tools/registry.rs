@@ -1,0 +1,346 @@
+//! The registry of a run's tools: the built-ins the config names, the
+//! tools of its MCP servers and of the connector gateway, the catalog of
+//! deferrable ones (rebuilt only when a server's catalog changes), the
+//! tool list of the next request, and the bridge's `tool_search` and
+//! `tool_describe`. Names are resolved in `resolution.rs`.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::{
+    bridge, builtin, CatalogTool, Change, Earlier, Tool, ToolCatalog, ToolOutput, UnknownBuiltin,
+};
+use crate::call::{names, ToolRef};
+use crate::config::{DeferPolicy, WarmUp};
+use crate::connectors::Gateway;
+use crate::mcp::McpRegistry;
+use crate::model::ToolSpec;
+
+/// Identifies the inputs a catalog was built from: the MCP registry's
+/// catalog generation (0 without MCP) and the number of connector tools
+/// listed. A generation, unlike the address of an index, is never reused.
+type CatalogKey = (u64, usize);
+
+#[derive(Default)]
+pub(super) struct Shared {
+    /// Decided at a session's first request (or kept as a resumed one
+    /// recorded it) and held for that session: the tool list it sends must
+    /// not change shape under the prompt cache. Forgotten when another
+    /// session begins (`/new`, `/resume`).
+    pub(super) deferred: Mutex<Option<bool>>,
+    pub(super) catalog: Mutex<Option<(CatalogKey, Arc<ToolCatalog>)>>,
+    /// The tools offered directly, once taken (see `offered`).
+    pub(super) offered: Mutex<Option<Vec<CatalogTool>>>,
+    pub(super) validators: Mutex<HashMap<String, Option<Arc<jsonschema::Validator>>>>,
+}
+
+/// Every tool a run can offer: the built-ins the config names and the tools of
+/// the configured MCP servers (whose list can grow as catalogs arrive).
+#[derive(Clone)]
+pub struct Registry {
+    pub(super) tools: Vec<Arc<dyn Tool>>,
+    pub(super) mcp: Option<Arc<McpRegistry>>,
+    pub(super) gateway: Option<Arc<Gateway>>,
+    pub(super) policy: DeferPolicy,
+    /// Bytes of a built-in's or connector's result passed on (MCP servers
+    /// cut their own, by the same `[limits]`).
+    pub(super) output_limit: usize,
+    pub(super) shared: Arc<Shared>,
+}
+
+impl Default for Registry {
+    fn default() -> Self {
+        Registry {
+            tools: Vec::new(),
+            mcp: None,
+            gateway: None,
+            policy: DeferPolicy::default(),
+            output_limit: crate::config::Limits::default().tool_output_bytes,
+            shared: Arc::default(),
+        }
+    }
+}
+
+impl Registry {
+    /// The registry for a run: the built-ins the config names, working in
+    /// `cwd`, their output held to `output_limit`.
+    pub fn with_builtins(
+        settings: &crate::config::BuiltinSettings,
+        cwd: &std::path::Path,
+        output_limit: usize,
+    ) -> Result<Registry, UnknownBuiltin> {
+        let mut r = Registry::default().with_output_limit(output_limit);
+        r.tools = builtin::tools(settings, cwd, output_limit)?;
+        Ok(r)
+    }
+
+    /// Whether the built-in `name` is offered.
+    pub(crate) fn has_builtin(&self, name: &str) -> bool {
+        self.tools.iter().any(|t| t.spec().name == name)
+    }
+
+    pub fn with_mcp(mut self, mcp: Arc<McpRegistry>) -> Registry {
+        self.mcp = Some(mcp);
+        self
+    }
+
+    pub(crate) fn with_gateway(mut self, gateway: Arc<Gateway>) -> Registry {
+        self.gateway = Some(gateway);
+        self
+    }
+
+    /// Fetches the gateway's listing in the background, after the first request.
+    pub(crate) fn list_connectors_in_background(&self) {
+        if let Some(g) = self.gateway.clone() {
+            tokio::spawn(async move {
+                tokio::time::sleep(crate::mcp::FILL_DELAY).await;
+                let _ = g.tools().await;
+            });
+        }
+    }
+
+    pub(crate) fn mcp_registry(&self) -> Option<&Arc<McpRegistry>> {
+        self.mcp.as_ref()
+    }
+
+    /// Bytes of one tool result passed to the model (`[limits] tool_output_bytes`).
+    pub(crate) fn with_output_limit(mut self, bytes: usize) -> Registry {
+        self.output_limit = bytes;
+        self
+    }
+
+    pub(crate) fn with_policy(mut self, policy: DeferPolicy) -> Registry {
+        self.policy = policy;
+        self
+    }
+
+    /// The deferrable tools (MCP and connectors), rebuilt only when a catalog
+    /// changed or the connector listing arrived.
+    pub fn catalog(&self) -> Arc<ToolCatalog> {
+        let (generation, idx) = match &self.mcp {
+            Some(m) => {
+                let (g, i) = m.index_with_generation();
+                (g, Some(i))
+            }
+            None => (0, None),
+        };
+        let connectors = self
+            .gateway
+            .as_ref()
+            .map(|g| g.tools_now())
+            .unwrap_or_default();
+        let key = (generation, connectors.len());
+        let mut slot = self
+            .shared
+            .catalog
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        if let Some((k, c)) = slot.as_ref() {
+            if *k == key {
+                return c.clone();
+            }
+        }
+        let mut tools = match (&self.mcp, &idx) {
+            (Some(mcp), Some(idx)) => {
+                let names: Vec<String> = mcp.servers().iter().map(|s| s.name.clone()).collect();
+                ToolCatalog::from_mcp(idx, &names).tools
+            }
+            _ => Vec::new(),
+        };
+        tools.extend(connectors.into_iter().map(|t| CatalogTool {
+            name: t.name,
+            source: "connectors".into(),
+            description: t.description,
+            schema: t.schema,
+        }));
+        let built = Arc::new(ToolCatalog::new(tools));
+        *slot = Some((key, built.clone()));
+        self.shared
+            .validators
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clear();
+        built
+    }
+
+    /// The names of the deferrable tools as the catalog summaries and the
+    /// gateway's listing so far give them, without parsing a catalog: what
+    /// a new session's prompt was written from.
+    pub(crate) fn stock_names(&self) -> std::collections::BTreeSet<String> {
+        let mut names: std::collections::BTreeSet<String> = self
+            .mcp
+            .as_ref()
+            .map(|m| {
+                m.described()
+                    .into_iter()
+                    .flat_map(|(_, _, tools)| tools.unwrap_or_default())
+                    .collect()
+            })
+            .unwrap_or_default();
+        if let Some(g) = &self.gateway {
+            names.extend(g.tools_now().into_iter().map(|t| t.name));
+        }
+        names
+    }
+
+    /// The tool list of the next request.
+    pub(crate) fn specs(&self) -> Vec<ToolSpec> {
+        let mut specs: Vec<ToolSpec> = self.tools.iter().map(|t| t.spec()).collect();
+        if self.deferred() {
+            specs.extend(bridge::specs());
+        } else {
+            specs.extend(self.offered().into_iter().map(|t| ToolSpec {
+                name: t.name,
+                description: t.description,
+                parameters: t.schema,
+            }));
+        }
+        specs
+    }
+
+    pub(super) fn builtin(&self, name: &str) -> Option<&Arc<dyn Tool>> {
+        self.tools.iter().find(|t| t.spec().name == name)
+    }
+
+    pub(super) fn builtin_of(&self, tool: &ToolRef) -> Option<&Arc<dyn Tool>> {
+        match tool {
+            ToolRef::Builtin(n) => self.builtin(n),
+            _ => None,
+        }
+    }
+
+    /// A built-in's arguments as it resolves them ([`Tool::normalize`]).
+    pub(crate) fn normalize(&self, tool: &ToolRef, args: &Value) -> Option<Value> {
+        self.builtin_of(tool)?.normalize(args)
+    }
+
+    /// Whether the tool's entries are planned in entry order.
+    pub(crate) fn plans_changes(&self, tool: &ToolRef) -> bool {
+        self.builtin_of(tool).is_some_and(|t| t.plans_changes())
+    }
+
+    /// What a built-in call would change ([`Tool::plan`]).
+    pub(crate) fn plan(
+        &self,
+        tool: &ToolRef,
+        args: &Value,
+        earlier: &Earlier,
+    ) -> Option<Result<Change, String>> {
+        self.builtin_of(tool)?.plan(args, earlier)
+    }
+
+    pub(super) fn builtin_names(&self) -> Vec<String> {
+        self.tools.iter().map(|t| t.spec().name).collect()
+    }
+
+    /// `tool_search` or `tool_describe`, held to the output limit like any
+    /// tool result: a server writes the descriptions and schemas they show.
+    pub(crate) async fn bridge(&self, which: names::Bridge, raw_arguments: &str) -> ToolOutput {
+        self.bridge_uncut(which, raw_arguments)
+            .await
+            .cut(self.output_limit)
+    }
+
+    async fn bridge_uncut(&self, which: names::Bridge, raw_arguments: &str) -> ToolOutput {
+        let args = match crate::call::parse_arguments(raw_arguments) {
+            Ok(a) => a,
+            Err(e) => return ToolOutput::error(e),
+        };
+        match which {
+            names::Bridge::Search => self.search(&args).await,
+            names::Bridge::Describe => {
+                // A name not in the catalog yet may be in one still being
+                // listed (a cold start): wait for it as a search would.
+                let mut wanted = bridge::strings(&args, "names");
+                wanted.extend(bridge::strings(&args, "name"));
+                let catalog = self.catalog();
+                let catalog = if wanted.iter().any(|n| catalog.get(n).is_none()) {
+                    self.searchable().await;
+                    self.catalog()
+                } else {
+                    catalog
+                };
+                let out = bridge::describe(&args, &catalog);
+                if self.policy.warm_up != WarmUp::Off {
+                    let names = bridge::strings(&args, "names");
+                    self.warm_tools(names.iter().map(String::as_str));
+                }
+                into_output(out)
+            }
+            names::Bridge::Call => ToolOutput::error("tool_call is not answered by the bridge"),
+        }
+    }
+
+    /// Waits (bounded) for what a search should see — the gateway's
+    /// listing, catalogs being filled in the background — and names the
+    /// sources still not in.
+    pub(super) async fn searchable(&self) -> Vec<String> {
+        let mut unsearched = Vec::new();
+        if let Some(g) = &self.gateway {
+            if let Ok(Err(e)) = tokio::time::timeout(Duration::from_secs(15), g.tools()).await {
+                unsearched.push(format!("connectors ({e})"));
+            }
+        }
+        if let Some(mcp) = &self.mcp {
+            // Catalogs still being filled in the background are worth a
+            // wait, a bounded one: the rest are named in `not_searched`.
+            mcp.wait_for_background_fills(self.policy.search_wait).await;
+            unsearched = mcp
+                .servers()
+                .iter()
+                .filter(|s| s.catalog().is_none())
+                .map(|s| s.name.clone())
+                .collect();
+        }
+        unsearched
+    }
+
+    /// The tools a search for `query` finds, best first (every tool for an
+    /// empty one), and the sources not searched; for the person (`/tools`):
+    /// no server is warmed.
+    pub(crate) async fn find(&self, query: &str, limit: usize) -> (Vec<CatalogTool>, Vec<String>) {
+        let unsearched = self.searchable().await;
+        let cat = self.catalog();
+        let found = if query.trim().is_empty() {
+            cat.tools.clone()
+        } else {
+            cat.index()
+                .search(query, limit)
+                .iter()
+                .filter_map(|n| cat.get(n).cloned())
+                .collect()
+        };
+        (found, unsearched)
+    }
+
+    async fn search(&self, args: &Value) -> ToolOutput {
+        let unsearched = self.searchable().await;
+        let cat = self.catalog();
+        match bridge::search(args, &cat, &unsearched) {
+            Ok(found) => {
+                if self.policy.warm_up != WarmUp::Off {
+                    self.warm_tools(found.best.iter().map(String::as_str));
+                }
+                ToolOutput::ok(found.text)
+            }
+            Err(e) => ToolOutput::error(e),
+        }
+    }
+
+    /// Makes sure the connector listing has been fetched (for a scope check).
+    pub(crate) async fn load_connectors(&self) {
+        if let Some(g) = &self.gateway {
+            let _ = g.tools().await;
+        }
+    }
+}
+
+fn into_output(r: Result<String, String>) -> ToolOutput {
+    match r {
+        Ok(s) => ToolOutput::ok(s),
+        Err(e) => ToolOutput::error(e),
+    }
+}
