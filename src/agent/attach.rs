@@ -136,8 +136,13 @@ impl Agent {
         let mut attached = Vec::new();
         let mut images = Vec::new();
         for (placeholder, path) in pasted {
-            let real = std::fs::canonicalize(path).unwrap_or_else(|_| path.clone());
-            match image_file(placeholder, &real, images.len())? {
+            let (mention, pasted, before) = (placeholder.clone(), path.clone(), images.len());
+            let found = off_thread(placeholder, move || {
+                let real = std::fs::canonicalize(&pasted).unwrap_or(pasted);
+                image_file(&mention, &real, before)
+            })
+            .await?;
+            match found {
                 Some(image) => {
                     let line = image_line(placeholder, &image);
                     attached.push((placeholder.clone(), line.1));
@@ -181,44 +186,27 @@ impl Agent {
                         })?;
                 (body, String::new())
             } else {
-                let path = resolve(cwd, target);
-                let Ok(meta) = std::fs::metadata(&path) else {
-                    left.push(m);
-                    continue;
-                };
-                let real = match where_it_is(cwd, &path) {
-                    Place::Inside(real) => real,
-                    Place::Outside(real) if outside_allowed.contains(&m) => real,
-                    Place::Outside(_) => {
-                        return Err(AttachError::File {
-                            mention: m.clone(),
-                            detail: format!(
-                            "{} is outside the working folder, and attaching it was not allowed",
-                            path.display()
-                        ),
-                        })
+                let (mention, cwd) = (m.clone(), cwd.to_path_buf());
+                let allowed = outside_allowed.contains(&m);
+                let before = images.len();
+                let read = off_thread(&m, move || {
+                    local(&mention, &cwd, allowed, before, max_bytes)
+                })
+                .await?;
+                match read {
+                    Local::Missing => {
+                        left.push(m);
+                        continue;
                     }
-                    Place::LinkOut(why) => {
-                        return Err(AttachError::File {
-                            mention: m.clone(),
-                            detail: why,
-                        })
+                    Local::Listing(l) => (l, " (a folder)".into()),
+                    Local::Image(image) => {
+                        let (line, bytes) = image_line(&m, &image);
+                        attached.push((m.clone(), bytes));
+                        out.push_str(&line);
+                        images.push(image);
+                        continue;
                     }
-                };
-                if meta.is_dir() {
-                    (listing(&m, &real)?, " (a folder)".into())
-                } else if let Some(image) = image_file(&m, &real, images.len())? {
-                    let (line, bytes) = image_line(&m, &image);
-                    attached.push((m.clone(), bytes));
-                    out.push_str(&line);
-                    images.push(image);
-                    continue;
-                } else {
-                    // Room for the line that says it was cut.
-                    (
-                        file_text(&m, &real, max_bytes.saturating_sub(100))?,
-                        String::new(),
-                    )
+                    Local::Text(t) => (t, String::new()),
                 }
             };
             let body = crate::call::cut_text(body, max_bytes);
@@ -348,43 +336,71 @@ pub(crate) fn outside_mentions(typed: &str, cwd: &Path) -> Vec<(String, PathBuf)
         .collect()
 }
 
-/// A file's text, read no further than `max` bytes (the tool output
-/// budget); one that is not text (a NUL byte in its first 8 KiB, or not
-/// UTF-8) is refused rather than sent as noise.
-fn file_text(mention: &str, path: &Path, max: usize) -> Result<String, AttachError> {
+/// `f` on the blocking pool: files are read off the runtime thread, so a
+/// slow disk holds nothing else up.
+async fn off_thread<T: Send + 'static>(
+    mention: &str,
+    f: impl FnOnce() -> Result<T, AttachError> + Send + 'static,
+) -> Result<T, AttachError> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| AttachError::File {
+            mention: mention.to_string(),
+            detail: e.to_string(),
+        })?
+}
+
+/// What a mention of a local path brings.
+enum Local {
+    /// Nothing there: the mention stays as typed.
+    Missing,
+    Listing(String),
+    Image(Image),
+    /// A text file's numbered lines, as `read_file` gives them.
+    Text(String),
+}
+
+/// A mention of a local path, read on the blocking pool: a folder's
+/// listing, an image, or a text file through the built-in reader — the
+/// one reader of files for the model — within `max` bytes. A path outside
+/// the working folder needs `allowed`; a link out of it never goes.
+fn local(
+    mention: &str,
+    cwd: &Path,
+    allowed: bool,
+    before: usize,
+    max: usize,
+) -> Result<Local, AttachError> {
+    let target = &mention[1..];
+    let path = resolve(cwd, target);
     let err = |detail: String| AttachError::File {
         mention: mention.to_string(),
         detail,
     };
-    let (bytes, size) =
-        crate::util::inside::read_head(path, max).map_err(|e| err(e.to_string()))?;
-    if bytes.iter().take(8192).any(|b| *b == 0) {
-        return Err(err(format!(
-            "{} is a binary file ({size} bytes); only text and PNG, JPEG, GIF or WebP images can be attached",
-            path.display()
-        )));
-    }
-    let text = match std::str::from_utf8(&bytes) {
-        Ok(t) => t,
-        // Cut in the middle of a character: the whole ones before it.
-        Err(e) if (size as usize) > bytes.len() && bytes.len() - e.valid_up_to() < 4 => {
-            std::str::from_utf8(&bytes[..e.valid_up_to()]).unwrap_or_default()
-        }
-        Err(_) => {
+    let Ok(meta) = std::fs::metadata(&path) else {
+        return Ok(Local::Missing);
+    };
+    let real = match where_it_is(cwd, &path) {
+        Place::Inside(real) => real,
+        Place::Outside(real) if allowed => real,
+        Place::Outside(_) => {
             return Err(err(format!(
-                "{} is not UTF-8 text; only text can be attached",
+                "{} is outside the working folder, and attaching it was not allowed",
                 path.display()
             )))
         }
+        Place::LinkOut(why) => return Err(err(why)),
     };
-    let mut text = text.to_string();
-    if size as usize > bytes.len() {
-        text.push_str(&format!(
-            "\n[attachment cut: the first {} of {size} bytes]",
-            text.len()
-        ));
+    if meta.is_dir() {
+        return listing(mention, &real).map(Local::Listing);
     }
-    Ok(text)
+    if let Some(image) = image_file(mention, &real, before)? {
+        return Ok(Local::Image(image));
+    }
+    // Room for the line that says how to read on.
+    crate::tools::read_attached(&real, target, max.saturating_sub(200))
+        .map(Local::Text)
+        .map_err(|e| err(e.for_person(target)))
 }
 
 /// A folder as its sorted entries, folders with a trailing `/`.
@@ -504,12 +520,31 @@ mod tests {
     }
 
     #[test]
-    fn a_binary_file_is_refused_and_a_folder_listed() {
+    fn a_binary_file_is_refused_a_folder_listed_and_text_read_as_read_file_reads_it() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("blob.bin"), [0u8, 1, 2, 3]).unwrap();
         std::fs::create_dir(dir.path().join("sub")).unwrap();
-        let e = file_text("@blob.bin", &dir.path().join("blob.bin"), 1000).unwrap_err();
+        let lines: String = (1..=5000).map(|i| format!("line {i}\n")).collect();
+        std::fs::write(dir.path().join("big.log"), lines).unwrap();
+        let Err(e) = local("@blob.bin", dir.path(), false, 0, 1000) else {
+            panic!("a binary file was attached")
+        };
         assert!(e.to_string().contains("binary file (4 bytes)"), "{e}");
-        assert_eq!(listing("@.", dir.path()).unwrap(), "blob.bin\nsub/");
+        assert!(
+            matches!(local("@.", dir.path(), false, 0, 1000), Ok(Local::Listing(l)) if l == "big.log\nblob.bin\nsub/")
+        );
+        let Ok(Local::Text(text)) = local("@big.log", dir.path(), false, 0, 2000) else {
+            panic!("the log was not read")
+        };
+        assert!(text.starts_with("     1\tline 1\n"), "{text}");
+        assert!(text.len() < 2000, "{} bytes", text.len());
+        assert!(
+            text.contains(" of 5000 of big.log; read on with offset="),
+            "{text}"
+        );
+        assert!(matches!(
+            local("@gone.md", dir.path(), false, 0, 1000),
+            Ok(Local::Missing)
+        ));
     }
 }

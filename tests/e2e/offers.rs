@@ -63,14 +63,14 @@ fn a_servers_prompt_and_resource_used_in_the_repl() {
     term.press("Enter");
     term.wait_for("the second answer", |s| s.contains("Summarised."));
     let screen = term.screen();
-    crate::assert_contains!(screen, "attached @notes.md (16 bytes)");
+    crate::assert_contains!(screen, "attached @notes.md (23 bytes)");
     let sent = env.last_user_text(1);
     let uri = "@everything:demo://resource/static/document/features.md";
     assert_eq!(
         sent,
         format!(
             "summarise {uri} and @notes.md\n\n<attachment name=\"{uri}\">\n{}\n</attachment>\
-             \n\n<attachment name=\"@notes.md\">\nShip on Friday.\n</attachment>",
+             \n\n<attachment name=\"@notes.md\">\n     1\tShip on Friday.\n</attachment>",
             features_md().trim_end_matches('\n')
         )
     );

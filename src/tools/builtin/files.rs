@@ -2,7 +2,6 @@
 //! read with line numbers and a cap that says how to read on, written
 //! whole, or edited by exact replacement — each change shown as a diff.
 
-use std::io::{BufRead, Read};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -16,14 +15,8 @@ use crate::model::ToolSpec;
 use crate::policy::Hints;
 use crate::tools::{Change, Earlier, Expect, OnStart, Tool};
 
-/// Lines `read_file` shows when no `limit` is given.
-const READ_LINES: usize = 2000;
-/// Characters of one line it shows; the rest is named.
-const LINE_CHARS: usize = 2000;
-/// Up to this size a file's lines are all counted, to say "of N".
-const COUNT_ALL_BELOW: u64 = 16 << 20;
-/// How much of a file's head tells text from binary (a NUL byte).
-const SNIFF: usize = 8192;
+use super::reader::{changed_to_link, read_lines, READ_LINES, SNIFF};
+
 pub(crate) struct ReadFile(pub(crate) Arc<Context>);
 pub(crate) struct WriteFile(pub(crate) Arc<Context>);
 pub(crate) struct EditFile(pub(crate) Arc<Context>);
@@ -73,129 +66,13 @@ impl Tool for ReadFile {
             let limit = args["limit"].as_u64().map_or(READ_LINES, |l| l as usize);
             let budget = self.0.output_limit.saturating_sub(200);
             let shown = self.0.workspace.shown(&path);
-            blocking(move || read_lines(&path, &shown, offset, limit, budget)).await
+            blocking(move || match read_lines(&path, offset, limit, budget) {
+                Ok(lines) => ToolOutput::ok(lines.shown(&shown)),
+                Err(e) => ToolOutput::error(e.for_model(&shown)),
+            })
+            .await
         })
     }
-}
-
-/// The lines `offset..offset+limit` of a text file, numbered, within
-/// `budget` bytes, and a last line saying how to read on.
-fn read_lines(path: &Path, shown: &str, offset: usize, limit: usize, budget: usize) -> ToolOutput {
-    let file = match open_text(path, shown) {
-        Ok(f) => f,
-        Err(e) => return ToolOutput::error(e),
-    };
-    let size = file.get_ref().metadata().map(|m| m.len()).unwrap_or(0);
-    let mut reader = file;
-    let mut out = String::new();
-    let mut line = Vec::new();
-    let (mut n, mut last) = (0usize, 0usize);
-    let mut full = true;
-    loop {
-        line.clear();
-        match reader.read_until(b'\n', &mut line) {
-            Ok(0) => break,
-            Ok(_) => {}
-            Err(e) => return ToolOutput::error(format!("cannot read {shown}: {e}")),
-        }
-        n += 1;
-        if n < offset {
-            continue;
-        }
-        if n >= offset + limit || out.len() >= budget {
-            full = false;
-            if size > COUNT_ALL_BELOW {
-                n = 0;
-                break;
-            }
-            continue;
-        }
-        let text = String::from_utf8_lossy(&line);
-        let text = text.trim_end_matches(['\n', '\r']);
-        let cut = cut_line(text);
-        out.push_str(&format!("{n:>6}\t{cut}\n"));
-        last = n;
-    }
-    if n > 0 && offset > n {
-        return ToolOutput::error(format!(
-            "offset {offset} is past the end of {shown}, which has {n} lines"
-        ));
-    }
-    if out.is_empty() && n == 0 && full {
-        return ToolOutput::ok(format!("{shown} is empty"));
-    }
-    if !full {
-        let of = if n > 0 {
-            format!(" of {n}")
-        } else {
-            String::new()
-        };
-        out.push_str(&format!(
-            "[lines {offset}–{last}{of} of {shown}; read on with offset={}]\n",
-            last + 1
-        ));
-    }
-    ToolOutput::ok(out)
-}
-
-fn cut_line(text: &str) -> std::borrow::Cow<'_, str> {
-    match text.char_indices().nth(LINE_CHARS) {
-        None => text.into(),
-        Some((at, _)) => format!(
-            "{}… [{} more characters]",
-            &text[..at],
-            text[at..].chars().count()
-        )
-        .into(),
-    }
-}
-
-/// A file opened for reading as text: not a folder, not binary.
-fn open_text(path: &Path, shown: &str) -> Result<std::io::BufReader<std::fs::File>, String> {
-    let mut file = super::beneath::open_file(path).map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound => format!("{shown} does not exist"),
-        _ if super::beneath::is_link_error(&e) => changed_to_link(shown),
-        _ => format!("cannot read {shown}: {e}"),
-    })?;
-    let meta = file
-        .metadata()
-        .map_err(|e| format!("cannot read {shown}: {e}"))?;
-    if meta.is_dir() {
-        return Err(format!(
-            "{shown} is a folder; list it with glob (pattern \"{shown}/*\")"
-        ));
-    }
-    let mut head = vec![0u8; SNIFF];
-    let n = read_up_to(&mut file, &mut head).map_err(|e| format!("cannot read {shown}: {e}"))?;
-    if head[..n].contains(&0) {
-        return Err(format!(
-            "{shown} is a binary file ({} bytes); read_file shows text — look at it with shell (e.g. `file {shown}`, `xxd {shown} | head`)",
-            meta.len()
-        ));
-    }
-    use std::io::Seek;
-    file.seek(std::io::SeekFrom::Start(0))
-        .map_err(|e| format!("cannot read {shown}: {e}"))?;
-    Ok(std::io::BufReader::new(file))
-}
-
-/// What a path that became a link since it was resolved gets.
-fn changed_to_link(shown: &str) -> String {
-    format!(
-        "{shown} (or a folder on its way) is a symbolic link now, not what was approved; \
-         nothing was done — resolve the link and ask again"
-    )
-}
-
-fn read_up_to(r: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
-    let mut n = 0;
-    while n < buf.len() {
-        match r.read(&mut buf[n..])? {
-            0 => break,
-            k => n += k,
-        }
-    }
-    Ok(n)
 }
 
 /// Why a file could not be read for a change.

@@ -11,6 +11,7 @@ mod control;
 mod echo;
 mod files;
 mod find;
+mod reader;
 mod shell;
 mod workspace;
 
@@ -20,6 +21,8 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
 use tokio::sync::Semaphore;
+
+pub(crate) use reader::read_attached;
 
 use echo::Echo;
 use workspace::Workspace;
