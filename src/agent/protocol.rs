@@ -51,7 +51,7 @@ pub use crate::session::CompactionReason;
 /// The version of the `--json` event stream, in `session_started`: raised
 /// when an event or field changes meaning or goes away (new events and
 /// fields are added without it).
-pub(crate) const EVENTS_SCHEMA: u32 = 1;
+pub(crate) const EVENTS_SCHEMA: u32 = 2;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -106,23 +106,24 @@ pub enum Event {
         summarised: u64,
         stubbed: u64,
     },
-    /// The user is asked about one entry (the REPL): its tool, its own
-    /// arguments pretty-printed and cut, and why it is a question.
+    /// The person is asked about one entry: the round waits for the
+    /// answer (the REPL reads it from the terminal, a `--json-answers`
+    /// script writes it on stdin) and says how it was settled in an
+    /// `approval` event. `arguments`: the entry's own, whole — a front end
+    /// cuts them to its screen, the schema's required ones (the target)
+    /// first.
     ApprovalAsked {
         id: String,
         name: String,
-        arguments: String,
+        arguments: ShownArguments,
         why: String,
         /// What the call would change (a unified diff), when the tool can
         /// say: shown under its target instead of its arguments' bodies.
         #[serde(skip_serializing_if = "Option::is_none")]
         preview: Option<String>,
-        /// Shown again whole (the user answered `v`): nothing cut.
-        #[serde(skip_serializing_if = "std::ops::Not::not")]
-        whole: bool,
         /// What "this session" or "always" would allow from then on (the
-        /// tool; for `shell`, commands with this one's start); `None` when
-        /// the call can only be allowed once.
+        /// tool; for `shell`, exactly this command line); `None` when the
+        /// call can only be allowed once.
         #[serde(skip_serializing_if = "Option::is_none")]
         grants: Option<String>,
     },

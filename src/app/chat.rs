@@ -179,6 +179,13 @@ async fn converse(
         }
         Mode::OneShot(prompt) => {
             let mut agent = agent;
+            if cli.json_answers {
+                let answers = crate::policy::Answers::default();
+                agent
+                    .policy_mut()
+                    .answered_on(answers.clone(), settings.paths.config_file());
+                super::json_answers::read_stdin(answers);
+            }
             let res = drive(agent.run_turn(&prompt, stop), &mut events, &mut printer).await;
             printer.end_line();
             if res.is_err() && !agent.keeps_session() {
@@ -193,6 +200,14 @@ async fn converse(
 
 fn mode(cli: &Cli) -> Result<Mode, CommandError> {
     let prompt = match cli.query.as_deref() {
+        // Stdin carries the answers: the prompt is the text given.
+        Some("-") if cli.json_answers => {
+            return Err(CommandError::usage(
+                "--json-answers reads answers on stdin, so the prompt cannot come from it",
+                "give the prompt as -q \"TEXT\"",
+            ))
+        }
+        Some(q) if cli.json_answers => q.to_string(),
         Some("-") => read_stdin()?,
         // Text and piped data: the data follows the text as a fenced block,
         // as `claude -p` does (`git diff | hermes -q "review this"`).

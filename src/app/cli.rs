@@ -36,6 +36,12 @@ pub(crate) struct Cli {
     #[arg(long, global = true)]
     pub json: bool,
 
+    /// With --json and -q TEXT: put approval questions to the script as
+    /// `approval_asked` events and read its answers as JSON lines on stdin,
+    /// e.g. {"id":"call_…","answer":"once"} (once, session, always, deny)
+    #[arg(long, requires = "json", requires = "query")]
+    pub json_answers: bool,
+
     /// Model requests allowed per user turn.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub max_turns: Option<u32>,

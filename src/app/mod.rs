@@ -9,6 +9,7 @@ pub(crate) mod commands;
 mod error;
 #[doc(hidden)]
 pub mod fuzzing;
+mod json_answers;
 mod signals;
 
 use std::process::ExitCode;

@@ -1,102 +1,198 @@
-//! Asking the user in the REPL: the question is printed (an event, so the
-//! printer clears its spinner first) and the next line typed on the
-//! terminal is the answer — `y` allow once, `s` this tool for the session,
-//! `a` always (written to config.toml), `n` deny, `n REASON` deny and tell
-//! the model why. The line comes through the type-ahead reader, which owns
-//! the terminal during a turn.
+//! Approval questions in the REPL. The round emits `approval_asked` and
+//! waits for a typed answer on `policy::Answers`; here the question is
+//! drawn (the target first, long arguments cut, a diff under its target),
+//! held open, and the next line typed on the terminal answers it — `y`
+//! allow once, `s` this tool for the session, `a` always, `n` deny, `n
+//! REASON` deny and tell the model why, `v` draw it again whole. The line
+//! comes through the type-ahead reader, which owns the terminal during a
+//! turn. Nothing here goes back into the core's event stream.
 
-use std::path::PathBuf;
+use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
-
-use futures_util::future::BoxFuture;
-use tokio::sync::oneshot;
 
 use serde_json::Value;
 
-use crate::agent::{Event, EventTx};
-use crate::policy::{Answer, Asker, Question};
+use crate::agent::ShownArguments;
+use crate::policy::{Answer, Answers};
 
-/// Where the type-ahead reader sends the next line when a question waits.
-pub(crate) type AnswerSlot = Arc<Mutex<Option<oneshot::Sender<String>>>>;
-
-pub(crate) struct TerminalAsker {
-    pub(crate) events: EventTx,
-    pub(crate) answers: AnswerSlot,
-    /// The config file an `always` answer is written to.
-    pub(crate) config: PathBuf,
+/// A question drawn and not answered yet.
+struct Open {
+    id: String,
+    name: String,
+    arguments: Value,
+    required: Vec<String>,
+    why: String,
+    preview: Option<String>,
+    grants: Option<String>,
+    /// Counted on the status line while it waits.
+    _waiting: super::tool_block::Waiting,
 }
 
-impl Asker for TerminalAsker {
-    fn ask(&self, q: Question) -> BoxFuture<'_, Option<Answer>> {
-        Box::pin(async move {
-            let _waiting = super::tool_block::Waiting::new();
-            let on_screen = built_in_paths_shown(&q.tool, &q.arguments);
-            // With a diff to show, the target is enough of the arguments.
-            let arguments = match &q.preview {
-                Some(_) => target(&on_screen, &q.required),
-                None => shown(&on_screen, &q.required, Some(SHOWN_LINES)),
-            };
-            let _ = self.events.send(Event::ApprovalAsked {
-                id: q.call_id.clone(),
-                name: q.tool.clone(),
-                arguments,
-                why: q.why.clone(),
-                preview: q.preview.clone(),
-                whole: false,
-                grants: grants(&q),
-            });
-            loop {
-                let (tx, rx) = oneshot::channel();
-                if let Ok(mut slot) = self.answers.lock() {
-                    *slot = Some(tx);
-                }
-                // The turn ended (a stop): nobody will answer.
-                let line = rx.await.ok()?;
-                match parse(&line) {
-                    Some(Reply::ViewAll) => {
-                        let _ = self.events.send(Event::ApprovalAsked {
-                            id: q.call_id.clone(),
-                            name: q.tool.clone(),
-                            arguments: shown_whole(&on_screen, &q.required),
-                            why: q.why.clone(),
-                            preview: q.preview.clone(),
-                            whole: true,
-                            grants: grants(&q),
-                        });
-                    }
-                    Some(Reply::Answer(Answer::Always)) => {
-                        let Some(grant) = crate::policy::Grant::for_call(&q.tool, &q.arguments)
-                        else {
-                            return Some(Answer::Always);
-                        };
-                        let pattern = grant.command.as_deref().map(crate::policy::Grant::pattern);
-                        let when = pattern.as_deref().map(|p| ("/command", p));
-                        if let Err(e) =
-                            crate::config::edit::allow_always_when(&self.config, &q.tool, when)
-                        {
-                            let _ = self.events.send(Event::Warning {
-                                message: format!(
-                                    "could not add {} to {}: {e}; allowed for this session only",
-                                    q.tool,
-                                    self.config.display()
-                                ),
-                            });
-                            return Some(Answer::Session);
-                        }
-                        return Some(Answer::Always);
-                    }
-                    Some(Reply::Answer(a)) => return Some(a),
-                    None => {
-                        let _ = self.events.send(Event::Warning {
-                            message:
-                                "answer y (once), s (this session), a (always), n [reason], or v to see all it runs with"
-                                    .into(),
-                        });
-                    }
-                }
-            }
-        })
+/// A line of a question as drawn.
+#[derive(Debug, PartialEq)]
+pub(crate) enum Drawn {
+    /// hermes' own words.
+    Said(String),
+    /// What the person decides on (an argument): only known secrets masked.
+    Decided(String),
+    /// A line of the diff.
+    Diff(String),
+}
+
+/// The questions drawn and waiting, oldest first, and where their answers
+/// go. Shared by the printer (which draws a question as its event comes)
+/// and the type-ahead reader (whose next line answers the oldest).
+#[derive(Clone)]
+pub(crate) struct Questions {
+    open: Arc<Mutex<VecDeque<Open>>>,
+    answers: Answers,
+}
+
+/// What a line typed while a question waits did.
+#[derive(Debug, PartialEq)]
+pub(crate) enum Typed {
+    /// It answered the oldest question.
+    Answered,
+    /// `v`: the question drawn again, whole.
+    Again(Vec<Drawn>),
+    /// Not an answer: what the answers are.
+    Unclear(&'static str),
+    /// No question waits: the line is the person's, not an answer.
+    NoQuestion,
+}
+
+const ANSWERS_ARE: &str =
+    "answer y (once), s (this session), a (always), n [reason], or v to see all it runs with";
+
+impl Questions {
+    pub(crate) fn new(answers: Answers) -> Questions {
+        Questions {
+            open: Arc::default(),
+            answers,
+        }
     }
+
+    /// A question as its event gives it: drawn (cut), and waiting.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn asked(
+        &self,
+        id: &str,
+        name: &str,
+        arguments: &ShownArguments,
+        why: &str,
+        preview: Option<&str>,
+        grants: Option<&str>,
+    ) -> Vec<Drawn> {
+        let open = Open {
+            id: id.to_string(),
+            name: name.to_string(),
+            arguments: built_in_paths_shown(name, &arguments.value),
+            required: arguments.required.clone(),
+            why: why.to_string(),
+            preview: preview.map(str::to_string),
+            grants: grants.map(str::to_string),
+            _waiting: super::tool_block::Waiting::new(),
+        };
+        let drawn = draw(&open, false);
+        if let Ok(mut q) = self.open.lock() {
+            q.push_back(open);
+        }
+        drawn
+    }
+
+    /// A line typed: the answer to the oldest question waiting, if any
+    /// waits. A question the round gave up on (its turn stopped) is
+    /// dropped first.
+    pub(crate) fn typed(&self, line: &str) -> Typed {
+        let Ok(mut open) = self.open.lock() else {
+            return Typed::NoQuestion;
+        };
+        let waiting = self.answers.waiting();
+        open.retain(|q| waiting.contains(&q.id));
+        let Some(oldest) = open.front() else {
+            return Typed::NoQuestion;
+        };
+        match parse(line) {
+            None => Typed::Unclear(ANSWERS_ARE),
+            Some(Reply::ViewAll) => Typed::Again(draw(oldest, true)),
+            Some(Reply::Answer(a)) => {
+                // Answered or not (the turn may have just stopped), it
+                // waits no more.
+                let _ = self.answers.answer(&oldest.id, a);
+                open.pop_front();
+                Typed::Answered
+            }
+        }
+    }
+
+    /// Questions the turn left (it stopped): none waits any more.
+    pub(crate) fn clear(&self) {
+        if let Ok(mut open) = self.open.lock() {
+            open.clear();
+        }
+    }
+}
+
+/// Writes a question's lines on stderr (the caller keeps live drawings
+/// out of the way): escape sequences out, secrets masked as each kind of
+/// line needs, the diff coloured.
+pub(crate) fn write(drawn: &[Drawn]) {
+    for d in drawn {
+        match d {
+            Drawn::Said(l) => crate::util::stderr::line(l),
+            Drawn::Decided(l) => crate::util::stderr::decided(l),
+            Drawn::Diff(l) => crate::util::stderr::diff_line("    ", l),
+        }
+    }
+}
+
+/// Diff lines a question shows before it says how to see the rest.
+const DIFF_LINES: usize = 40;
+
+/// A question's lines: what wants to run and why, its arguments (cut to
+/// a screen, or `whole`), its diff, and the answers it takes.
+fn draw(q: &Open, whole: bool) -> Vec<Drawn> {
+    let server = crate::call::names::mcp_server(&q.name)
+        .map(|s| format!(" (server {s})"))
+        .unwrap_or_default();
+    let mut out = vec![Drawn::Said(format!(
+        "? {}{server} wants to run — {}",
+        q.name, q.why
+    ))];
+    let arguments = match (&q.preview, whole) {
+        // With a diff to show, the target is enough of the arguments.
+        (Some(_), false) => target(&q.arguments, &q.required),
+        (_, true) => shown_whole(&q.arguments, &q.required),
+        (None, false) => shown(&q.arguments, &q.required, Some(SHOWN_LINES)),
+    };
+    out.extend(
+        arguments
+            .lines()
+            .map(|l| Drawn::Decided(format!("    {l}"))),
+    );
+    if let Some(diff) = &q.preview {
+        let lines: Vec<&str> = diff.lines().collect();
+        let max = if whole { usize::MAX } else { DIFF_LINES };
+        out.extend(lines.iter().take(max).map(|l| Drawn::Diff(l.to_string())));
+        if lines.len() > max {
+            out.push(Drawn::Said(format!(
+                "    … {} more lines of the diff hidden — answer v to see all",
+                lines.len() - max
+            )));
+        }
+    }
+    let answers = match &q.grants {
+        Some(g) => format!(
+            "y allow once · s allow {g} for this session · a always (config.toml) · n deny (n REASON tells the model why) · v see all"
+        ),
+        None => "y allow once (it chains commands: once only) · n deny (n REASON tells the model why) · v see all".to_string(),
+    };
+    out.extend(
+        super::markdown::fit_to_stderr(&answers, "  ", "  ")
+            .into_iter()
+            .map(Drawn::Said),
+    );
+    out
 }
 
 /// A built-in's arguments as the screen shows them: its path (resolved,
@@ -115,11 +211,6 @@ fn built_in_paths_shown(tool: &str, args: &Value) -> Value {
         }
         _ => args.clone(),
     }
-}
-
-/// What a standing answer to `q` would allow.
-fn grants(q: &Question) -> Option<String> {
-    crate::policy::Grant::for_call(&q.tool, &q.arguments).map(|g| g.to_string())
 }
 
 /// Lines of arguments a question shows before it says what it hides.

@@ -9,9 +9,14 @@ use futures_util::future::BoxFuture;
 use serde_json::{Map, Value};
 use tokio::sync::oneshot;
 
-use super::approve::AnswerSlot;
+use std::sync::{Arc, Mutex};
+
 use crate::agent::{Event, EventTx};
 use crate::mcp::{Filled, Form, FormFiller};
+
+/// Where the type-ahead reader sends the next line when a form's field
+/// waits for one.
+pub(crate) type AnswerSlot = Arc<Mutex<Option<oneshot::Sender<String>>>>;
 
 pub(crate) struct TerminalForms {
     pub(crate) events: EventTx,

@@ -39,6 +39,8 @@ pub(crate) struct Printer {
     /// holding the line being typed under the text (whole lines of text go
     /// above it).
     text_live: Option<(indicatif::MultiProgress, u64)>,
+    /// The questions this front end answers (the REPL on a terminal).
+    questions: Option<super::approve::Questions>,
 }
 
 impl Printer {
@@ -59,7 +61,14 @@ impl Printer {
                     }
                 }),
             text_live: None,
+            questions: None,
         }
+    }
+
+    /// Questions are drawn from now on, and held in `questions` for the
+    /// lines that answer them.
+    pub(crate) fn draw_questions(&mut self, questions: super::approve::Questions) {
+        self.questions = Some(questions);
     }
 
     pub(crate) fn handle(&mut self, ev: &Event) {
@@ -191,36 +200,27 @@ impl Printer {
                 self.end_line();
             }
             Event::ApprovalAsked {
+                id,
                 name,
                 arguments,
                 why,
                 preview,
-                whole,
                 grants,
-                ..
             } => {
                 self.stop_spinner();
                 self.end_text();
-                let server = crate::call::names::mcp_server(name)
-                    .map(|s| format!(" (server {s})"))
-                    .unwrap_or_default();
-                self.say(format!("? {name}{server} wants to run — {why}"));
-                for line in arguments.lines() {
-                    self.say_decided(format!("    {line}"));
-                }
-                match preview {
-                    Some(d) if *whole => self.say_diff(d, usize::MAX, ""),
-                    Some(d) => self.say_diff(d, DIFF_LINES, " — answer v to see all"),
-                    None => {}
-                }
-                let answers = match grants {
-                    Some(g) => format!(
-                        "y allow once · s allow {g} for this session · a always (config.toml) · n deny (n REASON tells the model why) · v see all"
-                    ),
-                    None => "y allow once (it chains commands: once only) · n deny (n REASON tells the model why) · v see all".to_string(),
-                };
-                for line in super::markdown::fit_to_stderr(&answers, "  ", "  ") {
-                    self.say(line);
+                // Drawn only where someone answers: a front end that asks
+                // holds the questions.
+                if let Some(q) = &self.questions {
+                    let drawn = q.asked(
+                        id,
+                        name,
+                        arguments,
+                        why,
+                        preview.as_deref(),
+                        grants.as_deref(),
+                    );
+                    self.suspend(|| super::approve::write(&drawn));
                 }
             }
             Event::FormAsked { text, .. } => {

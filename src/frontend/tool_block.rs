@@ -187,10 +187,15 @@ fn add_bar(m: &MultiProgress, bar: ProgressBar) -> ProgressBar {
 
 /// A line on stderr, above what is drawn live if anything is.
 pub(crate) fn above(text: &str) {
+    above_with(|| line(text))
+}
+
+/// `write` run with whatever is drawn live out of its way.
+pub(crate) fn above_with(write: impl FnOnce()) {
     let live = LIVE.lock().ok().and_then(|l| l.clone());
     match live {
-        Some(m) => m.suspend(|| line(text)),
-        None => line(text),
+        Some(m) => m.suspend(write),
+        None => write(),
     }
 }
 

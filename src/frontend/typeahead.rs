@@ -16,7 +16,8 @@ use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
-use super::approve::AnswerSlot;
+use super::approve::{Questions, Typed};
+use super::form::AnswerSlot;
 use super::tool_block::{above, set_input};
 
 /// Bracketed paste on and off: a paste comes between `ESC[200~` and
@@ -28,6 +29,16 @@ const PASTE_OFF: &str = "\u{1b}[?2004l";
 /// Esc `[` `A`) before it is taken as Esc itself.
 const ESC_WAIT: Duration = Duration::from_millis(30);
 
+/// Where the lines typed during a turn go: a form's field waiting for a
+/// value, the oldest approval question waiting, or the queue sent after
+/// the turn.
+#[derive(Clone)]
+pub(super) struct Sinks {
+    pub queued: Arc<Mutex<Vec<String>>>,
+    pub forms: AnswerSlot,
+    pub questions: Option<Questions>,
+}
+
 pub(super) struct TypeAhead {
     done: Arc<AtomicBool>,
     task: tokio::task::JoinHandle<String>,
@@ -38,12 +49,7 @@ impl TypeAhead {
     /// Starts watching stdin for the turn that `cancel` stops, the line
     /// being typed starting as `draft` (one given back by the last turn
     /// while a queued line runs); lines typed are pushed to `queued`.
-    pub(super) fn start(
-        cancel: CancellationToken,
-        queued: Arc<Mutex<Vec<String>>>,
-        answers: AnswerSlot,
-        draft: String,
-    ) -> TypeAhead {
+    pub(super) fn start(cancel: CancellationToken, sinks: Sinks, draft: String) -> TypeAhead {
         let keys = super::terminal::TerminalMode::keys();
         crate::util::stderr::raw(PASTE_ON);
         set_input(Some(&draft));
@@ -68,10 +74,10 @@ impl TypeAhead {
                             // Held as the editor holds a paste: an `@` in
                             // it is not typed, and attaches nothing.
                             line.push_str(&super::paste::hold(text));
-                            entered(std::mem::take(&mut line), &cancel, &queued, &answers);
+                            entered(std::mem::take(&mut line), &cancel, &sinks);
                         }
                         Key::Enter => {
-                            entered(std::mem::take(&mut line), &cancel, &queued, &answers);
+                            entered(std::mem::take(&mut line), &cancel, &sinks);
                         }
                     }
                     set_input(Some(&line));
@@ -97,13 +103,9 @@ impl TypeAhead {
 }
 
 /// A line entered during the turn: shown above what is drawn live, then
-/// the answer to a question waiting for one, `/stop`, or queued.
-fn entered(
-    line: String,
-    cancel: &CancellationToken,
-    queued: &Mutex<Vec<String>>,
-    answers: &AnswerSlot,
-) {
+/// the value a form's field waits for, the answer to the oldest approval
+/// question waiting, `/stop`, or queued.
+fn entered(line: String, cancel: &CancellationToken, sinks: &Sinks) {
     let lines: Vec<&str> = line.lines().filter(|l| !l.trim().is_empty()).collect();
     match lines.len() {
         0 => {}
@@ -111,9 +113,9 @@ fn entered(
         1 => above(&format!("› {}", crate::util::sanitize::clean(lines[0]))),
         n => above(&format!("› [pasted {n} lines]")),
     }
-    // A question waits: this line is its answer (unless it is `/stop`, or
-    // the question is gone).
-    let waiting = answers.lock().ok().and_then(|mut a| a.take());
+    // A form's field waits: this line is its value (unless it is
+    // `/stop`, or the form is gone).
+    let waiting = sinks.forms.lock().ok().and_then(|mut a| a.take());
     let line = match waiting {
         Some(tx) if line.trim() != "/stop" => match tx.send(line) {
             Ok(()) => return,
@@ -121,6 +123,17 @@ fn entered(
         },
         _ => line,
     };
+    // A question waits: this line answers it.
+    if let Some(q) = sinks.questions.as_ref().filter(|_| line.trim() != "/stop") {
+        match q.typed(&line) {
+            Typed::NoQuestion => {}
+            Typed::Answered => return,
+            Typed::Again(drawn) => {
+                return super::tool_block::above_with(|| super::approve::write(&drawn))
+            }
+            Typed::Unclear(what) => return above(what),
+        }
+    }
     match line.trim() {
         "" => {}
         "/stop" => {
@@ -129,7 +142,7 @@ fn entered(
         }
         other => {
             above("(queued: sent when this turn ends; Esc stops the turn and gives it back)");
-            if let Ok(mut q) = queued.lock() {
+            if let Ok(mut q) = sinks.queued.lock() {
                 q.push(other.to_string());
             }
         }

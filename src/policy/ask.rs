@@ -1,13 +1,15 @@
 //! Asking the user about one entry, when the decision is `ask` and someone
-//! can answer (the REPL on a terminal). One question at a time, in entry
-//! order: entry *i* is asked only once every entry before it has settled its
-//! checks, and no entry of the round runs before all are settled.
+//! can answer (the REPL on a terminal, a `--json-answers` script). The
+//! round emits the question as an event and waits on [`Answers`] for a
+//! typed answer to that call id; a front end only draws the question and
+//! hands back what the person said. One question at a time, in entry
+//! order: entry *i* is asked only once every entry before it has settled
+//! its checks, and no entry of the round runs before all are settled.
 
 use std::sync::{Arc, Mutex};
 
-use futures_util::future::BoxFuture;
 use serde_json::Value;
-use tokio::sync::watch;
+use tokio::sync::{oneshot, watch};
 
 /// What the user is asked.
 #[derive(Debug, Clone)]
@@ -28,20 +30,72 @@ pub(crate) struct Question {
     pub why: String,
 }
 
+/// A person's answer to one question.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Answer {
     Once,
     /// This tool, for the rest of the session.
     Session,
-    /// This tool, from now on: written to config.toml by the asker.
+    /// This tool, from now on: written to config.toml by the round.
     Always,
     /// Not this call; the reason, if any, goes to the model.
     Deny(Option<String>),
 }
 
-/// Someone who can answer. `None`: nobody will (the turn was stopped).
-pub(crate) trait Asker: Send + Sync {
-    fn ask(&self, q: Question) -> BoxFuture<'_, Option<Answer>>;
+/// Where answers to questions arrive, by the call id asked about. The
+/// round registers a question before it emits `approval_asked` and waits
+/// for its answer (or the turn's stop); a front end holds a clone and
+/// answers. Cloned, it is the same place.
+#[derive(Clone, Default)]
+pub(crate) struct Answers {
+    waiting: Arc<Mutex<Vec<Waiting>>>,
+}
+
+/// A question's call id, and where its answer goes.
+type Waiting = (String, oneshot::Sender<Answer>);
+
+/// An answer to a question that does not wait (answered already, never
+/// asked, or its turn ended).
+#[derive(Debug, thiserror::Error, PartialEq)]
+#[error("no question waits for an answer about call `{0}`")]
+pub(crate) struct NotAsked(pub String);
+
+impl Answers {
+    /// A question about `call_id` now waits: its answer comes on the
+    /// receiver (closed if the question is dropped unanswered).
+    pub(crate) fn wait_for(&self, call_id: &str) -> oneshot::Receiver<Answer> {
+        let (tx, rx) = oneshot::channel();
+        if let Ok(mut w) = self.waiting.lock() {
+            w.retain(|(id, tx)| id != call_id && !tx.is_closed());
+            w.push((call_id.to_string(), tx));
+        }
+        rx
+    }
+
+    /// The answer to the question about `call_id`.
+    pub(crate) fn answer(&self, call_id: &str, answer: Answer) -> Result<(), NotAsked> {
+        let tx = self.waiting.lock().ok().and_then(|mut w| {
+            let i = w.iter().position(|(id, _)| id == call_id)?;
+            Some(w.remove(i).1)
+        });
+        match tx {
+            Some(tx) => tx.send(answer).map_err(|_| NotAsked(call_id.to_string())),
+            None => Err(NotAsked(call_id.to_string())),
+        }
+    }
+
+    /// The questions waiting, oldest first.
+    pub(crate) fn waiting(&self) -> Vec<String> {
+        self.waiting
+            .lock()
+            .map(|w| {
+                w.iter()
+                    .filter(|(_, tx)| !tx.is_closed())
+                    .map(|(id, _)| id.clone())
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
 }
 
 /// What this session allowed by answer, and `/yolo`.
@@ -181,6 +235,29 @@ mod tests {
         assert!(re.is_match("git status") && !re.is_match("git status; rm -rf ~"));
         let any = Grant::for_call("mcp__files__write_file", &serde_json::json!({})).unwrap();
         assert!(any.covers("mcp__files__write_file", &serde_json::json!({"path": "x"})));
+    }
+
+    #[tokio::test]
+    async fn an_answer_reaches_the_question_about_its_call_and_only_that_one() {
+        let answers = Answers::default();
+        let first = answers.wait_for("call_a");
+        let second = answers.wait_for("call_b");
+        assert_eq!(answers.waiting(), ["call_a", "call_b"]);
+        assert_eq!(
+            answers.answer("call_z", Answer::Once),
+            Err(NotAsked("call_z".into()))
+        );
+        answers.answer("call_b", Answer::Deny(None)).unwrap();
+        assert_eq!(second.await.unwrap(), Answer::Deny(None));
+        assert_eq!(answers.waiting(), ["call_a"]);
+        assert!(
+            answers.answer("call_b", Answer::Once).is_err(),
+            "answered once"
+        );
+        // The round gave up on it (its turn stopped): nothing waits.
+        drop(first);
+        assert!(answers.waiting().is_empty());
+        assert!(answers.answer("call_a", Answer::Once).is_err());
     }
 
     #[tokio::test]

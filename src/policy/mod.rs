@@ -17,7 +17,8 @@ use approval::Approvals;
 pub use approval::{By, UserAnswer};
 pub(crate) use approval::{Hints, Outcome, Subject};
 pub(crate) use ask::Gate;
-pub(crate) use ask::{Answer, Asker, Grant, Question};
+pub(crate) use ask::{Answer, Answers};
+pub(crate) use ask::{Grant, Question};
 pub(crate) use events::EventOutcome;
 pub(crate) use hooks::{Hook, HookAnswer, HookCall, HookContext, HookEvent, HookVerdict};
 
@@ -40,8 +41,10 @@ pub(crate) struct Policy {
     events: Vec<(HookEvent, Hook)>,
     approvals: Approvals,
     max_tool_calls_per_turn: u32,
-    /// Who answers `ask` (the REPL on a terminal); none in one-shot runs.
-    asker: Option<std::sync::Arc<dyn Asker>>,
+    /// Where answers to `ask` come from (the REPL on a terminal, a
+    /// `--json-answers` script), and the config file an "always" answer
+    /// is written to; none in other one-shot runs.
+    answers: Option<(Answers, std::path::PathBuf)>,
     session: ask::Shared,
 }
 
@@ -76,7 +79,7 @@ impl Policy {
             .collect(),
             approvals: Approvals::new(approvals),
             max_tool_calls_per_turn: approvals.max_tool_calls_per_turn,
-            asker: None,
+            answers: None,
             session: ask::Shared::default(),
         }
     }
@@ -273,13 +276,15 @@ impl Policy {
         o
     }
 
-    /// Someone to ask from now on.
-    pub(crate) fn set_asker(&mut self, asker: std::sync::Arc<dyn Asker>) {
-        self.asker = Some(asker);
+    /// Someone answers questions from now on, on `answers`; an "always"
+    /// answer is written to `config`.
+    pub(crate) fn answered_on(&mut self, answers: Answers, config: std::path::PathBuf) {
+        self.answers = Some((answers, config));
     }
 
-    pub(crate) fn asker(&self) -> Option<&std::sync::Arc<dyn Asker>> {
-        self.asker.as_ref()
+    /// Where answers come from and where "always" goes, if anyone answers.
+    pub(crate) fn answers(&self) -> Option<&(Answers, std::path::PathBuf)> {
+        self.answers.as_ref()
     }
 
     /// Lets what `grant` covers run without asking for the rest of the

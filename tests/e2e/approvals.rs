@@ -446,3 +446,119 @@ fn a_hook_that_leaves_a_child_holding_its_output_still_answers() {
     let r = contents(&env.tool_results(1));
     assert_eq!(r, ["Error: held", "Error: held"]);
 }
+
+/// `--json --json-answers`: the script reading the events is asked, in
+/// entry order, and answers each question by its call id on stdin — one
+/// write allowed once, the other denied with a reason the model reads.
+#[test]
+fn a_json_script_is_asked_and_answers_each_entry_on_stdin() {
+    use std::io::{BufRead, Write};
+    let (env, docs) = files_env("mode = \"ask\"");
+    let dir = std::fs::canonicalize(docs.path()).unwrap();
+    let p = |n: &str| dir.join(n).display().to_string();
+    env.fake.push(Reply::tool_calls(&[(
+        &call_id("rww"),
+        "tool_call",
+        &batch(&[
+            ("mcp__files__read_text_file", json!({"path": p("a.txt")})),
+            (
+                "mcp__files__write_file",
+                json!({"path": p("c.txt"), "content": "yes"}),
+            ),
+            (
+                "mcp__files__write_file",
+                json!({"path": p("d.txt"), "content": "no"}),
+            ),
+        ]),
+    )]));
+    env.fake.push(Reply::text("One written, one refused."));
+    let mut child = env
+        .cmd()
+        .args(["--json", "--json-answers", "-q", "write both"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut events = Vec::new();
+    let mut asked = Vec::new();
+    for line in stdout.lines() {
+        let ev: Value = serde_json::from_str(&line.unwrap()).unwrap();
+        if ev["type"] == "approval_asked" {
+            let id = ev["id"].as_str().unwrap().to_string();
+            // A line that answers nothing changes nothing.
+            if asked.is_empty() {
+                writeln!(stdin, r#"{{"id":"call_nobody","answer":"once"}}"#).unwrap();
+                writeln!(stdin, "y").unwrap();
+            }
+            let answer = match asked.len() {
+                0 => r#""answer":"once""#.to_string(),
+                _ => r#""answer":"deny","reason":"not today""#.to_string(),
+            };
+            writeln!(stdin, r#"{{"id":"{id}",{answer}}}"#).unwrap();
+            asked.push(ev.clone());
+        }
+        events.push(ev);
+    }
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert_eq!(asked.len(), 2, "{events:?}");
+    assert_eq!(asked[0]["name"], "mcp__files__write_file");
+    assert_eq!(
+        asked[0]["arguments"],
+        json!({"path": p("c.txt"), "content": "yes"}),
+        "the arguments whole, as JSON"
+    );
+    assert_eq!(asked[1]["arguments"]["path"], p("d.txt"));
+    assert!(asked[0]["grants"].is_string(), "{}", asked[0]);
+    crate::assert_contains!(
+        stderr,
+        "no question waits for an answer about call `call_nobody`"
+    );
+    crate::assert_contains!(stderr, "--json-answers: not an answer");
+    let settled: Vec<(String, String)> = events
+        .iter()
+        .filter(|e| e["type"] == "approval" && e["name"] == "mcp__files__write_file")
+        .map(|e| {
+            (
+                e["decision"].as_str().unwrap().into(),
+                e["by"].as_str().unwrap().into(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        settled,
+        [
+            ("allow".into(), "you, once".into()),
+            ("deny".into(), "you".into())
+        ]
+    );
+    assert_eq!(std::fs::read_to_string(dir.join("c.txt")).unwrap(), "yes");
+    assert!(!dir.join("d.txt").exists(), "the denied write did not run");
+    let r = contents(&env.tool_results(1));
+    crate::assert_contains!(r[2], "denied by you (not today)");
+    // Each question came before its answer's event, in entry order.
+    let kinds: Vec<&str> = events
+        .iter()
+        .filter(|e| e["type"] == "approval_asked" || e["type"] == "approval")
+        .filter(|e| e["name"] == "mcp__files__write_file")
+        .map(|e| e["type"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kinds,
+        ["approval_asked", "approval", "approval_asked", "approval"]
+    );
+}
+
+#[test]
+fn json_answers_needs_the_prompt_as_text() {
+    let env = TestEnv::new();
+    let run = env.run(&["--json", "--json-answers", "-q", "-"]);
+    run.code(2);
+    crate::assert_contains!(run.stderr, "--json-answers reads answers on stdin");
+    let run = env.run(&["--json-answers", "-q", "hi"]);
+    run.code(2);
+}

@@ -1,7 +1,11 @@
-//! Questions to the person in the round: an `ask` settled in entry order,
-//! one question at a time (an earlier answer of the session may settle it
-//! first); a planned change asked again when its file changed meanwhile;
-//! and every decision noted as an event and a session record.
+//! Where a tool call is approved: the questions to the person in the
+//! round. An `ask` is settled in entry order, one question at a time (an
+//! earlier answer of the session may settle it first): the round emits
+//! `approval_asked` and waits for the typed answer on `policy::Answers` —
+//! a front end only draws the question and hands the answer back — and an
+//! "always" is written to config.toml here. A planned change is asked
+//! again when its file changed meanwhile; every decision is noted as an
+//! event and a session record.
 
 use serde_json::Value;
 
@@ -27,9 +31,9 @@ impl Round<'_> {
         asked: Outcome,
         preview: Option<String>,
     ) -> (Outcome, bool) {
-        let Some(asker) = self.policy.asker() else {
+        if self.policy.answers().is_none() {
             return (asked, true);
-        };
+        }
         // The gate first, then the lock: an earlier slot may still need it.
         self.gate.wait_turn(slot).await;
         let _one_at_a_time = self.asking.lock().await;
@@ -66,7 +70,7 @@ impl Round<'_> {
             "hermes needs your permission to use {}",
             crate::policy::claude_tools::claude_name(name)
         ));
-        let answer = asker.ask(question).await;
+        let answer = self.ask(question).await;
         if let Ok(mut q) = self.open_question.lock() {
             *q = None;
         }
@@ -79,11 +83,11 @@ impl Round<'_> {
             Some(Answer::Once) => user(Decision::Allow, UserAnswer::Once),
             Some(a @ (Answer::Session | Answer::Always)) => match Grant::for_call(name, args) {
                 Some(grant) => {
-                    self.policy.allow_for_session(grant);
                     let how = match a {
-                        Answer::Always => UserAnswer::Always,
+                        Answer::Always if self.always(&grant) => UserAnswer::Always,
                         _ => UserAnswer::ForSession,
                     };
+                    self.policy.allow_for_session(grant);
                     user(Decision::Allow, how)
                 }
                 // A command that chains others: this once, never standing.
@@ -97,6 +101,55 @@ impl Round<'_> {
         (outcome, false)
     }
 
+    /// Puts `q` to whoever answers: an `approval_asked` event, then the
+    /// answer to that call id — `None` when the turn stops first (or
+    /// nobody answers).
+    async fn ask(&self, q: Question) -> Option<Answer> {
+        let (answers, _) = self.policy.answers()?;
+        let waiting = answers.wait_for(&q.call_id);
+        self.emit(Event::ApprovalAsked {
+            id: q.call_id.clone(),
+            name: q.tool.clone(),
+            arguments: crate::agent::ShownArguments {
+                value: q.arguments.clone(),
+                required: q.required.clone(),
+            },
+            why: q.why.clone(),
+            grants: Grant::for_call(&q.tool, &q.arguments).map(|g| g.to_string()),
+            preview: q.preview,
+        });
+        tokio::select! {
+            biased;
+            _ = self.cancel.cancelled() => None,
+            answer = waiting => answer.ok(),
+        }
+    }
+
+    /// An "always" answer written to the user's config.toml as a rule
+    /// (for `shell`, the exact command line): `false`, with a warning,
+    /// when the file could not take it — the answer then holds for this
+    /// session only.
+    fn always(&self, grant: &Grant) -> bool {
+        let Some((_, config)) = self.policy.answers() else {
+            return false;
+        };
+        let pattern = grant.command.as_deref().map(Grant::pattern);
+        let when = pattern.as_deref().map(|p| ("/command", p));
+        match crate::config::edit::allow_always_when(config, &grant.tool, when) {
+            Ok(()) => true,
+            Err(e) => {
+                self.emit(Event::Warning {
+                    message: format!(
+                        "could not add {} to {}: {e}; allowed for this session only",
+                        grant.tool,
+                        config.display()
+                    ),
+                });
+                false
+            }
+        }
+    }
+
     /// A planned change that found its file changed, put to the person
     /// again on the file as it is now: what it then expects, or `None`
     /// (denied, cannot apply any more, nobody to ask).
@@ -107,7 +160,7 @@ impl Round<'_> {
         tool: &ToolRef,
         args: &Value,
     ) -> Option<Option<crate::tools::Expect>> {
-        let asker = self.policy.asker()?;
+        self.policy.answers()?;
         let change = match self.tools.plan(tool, args, &Default::default())? {
             Ok(c) => c,
             Err(_) => return None,
@@ -124,7 +177,7 @@ impl Round<'_> {
                 change.shown
             ),
         };
-        let answer = asker.ask(question).await;
+        let answer = self.ask(question).await;
         let (decision, by) = match answer {
             Some(Answer::Once | Answer::Session | Answer::Always) => {
                 (Settled::Allow, By::User(UserAnswer::Once))

@@ -20,11 +20,12 @@ use editor::prompt;
 use editor::{next_line, Editor};
 use view::{context_line, leave, status_line};
 
-use super::approve::{AnswerSlot, TerminalAsker};
+use super::approve::Questions;
 use super::command_table::Slash;
 use super::complete::Completion;
+use super::form::AnswerSlot;
 use super::printer::{drive, group, Printer};
-use super::typeahead::TypeAhead;
+use super::typeahead::{Sinks, TypeAhead};
 use crate::agent::{Agent, AgentError, Event};
 use crate::config::Settings;
 use crate::util::text::excerpt;
@@ -136,13 +137,15 @@ pub(crate) async fn run(
     let answers: AnswerSlot = Arc::default();
     // Questions need a terminal to be read on and answered on; otherwise an
     // `ask` is refused as in a one-shot run.
+    let mut questions = None;
     if tty && std::io::stderr().is_terminal() {
-        let asker = TerminalAsker {
-            events: agent.events(),
-            answers: answers.clone(),
-            config: ctx.settings.paths.config_file(),
-        };
-        agent.policy_mut().set_asker(Arc::new(asker));
+        let answered = crate::policy::Answers::default();
+        agent
+            .policy_mut()
+            .answered_on(answered.clone(), ctx.settings.paths.config_file());
+        let q = Questions::new(answered);
+        printer.draw_questions(q.clone());
+        questions = Some(q);
         ctx.mcp.on_form(Arc::new(super::form::TerminalForms {
             events: agent.events(),
             answers: answers.clone(),
@@ -152,7 +155,11 @@ pub(crate) async fn run(
     // A line given back to the editor to finish.
     let mut restore: Option<String> = None;
     // What a turn reads while it runs (on a terminal), and what stops it.
-    let typeahead = tty.then_some((&queued, &answers));
+    let typeahead = tty.then(|| Sinks {
+        queued: queued.clone(),
+        forms: answers.clone(),
+        questions: questions.clone(),
+    });
     let stop = &ctx.stop;
     // When Ctrl-C was last pressed at an empty prompt.
     let mut interrupted: Option<std::time::Instant> = None;
@@ -355,7 +362,7 @@ pub(crate) async fn run(
         let ended = turn(
             &mut agent,
             send,
-            typeahead,
+            typeahead.as_ref(),
             restore.take(),
             stop,
             rx,
@@ -414,7 +421,7 @@ fn given_back(ended: Ended, queued: &Mutex<Vec<String>>) -> Option<String> {
 async fn turn(
     agent: &mut Agent,
     (text, images): (String, Vec<crate::model::Image>),
-    typeahead: Option<(&Arc<Mutex<Vec<String>>>, &AnswerSlot)>,
+    typeahead: Option<&Sinks>,
     draft: Option<String>,
     stop: &CancellationToken,
     rx: &mut UnboundedReceiver<Event>,
@@ -425,16 +432,14 @@ async fn turn(
     // A draft given back while a queued line runs is the line being typed
     // in this turn: shown, and given back again if it is not entered.
     let mut draft = draft.unwrap_or_default();
-    let watch = typeahead.map(|(q, a)| {
-        TypeAhead::start(
-            cancel.clone(),
-            q.clone(),
-            a.clone(),
-            std::mem::take(&mut draft),
-        )
-    });
+    let watch = typeahead
+        .map(|sinks| TypeAhead::start(cancel.clone(), sinks.clone(), std::mem::take(&mut draft)));
     let res = drive(agent.run_turn_with(&text, images, &cancel), rx, printer).await;
     on_ctrl_c.abort();
+    // A question the turn left open is answered by nothing now.
+    if let Some(q) = typeahead.and_then(|s| s.questions.as_ref()) {
+        q.clear();
+    }
     let typed = match watch {
         Some(t) => t.finish().await,
         None => draft,
