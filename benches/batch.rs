@@ -19,17 +19,7 @@
 //!
 //! `cargo bench --bench batch` (needs ./scripts/install-test-servers).
 
-#[path = "../tests/support/everything.rs"]
-mod everything;
-#[path = "../tests/support/fake_anthropic.rs"]
-mod fake_anthropic;
-#[path = "../tests/support/fake_bedrock.rs"]
-mod fake_bedrock;
-#[path = "../tests/support/fake_provider.rs"]
-mod fake_provider;
-#[path = "../tests/support/schema_rules.rs"]
-mod schema_rules;
-
+use hermes_test_support::{everything, fake_provider};
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};

@@ -11,9 +11,7 @@
 //!
 //! `cargo bench --bench mcp` prints Markdown tables for docs/benchmarks.md.
 
-#[path = "../tests/support/everything.rs"]
-mod everything;
-
+use hermes_test_support::everything;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};

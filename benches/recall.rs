@@ -7,9 +7,7 @@
 //! `-- --queries FILE` scores rewritten requests (JSON lines `{id, request}`)
 //! in place of the labelled ones.
 
-#[path = "../tests/support/recall.rs"]
-mod recall;
-
+use hermes_test_support::recall;
 fn main() {
     let catalog = recall::catalog();
     let mut cases = recall::cases(&catalog);

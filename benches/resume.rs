@@ -9,15 +9,7 @@
 //! adds that binary on the file without compactions (the build before);
 //! `HERMES_BENCH_RUNS` sets the run count.
 
-#[path = "../tests/support/fake_anthropic.rs"]
-mod fake_anthropic;
-#[path = "../tests/support/fake_bedrock.rs"]
-mod fake_bedrock;
-#[path = "../tests/support/fake_provider.rs"]
-mod fake_provider;
-#[path = "../tests/support/schema_rules.rs"]
-mod schema_rules;
-
+use hermes_test_support::fake_provider;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

@@ -11,15 +11,7 @@
 //!
 //! `cargo bench --bench shell` (`HERMES_BENCH_RUNS` changes the pair count).
 
-#[path = "../tests/support/fake_anthropic.rs"]
-mod fake_anthropic;
-#[path = "../tests/support/fake_bedrock.rs"]
-mod fake_bedrock;
-#[path = "../tests/support/fake_provider.rs"]
-mod fake_provider;
-#[path = "../tests/support/schema_rules.rs"]
-mod schema_rules;
-
+use hermes_test_support::fake_provider;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;

@@ -10,17 +10,7 @@
 //! of main, say), the batch task is run A B A B … with both, and their sizes
 //! and peak RSS compared.
 
-#[path = "../tests/support/everything.rs"]
-mod everything;
-#[path = "../tests/support/fake_anthropic.rs"]
-mod fake_anthropic;
-#[path = "../tests/support/fake_bedrock.rs"]
-mod fake_bedrock;
-#[path = "../tests/support/fake_provider.rs"]
-mod fake_provider;
-#[path = "../tests/support/schema_rules.rs"]
-mod schema_rules;
-
+use hermes_test_support::{everything, fake_provider};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 

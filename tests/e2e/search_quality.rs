@@ -3,8 +3,7 @@
 //! docs/benchmarks.md). These are floors under today's figures, so a change
 //! that makes search find less fails here.
 
-#[path = "../support/recall.rs"]
-mod recall;
+use crate::support::recall;
 
 #[test]
 fn the_labelled_set_is_big_and_varied_enough_to_mean_something() {

@@ -43,9 +43,9 @@ pub fn interrupted_batch(
     let mut cmd = flags.to_vec();
     cmd.extend(["-q", "go"]);
     let child = env.spawn(&cmd);
-    crate::support::wait_for(when, || env.server_log("t").contains(when));
+    crate::wait_for(when, || env.server_log("t").contains(when));
     let signalled = std::time::Instant::now();
-    crate::support::interrupt(&child);
+    crate::interrupt(&child);
     let out = child.wait_with_output().unwrap();
     let took = signalled.elapsed();
     assert_eq!(

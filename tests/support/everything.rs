@@ -6,7 +6,7 @@
 // Each bench that includes this uses part of it.
 #![allow(dead_code)]
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -18,9 +18,7 @@ pub struct Everything {
 /// Where server-everything is installed; a missing one fails loudly (CI
 /// must run these, not skip them).
 pub fn binary() -> PathBuf {
-    let root = std::env::var("HERMES_TEST_SERVERS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|_| Path::new(env!("CARGO_MANIFEST_DIR")).join(".test-servers"));
+    let root = crate::test_servers();
     let bin = root.join("npm/node_modules/.bin/mcp-server-everything");
     assert!(
         bin.exists(),

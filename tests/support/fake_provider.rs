@@ -58,9 +58,7 @@ use std::net::{Shutdown, TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-// Siblings of this module (in `support/mod.rs`, and in the benches that
-// include these files with `#[path]`).
-use super::{fake_anthropic, fake_bedrock};
+use crate::{fake_anthropic, fake_bedrock};
 
 /// The wire protocols the fake speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

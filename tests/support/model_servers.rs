@@ -5,7 +5,7 @@
 //! named tool), and LiteLLM's proxy. Each runs on a port of its own, its
 //! output in a file, and is killed when dropped.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -23,9 +23,7 @@ pub struct ModelServer {
 }
 
 fn venv() -> PathBuf {
-    let root = std::env::var("HERMES_TEST_SERVERS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|_| Path::new(env!("CARGO_MANIFEST_DIR")).join(".test-servers"));
+    let root = crate::test_servers();
     let venv = root.join("llm");
     assert!(
         venv.join("bin/python").exists(),
@@ -54,8 +52,7 @@ impl ModelServer {
     /// `tool`.
     pub fn llama(tool: &str) -> ModelServer {
         let port = free_port();
-        let script = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/support/model_servers/llama_server.py");
+        let script = crate::repo_root().join("tests/support/model_servers/llama_server.py");
         let mut cmd = Command::new(venv().join("bin/python"));
         cmd.arg(script)
             .arg("--model")

@@ -6,7 +6,6 @@
 //! in docs/benchmarks.md.
 
 use std::collections::HashMap;
-use std::path::Path;
 
 use hermes::mcp::naming;
 use hermes::tools::search::{predict_above, SearchIndex, PREDICT_MIN_SCORE};
@@ -22,12 +21,12 @@ pub struct Case {
 
 impl Case {
     pub fn held_out(&self) -> bool {
-        self.id % 3 == 0
+        self.id.is_multiple_of(3)
     }
 }
 
 fn fixtures() -> std::path::PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
+    crate::repo_root().join("tests/fixtures")
 }
 
 /// Catalogs recorded for their schemas (tests/e2e/api_schemas.rs), not yet

@@ -45,7 +45,8 @@ impl<'a> Tmux<'a> {
         for v in &vars {
             new.extend(["-e", v.as_str()]);
         }
-        new.push(env!("CARGO_BIN_EXE_hermes"));
+        let hermes = super::bin("hermes");
+        new.push(&hermes);
         new.extend(args);
         let out = tmux.run(&new);
         assert!(

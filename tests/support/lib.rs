@@ -1,7 +1,7 @@
-//! Shared test harness: a clean `HERMES_HOME` per test, a fake provider, and
-//! helpers to run the real `hermes` binary and read what it wrote.
-
-#![allow(dead_code)]
+//! Shared test harness, a crate of its own that the end-to-end tests and
+//! the benchmarks depend on: a clean `HERMES_HOME` per test, the strict
+//! fake providers, test servers and proxies, and helpers to run the real
+//! `hermes` binary and read what it wrote.
 
 pub mod calls;
 pub mod everything;
@@ -12,6 +12,7 @@ pub mod fake_provider;
 pub mod fault_proxy;
 pub mod http_stub;
 pub mod model_servers;
+pub mod recall;
 pub mod schema_rules;
 pub mod tls_proxy;
 pub mod tmux;
@@ -38,6 +39,12 @@ pub struct TestEnv {
     /// Whom hermes (and everything the test starts through
     /// [`TestEnv::command`]) runs as: `None`, the test's own user.
     pub user: Option<users::User>,
+}
+
+impl Default for TestEnv {
+    fn default() -> TestEnv {
+        TestEnv::new()
+    }
 }
 
 impl TestEnv {
@@ -136,7 +143,7 @@ impl TestEnv {
     }
 
     pub fn cmd(&self) -> Command {
-        self.command(env!("CARGO_BIN_EXE_hermes"))
+        self.command(&bin("hermes"))
     }
 
     /// The same test home, with hermes run as `user` (a normal user when
@@ -329,16 +336,53 @@ pub fn git_init(dir: &Path) {
     assert!(ok, "git init in {}", dir.display());
 }
 
+/// The repository's root: fixtures, scripts and `.test-servers/` are
+/// found from it.
+pub fn repo_root() -> &'static Path {
+    static ROOT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    ROOT.get_or_init(|| {
+        let here = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let root = here.parent().and_then(Path::parent).unwrap_or(here);
+        std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf())
+    })
+}
+
+/// A binary of hermes' package, as cargo builds it beside the test or
+/// benchmark running (`target/<profile>/deps/NAME-HASH` runs, the
+/// binaries are in `target/<profile>/`): cargo's `CARGO_BIN_EXE_*` is
+/// given only to the package's own tests, not to a crate they use.
+pub fn bin(name: &str) -> String {
+    let exe = std::env::current_exe().expect("the running test's own path");
+    let dir = exe
+        .parent()
+        .filter(|d| d.ends_with("deps"))
+        .and_then(Path::parent)
+        .unwrap_or_else(|| exe.parent().expect("a folder"));
+    let path = dir.join(name);
+    assert!(
+        path.exists(),
+        "{} is not built; cargo builds it for hermes' own tests and benches",
+        path.display()
+    );
+    path.display().to_string()
+}
+
+/// Where the test servers are installed (`scripts/install-test-servers`).
+pub fn test_servers() -> PathBuf {
+    std::env::var("HERMES_TEST_SERVERS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| repo_root().join(".test-servers"))
+}
+
 pub fn test_server() -> &'static str {
-    env!("CARGO_BIN_EXE_hermes-test-mcp-server")
+    static PATH: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    PATH.get_or_init(|| bin("hermes-test-mcp-server"))
 }
 
 /// A third-party MCP server installed by `scripts/install-test-servers`.
 /// Missing servers fail the test: CI must run these, not skip them.
 pub fn real_server(bin: &str) -> String {
-    let root = std::env::var("HERMES_TEST_SERVERS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|_| Path::new(env!("CARGO_MANIFEST_DIR")).join(".test-servers"));
+    let root = test_servers();
     for sub in ["npm/node_modules/.bin", "py/bin"] {
         let p = root.join(sub).join(bin);
         if p.exists() {
