@@ -23,7 +23,23 @@
 //! - `policy` — hooks and approvals around each tool call.
 //! - [`connectors`] — the remote connector gateway.
 //! - `sandbox` — the OS sandbox the built-in `shell` runs commands in.
+//! - `slash` — custom commands and skills a `/` loads besides hermes' own.
 //! - `update` — `hermes update` from the git checkout.
+//!
+//! Two questions a newcomer asks first:
+//!
+//! - **Where is a tool call approved?** In the tool round, entry by entry:
+//!   `agent/tool_round/mod.rs` (`Round::check_one`: scope and schema, the
+//!   `pre_tool_call` hooks, then `policy::Policy::approve` — rules, flags,
+//!   annotations, mode), and, when that says "ask",
+//!   `agent/tool_round/asking.rs`, which emits `approval_asked` and waits
+//!   for the typed answer a front end hands back on `policy::Answers`.
+//! - **Where is a request built?** `agent/turn/mod.rs` (`Agent::request`)
+//!   takes the history and the session's tool list; each API's body is a
+//!   pure function of them — `provider/openai/mod.rs`,
+//!   `provider/anthropic/wire.rs`, `provider/bedrock/wire.rs` (block lists
+//!   through `provider/blocks.rs`) — sent, retried and read back by
+//!   `provider/http.rs`.
 
 #![warn(unreachable_pub)]
 

@@ -268,3 +268,168 @@ fn no_file_uses_a_file_that_uses_it_back() {
         shown.join("\n")
     );
 }
+
+/// docs/architecture.md's block of module edges, as `module → a, b`.
+fn documented_edges() -> BTreeMap<String, BTreeSet<String>> {
+    let doc =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/architecture.md"))
+            .unwrap();
+    let start = doc.find("```text imports\n").expect("the imports block") + 16;
+    let end = start + doc[start..].find("```").unwrap();
+    doc[start..end]
+        .lines()
+        .map(|l| {
+            let (from, to) = l.split_once('→').expect("`module → modules`");
+            let to = to
+                .split(',')
+                .map(|m| m.trim().to_string())
+                .filter(|m| !m.is_empty())
+                .collect();
+            (from.trim().to_string(), to)
+        })
+        .collect()
+}
+
+/// The architecture page says which module uses which, and that is what
+/// the code imports: an edge added or dropped in either fails here.
+#[test]
+fn the_documented_module_edges_are_the_imports() {
+    let documented = documented_edges();
+    let graph = module_graph();
+    assert!(documented.len() > 10, "{documented:?}");
+    let mut drift = Vec::new();
+    for m in graph.keys().chain(documented.keys()) {
+        let code = graph.get(m).cloned().unwrap_or_default();
+        let doc = documented.get(m).cloned().unwrap_or_default();
+        if !graph.contains_key(m) || !documented.contains_key(m) || code != doc {
+            drift.push(format!("{m}: code {code:?}, docs {doc:?}"));
+        }
+    }
+    drift.dedup();
+    assert!(
+        drift.is_empty(),
+        "docs/architecture.md drifts:\n{}",
+        drift.join("\n")
+    );
+}
+
+/// Every `module::item` the data-path diagram names exists: a module file
+/// under src/, or an item its module's file declares.
+#[test]
+fn the_diagram_names_only_what_exists() {
+    let doc =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/architecture.md"))
+            .unwrap();
+    let start = doc.find("## The data path of one turn").unwrap();
+    let start = start + doc[start..].find("```\n").unwrap() + 4;
+    let end = start + doc[start..].find("```").unwrap();
+    let diagram = &doc[start..end];
+    let files = rust_files();
+    let paths = regex_free_paths(diagram);
+    let missing: Vec<&String> = paths.iter().filter(|p| !resolves(p, &files)).collect();
+    assert!(
+        paths.len() > 10,
+        "{} paths read from the diagram",
+        paths.len()
+    );
+    assert!(
+        missing.is_empty(),
+        "the diagram names what is not there: {missing:?}"
+    );
+}
+
+/// Whether `a::b::item` names something: the longest prefix that is a
+/// module of src/ (top-level or not), then each item declared in that
+/// module's files (`fn`, `struct`, `enum`, `trait`, `mod`, `type`, or a
+/// `pub use` of it). A path that starts with no module (`Agent::request`)
+/// is looked for in every file.
+fn resolves(path: &str, files: &[(std::path::PathBuf, String)]) -> bool {
+    let segs: Vec<&str> = path.split("::").collect();
+    let module_files = |module: &[&str]| -> Vec<&String> {
+        let dir = module.join("/");
+        files
+            .iter()
+            .filter(|(rel, _)| {
+                let r = rel.to_string_lossy();
+                r == format!("{dir}.rs") || r.starts_with(&format!("{dir}/"))
+            })
+            .map(|(_, t)| t)
+            .collect()
+    };
+    let (texts, items): (Vec<&String>, &[&str]) = (1..=segs.len())
+        .rev()
+        .map(|n| (module_files(&segs[..n]), &segs[n..]))
+        .find(|(t, _)| !t.is_empty())
+        .unwrap_or_else(|| (files.iter().map(|(_, t)| t).collect(), &segs[..]));
+    let declared = |item: &str| {
+        texts.iter().any(|t| {
+            ["fn ", "struct ", "enum ", "trait ", "mod ", "type "]
+                .iter()
+                .any(|k| {
+                    t.match_indices(&format!("{k}{item}")).any(|(i, m)| {
+                        !t[i + m.len()..]
+                            .starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_')
+                    })
+                })
+                || t.lines().any(|l| {
+                    l.trim_start().starts_with("pub")
+                        && l.contains(" use ")
+                        && l.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                            .any(|w| w == item)
+                })
+        })
+    };
+    items.iter().all(|item| declared(item))
+}
+
+/// `a::b::C` paths in text (`a::{b, c}` counted as `a::b` and `a::c`).
+fn regex_free_paths(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let is_ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    let chars: Vec<char> = text.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        if !is_ident(chars[i]) || (i > 0 && (is_ident(chars[i - 1]) || chars[i - 1] == ':')) {
+            i += 1;
+            continue;
+        }
+        let mut j = i;
+        let mut segs = vec![String::new()];
+        let mut group: Vec<String> = Vec::new();
+        while j < chars.len() {
+            if is_ident(chars[j]) {
+                segs.last_mut().unwrap().push(chars[j]);
+                j += 1;
+            } else if text_at(&chars, j, "::{") {
+                let close = (j..chars.len())
+                    .find(|&k| chars[k] == '}')
+                    .unwrap_or(chars.len());
+                let inner: String = chars[j + 3..close].iter().collect();
+                group = inner.split(',').map(|s| s.trim().to_string()).collect();
+                j = close + 1;
+                break;
+            } else if text_at(&chars, j, "::") {
+                segs.push(String::new());
+                j += 2;
+            } else {
+                break;
+            }
+        }
+        if segs.len() > 1 || !group.is_empty() {
+            let base = segs.join("::");
+            if group.is_empty() {
+                out.push(base);
+            } else {
+                out.extend(group.iter().map(|g| format!("{base}::{g}")));
+            }
+        }
+        i = j.max(i + 1);
+    }
+    out
+}
+
+fn text_at(chars: &[char], at: usize, s: &str) -> bool {
+    s.chars()
+        .enumerate()
+        .all(|(k, c)| chars.get(at + k) == Some(&c))
+}
