@@ -33,17 +33,16 @@ fn home(fake: &FakeProvider, servers: usize, cached: bool) -> tempfile::TempDir 
 
 /// A home for one of the native providers, no MCP servers.
 fn native_home(fake: &FakeProvider, kind: &str) -> tempfile::TempDir {
-    let extra = match kind {
-        "bedrock" => "region = \"us-east-1\"",
-        _ => "",
+    let (base, extra) = match kind {
+        "bedrock" => (fake.root_url(), "region = \"us-east-1\""),
+        "gemini" => (format!("{}/v1beta", fake.root_url()), ""),
+        "openai-responses" => (fake.base_url(), ""),
+        _ => (fake.root_url(), ""),
     };
     home_for(
         0,
         false,
-        &format!(
-            "kind = \"{kind}\"\nbase_url = \"{}\"\n{extra}",
-            fake.root_url()
-        ),
+        &format!("kind = \"{kind}\"\nbase_url = \"{base}\"\n{extra}"),
     )
 }
 
@@ -167,6 +166,8 @@ fn main() {
     let bedrock = native_home(&fake, "bedrock");
     let (remote, arrivals) = remote_home(&fake);
     let twin = stdio_everything_home(&fake);
+    let gemini = native_home(&fake, "gemini");
+    let responses = native_home(&fake, "openai-responses");
     let all = measure(
         &fake,
         &[
@@ -177,6 +178,8 @@ fn main() {
             bedrock.path(),
             remote.path(),
             twin.path(),
+            gemini.path(),
+            responses.path(),
         ],
         runs,
     );
@@ -192,12 +195,15 @@ fn main() {
         "start → first byte, bedrock (ConverseStream, SigV4), no MCP servers",
         "start → first byte, 1 remote server (streamable HTTP), catalog cached",
         "start → first byte, the same server over stdio, catalog cached",
+        "start → first byte, gemini (streamGenerateContent), no MCP servers",
+        "start → first byte, openai-responses (Responses), no MCP servers",
     ];
     for (i, label) in labels.iter().enumerate() {
         let fb = first_byte(&all[i]);
         let target = match i {
             1 | 2 => "ratio ≤ 1.05",
             5 | 6 => "5 ÷ 6 ≤ 1.05",
+            7 | 8 => "ratio ≤ 1.05 (to Chat Completions)",
             _ => "≤ 15 ms",
         };
         println!(
@@ -219,7 +225,13 @@ fn main() {
         runs + 1,
         arrivals.lock().unwrap().len()
     );
-    for (i, who) in [(0, "openai"), (3, "anthropic"), (4, "bedrock")] {
+    for (i, who) in [
+        (0, "openai"),
+        (3, "anthropic"),
+        (4, "bedrock"),
+        (7, "gemini"),
+        (8, "openai-responses"),
+    ] {
         let rss = sorted(all[i].iter().map(|s| s.peak_rss_kib as f64 / 1024.0));
         println!(
             "| peak RSS of a one-shot turn, {who}, no MCP servers | {:.1} MiB | {:.1} MiB | {:.1} MiB | | ≤ 15 MB |",

@@ -9,8 +9,9 @@
 //!   the core's event stream.
 //! - [`agent`] — the turn loop and tool rounds; emits [`agent::Event`]s;
 //!   `agent::session_setup` is the one way a session begins or resumes.
-//! - `provider` — model APIs (OpenAI-compatible Chat Completions, Anthropic
-//!   Messages, Bedrock ConverseStream), retries and stream assembly.
+//! - `provider` — model APIs (OpenAI-compatible Chat Completions, OpenAI
+//!   Responses, Anthropic Messages, Bedrock ConverseStream, Gemini), retries
+//!   and stream assembly.
 //! - `call` — a tool call as a value: names, entries, ids, the one
 //!   classification shared by the split, the round and the dispatcher.
 //! - [`tools`] — the tool trait and registry the tool round calls into.
@@ -37,7 +38,8 @@
 //! - **Where is a request built?** `agent/turn/mod.rs` (`Agent::request`)
 //!   takes the history and the session's tool list; each API's body is a
 //!   pure function of them — `provider/openai/mod.rs`,
-//!   `provider/anthropic/wire.rs`, `provider/bedrock/wire.rs` (block lists
+//!   `provider/responses/wire.rs`, `provider/anthropic/wire.rs`,
+//!   `provider/bedrock/wire.rs`, `provider/gemini/wire.rs` (alternating turns
 //!   through `provider/blocks.rs`) — sent, retried and read back by
 //!   `provider/http.rs`.
 

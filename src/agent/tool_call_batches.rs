@@ -82,10 +82,13 @@ pub fn expand_local_tool_batches(calls: &mut Vec<ToolCall>) -> usize {
 }
 
 /// The same split over a provider-native block list (Anthropic Messages or
-/// Bedrock Converse `content`): each splittable `tool_use`/`toolUse` block is
-/// replaced, at its position, by its children's blocks; every other block —
-/// text, `thinking` with its signature, `redacted_thinking`, reasoning — is
-/// kept untouched. Returns how many blocks were split.
+/// Bedrock Converse `content`, Gemini `parts`, Responses output items): each
+/// splittable tool-use block is replaced, at its position, by its
+/// children's blocks; every other block — text, `thinking` with its
+/// signature, `redacted_thinking`, reasoning items — is kept untouched.
+/// Child 0 is the parent block with its own entry for arguments, so what
+/// rides on the parent (Gemini's `thoughtSignature`) stays in its place.
+/// Returns how many blocks were split.
 pub(crate) fn expand_block_list(native: &mut NativeBlocks) -> usize {
     let api = native.api;
     let mut taken: HashSet<String> = native
@@ -98,13 +101,20 @@ pub(crate) fn expand_block_list(native: &mut NativeBlocks) -> usize {
     let mut split = 0;
     for block in native.blocks.drain(..) {
         let children = api.tool_use(&block).and_then(|t| {
-            let entries = split_entries(t.name, &t.input.to_string())?;
+            let entries = split_entries(t.name, &t.arguments())?;
             let ids = ids::entry_ids(t.id, &entries, &mut taken);
             Some(
                 entries
                     .iter()
                     .zip(ids)
-                    .map(|(e, id)| api.tool_use_block(&id, t.name, json!({ "calls": [e.raw] })))
+                    .enumerate()
+                    .map(|(i, (e, id))| {
+                        let input = json!({ "calls": [e.raw] });
+                        match i {
+                            0 => api.with_input(&block, input),
+                            _ => api.tool_use_block(&id, t.name, input),
+                        }
+                    })
                     .collect::<Vec<_>>(),
             )
         });

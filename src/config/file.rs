@@ -287,9 +287,50 @@ pub struct ConnectorsSection {
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum ProviderKind {
+    /// OpenAI-compatible Chat Completions.
     Openai,
+    /// OpenAI's Responses API, stateless, reasoning kept encrypted.
+    #[serde(rename = "openai-responses")]
+    OpenaiResponses,
     Anthropic,
     Bedrock,
+    /// Gemini's `generateContent`, signatures kept.
+    Gemini,
+}
+
+impl ProviderKind {
+    /// The name config gives it (`kind = "…"`).
+    pub fn name(self) -> &'static str {
+        match self {
+            ProviderKind::Openai => "openai",
+            ProviderKind::OpenaiResponses => "openai-responses",
+            ProviderKind::Anthropic => "anthropic",
+            ProviderKind::Bedrock => "bedrock",
+            ProviderKind::Gemini => "gemini",
+        }
+    }
+}
+
+/// How hard a reasoning model thinks: OpenAI Responses `reasoning.effort`,
+/// Gemini 3 `thinkingLevel`.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Effort {
+    Minimal,
+    Low,
+    Medium,
+    High,
+}
+
+impl Effort {
+    pub fn name(self) -> &'static str {
+        match self {
+            Effort::Minimal => "minimal",
+            Effort::Low => "low",
+            Effort::Medium => "medium",
+            Effort::High => "high",
+        }
+    }
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
@@ -338,9 +379,14 @@ pub struct ProviderEntry {
     /// (with `thinking_budget`) or adaptive.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub thinking: Option<ThinkingMode>,
-    /// Thinking tokens per turn; at least 1024. Setting it turns thinking on.
+    /// Thinking tokens per turn; at least 1024 (Anthropic, Bedrock), any
+    /// (Gemini 2.5's `thinkingBudget`). Setting it turns thinking on.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub thinking_budget: Option<NonZeroU32>,
+    /// How hard a reasoning model thinks (openai-responses `reasoning.effort`,
+    /// gemini `thinkingLevel`): minimal, low, medium or high.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reasoning_effort: Option<Effort>,
     /// AWS region (bedrock); else AWS_REGION, AWS_DEFAULT_REGION, the profile's.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub region: Option<String>,

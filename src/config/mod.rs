@@ -30,14 +30,15 @@ pub use approvals::{ApprovalRule, ApprovalSettings, RuleOrigin};
 pub use builtin::{BuiltinSettings, ShellSettings};
 pub use file::{
     ApprovalMode, ApprovalsSection, Concurrency, ConfigFile, ConnectorsSection, Decision,
-    DeferMode, Elicitation, HookEntry, HooksSection, LimitsSection, McpServerEntry, OAuthEntry,
-    ProviderEntry, ProviderKind, ShellSandbox, ShellSection, ThinkingMode, ToolFilter,
+    DeferMode, Effort, Elicitation, HookEntry, HooksSection, LimitsSection, McpServerEntry,
+    OAuthEntry, ProviderEntry, ProviderKind, ShellSandbox, ShellSection, ThinkingMode, ToolFilter,
     ToolsSection, WarmUp,
 };
 pub use hook_settings::{HookSettings, HooksSettings};
 pub use matcher::HookMatcher;
 pub use paths::Paths;
 pub(crate) use paths::{project_dir, project_files};
+pub(crate) use provider::openai_reasoning_model;
 pub use settings::{
     mcp_servers, resolve, ConfiguredWindows, ConnectorSettings, ContextSettings, DeferPolicy,
     Limits, McpServerSettings, PromptSettings, ProviderSettings, RemoteSettings, RetryPolicy,

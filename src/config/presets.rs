@@ -3,7 +3,14 @@
 
 use super::{ProviderEntry, ProviderKind};
 
-pub(super) const NAMES: &[&str] = &["anthropic", "bedrock", "ollama", "openai", "openrouter"];
+pub(super) const NAMES: &[&str] = &[
+    "anthropic",
+    "bedrock",
+    "gemini",
+    "ollama",
+    "openai",
+    "openrouter",
+];
 
 pub(super) fn preset(name: &str) -> Option<ProviderEntry> {
     let (kind, url, key, model) = match name {
@@ -30,6 +37,13 @@ pub(super) fn preset(name: &str) -> Option<ProviderEntry> {
             "https://api.anthropic.com",
             Some("ANTHROPIC_API_KEY"),
             "claude-sonnet-4-5",
+        ),
+        // GEMINI_API_KEY, else GOOGLE_API_KEY (`config::provider`).
+        "gemini" => (
+            ProviderKind::Gemini,
+            "https://generativelanguage.googleapis.com/v1beta",
+            Some("GEMINI_API_KEY"),
+            "gemini-2.5-flash",
         ),
         // Its URL follows the region: https://bedrock-runtime.REGION.amazonaws.com.
         "bedrock" => (
@@ -85,6 +99,7 @@ pub(super) fn overlay(base: ProviderEntry, user: &ProviderEntry) -> ProviderEntr
         max_tokens: u.max_tokens.or(base.max_tokens),
         thinking: u.thinking.or(base.thinking),
         thinking_budget: u.thinking_budget.or(base.thinking_budget),
+        reasoning_effort: u.reasoning_effort.or(base.reasoning_effort),
         region: u.region.or(base.region),
         profile: u.profile.or(base.profile),
         context_window: u.context_window.or(base.context_window),

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use super::context::ConfiguredWindows;
 use super::defaults::{self, ms};
-use super::file::{ConfigFile, ProviderKind, ThinkingMode};
+use super::file::{ConfigFile, Effort, ProviderKind, ThinkingMode};
 use super::{presets, ConfigError, Overrides};
 
 #[derive(Debug, Clone)]
@@ -33,6 +33,8 @@ pub struct ProviderSettings {
     pub max_reply_bytes: u64,
     pub max_tokens: u32,
     pub thinking: Thinking,
+    /// How hard a reasoning model thinks, where the API takes it.
+    pub effort: Option<Effort>,
     /// AWS region (bedrock), when config or the environment names one.
     pub region: Option<String>,
     /// AWS profile (bedrock) named in config; it wins over the key
@@ -74,7 +76,37 @@ pub(super) fn resolve_provider(
             return Err(ConfigError::UnknownProvider { name, known });
         }
     };
-    let kind = entry.kind.unwrap_or(ProviderKind::Openai);
+    // `--provider` naming another provider than the file's takes that
+    // provider's own model: the top-level `model` was written for the
+    // file's provider, and another server would not know it.
+    let switched = ov.provider.is_some() && ov.provider != file.provider;
+    let (first, second) = if switched {
+        (&entry.model, &file.model)
+    } else {
+        (&file.model, &entry.model)
+    };
+    let model = ov
+        .model
+        .clone()
+        .or_else(|| first.clone())
+        .or_else(|| second.clone())
+        .filter(|m| !m.trim().is_empty())
+        .ok_or_else(|| ConfigError::NoModel {
+            provider: name.clone(),
+        })?;
+    // The `openai` preset speaks Responses to OpenAI's reasoning models —
+    // the one API that keeps their reasoning between turns — and Chat
+    // Completions to the others, unless the file names a kind.
+    let kind = match entry.kind.unwrap_or(ProviderKind::Openai) {
+        ProviderKind::Openai
+            if name == "openai"
+                && file.providers.get(&name).and_then(|e| e.kind).is_none()
+                && openai_reasoning_model(&model) =>
+        {
+            ProviderKind::OpenaiResponses
+        }
+        kind => kind,
+    };
     let env = |k: &str| std::env::var(k).ok().filter(|v| !v.trim().is_empty());
     let region = entry
         .region
@@ -110,8 +142,20 @@ pub(super) fn resolve_provider(
             })
         }
     };
+    if kind == ProviderKind::Gemini
+        && entry.thinking_budget.is_some()
+        && entry.reasoning_effort.is_some()
+    {
+        return Err(ConfigError::BadValue {
+            what: format!("providers.{name}.reasoning_effort"),
+            expected: "left out when thinking_budget is set: Gemini refuses a request with both \
+                       (thinking_budget is for Gemini 2.5, reasoning_effort for Gemini 3)",
+            got: "both".into(),
+        });
+    }
     if let Thinking::Budget(b) = thinking {
-        if b < defaults::MIN_THINKING_BUDGET {
+        // Gemini 2.5 takes any budget; Anthropic's and Bedrock's start at 1024.
+        if b < defaults::MIN_THINKING_BUDGET && kind != ProviderKind::Gemini {
             return Err(ConfigError::BadValue {
                 what: format!("providers.{name}.thinking_budget"),
                 expected: "at least 1024 tokens",
@@ -127,32 +171,30 @@ pub(super) fn resolve_provider(
             got: base_url,
         });
     }
-    // `--provider` naming another provider than the file's takes that
-    // provider's own model: the top-level `model` was written for the
-    // file's provider, and another server would not know it.
-    let switched = ov.provider.is_some() && ov.provider != file.provider;
-    let (first, second) = if switched {
-        (&entry.model, &file.model)
-    } else {
-        (&file.model, &entry.model)
-    };
-    let model = ov
-        .model
-        .clone()
-        .or_else(|| first.clone())
-        .or_else(|| second.clone())
-        .filter(|m| !m.trim().is_empty())
-        .ok_or_else(|| ConfigError::NoModel {
-            provider: name.clone(),
-        })?;
     // Anthropic always needs a key: a custom `kind = "anthropic"` provider
     // without `api_key_env` reads the usual variable.
     // `api_key_env = ""` is no variable: the provider takes no key.
     let api_key_env = entry.api_key_env.clone().filter(|e| !e.trim().is_empty());
     let api_key_env = api_key_env.or_else(|| {
-        (kind == ProviderKind::Anthropic && entry.api_key.is_none())
-            .then(|| "ANTHROPIC_API_KEY".to_string())
+        let usual = match kind {
+            ProviderKind::Anthropic => "ANTHROPIC_API_KEY",
+            ProviderKind::Gemini => "GEMINI_API_KEY",
+            _ => return None,
+        };
+        entry.api_key.is_none().then(|| usual.to_string())
     });
+    // Gemini's key is GEMINI_API_KEY, or GOOGLE_API_KEY as Google's own
+    // tools read it.
+    let api_key_env = match api_key_env {
+        Some(v) if kind == ProviderKind::Gemini && v == "GEMINI_API_KEY" && env(&v).is_none() => {
+            Some(if env("GOOGLE_API_KEY").is_some() {
+                "GOOGLE_API_KEY".into()
+            } else {
+                v
+            })
+        }
+        other => other,
+    };
     let api_key = entry.api_key.clone().or_else(|| {
         api_key_env
             .as_deref()
@@ -195,6 +237,7 @@ pub(super) fn resolve_provider(
             .map_or(defaults::MAX_REPLY_BYTES, |n| n.get()),
         max_tokens: entry.max_tokens.map_or(defaults::MAX_TOKENS, |n| n.get()),
         thinking,
+        effort: entry.reasoning_effort,
         region,
         profile,
         windows: ConfiguredWindows {
@@ -207,6 +250,16 @@ pub(super) fn resolve_provider(
         },
         name,
     })
+}
+
+/// Whether `model` is one of OpenAI's reasoning models (o-series,
+/// GPT-5, Codex), which keep their reasoning between turns only through
+/// the Responses API; a vendor prefix (`openai/…`) is looked through.
+pub(crate) fn openai_reasoning_model(model: &str) -> bool {
+    let bare = model.rsplit('/').next().unwrap_or(model);
+    ["o1", "o3", "o4", "gpt-5", "codex-"]
+        .iter()
+        .any(|p| bare.starts_with(p))
 }
 
 #[cfg(test)]

@@ -9,5 +9,5 @@ mod native;
 mod tool;
 
 pub use message::{Image, Message, ToolCall, ToolResult};
-pub use native::{BlockApi, NativeBlocks, ToolUse};
+pub use native::{BlockApi, Input, NativeBlocks, ToolUse};
 pub use tool::{OfferedTool, ToolSpec};

@@ -1,6 +1,6 @@
 //! The conversation as alternating user / assistant block lists, for the
 //! providers whose turns are block lists (Anthropic Messages, Bedrock
-//! Converse). An assistant message that came from this provider replays its
+//! Converse, Gemini `contents`). An assistant message that came from this provider replays its
 //! own blocks; any other is rebuilt from the neutral view. Tool results join
 //! the user turn that follows them, and consecutive turns of one role merge
 //! into one, so the list alternates as these APIs require.
@@ -21,6 +21,14 @@ impl Role {
         match self {
             Role::User => "user",
             Role::Assistant => "assistant",
+        }
+    }
+
+    /// The role as Gemini names it.
+    pub(super) fn gemini(self) -> &'static str {
+        match self {
+            Role::User => "user",
+            Role::Assistant => "model",
         }
     }
 }
@@ -67,13 +75,7 @@ pub(super) fn turns(messages: &[Message], api: BlockApi, with_tools: bool) -> Tu
                 };
                 (Role::Assistant, blocks)
             }
-            Message::Tool(r) if !with_tools => (
-                Role::User,
-                text_blocks(
-                    api,
-                    &format!("[result of {} ({})]\n{}", r.name, r.tool_call_id, r.content),
-                ),
-            ),
+            Message::Tool(r) if !with_tools => (Role::User, text_blocks(api, &result_as_text(r))),
             Message::Tool(r) => (Role::User, vec![tool_result(api, r)]),
         };
         if blocks.is_empty() {
@@ -90,9 +92,19 @@ pub(super) fn turns(messages: &[Message], api: BlockApi, with_tools: bool) -> Tu
 /// A tool use as text, for a request that offers no tools.
 fn tool_use_as_text(api: BlockApi, block: Value) -> Value {
     match api.tool_use(&block) {
-        Some(t) => api.text_block(&format!("[called {} ({}) with {}]", t.name, t.id, t.input)),
+        Some(t) => api.text_block(&call_as_text(t.name, t.id, &t.arguments())),
         None => block,
     }
+}
+
+/// A call, told in words: what a request without tools carries instead.
+pub(super) fn call_as_text(name: &str, id: &str, arguments: &str) -> String {
+    format!("[called {name} ({id}) with {arguments}]")
+}
+
+/// A tool result, told in words, for the same requests.
+pub(super) fn result_as_text(r: &ToolResult) -> String {
+    format!("[result of {} ({})]\n{}", r.name, r.tool_call_id, r.content)
 }
 
 /// Blank text is left out: both APIs refuse blocks without non-blank text.
@@ -120,7 +132,7 @@ fn neutral_blocks(api: BlockApi, content: &str, calls: &[ToolCall]) -> Vec<Value
     blocks
 }
 
-fn tool_result(api: BlockApi, r: &ToolResult) -> Value {
+pub(super) fn tool_result(api: BlockApi, r: &ToolResult) -> Value {
     // Both APIs refuse blank text, inside a result too.
     let text = if r.content.trim().is_empty() {
         "(no output)"
@@ -152,6 +164,34 @@ fn tool_result(api: BlockApi, r: &ToolResult) -> Value {
                 "content": content,
                 "status": if r.is_error { "error" } else { "success" },
             }})
+        }
+        // `output` or `error`, as the API documents; images as the parts
+        // of a multimodal function response. `name` is required, and the
+        // id answers the call's.
+        BlockApi::Gemini => {
+            let key = if r.is_error { "error" } else { "output" };
+            let mut fr = json!({"id": id, "name": r.name, "response": {key: text}});
+            if !r.images.is_empty() {
+                fr["parts"] = r.images.iter().map(|i| api.image_block(i)).collect();
+            }
+            json!({ "functionResponse": fr })
+        }
+        // Text, or text and images as input parts; the error flag in the
+        // text, as Chat Completions has none either.
+        BlockApi::Responses => {
+            let text = if r.is_error && !text.starts_with("Error") {
+                format!("Error: {text}")
+            } else {
+                text.to_string()
+            };
+            let output = if r.images.is_empty() {
+                json!(text)
+            } else {
+                let mut parts = vec![api.text_block(&text)];
+                parts.extend(r.images.iter().map(|i| api.image_block(i)));
+                Value::Array(parts)
+            };
+            json!({"type": "function_call_output", "call_id": id, "output": output})
         }
     }
 }

@@ -156,6 +156,9 @@ impl ProviderError {
             "too many tokens",
             // LiteLLM's proxy: "litellm.ContextWindowExceededError: …".
             "contextwindowexceeded",
+            // Gemini: "The input token count (1234567) exceeds the maximum
+            // number of tokens allowed (1048576)."
+            "exceeds the maximum number of tokens",
         ];
         if !SAID.iter().any(|s| m.contains(s)) {
             return None;
@@ -173,6 +176,7 @@ impl ProviderError {
         let window = number_after("maximum context length is")
             // llama-cpp-python: "Requested tokens (9123) exceed context window of 8192".
             .or_else(|| number_after("context window of"))
+            .or_else(|| number_after("tokens allowed ("))
             .or_else(|| {
                 // "prompt is too long: 9123 tokens > 8000 maximum"
                 m.find(" maximum")
@@ -182,7 +186,8 @@ impl ProviderError {
         let tokens = number_after("resulted in")
             .or_else(|| number_after("requested tokens ("))
             .or_else(|| number_after("you requested"))
-            .or_else(|| number_after("prompt is too long:"));
+            .or_else(|| number_after("prompt is too long:"))
+            .or_else(|| number_after("input token count ("));
         Some(Overflow { window, tokens })
     }
 
@@ -201,6 +206,10 @@ impl ProviderError {
             ProviderError::MissingKey { provider, env } => Some(match crate::config::with_key_set(provider) {
                 Some((other, var)) => format!(
                     "{var} is set: run with --provider {other} (or `provider = \"{other}\"` in config.toml), or export {env}=…"
+                ),
+                // Google's tools read either.
+                None if env == "GEMINI_API_KEY" => format!(
+                    "export GEMINI_API_KEY=… (or GOOGLE_API_KEY=…), or set providers.{provider}.api_key_env in config.toml to the variable that holds the key"
                 ),
                 None => format!(
                     "export {env}=…, or set providers.{provider}.api_key_env in config.toml to the variable that holds the key"
@@ -285,5 +294,19 @@ mod tests {
              OpenAIException - input too long for the model",
         );
         assert_eq!(litellm.context_overflow(), said(None, None));
+        let gemini = http(
+            400,
+            "The input token count (1234567) exceeds the maximum number of tokens allowed (1048576).",
+        );
+        assert_eq!(
+            gemini.context_overflow(),
+            said(Some(1_048_576), Some(1_234_567))
+        );
+        let responses = http(
+            400,
+            "context_length_exceeded: Your input exceeds the context window of this model. \
+             Please adjust your input and try again.",
+        );
+        assert_eq!(responses.context_overflow(), said(None, None));
     }
 }

@@ -99,6 +99,11 @@ pub(crate) trait Api: Send + Sync {
     fn credential(&self) -> &'static str {
         "API key"
     }
+    /// Whether an answer with this status and body refused the credential
+    /// (most APIs: 401 and 403; Gemini also a 400 that says so).
+    fn refused_credential(&self, status: u16, _body: &str) -> bool {
+        status == 401 || status == 403
+    }
     /// Where the API lists its models (`data[].id`), and — OpenRouter, vLLM,
     /// LM Studio — may say a model's window.
     fn models_url(&self) -> Option<String> {
@@ -257,8 +262,16 @@ impl Endpoint {
             .await?
             .map_err(|e| self.connect_error(&e))?;
         let status = resp.status().as_u16();
-        if status == 401 || status == 403 {
-            let text = self.read_text(resp, cancel).await.unwrap_or_default();
+        if resp.status().is_success() {
+            return self.read_reply(api, resp, on_event, cancel).await;
+        }
+        let retry_after = resp
+            .headers()
+            .get(reqwest::header::RETRY_AFTER)
+            .and_then(|v| v.to_str().ok())
+            .and_then(retry::parse_retry_after);
+        let text = self.read_text(resp, cancel).await.unwrap_or_default();
+        if api.refused_credential(status, &text) {
             return Err(ProviderError::Auth {
                 provider: self.name.clone(),
                 credential: api.credential(),
@@ -268,21 +281,26 @@ impl Endpoint {
                 message: error_message(&text),
             });
         }
-        if !resp.status().is_success() {
-            let retry_after = resp
-                .headers()
-                .get(reqwest::header::RETRY_AFTER)
-                .and_then(|v| v.to_str().ok())
-                .and_then(retry::parse_retry_after);
-            let text = self.read_text(resp, cancel).await.unwrap_or_default();
-            return Err(ProviderError::Http {
-                provider: self.name.clone(),
-                url: self.shown_url(),
-                status,
-                message: error_message(&text),
-                retry_after,
-            });
-        }
+        Err(ProviderError::Http {
+            provider: self.name.clone(),
+            url: self.shown_url(),
+            status,
+            message: error_message(&text),
+            // Gemini says when to come back in the body (`RetryInfo`).
+            retry_after: retry_after.or_else(|| retry::delay_in_body(&text)),
+        })
+    }
+
+    /// A successful reply: a stream in the API's framing, or one JSON
+    /// document from a server that ignored `stream`.
+    async fn read_reply(
+        &self,
+        api: &dyn Api,
+        resp: reqwest::Response,
+        on_event: EventFn<'_>,
+        cancel: &CancellationToken,
+    ) -> Result<Completion, ProviderError> {
+        let framing = api.framing();
         let streamed = resp
             .headers()
             .get(reqwest::header::CONTENT_TYPE)
@@ -588,6 +606,20 @@ where
     }
 }
 
+/// A model id or ARN as one path segment: everything but RFC 3986's
+/// unreserved characters percent-encoded (`:` → `%3A`, `/` → `%2F`).
+pub(super) fn path_segment(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
 /// The innermost cause: "Connection refused (os error 111)" beats reqwest's
 /// "error sending request for url (…)".
 pub(crate) fn root_cause(e: &(dyn std::error::Error + 'static)) -> String {
@@ -607,6 +639,8 @@ pub(crate) fn error_message(body: &str) -> String {
 fn raw_error_message(body: &str) -> String {
     let v: Option<serde_json::Value> = serde_json::from_str(body).ok();
     let msg = v.as_ref().and_then(|v| {
+        // Some Google front ends send `[{"error":{…}}]`.
+        let v = v.get(0).filter(|_| v.is_array()).unwrap_or(v);
         let e = v.get("error").unwrap_or(v);
         e.get("message")
             .or_else(|| e.get("Message"))

@@ -7,8 +7,10 @@ mod bedrock;
 mod blocks;
 mod error;
 mod event_stream;
+mod gemini;
 mod http;
 pub(crate) mod openai;
+mod responses;
 mod retry;
 pub(crate) mod schema;
 
@@ -181,11 +183,7 @@ impl<T: http::Api> Provider for T {
     fn models(&self) -> BoxFuture<'_, Option<Vec<String>>> {
         Box::pin(async move {
             let listing = model_listing(self).await?;
-            let ids: Vec<String> = listing["data"]
-                .as_array()?
-                .iter()
-                .filter_map(|m| m["id"].as_str().map(str::to_string))
-                .collect();
+            let ids = windows::models_in_listing(&listing);
             (!ids.is_empty()).then_some(ids)
         })
     }
@@ -202,8 +200,10 @@ async fn model_listing<T: http::Api>(api: &T) -> Option<serde_json::Value> {
 pub(crate) fn from_settings(s: &ProviderSettings) -> Result<Box<dyn Provider>, ProviderError> {
     Ok(match s.kind {
         ProviderKind::Openai => Box::new(OpenAiProvider::new(s)?),
+        ProviderKind::OpenaiResponses => Box::new(responses::ResponsesProvider::new(s)?),
         ProviderKind::Anthropic => Box::new(anthropic::AnthropicProvider::new(s)?),
         ProviderKind::Bedrock => Box::new(bedrock::BedrockProvider::new(s)?),
+        ProviderKind::Gemini => Box::new(gemini::GeminiProvider::new(s)?),
     })
 }
 
@@ -214,6 +214,8 @@ pub(crate) fn fold_native(kind: ProviderKind, events: &[(String, String)]) -> Op
     let mut fold = match kind {
         ProviderKind::Anthropic => anthropic::new_fold(),
         ProviderKind::Bedrock => bedrock::new_fold(),
+        ProviderKind::Gemini => gemini::new_fold(),
+        ProviderKind::OpenaiResponses => responses::new_fold(),
         ProviderKind::Openai => return None,
     };
     for (event, data) in events {
@@ -234,15 +236,19 @@ mod properties {
 
         #[test]
         fn native_stream_events_fold_without_panicking(
-            bedrock in any::<bool>(),
+            kind in prop_oneof![
+                Just(ProviderKind::Anthropic), Just(ProviderKind::Bedrock),
+                Just(ProviderKind::Gemini), Just(ProviderKind::OpenaiResponses),
+            ],
             events in prop::collection::vec((prop_oneof![
                 Just("content_block_start"), Just("content_block_delta"), Just("content_block_stop"),
                 Just("message_start"), Just("message_delta"), Just("message_stop"), Just("error"),
                 Just("contentBlockStart"), Just("contentBlockDelta"), Just("messageStop"),
                 Just("metadata"), Just("!throttlingException"), Just(""),
+                Just("response.output_item.done"), Just("response.output_text.delta"),
+                Just("response.completed"), Just("response.failed"),
             ], text()), 0..24),
         ) {
-            let kind = if bedrock { ProviderKind::Bedrock } else { ProviderKind::Anthropic };
             let events: Vec<(String, String)> = events.into_iter().map(|(e, d)| (e.to_string(), d)).collect();
             if let Some(c) = fold_native(kind, &events) {
                 let n = c.native.expect("a native fold keeps its blocks");

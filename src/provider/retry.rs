@@ -29,6 +29,21 @@ pub(super) fn parse_retry_after(value: &str) -> Option<Duration> {
     )
 }
 
+/// A retry delay an error body gives: Google's `RetryInfo`
+/// (`{"error":{"details":[{"@type":"…RetryInfo","retryDelay":"26s"}]}}`),
+/// a protobuf duration in seconds.
+pub(super) fn delay_in_body(body: &str) -> Option<Duration> {
+    let v: serde_json::Value = serde_json::from_str(body).ok()?;
+    let error = v.get("error").or_else(|| v.get(0)?.get("error"))?;
+    let delay = error
+        .get("details")?
+        .as_array()?
+        .iter()
+        .find_map(|d| d.get("retryDelay")?.as_str())?;
+    let secs: f64 = delay.strip_suffix('s')?.parse().ok()?;
+    Duration::try_from_secs_f64(secs).ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -65,6 +80,18 @@ mod tests {
             delay(&p, 0, Some(Duration::from_secs(60))),
             Duration::from_secs(2)
         );
+    }
+
+    #[test]
+    fn a_retry_delay_in_a_google_error_body_is_read() {
+        let body = r#"{"error":{"code":429,"message":"You exceeded your current quota","status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.rpc.QuotaFailure","violations":[]},{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"26.5s"}]}}"#;
+        assert_eq!(delay_in_body(body), Some(Duration::from_millis(26_500)));
+        assert_eq!(
+            delay_in_body(&format!("[{body}]")),
+            Some(Duration::from_millis(26_500))
+        );
+        assert_eq!(delay_in_body(r#"{"error":{"message":"x"}}"#), None);
+        assert_eq!(delay_in_body("not json"), None);
     }
 
     #[test]

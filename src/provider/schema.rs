@@ -31,6 +31,9 @@ pub(crate) struct Dialect {
     pub(crate) draft: Draft,
     /// The most tools one request may define, where the API has a limit.
     pub(crate) max_tools: Option<usize>,
+    /// Whether the schema goes without its `$schema` (the dialect is the
+    /// API's, not the server's).
+    pub(crate) drop_schema_uri: bool,
 }
 
 /// OpenAI Chat Completions (and every server speaking it): the top level
@@ -40,6 +43,28 @@ pub(crate) const OPENAI_CHAT: Dialect = Dialect {
     name: "OpenAI Chat Completions",
     draft: Draft::D7,
     max_tools: Some(128),
+    drop_schema_uri: false,
+};
+
+/// OpenAI Responses: the same function schemas as Chat Completions, in a
+/// flat tool (`{"type":"function","name","parameters","strict"}`).
+pub(crate) const OPENAI_RESPONSES: Dialect = Dialect {
+    name: "OpenAI Responses",
+    draft: Draft::D7,
+    max_tools: Some(128),
+    drop_schema_uri: false,
+};
+
+/// Gemini, as `parametersJsonSchema` (the full JSON Schema, not the
+/// OpenAPI subset `parameters` takes): "the schema must describe an
+/// object where the properties are the parameters"; at most 128 function
+/// declarations a request (Vertex documents the limit); `$schema` left
+/// out, as Google's own CLI does.
+pub(crate) const GEMINI: Dialect = Dialect {
+    name: "Gemini",
+    draft: Draft::D202012,
+    max_tools: Some(128),
+    drop_schema_uri: true,
 };
 
 /// Anthropic Messages: `input_schema.type` must be `object`, no
@@ -49,6 +74,7 @@ pub(crate) const ANTHROPIC: Dialect = Dialect {
     name: "Anthropic Messages",
     draft: Draft::D202012,
     max_tools: None,
+    drop_schema_uri: false,
 };
 
 /// Bedrock Converse: `inputSchema.json.type` must be `object`; Claude on
@@ -57,6 +83,7 @@ pub(crate) const BEDROCK: Dialect = Dialect {
     name: "Bedrock Converse",
     draft: Draft::D202012,
     max_tools: None,
+    drop_schema_uri: false,
 };
 
 const TYPES: [&str; 7] = [
@@ -69,6 +96,14 @@ const TOP_REFUSED: [&str; 7] = ["anyOf", "oneOf", "allOf", "not", "enum", "if", 
 impl Dialect {
     /// `schema` as this API accepts it.
     pub(crate) fn adapt(&self, schema: &Value) -> Value {
+        let mut adapted = self.adapt_keeping_uri(schema);
+        if let (true, Value::Object(m)) = (self.drop_schema_uri, &mut adapted) {
+            m.remove("$schema");
+        }
+        adapted
+    }
+
+    fn adapt_keeping_uri(&self, schema: &Value) -> Value {
         if self.accepts(schema) {
             return schema.clone();
         }

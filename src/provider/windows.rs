@@ -10,6 +10,9 @@ const KNOWN: &[(&str, u64)] = &[
     ("gpt-4o", 128_000),
     ("gpt-4-turbo", 128_000),
     ("gpt-5", 400_000),
+    ("codex-", 200_000),
+    // Every current Gemini model: 1 048 576 in, 65 536 out.
+    ("gemini-", 1_048_576),
     ("o1", 200_000),
     ("o3", 200_000),
     ("o4-mini", 200_000),
@@ -41,8 +44,17 @@ pub(crate) fn known_window(model: &str) -> Option<u64> {
 /// under the names servers give it: `context_length` (OpenRouter, and its
 /// `top_provider`), `max_model_len` (vLLM), `max_context_length` (LM
 /// Studio), `max_input_tokens` (LiteLLM's proxy, Anthropic's listing),
-/// `context_window`.
+/// `context_window`; or in Gemini's (`{"models":[{"name":"models/…",
+/// "inputTokenLimit":…}]}`).
 pub(crate) fn window_in_listing(listing: &serde_json::Value, model: &str) -> Option<u64> {
+    if let Some(models) = listing["models"].as_array() {
+        let bare = model.strip_prefix("models/").unwrap_or(model);
+        return models
+            .iter()
+            .find(|m| m["name"].as_str() == Some(&format!("models/{bare}")))?["inputTokenLimit"]
+            .as_u64()
+            .filter(|w| *w > 0);
+    }
     let entry = listing["data"]
         .as_array()?
         .iter()
@@ -60,9 +72,54 @@ pub(crate) fn window_in_listing(listing: &serde_json::Value, model: &str) -> Opt
     .filter(|w| *w > 0)
 }
 
+/// The chat models a listing names: OpenAI-style `data[].id`, or
+/// Gemini's `models[]` that serve `generateContent`, by their bare id.
+pub(crate) fn models_in_listing(listing: &serde_json::Value) -> Vec<String> {
+    if let Some(models) = listing["models"].as_array() {
+        return models
+            .iter()
+            .filter(|m| {
+                m["supportedGenerationMethods"]
+                    .as_array()
+                    .is_some_and(|g| g.iter().any(|g| g == "generateContent"))
+            })
+            .filter_map(|m| m["name"].as_str())
+            .map(|n| n.strip_prefix("models/").unwrap_or(n).to_string())
+            .collect();
+    }
+    listing["data"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|m| m["id"].as_str().map(str::to_string))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn geminis_listing_names_its_chat_models_and_their_windows() {
+        let listing = serde_json::json!({"models": [
+            {"name": "models/gemini-2.5-flash", "version": "001", "displayName": "Gemini 2.5 Flash",
+             "inputTokenLimit": 1048576, "outputTokenLimit": 65536,
+             "supportedGenerationMethods": ["generateContent", "countTokens", "createCachedContent"]},
+            {"name": "models/text-embedding-004", "inputTokenLimit": 2048,
+             "supportedGenerationMethods": ["embedContent"]}
+        ], "nextPageToken": ""});
+        assert_eq!(models_in_listing(&listing), ["gemini-2.5-flash"]);
+        assert_eq!(
+            window_in_listing(&listing, "gemini-2.5-flash"),
+            Some(1_048_576)
+        );
+        assert_eq!(
+            window_in_listing(&listing, "models/gemini-2.5-flash"),
+            Some(1_048_576)
+        );
+        assert_eq!(window_in_listing(&listing, "gemini-9"), None);
+        assert_eq!(known_window("gemini-3-flash-preview"), Some(1_048_576));
+    }
 
     #[test]
     fn listings_of_openrouter_vllm_and_lm_studio_say_the_window() {

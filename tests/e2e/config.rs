@@ -360,3 +360,82 @@ fn config_show_with_no_config_names_the_provider_model_and_key_source() {
     crate::assert_contains!(run.stdout, "key from $OPENAI_API_KEY (set)");
     crate::assert_not_contains!(run.stdout, "sk-live-0123456789abcdef");
 }
+
+/// `--provider gemini` needs no config: the key from GEMINI_API_KEY, else
+/// GOOGLE_API_KEY as Google's tools read it; and the `openai` preset
+/// speaks Responses to a reasoning model, Chat Completions to the rest.
+#[test]
+fn the_gemini_preset_and_the_openai_presets_choice_of_api() {
+    let env = TestEnv::new();
+    std::fs::remove_file(env.config_path()).unwrap();
+    let show = |vars: &[(&str, Option<&str>)], args: &[&str]| {
+        let mut cmd = env.command(env!("CARGO_BIN_EXE_hermes"));
+        for (k, v) in vars {
+            match v {
+                Some(v) => cmd.env(k, v),
+                None => cmd.env_remove(k),
+            };
+        }
+        let mut all = args.to_vec();
+        all.extend(["config", "show"]);
+        let run = crate::support::Run::from(cmd.args(all).output().unwrap());
+        run.ok();
+        run.stdout
+    };
+    let none = [("GEMINI_API_KEY", None), ("GOOGLE_API_KEY", None)];
+    let out = show(&none, &["--provider", "gemini"]);
+    crate::assert_contains!(
+        out,
+        "# provider gemini (gemini) · model gemini-2.5-flash · \
+         https://generativelanguage.googleapis.com/v1beta · key from $GEMINI_API_KEY (not set)"
+    );
+    let google = show(
+        &[
+            ("GEMINI_API_KEY", None),
+            ("GOOGLE_API_KEY", Some("AIzaSy-test")),
+        ],
+        &["--provider", "gemini"],
+    );
+    crate::assert_contains!(google, "key from $GOOGLE_API_KEY (set)");
+    let both = show(
+        &[
+            ("GEMINI_API_KEY", Some("g")),
+            ("GOOGLE_API_KEY", Some("AIzaSy-test")),
+        ],
+        &["--provider", "gemini"],
+    );
+    crate::assert_contains!(both, "key from $GEMINI_API_KEY (set)");
+    let gpt5 = show(&[], &["--provider", "openai", "-m", "gpt-5"]);
+    crate::assert_contains!(gpt5, "# provider openai (openai-responses) · model gpt-5");
+    let mini = show(&[], &["--provider", "openai", "-m", "gpt-4.1-mini"]);
+    crate::assert_contains!(mini, "# provider openai (openai) · model gpt-4.1-mini");
+    // Without a key the run says which variable, and names the other.
+    let run = crate::support::Run::from(
+        env.command(env!("CARGO_BIN_EXE_hermes"))
+            .env_remove("GEMINI_API_KEY")
+            .env_remove("GOOGLE_API_KEY")
+            .args(["--provider", "gemini", "-q", "hi"])
+            .output()
+            .unwrap(),
+    );
+    run.code(2);
+    crate::assert_contains!(run.error_line(), "GEMINI_API_KEY is not set");
+    crate::assert_contains!(
+        run.stderr,
+        "hint: export GEMINI_API_KEY=… (or GOOGLE_API_KEY=…)"
+    );
+}
+
+/// Gemini refuses `thinking_level` beside `thinking_budget`: config says so
+/// before any request, naming the key.
+#[test]
+fn a_gemini_budget_and_effort_together_are_refused_by_name() {
+    let env = TestEnv::with_api(crate::support::Api::Gemini);
+    let mut text = std::fs::read_to_string(env.config_path()).unwrap();
+    text.push_str("thinking_budget = 2048\nreasoning_effort = \"high\"\n");
+    std::fs::write(env.config_path(), text).unwrap();
+    let run = env.run(&["-q", "hi"]);
+    run.code(2);
+    crate::assert_contains!(run.error_line(), "providers.fake.reasoning_effort");
+    assert!(env.fake.requests().is_empty());
+}

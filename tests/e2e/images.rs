@@ -24,14 +24,17 @@ fn pixel() -> Vec<u8> {
 /// The images of the last user message of a request, as base64, and its
 /// text, read the way `api` sends them.
 fn user_images(api: Api, body: &Value) -> (Vec<String>, String) {
-    let user = body["messages"]
+    let turns = body["messages"]
         .as_array()
-        .unwrap()
-        .iter()
-        .rev()
-        .find(|m| m["role"] == "user")
+        .or(body["contents"].as_array())
+        .or(body["input"].as_array())
         .unwrap();
-    let parts = user["content"].as_array().cloned().unwrap_or_default();
+    let user = turns.iter().rev().find(|m| m["role"] == "user").unwrap();
+    let parts = user["content"]
+        .as_array()
+        .or(user["parts"].as_array())
+        .cloned()
+        .unwrap_or_default();
     let mut images = Vec::new();
     let mut text = String::new();
     for p in &parts {
@@ -54,6 +57,18 @@ fn user_images(api: Api, body: &Value) -> (Vec<String>, String) {
                 }
                 (p["image"]["source"]["bytes"].as_str(), p["text"].as_str())
             }
+            Api::Gemini => {
+                if p.get("inlineData").is_some() {
+                    assert_eq!(p["inlineData"]["mimeType"], "image/png");
+                }
+                (p["inlineData"]["data"].as_str(), p["text"].as_str())
+            }
+            Api::Responses => (
+                p["image_url"]
+                    .as_str()
+                    .map(|u| u.strip_prefix("data:image/png;base64,").expect(u)),
+                p["text"].as_str(),
+            ),
         };
         images.extend(image.map(str::to_string));
         text.push_str(t.unwrap_or(""));

@@ -18,7 +18,8 @@ use crate::support::{Api, Block, Reply, Stop, Turn};
 /// bedrock}`, or for the providers listed (`test_name: Api` pairs).
 macro_rules! per_api {
     ($name:ident, $body:ident) => {
-        per_api!($name, $body, openai: OpenAi, anthropic: Anthropic, bedrock: Bedrock);
+        per_api!($name, $body, openai: OpenAi, anthropic: Anthropic, bedrock: Bedrock,
+            gemini: Gemini, responses: Responses);
     };
     ($name:ident, $body:ident, $($test:ident: $api:ident),+) => {
         mod $name {
@@ -33,8 +34,16 @@ macro_rules! per_api {
     };
 }
 
-/// The two block-list providers.
+/// The providers whose turns are native block lists.
 macro_rules! native_apis {
+    ($name:ident, $body:ident) => {
+        per_api!($name, $body, anthropic: Anthropic, bedrock: Bedrock,
+            gemini: Gemini, responses: Responses);
+    };
+}
+
+/// Anthropic's two (its thinking blocks, redacted or signed).
+macro_rules! claude_apis {
     ($name:ident, $body:ident) => {
         per_api!($name, $body, anthropic: Anthropic, bedrock: Bedrock);
     };
@@ -110,8 +119,18 @@ fn model_switch(api: Api) {
                 "/model/us.anthropic.claude-haiku-4-5-20251001-v1%3A0/converse-stream"
             );
         }
+        Api::Gemini => {
+            assert_eq!(
+                reqs[0].path,
+                "/v1beta/models/test-model:streamGenerateContent?alt=sse"
+            );
+            assert_eq!(
+                reqs[1].path,
+                "/v1beta/models/us.anthropic.claude-haiku-4-5-20251001-v1%3A0:streamGenerateContent?alt=sse"
+            );
+        }
         _ => {
-            assert_eq!(reqs[0].json()["model"], "test-model");
+            assert_eq!(reqs[0].json()["model"], env.model());
             assert_eq!(
                 reqs[1].json()["model"],
                 "us.anthropic.claude-haiku-4-5-20251001-v1:0"
@@ -119,7 +138,15 @@ fn model_switch(api: Api) {
         }
     }
 }
-per_api!(model_switch_applies_to_the_next_request, model_switch);
+per_api!(
+    model_switch_applies_to_the_next_request,
+    model_switch,
+    openai: OpenAi,
+    anthropic: Anthropic,
+    bedrock: Bedrock,
+    gemini: Gemini,
+    responses: Responses
+);
 
 fn text_turn(api: Api) {
     let env = TestEnv::with_api(api);
@@ -145,6 +172,21 @@ fn text_turn(api: Api) {
                 "{auth}"
             );
         }
+        Api::Gemini => {
+            assert_eq!(
+                req.path,
+                "/v1beta/models/test-model:streamGenerateContent?alt=sse"
+            );
+            assert_eq!(req.header("x-goog-api-key"), Some("test-key"));
+            assert_eq!(req.json()["generationConfig"]["maxOutputTokens"], 8192);
+        }
+        Api::Responses => {
+            assert_eq!(req.path, "/v1/responses");
+            assert_eq!(req.header("authorization"), Some("Bearer test-key"));
+            let body = req.json();
+            assert_eq!(body["store"], false);
+            assert_eq!(body["include"], json!(["reasoning.encrypted_content"]));
+        }
     }
     let saved = assistant_records(&env);
     assert_eq!(saved.len(), 1);
@@ -159,9 +201,35 @@ fn text_turn(api: Api) {
             saved[0]["native"],
             json!({"api": "bedrock", "blocks": [{"text": "Hello from the model."}]})
         ),
+        // The text joined, and Gemini 3's closing signature on it.
+        Api::Gemini => {
+            let blocks = saved[0]["native"]["blocks"].as_array().unwrap();
+            assert_eq!(saved[0]["native"]["api"], "gemini");
+            assert_eq!(blocks.len(), 1, "{blocks:?}");
+            assert_eq!(blocks[0]["text"], "Hello from the model.");
+            assert!(
+                hermes_test_support::fake_gemini::is_signature(
+                    blocks[0]["thoughtSignature"].as_str().unwrap()
+                ),
+                "{blocks:?}"
+            );
+        }
+        Api::Responses => assert_eq!(
+            saved[0]["native"],
+            json!({"api": "responses", "blocks": [{"type": "message", "role": "assistant",
+                "content": [{"type": "output_text", "text": "Hello from the model."}]}]})
+        ),
     }
 }
-per_api!(a_text_turn_is_streamed_and_saved, text_turn);
+per_api!(
+    a_text_turn_is_streamed_and_saved,
+    text_turn,
+    openai: OpenAi,
+    anthropic: Anthropic,
+    bedrock: Bedrock,
+    gemini: Gemini,
+    responses: Responses
+);
 
 fn three_entries() -> String {
     batch(&[
@@ -302,7 +370,7 @@ fn thinking_and_a_batch_replay_in_place(api: Api) {
     assert_eq!(env.fake.requests().len(), 3);
     assert_each_request_extends_the_previous(&env);
 }
-native_apis!(
+claude_apis!(
     thinking_and_a_three_entry_batch_replay_in_place_across_continue,
     thinking_and_a_batch_replay_in_place
 );
@@ -329,7 +397,7 @@ fn redacted_thinking_is_replayed(api: Api) {
     }
     assert_eq!(env.results_of(1)[0].1, "hi");
 }
-native_apis!(
+claude_apis!(
     redacted_thinking_is_replayed_as_it_came,
     redacted_thinking_is_replayed
 );
@@ -830,7 +898,17 @@ fn a_repl_conversation_with_a_failed_turn_in_the_middle(api: Api) {
             400,
             &fake_anthropic::error_body("invalid_request_error", "scripted failure"),
         ),
-        Api::OpenAi => Reply::status(400, r#"{"error":{"message":"scripted failure"}}"#),
+        Api::OpenAi | Api::Responses => {
+            Reply::status(400, r#"{"error":{"message":"scripted failure"}}"#)
+        }
+        Api::Gemini => Reply::status(
+            400,
+            &hermes_test_support::fake_gemini::error_body(
+                400,
+                "INVALID_ARGUMENT",
+                "scripted failure",
+            ),
+        ),
     };
     env.fake.push(failure);
     env.fake.push(Reply::text("third answer"));
@@ -840,13 +918,31 @@ fn a_repl_conversation_with_a_failed_turn_in_the_middle(api: Api) {
     crate::assert_contains!(run.stdout, "third answer");
     crate::assert_contains!(run.stderr, "scripted failure");
     assert_eq!(env.fake.requests().len(), 3);
-    if api != Api::OpenAi {
-        // The failed turn's user message and the next one are one user turn
-        // (the APIs want turns to alternate); the thinking went back whole.
-        let msgs = messages(&env, 2);
-        assert_eq!(msgs.len(), 3, "{msgs:#?}");
-        assert_eq!(msgs[2]["content"].as_array().unwrap().len(), 2);
-        assert!(env.fake.requests()[2].body_str().contains("Greet back."));
+    let third = env.fake.requests()[2].json();
+    match api {
+        Api::Anthropic | Api::Bedrock => {
+            // The failed turn's user message and the next one are one user
+            // turn (the APIs want turns to alternate); the thinking went
+            // back whole.
+            let msgs = messages(&env, 2);
+            assert_eq!(msgs.len(), 3, "{msgs:#?}");
+            assert_eq!(msgs[2]["content"].as_array().unwrap().len(), 2);
+            assert!(env.fake.requests()[2].body_str().contains("Greet back."));
+        }
+        // The same for Gemini's contents; its signature went back in place.
+        Api::Gemini => {
+            let contents = third["contents"].as_array().unwrap();
+            assert_eq!(contents.len(), 3, "{contents:#?}");
+            assert_eq!(contents[2]["parts"].as_array().unwrap().len(), 2);
+            assert!(contents[1]["parts"][0]["thoughtSignature"].is_string());
+        }
+        // Items need not alternate; the reasoning item went back.
+        Api::Responses => {
+            let input = third["input"].as_array().unwrap();
+            assert_eq!(input[2]["type"], "reasoning", "{input:#?}");
+            assert_eq!(input[4]["content"][0]["text"], "two");
+        }
+        Api::OpenAi => {}
     }
 }
 per_api!(

@@ -730,7 +730,7 @@ const SECRET: &[u8] = b"hermes fake anthropic: not a real signing key";
 /// `n` bytes keyed by [`SECRET`] over `domain` and `data`: two FNV-1a lanes
 /// (any one-byte change of `data` changes the first) seeding a splitmix64
 /// stream.
-fn keyed(domain: &[u8], data: &[u8], n: usize) -> Vec<u8> {
+pub fn keyed(domain: &[u8], data: &[u8], n: usize) -> Vec<u8> {
     let mut input = Vec::with_capacity(SECRET.len() + domain.len() + data.len() + 9);
     input.extend_from_slice(SECRET);
     input.extend_from_slice(domain);
@@ -799,7 +799,7 @@ fn message_id(turn: &Turn) -> String {
     )
 }
 
-fn pieces(text: &str, n: usize) -> Vec<String> {
+pub fn pieces(text: &str, n: usize) -> Vec<String> {
     let chars: Vec<char> = text.chars().collect();
     chars.chunks(n).map(|c| c.iter().collect()).collect()
 }

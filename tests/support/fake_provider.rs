@@ -1,19 +1,23 @@
-//! A fake model provider on 127.0.0.1 speaking three wire protocols: OpenAI Chat
+//! A fake model provider on 127.0.0.1 speaking five wire protocols: OpenAI Chat
 //! Completions (`POST /v1/chat/completions`, SSE `data:` events), the Anthropic
-//! Messages API (`POST /v1/messages`, named SSE events; [`fake_anthropic`]) and
+//! Messages API (`POST /v1/messages`, named SSE events; [`fake_anthropic`]),
 //! Bedrock Runtime ConverseStream (`POST /model/{id}/converse-stream`, AWS
-//! event-stream frames; [`fake_bedrock`]). Real HTTP/1.1, streams in chunked
+//! event-stream frames; [`fake_bedrock`]), Gemini (`POST
+//! /v1beta/models/{id}:streamGenerateContent?alt=sse`; [`fake_gemini`]) and
+//! OpenAI Responses (`POST /v1/responses`, named SSE events;
+//! [`fake_responses`]). Real HTTP/1.1, streams in chunked
 //! transfer encoding, scripted replies served in order, and every request
 //! recorded with its raw body and arrival time. Blocking std networking on its
 //! own threads, so tests and benches need no runtime of their own.
 //!
 //! A scripted [`Turn`] is provider-neutral: it is rendered when it is served,
 //! in the protocol of the request it answers (by path), so one script drives
-//! hermes against any of the three APIs.
+//! hermes against any of the five APIs.
 //!
 //! Every request is checked before a scripted reply is taken, as strictly as
 //! the real API it is addressed to: Anthropic's by [`fake_anthropic::check`],
-//! Bedrock's by [`fake_bedrock::check`], and any other POST whose body is JSON
+//! Bedrock's by [`fake_bedrock::check`], Gemini's by [`fake_gemini::check`],
+//! Responses' by [`fake_responses::check`], and any other POST whose body is JSON
 //! with a `messages` array by [`validate`] (Chat Completions). A request that
 //! breaks a rule is recorded as usual, answered with the real API's status,
 //! headers and error body, and the scripted reply stays queued for the next
@@ -58,7 +62,7 @@ use std::net::{Shutdown, TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::{fake_anthropic, fake_bedrock};
+use crate::{fake_anthropic, fake_bedrock, fake_gemini, fake_responses};
 
 /// The wire protocols the fake speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -66,6 +70,8 @@ pub enum Api {
     OpenAi,
     Anthropic,
     Bedrock,
+    Gemini,
+    Responses,
 }
 
 /// A provider-neutral model turn, rendered per API when it is served.
@@ -356,7 +362,8 @@ pub fn wire_id(api: Api, call_id: &str) -> String {
         .take(22)
         .collect();
     match api {
-        Api::OpenAi => call_id.to_string(),
+        // Gemini 3's ids are opaque (`call_…` seen); Responses' are Chat's.
+        Api::OpenAi | Api::Gemini | Api::Responses => call_id.to_string(),
         Api::Anthropic => format!("toolu_01{rest}"),
         Api::Bedrock => format!("tooluse_{rest}"),
     }
@@ -369,6 +376,10 @@ pub fn api_of(path: &str) -> Option<Api> {
         Some(Api::Anthropic)
     } else if path.starts_with("/model/") && path.ends_with("/converse-stream") {
         Some(Api::Bedrock)
+    } else if path.starts_with("/v1beta/models/") {
+        Some(Api::Gemini)
+    } else if path.ends_with("/responses") {
+        Some(Api::Responses)
     } else if path.ends_with("/chat/completions") {
         Some(Api::OpenAi)
     } else {
@@ -596,6 +607,8 @@ fn past_window(path: &str, tokens: u64, window: u64) -> Rejection {
     match api_of(path) {
         Some(Api::Anthropic) => fake_anthropic::too_long(tokens, window),
         Some(Api::Bedrock) => fake_bedrock::too_long(),
+        Some(Api::Gemini) => fake_gemini::too_long(tokens, window),
+        Some(Api::Responses) => fake_responses::too_long(),
         _ => Rejection {
             status: 400,
             headers: Vec::new(),
@@ -705,14 +718,19 @@ fn serve(stream: TcpStream, state: Arc<Mutex<State>>) {
     while let Some(req) = read_request(&mut reader) {
         // The model listing is answered apart from the script, and not
         // recorded among the model requests.
-        if req.method == "GET" && req.path.ends_with("/models") {
+        let bare = req.path.split('?').next().unwrap_or("");
+        if req.method == "GET" && bare.ends_with("/models") {
             let body = {
                 let mut st = state.lock().unwrap();
                 st.listings += 1;
-                model_listing(st.listed_window)
+                if req.path.starts_with("/v1beta/") {
+                    fake_gemini::listing(st.listed_window)
+                } else {
+                    model_listing(st.listed_window)
+                }
             };
             let reply = Reply::status(200, &body);
-            if !respond(&stream, reply, &req.path) {
+            if !respond(&stream, reply, &req) {
                 return;
             }
             continue;
@@ -721,6 +739,7 @@ fn serve(stream: TcpStream, state: Arc<Mutex<State>>) {
         // error; the scripted reply waits for the next request.
         let mut rejected = check(&req);
         let path = req.path.clone();
+        let served = req.clone();
         let size = tokens(&req);
         let reply = {
             let mut st = state.lock().unwrap();
@@ -768,7 +787,7 @@ fn serve(stream: TcpStream, state: Arc<Mutex<State>>) {
                 r#"{"error":{"message":"fake provider: no scripted reply left"}}"#,
             )
         });
-        if !respond(&stream, reply, &path) {
+        if !respond(&stream, reply, &served) {
             let _ = stream.shutdown(Shutdown::Both);
             return;
         }
@@ -782,6 +801,8 @@ fn check(req: &Recorded) -> Option<Rejection> {
     match api_of(&req.path) {
         Some(Api::Anthropic) => fake_anthropic::check(req).err(),
         Some(Api::Bedrock) => fake_bedrock::check(req).err(),
+        Some(Api::Gemini) => fake_gemini::check(req).err(),
+        Some(Api::Responses) => fake_responses::check(req).err(),
         _ => chat_request(req)
             .and_then(|body| validate(&body).err())
             .map(|body| Rejection {
@@ -1139,9 +1160,9 @@ pub fn read_request(reader: &mut BufReader<TcpStream>) -> Option<Recorded> {
     })
 }
 
-/// Writes the reply, a [`Body::Turn`] rendered for the API of `path`; false
-/// when the connection must be closed afterwards.
-fn respond(mut s: &TcpStream, reply: Reply, path: &str) -> bool {
+/// Writes the reply, a [`Body::Turn`] rendered for the API of the request
+/// it answers; false when the connection must be closed afterwards.
+fn respond(mut s: &TcpStream, reply: Reply, req: &Recorded) -> bool {
     match reply {
         Reply::Hangup => false,
         Reply::Status {
@@ -1168,7 +1189,7 @@ fn respond(mut s: &TcpStream, reply: Reply, path: &str) -> bool {
             pace,
         } => {
             std::thread::sleep(delay);
-            let (content_type, units) = render(body, path);
+            let (content_type, units) = render(body, req);
             let head = format!(
                 "HTTP/1.1 200 OK\r\nContent-Type: {content_type}\r\n\
                  Cache-Control: no-cache\r\nTransfer-Encoding: chunked\r\n\r\n"
@@ -1197,8 +1218,9 @@ fn respond(mut s: &TcpStream, reply: Reply, path: &str) -> bool {
 }
 
 /// The content type and the units (SSE events or event-stream frames, one
-/// HTTP chunk each) of a streamed body answering a request to `path`.
-fn render(body: Body, path: &str) -> (&'static str, Vec<Vec<u8>>) {
+/// HTTP chunk each) of a streamed body answering `req`.
+fn render(body: Body, req: &Recorded) -> (&'static str, Vec<Vec<u8>>) {
+    let path = req.path.as_str();
     const SSE: &str = "text/event-stream";
     const EVENTSTREAM: &str = "application/vnd.amazon.eventstream";
     let data = |events: Vec<String>, done: bool| -> Vec<Vec<u8>> {
@@ -1224,6 +1246,18 @@ fn render(body: Body, path: &str) -> (&'static str, Vec<Vec<u8>>) {
         Body::Turn(turn) => match api_of(path) {
             Some(Api::Anthropic) => (SSE, named(fake_anthropic::events(&turn))),
             Some(Api::Bedrock) => (EVENTSTREAM, fake_bedrock::frames(&turn)),
+            // Each a whole response, `\r\n\r\n` between them, no end marker.
+            Some(Api::Gemini) => (
+                SSE,
+                fake_gemini::events(&turn, fake_gemini::model_of(path).unwrap_or(""))
+                    .into_iter()
+                    .map(|d| format!("data: {d}\r\n\r\n").into_bytes())
+                    .collect(),
+            ),
+            Some(Api::Responses) => {
+                let encrypted = req.body_str().contains("\"reasoning.encrypted_content\"");
+                (SSE, named(fake_responses::events(&turn, encrypted)))
+            }
             // Chat Completions, and any other path (today's behaviour).
             _ => (SSE, data(openai_events(&turn), true)),
         },

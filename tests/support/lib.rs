@@ -8,7 +8,9 @@ pub mod everything;
 pub mod fake_anthropic;
 pub mod fake_bedrock;
 pub mod fake_gateway;
+pub mod fake_gemini;
 pub mod fake_provider;
+pub mod fake_responses;
 pub mod fault_proxy;
 pub mod http_stub;
 pub mod model_servers;
@@ -23,7 +25,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-pub use fake_provider::{call_id, wire_id, Api, Block, FakeProvider, Reply, Stop, Turn};
+pub use fake_provider::{call_id, wire_id, Api, Block, FakeProvider, Reply, Stop, Turn, TurnUsage};
 
 pub const KEY_ENV: &str = "HERMES_TEST_KEY";
 
@@ -86,6 +88,14 @@ impl TestEnv {
                 self.fake.root_url(),
                 fake_bedrock::REGION
             ),
+            Api::Gemini => format!(
+                "kind = \"gemini\"\nbase_url = \"{}/v1beta\"\napi_key_env = \"{KEY_ENV}\"\n",
+                self.fake.root_url()
+            ),
+            Api::Responses => format!(
+                "kind = \"openai-responses\"\nbase_url = \"{}\"\napi_key_env = \"{KEY_ENV}\"\n",
+                self.fake.base_url()
+            ),
         };
         // Tests that call tools run them without asking, as they did before
         // `ask` became the default — unless the test sets [approvals] itself.
@@ -104,10 +114,21 @@ impl TestEnv {
             format!("{extra}\n[tools]\nbuiltin = []\n")
         };
         let text = format!(
-            "provider = \"fake\"\nmodel = \"test-model\"\n{extra}\n{approvals}[providers.fake]\n\
-             {provider}max_retries = 0\nretry_base_ms = 10\n"
+            "provider = \"fake\"\nmodel = \"{}\"\n{extra}\n{approvals}[providers.fake]\n\
+             {provider}max_retries = 0\nretry_base_ms = 10\n",
+            self.model()
         );
         std::fs::write(self.config_path(), text).unwrap();
+    }
+
+    /// The model the test home's config names: `test-model`, and over
+    /// Responses a reasoning model's name (hermes asks only those for
+    /// their encrypted reasoning).
+    pub fn model(&self) -> &'static str {
+        match self.api {
+            Api::Responses => "gpt-5-test",
+            _ => "test-model",
+        }
     }
 
     /// The id the fake's provider sends for the scripted `call_id`.
@@ -501,7 +522,13 @@ impl TestEnv {
         let req = &requests[n];
         let body = req.json();
         let empty = Vec::new();
-        let messages = body["messages"].as_array().unwrap_or(&empty);
+        let messages = match body["messages"].as_array() {
+            Some(m) => m,
+            None => body["contents"]
+                .as_array()
+                .or(body["input"].as_array())
+                .unwrap_or(&empty),
+        };
         let blocks = |m: &serde_json::Value| -> Vec<serde_json::Value> {
             m["content"].as_array().cloned().unwrap_or_default()
         };
@@ -530,6 +557,30 @@ impl TestEnv {
                         let error = r["status"] == "error";
                         out.push((id, content_text(&r["content"]), error));
                     }
+                }
+            }
+            Api::Gemini => {
+                let parts =
+                    |c: &serde_json::Value| c["parts"].as_array().cloned().unwrap_or_default();
+                for p in messages.iter().flat_map(parts) {
+                    let r = &p["functionResponse"];
+                    if r.is_object() {
+                        let id = r["id"].as_str().unwrap_or("").to_string();
+                        let (text, error) = match r["response"].get("error") {
+                            Some(e) => (e.clone(), true),
+                            None => (r["response"]["output"].clone(), false),
+                        };
+                        out.push((id, content_text(&text), error));
+                    }
+                }
+            }
+            Api::Responses => {
+                for i in messages
+                    .iter()
+                    .filter(|i| i["type"] == "function_call_output")
+                {
+                    let id = i["call_id"].as_str().unwrap_or("").to_string();
+                    out.push((id, content_text(&i["output"]), false));
                 }
             }
         }

@@ -47,11 +47,7 @@ fn in_use(ctx: &Context<'_>) -> String {
         Ok(s) => s.provider,
         Err(e) => return format!("a run here would fail: {e}"),
     };
-    let kind = match p.kind {
-        config::ProviderKind::Openai => "openai",
-        config::ProviderKind::Anthropic => "anthropic",
-        config::ProviderKind::Bedrock => "bedrock",
-    };
+    let kind = p.kind.name();
     let key = match (&p.api_key_env, &p.api_key, p.kind) {
         (Some(var), Some(_), _) => format!("key from ${var} (set)"),
         (Some(var), None, _) => format!("key from ${var} (not set)"),

@@ -70,21 +70,10 @@ impl BedrockProvider {
 
 /// Bedrock names the model in the URL, not the body.
 fn model_url(base: &str, model: &str) -> String {
-    format!("{base}/model/{}/converse-stream", path_segment(model))
-}
-
-/// A model id or ARN as one path segment: everything but RFC 3986's
-/// unreserved characters percent-encoded (`:` → `%3A`, `/` → `%2F`).
-fn path_segment(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
+    format!(
+        "{base}/model/{}/converse-stream",
+        super::http::path_segment(model)
+    )
 }
 
 /// A fresh stream fold, for the fuzz targets.
@@ -158,7 +147,7 @@ impl Api for BedrockProvider {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use super::super::http::path_segment;
 
     #[test]
     fn model_ids_and_arns_become_one_path_segment() {

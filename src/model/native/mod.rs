@@ -1,19 +1,25 @@
 //! An assistant turn as the provider's own ordered list of content blocks
-//! (Anthropic Messages `content`, Bedrock Converse `content`). The provider that
-//! produced it replays these blocks, not a rebuild from the neutral view:
-//! a signed `thinking` block that changes by one byte, or moves, makes the
-//! provider reject the whole history (deferred-tools contract §5).
+//! (Anthropic Messages `content`, Bedrock Converse `content`, Gemini
+//! `parts`, the OpenAI Responses output items). The provider that produced
+//! it replays these blocks, not a rebuild from the neutral view: a signed
+//! `thinking` block, a `thoughtSignature` or an encrypted reasoning item
+//! that changes by one byte, or moves, makes the provider reject the whole
+//! history (deferred-tools contract §5). Where each format keeps text, tool
+//! uses and what is signed is in `formats.rs`.
 //!
 //! Blocks are kept as parsed JSON. Their text in the session file and on the
 //! wire is serde_json's compact rendering with keys sorted, which is a fixed
 //! point: read back and written again, a block gives the same bytes, so every
 //! replay — in this process or after `--continue` — sends what the first did.
-//! Signed strings (thinking text, signatures, redacted data) are kept exactly.
+//! Signed strings (thinking text, signatures, redacted data, encrypted
+//! reasoning) are kept exactly.
 
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use super::ToolCall;
+
+mod formats;
 
 /// Whose block format a list is in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -21,6 +27,11 @@ use super::ToolCall;
 pub enum BlockApi {
     Anthropic,
     Bedrock,
+    /// Gemini `generateContent`: a model content's `parts`.
+    Gemini,
+    /// OpenAI Responses: the output items of one response, without the
+    /// `id` and `status` a stateless replay does not carry.
+    Responses,
 }
 
 impl BlockApi {
@@ -28,6 +39,8 @@ impl BlockApi {
         match self {
             BlockApi::Anthropic => "anthropic",
             BlockApi::Bedrock => "bedrock",
+            BlockApi::Gemini => "gemini",
+            BlockApi::Responses => "openai-responses",
         }
     }
 }
@@ -43,90 +56,27 @@ pub struct NativeBlocks {
 pub struct ToolUse<'a> {
     pub id: &'a str,
     pub name: &'a str,
-    pub input: &'a Value,
+    pub input: Input<'a>,
 }
 
-const NULL: Value = Value::Null;
+/// A tool use's arguments as its format holds them: a JSON object
+/// (Anthropic and Bedrock `input`, Gemini `args`) or the model's own text
+/// (Responses `arguments`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Input<'a> {
+    Json(&'a Value),
+    Text(&'a str),
+}
 
-impl BlockApi {
-    /// The tool use a block holds: Anthropic `{"type":"tool_use","id",…}`,
-    /// Bedrock `{"toolUse":{"toolUseId",…}}`.
-    pub fn tool_use(self, block: &Value) -> Option<ToolUse<'_>> {
-        let (body, id_key) = match self {
-            BlockApi::Anthropic if block.get("type")?.as_str()? == "tool_use" => (block, "id"),
-            BlockApi::Anthropic => return None,
-            BlockApi::Bedrock => (block.get("toolUse")?, "toolUseId"),
-        };
-        let text = |k: &str| body.get(k).and_then(Value::as_str).unwrap_or("");
-        Some(ToolUse {
-            id: text(id_key),
-            name: text("name"),
-            input: body.get("input").unwrap_or(&NULL),
-        })
-    }
-
-    /// A tool-use block in this format.
-    pub fn tool_use_block(self, id: &str, name: &str, input: Value) -> Value {
-        match self {
-            BlockApi::Anthropic => {
-                json!({"type": "tool_use", "id": id, "name": name, "input": input})
-            }
-            BlockApi::Bedrock => {
-                json!({"toolUse": {"toolUseId": id, "name": name, "input": input}})
-            }
-        }
-    }
-
-    /// A text block in this format.
-    pub fn text_block(self, text: &str) -> Value {
-        match self {
-            BlockApi::Anthropic => json!({"type": "text", "text": text}),
-            BlockApi::Bedrock => json!({"text": text}),
-        }
-    }
-
-    /// An image block in this format (Bedrock's bytes are base64 in JSON).
-    pub fn image_block(self, image: &super::Image) -> Value {
-        match self {
-            BlockApi::Anthropic => json!({"type": "image", "source": {"type": "base64",
-                "media_type": image.media_type, "data": image.data}}),
-            BlockApi::Bedrock => {
-                json!({"image": {"format": image.format(), "source": {"bytes": image.data}}})
-            }
-        }
-    }
-
-    fn text(self, block: &Value) -> Option<&str> {
-        match self {
-            BlockApi::Anthropic if block.get("type")?.as_str()? != "text" => None,
-            _ => block.get("text")?.as_str(),
-        }
-    }
-
-    /// Gives a tool-use block the id `id` (for one that arrived without).
-    fn set_tool_use_id(self, block: &mut Value, id: &str) {
-        let slot = match self {
-            BlockApi::Anthropic => block.get_mut("id"),
-            BlockApi::Bedrock => block
-                .get_mut("toolUse")
-                .and_then(|b| b.get_mut("toolUseId")),
-        };
-        match slot {
-            Some(v) => *v = Value::String(id.to_string()),
-            None => {
-                let obj = match self {
-                    BlockApi::Anthropic => block.as_object_mut(),
-                    BlockApi::Bedrock => block.get_mut("toolUse").and_then(Value::as_object_mut),
-                };
-                let key = if self == BlockApi::Anthropic {
-                    "id"
-                } else {
-                    "toolUseId"
-                };
-                if let Some(o) = obj {
-                    o.insert(key.into(), Value::String(id.to_string()));
-                }
-            }
+impl ToolUse<'_> {
+    /// The arguments as the rest of hermes keeps them: the model's text
+    /// where the format keeps text, else the object's compact JSON (`{}`
+    /// for none).
+    pub fn arguments(&self) -> String {
+        match self.input {
+            Input::Json(Value::Null) => "{}".to_string(),
+            Input::Json(v) => v.to_string(),
+            Input::Text(t) => t.to_string(),
         }
     }
 }
@@ -134,14 +84,15 @@ impl BlockApi {
 impl NativeBlocks {
     /// The text of the turn, its text blocks joined.
     pub fn text(&self) -> String {
-        self.blocks
-            .iter()
-            .filter_map(|b| self.api.text(b))
-            .collect()
+        let mut out = String::new();
+        for b in &self.blocks {
+            self.api.text_into(b, &mut out);
+        }
+        out
     }
 
     /// The tool calls of the turn in block order, as the rest of hermes sees
-    /// them: `arguments` is the input's compact JSON.
+    /// them ([`ToolUse::arguments`]).
     pub fn tool_calls(&self) -> Vec<ToolCall> {
         self.blocks
             .iter()
@@ -149,21 +100,15 @@ impl NativeBlocks {
             .map(|t| ToolCall {
                 id: t.id.to_string(),
                 name: t.name.to_string(),
-                arguments: match t.input {
-                    Value::Null => "{}".to_string(),
-                    v => v.to_string(),
-                },
+                arguments: t.arguments(),
             })
             .collect()
     }
 
-    /// How many blocks only this provider understands (thinking, reasoning,
-    /// anything but text and tool use): what another provider loses.
+    /// How many blocks carry what only this provider can verify (thinking,
+    /// a signature, encrypted reasoning): what another provider loses.
     pub fn own_blocks(&self) -> usize {
-        self.blocks
-            .iter()
-            .filter(|b| self.api.text(b).is_none() && self.api.tool_use(b).is_none())
-            .count()
+        self.blocks.iter().filter(|b| self.api.is_own(b)).count()
     }
 
     /// Writes ids into tool-use blocks that had none: `ids[k]` for the k-th

@@ -1,0 +1,92 @@
+//! OpenAI's Responses API (`POST {base_url}/responses`), stateless: every
+//! request carries the whole conversation as input items, with `store:
+//! false`, and asks for `reasoning.encrypted_content` — the only way a
+//! reasoning model's reasoning reaches its next turn (Chat Completions
+//! drops it). A response is a list of output items — `reasoning` (its
+//! encrypted content), `message`, `function_call` — kept as they came,
+//! less their `id` and `status`, and replayed in place: each reasoning
+//! item before the calls it led to. Codex speaks this API the same way.
+
+mod stream;
+mod wire;
+
+use super::error::ProviderError;
+use super::http::{Api, Endpoint, Fold, FoldError, Framing};
+use super::{ChatRequest, Completion};
+use crate::config::{Effort, ProviderSettings};
+use crate::model::BlockApi;
+
+pub(crate) struct ResponsesProvider {
+    endpoint: Endpoint,
+    api_key: Option<String>,
+    effort: Option<Effort>,
+}
+
+impl ResponsesProvider {
+    pub(crate) fn new(s: &ProviderSettings) -> Result<Self, ProviderError> {
+        if let (None, Some(env)) = (&s.api_key, &s.api_key_env) {
+            return Err(ProviderError::MissingKey {
+                provider: s.name.clone(),
+                env: env.clone(),
+            });
+        }
+        Ok(ResponsesProvider {
+            endpoint: Endpoint::new(s, format!("{}/responses", s.base_url))?,
+            api_key: s.api_key.clone(),
+            effort: s.effort,
+        })
+    }
+}
+
+/// A fresh stream fold, for the fuzz targets.
+#[cfg(test)]
+pub(super) fn new_fold() -> Box<dyn Fold> {
+    Box::new(stream::ResponsesFold::default())
+}
+
+impl Api for ResponsesProvider {
+    fn endpoint(&self) -> &Endpoint {
+        &self.endpoint
+    }
+
+    fn body(&self, req: &ChatRequest<'_>) -> Vec<u8> {
+        wire::body(req, self.effort)
+    }
+
+    fn blocks(&self) -> Option<BlockApi> {
+        Some(BlockApi::Responses)
+    }
+
+    fn dialect(&self) -> super::schema::Dialect {
+        super::schema::OPENAI_RESPONSES
+    }
+
+    fn headers(&self, _url: &str, _body: &[u8]) -> Result<Vec<(String, String)>, ProviderError> {
+        Ok(self
+            .api_key
+            .iter()
+            .map(|k| ("authorization".to_string(), format!("Bearer {k}")))
+            .collect())
+    }
+
+    fn framing(&self) -> Framing {
+        Framing::Sse
+    }
+
+    fn fold(&self) -> Box<dyn Fold> {
+        Box::new(stream::ResponsesFold::default())
+    }
+
+    fn whole(&self, body: &str) -> Option<Result<Completion, FoldError>> {
+        Some(stream::whole(body))
+    }
+
+    fn expected(&self) -> &'static str {
+        "an OpenAI Responses API (usually ending in /v1)"
+    }
+
+    fn models_url(&self) -> Option<String> {
+        let base = self.endpoint.url.strip_suffix("/responses")?;
+        Some(format!("{base}/models"))
+    }
+}
