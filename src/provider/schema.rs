@@ -130,6 +130,13 @@ impl Dialect {
     }
 
     fn meta_valid(&self, schema: &Value) -> bool {
+        // Most schemas (hermes' own tools', most servers') use a few plain
+        // keywords: valid under every draft, no meta-schema needed — whose
+        // validator, built on first use, is most of a one-shot run's
+        // start-up for the 2020-12 APIs.
+        if plainly_valid(schema) {
+            return true;
+        }
         // `$schema` picks a draft in the validator; the API uses its own.
         let bare;
         let schema = match schema.get("$schema") {
@@ -148,6 +155,42 @@ impl Dialect {
             Draft::D7 => jsonschema::draft7::meta::is_valid(schema),
         }
     }
+}
+
+/// Whether `v` is a schema of plain keywords, each holding what every
+/// draft's meta-schema takes: such a schema is valid under draft 7 and
+/// 2020-12 alike. Anything else goes to the meta-schema.
+fn plainly_valid(v: &Value) -> bool {
+    let Value::Object(m) = v else {
+        return false;
+    };
+    let is_type = |t: &Value| t.as_str().is_some_and(|t| TYPES.contains(&t));
+    m.iter().all(|(k, v)| match k.as_str() {
+        "type" => match v {
+            Value::Array(ts) => !ts.is_empty() && ts.iter().all(is_type),
+            t => is_type(t),
+        },
+        "description" | "title" | "format" | "pattern" | "$schema" => v.is_string(),
+        "default" | "examples" | "const" => true,
+        "enum" => v.is_array(),
+        "required" => v.as_array().is_some_and(|r| r.iter().all(Value::is_string)),
+        "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum" | "multipleOf" => {
+            v.is_number()
+        }
+        "minLength" | "maxLength" | "minItems" | "maxItems" | "minProperties" | "maxProperties" => {
+            v.as_u64().is_some()
+        }
+        "uniqueItems" => v.is_boolean(),
+        "properties" => v
+            .as_object()
+            .is_some_and(|ps| ps.values().all(plainly_valid)),
+        "items" => plainly_valid(v),
+        "additionalProperties" => v.is_boolean() || plainly_valid(v),
+        "anyOf" | "oneOf" | "allOf" => v
+            .as_array()
+            .is_some_and(|xs| !xs.is_empty() && xs.iter().all(plainly_valid)),
+        _ => false,
+    })
 }
 
 /// Whether some array schema in `v` has no `items`.
@@ -411,7 +454,52 @@ fn has_refs(v: &Value) -> bool {
 mod tests {
     use super::*;
 
-    const ALL: [Dialect; 3] = [OPENAI_CHAT, ANTHROPIC, BEDROCK];
+    const ALL: [Dialect; 5] = [OPENAI_CHAT, OPENAI_RESPONSES, ANTHROPIC, BEDROCK, GEMINI];
+
+    /// The fast path never calls a schema valid that a meta-schema
+    /// refuses: every schema of the real catalogs, and the old drafts'
+    /// shapes, checked against both.
+    #[test]
+    fn a_plainly_valid_schema_is_valid_under_both_drafts() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/catalogs");
+        let mut schemas: Vec<Value> = vec![
+            json!({"type": "object", "properties": {"n": {"type": "integer", "exclusiveMinimum": true}}}),
+            json!({"type": "object", "properties": {"n": {"type": "string", "required": true}}}),
+            json!({"type": "object", "properties": {"n": {"type": "int"}}}),
+            json!({"type": "object", "properties": {"l": {"type": "array", "items": [{"type": "string"}]}}}),
+            json!({"type": "object", "properties": {"r": {"$ref": "#/$defs/x"}}}),
+        ];
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_none_or(|e| e != "json") {
+                continue;
+            }
+            let v: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+            schemas.extend(
+                v["tools"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|t| t["inputSchema"].clone()),
+            );
+        }
+        let mut plain = 0;
+        for s in &schemas {
+            if plainly_valid(s) {
+                plain += 1;
+                let mut bare = s.clone();
+                if let Value::Object(m) = &mut bare {
+                    m.remove("$schema");
+                }
+                assert!(jsonschema::draft7::meta::is_valid(&bare), "{s}");
+                assert!(jsonschema::draft202012::meta::is_valid(&bare), "{s}");
+            }
+        }
+        assert!(plain > schemas.len() / 2, "{plain} of {}", schemas.len());
+        for s in &schemas[..5] {
+            assert!(!plainly_valid(s), "{s}");
+        }
+    }
 
     #[test]
     fn an_acceptable_schema_is_sent_as_it_is() {
@@ -419,7 +507,11 @@ mod tests {
             "required": ["q"], "$schema": "http://json-schema.org/draft-07/schema#"});
         for d in ALL {
             assert!(d.accepts(&s), "{}", d.name);
-            assert_eq!(d.adapt(&s), s);
+            let mut want = s.clone();
+            if d.drop_schema_uri {
+                want.as_object_mut().unwrap().remove("$schema");
+            }
+            assert_eq!(d.adapt(&s), want, "{}", d.name);
         }
     }
 
