@@ -28,17 +28,32 @@ fn catalogs() -> Vec<(String, PathBuf, Vec<Value>)> {
     out
 }
 
-/// The tools a request offers, as (name, schema), in any of the three APIs.
+/// The tools a request offers, as (name, schema), in any of the five APIs.
 fn offered(req: &Value) -> Vec<(String, Value)> {
     let empty = Vec::new();
     let tools = req["tools"]
         .as_array()
         .or_else(|| req["toolConfig"]["tools"].as_array())
         .unwrap_or(&empty);
+    // Gemini's are declarations inside a tool.
+    let gemini: Vec<Value> = tools
+        .iter()
+        .flat_map(|t| {
+            t["functionDeclarations"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+        })
+        .collect();
+    let tools = if gemini.is_empty() { tools } else { &gemini };
     tools
         .iter()
         .filter_map(|t| {
-            let (name, schema) = if t["function"].is_object() {
+            let (name, schema) = if t["parametersJsonSchema"].is_object() {
+                (&t["name"], &t["parametersJsonSchema"])
+            } else if t["type"] == "function" && t["parameters"].is_object() {
+                (&t["name"], &t["parameters"])
+            } else if t["function"].is_object() {
                 (&t["function"]["name"], &t["function"]["parameters"])
             } else if t["toolSpec"].is_object() {
                 (
@@ -142,7 +157,9 @@ fn offer_and_call(api: Api, catalog: &str, path: &Path, tools: &[Value]) {
     assert_eq!(names.len(), tools.len(), "{api:?} {catalog}: {names:?}");
     for (name, schema) in offered(&first) {
         let refused = match api {
-            Api::OpenAi => schema_rules::openai(&name, &schema),
+            Api::OpenAi | Api::Responses => schema_rules::openai(&name, &schema),
+            Api::Gemini => schema_rules::gemini("tools[0].function_declarations[0]", &schema)
+                .or_else(|| schema.get("$schema").map(|_| "a $schema".to_string())),
             _ => schema_rules::anthropic(0, &schema),
         };
         assert_eq!(refused, None, "{api:?} {catalog}: {name}");
@@ -184,6 +201,24 @@ fn every_real_catalog_is_offered_directly_to_anthropic_and_each_tool_is_callable
     for (catalog, path, tools) in catalogs() {
         for slice in tools.chunks(SLICE) {
             offer_and_call(Api::Anthropic, &catalog, &path, slice);
+        }
+    }
+}
+
+#[test]
+fn every_real_catalog_is_offered_directly_to_gemini_and_each_tool_is_callable() {
+    for (catalog, path, tools) in catalogs() {
+        for slice in tools.chunks(SLICE) {
+            offer_and_call(Api::Gemini, &catalog, &path, slice);
+        }
+    }
+}
+
+#[test]
+fn every_real_catalog_is_offered_directly_to_responses_and_each_tool_is_callable() {
+    for (catalog, path, tools) in catalogs() {
+        for slice in tools.chunks(SLICE) {
+            offer_and_call(Api::Responses, &catalog, &path, slice);
         }
     }
 }

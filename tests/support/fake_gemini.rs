@@ -195,11 +195,8 @@ fn check_tools(body: &Value) -> Result<(), Rejection> {
                 }
                 (Some(p), None) => openapi_subset(p, &format!("'{at}.parameters'"))?,
                 (None, Some(s)) => {
-                    if s.get("type") != Some(&json!("object")) || !s.is_object() {
-                        return Err(invalid(&format!(
-                            "{at}.parameters_json_schema: the schema must describe an object \
-                             where the properties are the parameters to the function"
-                        )));
+                    if let Some(e) = super::schema_rules::gemini(&at, s) {
+                        return Err(invalid(&e));
                     }
                 }
                 (None, None) => {}

@@ -84,6 +84,28 @@ pub fn anthropic(i: usize, schema: &Value) -> Option<String> {
     None
 }
 
+/// The first Gemini rule a `parametersJsonSchema` (of declaration `at`)
+/// breaks: "The schema must describe an object where the properties are
+/// the parameters to the function" (types.ts `FunctionDeclaration`), and
+/// it is JSON Schema (the fake holds it to draft 2020-12, as the API's own
+/// announcement of JSON Schema support lists 2020-12 keywords:
+/// `prefixItems`, `$ref`, `anyOf`).
+pub fn gemini(at: &str, schema: &Value) -> Option<String> {
+    if schema.get("type") != Some(&Value::from("object")) {
+        return Some(format!(
+            "{at}.parameters_json_schema: the schema must describe an object where the \
+             properties are the parameters to the function"
+        ));
+    }
+    if !jsonschema::draft202012::meta::is_valid(&without_dialect(schema)) {
+        return Some(format!(
+            "{at}.parameters_json_schema: {} is not a valid JSON Schema",
+            compact(schema)
+        ));
+    }
+    None
+}
+
 /// The APIs validate against their own draft whatever `$schema` says.
 fn without_dialect(schema: &Value) -> Value {
     let mut s = schema.clone();
