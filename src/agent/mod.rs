@@ -6,6 +6,7 @@ mod compaction;
 mod protocol;
 mod reach;
 mod session_setup;
+pub(crate) mod subagents;
 mod tool_call_batches;
 mod tool_round;
 mod turn;
@@ -33,14 +34,17 @@ pub fn reach_warnings(cwd: &std::path::Path) -> Vec<String> {
 
 /// The most of the system prompt the skills' catalog takes.
 const SKILLS_BYTES: usize = 4096;
+/// The most of it the agent types' list takes.
+const AGENT_TYPES_BYTES: usize = 2048;
 
 /// What a new session's system prompt tells the model it can reach: the
 /// configured servers (with their tools' names when those are deferred and
 /// the servers' instructions) and the project's AGENTS.md files.
-pub fn reach_prompt(
+pub(crate) fn reach_prompt(
     tools: &crate::tools::Registry,
     cwd: &std::path::Path,
     budgets: &crate::config::PromptSettings,
+    agent_types: Option<&subagents::Types>,
 ) -> String {
     let servers: Vec<reach::ServerReach> = tools
         .mcp_registry()
@@ -55,10 +59,18 @@ pub fn reach_prompt(
     } else {
         String::new()
     };
+    // The types the `agent` tool may name, when it is offered.
+    let agents = match agent_types {
+        Some(t) if tools.offers_subagents() => {
+            subagents::types::section(&t.types, AGENT_TYPES_BYTES)
+        }
+        _ => String::new(),
+    };
     let parts = [
         reach::servers_section(&servers, tools.would_defer(), budgets),
         reach::project_section(cwd, budgets.project_instructions_bytes),
         skills,
+        agents,
     ];
     parts
         .iter()

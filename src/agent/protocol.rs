@@ -197,6 +197,13 @@ pub enum Event {
         text: String,
         model_requests: u32,
     },
+    /// An event of a subagent: `id` is the `agent` call that started it
+    /// (its entry in the round), `description` what the parent called it.
+    Subagent {
+        id: String,
+        description: String,
+        event: Box<Event>,
+    },
     Error {
         message: String,
         #[serde(skip_serializing_if = "Option::is_none")]

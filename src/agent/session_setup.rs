@@ -44,13 +44,14 @@ pub(crate) async fn open_session(
     settings: &Settings,
     cwd: &Path,
     tools: &Registry,
+    agent_types: Option<&super::subagents::Types>,
     resume: Option<&Path>,
 ) -> Result<SessionStart, SessionError> {
     match resume {
         Some(path) => resume_session(path).await,
         None => {
             tools.list_before_first_request().await;
-            let reach = super::reach_prompt(tools, cwd, &settings.prompt);
+            let reach = super::reach_prompt(tools, cwd, &settings.prompt, agent_types);
             new_session(settings, cwd, reach).await
         }
     }
@@ -238,7 +239,8 @@ impl Agent {
         cwd: &Path,
         resume: Option<&Path>,
     ) -> Result<SessionStart, SessionError> {
-        open_session(settings, cwd, &self.tools, resume).await
+        let types = self.subagents.as_deref().map(|r| r.types());
+        open_session(settings, cwd, &self.tools, types, resume).await
     }
 
     /// Makes `start` this agent's session — `session_started` first, then

@@ -102,9 +102,20 @@ pub async fn assemble(
     if let Some(c) = &settings.connectors {
         tools = tools.with_gateway(Arc::new(crate::connectors::Gateway::new(c)));
     }
+    // The built-in `agent`: subagents, of the types this run may start.
+    let runner = settings
+        .builtin
+        .names
+        .iter()
+        .any(|n| n == crate::agent::subagents::NAME)
+        .then(|| subagent_runner(settings, cwd));
+    if runner.is_some() {
+        tools = tools.with_subagent(crate::agent::subagents::spec());
+    }
     tools.list_connectors_in_background();
     mcp.fill_catalogs_in_background();
-    let start = open_session(settings, cwd, &tools, resume).await?;
+    let types = runner.as_deref().map(|r| r.types());
+    let start = open_session(settings, cwd, &tools, types, resume).await?;
     let (tx, rx) = mpsc::unbounded_channel();
     let progress = tx.clone();
     mcp.on_progress(Arc::new(move |p| {
@@ -122,7 +133,7 @@ pub async fn assemble(
     }));
     let resumed = start.resumed;
     let parts = Parts {
-        provider,
+        provider: provider.into(),
         model: settings.provider.model.clone(),
         tools,
         policy: Policy::from_settings(&settings.hooks, &settings.approvals),
@@ -132,9 +143,15 @@ pub async fn assemble(
     };
     // `session_started` is the first event; what config and the project
     // warn of follows it.
-    let agent = Agent::start(parts, start).await;
+    let mut agent = Agent::start(parts, start).await;
     for w in &settings.warnings {
         let _ = tx.send(Event::Warning { message: w.clone() });
+    }
+    if let Some(r) = runner {
+        for message in subagent_warnings(r.types()) {
+            let _ = tx.send(Event::Warning { message });
+        }
+        agent = agent.with_subagents(r);
     }
     if !resumed {
         for message in crate::agent::reach_warnings(cwd) {
@@ -146,6 +163,35 @@ pub async fn assemble(
         events: rx,
         mcp,
     })
+}
+
+/// What starts this run's subagents: `[agents]`, the types it may use
+/// (the project's only when its folder is trusted), where and when.
+fn subagent_runner(settings: &Settings, cwd: &Path) -> Arc<crate::agent::subagents::Runner> {
+    use crate::agent::subagents::{types, Runner};
+    let trusted = crate::config::project_trusted(&settings.paths, cwd);
+    Arc::new(Runner::new(
+        settings.agents,
+        types::discover(cwd, &settings.paths.config_dir, trusted),
+        config::SystemPrompt::environment(cwd, &crate::util::time::Utc::now()),
+        settings.provider.windows.clone(),
+        settings.context,
+    ))
+}
+
+/// What the person should know of the agent types: names hermes has no
+/// tool for, aliases, and a project's types held until it is trusted.
+fn subagent_warnings(types: &crate::agent::subagents::Types) -> Vec<String> {
+    let mut out = types.warnings.clone();
+    if let Some(first) = types.held.first() {
+        out.push(format!(
+            "{} agent type(s) of this project ({}…) are not used: this folder is not trusted, \
+             or they changed since it was; run `hermes trust` to use them",
+            types.held.len(),
+            first.display()
+        ));
+    }
+    out
 }
 
 async fn converse(

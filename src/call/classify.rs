@@ -108,6 +108,9 @@ pub(crate) enum ToolRef {
     Mcp { server: String, tool: String },
     /// A tool of the connector gateway, by its `connectors__` name.
     Connector(String),
+    /// The built-in `agent`: a subagent, which the tool round runs (it
+    /// needs the provider and the session, which the tools do not have).
+    Subagent,
 }
 
 #[cfg(test)]

@@ -23,6 +23,7 @@ pub(crate) const EVENTS: &[(&str, &str)] = &[
     ("PostToolUse", "post_tool_call"),
     ("UserPromptSubmit", "user_prompt_submit"),
     ("Stop", "stop"),
+    ("SubagentStart", "subagent_start"),
     ("SubagentStop", "subagent_stop"),
     ("SessionStart", "session_start"),
     ("SessionEnd", "session_end"),

@@ -1,6 +1,7 @@
 //! What config says about the model's context window and compaction:
 //! windows per provider and per model, `[context]`, and what the system
-//! prompt may spend on what the model can reach (`[prompt]`).
+//! prompt may spend on what the model can reach (`[prompt]`), and what
+//! subagents may spend (`[agents]`).
 
 use std::collections::BTreeMap;
 
@@ -35,6 +36,37 @@ impl Default for ContextSettings {
             compact_at: super::defaults::COMPACT_AT,
             warn_at: super::defaults::WARN_AT,
             auto_compact: true,
+        }
+    }
+}
+
+/// What subagents may spend (`[agents]`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AgentSettings {
+    pub max_turns: u32,
+    pub max_tokens: u64,
+    pub max_total_tokens: u64,
+    pub max_depth: u32,
+    pub result_bytes: usize,
+}
+
+impl Default for AgentSettings {
+    fn default() -> AgentSettings {
+        AgentSettings::from_section(&Default::default())
+    }
+}
+
+impl AgentSettings {
+    pub(crate) fn from_section(a: &super::file::AgentsSection) -> AgentSettings {
+        use super::defaults as d;
+        AgentSettings {
+            max_turns: a.max_turns.map_or(d::AGENT_MAX_TURNS, |n| n.get()),
+            max_tokens: a.max_tokens.map_or(d::AGENT_MAX_TOKENS, |n| n.get()),
+            max_total_tokens: a
+                .max_total_tokens
+                .map_or(d::AGENTS_MAX_TOTAL_TOKENS, |n| n.get()),
+            max_depth: a.max_depth.map_or(d::AGENT_MAX_DEPTH, |n| n.get()),
+            result_bytes: a.result_bytes.map_or(d::AGENT_RESULT_BYTES, |n| n.get()) as usize,
         }
     }
 }

@@ -61,7 +61,17 @@ pub const BUILTIN_TOOLS: &[&str] = &[
     "glob",
     "grep",
     "shell",
+    "agent",
 ];
+/// What one subagent may spend: requests, and tokens (input and output).
+pub const AGENT_MAX_TURNS: u32 = 25;
+pub const AGENT_MAX_TOKENS: u64 = 500_000;
+/// What all of a run's subagents may spend together.
+pub const AGENTS_MAX_TOTAL_TOKENS: u64 = 2_000_000;
+/// Subagents start none of their own.
+pub const AGENT_MAX_DEPTH: u32 = 1;
+/// The most of a subagent's answer its parent is handed.
+pub const AGENT_RESULT_BYTES: u64 = 16 * 1024;
 /// How long a `shell` command may run unless it asks for less or more.
 pub const SHELL_TIMEOUT_MS: u64 = 120_000;
 /// The most a `shell` call may ask for.

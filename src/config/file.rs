@@ -42,6 +42,37 @@ pub struct ConfigFile {
     pub context: ContextSection,
     #[serde(default, skip_serializing_if = "PromptSection::is_empty")]
     pub prompt: PromptSection,
+    #[serde(default, skip_serializing_if = "AgentsSection::is_empty")]
+    pub agents: AgentsSection,
+}
+
+/// Subagents (the built-in `agent` tool): what one may spend, what all of
+/// a run's may spend together, and how deep they may nest.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct AgentsSection {
+    /// Model requests one subagent may make.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_turns: Option<NonZeroU32>,
+    /// Tokens (input and output of all its requests) one subagent may spend.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<NonZeroU64>,
+    /// Tokens all subagents of a run may spend together.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_total_tokens: Option<NonZeroU64>,
+    /// How deep subagents nest: 1, a subagent starts none of its own.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_depth: Option<NonZeroU32>,
+    /// Bytes of a subagent's answer its parent gets as the call's result;
+    /// the rest is pointed to.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub result_bytes: Option<NonZeroU64>,
+}
+
+impl AgentsSection {
+    fn is_empty(&self) -> bool {
+        self == &AgentsSection::default()
+    }
 }
 
 /// What the system prompt may spend on servers, their tools and
@@ -151,6 +182,8 @@ pub struct HooksSection {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub stop: Vec<HookEntry>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub subagent_start: Vec<HookEntry>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub subagent_stop: Vec<HookEntry>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub session_start: Vec<HookEntry>,
@@ -168,12 +201,13 @@ impl HooksSection {
     }
 
     /// Every list with its key, in `config::claude::EVENTS`' order.
-    pub fn lists(&self) -> [(&'static str, &Vec<HookEntry>); 9] {
+    pub fn lists(&self) -> [(&'static str, &Vec<HookEntry>); 10] {
         [
             ("pre_tool_call", &self.pre_tool_call),
             ("post_tool_call", &self.post_tool_call),
             ("user_prompt_submit", &self.user_prompt_submit),
             ("stop", &self.stop),
+            ("subagent_start", &self.subagent_start),
             ("subagent_stop", &self.subagent_stop),
             ("session_start", &self.session_start),
             ("session_end", &self.session_end),
@@ -182,12 +216,13 @@ impl HooksSection {
         ]
     }
 
-    pub fn lists_mut(&mut self) -> [&mut Vec<HookEntry>; 9] {
+    pub fn lists_mut(&mut self) -> [&mut Vec<HookEntry>; 10] {
         [
             &mut self.pre_tool_call,
             &mut self.post_tool_call,
             &mut self.user_prompt_submit,
             &mut self.stop,
+            &mut self.subagent_start,
             &mut self.subagent_stop,
             &mut self.session_start,
             &mut self.session_end,

@@ -49,15 +49,17 @@ impl HookSettings {
     }
 }
 
-/// The hooks of every event, in config order. Claude Code's events hermes
-/// has no moment for (`subagent_stop`, `session_end`) are read and named in
-/// a warning, not run.
+/// The hooks of every event, in config order. Claude Code's event hermes
+/// has no moment for (`session_end`) is read and named in a warning, not
+/// run.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct HooksSettings {
     pub pre_tool_call: Vec<HookSettings>,
     pub post_tool_call: Vec<HookSettings>,
     pub user_prompt_submit: Vec<HookSettings>,
     pub stop: Vec<HookSettings>,
+    pub subagent_start: Vec<HookSettings>,
+    pub subagent_stop: Vec<HookSettings>,
     pub session_start: Vec<HookSettings>,
     pub pre_compact: Vec<HookSettings>,
     pub notification: Vec<HookSettings>,
@@ -76,10 +78,7 @@ impl HooksSettings {
         let mut warnings = Vec::new();
         // Read, so a file that has them is accepted and they are kept;
         // not run — said, never silently dropped.
-        for (key, l) in [
-            ("subagent_stop", &h.subagent_stop),
-            ("session_end", &h.session_end),
-        ] {
+        for (key, l) in [("session_end", &h.session_end)] {
             if let Some(first) = l.first() {
                 warnings.push(format!(
                     "{} {key} hook(s) not run (first: {}): hermes has no {key} moment yet",
@@ -94,6 +93,8 @@ impl HooksSettings {
                 post_tool_call: list("post_tool_call", &h.post_tool_call)?,
                 user_prompt_submit: list("user_prompt_submit", &h.user_prompt_submit)?,
                 stop: list("stop", &h.stop)?,
+                subagent_start: list("subagent_start", &h.subagent_start)?,
+                subagent_stop: list("subagent_stop", &h.subagent_stop)?,
                 session_start: list("session_start", &h.session_start)?,
                 pre_compact: list("pre_compact", &h.pre_compact)?,
                 notification: list("notification", &h.notification)?,

@@ -205,6 +205,7 @@ const ADDED_UP: &[&str] = &[
     "hooks.post_tool_call",
     "hooks.user_prompt_submit",
     "hooks.stop",
+    "hooks.subagent_start",
     "hooks.subagent_stop",
     "hooks.session_start",
     "hooks.session_end",

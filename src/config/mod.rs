@@ -37,12 +37,18 @@ pub use file::{
 pub use hook_settings::{HookSettings, HooksSettings};
 pub use matcher::HookMatcher;
 pub use paths::Paths;
-pub(crate) use paths::{project_dir, project_files};
+pub(crate) use paths::{agent_type_files_in, project_agent_files, project_dir, project_files};
 pub(crate) use provider::openai_reasoning_model;
+
+/// Whether the project of `cwd` is trusted as it is now, agent types
+/// included (they are used only then).
+pub(crate) fn project_trusted(paths: &Paths, cwd: &std::path::Path) -> bool {
+    trust::project_standing(paths, cwd) == trust::Standing::Trusted
+}
 pub use settings::{
-    mcp_servers, resolve, ConfiguredWindows, ConnectorSettings, ContextSettings, DeferPolicy,
-    Limits, McpServerSettings, PromptSettings, ProviderSettings, RemoteSettings, RetryPolicy,
-    Settings, SystemPrompt, Thinking,
+    mcp_servers, resolve, AgentSettings, ConfiguredWindows, ConnectorSettings, ContextSettings,
+    DeferPolicy, Limits, McpServerSettings, PromptSettings, ProviderSettings, RemoteSettings,
+    RetryPolicy, Settings, SystemPrompt, Thinking,
 };
 
 #[derive(Debug, thiserror::Error)]

@@ -107,13 +107,68 @@ pub(crate) fn project_files(cwd: &Path) -> Vec<PathBuf> {
     Vec::new()
 }
 
+/// The folders of a project's agent types, in the order they are read.
+pub(crate) const AGENT_TYPE_DIRS: &[&str] = &[".hermes/agents", ".claude/agents"];
+
+/// The `.md` files of the agent-type folders of `folder`, sorted.
+pub(crate) fn agent_type_files(folder: &Path) -> Vec<PathBuf> {
+    AGENT_TYPE_DIRS
+        .iter()
+        .flat_map(|d| agent_type_files_in(&folder.join(d)))
+        .collect()
+}
+
+/// The `.md` files of one agent-type folder, sorted.
+pub(crate) fn agent_type_files_in(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut found: Vec<PathBuf> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "md") && p.is_file())
+        .collect();
+    found.sort();
+    found
+}
+
+/// The project's agent-type files: those of the folder holding its config
+/// files, or — a project with none — of the nearest folder from `cwd` up
+/// to the repository's root that has some.
+pub(crate) fn project_agent_files(cwd: &Path) -> Vec<PathBuf> {
+    if let Some(first) = project_files(cwd).first() {
+        return agent_type_files(&folder_of(first));
+    }
+    let repo = cwd.ancestors().find(|d| d.join(".git").exists());
+    let top = repo.unwrap_or(cwd);
+    for dir in cwd.ancestors() {
+        let found = agent_type_files(dir);
+        if !found.is_empty() {
+            return found;
+        }
+        if dir == top {
+            break;
+        }
+    }
+    Vec::new()
+}
+
 /// The folder a project file belongs to (the one holding `.hermes`,
 /// `.claude` or `.mcp.json`), resolved, so a symlink or `..` cannot stand
 /// in for a trusted folder.
 pub(crate) fn folder_of(project_file: &Path) -> PathBuf {
     let in_root = project_file.file_name().is_some_and(|f| f == ".mcp.json");
+    // An agent type: `<folder>/.claude/agents/NAME.md`.
+    let agent_type = project_file
+        .parent()
+        .is_some_and(|p| p.file_name().is_some_and(|n| n == "agents"));
     let folder = if in_root {
         project_file.parent()
+    } else if agent_type {
+        project_file
+            .parent()
+            .and_then(Path::parent)
+            .and_then(Path::parent)
     } else {
         project_file.parent().and_then(Path::parent)
     }

@@ -9,7 +9,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use super::builtin::BuiltinSettings;
-pub use super::context::{ConfiguredWindows, ContextSettings, PromptSettings};
+pub use super::context::{AgentSettings, ConfiguredWindows, ContextSettings, PromptSettings};
 use super::hook_settings::HooksSettings;
 
 use super::approvals::{approval_settings, ApprovalRule, ApprovalSettings, RuleOrigin};
@@ -245,22 +245,30 @@ impl SystemPrompt {
             SystemPrompt::Builtin => format!(
                 "You are hermes, an AI agent working in a terminal for a developer. \
                  Answer concisely. Use the tools you are given when they help; \
-                 report tool failures honestly.\n\
-                 Working directory: {}\nPlatform: {} {}; shell: {}\n\
-                 Today's date: {:04}-{:02}-{:02}",
-                cwd.display(),
-                std::env::consts::OS,
-                std::env::consts::ARCH,
-                if std::path::Path::new("/bin/bash").exists() {
-                    "bash"
-                } else {
-                    "sh"
-                },
-                now.year,
-                now.month,
-                now.day
+                 report tool failures honestly.\n{}",
+                SystemPrompt::environment(cwd, now)
             ),
         }
+    }
+
+    /// Where and when the work happens: the working directory, platform,
+    /// shell and date (what a subagent's prompt says too).
+    pub fn environment(cwd: &Path, now: &Utc) -> String {
+        format!(
+            "Working directory: {}\nPlatform: {} {}; shell: {}\n\
+                 Today's date: {:04}-{:02}-{:02}",
+            cwd.display(),
+            std::env::consts::OS,
+            std::env::consts::ARCH,
+            if std::path::Path::new("/bin/bash").exists() {
+                "bash"
+            } else {
+                "sh"
+            },
+            now.year,
+            now.month,
+            now.day
+        )
     }
 }
 
@@ -280,6 +288,7 @@ pub struct Settings {
     pub limits: Limits,
     pub context: ContextSettings,
     pub prompt: PromptSettings,
+    pub agents: AgentSettings,
     /// Problems of the config files that do not stop a run.
     pub warnings: Vec<String>,
 }
@@ -372,6 +381,7 @@ pub fn resolve(paths: Paths, cwd: &Path, ov: &Overrides) -> Result<Settings, Con
             auto_compact: file.context.auto_compact.unwrap_or(true),
         },
         prompt: PromptSettings::from_section(&file.prompt),
+        agents: AgentSettings::from_section(&file.agents),
         connectors: file.connectors.as_ref().map(|c| ConnectorSettings {
             url: c.url.clone(),
             token_env: c.token_env.clone(),

@@ -41,7 +41,7 @@ pub(crate) const HELD_KINDS: &str = "servers, hooks, providers, approvals, conne
 
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum TrustError {
-    #[error("no .hermes/config.toml, .claude/settings.json or .mcp.json in {} or a folder above it in its repository", cwd.display())]
+    #[error("no .hermes/config.toml, .claude/settings.json, .mcp.json or agent types (.claude/agents) in {} or a folder above it in its repository", cwd.display())]
     NoProject { cwd: PathBuf },
     #[error("cannot read {}: {source}", path.display())]
     Read {
@@ -79,6 +79,15 @@ pub(crate) fn store(paths: &Paths) -> PathBuf {
 /// the digest it had before Claude Code's files were read: trust given
 /// then still holds.
 fn digest(files: &[(PathBuf, Vec<u8>)], cwd: &Path) -> String {
+    // The project's agent types — prompts that drive a model with tools —
+    // are trusted with the files: one changed asks again.
+    let agents: Vec<PathBuf> = files
+        .first()
+        .map(|(p, _)| super::paths::agent_type_files(&folder_of(p)))
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|a| !files.iter().any(|(p, _)| p == a))
+        .collect();
     let scripts: Vec<PathBuf> = {
         let mut all: Vec<PathBuf> = files
             .iter()
@@ -91,7 +100,7 @@ fn digest(files: &[(PathBuf, Vec<u8>)], cwd: &Path) -> String {
     let mut h = Sha256::new();
     match files {
         [(only, text)] if only.ends_with(super::paths::HERMES_PROJECT_FILE) => {
-            if scripts.is_empty() {
+            if scripts.is_empty() && agents.is_empty() {
                 return crate::util::hash::sha256_hex(text);
             }
             h.update(text);
@@ -108,12 +117,22 @@ fn digest(files: &[(PathBuf, Vec<u8>)], cwd: &Path) -> String {
             }
         }
     }
+    // Each file by its path and what is in it now.
+    let each = |h: &mut Sha256, list: &[PathBuf]| {
+        for f in list {
+            h.update(f.as_os_str().as_encoded_bytes());
+            h.update(b"\0");
+            h.update(fingerprint(f));
+            h.update(b"\0");
+        }
+    };
     h.update(b"\0scripts\0");
-    for s in &scripts {
-        h.update(s.as_os_str().as_encoded_bytes());
-        h.update(b"\0");
-        h.update(fingerprint(s));
-        h.update(b"\0");
+    each(&mut h, &scripts);
+    // Only when there are some: a project trusted before agent types
+    // existed keeps its digest.
+    if !agents.is_empty() {
+        h.update(b"\0agent types\0");
+        each(&mut h, &agents);
     }
     crate::util::hash::digest_hex(&h.finalize())
 }
@@ -221,9 +240,13 @@ pub(crate) fn trust(paths: &Paths, cwd: &Path) -> Result<(PathBuf, bool, Files),
 /// Project files with their bytes.
 pub(crate) type Files = Vec<(PathBuf, Vec<u8>)>;
 
-/// The project files of `cwd`, read; at least one.
+/// The project files of `cwd` — its config files, or without any, its
+/// agent types — read; at least one.
 fn read_project(cwd: &Path) -> Result<Files, TrustError> {
-    let found = super::project_files(cwd);
+    let mut found = super::project_files(cwd);
+    if found.is_empty() {
+        found = super::paths::project_agent_files(cwd);
+    }
     if found.is_empty() {
         return Err(TrustError::NoProject {
             cwd: cwd.to_path_buf(),
@@ -236,6 +259,15 @@ fn read_project(cwd: &Path) -> Result<Files, TrustError> {
             Err(source) => Err(TrustError::Read { path: p, source }),
         })
         .collect()
+}
+
+/// Whether the project of `cwd` is trusted as its files are now (its
+/// agent types included): what lets its agent types be used.
+pub(crate) fn project_standing(paths: &Paths, cwd: &Path) -> Standing {
+    match read_project(cwd) {
+        Ok(files) => standing(paths, &files, cwd),
+        Err(_) => Standing::Untrusted,
+    }
 }
 
 /// Stops trusting the project folder of `cwd` (or `cwd` itself, once its

@@ -68,6 +68,12 @@ pub(super) const COMMANDS: &[Command] = &[
     ),
     cmd("/mcp", &[], "", "MCP servers: running or not, tool counts"),
     cmd(
+        "/agents",
+        &[],
+        "",
+        "the agent types subagents may be started as (the `agent` tool)",
+    ),
+    cmd(
         "/usage",
         &[],
         "",
@@ -203,6 +209,7 @@ pub(super) enum Slash {
     Model(Option<String>),
     Tools(String),
     Mcp,
+    Agents,
     Usage,
     Compact(Option<String>),
     Context,
@@ -233,6 +240,7 @@ impl Slash {
             "/model" => Slash::Model(first),
             "/tools" => Slash::Tools(rest.to_string()),
             "/mcp" => Slash::Mcp,
+            "/agents" => Slash::Agents,
             "/usage" => Slash::Usage,
             "/compact" => Slash::Compact((!rest.is_empty()).then(|| rest.to_string())),
             "/context" => Slash::Context,

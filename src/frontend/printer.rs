@@ -65,6 +65,93 @@ impl Printer {
         }
     }
 
+    /// A subagent's event, shown under the entry of the call that started
+    /// it: its step on the nested line; its questions, refusals and
+    /// warnings as the parent's are, naming it.
+    fn subagent(&mut self, id: &str, description: &str, event: &Event) {
+        let who = format!("[{description}]");
+        match event {
+            Event::ModelRequest { .. } => self.block.step(id, &format!("{who} thinking…"), false),
+            Event::ToolCallQueued {
+                name, arguments, ..
+            } => self.block.step(
+                id,
+                &format!("{who} {}  queued", ToolBlock::label(name, arguments)),
+                false,
+            ),
+            Event::ToolCallStarted {
+                id: call,
+                name,
+                arguments,
+            } => self.block.sub_call(
+                id,
+                call,
+                &format!("{who} {}  running", ToolBlock::label(name, arguments)),
+                true,
+            ),
+            Event::ToolCallFinished {
+                id: call,
+                name,
+                is_error,
+                ..
+            } => {
+                let mark = if *is_error { "✗" } else { "✓" };
+                self.block
+                    .sub_call(id, call, &format!("{who} {mark} {name}"), false)
+            }
+            Event::TextDelta { .. } => self.block.step(id, &format!("{who} answering…"), false),
+            Event::ApprovalAsked { .. } => self.ask(event, Some(&who)),
+            Event::Approval {
+                name,
+                decision: crate::agent::Settled::Deny,
+                by,
+                ..
+            } => self.say(format!("✗ {who} {name} denied by {by}")),
+            Event::Warning { message } => self.say(format!("warning: {who} {message}")),
+            Event::Subagent {
+                description: inner,
+                event,
+                ..
+            } => self.subagent(id, &format!("{description} › {inner}"), event),
+            _ => {}
+        }
+    }
+
+    /// An `approval_asked` event's question, drawn only where someone
+    /// answers (a front end that asks holds the questions); `asker`: the
+    /// subagent that asks, named in it.
+    fn ask(&mut self, event: &Event, asker: Option<&str>) {
+        let Event::ApprovalAsked {
+            id,
+            name,
+            arguments,
+            why,
+            preview,
+            grants,
+        } = event
+        else {
+            return;
+        };
+        self.stop_spinner();
+        self.end_text();
+        let Some(q) = &self.questions else {
+            return;
+        };
+        let why = match asker {
+            Some(who) => format!("{why} — asked by subagent {who}"),
+            None => why.clone(),
+        };
+        let drawn = q.asked(
+            id,
+            name,
+            arguments,
+            &why,
+            preview.as_deref(),
+            grants.as_deref(),
+        );
+        self.suspend(|| super::approve::write(&drawn));
+    }
+
     /// Questions are drawn from now on, and held in `questions` for the
     /// lines that answer them.
     pub(crate) fn draw_questions(&mut self, questions: super::approve::Questions) {
@@ -107,6 +194,11 @@ impl Printer {
                 }
             }
             Event::ToolRoundStarted { ids } => self.block.planned(ids),
+            Event::Subagent {
+                id,
+                description,
+                event,
+            } => self.subagent(id, description, event),
             Event::ToolCallQueued {
                 id,
                 name,
@@ -199,30 +291,7 @@ impl Printer {
                 self.stop_spinner();
                 self.end_line();
             }
-            Event::ApprovalAsked {
-                id,
-                name,
-                arguments,
-                why,
-                preview,
-                grants,
-            } => {
-                self.stop_spinner();
-                self.end_text();
-                // Drawn only where someone answers: a front end that asks
-                // holds the questions.
-                if let Some(q) = &self.questions {
-                    let drawn = q.asked(
-                        id,
-                        name,
-                        arguments,
-                        why,
-                        preview.as_deref(),
-                        grants.as_deref(),
-                    );
-                    self.suspend(|| super::approve::write(&drawn));
-                }
-            }
+            Event::ApprovalAsked { .. } => self.ask(ev, None),
             Event::FormAsked { text, .. } => {
                 self.stop_spinner();
                 self.end_text();

@@ -205,6 +205,10 @@ struct Entry {
     label: String,
     name: String,
     bar: Option<ProgressBar>,
+    /// A subagent's current step, on a line of its own under the entry.
+    step: Option<ProgressBar>,
+    /// The subagent's calls running now, as (call id, line), oldest first.
+    sub_running: Vec<(String, String)>,
     /// Sent to its tool (not only queued).
     running: bool,
     done: bool,
@@ -290,6 +294,8 @@ impl ToolBlock {
                 label,
                 name: name.to_string(),
                 bar,
+                step: None,
+                sub_running: Vec::new(),
                 running: false,
                 done: false,
             },
@@ -346,6 +352,55 @@ impl ToolBlock {
         }
     }
 
+    /// A subagent's step (`mcp__x__search {…} running`, `thinking…`),
+    /// under its entry: live, a line that changes in place; plain, a line
+    /// each for what `lasting` marks (calls started and finished).
+    pub(crate) fn step(&mut self, id: &str, text: &str, lasting: bool) {
+        let live = self.live.clone();
+        let Some(e) = self.entries.iter_mut().find(|e| e.id == id && !e.done) else {
+            if live.is_none() && lasting {
+                line(&format!("    ↳ {}", clean(&excerpt(text, 100))));
+            }
+            return;
+        };
+        let text = clean(&excerpt(text, 100));
+        match (&live, &e.bar) {
+            (Some(m), Some(bar)) => {
+                let step = e.step.get_or_insert_with(|| {
+                    let s = m.insert_after(bar, ProgressBar::new_spinner());
+                    s.set_style(Self::style("      ↳ {wide_msg}"));
+                    s
+                });
+                step.set_message(text);
+            }
+            _ if lasting => line(&format!("    ↳ {text}")),
+            _ => {}
+        }
+    }
+
+    /// A subagent's call `call` under entry `id` started (`running`) or
+    /// finished, `text` saying which. Live, the nested line shows a call
+    /// still running while any is — a quick call finishing beside a slow
+    /// one does not hide the slow one —; plain, a line for each.
+    pub(crate) fn sub_call(&mut self, id: &str, call: &str, text: &str, running: bool) {
+        let Some(e) = self.entries.iter_mut().find(|e| e.id == id && !e.done) else {
+            return self.step(id, text, true);
+        };
+        e.sub_running.retain(|(c, _)| c != call);
+        if running {
+            e.sub_running.push((call.to_string(), text.to_string()));
+        }
+        let shown = match e.sub_running.as_slice() {
+            _ if self.live.is_none() => text.to_string(),
+            [] => text.to_string(),
+            [.., (_, last)] if e.sub_running.len() > 1 => {
+                format!("{last} (+{} more running)", e.sub_running.len() - 1)
+            }
+            [.., (_, last)] => last.clone(),
+        };
+        self.step(id, &shown, true);
+    }
+
     /// `args`: for an entry not shown before (refused before it ran).
     pub(crate) fn finished(
         &mut self,
@@ -359,6 +414,9 @@ impl ToolBlock {
         let first = clean(&excerpt(&preview(content), 100));
         let e = self.entry(id, name, args);
         e.done = true;
+        if let Some(step) = e.step.take() {
+            step.finish_and_clear();
+        }
         match &e.bar {
             Some(bar) => {
                 // Cut to the terminal's width: a wrapped line would throw
@@ -408,6 +466,9 @@ impl ToolBlock {
     pub(crate) fn close(&mut self) {
         self.order.clear();
         for e in self.entries.drain(..) {
+            if let Some(step) = e.step {
+                step.finish_and_clear();
+            }
             match (e.bar, e.done) {
                 (Some(bar), false) => {
                     bar.set_style(Self::style("  {wide_msg}"));

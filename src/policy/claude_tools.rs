@@ -48,6 +48,11 @@ const BUILTINS: &[Builtin] = &[
         claude: "Grep",
         fields: &[("ignore_case", "-i")],
     },
+    Builtin {
+        name: "agent",
+        claude: "Task",
+        fields: &[("type", "subagent_type")],
+    },
 ];
 
 fn entry(tool: &str) -> Option<&'static Builtin> {
@@ -58,6 +63,16 @@ fn entry(tool: &str) -> Option<&'static Builtin> {
 /// (`mcp__server__tool`) and anything else keeps its name.
 pub(crate) fn claude_name(tool: &str) -> &str {
     entry(tool).map_or(tool, |b| b.claude)
+}
+
+/// The built-in Claude Code's name stands for (`Read` → `read_file`; its
+/// `MultiEdit` and `LS` → `edit_file` and `glob`), if hermes has one.
+pub(crate) fn hermes_name(claude: &str) -> Option<&'static str> {
+    match claude {
+        "MultiEdit" => Some("edit_file"),
+        "LS" => Some("glob"),
+        c => BUILTINS.iter().find(|b| b.claude == c).map(|b| b.name),
+    }
 }
 
 /// A built-in's arguments as Claude Code's `tool_input`: its field names,

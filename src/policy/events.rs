@@ -51,7 +51,10 @@ impl Policy {
         cancel: &CancellationToken,
     ) -> EventOutcome {
         let mut out = EventOutcome::default();
-        let takes_plain = matches!(event, HookEvent::UserPromptSubmit | HookEvent::SessionStart);
+        let takes_plain = matches!(
+            event,
+            HookEvent::UserPromptSubmit | HookEvent::SessionStart | HookEvent::SubagentStart
+        );
         for h in self.of(event, what) {
             if cancel.is_cancelled() {
                 break;
@@ -62,7 +65,10 @@ impl Policy {
             if takes_plain {
                 out.context.extend(a.plain.clone());
             }
-            let decides = matches!(event, HookEvent::UserPromptSubmit | HookEvent::Stop);
+            let decides = matches!(
+                event,
+                HookEvent::UserPromptSubmit | HookEvent::Stop | HookEvent::SubagentStop
+            );
             match a.verdict {
                 // A broken prompt guard stops the prompt, as a broken tool
                 // guard stops the call; a broken Stop hook must not keep
@@ -84,7 +90,7 @@ impl Policy {
                     format!("a hook ended the turn: {why}")
                 };
                 match event {
-                    HookEvent::Stop => {
+                    HookEvent::Stop | HookEvent::SubagentStop => {
                         out.blocked = None;
                         out.warnings.push(why);
                     }
@@ -119,6 +125,54 @@ impl Policy {
         let fields = json!({"stop_hook_active": active});
         self.run_all(ctx, HookEvent::Stop, None, fields, cancel)
             .await
+    }
+
+    /// SubagentStart: subagent `agent_id` (of type `agent_type`, `""` for
+    /// none, which the matchers are tried on) is about to send its prompt;
+    /// what the hooks add goes with it.
+    pub(crate) async fn subagent_start(
+        &self,
+        ctx: &HookContext,
+        agent_id: &str,
+        agent_type: &str,
+        cancel: &CancellationToken,
+    ) -> EventOutcome {
+        let fields = json!({"agent_id": agent_id, "agent_type": agent_type});
+        self.run_all(
+            ctx,
+            HookEvent::SubagentStart,
+            Some(agent_type),
+            fields,
+            cancel,
+        )
+        .await
+    }
+
+    /// SubagentStop: subagent `agent_id` (of type `agent_type`, `""` for
+    /// none, which the matchers are tried on) has answered; its records are
+    /// in the session's file under its id.
+    pub(crate) async fn subagent_stop(
+        &self,
+        ctx: &HookContext,
+        agent_id: &str,
+        agent_type: &str,
+        active: bool,
+        cancel: &CancellationToken,
+    ) -> EventOutcome {
+        let fields = json!({
+            "stop_hook_active": active,
+            "agent_id": agent_id,
+            "agent_type": agent_type,
+            "agent_transcript_path": ctx.transcript_path,
+        });
+        self.run_all(
+            ctx,
+            HookEvent::SubagentStop,
+            Some(agent_type),
+            fields,
+            cancel,
+        )
+        .await
     }
 
     /// SessionStart: `source` is `startup`, `resume`, `clear` or `compact`.

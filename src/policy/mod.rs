@@ -45,6 +45,9 @@ pub(crate) struct Policy {
     /// `--json-answers` script), and the config file an "always" answer
     /// is written to; none in other one-shot runs.
     answers: Option<(Answers, std::path::PathBuf)>,
+    /// One question at a time across the rounds of this run — the
+    /// person's agent's and every subagent's (a clone shares it).
+    asking: std::sync::Arc<tokio::sync::Mutex<()>>,
     session: ask::Shared,
 }
 
@@ -70,6 +73,8 @@ impl Policy {
             events: [
                 (HookEvent::UserPromptSubmit, &hooks.user_prompt_submit),
                 (HookEvent::Stop, &hooks.stop),
+                (HookEvent::SubagentStart, &hooks.subagent_start),
+                (HookEvent::SubagentStop, &hooks.subagent_stop),
                 (HookEvent::SessionStart, &hooks.session_start),
                 (HookEvent::PreCompact, &hooks.pre_compact),
                 (HookEvent::Notification, &hooks.notification),
@@ -80,6 +85,7 @@ impl Policy {
             approvals: Approvals::new(approvals),
             max_tool_calls_per_turn: approvals.max_tool_calls_per_turn,
             answers: None,
+            asking: Default::default(),
             session: ask::Shared::default(),
         }
     }
@@ -280,6 +286,12 @@ impl Policy {
     /// answer is written to `config`.
     pub(crate) fn answered_on(&mut self, answers: Answers, config: std::path::PathBuf) {
         self.answers = Some((answers, config));
+    }
+
+    /// Held while a question is put to the person: one at a time, whichever
+    /// agent asks.
+    pub(crate) fn asking(&self) -> &tokio::sync::Mutex<()> {
+        &self.asking
     }
 
     /// Where answers come from and where "always" goes, if anyone answers.

@@ -69,11 +69,13 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<LoadedSession, SessionError> {
         .into_iter()
         .enumerate()
         // Before the last compaction only the meta line and the deferral
-        // decision matter: the rest is replaced, and not even parsed.
+        // decision matter: the rest is replaced, and not even parsed. A
+        // subagent's records are its own conversation, not this one.
         .filter(|(i, (_, line))| {
-            *i == 0
-                || *i >= from
-                || (line.starts_with(br#"{"type":"event""#) && is_tools_event(line))
+            !line.starts_with(super::store::AGENT_PREFIX)
+                && (*i == 0
+                    || *i >= from
+                    || (line.starts_with(br#"{"type":"event""#) && is_tools_event(line)))
         })
         .map(|(_, (n, line))| (n, line, parse_line(line)))
         .collect();
@@ -162,6 +164,73 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<LoadedSession, SessionError> {
         last_usage,
         warnings,
     })
+}
+
+/// A subagent's conversation as its parent's file holds it.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct AgentConversation {
+    /// The parent's call that started it.
+    pub id: String,
+    pub description: String,
+    pub agent_type: Option<String>,
+    pub model: String,
+    pub messages: Vec<Message>,
+}
+
+/// The subagents' conversations of the session at `path`, in the order
+/// they started.
+pub(crate) fn agent_conversations(path: &Path) -> Result<Vec<AgentConversation>, SessionError> {
+    let bytes = super::read_own(path)?;
+    let mut out: Vec<AgentConversation> = Vec::new();
+    for (id, record) in agent_records(&bytes) {
+        let at = match out.iter().position(|c| c.id == id) {
+            Some(i) => i,
+            None => {
+                out.push(AgentConversation {
+                    id: id.clone(),
+                    ..Default::default()
+                });
+                out.len() - 1
+            }
+        };
+        let c = &mut out[at];
+        match record {
+            Record::Event {
+                event:
+                    SessionEvent::SubagentStarted {
+                        agent_type,
+                        description,
+                        model,
+                    },
+                ..
+            } => {
+                c.description = description;
+                c.agent_type = agent_type;
+                c.model = model;
+            }
+            Record::Message { message, .. } => c.messages.push(message),
+            Record::ToolResult { result, .. } => c.messages.push(Message::Tool(result)),
+            Record::Compaction { messages, .. } => c.messages = messages,
+            _ => {}
+        }
+    }
+    Ok(out)
+}
+
+/// The subagents' records of a session file, in order: each with the
+/// subagent's id (the parent's call that started it). Lines that do not
+/// parse are left out: what shows them is for reading, not for replay.
+pub(crate) fn agent_records(bytes: &[u8]) -> Vec<(String, Record)> {
+    let (lines, _) = split_lines(bytes);
+    lines
+        .into_iter()
+        .filter(|(_, l)| l.starts_with(super::store::AGENT_PREFIX))
+        .filter_map(|(_, l)| {
+            let mut v: serde_json::Value = serde_json::from_slice(l).ok()?;
+            let agent = v.as_object_mut()?.remove("agent")?.as_str()?.to_string();
+            Some((agent, serde_json::from_value(v).ok()?))
+        })
+        .collect()
 }
 
 /// The position (in `lines`) of the last compaction record that parses,

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 pub(crate) use blobs::sweep as sweep_blobs;
 pub(crate) use fork::fork;
 pub(crate) use index::{find, latest_in, list, matching, new_id, path_for, Summary};
-pub(crate) use load::load;
+pub(crate) use load::{agent_conversations, load};
 pub use load::{parse, LoadedSession};
 pub use pairing::in_entry_order;
 pub(crate) use pairing::pair_results;

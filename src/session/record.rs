@@ -100,6 +100,14 @@ pub enum SessionEvent {
         reason: Option<String>,
         tool: String,
     },
+    /// A subagent began (its first record, under its id): what the parent
+    /// called it for, its type when one was named, and its model.
+    SubagentStarted {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        agent_type: Option<String>,
+        description: String,
+        model: String,
+    },
     /// `messages` assistant messages carry blocks of another provider
     /// (signed thinking, say) that `provider` cannot take: they are replayed
     /// as their text and tool calls only.

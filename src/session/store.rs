@@ -31,7 +31,14 @@ pub(crate) struct SessionHandle {
     tx: mpsc::Sender<Cmd>,
     path: PathBuf,
     id: String,
+    /// A subagent's records go in its parent's file under its id:
+    /// `{"agent":ID,…}`, first, so a loader tells them from the parent's
+    /// by their first bytes ([`AGENT_PREFIX`]).
+    agent: Option<String>,
 }
+
+/// How every line of a subagent's record begins.
+pub(crate) const AGENT_PREFIX: &[u8] = br#"{"agent":"#;
 
 impl SessionHandle {
     /// Creates a new session file (owner-only permissions) and starts its writer.
@@ -71,7 +78,22 @@ impl SessionHandle {
             tx,
             path: path.to_path_buf(),
             id: id.to_string(),
+            agent: None,
         })
+    }
+
+    /// The same file, for subagent `agent`'s records.
+    pub(crate) fn for_agent(&self, agent: &str) -> SessionHandle {
+        SessionHandle {
+            agent: Some(agent.to_string()),
+            ..self.clone()
+        }
+    }
+
+    /// The subagent whose records this handle writes; `None` for the
+    /// session's own.
+    pub(crate) fn agent(&self) -> Option<&str> {
+        self.agent.as_deref()
     }
 
     pub(crate) fn path(&self) -> &Path {
@@ -96,6 +118,17 @@ impl SessionHandle {
         };
         let mut line =
             serde_json::to_vec(record).map_err(|e| SessionError::Encode(e.to_string()))?;
+        if let Some(agent) = &self.agent {
+            // `{"agent":"ID",` then the record's own fields.
+            let id = serde_json::to_vec(agent).map_err(|e| SessionError::Encode(e.to_string()))?;
+            let mut tagged = AGENT_PREFIX.to_vec();
+            tagged.extend(id);
+            if line.len() > 2 {
+                tagged.push(b',');
+            }
+            tagged.extend_from_slice(&line[1..]);
+            line = tagged;
+        }
         line.push(b'\n');
         self.send(|ack| Cmd::Append(line, ack)).await
     }
@@ -112,12 +145,19 @@ impl SessionHandle {
     /// Flushes and closes the file and releases its lock, and waits until
     /// it is done: the session can be opened again at once (`/resume`).
     pub(crate) async fn close(self) -> Result<(), SessionError> {
+        // A subagent's handle shares its parent's writer: the parent closes.
+        if self.agent.is_some() {
+            return Ok(());
+        }
         self.send(Cmd::Close).await
     }
 
     /// Closes the file and removes it (and its pid note): a new session
     /// that never got an answer is not kept.
     pub(crate) async fn discard(self) -> Result<(), SessionError> {
+        if self.agent.is_some() {
+            return Ok(());
+        }
         let path = self.path.clone();
         self.close().await?;
         std::fs::remove_file(&path).map_err(|e| SessionError::io(&path, e))

@@ -125,7 +125,7 @@ fn markdown_files(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
 }
 
 /// A command or skill file, when it is small enough to be a prompt.
-pub(super) fn read_small(path: &Path) -> Option<String> {
+pub(crate) fn read_small(path: &Path) -> Option<String> {
     const MOST: u64 = 256 * 1024;
     let meta = std::fs::metadata(path).ok()?;
     if meta.len() > MOST {

@@ -69,6 +69,19 @@ pub(crate) fn parse(text: &str) -> Doc {
             }
             let sep = if value.starts_with('>') { " " } else { "\n" };
             block.join(sep).trim().to_string()
+        } else if value.is_empty()
+            && head
+                .get(i)
+                .is_some_and(|l| l.trim_start().starts_with("- "))
+        {
+            // A block list (`tools:` then `  - Read` lines): its items,
+            // joined as a flow list would be.
+            let mut items = Vec::new();
+            while let Some(item) = head.get(i).and_then(|l| l.trim_start().strip_prefix("- ")) {
+                items.push(unquote(item.trim()));
+                i += 1;
+            }
+            items.join(", ")
         } else {
             unquote(value)
         };
@@ -105,6 +118,10 @@ mod tests {
         assert_eq!(d.get("allowed-tools"), Some("Bash(git status:*), Read"));
         assert_eq!(d.get("author"), None);
         assert_eq!(d.body, "# Body\nText $ARGUMENTS\n");
+        let listed =
+            parse("---\nname: r\ntools:\n  - Read\n  - \"mcp__github\"\nmodel: inherit\n---\n");
+        assert_eq!(listed.get("tools"), Some("Read, mcp__github"));
+        assert_eq!(listed.get("model"), Some("inherit"));
         let plain = parse("Review the diff.\n");
         assert!(plain.fields.is_empty());
         assert_eq!(plain.body, "Review the diff.\n");

@@ -3,5 +3,5 @@
 //! Codex keep them.
 
 pub(crate) mod commands;
-mod frontmatter;
+pub(crate) mod frontmatter;
 pub(crate) mod skills;

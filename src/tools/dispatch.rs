@@ -56,6 +56,7 @@ impl Registry {
                 let mut outs = self.send_to_gateway(&call, cancel, on_start).await;
                 outs.pop().unwrap_or_else(ToolOutput::no_gateway)
             }
+            ToolRef::Subagent => ToolOutput::error("a subagent runs in the tool round, not here"),
             ToolRef::Mcp { server, tool, .. } => {
                 match self.mcp.as_ref().and_then(|m| m.server(server)) {
                     Some(s) => s.call(call_id, tool, args, cancel, on_start).await,

@@ -49,6 +49,13 @@ pub struct Registry {
     /// cut their own, by the same `[limits]`).
     pub(super) output_limit: usize,
     pub(super) shared: Arc<Shared>,
+    /// The built-in `agent` tool's definition, when this registry's agent
+    /// may start subagents (the agent layer gives it).
+    pub(super) subagent: Option<ToolSpec>,
+    /// Subagent types' tools: the names (and `*` globs, `mcp__server`)
+    /// a call may reach — each nested subagent's list on its parent's, a
+    /// name reachable only when every list allows it; empty: every tool.
+    pub(super) allowed: Vec<Arc<Vec<String>>>,
 }
 
 impl Default for Registry {
@@ -60,6 +67,8 @@ impl Default for Registry {
             policy: DeferPolicy::default(),
             output_limit: crate::config::Limits::default().tool_output_bytes,
             shared: Arc::default(),
+            subagent: None,
+            allowed: Vec::new(),
         }
     }
 }
@@ -112,6 +121,53 @@ impl Registry {
         self
     }
 
+    /// Offers the built-in `agent` tool with this definition.
+    pub(crate) fn with_subagent(mut self, spec: ToolSpec) -> Registry {
+        self.subagent = Some(spec);
+        self
+    }
+
+    /// Whether the built-in `agent` tool is offered.
+    pub(crate) fn offers_subagents(&self) -> bool {
+        self.subagent.is_some()
+    }
+
+    /// The registry a subagent works with: the same built-ins, servers
+    /// (one process and one catalog for the parent and every subagent),
+    /// gateway and output limit; its own session — deferral, offered tools
+    /// — and of this registry's tools only those `allowed` names too (its
+    /// type's), never more than its parent's; `agent` only with `subagent`
+    /// (a depth left) and when the lists allow it.
+    pub(crate) fn for_subagent(
+        &self,
+        allowed: Option<Vec<String>>,
+        subagent: Option<ToolSpec>,
+    ) -> Registry {
+        let mut lists = self.allowed.clone();
+        lists.extend(allowed.map(Arc::new));
+        let mut child = Registry {
+            shared: Arc::default(),
+            subagent: None,
+            allowed: lists,
+            ..self.clone()
+        };
+        child.subagent = subagent.filter(|s| child.allows(&s.name));
+        child
+    }
+
+    /// Whether a call of this registry may reach `name`.
+    pub(crate) fn allows(&self, name: &str) -> bool {
+        self.allowed.iter().all(|a| {
+            a.iter().any(|p| {
+                p == name
+                    || crate::util::glob::glob_match(p, name)
+                    || (p.starts_with("mcp__")
+                        && p.matches("__").count() == 1
+                        && name.starts_with(&format!("{p}__")))
+            })
+        })
+    }
+
     pub(crate) fn with_policy(mut self, policy: DeferPolicy) -> Registry {
         self.policy = policy;
         self
@@ -156,6 +212,8 @@ impl Registry {
             description: t.description,
             schema: t.schema,
         }));
+        // A subagent's type sees — and searches — only its own tools.
+        tools.retain(|t| self.allows(&t.name));
         let built = Arc::new(ToolCatalog::new(tools));
         *slot = Some((key, built.clone()));
         self.shared
@@ -188,7 +246,13 @@ impl Registry {
 
     /// The tool list of the next request.
     pub(crate) fn specs(&self) -> Vec<ToolSpec> {
-        let mut specs: Vec<ToolSpec> = self.tools.iter().map(|t| t.spec()).collect();
+        let mut specs: Vec<ToolSpec> = self
+            .tools
+            .iter()
+            .map(|t| t.spec())
+            .filter(|s| self.allows(&s.name))
+            .collect();
+        specs.extend(self.subagent.clone());
         if self.deferred() {
             specs.extend(bridge::specs());
         } else {
@@ -202,7 +266,10 @@ impl Registry {
     }
 
     pub(super) fn builtin(&self, name: &str) -> Option<&Arc<dyn Tool>> {
-        self.tools.iter().find(|t| t.spec().name == name)
+        self.tools
+            .iter()
+            .find(|t| t.spec().name == name)
+            .filter(|_| self.allows(name))
     }
 
     pub(super) fn builtin_of(&self, tool: &ToolRef) -> Option<&Arc<dyn Tool>> {

@@ -19,6 +19,19 @@ impl Registry {
     /// prefix claims (a bare `echo`) waits for every catalog not loaded yet,
     /// so its answer can name the full names.
     pub(crate) async fn resolve(&self, name: &str) -> Result<ToolRef, String> {
+        if !self.allows(name) {
+            let own = self
+                .allowed
+                .last()
+                .map(|a| a.join(", "))
+                .unwrap_or_default();
+            return Err(format!(
+                "`{name}` is not among the tools this agent may use ({own})"
+            ));
+        }
+        if self.subagent.as_ref().is_some_and(|s| s.name == name) {
+            return Ok(ToolRef::Subagent);
+        }
         if self.builtin(name).is_some() {
             return Ok(ToolRef::Builtin(name.to_string()));
         }
@@ -82,6 +95,11 @@ impl Registry {
         args: &Value,
     ) -> crate::policy::Subject {
         let mut subject = crate::policy::Subject::named(name);
+        // A subagent acts only through its own calls, each settled on its
+        // own: starting one changes nothing.
+        if *tool == ToolRef::Subagent {
+            subject.hints.read_only = true;
+        }
         if let (ToolRef::Builtin(n), Some(t)) = (tool, self.builtin_of(tool)) {
             debug_assert_eq!(n, name);
             subject.hints = t.hints(args);
@@ -106,6 +124,7 @@ impl Registry {
     pub(crate) fn required_args(&self, name: &str, tool: &ToolRef) -> Vec<String> {
         let schema = match tool {
             ToolRef::Builtin(n) => self.builtin(n).map(|b| b.spec().parameters),
+            ToolRef::Subagent => self.subagent.as_ref().map(|s| s.parameters.clone()),
             ToolRef::Mcp { .. } | ToolRef::Connector(_) => {
                 self.catalog().get(name).map(|t| t.schema.clone())
             }
@@ -128,6 +147,7 @@ impl Registry {
     pub(crate) fn check_args(&self, name: &str, tool: &ToolRef, args: &Value) -> Option<String> {
         let schema = match tool {
             ToolRef::Builtin(n) => self.builtin(n)?.spec().parameters,
+            ToolRef::Subagent => self.subagent.as_ref()?.parameters.clone(),
             ToolRef::Mcp { .. } | ToolRef::Connector(_) => self.catalog().get(name)?.schema.clone(),
         };
         let validator = self.validator(name, &schema);
@@ -183,6 +203,64 @@ mod tests {
             err.contains("unknown tool `echoes`; closest: `echo`"),
             "{err}"
         );
+    }
+
+    /// A subagent type's `tools`: exact names, globs and whole servers,
+    /// held at resolution — the scope check — not only in what is shown.
+    #[tokio::test]
+    async fn a_subagents_tools_are_what_its_type_allows() {
+        let r = echo_only().for_subagent(
+            Some(vec!["mcp__github".into(), "mcp__notes__read_*".into()]),
+            None,
+        );
+        assert!(r.allows("mcp__github__create_issue"));
+        assert!(r.allows("mcp__notes__read_text_file"));
+        assert!(!r.allows("mcp__notes__write_file"));
+        assert!(!r.allows("mcp__githubx__a"));
+        let err = r
+            .resolve_and_check("echo", &serde_json::json!({"text": "x"}))
+            .await
+            .unwrap_err();
+        assert!(
+            err.contains("not among the tools this agent may use"),
+            "{err}"
+        );
+        assert!(r.specs().is_empty(), "echo is not offered either");
+        assert!(echo_only().for_subagent(None, None).allows("echo"));
+    }
+
+    /// A nested subagent never reaches more than its parent: a type with no
+    /// `tools` under a restricted one keeps the parent's list, and the
+    /// `agent` tool is offered only where the lists allow it.
+    #[tokio::test]
+    async fn a_nested_subagent_is_held_to_its_parents_tools_too() {
+        let agent = || crate::model::ToolSpec {
+            name: "agent".into(),
+            description: "Start a subagent".into(),
+            parameters: serde_json::json!({"type": "object"}),
+        };
+        let parent = echo_only().for_subagent(Some(vec!["mcp__github".into()]), Some(agent()));
+        assert!(
+            parent.subagent.is_none(),
+            "`agent` is not in the type's tools"
+        );
+        let err = parent.resolve("agent").await.unwrap_err();
+        assert!(err.contains("not among the tools"), "{err}");
+
+        let parent = echo_only().for_subagent(
+            Some(vec!["mcp__github".into(), "agent".into()]),
+            Some(agent()),
+        );
+        assert_eq!(parent.resolve("agent").await, Ok(ToolRef::Subagent));
+        let child = parent.for_subagent(None, None);
+        assert!(child.allows("mcp__github__get_issue"));
+        assert!(!child.allows("echo"));
+        assert!(!child.allows("mcp__notes__write_file"));
+        let narrower =
+            parent.for_subagent(Some(vec!["echo".into(), "mcp__github__get_*".into()]), None);
+        assert!(narrower.allows("mcp__github__get_issue"));
+        assert!(!narrower.allows("mcp__github__create_issue"));
+        assert!(!narrower.allows("echo"), "the parent's list has no echo");
     }
 
     #[tokio::test]

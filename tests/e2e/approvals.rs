@@ -472,14 +472,7 @@ fn a_json_script_is_asked_and_answers_each_entry_on_stdin() {
         ]),
     )]));
     env.fake.push(Reply::text("One written, one refused."));
-    let mut child = env
-        .cmd()
-        .args(["--json", "--json-answers", "-q", "write both"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = env.spawn_with_stdin(&["--json", "--json-answers", "-q", "write both"]);
     let mut stdin = child.stdin.take().unwrap();
     let stdout = std::io::BufReader::new(child.stdout.take().unwrap());
     let mut events = Vec::new();

@@ -322,7 +322,7 @@ elif text == "halt":
         dir.join("settings.json"),
         format!(
             r#"{{"hooks": {{"PreToolUse": [{{"matcher": "mcp__t__.*", "hooks": [{{"type": "command", "command": "python3 {}"}}]}}],
-  "SubagentStop": [{{"hooks": [{{"type": "command", "command": "say done"}}]}}]}}}}"#,
+  "SessionEnd": [{{"hooks": [{{"type": "command", "command": "say done"}}]}}]}}}}"#,
             hook.display()
         ),
     )
@@ -358,8 +358,8 @@ elif text == "halt":
     // An event hermes does not run yet is said, not dropped in silence.
     assert!(
         run.stderr.contains(
-            "1 subagent_stop hook(s) not run (first: ~/.claude/settings.json#SubagentStop[0].hooks[0]): \
-             hermes has no subagent_stop moment yet"
+            "1 session_end hook(s) not run (first: ~/.claude/settings.json#SessionEnd[0].hooks[0]): \
+             hermes has no session_end moment yet"
         ),
         "{}",
         run.stderr

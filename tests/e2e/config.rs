@@ -324,7 +324,7 @@ fn trust_needs_a_project_file() {
     run.code(2);
     crate::assert_contains!(
         run.error_line(),
-        "no .hermes/config.toml, .claude/settings.json or .mcp.json in"
+        "no .hermes/config.toml, .claude/settings.json, .mcp.json or agent types (.claude/agents) in"
     );
 }
 

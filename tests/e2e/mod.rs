@@ -36,6 +36,7 @@ mod signed;
 mod split;
 mod strict_fakes;
 mod strict_signed_fakes;
+mod subagents;
 mod terminal;
 mod tls;
 mod trust_boundary;

@@ -670,8 +670,7 @@ fn an_interrupted_batch_resumes_into_a_valid_history(api: Api) {
                 std::fs::read_to_string(p).is_ok_and(|t| t.contains("done before the stop\""))
             })
     });
-    crate::support::interrupt(&child);
-    assert_eq!(child.wait_with_output().unwrap().status.code(), Some(130));
+    crate::support::stopped(child);
     // The resumed request pairs every call (the stopped one as interrupted);
     // the strict fake would answer 400 otherwise.
     env.fake.push(Reply::text("picked up"));
@@ -977,17 +976,7 @@ fn duplicate_call_ids(api: Api) {
     assert_eq!(env.fake.requests().len(), 4, "no request refused");
     assert_each_request_extends_the_previous(&env);
     let session = records(&env.only_session());
-    let calls: Vec<String> = session
-        .iter()
-        .filter(|r| r["type"] == "message")
-        .flat_map(|r| {
-            r["message"]["tool_calls"]
-                .as_array()
-                .cloned()
-                .unwrap_or_default()
-        })
-        .map(|c| c["id"].as_str().unwrap().to_string())
-        .collect();
+    let calls = crate::support::tool_call_ids(&session);
     assert_eq!(calls.len(), 2);
     assert_eq!(calls[0], env.wire_id(&id), "the first keeps its id");
     assert_ne!(calls[1], calls[0]);

@@ -557,6 +557,18 @@ impl Recorded {
     pub fn body_str(&self) -> &str {
         std::str::from_utf8(&self.body).expect("request body is UTF-8")
     }
+
+    /// The tool results of a Chat Completions request, as their text, in
+    /// order.
+    pub fn tool_results(&self) -> Vec<String> {
+        self.json()["messages"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|m| m["role"] == "tool")
+            .map(|m| m["content"].as_str().unwrap_or("").to_string())
+            .collect()
+    }
 }
 
 /// Answers a request when no scripted reply is left.

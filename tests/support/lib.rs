@@ -214,6 +214,17 @@ impl TestEnv {
             .unwrap()
     }
 
+    /// [`TestEnv::spawn`], with a pipe to its stdin (for a script's answers).
+    pub fn spawn_with_stdin(&self, args: &[&str]) -> std::process::Child {
+        self.cmd()
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    }
+
     /// Runs hermes with `args` and these exact bytes (text or not) on stdin.
     pub fn run_with_stdin(&self, args: &[&str], stdin: impl AsRef<[u8]>) -> Run {
         let mut child = self
@@ -693,6 +704,36 @@ pub fn interrupt(child: &std::process::Child) {
     unsafe {
         libc::kill(child.id() as i32, libc::SIGINT);
     }
+}
+
+/// Stops a one-shot run as Ctrl-C does and waits for it: it must exit
+/// 130 (its stderr shown when not).
+pub fn stopped(child: std::process::Child) -> std::process::Output {
+    interrupt(&child);
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// The ids of the tool calls the `message` records among `records` made,
+/// in order.
+pub fn tool_call_ids<'a>(records: impl IntoIterator<Item = &'a serde_json::Value>) -> Vec<String> {
+    records
+        .into_iter()
+        .filter(|r| r["type"] == "message")
+        .flat_map(|r| {
+            r["message"]["tool_calls"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+        })
+        .map(|c| c["id"].as_str().unwrap_or_default().to_string())
+        .collect()
 }
 
 /// Asserts that `haystack` contains `needle`, and shows both when it does not.

@@ -36,7 +36,7 @@ impl Round<'_> {
         }
         // The gate first, then the lock: an earlier slot may still need it.
         self.gate.wait_turn(slot).await;
-        let _one_at_a_time = self.asking.lock().await;
+        let _one_at_a_time = self.policy.asking().lock().await;
         // An earlier answer of this round may have allowed this tool — not
         // when a hook asked: a hook's question is put every time.
         if asked.by != By::Hook
@@ -165,7 +165,7 @@ impl Round<'_> {
             Ok(c) => c,
             Err(_) => return None,
         };
-        let _one_at_a_time = self.asking.lock().await;
+        let _one_at_a_time = self.policy.asking().lock().await;
         let question = Question {
             call_id: id.to_string(),
             tool: name.to_string(),

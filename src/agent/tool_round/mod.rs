@@ -93,6 +93,34 @@ impl Shown {
     }
 }
 
+/// What starts a subagent for an `agent` call. The subagents module
+/// implements it; a round (and the turn that holds one) only calls it, so
+/// neither needs to know how a subagent is made, and a subagent's own
+/// agent can be built from them.
+pub(in crate::agent) trait Spawner: Send + Sync {
+    /// The agent types a subagent may be started as.
+    fn types(&self) -> &crate::agent::subagents::types::Types;
+
+    /// Runs the subagent `args` asks for, as call `id` of `round`, on the
+    /// parent's provider and model in `parent`; its answer, bounded, as
+    /// the call's output.
+    fn run<'r>(
+        &'r self,
+        parent: &'r Spawn<'_>,
+        round: &'r Round<'_>,
+        id: &'r str,
+        args: &'r Value,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = ToolOutput> + Send + 'r>>;
+}
+
+/// What a round needs to start a subagent beside what it has: the
+/// spawner, and the parent's provider and model.
+pub(in crate::agent) struct Spawn<'a> {
+    pub spawner: &'a dyn Spawner,
+    pub provider: &'a std::sync::Arc<dyn crate::provider::Provider>,
+    pub model: &'a str,
+}
+
 pub(super) struct Round<'a> {
     pub tools: &'a Registry,
     pub policy: &'a Policy,
@@ -108,8 +136,9 @@ pub(super) struct Round<'a> {
     pub hook_ctx: HookContext,
     /// Entry order for questions to the user.
     pub gate: Gate,
-    /// One question at a time (a connector batch's entries share a slot).
-    pub asking: tokio::sync::Mutex<()>,
+    /// What starts a subagent for an `agent` call; none where subagents
+    /// may not start (past the depth, or a call run on its own).
+    pub subagents: Option<Spawn<'a>>,
     /// The entry a question is open for (id, tool): a stop meanwhile is
     /// the user's denial of it, recorded as such.
     pub open_question: std::sync::Mutex<Option<(String, String)>>,
@@ -197,7 +226,7 @@ pub(super) async fn run_alone(
         allowed: usize::MAX,
         hook_ctx,
         gate: crate::policy::Gate::new(1),
-        asking: tokio::sync::Mutex::new(()),
+        subagents: None,
         open_question: std::sync::Mutex::new(None),
         earlier: Default::default(),
     };
@@ -597,9 +626,8 @@ impl Round<'_> {
                         started(&name, shown.clone());
                     }
                 };
-                let mut out = self
-                    .tools
-                    .call_checked(
+                let send = |expect| {
+                    self.tools.call_checked(
                         &tool,
                         &call.id,
                         args.clone(),
@@ -607,23 +635,22 @@ impl Round<'_> {
                         self.cancel,
                         &on_start,
                     )
-                    .await;
+                };
+                let mut out = match (&tool, &self.subagents) {
+                    // A subagent: its own conversation, on this round's
+                    // policy, session and stop.
+                    (ToolRef::Subagent, Some(spawn)) => {
+                        on_start();
+                        spawn.spawner.run(spawn, self, &call.id, &args).await
+                    }
+                    _ => send(expect).await,
+                };
                 // The file changed while the person was being asked (or
                 // since): what they approved is not what would be written.
                 // Asked again, on the file as it is now; once.
                 if out.stale && asked && !self.cancel.is_cancelled() {
                     if let Some(expect) = self.ask_again(&call.id, &name, &tool, &args).await {
-                        out = self
-                            .tools
-                            .call_checked(
-                                &tool,
-                                &call.id,
-                                args.clone(),
-                                expect,
-                                self.cancel,
-                                &on_start,
-                            )
-                            .await;
+                        out = send(expect).await;
                     }
                 }
                 let mut feedback: Vec<String> = context.into_iter().collect();

@@ -1,6 +1,8 @@
 //! The turn's own hook moments, as Claude Code has them: SessionStart
-//! before a session's first prompt, UserPromptSubmit before each prompt,
-//! Stop when the model has answered, PreCompact before a compaction. What
+//! before a session's first prompt, UserPromptSubmit before each prompt
+//! (SubagentStart before a subagent's),
+//! Stop when the model has answered (SubagentStop when a subagent has),
+//! PreCompact before a compaction. What
 //! they add for the model goes into the prompt it reads (and so into the
 //! session file: a `--continue` replays it as sent).
 
@@ -39,6 +41,23 @@ impl Agent {
         cancel: &CancellationToken,
     ) -> Result<String, AgentError> {
         let mut context = Vec::new();
+        // A subagent's prompt is its parent's words, not the person's:
+        // SubagentStart, not SessionStart and UserPromptSubmit.
+        if let Some(id) = self.session.agent() {
+            if self.policy.has(HookEvent::SubagentStart) {
+                let kind = self.agent_type.as_deref().unwrap_or("");
+                let o = self
+                    .policy
+                    .subagent_start(&self.hook_ctx(), id, kind, cancel)
+                    .await;
+                self.said(&o);
+                context.extend(o.context);
+            }
+            return Ok(match context.is_empty() {
+                true => text,
+                false => format!("{text}\n\n{}", hook_notes(&context)),
+            });
+        }
         if !self.session_hooked {
             self.session_hooked = true;
             if self.policy.has(HookEvent::SessionStart) {
@@ -68,16 +87,25 @@ impl Agent {
         Ok(format!("{text}\n\n{}", hook_notes(&context)))
     }
 
-    /// After the model's answer: what a Stop hook sends it on with, if any.
+    /// After the model's answer: what a Stop hook (a SubagentStop hook,
+    /// for a subagent) sends it on with, if any.
     pub(super) async fn stop_hooks(
         &mut self,
         active: bool,
         cancel: &CancellationToken,
     ) -> Option<String> {
-        if !self.policy.has(HookEvent::Stop) {
-            return None;
-        }
-        let o = self.policy.stop(&self.hook_ctx(), active, cancel).await;
+        let o = match self.session.agent() {
+            None if self.policy.has(HookEvent::Stop) => {
+                self.policy.stop(&self.hook_ctx(), active, cancel).await
+            }
+            Some(id) if self.policy.has(HookEvent::SubagentStop) => {
+                let kind = self.agent_type.as_deref().unwrap_or("");
+                self.policy
+                    .subagent_stop(&self.hook_ctx(), id, kind, active, cancel)
+                    .await
+            }
+            _ => return None,
+        };
         self.said(&o);
         o.blocked
     }

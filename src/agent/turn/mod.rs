@@ -41,6 +41,9 @@ pub enum AgentError {
     /// A UserPromptSubmit hook did not let the prompt go.
     #[error("the prompt was not sent: {0}")]
     PromptBlocked(String),
+    /// A subagent spent what `[agents]` lets it (or all of them together).
+    #[error("{0}")]
+    OverBudget(String),
 }
 
 impl AgentError {
@@ -53,6 +56,9 @@ impl AgentError {
                     .into(),
             ),
             AgentError::Cancelled | AgentError::NoSummary => None,
+            AgentError::OverBudget(_) => Some(
+                "raise [agents] max_turns, max_tokens or max_total_tokens in config.toml".into(),
+            ),
             AgentError::PromptBlocked(_) => {
                 Some("a UserPromptSubmit hook decided so; `hermes hooks test` runs one on its own".into())
             }
@@ -112,12 +118,19 @@ pub struct Agent {
     pub(super) messages: Vec<Message>,
     pub(super) max_turns: u32,
     pub(super) events: EventTx,
+    /// What starts subagents for this agent's `agent` calls (none when it
+    /// may not start any).
+    pub(super) subagents: Option<std::sync::Arc<dyn super::tool_round::Spawner>>,
+    /// A subagent's: what it may spend, and what all of them have.
+    pub(super) budget: Option<super::subagents::budget::Budget>,
+    /// A subagent's type, which SubagentStop hooks' matchers are tried on.
+    pub(super) agent_type: Option<String>,
 }
 
 /// What an agent is made of besides the session it is in: the session
 /// comes from [`Agent::start`], the one way a session begins.
 pub(crate) struct Parts {
-    pub provider: Box<dyn Provider>,
+    pub provider: std::sync::Arc<dyn Provider>,
     pub model: String,
     pub tools: Registry,
     /// Hooks and approvals around every tool call.
@@ -133,7 +146,7 @@ impl Agent {
     /// it the session's own state.
     pub(super) fn from_parts(parts: Parts, session: SessionHandle) -> Agent {
         Agent {
-            provider: parts.provider.into(),
+            provider: parts.provider,
             model: parts.model,
             tools: parts.tools,
             policy: parts.policy,
@@ -151,6 +164,9 @@ impl Agent {
             messages: Vec::new(),
             max_turns: parts.max_turns,
             events: parts.events,
+            subagents: None,
+            budget: None,
+            agent_type: None,
         }
     }
 
@@ -355,8 +371,24 @@ impl Agent {
         let mut calls_made: usize = 0;
         let mut stop_hook_active = false;
         for request in 1..=self.max_turns {
+            if let Some(b) = &self.budget {
+                // Others may have spent the run's tokens since the last.
+                b.check(self.usage.prompt_tokens + self.usage.completion_tokens)
+                    .map_err(AgentError::OverBudget)?;
+            }
             let completion = self.request(request, cancel).await?;
             self.note_completion(&completion).await?;
+            if let Some(b) = &self.budget {
+                let spent = completion
+                    .usage
+                    .as_ref()
+                    .map_or(0, |u| u.prompt_tokens + u.completion_tokens);
+                b.spend(
+                    spent,
+                    self.usage.prompt_tokens + self.usage.completion_tokens,
+                )
+                .map_err(AgentError::OverBudget)?;
+            }
             let message = self.message_as_it_will_run(
                 completion.content.clone(),
                 completion.tool_calls,
@@ -398,7 +430,14 @@ impl Agent {
                 allowed: cap.saturating_sub(calls_made),
                 hook_ctx: self.hook_ctx(),
                 gate: crate::policy::Gate::new(calls.len()),
-                asking: tokio::sync::Mutex::new(()),
+                subagents: self
+                    .subagents
+                    .as_deref()
+                    .map(|spawner| super::tool_round::Spawn {
+                        spawner,
+                        provider: &self.provider,
+                        model: &self.model,
+                    }),
                 open_question: std::sync::Mutex::new(None),
                 earlier: Default::default(),
             };
@@ -413,7 +452,14 @@ impl Agent {
                 return Err(AgentError::Cancelled);
             }
         }
-        Err(AgentError::MaxTurns(self.max_turns))
+        match self.budget {
+            // A subagent's requests are `[agents] max_turns`.
+            Some(_) => Err(AgentError::OverBudget(format!(
+                "no final answer after {} model requests ([agents] max_turns)",
+                self.max_turns
+            ))),
+            None => Err(AgentError::MaxTurns(self.max_turns)),
+        }
     }
 
     /// One model request over the history so far, its text streamed out as

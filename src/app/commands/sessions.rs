@@ -18,8 +18,14 @@ pub(crate) enum SessionsCommand {
         #[arg(long)]
         here: bool,
     },
-    /// Print a session's conversation.
-    Show { id: String },
+    /// Print a session's conversation (and list its subagents').
+    Show {
+        id: String,
+        /// Print the conversation of this subagent of the session (the id
+        /// of the `agent` call that started it).
+        #[arg(long, value_name = "CALL_ID")]
+        agent: Option<String>,
+    },
     /// Remove sessions by id (a unique prefix is enough).
     Rm {
         #[arg(required = true)]
@@ -60,10 +66,40 @@ pub(crate) fn run(cmd: &SessionsCommand, ctx: &Context<'_>) -> Result<(), Comman
                 );
             }
         }
-        SessionsCommand::Show { id } => {
-            let s = session::load(&session::find(&dir, id)?)?;
+        SessionsCommand::Show { id, agent } => {
+            let path = session::find(&dir, id)?;
+            let s = session::load(&path)?;
             for w in &s.warnings {
                 errln!("warning: {w}");
+            }
+            let agents = session::agent_conversations(&path)?;
+            if let Some(wanted) = agent {
+                let Some(c) = agents.iter().find(|c| c.id == *wanted) else {
+                    let known: Vec<&str> = agents.iter().map(|c| c.id.as_str()).collect();
+                    return Err(CommandError::usage(
+                        format!("session {} has no subagent `{wanted}`", s.meta.id),
+                        if known.is_empty() {
+                            "it started none".to_string()
+                        } else {
+                            format!("its subagents: {}", known.join(", "))
+                        },
+                    ));
+                };
+                outln!(
+                    "subagent {} of session {} · {}{} · {}",
+                    c.id,
+                    s.meta.id,
+                    clean(&c.description),
+                    c.agent_type
+                        .as_deref()
+                        .map(|t| format!(" (type {t})"))
+                        .unwrap_or_default(),
+                    c.model
+                );
+                for m in &c.messages {
+                    print_message(m);
+                }
+                return Ok(());
             }
             outln!(
                 "session {} · {} · {} · {}",
@@ -74,6 +110,16 @@ pub(crate) fn run(cmd: &SessionsCommand, ctx: &Context<'_>) -> Result<(), Comman
             );
             for m in &s.messages {
                 print_message(m);
+            }
+            for c in &agents {
+                outln!(
+                    "subagent {} · {} · {} messages — hermes sessions show {} --agent {}",
+                    c.id,
+                    clean(&c.description),
+                    c.messages.len(),
+                    s.meta.id,
+                    c.id
+                );
             }
         }
         SessionsCommand::Rm { ids } => {

@@ -45,6 +45,10 @@ pub(crate) fn run(args: &TrustArgs, ctx: &Context<'_>) -> Result<(), CommandErro
             folder.display()
         );
     }
+    // Agent types are prompts, not settings: listed by path below.
+    let (agents, files): (Vec<_>, Vec<_>) = files
+        .iter()
+        .partition(|(p, _)| p.extension().is_some_and(|e| e == "md"));
     // Everything the trusted bytes now do, as the run applies them: the
     // commands (resolved), environments, rules, URLs and headers.
     for (path, text) in &files {
@@ -77,6 +81,12 @@ pub(crate) fn run(args: &TrustArgs, ctx: &Context<'_>) -> Result<(), CommandErro
             errln!("    {}", s.display());
         }
     }
+    if !agents.is_empty() {
+        errln!("  and its agent types, as they are now (a change asks again):");
+        for (p, _) in agents {
+            errln!("    {}", p.strip_prefix(&folder).unwrap_or(p).display());
+        }
+    }
     Ok(())
 }
 
@@ -84,7 +94,7 @@ fn error(e: TrustError) -> CommandError {
     match e {
         TrustError::NoProject { .. } => CommandError::usage(
             e.to_string(),
-            "run it in the project folder (the one holding .hermes/config.toml or .claude/settings.json)",
+            "run it in the project folder (the one holding .hermes/config.toml, .claude/settings.json or .claude/agents/)",
         ),
         TrustError::Unlisted { .. } => CommandError::usage(
             e.to_string(),

@@ -46,6 +46,10 @@ pub(super) async fn command(
         Slash::Context => context(agent).await,
         Slash::Tools(query) => tools(agent, &query).await,
         Slash::Mcp => mcp(agent).await,
+        Slash::Agents => {
+            agents(agent);
+            Ok(Flow::Continue)
+        }
         Slash::Sessions => sessions(ctx).await,
         Slash::Resume(id) => resume(agent, ctx, id.as_deref()).await,
         Slash::New => new(agent, ctx).await,
@@ -72,6 +76,41 @@ async fn init(ctx: &ReplContext<'_>) -> Result<Flow, ReplError> {
         None => return Ok(Flow::Send(crate::frontend::offers::INIT.to_string())),
     }
     Ok(Flow::Continue)
+}
+
+/// `/agents`: the types subagents may be started as, and the project's
+/// held until its folder is trusted.
+fn agents(agent: &Agent) {
+    let Some(types) = agent.agent_types() else {
+        errln!("subagents are off: `agent` is not among [tools] builtin");
+        return;
+    };
+    if types.types.is_empty() && types.held.is_empty() {
+        errln!(
+            "no agent types: subagents start with hermes' own prompt and every tool; \
+             add types in .claude/agents/ or ~/.claude/agents/ (Claude Code's format)"
+        );
+    }
+    for t in &types.types {
+        let tools = t
+            .tools
+            .as_ref()
+            .map(|l| l.join(", "))
+            .unwrap_or_else(|| "every tool".into());
+        let model = t.model.as_deref().unwrap_or("the run's model");
+        errln!(
+            "  {}  {} · tools: {tools} · model: {model} · {}",
+            t.name,
+            excerpt(&t.description, 80),
+            t.origin
+        );
+    }
+    for held in &types.held {
+        errln!(
+            "  (held) {}: this folder is not trusted; `hermes trust` uses it",
+            held.display()
+        );
+    }
 }
 
 /// `/approvals`: what runs without asking, and why.

@@ -33,7 +33,7 @@ use crate::config::{BuiltinSettings, Concurrency};
 use crate::policy::Hints;
 
 #[derive(Debug, thiserror::Error)]
-#[error("unknown built-in tool `{0}` in tools.builtin (known: read_file, write_file, edit_file, glob, grep, shell)")]
+#[error("unknown built-in tool `{0}` in tools.builtin (known: read_file, write_file, edit_file, glob, grep, shell, agent)")]
 pub struct UnknownBuiltin(pub String);
 
 /// What the built-in tools share: the folder, the output limit, the gates.
@@ -156,6 +156,8 @@ pub(crate) fn tools(
     settings
         .names
         .iter()
+        // A subagent: the agent layer runs it (`ToolRef::Subagent`).
+        .filter(|n| *n != "agent")
         .map(|n| -> Result<Arc<dyn Tool>, UnknownBuiltin> {
             Ok(match n.as_str() {
                 "read_file" => Arc::new(files::ReadFile(ctx.clone())),
