@@ -99,6 +99,32 @@ pub struct Overflow {
 }
 
 impl ProviderError {
+    /// The key of a provider that cannot go without one; `MissingKey`
+    /// naming the variable the config gives, else `env`.
+    pub(crate) fn needs_key(
+        s: &crate::config::ProviderSettings,
+        env: &str,
+    ) -> Result<String, ProviderError> {
+        s.api_key.clone().ok_or_else(|| ProviderError::MissingKey {
+            provider: s.name.clone(),
+            env: s.api_key_env.clone().unwrap_or_else(|| env.into()),
+        })
+    }
+
+    /// The key of a provider that may go without one (a local server),
+    /// unless the config names a variable for it that is not set.
+    pub(crate) fn maybe_key(
+        s: &crate::config::ProviderSettings,
+    ) -> Result<Option<String>, ProviderError> {
+        match (&s.api_key, &s.api_key_env) {
+            (None, Some(env)) => Err(ProviderError::MissingKey {
+                provider: s.name.clone(),
+                env: env.clone(),
+            }),
+            (key, _) => Ok(key.clone()),
+        }
+    }
+
     /// Worth another attempt: rate limits, server errors, dropped connections.
     /// A stream cut after text was shown is not retried here: the user saw it.
     pub fn is_retryable(&self) -> bool {

@@ -11,6 +11,7 @@ use futures_util::{Stream, StreamExt};
 use tokio_util::sync::CancellationToken;
 
 use super::error::ProviderError;
+use super::fold::{Fold, FoldError, Step};
 use super::{retry, ChatRequest, Completion, EventFn, ProviderEvent};
 use crate::config::{ProviderSettings, RetryPolicy};
 use crate::model::BlockApi;
@@ -35,37 +36,6 @@ impl Framing {
 }
 
 /// What one stream event added.
-#[derive(Debug, PartialEq)]
-pub(crate) enum Step {
-    /// Text to show the user now (may be empty).
-    Text(String),
-    /// The stream's own end marker: stop reading.
-    End,
-}
-
-/// A stream event the fold could not take.
-#[derive(Debug)]
-pub(crate) enum FoldError {
-    /// Not the JSON the provider's format promises; holds an excerpt.
-    NotJson(String),
-    /// The provider reported an error inside the stream. `status` is the HTTP
-    /// status the same error has as a response (529 overloaded, 429
-    /// throttled), which decides whether it is worth another attempt.
-    Remote {
-        message: String,
-        status: Option<u16>,
-    },
-}
-
-/// Assembles one streamed reply.
-pub(crate) trait Fold: Send {
-    /// One event: its type (SSE `event:`, AWS `:event-type`) and payload.
-    fn push(&mut self, event: &str, data: &str) -> Result<Step, FoldError>;
-    /// Whether the stream said it was complete (else it was cut off).
-    fn complete(&self) -> bool;
-    fn finish(self: Box<Self>) -> Completion;
-}
-
 /// One provider's side of the request loop.
 pub(crate) trait Api: Send + Sync {
     fn endpoint(&self) -> &Endpoint;
@@ -127,7 +97,31 @@ pub(crate) struct Endpoint {
     listing: std::sync::Arc<tokio::sync::OnceCell<Option<serde_json::Value>>>,
 }
 
+/// `authorization: Bearer KEY`, when there is a key (OpenAI's APIs and
+/// those that copy them).
+pub(crate) fn bearer(key: Option<&str>) -> Vec<(String, String)> {
+    key.iter()
+        .map(|k| ("authorization".to_string(), format!("Bearer {k}")))
+        .collect()
+}
+
 impl Endpoint {
+    /// The endpoint of `model`: this one when it is the configured model
+    /// (`configured`), else the same at `url(model)`, sharing connections
+    /// (APIs whose URL names the model: Bedrock, Gemini).
+    pub(crate) fn for_model(
+        &self,
+        configured: &str,
+        model: &str,
+        url: impl FnOnce(&str) -> String,
+    ) -> std::borrow::Cow<'_, Endpoint> {
+        if model == configured {
+            std::borrow::Cow::Borrowed(self)
+        } else {
+            std::borrow::Cow::Owned(self.with_url(url(model)))
+        }
+    }
+
     /// The same endpoint at another URL, sharing its connections.
     pub(crate) fn with_url(&self, url: String) -> Endpoint {
         Endpoint {

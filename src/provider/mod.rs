@@ -7,6 +7,7 @@ mod bedrock;
 mod blocks;
 mod error;
 mod event_stream;
+mod fold;
 mod gemini;
 mod http;
 pub(crate) mod openai;

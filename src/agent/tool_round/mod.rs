@@ -31,8 +31,14 @@ use crate::session::{Record, SessionError, SessionHandle};
 use crate::tools::{validation, Registry};
 use crate::util::time::Utc;
 
+mod alone;
 mod asking;
 mod connectors;
+mod spawn;
+
+pub(in crate::agent) use alone::run_alone;
+pub use alone::run_tool_call;
+pub(in crate::agent) use spawn::{Spawn, Spawner};
 
 /// An entry's arguments and its tool's required ones, as a question shows them.
 struct Asked<'a> {
@@ -93,34 +99,6 @@ impl Shown {
     }
 }
 
-/// What starts a subagent for an `agent` call. The subagents module
-/// implements it; a round (and the turn that holds one) only calls it, so
-/// neither needs to know how a subagent is made, and a subagent's own
-/// agent can be built from them.
-pub(in crate::agent) trait Spawner: Send + Sync {
-    /// The agent types a subagent may be started as.
-    fn types(&self) -> &crate::agent::subagents::types::Types;
-
-    /// Runs the subagent `args` asks for, as call `id` of `round`, on the
-    /// parent's provider and model in `parent`; its answer, bounded, as
-    /// the call's output.
-    fn run<'r>(
-        &'r self,
-        parent: &'r Spawn<'_>,
-        round: &'r Round<'_>,
-        id: &'r str,
-        args: &'r Value,
-    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = ToolOutput> + Send + 'r>>;
-}
-
-/// What a round needs to start a subagent beside what it has: the
-/// spawner, and the parent's provider and model.
-pub(in crate::agent) struct Spawn<'a> {
-    pub spawner: &'a dyn Spawner,
-    pub provider: &'a std::sync::Arc<dyn crate::provider::Provider>,
-    pub model: &'a str,
-}
-
 pub(super) struct Round<'a> {
     pub tools: &'a Registry,
     pub policy: &'a Policy,
@@ -174,67 +152,6 @@ fn invocations(class: &CallClass) -> usize {
         CallClass::ConnectorBatch(entries) => entries.len(),
         _ => 1,
     }
-}
-
-/// One call down the path every call of a round takes — classification,
-/// scope, schema, approval (here everything is allowed, as with `--yolo`),
-/// then its tool — for tests and benchmarks that run tools without a
-/// conversation: no hooks, no session file, no one reading the events. A
-/// multi-entry local batch that was not split gets the dispatcher's answer.
-pub async fn run_tool_call(
-    tools: &Registry,
-    call: &ToolCall,
-    cancel: &CancellationToken,
-) -> ToolOutput {
-    let policy = Policy::from_settings(
-        &crate::config::HooksSettings::default(),
-        &crate::config::ApprovalSettings {
-            yolo: true,
-            max_tool_calls_per_turn: u32::MAX,
-            ..Default::default()
-        },
-    );
-    let (events, _) = tokio::sync::mpsc::unbounded_channel();
-    run_alone(
-        tools,
-        &policy,
-        &events,
-        HookContext::default(),
-        call,
-        cancel,
-    )
-    .await
-}
-
-/// One call down the whole tool path — scope, schema, hooks, approval
-/// (asked of the person where `policy` has someone to ask), the tool —
-/// recorded nowhere: for a call hermes makes itself.
-pub(super) async fn run_alone(
-    tools: &Registry,
-    policy: &Policy,
-    events: &EventTx,
-    hook_ctx: HookContext,
-    call: &ToolCall,
-    cancel: &CancellationToken,
-) -> ToolOutput {
-    let round = Round {
-        tools,
-        policy,
-        session: None,
-        events,
-        cancel,
-        allowed: usize::MAX,
-        hook_ctx,
-        gate: crate::policy::Gate::new(1),
-        subagents: None,
-        open_question: std::sync::Mutex::new(None),
-        earlier: Default::default(),
-    };
-    let plan = round
-        .check(call, classify(&call.name, &call.arguments), 0)
-        .await;
-    round.gate.done(0);
-    round.run_plan(call, plan).await.1
 }
 
 impl Round<'_> {

@@ -7,7 +7,8 @@ mod stream;
 mod wire;
 
 use super::error::ProviderError;
-use super::http::{Api, Endpoint, Fold, FoldError, Framing};
+use super::fold::{Fold, FoldError};
+use super::http::{Api, Endpoint, Framing};
 use super::{ChatRequest, Completion};
 use crate::config::{ProviderSettings, Thinking};
 use crate::model::BlockApi;
@@ -27,15 +28,7 @@ pub(crate) struct AnthropicProvider {
 
 impl AnthropicProvider {
     pub(crate) fn new(s: &ProviderSettings) -> Result<Self, ProviderError> {
-        let Some(api_key) = s.api_key.clone() else {
-            return Err(ProviderError::MissingKey {
-                provider: s.name.clone(),
-                env: s
-                    .api_key_env
-                    .clone()
-                    .unwrap_or_else(|| "ANTHROPIC_API_KEY".into()),
-            });
-        };
+        let api_key = ProviderError::needs_key(s, "ANTHROPIC_API_KEY")?;
         Ok(AnthropicProvider {
             endpoint: Endpoint::new(s, format!("{}/v1/messages", s.base_url))?,
             api_key,

@@ -7,7 +7,7 @@
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::super::http::{Fold, FoldError, Step};
+use super::super::fold::{Fold, FoldError, Step};
 use super::super::{Completion, Finish, Usage};
 use crate::model::{BlockApi, NativeBlocks};
 

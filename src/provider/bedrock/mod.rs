@@ -12,7 +12,8 @@ mod wire;
 use std::time::SystemTime;
 
 use super::error::ProviderError;
-use super::http::{Api, Endpoint, Fold, FoldError, Framing};
+use super::fold::{Fold, FoldError};
+use super::http::{Api, Endpoint, Framing};
 use super::{ChatRequest, Completion};
 use crate::config::{ProviderSettings, Thinking};
 use crate::model::BlockApi;
@@ -88,11 +89,8 @@ impl Api for BedrockProvider {
     }
 
     fn endpoint_for(&self, model: &str) -> std::borrow::Cow<'_, Endpoint> {
-        if model == self.model {
-            std::borrow::Cow::Borrowed(&self.endpoint)
-        } else {
-            std::borrow::Cow::Owned(self.endpoint.with_url(model_url(&self.base, model)))
-        }
+        self.endpoint
+            .for_model(&self.model, model, |m| model_url(&self.base, m))
     }
 
     fn body(&self, req: &ChatRequest<'_>) -> Vec<u8> {

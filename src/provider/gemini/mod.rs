@@ -10,7 +10,8 @@ mod stream;
 mod wire;
 
 use super::error::ProviderError;
-use super::http::{path_segment, Api, Endpoint, Fold, FoldError, Framing};
+use super::fold::{Fold, FoldError};
+use super::http::{path_segment, Api, Endpoint, Framing};
 use super::{ChatRequest, Completion};
 use crate::config::{Effort, ProviderSettings, Thinking};
 use crate::model::BlockApi;
@@ -28,15 +29,7 @@ pub(crate) struct GeminiProvider {
 
 impl GeminiProvider {
     pub(crate) fn new(s: &ProviderSettings) -> Result<Self, ProviderError> {
-        let Some(api_key) = s.api_key.clone() else {
-            return Err(ProviderError::MissingKey {
-                provider: s.name.clone(),
-                env: s
-                    .api_key_env
-                    .clone()
-                    .unwrap_or_else(|| "GEMINI_API_KEY".into()),
-            });
-        };
+        let api_key = ProviderError::needs_key(s, "GEMINI_API_KEY")?;
         Ok(GeminiProvider {
             endpoint: Endpoint::new(s, model_url(&s.base_url, &s.model))?,
             base: s.base_url.clone(),
@@ -71,11 +64,8 @@ impl Api for GeminiProvider {
     }
 
     fn endpoint_for(&self, model: &str) -> std::borrow::Cow<'_, Endpoint> {
-        if model == self.model {
-            std::borrow::Cow::Borrowed(&self.endpoint)
-        } else {
-            std::borrow::Cow::Owned(self.endpoint.with_url(model_url(&self.base, model)))
-        }
+        self.endpoint
+            .for_model(&self.model, model, |m| model_url(&self.base, m))
     }
 
     fn body(&self, req: &ChatRequest<'_>) -> Vec<u8> {

@@ -6,7 +6,8 @@ use std::borrow::Cow;
 use serde::Serialize;
 
 use super::error::ProviderError;
-use super::http::{error_message, Api, Endpoint, Fold, FoldError, Framing, Step};
+use super::fold::{Fold, FoldError, Step};
+use super::http::{error_message, Api, Endpoint, Framing};
 use super::schema::OPENAI_CHAT;
 pub(crate) mod stream;
 
@@ -24,15 +25,10 @@ pub(crate) struct OpenAiProvider {
 
 impl OpenAiProvider {
     pub(crate) fn new(s: &ProviderSettings) -> Result<Self, ProviderError> {
-        if let (None, Some(env)) = (&s.api_key, &s.api_key_env) {
-            return Err(ProviderError::MissingKey {
-                provider: s.name.clone(),
-                env: env.clone(),
-            });
-        }
+        let api_key = ProviderError::maybe_key(s)?;
         Ok(OpenAiProvider {
             endpoint: Endpoint::new(s, format!("{}/chat/completions", s.base_url))?,
-            api_key: s.api_key.clone(),
+            api_key,
         })
     }
 
@@ -67,11 +63,7 @@ impl Api for OpenAiProvider {
     }
 
     fn headers(&self, _url: &str, _body: &[u8]) -> Result<Vec<(String, String)>, ProviderError> {
-        Ok(self
-            .api_key
-            .iter()
-            .map(|k| ("authorization".to_string(), format!("Bearer {k}")))
-            .collect())
+        Ok(super::http::bearer(self.api_key.as_deref()))
     }
 
     fn framing(&self) -> Framing {

@@ -11,7 +11,8 @@ mod stream;
 mod wire;
 
 use super::error::ProviderError;
-use super::http::{Api, Endpoint, Fold, FoldError, Framing};
+use super::fold::{Fold, FoldError};
+use super::http::{Api, Endpoint, Framing};
 use super::{ChatRequest, Completion};
 use crate::config::{Effort, ProviderSettings};
 use crate::model::BlockApi;
@@ -24,15 +25,10 @@ pub(crate) struct ResponsesProvider {
 
 impl ResponsesProvider {
     pub(crate) fn new(s: &ProviderSettings) -> Result<Self, ProviderError> {
-        if let (None, Some(env)) = (&s.api_key, &s.api_key_env) {
-            return Err(ProviderError::MissingKey {
-                provider: s.name.clone(),
-                env: env.clone(),
-            });
-        }
+        let api_key = ProviderError::maybe_key(s)?;
         Ok(ResponsesProvider {
             endpoint: Endpoint::new(s, format!("{}/responses", s.base_url))?,
-            api_key: s.api_key.clone(),
+            api_key,
             effort: s.effort,
         })
     }
@@ -62,11 +58,7 @@ impl Api for ResponsesProvider {
     }
 
     fn headers(&self, _url: &str, _body: &[u8]) -> Result<Vec<(String, String)>, ProviderError> {
-        Ok(self
-            .api_key
-            .iter()
-            .map(|k| ("authorization".to_string(), format!("Bearer {k}")))
-            .collect())
+        Ok(super::http::bearer(self.api_key.as_deref()))
     }
 
     fn framing(&self) -> Framing {

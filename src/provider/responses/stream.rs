@@ -12,7 +12,7 @@
 
 use serde_json::{json, Value};
 
-use super::super::http::{Fold, FoldError, Step};
+use super::super::fold::{Fold, FoldError, Step};
 use super::super::{Completion, Finish, Usage};
 use crate::model::{BlockApi, NativeBlocks};
 

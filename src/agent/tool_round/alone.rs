@@ -1,0 +1,72 @@
+//! A call run on its own, outside a conversation: one entry down the same
+//! path a round's entries take, recorded nowhere.
+
+use tokio_util::sync::CancellationToken;
+
+use super::Round;
+use crate::agent::protocol::EventTx;
+use crate::call::{classify, ToolOutput};
+use crate::model::ToolCall;
+use crate::policy::{HookContext, Policy};
+use crate::tools::Registry;
+
+/// One call down the path every call of a round takes — classification,
+/// scope, schema, approval (here everything is allowed, as with `--yolo`),
+/// then its tool — for tests and benchmarks that run tools without a
+/// conversation: no hooks, no session file, no one reading the events. A
+/// multi-entry local batch that was not split gets the dispatcher's answer.
+pub async fn run_tool_call(
+    tools: &Registry,
+    call: &ToolCall,
+    cancel: &CancellationToken,
+) -> ToolOutput {
+    let policy = Policy::from_settings(
+        &crate::config::HooksSettings::default(),
+        &crate::config::ApprovalSettings {
+            yolo: true,
+            max_tool_calls_per_turn: u32::MAX,
+            ..Default::default()
+        },
+    );
+    let (events, _) = tokio::sync::mpsc::unbounded_channel();
+    run_alone(
+        tools,
+        &policy,
+        &events,
+        HookContext::default(),
+        call,
+        cancel,
+    )
+    .await
+}
+
+/// One call down the whole tool path — scope, schema, hooks, approval
+/// (asked of the person where `policy` has someone to ask), the tool —
+/// recorded nowhere: for a call hermes makes itself.
+pub(in crate::agent) async fn run_alone(
+    tools: &Registry,
+    policy: &Policy,
+    events: &EventTx,
+    hook_ctx: HookContext,
+    call: &ToolCall,
+    cancel: &CancellationToken,
+) -> ToolOutput {
+    let round = Round {
+        tools,
+        policy,
+        session: None,
+        events,
+        cancel,
+        allowed: usize::MAX,
+        hook_ctx,
+        gate: crate::policy::Gate::new(1),
+        subagents: None,
+        open_question: std::sync::Mutex::new(None),
+        earlier: Default::default(),
+    };
+    let plan = round
+        .check(call, classify(&call.name, &call.arguments), 0)
+        .await;
+    round.gate.done(0);
+    round.run_plan(call, plan).await.1
+}
