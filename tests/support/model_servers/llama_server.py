@@ -1,8 +1,12 @@
 """llama-cpp-python's OpenAI-compatible server as it ships, for hermes' tests.
 
-Two changes. Sampling is greedy (temperature 0): a 135M
+Three changes. Sampling is greedy (temperature 0): a 135M
 model sampled at the default temperature writes a different, sometimes
-broken, call each run, and a test must not depend on the dice. And a turn
+broken, call each run, and a test must not depend on the dice. A reply is
+held to 256 tokens: greedy or not, the input holds the time the time server
+gave, and on some inputs the model repeats itself until its context is full
+(8 000 tokens, five minutes on two cores) — a reply cut at the limit ends
+with `finish_reason: length`, as a real server's does. And a turn
 that answers the user (the last message is theirs) is a
 call of the tool named by HERMES_FORCE_TOOL, through the server's own
 `chatml-function-calling` handler with that tool as `tool_choice`.
@@ -19,6 +23,22 @@ import sys
 from llama_cpp import llama_chat_format
 
 FORCED = os.environ.get("HERMES_FORCE_TOOL", "")
+MAX_TOKENS = 256
+
+
+class Capped:
+    """The model, each completion held to MAX_TOKENS."""
+
+    def __init__(self, inner):
+        self._inner = inner
+
+    def __getattr__(self, name):
+        return getattr(self._inner, name)
+
+    def create_completion(self, *args, **kwargs):
+        asked = kwargs.get("max_tokens")
+        kwargs["max_tokens"] = MAX_TOKENS if not asked or asked <= 0 else min(asked, MAX_TOKENS)
+        return self._inner.create_completion(*args, **kwargs)
 
 
 def handler(**kwargs):
@@ -26,6 +46,9 @@ def handler(**kwargs):
     tools = kwargs.get("tools") or []
     names = [t["function"]["name"] for t in tools]
     kwargs["temperature"] = 0.0
+    # The handler passes `max_tokens=None` on some of its paths (a text
+    # answer after a tool result): held at the model instead.
+    kwargs["llama"] = Capped(kwargs["llama"])
     if messages and messages[-1]["role"] == "user" and FORCED in names:
         kwargs["tool_choice"] = {"type": "function", "function": {"name": FORCED}}
     return llama_chat_format.chatml_function_calling(**kwargs)
