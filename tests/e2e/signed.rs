@@ -12,7 +12,7 @@ use crate::support::calls::batch;
 use crate::support::fake_gemini;
 use crate::support::fake_responses;
 use crate::support::wire::assert_each_request_extends_the_previous;
-use crate::support::{call_id, Api, Block, Reply, Stop, TestEnv, Turn, TurnUsage};
+use crate::support::{call_id, Api, Block, Reply, Stop, TestEnv, Turn};
 
 /// A home for `api` with our test server `t` behind the bridge.
 fn env_with_server(api: Api, provider_extra: &str) -> TestEnv {
@@ -23,18 +23,6 @@ fn env_with_server(api: Api, provider_extra: &str) -> TestEnv {
     env.add_test_server("t", "concurrency = \"parallel\"");
     env.prefill("t");
     env
-}
-
-fn turn(blocks: Vec<Block>, stop: Stop) -> Turn {
-    Turn {
-        blocks,
-        stop,
-        usage: TurnUsage {
-            input: 20,
-            output: 10,
-            ..TurnUsage::default()
-        },
-    }
 }
 
 fn three(tag: &str) -> String {
@@ -136,7 +124,7 @@ fn search_then_batch_then_continue_twice(api: Api) {
     let parent = call_id("batch");
     let second = call_id("again");
     let turns = [
-        turn(
+        Turn::new(
             vec![
                 Block::Thinking("Find the tools first.".into()),
                 Block::Tool {
@@ -147,7 +135,7 @@ fn search_then_batch_then_continue_twice(api: Api) {
             ],
             Stop::ToolUse,
         ),
-        turn(
+        Turn::new(
             vec![
                 Block::Thinking("Three calls, one batch.".into()),
                 Block::Text("Running all three.".into()),
@@ -159,7 +147,7 @@ fn search_then_batch_then_continue_twice(api: Api) {
             ],
             Stop::ToolUse,
         ),
-        turn(
+        Turn::new(
             vec![
                 Block::Thinking("All back.".into()),
                 Block::Text("Done: first one, two, three.".into()),
@@ -167,7 +155,7 @@ fn search_then_batch_then_continue_twice(api: Api) {
             Stop::EndTurn,
         ),
         // --continue, once: another batch, then its answer.
-        turn(
+        Turn::new(
             vec![
                 Block::Thinking("Again, batched.".into()),
                 Block::Tool {
@@ -178,9 +166,9 @@ fn search_then_batch_then_continue_twice(api: Api) {
             ],
             Stop::ToolUse,
         ),
-        turn(vec![Block::Text("Done again.".into())], Stop::EndTurn),
+        Turn::new(vec![Block::Text("Done again.".into())], Stop::EndTurn),
         // --continue, twice.
-        turn(
+        Turn::new(
             vec![
                 Block::Thinking("Nothing left.".into()),
                 Block::Text("Bye.".into()),
@@ -299,7 +287,7 @@ fn responses_search_then_batch_then_continue_twice() {
 #[test]
 fn gemini_2_calls_without_ids_get_ids_that_pair_their_results() {
     let env = env_with_server(Api::Gemini, "");
-    env.fake.push(Reply::from_turn(turn(
+    env.fake.push(Reply::from_turn(Turn::new(
         vec![Block::Tool {
             id: call_id("unused"),
             name: "tool_call".into(),
@@ -333,7 +321,7 @@ fn gemini_2_calls_without_ids_get_ids_that_pair_their_results() {
 #[test]
 fn a_session_moved_between_the_signed_apis_drops_what_the_other_cannot_verify() {
     let env = env_with_server(Api::Gemini, "");
-    env.fake.push(Reply::from_turn(turn(
+    env.fake.push(Reply::from_turn(Turn::new(
         vec![Block::Tool {
             id: call_id("gemini"),
             name: "tool_call".into(),
@@ -353,7 +341,7 @@ fn a_session_moved_between_the_signed_apis_drops_what_the_other_cannot_verify() 
         )
         .replace("model = \"test-model\"", "model = \"gpt-5-test\"");
     std::fs::write(env.config_path(), responses).unwrap();
-    env.fake.push(Reply::from_turn(turn(
+    env.fake.push(Reply::from_turn(Turn::new(
         vec![
             Block::Thinking("Echo once more.".into()),
             Block::Tool {

@@ -83,6 +83,19 @@ pub struct Turn {
 }
 
 impl Turn {
+    /// A mixed turn as given, usage 20 in and 10 out.
+    pub fn new(blocks: Vec<Block>, stop: Stop) -> Turn {
+        Turn {
+            blocks,
+            stop,
+            usage: TurnUsage {
+                input: 20,
+                output: 10,
+                ..TurnUsage::default()
+            },
+        }
+    }
+
     /// A text answer: usage 11 in and one out per character (what
     /// [`Reply::text`] serves).
     pub fn text(text: &str) -> Turn {
@@ -236,15 +249,7 @@ impl Reply {
                 assert_realistic(id);
             }
         }
-        Reply::from_turn(Turn {
-            blocks,
-            stop,
-            usage: TurnUsage {
-                input: 20,
-                output: 10,
-                ..TurnUsage::default()
-            },
-        })
+        Reply::from_turn(Turn::new(blocks, stop))
     }
 
     /// A turn as given (its tool ids unchecked).
