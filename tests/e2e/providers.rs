@@ -663,11 +663,20 @@ fn an_interrupted_batch_resumes_into_a_valid_history(api: Api) {
     env.fake
         .push(Reply::tool_calls(&[(&call_id("stop"), "tool_call", &args)]));
     let child = env.spawn(&["-q", "go"]);
-    // Stopped once the echo's result is on disk and the slow call runs.
+    // Stopped once the echo's result is on disk and the slow call runs
+    // (its result record: the words are in the call's arguments too, and
+    // unescaped there where the turn is kept as native blocks).
     crate::support::wait_for("the echo's result and the slow call", || {
         env.server_log("t").contains("slow start cut")
             && env.sessions().first().is_some_and(|p| {
-                std::fs::read_to_string(p).is_ok_and(|t| t.contains("done before the stop\""))
+                std::fs::read_to_string(p).is_ok_and(|t| {
+                    t.lines()
+                        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+                        .any(|r| {
+                            r["type"] == "tool_result"
+                                && r["content"].as_str() == Some("done before the stop")
+                        })
+                })
             })
     });
     crate::support::stopped(child);
