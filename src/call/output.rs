@@ -21,6 +21,9 @@ pub struct ToolOutput {
     pub(crate) stale: bool,
     /// Images for the model (an MCP image result).
     pub images: Vec<crate::model::Image>,
+    /// What a `shell` command changed in the writable folders, landed and
+    /// held back: recorded beside the result.
+    pub changes: Option<crate::sandbox::Changes>,
 }
 
 impl ToolOutput {
@@ -31,6 +34,7 @@ impl ToolOutput {
             diff: None,
             stale: false,
             images: Vec::new(),
+            changes: None,
         }
     }
 
@@ -41,6 +45,7 @@ impl ToolOutput {
             diff: None,
             stale: false,
             images: Vec::new(),
+            changes: None,
         }
     }
 
@@ -88,6 +93,7 @@ impl ToolOutput {
             })
             .to_string(),
             images: Vec::new(),
+            changes: None,
         }
     }
 

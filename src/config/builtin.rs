@@ -31,6 +31,13 @@ pub struct ShellSettings {
     pub concurrency: Concurrency,
     /// More writable folders, `~/` expanded.
     pub writable: Vec<std::path::PathBuf>,
+    /// Absent inside the sandbox: the secret folders, and hermes' own
+    /// state (sessions, tokens, trust, config) once the paths are known.
+    pub hidden: Vec<std::path::PathBuf>,
+    /// Where a command's changes wait for review (hermes' data folder).
+    pub stage: Option<std::path::PathBuf>,
+    pub max_processes: u64,
+    pub max_memory_mb: u64,
 }
 
 impl Default for BuiltinSettings {
@@ -60,6 +67,23 @@ impl BuiltinSettings {
                     .iter()
                     .map(|w| crate::util::path::expand_home(w))
                     .collect(),
+                hidden: match &s.hide {
+                    Some(list) => list
+                        .iter()
+                        .map(|h| crate::util::path::expand_home(h))
+                        .collect(),
+                    None => defaults::SHELL_HIDDEN
+                        .iter()
+                        .map(|h| crate::util::path::expand_home(h))
+                        .collect(),
+                },
+                stage: None,
+                max_processes: s
+                    .max_processes
+                    .map_or(defaults::SHELL_MAX_PROCESSES, |n| n.get()),
+                max_memory_mb: s
+                    .max_memory_mb
+                    .map_or(defaults::SHELL_MAX_MEMORY_MB, |n| n.get()),
             },
             own_folders: Vec::new(),
             run_files: Vec::new(),

@@ -77,3 +77,25 @@ pub const SHELL_TIMEOUT_MS: u64 = 120_000;
 /// The most a `shell` call may ask for.
 pub const SHELL_MAX_TIMEOUT_MS: u64 = 600_000;
 pub const SHELL_CONCURRENCY: Concurrency = Concurrency::Serial;
+/// Processes a sandboxed command may have at once.
+pub const SHELL_MAX_PROCESSES: u64 = 512;
+/// Memory each of a sandboxed command's processes may take, in MiB.
+pub const SHELL_MAX_MEMORY_MB: u64 = 4096;
+/// What a sandboxed command never sees, unless `[tools.shell] hide` says
+/// otherwise: where people keep keys and tokens.
+pub const SHELL_HIDDEN: &[&str] = &[
+    "~/.ssh",
+    "~/.aws",
+    "~/.gnupg",
+    "~/.config/gh",
+    "~/.config/gcloud",
+    "~/.azure",
+    "~/.kube",
+    "~/.netrc",
+    "~/.docker/config.json",
+    "~/.npmrc",
+    "~/.pypirc",
+    "~/.git-credentials",
+    "~/.cargo/credentials.toml",
+    "~/.cargo/credentials",
+];

@@ -506,6 +506,16 @@ pub struct ShellSection {
     /// More folders sandboxed commands may write to (`~/.cargo`, say).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub writable: Vec<String>,
+    /// Files and folders absent inside the sandbox, replacing the default
+    /// list of secret folders (`~/.ssh`, `~/.aws`, …).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hide: Option<Vec<String>>,
+    /// How many processes a command may have at once.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_processes: Option<NonZeroU64>,
+    /// How much memory each of a command's processes may take, in MiB.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_memory_mb: Option<NonZeroU64>,
 }
 
 /// How `shell` is sandboxed (docs/tools.md, "The sandbox").

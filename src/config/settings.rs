@@ -317,7 +317,7 @@ pub fn resolve(paths: Paths, cwd: &Path, ov: &Overrides) -> Result<Settings, Con
     let t = &file.tools;
     let (hooks, hook_warnings) = HooksSettings::from_section(&file.hooks)?;
     let approvals = file.approvals.clone().unwrap_or_default();
-    let builtin = BuiltinSettings {
+    let mut builtin = BuiltinSettings {
         own_folders: vec![
             paths.config_dir.clone(),
             paths.data_dir.clone(),
@@ -330,6 +330,16 @@ pub fn resolve(paths: Paths, cwd: &Path, ov: &Overrides) -> Result<Settings, Con
             .collect(),
         ..BuiltinSettings::from_section(t)
     };
+    // hermes' own state is no command's business: sessions, tokens, trust,
+    // the config that may hold keys, and the changes waiting for review.
+    builtin.shell.stage = Some(paths.data_dir.join("stage"));
+    builtin.shell.hidden.extend([
+        paths.sessions_dir(),
+        paths.data_dir.join("oauth"),
+        paths.data_dir.join("trusted-folders"),
+        paths.data_dir.join("stage"),
+        paths.config_file(),
+    ]);
     Ok(Settings {
         paths,
         provider,

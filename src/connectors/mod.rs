@@ -254,6 +254,7 @@ impl Gateway {
                     diff: None,
                     stale: false,
                     images: Vec::new(),
+                    changes: None,
                 },
                 None => ToolOutput::error(format!(
                     "connector gateway returned no result for `{}` (id {})",

@@ -39,6 +39,7 @@ pub(super) fn to_output(r: CallToolResult, max_bytes: usize) -> ToolOutput {
         diff: None,
         stale: false,
         images,
+        changes: None,
     }
 }
 

@@ -5,8 +5,10 @@
 //! waits, and exits as the command did.
 //!
 //! Arguments: `--ns` (namespaces) or `--landlock` (Landlock and seccomp
-//! only), `--net`, `--cwd DIR`, `--rw PATH`…, `--ro PATH`…, `--dev PATH`…,
-//! then `--` and the program with its arguments. A setup failure is one line
+//! only), `--net`, `--cwd DIR`, `--rw PATH`…, `--ov ROOT UPPER WORK`… (a
+//! writable root whose writes go to UPPER, reviewed by hermes before they
+//! land), `--ro PATH`…, `--hide PATH`…, `--procs N`, `--mem MB`, then `--`
+//! and the program with its arguments. A setup failure is one line
 //! on stderr starting [`FAILED`], and exit code [`SETUP_EXIT`].
 
 use std::ffi::{CString, OsString};
@@ -29,7 +31,15 @@ pub(crate) struct Args {
     pub network: bool,
     pub cwd: PathBuf,
     pub writable: Vec<PathBuf>,
+    /// Writable roots seen through an overlay: (root, upper, work).
+    pub overlays: Vec<(PathBuf, PathBuf, PathBuf)>,
     pub protected: Vec<PathBuf>,
+    /// Absent inside: an empty folder, or an empty file, over each.
+    pub hidden: Vec<PathBuf>,
+    /// Processes the command may have at once (0: no bound).
+    pub max_processes: u64,
+    /// Memory each of its processes may take, in MiB (0: no bound).
+    pub max_memory_mb: u64,
     pub program: Vec<OsString>,
 }
 
@@ -47,11 +57,25 @@ impl Args {
         }
         out.push("--cwd".into());
         out.push(self.cwd.clone().into());
-        for (flag, paths) in [("--rw", &self.writable), ("--ro", &self.protected)] {
+        for (flag, paths) in [
+            ("--rw", &self.writable),
+            ("--ro", &self.protected),
+            ("--hide", &self.hidden),
+        ] {
             for p in paths {
                 out.push(flag.into());
                 out.push(p.clone().into());
             }
+        }
+        for (root, upper, work) in &self.overlays {
+            out.extend(["--ov".into(), root.into(), upper.into(), work.into()]);
+        }
+        for (flag, n) in [
+            ("--procs", self.max_processes),
+            ("--mem", self.max_memory_mb),
+        ] {
+            out.push(flag.into());
+            out.push(n.to_string().into());
         }
         out.push("--".into());
         out.extend(self.program.iter().cloned());
@@ -73,6 +97,23 @@ impl Args {
                 Some("--cwd") => a.cwd = value("--cwd")?,
                 Some("--rw") => a.writable.push(value("--rw")?),
                 Some("--ro") => a.protected.push(value("--ro")?),
+                Some("--hide") => a.hidden.push(value("--hide")?),
+                Some("--ov") => {
+                    let root = value("--ov")?;
+                    let upper = value("--ov")?;
+                    a.overlays.push((root, upper, value("--ov")?));
+                }
+                Some(flag @ ("--procs" | "--mem")) => {
+                    let n = value(flag)?
+                        .to_str()
+                        .and_then(|n| n.parse::<u64>().ok())
+                        .ok_or_else(|| format!("{flag} needs a number"))?;
+                    if flag == "--procs" {
+                        a.max_processes = n;
+                    } else {
+                        a.max_memory_mb = n;
+                    }
+                }
                 Some("--") => {
                     a.program = args.collect();
                     break;
@@ -89,10 +130,17 @@ impl Args {
 
 /// The helper's whole life.
 pub(crate) fn main() -> ExitCode {
+    // Nothing hermes inherited from whatever started it crosses in: a
+    // descriptor left open (not close-on-exec) would be a way out.
+    close_inherited();
     let args = match Args::parse(std::env::args_os().skip(2)) {
         Ok(a) => a,
         Err(e) => fail(&e),
     };
+    // Root is exempt from the process rlimit: a cgroup bounds it instead.
+    let _group = (args.max_processes > 0)
+        .then(|| super::cgroup::PidsGroup::join(args.max_processes))
+        .flatten();
     let child = if args.namespaces {
         if let Err(e) = namespace::unshare() {
             fail(&format!("cannot enter new namespaces: {e}"));
@@ -100,10 +148,14 @@ pub(crate) fn main() -> ExitCode {
         fork(|| {
             let view = namespace::View {
                 writable: &args.writable,
+                overlays: &args.overlays,
                 protected: &args.protected,
+                hidden: &args.hidden,
+                shm_mb: shm_mb(args.max_memory_mb),
             };
             namespace::enter(&view, &args.cwd).map_err(|e| e.to_string())?;
             confine(&args, namespace::writable_devices(), false)?;
+            bound(args.max_processes, args.max_memory_mb)?;
             Err(exec(&args.program))
         })
     } else {
@@ -115,6 +167,9 @@ pub(crate) fn main() -> ExitCode {
                 return Err(format!("cannot enter {}: {e}", args.cwd.display()));
             }
             confine(&args, landlock_devices(), true)?;
+            // Without a user namespace of its own, a process bound would
+            // count every process of this user on the machine.
+            bound(0, args.max_memory_mb)?;
             Err(exec(&args.program))
         })
     };
@@ -122,7 +177,59 @@ pub(crate) fn main() -> ExitCode {
     if !args.namespaces {
         sweep();
     }
+    drop(_group);
     mirror(status)
+}
+
+/// Closes every descriptor but 0, 1 and 2.
+fn close_inherited() {
+    // SAFETY: close_range with integers; on a kernel without it (< 5.9)
+    // each descriptor is closed in turn.
+    unsafe {
+        if libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, 0u32) < 0 {
+            let max = libc::sysconf(libc::_SC_OPEN_MAX).clamp(1024, 1 << 20) as i32;
+            for fd in 3..max {
+                libc::close(fd);
+            }
+        }
+    }
+}
+
+/// The sandbox's `/dev/shm`: shared memory counts against no process's
+/// bound, so it is sized to a quarter of one.
+fn shm_mb(max_memory_mb: u64) -> u64 {
+    if max_memory_mb == 0 {
+        0
+    } else {
+        (max_memory_mb / 4).max(16)
+    }
+}
+
+/// The kernel's bounds on the command: processes (counted in its own user
+/// namespace) and each process's data (heap and private writable maps —
+/// not address space, which runtimes reserve by the gigabyte unused).
+fn bound(processes: u64, memory_mb: u64) -> Result<(), String> {
+    let set = |what: libc::__rlimit_resource_t, n: u64, name: &str| {
+        let lim = libc::rlimit {
+            rlim_cur: n,
+            rlim_max: n,
+        };
+        // SAFETY: a struct that lives across the call.
+        if unsafe { libc::setrlimit(what, &lim) } < 0 {
+            return Err(format!(
+                "cannot bound {name}: {}",
+                std::io::Error::last_os_error()
+            ));
+        }
+        Ok(())
+    };
+    if processes > 0 {
+        set(libc::RLIMIT_NPROC, processes, "processes")?;
+    }
+    if memory_mb > 0 {
+        set(libc::RLIMIT_DATA, memory_mb << 20, "memory")?;
+    }
+    Ok(())
 }
 
 /// Devices a command may write to when no `/dev` of its own is built.
@@ -358,7 +465,11 @@ mod tests {
             network: true,
             cwd: "/w".into(),
             writable: vec!["/w".into(), "/tmp".into()],
+            overlays: vec![("/w".into(), "/s/0/u".into(), "/s/0/w".into())],
             protected: vec!["/w/.git/config".into()],
+            hidden: vec!["/h/.ssh".into()],
+            max_processes: 512,
+            max_memory_mb: 4096,
             program: vec!["/bin/bash".into(), "-c".into(), "echo --ro x".into()],
         };
         assert_eq!(Args::parse(a.to_args().into_iter()).unwrap(), a);

@@ -17,13 +17,21 @@
 //!   filter refusing every socket but socketpair ([`seccomp`]).
 
 #[cfg(target_os = "linux")]
+mod cgroup;
+pub(crate) mod held;
+#[cfg(target_os = "linux")]
 pub(crate) mod helper;
 #[cfg(target_os = "linux")]
 mod landlock;
 #[cfg(target_os = "linux")]
 mod namespace;
+mod review;
 #[cfg(target_os = "linux")]
 pub(crate) mod seccomp;
+mod stage;
+
+pub(crate) use review::{ChangeKind, Changes};
+pub(crate) use stage::Stage;
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -41,6 +49,13 @@ pub(crate) struct Policy {
     pub(crate) network: bool,
     /// Whether to build the namespace view, or Landlock and seccomp only.
     pub(crate) namespaces: bool,
+    /// Absent inside (namespaces only).
+    pub(crate) hidden: Vec<PathBuf>,
+    /// Where the writable roots' changes wait for review, first choice
+    /// first (namespaces only; none: they land as written).
+    pub(crate) stage: Vec<PathBuf>,
+    pub(crate) max_processes: u64,
+    pub(crate) max_memory_mb: u64,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -120,7 +135,7 @@ pub(crate) fn command(
     policy: &Policy,
     dir: &Path,
     program: &[OsString],
-) -> Result<tokio::process::Command, SandboxError> {
+) -> Result<(tokio::process::Command, Option<Stage>), SandboxError> {
     #[cfg(not(target_os = "linux"))]
     {
         let _ = (policy, dir, program);
@@ -137,7 +152,7 @@ fn command_linux(
     policy: &Policy,
     dir: &Path,
     program: &[OsString],
-) -> Result<tokio::process::Command, SandboxError> {
+) -> Result<(tokio::process::Command, Option<Stage>), SandboxError> {
     let exe = HELPER.get().ok_or_else(|| {
         SandboxError::Setup("the sandbox runs through the hermes binary, not this program".into())
     })?;
@@ -153,17 +168,31 @@ fn command_linux(
         .collect();
     protected.sort_by_key(|p| p.components().count());
     protected.dedup();
+    let stage = if policy.namespaces && !policy.stage.is_empty() {
+        Stage::new(&policy.stage, &writable)
+    } else {
+        None
+    };
+    let mut hidden: Vec<PathBuf> = policy.hidden.iter().filter_map(real).collect();
+    hidden.extend(stage.as_ref().map(|s| s.dir().to_path_buf()));
     let args = helper::Args {
         namespaces: policy.namespaces,
         network: policy.network,
         cwd: real(&dir.to_path_buf()).unwrap_or_else(|| dir.to_path_buf()),
         writable,
+        overlays: stage
+            .as_ref()
+            .map(|s| s.overlays.clone())
+            .unwrap_or_default(),
         protected,
+        hidden,
+        max_processes: policy.max_processes,
+        max_memory_mb: policy.max_memory_mb,
         program: program.to_vec(),
     };
     let mut cmd = tokio::process::Command::new(exe);
     cmd.arg(helper::HELPER_ARG).args(args.to_args());
-    Ok(cmd)
+    Ok((cmd, stage))
 }
 
 /// A line the helper wrote about a setup that failed, if `output` ends

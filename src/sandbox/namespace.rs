@@ -182,8 +182,14 @@ pub(crate) fn unshare() -> std::io::Result<()> {
 pub(crate) struct View<'a> {
     /// Bound read-write (real paths, outermost first).
     pub writable: &'a [PathBuf],
+    /// Those of them seen through an overlay: (root, upper, work).
+    pub overlays: &'a [(PathBuf, PathBuf, PathBuf)],
     /// Bound read-only inside them (real paths that exist).
     pub protected: &'a [PathBuf],
+    /// Covered by an empty folder or file (real paths that exist).
+    pub hidden: &'a [PathBuf],
+    /// The size of `/dev/shm` in MiB (0: the kernel's default).
+    pub shm_mb: u64,
 }
 
 /// Device nodes a command gets in its `/dev` (bound from the system's).
@@ -228,12 +234,21 @@ pub(crate) fn enter(view: &View<'_>, cwd: &Path) -> Result<(), Failed> {
     let new = Path::new("/newroot");
     bind(Path::new("/oldroot"), new)?;
     read_only(new)?;
-    // The writable folders, as they are in the system.
+    // The writable folders: each seen through an overlay whose upper layer
+    // hermes reviews before anything lands, or (a file) as it is.
     for w in view.writable {
         if std::fs::symlink_metadata(under("/oldroot", w)).is_err() {
             continue;
         }
-        bind(&under("/oldroot", w), &under("/newroot", w))?;
+        match view.overlays.iter().find(|(root, ..)| root == w) {
+            Some((root, upper, work)) => overlay(
+                &under("/oldroot", root),
+                &under("/oldroot", upper),
+                &under("/oldroot", work),
+                &under("/newroot", root),
+            )?,
+            None => bind(&under("/oldroot", w), &under("/newroot", w))?,
+        }
         set_attrs(&under("/newroot", w), MOUNT_ATTR_NOSUID)?;
     }
     // The folders on the way from a writable folder to a protected path:
@@ -247,7 +262,10 @@ pub(crate) fn enter(view: &View<'_>, cwd: &Path) -> Result<(), Failed> {
         bind(&p, &p)?;
         read_only(&p)?;
     }
-    devices()?;
+    for h in view.hidden {
+        hide(&under("/newroot", h))?;
+    }
+    devices(view.shm_mb)?;
     proc_of_its_own()?;
 
     // Leave the old root behind, then stand in the new one.
@@ -264,6 +282,110 @@ pub(crate) fn enter(view: &View<'_>, cwd: &Path) -> Result<(), Failed> {
     umount_detach(Path::new("."))?;
     chdir(Path::new("/"))?;
     chdir(cwd)
+}
+
+/// `target` covered: a folder by an empty read-only one, a file by an
+/// empty read-only file.
+fn hide(target: &Path) -> Result<(), Failed> {
+    let Ok(meta) = std::fs::symlink_metadata(target) else {
+        return Ok(());
+    };
+    if meta.is_dir() {
+        mount(
+            Some(Path::new("tmpfs")),
+            target,
+            Some("tmpfs"),
+            libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC | libc::MS_RDONLY,
+            Some("size=4k,mode=0700"),
+        )
+    } else {
+        bind(Path::new("/oldroot/dev/null"), target)?;
+        read_only(target)
+    }
+}
+
+/// An overlay at `target`: reads from `lower`, writes into `upper` (with
+/// `work` beside it, on the same filesystem). `userxattr`: the kind an
+/// unprivileged user namespace may mount; `volatile`: no syncs, as the
+/// upper layer is hermes' scratch until it lands.
+fn overlay(lower: &Path, upper: &Path, work: &Path, target: &Path) -> Result<(), Failed> {
+    use std::os::fd::{FromRawFd, OwnedFd};
+    const SET_FLAG: libc::c_uint = 0;
+    const SET_STRING: libc::c_uint = 1;
+    const CMD_CREATE: libc::c_uint = 6;
+    const FSMOUNT_CLOEXEC: libc::c_uint = 1;
+    const MOVE_MOUNT_F_EMPTY_PATH: libc::c_uint = 4;
+    let what = || format!("mount an overlay on {}", target.display());
+    let name = CString::new("overlay").unwrap_or_default();
+    // SAFETY: a NUL-terminated name; the descriptor returned is owned here.
+    let fs = unsafe { libc::syscall(libc::SYS_fsopen, name.as_ptr(), 1 as libc::c_uint) };
+    check(fs, what)?;
+    // SAFETY: a fresh descriptor owned by nothing else.
+    let fs = unsafe { OwnedFd::from_raw_fd(fs as i32) };
+    let raw = std::os::fd::AsRawFd::as_raw_fd(&fs);
+    let config = |cmd: libc::c_uint, key: Option<&str>, value: Option<&CString>| {
+        let key = key.map(|k| CString::new(k).unwrap_or_default());
+        // SAFETY: NUL-terminated strings (or null) that live across the call.
+        unsafe {
+            libc::syscall(
+                libc::SYS_fsconfig,
+                raw,
+                cmd,
+                key.as_ref().map_or(std::ptr::null(), |k| k.as_ptr()),
+                value.map_or(std::ptr::null(), |v| v.as_ptr()),
+                0 as libc::c_int,
+            )
+        }
+    };
+    // `lowerdir+` (Linux 6.8) takes a path as it is; before it, the
+    // list form, with its separators escaped.
+    if config(SET_STRING, Some("lowerdir+"), Some(&c(lower)?)) < 0 {
+        let escaped = lower
+            .as_os_str()
+            .as_bytes()
+            .iter()
+            .flat_map(|b| match b {
+                b'\\' | b':' | b',' => vec![b'\\', *b],
+                b => vec![*b],
+            })
+            .collect::<Vec<u8>>();
+        let list = CString::new(escaped).map_err(|_| Failed(what()))?;
+        check(config(SET_STRING, Some("lowerdir"), Some(&list)), || {
+            format!("{}: lower folder", what())
+        })?;
+    }
+    check(
+        config(SET_STRING, Some("upperdir"), Some(&c(upper)?)),
+        || format!("{}: upper folder", what()),
+    )?;
+    check(config(SET_STRING, Some("workdir"), Some(&c(work)?)), || {
+        format!("{}: work folder", what())
+    })?;
+    check(config(SET_FLAG, Some("userxattr"), None), || {
+        format!("{}: userxattr", what())
+    })?;
+    // Older kernels lack it; the overlay works the same without.
+    let _ = config(SET_FLAG, Some("volatile"), None);
+    check(config(CMD_CREATE, None, None), what)?;
+    // SAFETY: a configured filesystem descriptor.
+    let mnt = unsafe { libc::syscall(libc::SYS_fsmount, raw, FSMOUNT_CLOEXEC, 0 as libc::c_uint) };
+    check(mnt, what)?;
+    // SAFETY: as above.
+    let mnt = unsafe { OwnedFd::from_raw_fd(mnt as i32) };
+    let empty = CString::default();
+    let t = c(target)?;
+    // SAFETY: a mount descriptor, an empty path and a NUL-terminated target.
+    let rc = unsafe {
+        libc::syscall(
+            libc::SYS_move_mount,
+            std::os::fd::AsRawFd::as_raw_fd(&mnt),
+            empty.as_ptr(),
+            libc::AT_FDCWD,
+            t.as_ptr(),
+            MOVE_MOUNT_F_EMPTY_PATH,
+        )
+    };
+    check(rc, what)
 }
 
 /// Every folder strictly between a writable folder and a protected path
@@ -301,7 +423,7 @@ fn pins(view: &View<'_>) -> Vec<PathBuf> {
 /// A `/dev` of the sandbox's own: the harmless nodes bound from the
 /// system's, a private `/dev/shm`, a new `devpts` instance (its ptys reach
 /// nothing outside), the usual links — and no `tty`.
-fn devices() -> Result<(), Failed> {
+fn devices(shm_mb: u64) -> Result<(), Failed> {
     let dev = Path::new("/newroot/dev");
     mount(
         Some(Path::new("tmpfs")),
@@ -328,12 +450,16 @@ fn devices() -> Result<(), Failed> {
     }
     let shm = dev.join("shm");
     mkdir(&shm, 0o1777)?;
+    let size = match shm_mb {
+        0 => String::new(),
+        n => format!(",size={n}m"),
+    };
     mount(
         Some(Path::new("tmpfs")),
         &shm,
         Some("tmpfs"),
         libc::MS_NOSUID | libc::MS_NODEV,
-        Some("mode=1777"),
+        Some(&format!("mode=1777{size}")),
     )?;
     let pts = dev.join("pts");
     mkdir(&pts, 0o755)?;

@@ -71,6 +71,15 @@ pub enum SessionEvent {
         hash: Option<String>,
     },
     Resumed,
+    /// What a `shell` command changed in the writable folders, written
+    /// just before its result: each file made, changed or deleted, its
+    /// size, and — for what was held back — why. Checkpoints and run
+    /// summaries read it.
+    FilesChanged {
+        tool_call_id: String,
+        #[serde(flatten)]
+        changes: crate::sandbox::Changes,
+    },
     /// Whether this session's MCP and connector tools sit behind the bridge,
     /// decided at its first request and kept for its whole life, so a
     /// resumed session offers the same tool definitions.

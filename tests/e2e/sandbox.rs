@@ -16,7 +16,7 @@ use crate::support::{call_id, Reply, TestEnv};
 
 /// A home offering every built-in tool, everything allowed (the attacks
 /// need no question to be tried), `extra` as more config, run as `user`.
-fn env_for(user: User, extra: &str) -> TestEnv {
+pub(crate) fn env_for(user: User, extra: &str) -> TestEnv {
     let env = TestEnv::new().run_as(user);
     env.write_config(&format!(
         "[tools]
@@ -28,11 +28,23 @@ builtin = {ALL_BUILTINS}
 }
 
 /// One reply of `shell` calls, then an answer; the calls' results.
-fn shells(env: &TestEnv, commands: &[String]) -> Vec<String> {
+pub(crate) fn shells(env: &TestEnv, commands: &[String]) -> Vec<String> {
     shells_in(env, env.cwd.path(), commands)
 }
 
-fn shells_in(env: &TestEnv, dir: &Path, commands: &[String]) -> Vec<String> {
+pub(crate) fn shells_in(env: &TestEnv, dir: &Path, commands: &[String]) -> Vec<String> {
+    let mut cmd = env.cmd();
+    cmd.current_dir(dir);
+    shells_with(env, cmd, commands)
+}
+
+/// One reply of `shell` calls run by `cmd` (a hermes command of `env`'s),
+/// then an answer; the calls' results.
+pub(crate) fn shells_with(
+    env: &TestEnv,
+    mut cmd: std::process::Command,
+    commands: &[String],
+) -> Vec<String> {
     let calls: Vec<(String, String, String)> = commands
         .iter()
         .enumerate()
@@ -51,13 +63,7 @@ fn shells_in(env: &TestEnv, dir: &Path, commands: &[String]) -> Vec<String> {
     let before = env.fake.requests().len();
     env.fake.push(Reply::tool_calls(&borrowed));
     env.fake.push(Reply::text("done"));
-    let out = crate::support::Run::from(
-        env.cmd()
-            .current_dir(dir)
-            .args(["-q", "go"])
-            .output()
-            .unwrap(),
-    );
+    let out = crate::support::Run::from(cmd.args(["-q", "go"]).output().unwrap());
     out.ok();
     contents(&env.tool_results(before + 1))
 }
@@ -65,7 +71,7 @@ fn shells_in(env: &TestEnv, dir: &Path, commands: &[String]) -> Vec<String> {
 /// A folder outside every folder a command may write to, that `env`'s
 /// user could write to were it not for the sandbox: in the home, beside
 /// (not under) its temp folder.
-fn outside(env: &TestEnv) -> PathBuf {
+pub(crate) fn outside(env: &TestEnv) -> PathBuf {
     let dir = env.home.path().join("outside");
     std::fs::create_dir_all(&dir).unwrap();
     dir
@@ -224,7 +230,8 @@ fn metadata_outside_the_folder_cannot_be_changed() {
     for user in users::each() {
         let env = env_for(user, "");
         let out = outside(&env);
-        let ssh = env.home.path().join(".ssh");
+        // Not `~/.ssh`: that one is absent inside (tests/e2e/guard.rs).
+        let ssh = env.home.path().join("keys");
         std::fs::create_dir_all(&ssh).unwrap();
         let key = ssh.join("id_rsa");
         let config = out.join("config.toml");

@@ -27,7 +27,7 @@ use crate::call::{classify, ids, names::Bridge, CallClass, Entry, ToolOutput, To
 use crate::config::Decision;
 use crate::model::{ToolCall, ToolResult};
 use crate::policy::{By, Gate, HookContext, HookVerdict, Policy, UserAnswer};
-use crate::session::{Record, SessionError, SessionHandle};
+use crate::session::{Record, SessionError, SessionEvent, SessionHandle};
 use crate::tools::{validation, Registry};
 use crate::util::time::Utc;
 
@@ -620,12 +620,31 @@ impl Round<'_> {
         // Persisted the moment it exists: a crash keeps every finished result.
         let written = match self.session {
             Some(session) => {
-                session
-                    .append(&Record::ToolResult {
-                        ts: Utc::now().rfc3339(),
-                        result: result.clone(),
-                    })
-                    .await
+                let changed = match output.changes {
+                    Some(changes) => {
+                        session
+                            .append(&Record::Event {
+                                ts: Utc::now().rfc3339(),
+                                event: SessionEvent::FilesChanged {
+                                    tool_call_id: call.id.clone(),
+                                    changes,
+                                },
+                            })
+                            .await
+                    }
+                    None => Ok(()),
+                };
+                match changed {
+                    Ok(()) => {
+                        session
+                            .append(&Record::ToolResult {
+                                ts: Utc::now().rfc3339(),
+                                result: result.clone(),
+                            })
+                            .await
+                    }
+                    Err(e) => Err(e),
+                }
             }
             None => Ok(()),
         };

@@ -123,10 +123,10 @@ async fn run(ctx: &Context, args: &Value, cancel: &CancellationToken) -> ToolOut
         Err(e) => return ToolOutput::error(format!("cannot run the command: {e}")),
     };
     let program: [std::ffi::OsString; 3] = [shell_path().into(), "-c".into(), command.into()];
-    let (mut cmd, note) = if ctx.shell.sandbox {
+    let (mut cmd, note, stage) = if ctx.shell.sandbox {
         let (policy, note) = policy(ctx);
         match crate::sandbox::command(&policy, &dir, &program) {
-            Ok(c) => (c, note),
+            Ok((c, stage)) => (c, note, stage),
             Err(e) => {
                 return ToolOutput::error(format!(
                     "`shell` did not run the command: {e}; set [tools.shell] sandbox = \"off\" \
@@ -137,7 +137,7 @@ async fn run(ctx: &Context, args: &Value, cancel: &CancellationToken) -> ToolOut
     } else {
         let mut c = tokio::process::Command::new(&program[0]);
         c.args(&program[1..]);
-        (c, None)
+        (c, None, None)
     };
     crate::util::child_env::scrubbed(&mut cmd)
         .current_dir(&dir)
@@ -206,6 +206,19 @@ async fn run(ctx: &Context, args: &Value, cancel: &CancellationToken) -> ToolOut
     // Whatever the command left behind goes with it.
     drop(_group);
     let _ = child.wait().await;
+    // Its changes, seen before they land: the dangerous ones held back.
+    let changes = match stage {
+        Some(stage) => {
+            let control = ctx.control.clone();
+            tokio::task::spawn_blocking(move || {
+                let why = move |p: &std::path::Path| control.why(p);
+                stage.land(&crate::sandbox::held::Held::for_this_process(&why))
+            })
+            .await
+            .ok()
+        }
+        None => None,
+    };
     let text = out.text();
     if let End::Exited(s) = &end {
         if let Some(why) = crate::sandbox::setup_failure(s.code(), &text) {
@@ -226,7 +239,7 @@ async fn run(ctx: &Context, args: &Value, cancel: &CancellationToken) -> ToolOut
     } else {
         format!("{text}\n")
     };
-    match end {
+    let mut out = match end {
         End::Stopped => ToolOutput::error(format!(
             "{body}[{}; the command and what it started were killed]",
             crate::call::INTERRUPTED
@@ -241,7 +254,66 @@ async fn run(ctx: &Context, args: &Value, cancel: &CancellationToken) -> ToolOut
             (None, Some(sig)) => ToolOutput::error(format!("{body}[killed by signal {sig}]")),
             _ => ToolOutput::error(format!("{body}[ended]")),
         },
+    };
+    if let Some(changes) = changes.filter(|c| !c.is_empty()) {
+        out.content
+            .push_str(&describe(&changes, |p| ctx.workspace.shown(p)));
+        out.changes = Some(changes);
     }
+    out
+}
+
+/// How many changes a result names before it counts the rest.
+const NAMED: usize = 20;
+
+/// The lines a result ends with: what changed, what was held back and
+/// why, what could not land.
+fn describe(c: &crate::sandbox::Changes, shown: impl Fn(&std::path::Path) -> String) -> String {
+    use crate::sandbox::ChangeKind;
+    let size = |b: Option<u64>| match b {
+        Some(b) if b < 10 * 1024 => format!(" ({b} B)"),
+        Some(b) if b < 10 * 1024 * 1024 => format!(" ({} KiB)", b / 1024),
+        Some(b) => format!(" ({} MiB)", b >> 20),
+        None => String::new(),
+    };
+    let mut s = String::new();
+    let landed: Vec<String> = c
+        .landed()
+        .map(|f| {
+            let kind = match f.kind {
+                ChangeKind::Created => "created",
+                ChangeKind::Modified => "modified",
+                ChangeKind::Deleted => "deleted",
+            };
+            format!("{kind} {}{}", shown(&f.path), size(f.bytes))
+        })
+        .collect();
+    if !landed.is_empty() {
+        s.push_str(&format!("\n[files changed: {}]", named(&landed)));
+    }
+    let held: Vec<String> = c
+        .held()
+        .map(|f| format!("{} — {}", shown(&f.path), f.held.as_deref().unwrap_or("")))
+        .collect();
+    if !held.is_empty() {
+        s.push_str(&format!(
+            "\n[held back, not written: {} — the sandbox does not let a command change what \
+             runs later outside it; if the person wants it, they make the change themselves]",
+            named(&held)
+        ));
+    }
+    if !c.failed.is_empty() {
+        s.push_str(&format!("\n[could not be written: {}]", named(&c.failed)));
+    }
+    s
+}
+
+fn named(items: &[String]) -> String {
+    let mut s = items[..items.len().min(NAMED)].join("; ");
+    if items.len() > NAMED {
+        s.push_str(&format!("; and {} more", items.len() - NAMED));
+    }
+    s
 }
 
 /// What a command may do: write to the working folder, the temp folder
@@ -267,13 +339,45 @@ fn policy(ctx: &Context) -> (crate::sandbox::Policy, Option<String>) {
                 false
             }
         };
+    let mut protected = ctx.control.for_folder(ctx.workspace.root());
+    // hermes' own binary and its folder: read-only whatever `writable`
+    // says (`~/.cargo` holds `~/.cargo/bin/hermes`).
+    if let Some(dir) = std::env::current_exe()
+        .ok()
+        .and_then(|e| std::fs::canonicalize(e).ok())
+        .and_then(|e| e.parent().map(std::path::Path::to_path_buf))
+    {
+        protected.push(dir);
+    }
     let policy = crate::sandbox::Policy {
-        protected: ctx.control.for_folder(ctx.workspace.root()),
+        protected,
         writable,
         network: ctx.shell.network,
         namespaces,
+        hidden: ctx.shell.hidden.clone(),
+        stage: ctx
+            .shell
+            .stage
+            .iter()
+            .cloned()
+            .chain(stage_fallbacks())
+            .collect(),
+        max_processes: ctx.shell.max_processes,
+        max_memory_mb: ctx.shell.max_memory_mb,
     };
     (policy, note)
+}
+
+/// Where a command's changes wait when hermes' data folder lies inside a
+/// writable root (hermes started in its home, say): private folders of
+/// this user's outside the usual roots.
+fn stage_fallbacks() -> Vec<std::path::PathBuf> {
+    // SAFETY: getuid cannot fail.
+    let uid = unsafe { libc::getuid() };
+    ["/var/tmp", "/dev/shm"]
+        .iter()
+        .map(|b| std::path::Path::new(b).join(format!("hermes-stage-{uid}")))
+        .collect()
 }
 
 /// One pipe for stdout and stderr both, so their lines interleave as the

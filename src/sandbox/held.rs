@@ -1,0 +1,257 @@
+//! Which of a command's changes never land unseen: those that something
+//! outside the sandbox runs later — git (any repository's git folder,
+//! nested or newly made, and the `.git` files and links that point git
+//! elsewhere), the start-up files of a home a writable root holds,
+//! executables on the person's PATH, hermes' own install folder, and the
+//! control paths (hermes' config and state, a project's `.hermes`,
+//! `.claude`, server lists, the scripts hooks run). Decided on the change
+//! itself, not on what existed when the command started: a repository the
+//! command creates is as held as the person's.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+const GIT: &str = "git's config, hooks or links, which decide what git runs";
+const GITFILE: &str = "a `.git` file or link, which points git at another folder";
+const HOME: &str = "a start-up file in your home folder";
+const PATH: &str = "an executable in a folder on your PATH";
+const INSTALL: &str = "hermes' own install folder";
+const ODD: &str = "not a file, folder or link";
+
+/// What inside a git folder decides what git runs.
+const GIT_CONTROL: &[&str] = &[
+    "config",
+    "config.worktree",
+    "commondir",
+    "gitdir",
+    "hooks",
+    "info",
+];
+
+/// The rules for one command.
+pub(crate) struct Held<'a> {
+    /// The control paths' check (`tools::builtin::control`).
+    pub control: &'a (dyn Fn(&Path) -> Option<&'static str> + Sync),
+    /// The home folder, real path.
+    pub home: Option<PathBuf>,
+    /// The person's PATH folders, real paths.
+    pub path_dirs: Vec<PathBuf>,
+    /// The folder hermes' binary lives in, real path.
+    pub install: Option<PathBuf>,
+}
+
+/// What a change is, for the rules.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Shape {
+    File { executable: bool },
+    Link,
+    Folder,
+    Other,
+}
+
+impl Held<'_> {
+    /// The rules for a command run by this process: its HOME, PATH and
+    /// binary.
+    pub(crate) fn for_this_process(
+        control: &(dyn Fn(&Path) -> Option<&'static str> + Sync),
+    ) -> Held<'_> {
+        let real = |p: PathBuf| std::fs::canonicalize(&p).unwrap_or(p);
+        Held {
+            control,
+            home: std::env::var_os("HOME")
+                .filter(|h| !h.is_empty())
+                .map(|h| real(PathBuf::from(h))),
+            path_dirs: std::env::var_os("PATH")
+                .map(|p| {
+                    std::env::split_paths(&p)
+                        .filter(|d| d.is_absolute())
+                        .map(real)
+                        .collect()
+                })
+                .unwrap_or_default(),
+            install: std::env::current_exe()
+                .ok()
+                .and_then(|e| std::fs::canonicalize(e).ok())
+                .and_then(|e| e.parent().map(Path::to_path_buf)),
+        }
+    }
+}
+
+/// Asks of one review: memoises which folders are git folders.
+pub(crate) struct Judge<'a> {
+    rules: &'a Held<'a>,
+    git_dirs: HashMap<PathBuf, bool>,
+}
+
+impl<'a> Judge<'a> {
+    pub(crate) fn new(rules: &'a Held<'a>) -> Judge<'a> {
+        Judge {
+            rules,
+            git_dirs: HashMap::new(),
+        }
+    }
+
+    /// The control paths' check alone.
+    pub(crate) fn control(&self, path: &Path) -> Option<&'static str> {
+        (self.rules.control)(path)
+    }
+
+    /// Why the change at `path` (absolute) does not land, if it does not.
+    /// `upper`: where the command's version of `root` is, to tell a git
+    /// folder the command made; `was`: what stood at `path` before.
+    pub(crate) fn why(
+        &mut self,
+        root: &Path,
+        upper: &Path,
+        path: &Path,
+        shape: Shape,
+        was: Option<Shape>,
+    ) -> Option<&'static str> {
+        if shape == Shape::Other {
+            return Some(ODD);
+        }
+        let dot_git = path.file_name().is_some_and(|n| n == ".git");
+        // A `.git` file or link made, changed, or standing where one was:
+        // it sends git to a folder of the command's choosing. A new `.git`
+        // folder is a repository like any other: what in it runs is held
+        // below, its objects land.
+        let pointer = |s: Shape| s != Shape::Folder;
+        if dot_git && (pointer(shape) || was.is_some_and(pointer)) {
+            return Some(GITFILE);
+        }
+        if !dot_git {
+            if let Some(why) = (self.rules.control)(path) {
+                return Some(why);
+            }
+        }
+        if let Some(i) = &self.rules.install {
+            if path.starts_with(i) {
+                return Some(INSTALL);
+            }
+        }
+        // A home a root holds whole (hermes started in it, or `writable`
+        // naming it): every dot-entry of it is a start-up file to someone.
+        if let Some(h) = self.rules.home.as_ref().filter(|h| h.starts_with(root)) {
+            if let Ok(rest) = path.strip_prefix(h) {
+                let dot = rest
+                    .components()
+                    .next()
+                    .and_then(|c| c.as_os_str().to_str())
+                    .is_some_and(|n| n.starts_with('.'));
+                if dot {
+                    return Some(HOME);
+                }
+            }
+        }
+        let runnable = matches!(shape, Shape::Link | Shape::File { executable: true });
+        if runnable
+            && path
+                .parent()
+                .is_some_and(|p| self.rules.path_dirs.iter().any(|d| d == p))
+        {
+            return Some(PATH);
+        }
+        self.under_git_control(root, upper, path).then_some(GIT)
+    }
+
+    /// Whether `path` is a git folder's config, hooks, info, links to other
+    /// folders or object stores — in any git folder between `root` and it.
+    fn under_git_control(&mut self, root: &Path, upper: &Path, path: &Path) -> bool {
+        let Ok(rel) = path.strip_prefix(root) else {
+            return false;
+        };
+        let names: Vec<&std::ffi::OsStr> = rel.iter().collect();
+        for i in 0..names.len().saturating_sub(1) {
+            let dir: PathBuf = names[..=i].iter().collect();
+            if !self.is_git_dir(root, upper, &dir) {
+                continue;
+            }
+            let rest = &names[i + 1..];
+            let first = rest[0].to_str().unwrap_or("");
+            if GIT_CONTROL.contains(&first) {
+                return true;
+            }
+            if rest.len() >= 3 && first == "objects" && rest[1] == "info" && rest[2] == "alternates"
+            {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// A folder named `.git`, or one shaped as git's (a `HEAD` beside
+    /// `objects`, `refs` or `commondir`: a bare repository, a worktree's or
+    /// a submodule's folder) as it was or as the command left it.
+    fn is_git_dir(&mut self, root: &Path, upper: &Path, rel: &Path) -> bool {
+        if let Some(known) = self.git_dirs.get(rel) {
+            return *known;
+        }
+        let named = rel.file_name().is_some_and(|n| n == ".git");
+        let shaped = || {
+            [root, upper].iter().any(|base| {
+                let d = base.join(rel);
+                d.join("HEAD").exists()
+                    && ["objects", "refs", "commondir"]
+                        .iter()
+                        .any(|n| d.join(n).exists())
+            })
+        };
+        let is = named || shaped();
+        self.git_dirs.insert(rel.to_path_buf(), is);
+        is
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn no_control(_: &Path) -> Option<&'static str> {
+        None
+    }
+
+    #[test]
+    fn git_folders_anywhere_start_up_files_and_path_executables_are_held() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("w");
+        let upper = dir.path().join("u");
+        let home = root.clone();
+        std::fs::create_dir_all(root.join("bare.git/objects")).unwrap();
+        std::fs::write(root.join("bare.git/HEAD"), "ref: refs/heads/main\n").unwrap();
+        std::fs::create_dir_all(upper.join("made/refs")).unwrap();
+        std::fs::write(upper.join("made/HEAD"), "x").unwrap();
+        let rules = Held {
+            control: &no_control,
+            home: Some(home.clone()),
+            path_dirs: vec![root.join("bin")],
+            install: Some(root.join("inst")),
+        };
+        let mut j = Judge::new(&rules);
+        let file = Shape::File { executable: false };
+        let exe = Shape::File { executable: true };
+        let mut why =
+            |p: &str, s: Shape, was: Option<Shape>| j.why(&root, &upper, &root.join(p), s, was);
+        assert_eq!(why("a/b/.git/config", file, None), Some(GIT));
+        assert_eq!(why("a/.git/hooks/pre-commit", exe, None), Some(GIT));
+        assert_eq!(why("a/.git/commondir", file, None), Some(GIT));
+        assert_eq!(why("a/.git/objects/info/alternates", file, None), Some(GIT));
+        assert_eq!(why("a/.git/modules/m/config", file, None), Some(GIT));
+        assert_eq!(why("a/.git/objects/ab/cdef", file, None), None);
+        assert_eq!(why("a/.git/index", file, None), None);
+        assert_eq!(why("bare.git/hooks/post-update", exe, None), Some(GIT));
+        assert_eq!(why("made/config", file, None), Some(GIT));
+        assert_eq!(why("sub/.git", file, None), Some(GITFILE));
+        assert_eq!(
+            why("sub/.git", Shape::Folder, Some(Shape::Link)),
+            Some(GITFILE)
+        );
+        assert_eq!(why("sub/.git", Shape::Folder, None), None);
+        assert_eq!(why(".profile", file, None), Some(HOME));
+        assert_eq!(why(".config/git/config", file, None), Some(HOME));
+        assert_eq!(why("bin/git", exe, None), Some(PATH));
+        assert_eq!(why("bin/notes.txt", file, None), None);
+        assert_eq!(why("inst/hermes", exe, None), Some(INSTALL));
+        assert_eq!(why("fifo", Shape::Other, None), Some(ODD));
+        assert_eq!(why("src/main.rs", file, None), None);
+    }
+}

@@ -1,0 +1,351 @@
+//! A command's changes, reviewed before they land. The command wrote into
+//! the upper layer of an overlay of each writable root; here that layer is
+//! read as overlayfs left it — a file or link: made or changed; a
+//! character device 0/0: deleted; a folder marked opaque: emptied and made
+//! again — each change judged ([`super::held`]), and what may land moved
+//! into the real folder file by file (a rename on the same filesystem, a
+//! copy beside and a rename otherwise: each file whole or not at all).
+//! What is held stays out, and is named.
+
+use std::collections::BTreeSet;
+use std::ffi::OsString;
+use std::os::unix::fs::{FileTypeExt, MetadataExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::held::{Judge, Shape};
+
+/// One file a command created, changed or deleted.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FileChange {
+    pub path: PathBuf,
+    pub kind: ChangeKind,
+    /// Its size after (made, changed) or before (deleted); none for links.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes: Option<u64>,
+    /// Why it did not land, when it did not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub held: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChangeKind {
+    Created,
+    Modified,
+    Deleted,
+}
+
+/// What one command did to the writable roots.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Changes {
+    /// Every change, landed or held, in path order per root.
+    pub files: Vec<FileChange>,
+    /// Changes that could not be landed (the file system refused).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub failed: Vec<String>,
+}
+
+impl Changes {
+    pub fn held(&self) -> impl Iterator<Item = &FileChange> {
+        self.files.iter().filter(|f| f.held.is_some())
+    }
+
+    pub fn landed(&self) -> impl Iterator<Item = &FileChange> {
+        self.files.iter().filter(|f| f.held.is_none())
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.files.is_empty() && self.failed.is_empty()
+    }
+}
+
+/// Files whose content is compared to tell a touch from a change.
+const COMPARE_UP_TO: u64 = 1 << 20;
+
+/// Lands `upper` (the command's layer over `root`) into `root`, holding
+/// back what `judge` holds; `skip`: folders never landed into (hermes'
+/// stage, other roots reviewed on their own).
+pub(crate) fn land(
+    root: &Path,
+    upper: &Path,
+    judge: &mut Judge<'_>,
+    skip: &[PathBuf],
+    out: &mut Changes,
+) {
+    let mut l = Lander {
+        root,
+        upper,
+        judge,
+        skip,
+        out,
+    };
+    l.folder(Path::new(""), false);
+}
+
+struct Lander<'a, 'b> {
+    root: &'a Path,
+    upper: &'a Path,
+    judge: &'a mut Judge<'b>,
+    skip: &'a [PathBuf],
+    out: &'a mut Changes,
+}
+
+fn shape_of(m: &std::fs::Metadata) -> Shape {
+    let t = m.file_type();
+    if t.is_dir() {
+        Shape::Folder
+    } else if t.is_symlink() {
+        Shape::Link
+    } else if t.is_file() {
+        Shape::File {
+            executable: m.permissions().mode() & 0o111 != 0,
+        }
+    } else {
+        Shape::Other
+    }
+}
+
+fn is_whiteout(m: &std::fs::Metadata) -> bool {
+    m.file_type().is_char_device() && m.rdev() == 0
+}
+
+/// overlayfs' mark on a folder that replaced the lower one whole.
+fn is_opaque(p: &Path) -> bool {
+    let Ok(c) = std::ffi::CString::new(p.as_os_str().as_encoded_bytes()) else {
+        return false;
+    };
+    let name = c"user.overlay.opaque";
+    let mut buf = [0u8; 4];
+    // SAFETY: a NUL-terminated path and name, and a buffer of its length.
+    let n = unsafe { libc::lgetxattr(c.as_ptr(), name.as_ptr(), buf.as_mut_ptr().cast(), 4) };
+    n > 0 && buf[0] == b'y'
+}
+
+fn names_in(dir: &Path) -> BTreeSet<OsString> {
+    std::fs::read_dir(dir)
+        .map(|d| d.flatten().map(|e| e.file_name()).collect())
+        .unwrap_or_default()
+}
+
+impl Lander<'_, '_> {
+    fn folder(&mut self, rel: &Path, opaque: bool) {
+        let up = self.upper.join(rel);
+        let names = names_in(&up);
+        if opaque {
+            // What the lower folder held and the command's does not: gone.
+            for n in names_in(&self.root.join(rel)) {
+                if !names.contains(&n) {
+                    self.delete(&rel.join(&n));
+                }
+            }
+        }
+        for n in names {
+            let r = rel.join(&n);
+            let target = self.root.join(&r);
+            if self.skip.iter().any(|s| target.starts_with(s)) {
+                continue;
+            }
+            let Ok(um) = std::fs::symlink_metadata(self.upper.join(&r)) else {
+                continue;
+            };
+            if is_whiteout(&um) {
+                self.delete(&r);
+                continue;
+            }
+            let was = std::fs::symlink_metadata(&target).ok();
+            let shape = shape_of(&um);
+            if shape == Shape::Folder {
+                self.enter(&r, &um, was.as_ref());
+            } else {
+                self.file(&r, &um, shape, was.as_ref());
+            }
+        }
+    }
+
+    fn enter(&mut self, rel: &Path, um: &std::fs::Metadata, was: Option<&std::fs::Metadata>) {
+        let target = self.root.join(rel);
+        let was_shape = was.map(shape_of);
+        if let Some(why) = self
+            .judge
+            .why(self.root, self.upper, &target, Shape::Folder, was_shape)
+        {
+            self.hold_tree(rel, why);
+            return;
+        }
+        match was_shape {
+            Some(Shape::Folder) => {}
+            Some(_) => {
+                self.delete(rel);
+                if let Err(e) = std::fs::create_dir(&target) {
+                    return self.failed(&target, e);
+                }
+            }
+            None => {
+                if let Err(e) = std::fs::create_dir(&target) {
+                    return self.failed(&target, e);
+                }
+            }
+        }
+        self.folder(rel, is_opaque(&self.upper.join(rel)));
+        let _ = std::fs::set_permissions(&target, um.permissions());
+    }
+
+    fn file(
+        &mut self,
+        rel: &Path,
+        um: &std::fs::Metadata,
+        shape: Shape,
+        was: Option<&std::fs::Metadata>,
+    ) {
+        let target = self.root.join(rel);
+        let kind = if was.is_some() {
+            ChangeKind::Modified
+        } else {
+            ChangeKind::Created
+        };
+        let bytes = (shape != Shape::Link).then_some(um.len());
+        if let Some(why) = self
+            .judge
+            .why(self.root, self.upper, &target, shape, was.map(shape_of))
+        {
+            self.record(rel, kind, bytes, Some(why));
+            return;
+        }
+        let source = self.upper.join(rel);
+        let unchanged = was.is_some_and(|w| same(&source, um, &target, w));
+        if was.is_some_and(|w| w.is_dir()) {
+            self.delete(rel);
+        }
+        if let Err(e) = put(&source, &target, um) {
+            return self.failed(&target, e);
+        }
+        if !unchanged {
+            self.record(rel, kind, bytes, None);
+        }
+    }
+
+    /// Deletes what stands at `rel`, every file beneath a folder recorded.
+    /// A deletion is held only at hermes' control paths: what is gone
+    /// runs nothing.
+    fn delete(&mut self, rel: &Path) {
+        let target = self.root.join(rel);
+        let Ok(m) = std::fs::symlink_metadata(&target) else {
+            return;
+        };
+        let held = self.judge.control(&target);
+        if let Some(why) = held {
+            self.record(rel, ChangeKind::Deleted, Some(m.len()), Some(why));
+            return;
+        }
+        if m.is_dir() {
+            for n in names_in(&target) {
+                self.delete(&rel.join(n));
+            }
+            if let Err(e) = std::fs::remove_dir(&target) {
+                // Something beneath was held back: the folder stays.
+                if std::fs::read_dir(&target)
+                    .map(|mut d| d.next().is_none())
+                    .unwrap_or(false)
+                {
+                    self.failed(&target, e);
+                }
+            }
+            return;
+        }
+        match std::fs::remove_file(&target) {
+            Ok(()) => self.record(
+                rel,
+                ChangeKind::Deleted,
+                (!m.file_type().is_symlink()).then_some(m.len()),
+                None,
+            ),
+            Err(e) => self.failed(&target, e),
+        }
+    }
+
+    fn hold_tree(&mut self, rel: &Path, why: &'static str) {
+        let up = self.upper.join(rel);
+        let mut files = Vec::new();
+        collect(&up, rel, &mut files);
+        if files.is_empty() {
+            files.push(rel.to_path_buf());
+        }
+        for f in files {
+            let kind = if self.root.join(&f).exists() {
+                ChangeKind::Modified
+            } else {
+                ChangeKind::Created
+            };
+            let bytes = std::fs::symlink_metadata(self.upper.join(&f))
+                .ok()
+                .map(|m| m.len());
+            self.record(&f, kind, bytes, Some(why));
+        }
+    }
+
+    fn record(&mut self, rel: &Path, kind: ChangeKind, bytes: Option<u64>, held: Option<&str>) {
+        self.out.files.push(FileChange {
+            path: self.root.join(rel),
+            kind,
+            bytes,
+            held: held.map(str::to_string),
+        });
+    }
+
+    fn failed(&mut self, target: &Path, e: std::io::Error) {
+        self.out.failed.push(format!("{}: {e}", target.display()));
+    }
+}
+
+/// Every file and link beneath `dir` (relative to the root as `rel`).
+fn collect(dir: &Path, rel: &Path, out: &mut Vec<PathBuf>) {
+    for n in names_in(dir) {
+        let p = dir.join(&n);
+        let r = rel.join(&n);
+        match std::fs::symlink_metadata(&p) {
+            Ok(m) if m.is_dir() => collect(&p, &r, out),
+            Ok(_) => out.push(r),
+            Err(_) => {}
+        }
+    }
+}
+
+/// Whether the command's file is the one that was there (opened for
+/// writing, touched, but the same bytes and mode).
+fn same(a: &Path, am: &std::fs::Metadata, b: &Path, bm: &std::fs::Metadata) -> bool {
+    if !am.is_file() || !bm.is_file() || am.len() != bm.len() || am.len() > COMPARE_UP_TO {
+        return false;
+    }
+    if am.permissions().mode() != bm.permissions().mode() {
+        return false;
+    }
+    matches!((std::fs::read(a), std::fs::read(b)), (Ok(x), Ok(y)) if x == y)
+}
+
+/// Moves the command's file (or link) to `target`, whole: renamed over
+/// it, or — across filesystems — copied beside it and renamed.
+fn put(source: &Path, target: &Path, m: &std::fs::Metadata) -> std::io::Result<()> {
+    match std::fs::rename(source, target) {
+        Err(e) if e.raw_os_error() == Some(libc::EXDEV) => {}
+        other => return other,
+    }
+    let name = target
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let beside = target.with_file_name(format!(".{name}.hermes-landing"));
+    let _ = std::fs::remove_file(&beside);
+    let copied = if m.file_type().is_symlink() {
+        std::fs::read_link(source).and_then(|to| std::os::unix::fs::symlink(to, &beside))
+    } else {
+        std::fs::copy(source, &beside)
+            .and_then(|_| std::fs::set_permissions(&beside, m.permissions()))
+    };
+    copied
+        .and_then(|()| std::fs::rename(&beside, target))
+        .inspect_err(|_| {
+            let _ = std::fs::remove_file(&beside);
+        })
+}

@@ -1,0 +1,429 @@
+//! What a sandboxed command writes never runs outside the sandbox (issue
+//! 48): each attack as a hostile model sends it, each refusal proven by a
+//! file that must not appear or a hook that must not run when the
+//! person's own git runs afterwards — as root and as a normal user.
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+use std::process::Command;
+
+use crate::e2e::sandbox::{env_for, outside, shells, shells_in, shells_with};
+use crate::support::users;
+
+fn git(dir: &Path, args: &[&str]) -> std::process::Output {
+    Command::new("git")
+        .args(["-c", "safe.directory=*"])
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("HOME", dir)
+        .output()
+        .unwrap()
+}
+
+fn git_init(dir: &Path) {
+    std::fs::create_dir_all(dir).unwrap();
+    assert!(git(dir, &["init", "-q"]).status.success());
+}
+
+fn fsmonitor(mark: &Path) -> String {
+    format!(
+        "printf '[core]\\n\\tfsmonitor = \"touch {}\"\\n'",
+        mark.display()
+    )
+}
+
+fn hook(mark: &Path) -> String {
+    format!("printf '#!/bin/sh\\ntouch {}\\n'", mark.display())
+}
+
+/// Every way into git's config and hooks the last round found open: a
+/// `commondir` pointing at a config the command wrote, a nested
+/// repository, a repository with no hooks folder yet, a `.git` link
+/// replaced by a folder, a repository the command creates — none lands,
+/// each is named, and the person's git runs none of it afterwards.
+#[test]
+fn nothing_the_command_writes_for_git_lands() {
+    for user in users::each() {
+        let env = env_for(user, "");
+        let cwd = env.cwd.path();
+        let marks = outside(&env);
+        git_init(cwd);
+        std::fs::remove_dir_all(cwd.join(".git/hooks")).unwrap();
+        git_init(&cwd.join("nested"));
+        git_init(&cwd.join("real"));
+        std::fs::rename(cwd.join("real/.git"), cwd.join("real.git")).unwrap();
+        std::os::unix::fs::symlink("../real.git", cwd.join("real/.git")).unwrap();
+        let nested_config = std::fs::read(cwd.join("nested/.git/config")).unwrap();
+        let r = shells(
+            &env,
+            &[
+                format!(
+                    "mkdir -p evil/objects evil/refs && {} > evil/config && echo ../evil > .git/commondir; echo rc=$?",
+                    fsmonitor(&marks.join("commondir"))
+                ),
+                format!(
+                    "{} >> nested/.git/config; echo rc=$?",
+                    fsmonitor(&marks.join("nested"))
+                ),
+                format!(
+                    "mkdir -p .git/hooks && {} > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit; echo rc=$?",
+                    hook(&marks.join("pre-commit"))
+                ),
+                format!(
+                    "rm real/.git && mkdir real/.git && cp -r real.git/HEAD real.git/objects real.git/refs real/.git/ && {} > real/.git/config; echo rc=$?",
+                    fsmonitor(&marks.join("linked"))
+                ),
+                format!(
+                    "git init -q fresh && {} >> fresh/.git/config && {} > fresh/.git/hooks/post-checkout && chmod +x fresh/.git/hooks/post-checkout; echo rc=$?",
+                    fsmonitor(&marks.join("fresh")),
+                    hook(&marks.join("fresh-hook"))
+                ),
+            ],
+        );
+        // Each command ran (its writes went to its overlay) ...
+        for out in &r {
+            crate::assert_contains!(out, "rc=0");
+        }
+        // ... and what git would run was held back, and named.
+        for (out, named) in r.iter().zip([
+            ".git/commondir — ",
+            "nested/.git/config — ",
+            ".git/hooks/pre-commit — ",
+            "real/.git/config — ",
+            "fresh/.git/config — ",
+        ]) {
+            crate::assert_contains!(out, "[held back, not written: ");
+            crate::assert_contains!(out, named);
+        }
+        crate::assert_contains!(r[4], "fresh/.git/hooks/post-checkout — ");
+        // The kernel's view of it: none of it is on disk.
+        assert!(!cwd.join(".git/commondir").exists(), "{}", user.name());
+        assert_eq!(
+            std::fs::read(cwd.join("nested/.git/config")).unwrap(),
+            nested_config
+        );
+        assert!(!cwd.join(".git/hooks/pre-commit").exists());
+        assert!(std::fs::symlink_metadata(cwd.join("real/.git"))
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert!(!cwd.join("fresh/.git/hooks/post-checkout").exists());
+        let fresh_config =
+            std::fs::read_to_string(cwd.join("fresh/.git/config")).unwrap_or_default();
+        assert!(!fresh_config.contains("fsmonitor"), "{fresh_config}");
+        // What the command made that git runs nothing from landed: the
+        // new repository is there, its objects and HEAD with it.
+        assert!(cwd.join("fresh/.git/HEAD").exists());
+        assert!(cwd.join("evil/config").exists());
+        // The person's git, afterwards, runs none of it.
+        for dir in [
+            cwd.to_path_buf(),
+            cwd.join("nested"),
+            cwd.join("real"),
+            cwd.join("fresh"),
+        ] {
+            git(&dir, &["status", "--short"]);
+        }
+        std::fs::write(cwd.join("a.txt"), "a").unwrap();
+        git(cwd, &["add", "a.txt"]);
+        git(
+            cwd,
+            &[
+                "-c",
+                "user.name=p",
+                "-c",
+                "user.email=p@example.org",
+                "commit",
+                "-qm",
+                "mine",
+            ],
+        );
+        git(&cwd.join("fresh"), &["checkout", "-q", "-b", "other"]);
+        let ran: Vec<String> = std::fs::read_dir(&marks)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        assert!(ran.is_empty(), "as {}, git ran: {ran:?}", user.name());
+    }
+}
+
+/// hermes' own folder a dot-folder of the home, as it is by default (the
+/// test home is hermes' folder too, which would make every file in it one
+/// of hermes' own): `HERMES_HOME` for a run, with the test's config.
+fn own_folder(env: &crate::support::TestEnv) -> std::path::PathBuf {
+    let own = env.home.path().join(".local/share/hermes");
+    std::fs::create_dir_all(&own).unwrap();
+    std::fs::copy(env.home.path().join("config.toml"), own.join("config.toml")).unwrap();
+    own
+}
+
+/// hermes started in the home folder: the start-up files git and the
+/// shell read, and a `git` early on the PATH, never appear; an ordinary
+/// file does, and the result says so.
+#[test]
+fn started_in_home_no_start_up_file_appears() {
+    for user in users::each() {
+        let env = env_for(user, "");
+        let home = env.home.path();
+        let own = own_folder(&env);
+        let mark = outside(&env).join("ran");
+        let path = format!(
+            "{}:{}",
+            home.join(".local/bin").display(),
+            std::env::var("PATH").unwrap()
+        );
+        let mut cmd = env.cmd();
+        cmd.current_dir(home)
+            .env("HERMES_HOME", &own)
+            .env("PATH", &path);
+        let r = shells_with(
+            &env,
+            cmd,
+            &[
+                format!(
+                    "mkdir -p ~/.config/git && {} > ~/.config/git/config; echo rc=$?",
+                    fsmonitor(&mark)
+                ),
+                format!(
+                    "mkdir -p ~/.local/bin && {} > ~/.local/bin/git && chmod +x ~/.local/bin/git; echo rc=$?",
+                    hook(&mark)
+                ),
+                format!("echo 'touch {}' >> ~/.profile; echo rc=$?", mark.display()),
+                "echo kept > notes.txt".into(),
+            ],
+        );
+        for f in [".config/git/config", ".local/bin/git", ".profile"] {
+            assert!(
+                !home.join(f).exists(),
+                "as {}: {f} appeared: {r:?}",
+                user.name()
+            );
+        }
+        crate::assert_contains!(r[0], "held back");
+        crate::assert_contains!(r[1], ".local/bin/git — ");
+        crate::assert_contains!(r[2], ".profile — ");
+        crate::assert_contains!(r[3], "[files changed: created notes.txt (5 B)]");
+        assert_eq!(
+            std::fs::read_to_string(home.join("notes.txt")).unwrap(),
+            "kept\n"
+        );
+    }
+}
+
+/// With the documented `writable = ["~/.cargo"]`, hermes' own binary
+/// there stays as it is: its folder is read-only inside.
+#[test]
+fn a_writable_cargo_folder_does_not_reach_hermes_itself() {
+    for user in users::each() {
+        let env = env_for(user, "[tools.shell]\nwritable = [\"~/.cargo\"]");
+        let bin = env.home.path().join(".cargo/bin");
+        std::fs::create_dir_all(&bin).unwrap();
+        let hermes = bin.join("hermes");
+        std::fs::copy(crate::support::bin("hermes"), &hermes).unwrap();
+        let before = std::fs::metadata(&hermes).unwrap().len();
+        let own = own_folder(&env);
+        let mut cmd = env.command(hermes.to_str().unwrap());
+        cmd.current_dir(env.cwd.path()).env("HERMES_HOME", &own);
+        let r = shells_with(
+            &env,
+            cmd,
+            &[
+                format!("echo pwned > {}", hermes.display()),
+                format!("cp /bin/true {}.new && mv {0}.new {0}", hermes.display()),
+                "mkdir -p ~/.cargo/registry/x && echo ok > ~/.cargo/registry/x/f && cat ~/.cargo/registry/x/f".into(),
+            ],
+        );
+        crate::support::assert_write_refused(&r[0]);
+        crate::support::assert_write_refused(&r[1]);
+        assert_eq!(std::fs::metadata(&hermes).unwrap().len(), before, "{r:?}");
+        // The rest of ~/.cargo is still the command's to write.
+        crate::assert_contains!(r[2], "ok");
+        assert!(
+            env.home.path().join(".cargo/registry/x/f").exists(),
+            "{}",
+            r[2]
+        );
+    }
+}
+
+/// A descriptor hermes inherited from whatever started it (not
+/// close-on-exec) does not reach the command: writing to it fails, and
+/// the file it was open on stays empty.
+#[test]
+fn descriptors_hermes_inherited_do_not_cross_in() {
+    use std::os::fd::AsRawFd;
+    use std::os::unix::process::CommandExt;
+    for user in users::each() {
+        let env = env_for(user, "");
+        let leak = outside(&env).join("leak.txt");
+        let file = std::fs::File::create(&leak).unwrap();
+        std::fs::set_permissions(&leak, std::fs::Permissions::from_mode(0o666)).unwrap();
+        let raw = file.as_raw_fd();
+        let mut cmd = env.cmd();
+        // SAFETY: dup2 in the child before exec; the copy at 7 is not
+        // close-on-exec, as a careless parent's would be.
+        unsafe {
+            cmd.pre_exec(move || {
+                if libc::dup2(raw, 7) < 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+        let r = shells_with(
+            &env,
+            cmd,
+            &["echo leaked >&7; echo rc=$?; ls /proc/self/fd".into()],
+        );
+        drop(file);
+        crate::assert_contains!(r[0], "Bad file descriptor");
+        assert_eq!(
+            std::fs::read_to_string(&leak).unwrap(),
+            "",
+            "as {}",
+            user.name()
+        );
+    }
+}
+
+/// hermes' own state — OAuth tokens, sessions, the config that holds
+/// keys — and the usual secret folders are absent inside.
+#[test]
+fn hermes_state_and_secret_folders_are_absent_inside() {
+    for user in users::each() {
+        let env = env_for(user, "");
+        let home = env.home.path();
+        let files = [
+            (".ssh/id_ed25519", "SSH-PRIVATE-7f3a"),
+            (".aws/credentials", "AWS-SECRET-9c1e"),
+            (".config/gh/hosts.yml", "GH-TOKEN-4b2d"),
+            (".netrc", "NETRC-PASSWORD-11aa"),
+            ("oauth/tracker.json", "OAUTH-REFRESH-5e6f"),
+        ];
+        for (f, secret) in files {
+            let p = home.join(f);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(&p, secret).unwrap();
+        }
+        std::fs::create_dir_all(home.join("sessions")).unwrap();
+        std::fs::write(home.join("sessions/old.jsonl"), "SESSION-TEXT-8d8d").unwrap();
+        let cats: Vec<String> = files
+            .iter()
+            .map(|(f, _)| format!("cat {}; echo", home.join(f).display()))
+            .chain([
+                format!(
+                    "cat {}/sessions/*; ls -A {0}/sessions | wc -l",
+                    home.display()
+                ),
+                format!("grep -c base_url {}/config.toml; true", home.display()),
+            ])
+            .collect();
+        let r = shells(&env, &cats);
+        for ((_, secret), out) in files.iter().zip(&r) {
+            crate::assert_not_contains!(out, secret);
+        }
+        crate::assert_not_contains!(r[5], "SESSION-TEXT");
+        assert!(
+            r[5].starts_with("cat: ") || r[5].contains("\n0\n"),
+            "{}",
+            r[5]
+        );
+        assert!(
+            r[6].starts_with("0\n"),
+            "config.toml readable inside: {}",
+            r[6]
+        );
+        let _ = user;
+    }
+}
+
+/// A command is bounded by the kernel: processes, each process's memory,
+/// and `/dev/shm`.
+#[test]
+fn a_command_is_bounded_in_processes_and_memory() {
+    for user in users::each() {
+        let env = env_for(
+            user,
+            "[tools.shell]\nmax_processes = 64\nmax_memory_mb = 256",
+        );
+        let r = shells(
+            &env,
+            &[
+                "python3 -c \"\nimport os, time\nn = 0\ntry:\n    for i in range(300):\n        if os.fork() == 0:\n            time.sleep(3); os._exit(0)\n        n += 1\n    print('forked', n)\nexcept OSError as e:\n    print('refused after', n, e.strerror)\"".into(),
+                "python3 -c \"b = bytearray(600 << 20); print('allocated')\" 2>&1 | tail -1".into(),
+                "dd if=/dev/zero of=/dev/shm/fill bs=1M count=200 2>&1 | head -1".into(),
+            ],
+        );
+        crate::assert_contains!(r[0], "refused after");
+        let n: u32 = r[0]
+            .split("refused after ")
+            .nth(1)
+            .and_then(|s| s.split(' ').next())
+            .and_then(|n| n.parse().ok())
+            .unwrap();
+        assert!(n < 64, "as {}: {}", user.name(), r[0]);
+        crate::assert_contains!(r[1], "MemoryError");
+        crate::assert_contains!(r[2], "No space left on device");
+    }
+}
+
+/// What the command changed, in the result and in the session file: made,
+/// changed and deleted files with their sizes, for checkpoints and
+/// summaries to read.
+#[test]
+fn the_result_and_the_session_say_which_files_changed() {
+    let env = env_for(users::User::current(), "");
+    let cwd = env.cwd.path();
+    std::fs::write(cwd.join("keep.txt"), "old\n").unwrap();
+    std::fs::write(cwd.join("gone.txt"), "bye\n").unwrap();
+    std::fs::write(cwd.join("same.txt"), "same\n").unwrap();
+    std::fs::create_dir_all(cwd.join("old/deep")).unwrap();
+    std::fs::write(cwd.join("old/deep/x"), "x").unwrap();
+    let r = shells_in(
+        &env,
+        cwd,
+        &["echo new >> keep.txt && rm gone.txt && mkdir -p src && printf 'fn main() {}\\n' > src/main.rs && touch same.txt && mv old renamed".into()],
+    );
+    crate::assert_contains!(r[0], "[files changed: ");
+    for part in [
+        "modified keep.txt (8 B)",
+        "deleted gone.txt (4 B)",
+        "created src/main.rs (13 B)",
+        "created renamed/deep/x (1 B)",
+        "deleted old/deep/x (1 B)",
+    ] {
+        crate::assert_contains!(r[0], part);
+    }
+    crate::assert_not_contains!(r[0], "same.txt");
+    assert_eq!(
+        std::fs::read_to_string(cwd.join("keep.txt")).unwrap(),
+        "old\nnew\n"
+    );
+    assert!(!cwd.join("gone.txt").exists() && !cwd.join("old").exists());
+    assert_eq!(
+        std::fs::read_to_string(cwd.join("renamed/deep/x")).unwrap(),
+        "x"
+    );
+    let records = crate::support::records(&env.only_session());
+    let changed: Vec<&serde_json::Value> = records
+        .iter()
+        .filter(|r| r["event"] == "files_changed")
+        .collect();
+    assert_eq!(changed.len(), 1, "{records:?}");
+    let files = changed[0]["files"].as_array().unwrap();
+    let main_rs = files
+        .iter()
+        .find(|f| f["path"].as_str().unwrap().ends_with("src/main.rs"))
+        .unwrap();
+    assert_eq!(main_rs["kind"], "created");
+    assert_eq!(main_rs["bytes"], 13);
+    // Written just before the result it belongs to.
+    let i = records
+        .iter()
+        .position(|r| r["event"] == "files_changed")
+        .unwrap();
+    assert_eq!(records[i + 1]["type"], "tool_result");
+    assert_eq!(records[i + 1]["tool_call_id"], changed[0]["tool_call_id"]);
+}
