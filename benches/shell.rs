@@ -1,13 +1,15 @@
-//! What one `shell` call costs, sandbox and all: `hermes -q` whose model
-//! sends a round of 20 `true` commands (run one at a time, the default),
-//! against a round of one, timed at the fake provider between the request
-//! that carried the calls' reply and the one that carries their results —
-//! so the figure is the tool round itself, not start-up. The cost of a
-//! call is (round of 20 − round of 1) ÷ 19.
+//! What a `shell` call costs, sandbox and all, timed at the fake provider
+//! between the request that carried the calls' reply and the one that
+//! carries their results — so the figure is the tool round itself, not
+//! start-up:
+//!
+//! - one `true`: a round of 20 against a round of one, (20 − 1) ÷ 19;
+//! - a command writing 1 000 small files (each lands after review);
+//! - `cargo build` of a small crate, sandboxed against `sandbox = "off"`.
 //!
 //! With `HERMES_BENCH_BASELINE` naming another hermes binary (a release
-//! build of main, say), the two are run A B A B … and compared pair by
-//! pair: the difference per call and the ratio, medians of the pairs.
+//! build of main, say), the first two are run A B A B … against it and
+//! compared pair by pair: medians of the pairs' differences and ratios.
 //!
 //! `cargo bench --bench shell` (`HERMES_BENCH_RUNS` changes the pair count).
 
@@ -18,29 +20,33 @@ use std::time::Duration;
 
 use fake_provider::{call_id, FakeProvider, Reply};
 
-/// A home for `fake` offering `shell` alone, everything allowed.
-fn home(fake: &FakeProvider) -> (tempfile::TempDir, tempfile::TempDir) {
+/// A home for `fake` offering `shell` alone, everything allowed; `extra`
+/// more of `[tools.shell]`.
+fn home(fake: &FakeProvider, extra: &str) -> tempfile::TempDir {
     let home = tempfile::tempdir().unwrap();
-    let cwd = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(home.path().join("tmp")).unwrap();
     std::fs::write(
         home.path().join("config.toml"),
         format!(
             "provider = \"fake\"\nmodel = \"m\"\n[providers.fake]\nbase_url = \"{}\"\n\
-             api_key_env = \"BENCH_KEY\"\n[tools]\nbuiltin = [\"shell\"]\n[approvals]\nmode = \"auto\"\n",
+             api_key_env = \"BENCH_KEY\"\n[tools]\nbuiltin = [\"shell\"]\n[tools.shell]\n\
+             timeout_ms = 300000\n{extra}\n[approvals]\nmode = \"auto\"\n",
             fake.base_url()
         ),
     )
     .unwrap();
-    (home, cwd)
+    home
 }
 
-/// The tool round's time for `n` `true` commands, run by `exe`.
-fn round(fake: &FakeProvider, exe: &Path, home: &Path, cwd: &Path, n: usize) -> Duration {
-    let calls: Vec<(String, String)> = (0..n)
-        .map(|i| {
+/// The tool round's time for `commands`, run by `exe`.
+fn round(fake: &FakeProvider, exe: &Path, home: &Path, cwd: &Path, commands: &[&str]) -> Duration {
+    let calls: Vec<(String, String)> = commands
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
             (
-                call_id(&format!("true-{i}")),
-                r#"{"command":"true"}"#.to_string(),
+                call_id(&format!("bench-{i}")),
+                serde_json::json!({ "command": c }).to_string(),
             )
         })
         .collect();
@@ -55,9 +61,17 @@ fn round(fake: &FakeProvider, exe: &Path, home: &Path, cwd: &Path, n: usize) -> 
         .args(["-q", "go"])
         .env("HERMES_HOME", home)
         .env("HOME", home)
-        .env("TMPDIR", home)
+        .env("TMPDIR", home.join("tmp"))
         .env("BENCH_KEY", "test-key")
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env(
+            "RUSTUP_HOME",
+            std::env::var_os("RUSTUP_HOME").unwrap_or_else(|| {
+                Path::new(&std::env::var_os("HOME").unwrap_or_default())
+                    .join(".rustup")
+                    .into()
+            }),
+        )
         .current_dir(cwd)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -74,16 +88,91 @@ fn round(fake: &FakeProvider, exe: &Path, home: &Path, cwd: &Path, n: usize) -> 
     reqs[1].first_byte.duration_since(reqs[0].first_byte)
 }
 
-/// One call's cost in ms: (round of 20 − round of 1) ÷ 19.
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+/// One `true` call's cost in ms: (round of 20 − round of 1) ÷ 19.
 fn per_call(fake: &FakeProvider, exe: &Path, home: &Path, cwd: &Path) -> f64 {
-    let one = round(fake, exe, home, cwd, 1);
-    let twenty = round(fake, exe, home, cwd, 20);
-    (twenty.as_secs_f64() - one.as_secs_f64()) * 1e3 / 19.0
+    let one = round(fake, exe, home, cwd, &["true"]);
+    let twenty = round(fake, exe, home, cwd, &["true"; 20]);
+    (ms(twenty) - ms(one)) / 19.0
+}
+
+const THOUSAND_FILES: &str =
+    "mkdir -p many && for i in $(seq 1000); do echo \"file $i\" > many/f$i.txt; done";
+
+/// A round of one command writing 1 000 small files, in ms; the files are
+/// removed (outside the timing) first.
+fn thousand_files(fake: &FakeProvider, exe: &Path, home: &Path, cwd: &Path) -> f64 {
+    let _ = std::fs::remove_dir_all(cwd.join("many"));
+    let t = ms(round(fake, exe, home, cwd, &[THOUSAND_FILES]));
+    assert_eq!(std::fs::read_dir(cwd.join("many")).unwrap().count(), 1000);
+    t
+}
+
+/// A crate with no dependencies and a few modules: what `cargo build`
+/// compiles in about a second.
+fn small_crate(cwd: &Path) {
+    std::fs::create_dir_all(cwd.join("small/src")).unwrap();
+    std::fs::write(
+        cwd.join("small/Cargo.toml"),
+        "[package]\nname = \"small\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    )
+    .unwrap();
+    let mut lib = String::new();
+    for m in 0..8 {
+        lib.push_str(&format!(
+            "pub mod m{m} {{ pub fn f(v: &[u64]) -> u64 {{ v.iter().map(|x| x * {m} + 1).sum() }} }}\n"
+        ));
+    }
+    std::fs::write(cwd.join("small/src/lib.rs"), lib).unwrap();
+}
+
+const CARGO_BUILD: &str = "cd small && CARGO_HOME=$PWD/.cargo-home cargo build --offline -q";
+
+/// A round of `cargo build` of the small crate from clean, in ms.
+fn cargo_build(fake: &FakeProvider, exe: &Path, home: &Path, cwd: &Path) -> f64 {
+    let _ = std::fs::remove_dir_all(cwd.join("small/target"));
+    let t = ms(round(fake, exe, home, cwd, &[CARGO_BUILD]));
+    assert!(
+        cwd.join("small/target/debug/libsmall.rlib").exists(),
+        "the build landed"
+    );
+    t
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
+}
+
+/// Medians of `a`, `b`, and of the pairs' differences and ratios.
+struct Paired {
+    a: Vec<f64>,
+    b: Vec<f64>,
+}
+
+impl Paired {
+    fn new() -> Paired {
+        Paired {
+            a: Vec::new(),
+            b: Vec::new(),
+        }
+    }
+
+    fn push(&mut self, a: f64, b: f64) {
+        self.a.push(a);
+        self.b.push(b);
+    }
+
+    fn diff(&self) -> f64 {
+        median(self.a.iter().zip(&self.b).map(|(a, b)| a - b).collect())
+    }
+
+    fn ratio(&self) -> f64 {
+        median(self.a.iter().zip(&self.b).map(|(a, b)| a / b).collect())
+    }
 }
 
 fn main() {
@@ -92,43 +181,56 @@ fn main() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(15);
     let fake = FakeProvider::start();
-    let (home, cwd) = home(&fake);
+    let home_on = home(&fake, "");
+    let home_off = home(&fake, "sandbox = \"off\"");
+    let cwd = tempfile::tempdir().unwrap();
+    small_crate(cwd.path());
     let current = Path::new(env!("CARGO_BIN_EXE_hermes")).to_path_buf();
     let baseline = std::env::var_os("HERMES_BENCH_BASELINE").map(std::path::PathBuf::from);
-    // Warm: the page cache, the namespace probe's first fork.
-    per_call(&fake, &current, home.path(), cwd.path());
-    if let Some(b) = &baseline {
-        per_call(&fake, b, home.path(), cwd.path());
-    }
-    let (mut a, mut b, mut diff, mut ratio) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let base = baseline.as_deref().unwrap_or(&current);
+    let (h, c) = (home_on.path(), cwd.path());
+    // Warm: the page cache, the namespace probe's first fork, the toolchain.
+    per_call(&fake, &current, h, c);
+    per_call(&fake, base, h, c);
+    cargo_build(&fake, &current, home_off.path(), c);
+    let (mut call, mut files, mut build) = (Paired::new(), Paired::new(), Paired::new());
     for _ in 0..runs {
-        let x = per_call(&fake, &current, home.path(), cwd.path());
-        a.push(x);
-        if let Some(base) = &baseline {
-            let y = per_call(&fake, base, home.path(), cwd.path());
-            b.push(y);
-            diff.push(x - y);
-            ratio.push(x / y);
-        }
+        call.push(per_call(&fake, &current, h, c), per_call(&fake, base, h, c));
+        files.push(
+            thousand_files(&fake, &current, h, c),
+            thousand_files(&fake, base, h, c),
+        );
+        build.push(
+            cargo_build(&fake, &current, h, c),
+            cargo_build(&fake, &current, home_off.path(), c),
+        );
     }
-    println!("| measure ({runs} pairs, interleaved, release) | median | target |");
-    println!("|---|---|---|");
+    let against = if baseline.is_some() {
+        "baseline"
+    } else {
+        "this build again"
+    };
+    println!("| measure ({runs} pairs, interleaved, release) | this build | {against} | pairs: difference, ratio | target |");
+    println!("|---|---|---|---|---|");
     println!(
-        "| one `shell` call (`true`), this build | {:.2} ms | |",
-        median(a)
+        "| one `shell` call (`true`) | {:.2} ms | {:.2} ms | {:+.2} ms, {:.2}× | ≤ +5 ms |",
+        median(call.a.clone()),
+        median(call.b.clone()),
+        call.diff(),
+        call.ratio()
     );
-    if baseline.is_some() {
-        println!(
-            "| one `shell` call (`true`), baseline | {:.2} ms | |",
-            median(b)
-        );
-        println!(
-            "| this build − baseline, per call (median of pairs) | {:+.2} ms | ≤ +5 ms |",
-            median(diff)
-        );
-        println!(
-            "| this build ÷ baseline (median of pairs) | {:.2} | |",
-            median(ratio)
-        );
-    }
+    println!(
+        "| a command writing 1 000 small files | {:.1} ms | {:.1} ms | {:+.1} ms, {:.2}× | ≤ 1.5× |",
+        median(files.a.clone()),
+        median(files.b.clone()),
+        files.diff(),
+        files.ratio()
+    );
+    println!(
+        "| `cargo build` of a small crate, sandboxed vs `sandbox = \"off\"` (this build) | {:.0} ms | {:.0} ms | {:+.0} ms, {:.2}× | ≤ 1.2× |",
+        median(build.a.clone()),
+        median(build.b.clone()),
+        build.diff(),
+        build.ratio()
+    );
 }

@@ -249,6 +249,11 @@ pub struct HookEntry {
     pub command: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub timeout_ms: Option<NonZeroU64>,
+    /// `false`: run outside the sandbox even when the hook runs the
+    /// project's code (`make`, `npx`, a script in the folder). A project's
+    /// config says it only once trusted, as it says anything.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<bool>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]

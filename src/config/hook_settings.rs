@@ -13,6 +13,9 @@ pub struct HookSettings {
     pub matcher: super::HookMatcher,
     pub command: String,
     pub timeout: Duration,
+    /// `Some(false)`: never sandboxed; else sandboxed when it runs the
+    /// project's code.
+    pub sandbox: Option<bool>,
 }
 
 impl HookSettings {
@@ -45,6 +48,7 @@ impl HookSettings {
             matcher,
             command: e.command.clone(),
             timeout: ms(e.timeout_ms.map_or(defaults::HOOK_TIMEOUT_MS, |n| n.get())),
+            sandbox: e.sandbox,
         })
     }
 }

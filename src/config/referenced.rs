@@ -93,11 +93,12 @@ fn file_named(word: &str, dir: &Path) -> Option<PathBuf> {
 /// script an interpreter is given (`python3 scripts/check.py`), and any
 /// word that names a script or an executable — not the files it merely
 /// reads or writes (`touch marker`).
-fn run_by(words: &[String], dir: &Path) -> Vec<PathBuf> {
+pub(crate) fn run_by(words: &[String], dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let Some(first) = words.first() else {
         return out;
     };
+    out.extend(module_file(words, dir));
     if first.contains('/') {
         out.extend(file_named(first, dir));
     }
@@ -127,9 +128,39 @@ fn run_by(words: &[String], dir: &Path) -> Vec<PathBuf> {
     out
 }
 
+/// The file `python -m pkg.mod` runs from `dir`: `pkg/mod.py`, or a
+/// package's `pkg/mod/__main__.py`.
+fn module_file(words: &[String], dir: &Path) -> Option<PathBuf> {
+    let program = Path::new(words.first()?).file_name()?.to_str()?;
+    if !program.starts_with("python") {
+        return None;
+    }
+    let i = words.iter().position(|w| w == "-m")?;
+    let module = words.get(i + 1)?.replace('.', "/");
+    [format!("{module}.py"), format!("{module}/__main__.py")]
+        .iter()
+        .map(|f| dir.join(f))
+        .find(|p| p.is_file())
+}
+
+/// Each file, and — where a link leads to it — the file the link ends
+/// at: a changed target is a changed script.
+fn with_links_followed(files: Vec<PathBuf>) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for f in files {
+        if let Ok(real) = std::fs::canonicalize(&f) {
+            if real != f {
+                out.push(real);
+            }
+        }
+        out.push(f);
+    }
+    out
+}
+
 /// A word with Claude Code's `$CLAUDE_PROJECT_DIR` (which hermes sets for
 /// every hook) in front as the shell will expand it.
-fn claude_project_dir(word: &str, project: &Path) -> String {
+pub(crate) fn claude_project_dir(word: &str, project: &Path) -> String {
     for var in ["${CLAUDE_PROJECT_DIR}", "$CLAUDE_PROJECT_DIR"] {
         if let Some(rest) = word.strip_prefix(var) {
             return format!("{}{rest}", project.display());
@@ -149,7 +180,7 @@ pub(crate) fn files(file: &ConfigFile, cwd: &Path) -> Vec<PathBuf> {
             .into_iter()
             .map(|w| claude_project_dir(&w, &project_dir))
             .collect();
-        out.extend(run_by(&words, cwd));
+        out.extend(with_links_followed(run_by(&words, cwd)));
     }
     for server in file.mcp_servers.values().filter(|s| s.url.is_none()) {
         let dir = server

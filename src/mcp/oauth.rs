@@ -97,6 +97,33 @@ pub(crate) fn store_path(paths: &Paths, server: &str) -> PathBuf {
         .join(format!("{}.json", super::naming::sanitize(server)))
 }
 
+/// Every token a stored credential holds — access, refresh, id, a client
+/// secret — is masked wherever hermes writes or sends text, as its keys
+/// are: a command or a server that prints one shows `[masked]`.
+fn remember_tokens(bytes: &[u8]) {
+    fn walk(v: &serde_json::Value) {
+        match v {
+            serde_json::Value::Object(m) => {
+                for (k, v) in m {
+                    let secret = matches!(
+                        k.as_str(),
+                        "access_token" | "refresh_token" | "id_token" | "client_secret"
+                    );
+                    match v.as_str() {
+                        Some(s) if secret => crate::util::secrets::remember(s),
+                        _ => walk(v),
+                    }
+                }
+            }
+            serde_json::Value::Array(a) => a.iter().for_each(walk),
+            _ => {}
+        }
+    }
+    if let Ok(v) = serde_json::from_slice::<serde_json::Value>(bytes) {
+        walk(&v);
+    }
+}
+
 /// A server's credentials in one owner-only file.
 pub(crate) struct FileStore(pub(crate) PathBuf);
 
@@ -104,7 +131,10 @@ pub(crate) struct FileStore(pub(crate) PathBuf);
 impl CredentialStore for FileStore {
     async fn load(&self) -> Result<Option<StoredCredentials>, AuthError> {
         match std::fs::read(&self.0) {
-            Ok(bytes) => Ok(serde_json::from_slice(&bytes).ok()),
+            Ok(bytes) => {
+                remember_tokens(&bytes);
+                Ok(serde_json::from_slice(&bytes).ok())
+            }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
             Err(e) => Err(AuthError::InternalError(format!(
                 "cannot read {}: {e}",
@@ -116,6 +146,7 @@ impl CredentialStore for FileStore {
     async fn save(&self, credentials: StoredCredentials) -> Result<(), AuthError> {
         let bytes = serde_json::to_vec(&credentials)
             .map_err(|e| AuthError::InternalError(e.to_string()))?;
+        remember_tokens(&bytes);
         // Whole or not at all: written beside, then renamed over.
         let tmp = self.0.with_extension("json.new");
         crate::util::private::write(&tmp, &bytes)
@@ -409,6 +440,32 @@ async fn callback(listener: &tokio::net::TcpListener) -> std::io::Result<String>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn stored_tokens_are_masked_once_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("tracker.json");
+        let access = "ya29.a0AfB_byC-access-3f9e1c7d2b";
+        let refresh = "1//0gRefresh-Token_9a8b7c6d5e4f";
+        std::fs::write(
+            &path,
+            serde_json::json!({
+                "client_id": "hermes-client",
+                "token_response": {"access_token": access, "token_type": "Bearer",
+                                   "refresh_token": refresh, "expires_in": 3599}
+            })
+            .to_string(),
+        )
+        .unwrap();
+        let text = format!("token {access} and {refresh}");
+        assert_eq!(crate::util::secrets::mask_known(&text), text.as_str());
+        let _ = FileStore(path).load().await;
+        let masked = crate::util::secrets::mask_known(&text);
+        assert!(
+            !masked.contains(access) && !masked.contains(refresh),
+            "{masked}"
+        );
+    }
 
     #[test]
     fn a_refresh_refused_for_good_is_known_and_shown_until_a_new_login() {

@@ -122,6 +122,7 @@ pub(crate) struct Hook {
     matcher: HookMatcher,
     command: String,
     timeout: Duration,
+    sandbox: Option<bool>,
 }
 
 /// Which hook point a hook runs at.
@@ -175,7 +176,38 @@ impl Hook {
             matcher: e.matcher.clone(),
             command: e.command.clone(),
             timeout: e.timeout,
+            sandbox: e.sandbox,
         }
+    }
+
+    /// The hook's command in the sandbox, when it runs the project's code
+    /// and the person's config did not say `sandbox = false`; `None`: as
+    /// it is, outside.
+    #[allow(clippy::type_complexity)]
+    fn sandboxed(
+        &self,
+        cwd: &std::path::Path,
+        project: &std::path::Path,
+    ) -> Option<
+        Result<
+            (tokio::process::Command, Option<crate::sandbox::Stage>),
+            crate::sandbox::SandboxError,
+        >,
+    > {
+        if self.sandbox == Some(false) {
+            return None;
+        }
+        let roots = crate::sandbox::for_hooks::roots();
+        if roots.is_empty() {
+            return None;
+        }
+        let roots: Vec<std::path::PathBuf> = roots
+            .iter()
+            .filter_map(|r| std::fs::canonicalize(r).ok())
+            .collect();
+        super::hook_code::why(&self.command, cwd, project, &roots)?;
+        let program = ["sh", "-c", &self.command].map(std::ffi::OsString::from);
+        crate::sandbox::for_hooks::command(cwd, &program)
     }
 
     /// A matcher is a guardrail: it also names a tool renamed by a
@@ -309,10 +341,25 @@ impl Hook {
             broken: true,
             ..HookAnswer::just(HookVerdict::Block(why))
         };
-        let mut cmd = tokio::process::Command::new("sh");
+        // Claude Code's hooks find their scripts through it
+        // (`"$CLAUDE_PROJECT_DIR"/.claude/hooks/guard.sh`).
+        let project = if ctx.project_dir.as_os_str().is_empty() {
+            &ctx.cwd
+        } else {
+            &ctx.project_dir
+        };
+        let (mut cmd, stage) = match self.sandboxed(&ctx.cwd, project) {
+            None => (tokio::process::Command::new("sh"), None),
+            Some(Ok(c)) => c,
+            Some(Err(e)) => {
+                return fail(format!(
+                    "{ev} hook `{name}` runs the project's code, so it runs in the sandbox, \
+                     which could not be set up: {e}; set `sandbox = false` on it in your \
+                     config.toml to run it outside"
+                ))
+            }
+        };
         crate::util::child_env::scrubbed(&mut cmd)
-            .arg("-c")
-            .arg(&self.command)
             .env("HERMES_HOOK_EVENT", ev)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -324,13 +371,6 @@ impl Hook {
         if !ctx.cwd.as_os_str().is_empty() {
             cmd.current_dir(&ctx.cwd);
         }
-        // Claude Code's hooks find their scripts through it
-        // (`"$CLAUDE_PROJECT_DIR"/.claude/hooks/guard.sh`).
-        let project = if ctx.project_dir.as_os_str().is_empty() {
-            &ctx.cwd
-        } else {
-            &ctx.project_dir
-        };
         if !project.as_os_str().is_empty() {
             cmd.env("CLAUDE_PROJECT_DIR", project);
         }
@@ -372,11 +412,38 @@ impl Hook {
         drop(writer);
         let stdout = Reader::collected(stdout_task).await;
         let stderr = Reader::collected(stderr_task).await;
+        // What a sandboxed hook changed lands as a command's does; what it
+        // may not change is said to the person.
+        let held = match stage {
+            Some(stage) => tokio::task::spawn_blocking(move || {
+                crate::sandbox::for_hooks::land(&stage)
+                    .held()
+                    .map(|f| f.path.display().to_string())
+                    .collect::<Vec<_>>()
+            })
+            .await
+            .unwrap_or_default(),
+            None => Vec::new(),
+        };
         let stderr = String::from_utf8_lossy(&stderr);
         let stdout = String::from_utf8_lossy(&stdout);
+        let held_note = (!held.is_empty()).then(|| {
+            format!(
+                "{ev} hook `{name}` ran in the sandbox; held back, not written: {}",
+                held.join(", ")
+            )
+        });
         match status.code() {
             Some(0) => match read_answer(&stdout) {
-                Ok(a) => a,
+                Ok(mut a) => {
+                    if let Some(n) = held_note {
+                        a.message = Some(match a.message.take() {
+                            Some(m) => format!("{m}\n{n}"),
+                            None => n,
+                        });
+                    }
+                    a
+                }
                 Err(why) => fail(format!(
                     "{ev} hook `{name}` answered JSON hermes cannot use: {why}"
                 )),

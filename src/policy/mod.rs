@@ -6,6 +6,7 @@ mod approval;
 mod ask;
 pub(crate) mod claude_tools;
 mod events;
+mod hook_code;
 mod hooks;
 mod matcher;
 

@@ -34,7 +34,10 @@ pub(crate) struct Held<'a> {
     pub control: &'a (dyn Fn(&Path) -> Option<&'static str> + Sync),
     /// The home folder, real path.
     pub home: Option<PathBuf>,
-    /// The person's PATH folders, real paths.
+    /// The person's PATH folders outside the project, real paths. One
+    /// inside it (`.venv/bin`, `node_modules/.bin`) is the project's own:
+    /// what lands there runs only through the project, and hooks that
+    /// find their program there run in the sandbox.
     pub path_dirs: Vec<PathBuf>,
     /// The folder hermes' binary lives in, real path.
     pub install: Option<PathBuf>,
@@ -52,10 +55,12 @@ pub(crate) enum Shape {
 impl Held<'_> {
     /// The rules for a command run by this process: its HOME, PATH and
     /// binary.
-    pub(crate) fn for_this_process(
-        control: &(dyn Fn(&Path) -> Option<&'static str> + Sync),
-    ) -> Held<'_> {
+    pub(crate) fn for_this_process<'a>(
+        control: &'a (dyn Fn(&Path) -> Option<&'static str> + Sync),
+        project: &Path,
+    ) -> Held<'a> {
         let real = |p: PathBuf| std::fs::canonicalize(&p).unwrap_or(p);
+        let project = real(project.to_path_buf());
         Held {
             control,
             home: std::env::var_os("HOME")
@@ -66,6 +71,7 @@ impl Held<'_> {
                     std::env::split_paths(&p)
                         .filter(|d| d.is_absolute())
                         .map(real)
+                        .filter(|d| !d.starts_with(&project))
                         .collect()
                 })
                 .unwrap_or_default(),

@@ -18,6 +18,7 @@
 
 #[cfg(target_os = "linux")]
 mod cgroup;
+pub(crate) mod for_hooks;
 pub(crate) mod held;
 #[cfg(target_os = "linux")]
 pub(crate) mod helper;

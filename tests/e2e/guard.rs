@@ -427,3 +427,72 @@ fn the_result_and_the_session_say_which_files_changed() {
     assert_eq!(records[i + 1]["type"], "tool_result");
     assert_eq!(records[i + 1]["tool_call_id"], changed[0]["tool_call_id"]);
 }
+
+/// Trusted hooks that run the project's code — `make`, `npm run`,
+/// `python -m`, an interpreter found on a PATH entry inside the folder —
+/// run it in the sandbox: what a command rewrote there cannot write
+/// outside, while what it writes in the folder still lands.
+#[test]
+fn hooks_that_run_the_projects_code_run_in_the_sandbox() {
+    for user in users::each() {
+        let env = env_for(
+            user,
+            r#"
+[[hooks.post_tool_call]]
+match = "shell"
+command = "make -s lint"
+[[hooks.post_tool_call]]
+match = "shell"
+command = "npm run -s lint"
+[[hooks.post_tool_call]]
+match = "shell"
+command = "python3 -m scripts.check"
+[[hooks.post_tool_call]]
+match = "shell"
+command = "tool-in-venv"
+"#,
+        );
+        let cwd = env.cwd.path();
+        let marks = outside(&env);
+        let path = format!(
+            "{}:{}",
+            cwd.join(".venv/bin").display(),
+            std::env::var("PATH").unwrap()
+        );
+        let m = |n: &str| marks.join(n).display().to_string();
+        let write = format!(
+            "printf 'lint:\\n\\techo ran > make-ran.txt\\n\\ttouch {make}\\n' > Makefile && \
+             printf '{{\"name\":\"p\",\"version\":\"1.0.0\",\"scripts\":{{\"lint\":\"echo ran > npm-ran.txt; touch {npm}\"}}}}' > package.json && \
+             mkdir -p scripts .venv/bin && touch scripts/__init__.py && \
+             printf 'open(\"py-ran.txt\", \"w\").write(\"ran\")\\nopen(\"{py}\", \"w\")\\n' > scripts/check.py && \
+             printf '#!/bin/sh\\necho ran > venv-ran.txt\\ntouch {venv}\\n' > .venv/bin/tool-in-venv && chmod +x .venv/bin/tool-in-venv; echo rc=$?",
+            make = m("make"),
+            npm = m("npm"),
+            py = m("py"),
+            venv = m("venv")
+        );
+        let mut cmd = env.cmd();
+        cmd.current_dir(cwd).env("PATH", &path);
+        let r = shells_with(&env, cmd, &[write]);
+        crate::assert_contains!(r[0], "rc=0");
+        // Each hook ran: what it wrote in the folder landed ...
+        for f in ["make-ran.txt", "npm-ran.txt", "py-ran.txt", "venv-ran.txt"] {
+            assert!(
+                cwd.join(f).exists(),
+                "as {}: {f} missing: {r:?}",
+                user.name()
+            );
+        }
+        // ... and what it tried outside did not happen.
+        let ran: Vec<String> = std::fs::read_dir(&marks)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        assert!(
+            ran.is_empty(),
+            "as {}, hooks wrote outside: {ran:?}",
+            user.name()
+        );
+    }
+}

@@ -265,3 +265,49 @@ fn the_stable_channel_follows_the_newest_v_tag() {
     crate::assert_contains!(run.stdout, "(v0.2.0)");
     assert_eq!(installed(&repo), "marker-2", "stable must stop at the tag");
 }
+
+/// A checkout whose config runs an fsmonitor and whose hooks run on merge:
+/// `hermes update --check` and `hermes update` run neither.
+#[test]
+fn update_runs_no_fsmonitor_or_hook_of_the_checkout() {
+    let env = TestEnv::new();
+    let repo = setup(&env);
+    let marks = env.home.path().join("marks");
+    std::fs::create_dir_all(&marks).unwrap();
+    git(
+        &repo.checkout,
+        &[
+            "config",
+            "core.fsmonitor",
+            &format!("touch {}", marks.join("fsmonitor").display()),
+        ],
+    );
+    for hook in ["post-merge", "post-checkout", "reference-transaction"] {
+        let p = repo.checkout.join(".git/hooks").join(hook);
+        std::fs::write(
+            &p,
+            format!("#!/bin/sh\ntouch {}\n", marks.join(hook).display()),
+        )
+        .unwrap();
+        std::fs::set_permissions(&p, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    }
+    // The same config does run them for a git that is not hermes'.
+    git(&repo.checkout, &["status", "--short"]);
+    assert!(
+        marks.join("fsmonitor").exists(),
+        "the fixture's fsmonitor runs"
+    );
+    std::fs::remove_file(marks.join("fsmonitor")).unwrap();
+    let _ = std::fs::remove_file(marks.join("reference-transaction"));
+
+    push(&repo, "marker-2", "second");
+    update(&env, &["--check"]).ok();
+    update(&env, &[]).ok();
+    assert_eq!(installed(&repo), "marker-2");
+    let ran: Vec<String> = std::fs::read_dir(&marks)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(ran.is_empty(), "hermes update ran: {ran:?}");
+}

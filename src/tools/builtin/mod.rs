@@ -153,6 +153,14 @@ pub(crate) fn tools(
             settings.run_files.clone(),
         ),
     });
+    if ctx.shell.sandbox {
+        let (for_policy, for_control) = (ctx.clone(), ctx.control.clone());
+        crate::sandbox::for_hooks::set(crate::sandbox::for_hooks::Template {
+            policy: Box::new(move || shell::policy(&for_policy).0),
+            control: Box::new(move |p| for_control.why(p)),
+            project: ctx.workspace.root().to_path_buf(),
+        });
+    }
     settings
         .names
         .iter()

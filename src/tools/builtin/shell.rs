@@ -210,9 +210,12 @@ async fn run(ctx: &Context, args: &Value, cancel: &CancellationToken) -> ToolOut
     let changes = match stage {
         Some(stage) => {
             let control = ctx.control.clone();
+            let project = ctx.workspace.root().to_path_buf();
             tokio::task::spawn_blocking(move || {
                 let why = move |p: &std::path::Path| control.why(p);
-                stage.land(&crate::sandbox::held::Held::for_this_process(&why))
+                stage.land(&crate::sandbox::held::Held::for_this_process(
+                    &why, &project,
+                ))
             })
             .await
             .ok()
@@ -320,7 +323,7 @@ fn named(items: &[String]) -> String {
 /// and what the config adds — but not to the control paths there — and
 /// whether the sandbox builds its namespaces. The note, once a run, says
 /// when the kernel gives no user namespaces and the sandbox is weaker.
-fn policy(ctx: &Context) -> (crate::sandbox::Policy, Option<String>) {
+pub(super) fn policy(ctx: &Context) -> (crate::sandbox::Policy, Option<String>) {
     let mut writable = vec![ctx.workspace.root().to_path_buf(), std::env::temp_dir()];
     writable.extend(ctx.shell.writable.iter().cloned());
     ctx.control.create_own_under(&writable);
