@@ -349,7 +349,11 @@ impl Hook {
             &ctx.project_dir
         };
         let (mut cmd, stage) = match self.sandboxed(&ctx.cwd, project) {
-            None => (tokio::process::Command::new("sh"), None),
+            None => {
+                let mut sh = tokio::process::Command::new("sh");
+                sh.arg("-c").arg(&self.command);
+                (sh, None)
+            }
             Some(Ok(c)) => c,
             Some(Err(e)) => {
                 return fail(format!(

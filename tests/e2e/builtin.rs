@@ -317,8 +317,9 @@ fn shells_run_one_at_a_time_and_writes_to_one_path_in_entry_order() {
         "second"
     );
     let r = contents(&env.tool_results(1));
-    assert_eq!(r[0], "one\n[exit code 0]");
-    assert_eq!(r[1], "two\n[exit code 0]");
+    // Each result says what its command changed, as it landed.
+    assert_eq!(r[0], "one\n[exit code 0]\n[files changed: created log (18 B)]");
+    assert_eq!(r[1], "two\n[exit code 0]\n[files changed: modified log (36 B)]");
 }
 
 /// Hooks in Claude Code's format see `shell` with its command and can

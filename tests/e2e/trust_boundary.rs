@@ -334,11 +334,14 @@ fn secrets_hermes_holds_are_masked_in_tool_results_at_rest() {
         ),
     )
     .unwrap();
+    std::fs::copy(env.config_path(), env.cwd.path().join("copied-config.toml")).unwrap();
     env.fake.push(reply_calls(&[
         (
             "cat",
             "shell",
-            json!({"command": format!("cat {}", env.config_path().display())}),
+            // hermes' config is absent inside the sandbox; a command that
+            // prints a key from a copy of it is masked all the same.
+            json!({"command": format!("cat copied-config.toml {}", env.config_path().display())}),
         ),
         (
             "echo",
