@@ -35,6 +35,10 @@ pub fn main() -> ExitCode {
     }
     crate::util::groups::guard_from_here();
     crate::sandbox::serve_from_this_binary();
+    // What a sandboxed command left running when an earlier hermes was
+    // killed (without a PID namespace): ended, off the way of start-up.
+    #[cfg(target_os = "linux")]
+    std::thread::spawn(crate::sandbox::orphans::sweep);
     // Out of reach of what hermes runs: no ptrace, no /proc/PID/environ
     // (the provider's key), no core dump — for a command of the same user,
     // and for root's once its capabilities are gone.

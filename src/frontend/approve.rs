@@ -185,7 +185,7 @@ fn draw(q: &Open, whole: bool) -> Vec<Drawn> {
         Some(g) => format!(
             "y allow once · s allow {g} for this session · a always (config.toml) · n deny (n REASON tells the model why) · v see all"
         ),
-        None => "y allow once (it chains commands: once only) · n deny (n REASON tells the model why) · v see all".to_string(),
+        None => "y allow once (this call only: nothing wider can be allowed for it) · n deny (n REASON tells the model why) · v see all".to_string(),
     };
     out.extend(
         super::markdown::fit_to_stderr(&answers, "  ", "  ")

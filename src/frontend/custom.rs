@@ -86,6 +86,18 @@ impl Custom {
         out
     }
 
+    /// Whether `text` names a custom command with `` !`…` `` lines to run.
+    pub(super) fn runs_commands(&self, text: &str) -> bool {
+        let word = text.split_whitespace().next().unwrap_or(text);
+        let Some(name) = word.strip_prefix('/') else {
+            return false;
+        };
+        self.commands
+            .iter()
+            .find(|c| c.name == name)
+            .is_some_and(|c| !commands::shell_spans(&c.body).is_empty())
+    }
+
     /// `/NAME ARGS` as a prompt, when NAME is one of them; `Some(Err)` says
     /// why it was not sent.
     pub(super) async fn load_line(

@@ -28,6 +28,12 @@ pub(crate) struct Question {
     /// What made it a question (`mode ask`, `annotation destructiveHint`,
     /// `hook`), and any reason given.
     pub why: String,
+    /// Only "once" may answer it: the call is one that is always asked (a
+    /// write outside the folder, to a control path, a command run without
+    /// the sandbox), which no standing answer may cover — "this session"
+    /// or "always" for the tool would also let every later call of it run
+    /// unasked, more than the question was about.
+    pub once_only: bool,
 }
 
 /// A person's answer to one question.

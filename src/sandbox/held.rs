@@ -177,6 +177,15 @@ impl<'a> Judge<'a> {
             if GIT_CONTROL.contains(&first) {
                 return true;
             }
+            // A submodule's or a worktree's folder, however deep, before
+            // it has the HEAD that makes it look like one.
+            if (first == "modules" || first == "worktrees")
+                && rest[1..]
+                    .iter()
+                    .any(|n| n.to_str().is_some_and(|n| GIT_CONTROL.contains(&n)))
+            {
+                return true;
+            }
             if rest.len() >= 3 && first == "objects" && rest[1] == "info" && rest[2] == "alternates"
             {
                 return true;

@@ -159,10 +159,21 @@ pub(crate) fn main() -> ExitCode {
             Err(exec(&args.program))
         })
     } else {
-        // Orphans come back to the helper, which ends them with the command.
-        // SAFETY: prctl with integer arguments.
-        unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) };
+        // Orphans come back to the helper, which ends them with the command;
+        // the helper dies with hermes, and what escaped both carries a
+        // mark the next hermes ends it by.
+        // SAFETY: prctl with integer arguments; getppid cannot fail.
+        let mark = unsafe {
+            libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
+            super::orphans::mark_of(libc::getppid())
+        };
         fork(|| {
+            if let Some(m) = &mark {
+                // The helper's child has one thread: nothing else reads the
+                // environment while it is set.
+                std::env::set_var(super::orphans::MARK, m);
+            }
             if let Err(e) = std::env::set_current_dir(&args.cwd) {
                 return Err(format!("cannot enter {}: {e}", args.cwd.display()));
             }

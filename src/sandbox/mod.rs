@@ -26,6 +26,8 @@ pub(crate) mod helper;
 mod landlock;
 #[cfg(target_os = "linux")]
 mod namespace;
+#[cfg(target_os = "linux")]
+pub(crate) mod orphans;
 mod review;
 #[cfg(target_os = "linux")]
 pub(crate) mod seccomp;

@@ -318,8 +318,14 @@ fn shells_run_one_at_a_time_and_writes_to_one_path_in_entry_order() {
     );
     let r = contents(&env.tool_results(1));
     // Each result says what its command changed, as it landed.
-    assert_eq!(r[0], "one\n[exit code 0]\n[files changed: created log (18 B)]");
-    assert_eq!(r[1], "two\n[exit code 0]\n[files changed: modified log (36 B)]");
+    assert_eq!(
+        r[0],
+        "one\n[exit code 0]\n[files changed: created log (18 B)]"
+    );
+    assert_eq!(
+        r[1],
+        "two\n[exit code 0]\n[files changed: modified log (36 B)]"
+    );
 }
 
 /// Hooks in Claude Code's format see `shell` with its command and can
@@ -473,4 +479,51 @@ fn yolo_keeps_the_sandbox_and_a_stop_kills_the_command_group() {
     crate::support::wait_for("the command's group to be killed", || {
         crate::support::processes_with_arg("300.104").is_empty()
     });
+}
+
+/// A write outside the folder is asked every time, so no answer to it may
+/// stand: "always" is not offered, and an "always" (or "this session")
+/// typed anyway allows that one write only — config.toml gains no rule,
+/// and the next in-folder write is still asked.
+#[test]
+fn always_is_never_offered_for_a_write_outside_and_grants_only_once() {
+    use std::io::{BufRead, Write};
+    let env = env_with("mode = \"ask\"", "");
+    let out = env.home.path().join("elsewhere");
+    std::fs::create_dir_all(&out).unwrap();
+    env.fake.push(reply(&[call(
+        "outside",
+        "write_file",
+        json!({"path": out.join("o.txt"), "content": "o"}),
+    )]));
+    env.fake.push(reply(&[call(
+        "inside",
+        "write_file",
+        json!({"path": "i.txt", "content": "i"}),
+    )]));
+    env.fake.push(Reply::text("done"));
+    let before = std::fs::read_to_string(env.config_path()).unwrap();
+    let mut child = env.spawn_with_stdin(&["--json", "--json-answers", "-q", "write"]);
+    let mut stdin = child.stdin.take().unwrap();
+    let stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut asked = Vec::new();
+    for line in stdout.lines() {
+        let ev: serde_json::Value = serde_json::from_str(&line.unwrap()).unwrap();
+        if ev["type"] == "approval_asked" {
+            let id = ev["id"].as_str().unwrap().to_string();
+            let answer = if asked.is_empty() { "always" } else { "deny" };
+            writeln!(stdin, r#"{{"id":"{id}","answer":"{answer}"}}"#).unwrap();
+            asked.push(ev);
+        }
+    }
+    assert!(child.wait().unwrap().success());
+    assert_eq!(
+        asked.len(),
+        2,
+        "the in-folder write is asked too: {asked:?}"
+    );
+    assert!(asked[0]["grants"].is_null(), "{}", asked[0]);
+    assert!(out.join("o.txt").exists(), "the one write answered ran");
+    assert!(!env.cwd.path().join("i.txt").exists());
+    assert_eq!(std::fs::read_to_string(env.config_path()).unwrap(), before);
 }

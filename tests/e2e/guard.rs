@@ -222,6 +222,11 @@ fn a_writable_cargo_folder_does_not_reach_hermes_itself() {
         std::fs::create_dir_all(&bin).unwrap();
         let hermes = bin.join("hermes");
         std::fs::copy(crate::support::bin("hermes"), &hermes).unwrap();
+        // Another test's fork may hold the copy open for writing a moment
+        // (until its exec): wait until it runs.
+        crate::support::wait_for("the copy to run", || {
+            Command::new(&hermes).arg("--version").output().is_ok()
+        });
         let before = std::fs::metadata(&hermes).unwrap().len();
         let own = own_folder(&env);
         let mut cmd = env.command(hermes.to_str().unwrap());
@@ -494,5 +499,95 @@ command = "tool-in-venv"
             "as {}, hooks wrote outside: {ran:?}",
             user.name()
         );
+    }
+}
+
+/// A custom command's `` !`cmd` `` in the REPL, under the default `ask`:
+/// its question comes up and is answered, its output goes into the prompt;
+/// a slow one is stopped with Esc, and nothing is sent.
+#[test]
+fn a_custom_commands_shell_line_is_asked_and_esc_stops_it() {
+    let env = crate::support::TestEnv::new();
+    env.write_config("[tools]\nbuiltin = [\"shell\"]\n[approvals]\nmode = \"ask\"\n");
+    let cwd = env.cwd.path();
+    std::fs::create_dir_all(cwd.join(".claude/commands")).unwrap();
+    std::fs::write(cwd.join(".claude/settings.json"), "{}\n").unwrap();
+    std::fs::write(
+        cwd.join(".claude/commands/st.md"),
+        "---\ndescription: Say where we are\n---\nWhere we are:\n\n!`echo from-the-command`\n",
+    )
+    .unwrap();
+    std::fs::write(
+        cwd.join(".claude/commands/slow.md"),
+        "---\ndescription: A slow look\n---\nSlow:\n\n!`sleep 30; echo late`\n",
+    )
+    .unwrap();
+    env.run(&["trust"]).ok();
+    env.fake.push(crate::support::Reply::text("answered"));
+    let term = crate::support::tmux::Tmux::start(&env, &[]);
+    term.type_line("/st");
+    term.wait_for("the command's question", |s| s.contains("wants to run"));
+    term.type_line("y");
+    term.wait_for("the answer", |s| s.contains("answered"));
+    // The call's line says it ran, with its output.
+    crate::assert_contains!(
+        term.screen(),
+        "✓ shell $ echo from-the-command — from-the-command"
+    );
+    term.type_line("/slow");
+    term.wait_for("the slow command's question", |s| {
+        s.matches("wants to run").count() >= 2
+    });
+    term.type_line("y");
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    term.press("Escape");
+    term.wait_for("the stop", |s| s.contains("nothing was sent"));
+    term.type_line("/quit");
+    let reqs = env.fake.requests();
+    assert_eq!(reqs.len(), 1, "only /st was sent");
+    let prompt = reqs[0].json()["messages"][1]["content"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    crate::assert_contains!(prompt, "from-the-command");
+}
+
+/// The processes whose command line is `sleep TAG`.
+fn sleeping(tag: &str) -> Vec<i32> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/cmdline"))
+                .is_ok_and(|c| c == format!("sleep\0{tag}\0").as_bytes())
+        })
+        .collect()
+}
+
+/// With `sandbox = "landlock"` (no PID namespace), a daemon a command
+/// started in a session of its own, left behind by a SIGKILLed hermes, is
+/// ended by the next hermes that starts.
+#[test]
+fn in_landlock_mode_nothing_outlives_a_killed_hermes() {
+    for (i, user) in users::each().into_iter().enumerate() {
+        let env = env_for(user, "[tools.shell]\nsandbox = \"landlock\"");
+        let tag = format!("600.{}{i}", std::process::id());
+        env.fake.push(crate::support::Reply::tool_calls(&[(
+            &crate::support::call_id("daemon"),
+            "shell",
+            &serde_json::json!({
+                "command": format!("setsid sh -c 'exec sleep {tag}' </dev/null >/dev/null 2>&1 & sleep 60")
+            })
+            .to_string(),
+        )]));
+        let mut child = env.cmd().args(["-q", "go"]).spawn().unwrap();
+        crate::support::wait_for("the daemon", || !sleeping(&tag).is_empty());
+        child.kill().unwrap();
+        child.wait().unwrap();
+        env.fake.push(crate::support::Reply::text("hello"));
+        env.run(&["-q", "hi"]).ok();
+        crate::support::wait_for("the daemon to be ended", || sleeping(&tag).is_empty());
+        let _ = user;
     }
 }

@@ -68,5 +68,18 @@ pub(in crate::agent) async fn run_alone(
         .check(call, classify(&call.name, &call.arguments), 0)
         .await;
     round.gate.done(0);
-    round.run_plan(call, plan).await.1
+    let (shown, out) = round.run_plan(call, plan).await;
+    // Whoever drew its start draws its end (a custom command's `!` line
+    // in the REPL's live block).
+    if let Some(shown) = shown {
+        round.emit(crate::agent::Event::ToolCallFinished {
+            id: call.id.clone(),
+            name: shown.tool,
+            arguments: shown.arguments,
+            is_error: out.is_error,
+            content: crate::util::secrets::mask_known(&out.content).into_owned(),
+            diff: out.diff.clone(),
+        });
+    }
+    out
 }

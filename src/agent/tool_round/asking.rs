@@ -62,7 +62,9 @@ impl Round<'_> {
                 Some(r) => format!("{}: {r}", asked.by),
                 None => asked.by.to_string(),
             },
+            once_only: matches!(asked.by, By::AlwaysAsked(_)),
         };
+        let once_only = question.once_only;
         if let Ok(mut q) = self.open_question.lock() {
             *q = Some((id.to_string(), name.to_string()));
         }
@@ -81,6 +83,9 @@ impl Round<'_> {
                 user(Decision::Deny, UserAnswer::StoppingTheTurn)
             }
             Some(Answer::Once) => user(Decision::Allow, UserAnswer::Once),
+            Some(Answer::Session | Answer::Always) if once_only => {
+                user(Decision::Allow, UserAnswer::Once)
+            }
             Some(a @ (Answer::Session | Answer::Always)) => match Grant::for_call(name, args) {
                 Some(grant) => {
                     let how = match a {
@@ -115,7 +120,11 @@ impl Round<'_> {
                 required: q.required.clone(),
             },
             why: q.why.clone(),
-            grants: Grant::for_call(&q.tool, &q.arguments).map(|g| g.to_string()),
+            grants: if q.once_only {
+                None
+            } else {
+                Grant::for_call(&q.tool, &q.arguments).map(|g| g.to_string())
+            },
             preview: q.preview,
         });
         tokio::select! {
@@ -176,6 +185,7 @@ impl Round<'_> {
                 "{} changed after you were asked; this is the change on it as it is now",
                 change.shown
             ),
+            once_only: true,
         };
         let answer = self.ask(question).await;
         let (decision, by) = match answer {

@@ -265,8 +265,30 @@ pub(crate) async fn run(
             continue;
         }
         // A custom command or a skill: its prompt, sent as typed text is.
+        // Its `` !`cmd` `` lines run as a turn's calls do: their questions
+        // drawn and answered, Esc, `/stop` or Ctrl-C stopping them.
         let cancel = ctx.stop.child_token();
-        let loaded = custom.load_line(text, &agent, &cancel).await;
+        let on_ctrl_c = cancel_on_ctrl_c(&cancel);
+        let watch = typeahead
+            .as_ref()
+            .filter(|_| custom.runs_commands(text))
+            .map(|sinks| TypeAhead::start(cancel.clone(), sinks.clone(), String::new()));
+        let loaded = drive(custom.load_line(text, &agent, &cancel), rx, printer).await;
+        on_ctrl_c.abort();
+        if let Some(w) = watch {
+            if let Some(q) = typeahead.as_ref().and_then(|s| s.questions.as_ref()) {
+                q.clear();
+            }
+            let typed = w.finish().await;
+            printer.end_line();
+            if !typed.trim().is_empty() {
+                restore = Some(typed);
+            }
+        }
+        if cancel.is_cancelled() && !ctx.stop.is_cancelled() {
+            errln!("stopped; nothing was sent.");
+            continue;
+        }
         let mut model_before = None;
         let custom_send = match loaded {
             Some(Err(why)) => {
