@@ -540,6 +540,22 @@ fn the_sandboxed_shell_still_builds_commits_and_tests() {
         "def test_add():\n    assert 1 + 1 == 2\n",
     )
     .unwrap();
+    // A dependency as a local tarball, as `npm pack` makes it.
+    let dep = cwd.join("dep/package");
+    std::fs::create_dir_all(&dep).unwrap();
+    std::fs::write(
+        dep.join("package.json"),
+        r#"{"name": "tiny-dep", "version": "1.0.0", "main": "index.js"}"#,
+    )
+    .unwrap();
+    std::fs::write(dep.join("index.js"), "module.exports = 'tiny dep here';\n").unwrap();
+    let packed = std::process::Command::new("tar")
+        .args(["czf", "tiny-dep-1.0.0.tgz", "package"])
+        .current_dir(cwd.join("dep"))
+        .status()
+        .unwrap();
+    assert!(packed.success());
+    std::fs::remove_dir_all(&dep).unwrap();
     let pytest = Path::new(env!("CARGO_MANIFEST_DIR")).join(".test-servers/py/bin/pytest");
     assert!(
         pytest.exists(),
@@ -572,10 +588,32 @@ fn the_sandboxed_shell_still_builds_commits_and_tests() {
             "git init -q && git add -A && git -c user.name=t -c user.email=t@example.org commit -qm init && git log --oneline | wc -l".into(),
             "npm test 2>&1 | tail -1".into(),
             format!("{} -q -p no:cacheprovider test_math.py 2>&1 | tail -1", pytest.display()),
+            "npm install --offline --no-audit --no-fund --cache \"$TMPDIR/npm-cache\" ./dep/tiny-dep-1.0.0.tgz 2>&1 | tail -1 && node -e \"console.log(require('tiny-dep'))\"".into(),
         ],
     );
     crate::assert_contains!(r[0], "test result: ok. 1 passed");
+    // The build's files landed, and the result says so.
+    crate::assert_contains!(r[0], "created small/target/");
+    assert!(cwd.join("small/target").is_dir());
     assert!(r[1].starts_with("1\n"), "{}", r[1]);
+    crate::assert_contains!(r[1], "created .git/HEAD");
     crate::assert_contains!(r[2], "node ok");
     crate::assert_contains!(r[3], "1 passed");
+    crate::assert_contains!(r[4], "tiny dep here");
+    crate::assert_contains!(r[4], "created node_modules/tiny-dep/package.json");
+    assert!(cwd.join("node_modules/tiny-dep/index.js").exists());
+    // The person's own git, afterwards, commits what the command did.
+    let git = |args: &[&str]| {
+        std::process::Command::new("git")
+            .args(["-c", "user.name=p", "-c", "user.email=p@example.org"])
+            .args(args)
+            .current_dir(cwd)
+            .output()
+            .unwrap()
+    };
+    assert!(git(&["add", "package.json", "node_modules"]).status.success());
+    let commit = git(&["commit", "-qm", "the dependency"]);
+    assert!(commit.status.success(), "{}", String::from_utf8_lossy(&commit.stderr));
+    let log = git(&["log", "--oneline"]);
+    assert_eq!(String::from_utf8_lossy(&log.stdout).lines().count(), 2);
 }
