@@ -31,9 +31,11 @@ pub(crate) mod orphans;
 mod review;
 #[cfg(target_os = "linux")]
 pub(crate) mod seccomp;
+mod snapshot;
 mod stage;
 
 pub(crate) use review::{ChangeKind, Changes};
+pub(crate) use snapshot::Snapshot;
 pub(crate) use stage::Stage;
 
 use std::ffi::OsString;

@@ -591,3 +591,36 @@ fn in_landlock_mode_nothing_outlives_a_killed_hermes() {
         let _ = user;
     }
 }
+
+/// With `sandbox = "landlock"` nothing can be held back — a write lands as
+/// it is made — but the same review runs on the roots' metadata: the
+/// result records what changed, names what should never have changed
+/// unseen, and fails.
+#[test]
+fn in_landlock_mode_the_review_still_names_what_changed() {
+    let env = env_for(
+        users::User::current(),
+        "[tools.shell]\nsandbox = \"landlock\"",
+    );
+    let cwd = env.cwd.path();
+    git_init(cwd);
+    let r = shells(
+        &env,
+        &[
+            "echo kept > notes.txt".into(),
+            "mkdir -p nested/.git/hooks && echo 'touch x' > nested/.git/hooks/pre-commit; echo rc=$?".into(),
+        ],
+    );
+    crate::assert_contains!(r[0], "[files changed: created notes.txt (5 B)]");
+    crate::assert_contains!(r[1], "[changed without review (the sandbox is Landlock and seccomp only here): nested/.git/hooks/pre-commit — ");
+    let results = env.tool_results(1);
+    assert_eq!(results.len(), 2);
+    let records = crate::support::records(&env.only_session());
+    let held: Vec<&serde_json::Value> = records
+        .iter()
+        .filter(|r| r["event"] == "files_changed")
+        .flat_map(|r| r["files"].as_array().unwrap())
+        .filter(|f| f["held"].is_string())
+        .collect();
+    assert_eq!(held.len(), 1, "{records:?}");
+}

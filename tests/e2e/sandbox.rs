@@ -611,9 +611,15 @@ fn the_sandboxed_shell_still_builds_commits_and_tests() {
             .output()
             .unwrap()
     };
-    assert!(git(&["add", "package.json", "node_modules"]).status.success());
+    assert!(git(&["add", "package.json", "node_modules"])
+        .status
+        .success());
     let commit = git(&["commit", "-qm", "the dependency"]);
-    assert!(commit.status.success(), "{}", String::from_utf8_lossy(&commit.stderr));
+    assert!(
+        commit.status.success(),
+        "{}",
+        String::from_utf8_lossy(&commit.stderr)
+    );
     let log = git(&["log", "--oneline"]);
     assert_eq!(String::from_utf8_lossy(&log.stdout).lines().count(), 2);
 }

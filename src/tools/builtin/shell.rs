@@ -123,10 +123,11 @@ async fn run(ctx: &Context, args: &Value, cancel: &CancellationToken) -> ToolOut
         Err(e) => return ToolOutput::error(format!("cannot run the command: {e}")),
     };
     let program: [std::ffi::OsString; 3] = [shell_path().into(), "-c".into(), command.into()];
-    let (mut cmd, note, stage) = if ctx.shell.sandbox {
+    let (mut cmd, note, review) = if ctx.shell.sandbox {
         let (policy, note) = policy(ctx);
         match crate::sandbox::command(&policy, &dir, &program) {
-            Ok((c, stage)) => (c, note, stage),
+            Ok((c, Some(stage))) => (c, note, Review::Staged(stage)),
+            Ok((c, None)) => (c, note, snapshot(ctx, &policy.writable).await),
             Err(e) => {
                 return ToolOutput::error(format!(
                     "`shell` did not run the command: {e}; set [tools.shell] sandbox = \"off\" \
@@ -137,7 +138,7 @@ async fn run(ctx: &Context, args: &Value, cancel: &CancellationToken) -> ToolOut
     } else {
         let mut c = tokio::process::Command::new(&program[0]);
         c.args(&program[1..]);
-        (c, None, None)
+        (c, None, Review::None)
     };
     crate::util::child_env::scrubbed(&mut cmd)
         .current_dir(&dir)
@@ -207,20 +208,31 @@ async fn run(ctx: &Context, args: &Value, cancel: &CancellationToken) -> ToolOut
     drop(_group);
     let _ = child.wait().await;
     // Its changes, seen before they land: the dangerous ones held back.
-    let changes = match stage {
-        Some(stage) => {
+    let unreviewed = matches!(review, Review::Snapshot(_) | Review::TooMuch);
+    let changes = match review {
+        Review::None => None,
+        Review::TooMuch => Some(crate::sandbox::Changes {
+            files: Vec::new(),
+            failed: vec![format!(
+                "the writable folders hold more than can be compared quickly, so this \
+                 command's changes were not reviewed ({LANDLOCK_ONLY})"
+            )],
+        }),
+        review => {
             let control = ctx.control.clone();
             let project = ctx.workspace.root().to_path_buf();
             tokio::task::spawn_blocking(move || {
                 let why = move |p: &std::path::Path| control.why(p);
-                stage.land(&crate::sandbox::held::Held::for_this_process(
-                    &why, &project,
-                ))
+                let rules = crate::sandbox::held::Held::for_this_process(&why, &project);
+                match review {
+                    Review::Staged(stage) => stage.land(&rules),
+                    Review::Snapshot(snap) => snap.changes(&rules),
+                    Review::None | Review::TooMuch => Default::default(),
+                }
             })
             .await
             .ok()
         }
-        None => None,
     };
     let text = out.text();
     if let End::Exited(s) = &end {
@@ -260,10 +272,52 @@ async fn run(ctx: &Context, args: &Value, cancel: &CancellationToken) -> ToolOut
     };
     if let Some(changes) = changes.filter(|c| !c.is_empty()) {
         out.content
-            .push_str(&describe(&changes, |p| ctx.workspace.shown(p)));
+            .push_str(&describe(&changes, unreviewed, |p| ctx.workspace.shown(p)));
+        // What should have been held has landed: the call failed at what
+        // matters most, and says so.
+        if unreviewed && changes.held().next().is_some() {
+            out.is_error = true;
+        }
         out.changes = Some(changes);
     }
     out
+}
+
+/// How a command's changes are seen.
+enum Review {
+    /// Not at all: the sandbox is off.
+    None,
+    /// Through its overlays, before they land.
+    Staged(crate::sandbox::Stage),
+    /// By the writable roots' metadata before and after: they land as
+    /// they are written.
+    Snapshot(crate::sandbox::Snapshot),
+    /// Too many files to compare.
+    TooMuch,
+}
+
+/// Why a command's changes land unreviewed.
+const LANDLOCK_ONLY: &str = "the sandbox is Landlock and seccomp only here";
+
+/// The writable roots' metadata before a command that runs without
+/// overlays, skipping hermes' own folder.
+async fn snapshot(ctx: &Context, writable: &[std::path::PathBuf]) -> Review {
+    let roots: Vec<std::path::PathBuf> = writable
+        .iter()
+        .filter_map(|w| std::fs::canonicalize(w).ok())
+        .collect();
+    let skip: Vec<std::path::PathBuf> = ctx
+        .shell
+        .stage
+        .iter()
+        .filter_map(|s| s.parent())
+        .filter_map(|d| std::fs::canonicalize(d).ok())
+        .collect();
+    tokio::task::spawn_blocking(move || crate::sandbox::Snapshot::take(&roots, &skip))
+        .await
+        .ok()
+        .flatten()
+        .map_or(Review::TooMuch, Review::Snapshot)
 }
 
 /// How many changes a result names before it counts the rest.
@@ -271,7 +325,11 @@ const NAMED: usize = 20;
 
 /// The lines a result ends with: what changed, what was held back and
 /// why, what could not land.
-fn describe(c: &crate::sandbox::Changes, shown: impl Fn(&std::path::Path) -> String) -> String {
+fn describe(
+    c: &crate::sandbox::Changes,
+    unreviewed: bool,
+    shown: impl Fn(&std::path::Path) -> String,
+) -> String {
     use crate::sandbox::ChangeKind;
     let size = |b: Option<u64>| match b {
         Some(b) if b < 10 * 1024 => format!(" ({b} B)"),
@@ -298,7 +356,13 @@ fn describe(c: &crate::sandbox::Changes, shown: impl Fn(&std::path::Path) -> Str
         .held()
         .map(|f| format!("{} — {}", shown(&f.path), f.held.as_deref().unwrap_or("")))
         .collect();
-    if !held.is_empty() {
+    if !held.is_empty() && unreviewed {
+        s.push_str(&format!(
+            "\n[changed without review ({LANDLOCK_ONLY}): {} — these run later outside the \
+             sandbox; the person should look at them before git or their shell runs them]",
+            named(&held)
+        ));
+    } else if !held.is_empty() {
         s.push_str(&format!(
             "\n[held back, not written: {} — the sandbox does not let a command change what \
              runs later outside it; if the person wants it, they make the change themselves]",
