@@ -23,7 +23,7 @@ pub struct ToolOutput {
     pub images: Vec<crate::model::Image>,
     /// What a `shell` command changed in the writable folders, landed and
     /// held back: recorded beside the result.
-    pub changes: Option<crate::sandbox::Changes>,
+    pub changes: Option<Box<crate::sandbox::Changes>>,
 }
 
 impl ToolOutput {

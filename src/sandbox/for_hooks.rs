@@ -56,10 +56,10 @@ pub(crate) fn command(
 /// Lands what a sandboxed hook changed.
 pub(crate) fn land(stage: &Stage) -> Changes {
     let none = |_: &Path| None;
-    let (control, project): (&(dyn Fn(&Path) -> Option<&'static str> + Sync), &Path) =
-        match TEMPLATE.get() {
-            Some(t) => (&*t.control, &t.project),
-            None => (&none, Path::new("/")),
-        };
+    type ControlRef<'a> = &'a (dyn Fn(&Path) -> Option<&'static str> + Sync);
+    let (control, project): (ControlRef<'_>, &Path) = match TEMPLATE.get() {
+        Some(t) => (&*t.control, &t.project),
+        None => (&none, Path::new("/")),
+    };
     stage.land(&Held::for_this_process(control, project))
 }

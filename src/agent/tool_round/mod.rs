@@ -627,7 +627,7 @@ impl Round<'_> {
                                 ts: Utc::now().rfc3339(),
                                 event: SessionEvent::FilesChanged {
                                     tool_call_id: call.id.clone(),
-                                    changes,
+                                    changes: *changes,
                                 },
                             })
                             .await

@@ -278,7 +278,7 @@ async fn run(ctx: &Context, args: &Value, cancel: &CancellationToken) -> ToolOut
         if unreviewed && changes.held().next().is_some() {
             out.is_error = true;
         }
-        out.changes = Some(changes);
+        out.changes = Some(Box::new(changes));
     }
     out
 }
