@@ -58,7 +58,8 @@ fn round(fake: &FakeProvider, exe: &Path, home: &Path, cwd: &Path, commands: &[&
     fake.push(Reply::tool_calls(&borrowed));
     fake.push(Reply::text("done"));
     let st = Command::new(exe)
-        .args(["-q", "go"])
+        // `--yolo`: the run with `sandbox = "off"` asks for every command.
+        .args(["--yolo", "-q", "go"])
         .env("HERMES_HOME", home)
         .env("HOME", home)
         .env("TMPDIR", home.join("tmp"))
@@ -129,15 +130,30 @@ fn small_crate(cwd: &Path) {
     std::fs::write(cwd.join("small/src/lib.rs"), lib).unwrap();
 }
 
-const CARGO_BUILD: &str = "cd small && CARGO_HOME=$PWD/.cargo-home cargo build --offline -q";
+/// `cargo build` of the small crate, with the toolchain this benchmark
+/// runs under (a command's environment is scrubbed: rustup's folders are
+/// named).
+fn cargo_build_command() -> String {
+    let home = std::env::var("HOME").unwrap_or_default();
+    let rustup = std::env::var("RUSTUP_HOME").unwrap_or(format!("{home}/.rustup"));
+    let cargo_home = std::env::var("CARGO_HOME").unwrap_or(format!("{home}/.cargo"));
+    let cargo = Path::new(&cargo_home).join("bin/cargo");
+    let cargo = if cargo.exists() {
+        cargo.display().to_string()
+    } else {
+        "cargo".into()
+    };
+    format!("cd small && RUSTUP_HOME={rustup} CARGO_HOME=$PWD/.cargo-home {cargo} build --offline -q 2>&1")
+}
 
 /// A round of `cargo build` of the small crate from clean, in ms.
 fn cargo_build(fake: &FakeProvider, exe: &Path, home: &Path, cwd: &Path) -> f64 {
     let _ = std::fs::remove_dir_all(cwd.join("small/target"));
-    let t = ms(round(fake, exe, home, cwd, &[CARGO_BUILD]));
+    let t = ms(round(fake, exe, home, cwd, &[&cargo_build_command()]));
     assert!(
         cwd.join("small/target/debug/libsmall.rlib").exists(),
-        "the build landed"
+        "the build did not land: {}",
+        fake.requests()[1].body_str()
     );
     t
 }

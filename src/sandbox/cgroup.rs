@@ -31,6 +31,7 @@ impl PidsGroup {
                 continue;
             };
             let parent = base.join(path.trim_start_matches('/'));
+            sweep(&parent);
             let dir = parent.join(format!("hermes-sandbox-{pid}"));
             if std::fs::create_dir(&dir).is_err() {
                 continue;
@@ -46,16 +47,50 @@ impl PidsGroup {
     }
 }
 
+/// The groups earlier helpers left: removed once empty (a group is busy
+/// for a moment after its last process is reaped, and no command should
+/// wait for that), and — where the helper that made one is gone (a
+/// SIGKILLed hermes took it) — what still runs in it ended first.
+fn sweep(parent: &Path) {
+    let Ok(entries) = std::fs::read_dir(parent) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix("hermes-sandbox-"))
+            .and_then(|p| p.parse::<libc::pid_t>().ok())
+        else {
+            continue;
+        };
+        let dir = e.path();
+        if std::fs::remove_dir(&dir).is_ok() {
+            continue;
+        }
+        // SAFETY: kill with signal 0 only asks whether the process exists.
+        let helper_alive = unsafe { libc::kill(pid, 0) } == 0;
+        if helper_alive {
+            continue;
+        }
+        if let Ok(procs) = std::fs::read_to_string(dir.join("cgroup.procs")) {
+            for p in procs
+                .lines()
+                .filter_map(|l| l.trim().parse::<libc::pid_t>().ok())
+            {
+                // SAFETY: kill with integers.
+                unsafe { libc::kill(p, libc::SIGKILL) };
+            }
+        }
+    }
+}
+
 impl Drop for PidsGroup {
     fn drop(&mut self) {
         // SAFETY: getpid cannot fail.
         let pid = unsafe { libc::getpid() };
         let _ = std::fs::write(self.parent.join("cgroup.procs"), pid.to_string());
-        for _ in 0..50 {
-            if std::fs::remove_dir(&self.dir).is_ok() {
-                return;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(2));
-        }
+        // Often still busy: the next helper's sweep removes it then.
+        let _ = std::fs::remove_dir(&self.dir);
     }
 }

@@ -137,8 +137,12 @@ pub(crate) fn main() -> ExitCode {
         Ok(a) => a,
         Err(e) => fail(&e),
     };
-    // Root is exempt from the process rlimit: a cgroup bounds it instead.
-    let _group = (args.max_processes > 0)
+    // Root is exempt from the process rlimit. In a PID namespace of its
+    // own, the namespace's `pid_max` bounds it (Linux 6.14 on); else a
+    // cgroup does, where one can be made — which costs a command a few
+    // milliseconds (moving a process between cgroups waits for RCU).
+    let pid_max_per_namespace = args.namespaces && kernel_at_least(6, 14);
+    let _group = (args.max_processes > 0 && !pid_max_per_namespace)
         .then(|| super::cgroup::PidsGroup::join(args.max_processes))
         .flatten();
     let child = if args.namespaces {
@@ -152,6 +156,12 @@ pub(crate) fn main() -> ExitCode {
                 protected: &args.protected,
                 hidden: &args.hidden,
                 shm_mb: shm_mb(args.max_memory_mb),
+                // The lowest a namespace takes is 301; a tighter bound is
+                // the rlimit's (not root's).
+                max_pids: match args.max_processes {
+                    0 => 0,
+                    n => (n + 1).max(301),
+                },
             };
             namespace::enter(&view, &args.cwd).map_err(|e| e.to_string())?;
             confine(&args, namespace::writable_devices(), false)?;
@@ -190,6 +200,21 @@ pub(crate) fn main() -> ExitCode {
     }
     drop(_group);
     mirror(status)
+}
+
+/// Whether the running kernel is at least `major.minor`.
+fn kernel_at_least(major: u32, minor: u32) -> bool {
+    let Ok(release) = std::fs::read_to_string("/proc/sys/kernel/osrelease") else {
+        return false;
+    };
+    let mut parts = release
+        .trim()
+        .split(|c: char| !c.is_ascii_digit())
+        .filter_map(|p| p.parse::<u32>().ok());
+    let (Some(a), Some(b)) = (parts.next(), parts.next()) else {
+        return false;
+    };
+    (a, b) >= (major, minor)
 }
 
 /// Closes every descriptor but 0, 1 and 2.

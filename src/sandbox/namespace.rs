@@ -190,6 +190,8 @@ pub(crate) struct View<'a> {
     pub hidden: &'a [PathBuf],
     /// The size of `/dev/shm` in MiB (0: the kernel's default).
     pub shm_mb: u64,
+    /// The PID namespace's `pid_max` (0: as the kernel sets it).
+    pub max_pids: u64,
 }
 
 /// Device nodes a command gets in its `/dev` (bound from the system's).
@@ -266,7 +268,7 @@ pub(crate) fn enter(view: &View<'_>, cwd: &Path) -> Result<(), Failed> {
         hide(&under("/newroot", h))?;
     }
     devices(view.shm_mb)?;
-    proc_of_its_own()?;
+    proc_of_its_own(view.max_pids)?;
 
     // Leave the old root behind, then stand in the new one.
     mount(
@@ -478,7 +480,7 @@ fn devices(shm_mb: u64) -> Result<(), Failed> {
 /// the kernel will not mount one (a container that masks parts of its
 /// own), an empty one rather than the system's, which would show hermes'
 /// servers and their environments.
-fn proc_of_its_own() -> Result<(), Failed> {
+fn proc_of_its_own(max_pids: u64) -> Result<(), Failed> {
     let proc = Path::new("/newroot/proc");
     let mounted = mount(
         Some(Path::new("proc")),
@@ -496,6 +498,11 @@ fn proc_of_its_own() -> Result<(), Failed> {
             Some("size=4k"),
         )?;
         return Ok(());
+    }
+    // The PID namespace's own highest PID (Linux 6.14 on): no more tasks
+    // than that at once, for root too, at no cost per command.
+    if max_pids > 0 {
+        let _ = std::fs::write(proc.join("sys/kernel/pid_max"), max_pids.to_string());
     }
     for knob in ["sys", "sysrq-trigger", "irq", "bus"] {
         let p = proc.join(knob);

@@ -351,12 +351,12 @@ fn a_command_is_bounded_in_processes_and_memory() {
     for user in users::each() {
         let env = env_for(
             user,
-            "[tools.shell]\nmax_processes = 64\nmax_memory_mb = 256",
+            "[tools.shell]\nmax_processes = 400\nmax_memory_mb = 256",
         );
         let r = shells(
             &env,
             &[
-                "python3 -c \"\nimport os, time\nn = 0\ntry:\n    for i in range(300):\n        if os.fork() == 0:\n            time.sleep(3); os._exit(0)\n        n += 1\n    print('forked', n)\nexcept OSError as e:\n    print('refused after', n, e.strerror)\"".into(),
+                "python3 -c \"\nimport os, time\nn = 0\ntry:\n    for i in range(900):\n        if os.fork() == 0:\n            time.sleep(3); os._exit(0)\n        n += 1\n    print('forked', n)\nexcept OSError as e:\n    print('refused after', n, e.strerror)\"".into(),
                 "python3 -c \"b = bytearray(600 << 20); print('allocated')\" 2>&1 | tail -1".into(),
                 "dd if=/dev/zero of=/dev/shm/fill bs=1M count=200 2>&1 | head -1".into(),
             ],
@@ -368,7 +368,7 @@ fn a_command_is_bounded_in_processes_and_memory() {
             .and_then(|s| s.split(' ').next())
             .and_then(|n| n.parse().ok())
             .unwrap();
-        assert!(n < 64, "as {}: {}", user.name(), r[0]);
+        assert!(n < 400, "as {}: {}", user.name(), r[0]);
         crate::assert_contains!(r[1], "MemoryError");
         crate::assert_contains!(r[2], "No space left on device");
     }

@@ -7,6 +7,7 @@
 
 use std::os::fd::{FromRawFd, OwnedFd};
 use std::process::Stdio;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -237,6 +238,21 @@ async fn run(ctx: &Context, args: &Value, cancel: &CancellationToken) -> ToolOut
     let text = out.text();
     if let End::Exited(s) = &end {
         if let Some(why) = crate::sandbox::setup_failure(s.code(), &text) {
+            // A filesystem the kernel will not stack an overlay on (or a
+            // stage without user xattrs): the command never ran, so it runs
+            // again, and every later one, reviewed by snapshot instead.
+            if why.contains("mount an overlay") && !NO_OVERLAYS.swap(true, Ordering::Relaxed) {
+                let again = Box::pin(run(ctx, args, cancel)).await;
+                return ToolOutput {
+                    content: format!(
+                        "[sandbox: no overlay could be mounted here ({why}); this command's \
+                         changes, and every later one's, land as made and are reviewed after — \
+                         see docs/tools.md]\n{}",
+                        again.content
+                    ),
+                    ..again
+                };
+            }
             return ToolOutput::error(format!(
                 "`shell` did not run the command: the sandbox could not be set up ({why}); \
                  set [tools.shell] sandbox = \"landlock\" (no namespaces) or \"off\" in config.toml"
@@ -319,6 +335,10 @@ async fn snapshot(ctx: &Context, writable: &[std::path::PathBuf]) -> Review {
         .flatten()
         .map_or(Review::TooMuch, Review::Snapshot)
 }
+
+/// Set when an overlay could not be mounted: the rest of the run reviews
+/// commands by snapshot.
+static NO_OVERLAYS: AtomicBool = AtomicBool::new(false);
 
 /// How many changes a result names before it counts the rest.
 const NAMED: usize = 20;
@@ -422,13 +442,16 @@ pub(super) fn policy(ctx: &Context) -> (crate::sandbox::Policy, Option<String>) 
         network: ctx.shell.network,
         namespaces,
         hidden: ctx.shell.hidden.clone(),
-        stage: ctx
-            .shell
-            .stage
-            .iter()
-            .cloned()
-            .chain(stage_fallbacks())
-            .collect(),
+        stage: if NO_OVERLAYS.load(Ordering::Relaxed) {
+            Vec::new()
+        } else {
+            ctx.shell
+                .stage
+                .iter()
+                .cloned()
+                .chain(stage_fallbacks())
+                .collect()
+        },
         max_processes: ctx.shell.max_processes,
         max_memory_mb: ctx.shell.max_memory_mb,
     };
