@@ -249,9 +249,7 @@ pub struct HookEntry {
     pub command: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub timeout_ms: Option<NonZeroU64>,
-    /// `false`: run outside the sandbox even when the hook runs the
-    /// project's code (`make`, `npx`, a script in the folder). A project's
-    /// config says it only once trusted, as it says anything.
+    /// `false`: outside the sandbox even when it runs the project's code.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sandbox: Option<bool>,
 }
@@ -494,8 +492,7 @@ pub struct ToolsSection {
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct ShellSection {
-    /// `"landlock"` (the default: the kernel confines each command) or
-    /// `"off"` (commands run unconfined, and each one is asked).
+    /// `"on"` (the default), `"landlock"` (no namespaces) or `"off"`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sandbox: Option<ShellSandbox>,
     /// Whether sandboxed commands may open network connections.
@@ -504,18 +501,16 @@ pub struct ShellSection {
     /// How long a command may run unless it asks for another limit.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub timeout_ms: Option<NonZeroU64>,
-    /// How many commands run at once: `"serial"` (the default), `"parallel"`
-    /// or a number.
+    /// How many commands run at once: `"serial"`, `"parallel"` or a number.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub concurrency: Option<Concurrency>,
-    /// More folders sandboxed commands may write to (`~/.cargo`, say).
+    /// More folders sandboxed commands may write to (`~/.cargo/registry`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub writable: Vec<String>,
-    /// Files and folders absent inside the sandbox, replacing the default
-    /// list of secret folders (`~/.ssh`, `~/.aws`, …).
+    /// Paths absent inside the sandbox (replaces the secret folders' list).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hide: Option<Vec<String>>,
-    /// How many processes a command may have at once.
+    /// Processes a command may have at once.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_processes: Option<NonZeroU64>,
     /// How much memory each of a command's processes may take, in MiB.
