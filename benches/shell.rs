@@ -11,6 +11,13 @@
 //! build of main, say), the first two are run A B A B … against it and
 //! compared pair by pair: medians of the pairs' differences and ratios.
 //!
+//! Its folders (the project, hermes' home) are made in cargo's target
+//! temp folder, where a project's own files would be, not in `/tmp`.
+//! Creating files on ext4 right after many were deleted nearby is several
+//! times slower for a while (measured here: the same 1 000-file loop 40 ms
+//! in one folder, 700 ms in another where a test suite had just run) — so
+//! nothing the benchmark times follows a mass deletion of its own.
+//!
 //! `cargo bench --bench shell` (`HERMES_BENCH_RUNS` changes the pair count).
 
 use hermes_test_support::fake_provider;
@@ -23,7 +30,7 @@ use fake_provider::{call_id, FakeProvider, Reply};
 /// A home for `fake` offering `shell` alone, everything allowed; `extra`
 /// more of `[tools.shell]`.
 fn home(fake: &FakeProvider, extra: &str) -> tempfile::TempDir {
-    let home = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
     std::fs::create_dir_all(home.path().join("tmp")).unwrap();
     std::fs::write(
         home.path().join("config.toml"),
@@ -100,15 +107,32 @@ fn per_call(fake: &FakeProvider, exe: &Path, home: &Path, cwd: &Path) -> f64 {
     (ms(twenty) - ms(one)) / 19.0
 }
 
-const THOUSAND_FILES: &str =
-    "mkdir -p many && for i in $(seq 1000); do echo \"file $i\" > many/f$i.txt; done";
+/// A command writing 1 000 small files into a folder of its own.
+fn thousand_files_command(folder: &str) -> String {
+    format!(
+        "mkdir -p {folder} && for i in $(seq 1000); do echo \"file $i\" > {folder}/f$i.txt; done"
+    )
+}
 
-/// A round of one command writing 1 000 small files, in ms; the files are
-/// removed (outside the timing) first.
+/// A round of one command writing 1 000 small files into a new folder,
+/// in ms. The folders stay until the benchmark ends: deleting 1 000 files
+/// just before makes ext4 slow to create the next thousand (it skips the
+/// inodes it freed moments ago, reading their tables to find them), which
+/// is not what the measure is about.
 fn thousand_files(fake: &FakeProvider, exe: &Path, home: &Path, cwd: &Path) -> f64 {
-    let _ = std::fs::remove_dir_all(cwd.join("many"));
-    let t = ms(round(fake, exe, home, cwd, &[THOUSAND_FILES]));
-    assert_eq!(std::fs::read_dir(cwd.join("many")).unwrap().count(), 1000);
+    static RUN: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let folder = format!(
+        "many-{}",
+        RUN.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    );
+    let t = ms(round(
+        fake,
+        exe,
+        home,
+        cwd,
+        &[&thousand_files_command(&folder)],
+    ));
+    assert_eq!(std::fs::read_dir(cwd.join(&folder)).unwrap().count(), 1000);
     t
 }
 
@@ -118,7 +142,7 @@ fn small_crate(cwd: &Path) {
     std::fs::create_dir_all(cwd.join("small/src")).unwrap();
     std::fs::write(
         cwd.join("small/Cargo.toml"),
-        "[package]\nname = \"small\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+        "[package]\nname = \"small\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n",
     )
     .unwrap();
     let mut lib = String::new();
@@ -199,23 +223,31 @@ fn main() {
     let fake = FakeProvider::start();
     let home_on = home(&fake, "");
     let home_off = home(&fake, "sandbox = \"off\"");
-    let cwd = tempfile::tempdir().unwrap();
+    let cwd = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
     small_crate(cwd.path());
     let current = Path::new(env!("CARGO_BIN_EXE_hermes")).to_path_buf();
     let baseline = std::env::var_os("HERMES_BENCH_BASELINE").map(std::path::PathBuf::from);
     let base = baseline.as_deref().unwrap_or(&current);
     let (h, c) = (home_on.path(), cwd.path());
-    // Warm: the page cache, the namespace probe's first fork, the toolchain.
+    // Warm: the page cache, the namespace probe's first fork.
     per_call(&fake, &current, h, c);
     per_call(&fake, base, h, c);
-    cargo_build(&fake, &current, home_off.path(), c);
+    // Each measure's pairs run together, the builds last: a build's
+    // `target` folder, removed before the next, frees hundreds of inodes
+    // that ext4 then skips over, slowly, when the next files are made.
     let (mut call, mut files, mut build) = (Paired::new(), Paired::new(), Paired::new());
     for _ in 0..runs {
-        call.push(per_call(&fake, &current, h, c), per_call(&fake, base, h, c));
         files.push(
             thousand_files(&fake, &current, h, c),
             thousand_files(&fake, base, h, c),
         );
+    }
+    for _ in 0..runs {
+        call.push(per_call(&fake, &current, h, c), per_call(&fake, base, h, c));
+    }
+    // Warm: the toolchain.
+    cargo_build(&fake, &current, home_off.path(), c);
+    for _ in 0..runs {
         build.push(
             cargo_build(&fake, &current, h, c),
             cargo_build(&fake, &current, home_off.path(), c),

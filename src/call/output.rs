@@ -24,6 +24,9 @@ pub struct ToolOutput {
     /// What a `shell` command changed in the writable folders, landed and
     /// held back: recorded beside the result.
     pub changes: Option<Box<crate::sandbox::Changes>>,
+    /// What of those changes was held back, still staged: the round asks
+    /// the person once whether it lands.
+    pub(crate) held_back: Option<crate::sandbox::HeldBack>,
 }
 
 impl ToolOutput {
@@ -35,6 +38,7 @@ impl ToolOutput {
             stale: false,
             images: Vec::new(),
             changes: None,
+            held_back: None,
         }
     }
 
@@ -46,6 +50,7 @@ impl ToolOutput {
             stale: false,
             images: Vec::new(),
             changes: None,
+            held_back: None,
         }
     }
 
@@ -94,6 +99,7 @@ impl ToolOutput {
             .to_string(),
             images: Vec::new(),
             changes: None,
+            held_back: None,
         }
     }
 

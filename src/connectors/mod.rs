@@ -255,6 +255,7 @@ impl Gateway {
                     stale: false,
                     images: Vec::new(),
                     changes: None,
+                    held_back: None,
                 },
                 None => ToolOutput::error(format!(
                     "connector gateway returned no result for `{}` (id {})",

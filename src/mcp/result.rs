@@ -40,6 +40,7 @@ pub(super) fn to_output(r: CallToolResult, max_bytes: usize) -> ToolOutput {
         stale: false,
         images,
         changes: None,
+        held_back: None,
     }
 }
 

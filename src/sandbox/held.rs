@@ -54,15 +54,39 @@ pub(crate) enum Shape {
 
 impl Held<'_> {
     /// The rules for a command run by this process: its HOME, PATH and
-    /// binary.
+    /// binary (found once: they do not change while it runs).
     pub(crate) fn for_this_process<'a>(
         control: &'a (dyn Fn(&Path) -> Option<&'static str> + Sync),
         project: &Path,
     ) -> Held<'a> {
-        let real = |p: PathBuf| std::fs::canonicalize(&p).unwrap_or(p);
-        let project = real(project.to_path_buf());
+        let ours = ours();
+        let project = std::fs::canonicalize(project).unwrap_or_else(|_| project.to_path_buf());
         Held {
             control,
+            home: ours.home.clone(),
+            path_dirs: ours
+                .path_dirs
+                .iter()
+                .filter(|d| !d.starts_with(&project))
+                .cloned()
+                .collect(),
+            install: ours.install.clone(),
+        }
+    }
+}
+
+/// This process' home, PATH folders and install folder, real paths.
+struct Ours {
+    home: Option<PathBuf>,
+    path_dirs: Vec<PathBuf>,
+    install: Option<PathBuf>,
+}
+
+fn ours() -> &'static Ours {
+    static OURS: std::sync::OnceLock<Ours> = std::sync::OnceLock::new();
+    OURS.get_or_init(|| {
+        let real = |p: PathBuf| std::fs::canonicalize(&p).unwrap_or(p);
+        Ours {
             home: std::env::var_os("HOME")
                 .filter(|h| !h.is_empty())
                 .map(|h| real(PathBuf::from(h))),
@@ -71,16 +95,24 @@ impl Held<'_> {
                     std::env::split_paths(&p)
                         .filter(|d| d.is_absolute())
                         .map(real)
-                        .filter(|d| !d.starts_with(&project))
                         .collect()
                 })
                 .unwrap_or_default(),
-            install: std::env::current_exe()
-                .ok()
-                .and_then(|e| std::fs::canonicalize(e).ok())
-                .and_then(|e| e.parent().map(Path::to_path_buf)),
+            install: install_dir().map(Path::to_path_buf),
         }
-    }
+    })
+}
+
+/// The folder hermes' binary lives in, real path.
+pub(crate) fn install_dir() -> Option<&'static Path> {
+    static DIR: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| {
+        std::env::current_exe()
+            .ok()
+            .and_then(|e| std::fs::canonicalize(e).ok())
+            .and_then(|e| e.parent().map(Path::to_path_buf))
+    })
+    .as_deref()
 }
 
 /// Asks of one review: memoises which folders are git folders.

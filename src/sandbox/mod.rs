@@ -36,7 +36,7 @@ mod stage;
 
 pub(crate) use review::{ChangeKind, Changes};
 pub(crate) use snapshot::Snapshot;
-pub(crate) use stage::Stage;
+pub(crate) use stage::{HeldBack, Stage};
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -179,7 +179,7 @@ fn command_linux(
         None
     };
     let mut hidden: Vec<PathBuf> = policy.hidden.iter().filter_map(real).collect();
-    hidden.extend(stage.as_ref().map(|s| s.dir().to_path_buf()));
+    hidden.extend(stage.as_ref().map(|s| s.base().to_path_buf()));
     let args = helper::Args {
         namespaces: policy.namespaces,
         network: policy.network,

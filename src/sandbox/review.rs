@@ -183,6 +183,9 @@ impl Lander<'_, '_> {
                 }
             }
             None => {
+                if self.whole(rel) {
+                    return;
+                }
                 if let Err(e) = std::fs::create_dir(&target) {
                     return self.failed(&target, e);
                 }
@@ -190,6 +193,66 @@ impl Lander<'_, '_> {
         }
         self.folder(rel, is_opaque(&self.upper.join(rel)));
         let _ = std::fs::set_permissions(&target, um.permissions());
+    }
+
+    /// A folder the command made where nothing was, landed with one
+    /// rename when nothing in it is held: each file in it judged and
+    /// recorded, none moved on its own. `false`: land it file by file.
+    fn whole(&mut self, rel: &Path) -> bool {
+        let mut entries = Vec::new();
+        if !self.walk(rel, &mut entries) {
+            return false;
+        }
+        if std::fs::rename(self.upper.join(rel), self.root.join(rel)).is_err() {
+            return false;
+        }
+        for (r, bytes) in entries {
+            self.record(&r, ChangeKind::Created, bytes, None);
+        }
+        true
+    }
+
+    /// Every file and link beneath `rel` in the upper layer with its size,
+    /// if none of them — nor any folder — is held, or odd.
+    fn walk(&mut self, rel: &Path, out: &mut Vec<(PathBuf, Option<u64>)>) -> bool {
+        let target = self.root.join(rel);
+        if self
+            .skip
+            .iter()
+            .any(|s| target.starts_with(s) || s.starts_with(&target))
+        {
+            return false;
+        }
+        if self
+            .judge
+            .why(self.root, self.upper, &target, Shape::Folder, None)
+            .is_some()
+            || is_opaque(&self.upper.join(rel))
+        {
+            return false;
+        }
+        for n in names_in(&self.upper.join(rel)) {
+            let r = rel.join(&n);
+            let Ok(m) = std::fs::symlink_metadata(self.upper.join(&r)) else {
+                return false;
+            };
+            let shape = shape_of(&m);
+            let fine = match shape {
+                Shape::Folder => self.walk(&r, out),
+                Shape::Other => false,
+                _ => {
+                    let bytes = (shape != Shape::Link).then_some(m.len());
+                    out.push((r.clone(), bytes));
+                    self.judge
+                        .why(self.root, self.upper, &self.root.join(&r), shape, None)
+                        .is_none()
+                }
+            };
+            if !fine {
+                return false;
+            }
+        }
+        true
     }
 
     fn file(
@@ -296,6 +359,90 @@ impl Lander<'_, '_> {
 
     fn failed(&mut self, target: &Path, e: std::io::Error) {
         self.out.failed.push(format!("{}: {e}", target.display()));
+    }
+}
+
+/// Lands what `changes` holds back, from the layers it waited in
+/// (`overlays`: root, upper, work): the person saw the list and said yes.
+/// The way to each file is made as the command left it, never followed
+/// through a link in the real folder; what cannot land goes to `failed`.
+pub(crate) fn land_held(overlays: &[(PathBuf, PathBuf, PathBuf)], changes: &mut Changes) {
+    let mut failed = Vec::new();
+    for f in changes.files.iter_mut().filter(|f| f.held.is_some()) {
+        let Some((root, upper)) = overlays
+            .iter()
+            .filter(|(r, ..)| f.path.starts_with(r))
+            .max_by_key(|(r, ..)| r.components().count())
+            .map(|(r, u, _)| (r, u))
+        else {
+            continue;
+        };
+        let Ok(rel) = f.path.strip_prefix(root) else {
+            continue;
+        };
+        let landed = match f.kind {
+            ChangeKind::Deleted => remove_any(&f.path),
+            _ => way_to(root, upper, rel).and_then(|()| {
+                let source = upper.join(rel);
+                let m = std::fs::symlink_metadata(&source)?;
+                if m.is_dir() {
+                    return match std::fs::symlink_metadata(&f.path) {
+                        Ok(t) if t.is_dir() => Ok(()),
+                        Ok(_) => remove_any(&f.path).and_then(|()| std::fs::create_dir(&f.path)),
+                        Err(_) => std::fs::create_dir(&f.path),
+                    };
+                }
+                if std::fs::symlink_metadata(&f.path).is_ok_and(|t| t.is_dir()) {
+                    std::fs::remove_dir_all(&f.path)?;
+                }
+                put(&source, &f.path, &m)
+            }),
+        };
+        match landed {
+            Ok(()) => f.held = None,
+            Err(e) => failed.push(format!("{}: {e}", f.path.display())),
+        }
+    }
+    changes.failed.extend(failed);
+}
+
+/// The folders from `root` to `rel`'s parent, made real folders where the
+/// command made them: a link or file standing where its layer has a
+/// folder is replaced, never written through.
+fn way_to(root: &Path, upper: &Path, rel: &Path) -> std::io::Result<()> {
+    let mut at = PathBuf::new();
+    let parents: Vec<_> = rel
+        .parent()
+        .map(|p| p.components().collect())
+        .unwrap_or_default();
+    for c in parents {
+        at.push(c);
+        let real = root.join(&at);
+        match std::fs::symlink_metadata(&real) {
+            Ok(m) if m.is_dir() => continue,
+            Ok(_) => {
+                let theirs = std::fs::symlink_metadata(upper.join(&at));
+                if !theirs.is_ok_and(|t| t.is_dir()) {
+                    return Err(std::io::Error::other(format!(
+                        "{} is not a folder",
+                        real.display()
+                    )));
+                }
+                std::fs::remove_file(&real)?;
+                std::fs::create_dir(&real)?;
+            }
+            Err(_) => std::fs::create_dir(&real)?,
+        }
+    }
+    Ok(())
+}
+
+fn remove_any(p: &Path) -> std::io::Result<()> {
+    match std::fs::symlink_metadata(p) {
+        Ok(m) if m.is_dir() => std::fs::remove_dir_all(p),
+        Ok(_) => std::fs::remove_file(p),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(e),
     }
 }
 
@@ -411,6 +558,8 @@ mod tests {
         w(&upper, "was_dir", "now a file");
         w(&upper, "repo/.git/config", "[core]\n\tfsmonitor = x\n");
         w(&upper, "repo/.git/objects/ab/cd", "obj");
+        w(&upper, "fresh/.git/HEAD", "ref: refs/heads/main\n");
+        w(&upper, "fresh/.git/hooks/pre-commit", "#!/bin/sh\n");
         std::os::unix::fs::symlink("kept.txt", upper.join("link")).unwrap();
         let root_whiteouts = whiteout(&upper.join("gone.txt"));
 
@@ -468,5 +617,66 @@ mod tests {
             assert!(kinds.contains(&("gone.txt".into(), ChangeKind::Deleted, false)));
         }
         assert!(out.failed.is_empty(), "{:?}", out.failed);
+        // A new folder with nothing held moved whole; one with something
+        // held, file by file around it.
+        assert!(!upper.join("made").exists(), "renamed whole");
+        assert_eq!(read("fresh/.git/HEAD"), "ref: refs/heads/main\n");
+        assert!(!root.join("fresh/.git/hooks/pre-commit").exists());
+        assert!(kinds.contains(&(
+            "fresh/.git/hooks/pre-commit".into(),
+            ChangeKind::Created,
+            true
+        )));
+
+        // The person said yes: what was held lands, as the command left it.
+        let overlays = [(root.clone(), upper.clone(), dir.path().join("work"))];
+        land_held(&overlays, &mut out);
+        assert!(out.failed.is_empty(), "{:?}", out.failed);
+        assert_eq!(read("repo/.git/config"), "[core]\n\tfsmonitor = x\n");
+        assert_eq!(read("fresh/.git/hooks/pre-commit"), "#!/bin/sh\n");
+        assert_eq!(out.held().count(), 0);
+    }
+
+    /// Landing what was held never writes through a link the real folder
+    /// has where the command made a folder: the link is replaced.
+    #[test]
+    fn held_changes_land_through_no_link() {
+        let dir = tempfile::tempdir().unwrap();
+        let (root, upper, elsewhere) = (
+            dir.path().join("root"),
+            dir.path().join("upper"),
+            dir.path().join("elsewhere"),
+        );
+        for d in [&root, &upper, &elsewhere] {
+            std::fs::create_dir_all(d).unwrap();
+        }
+        std::os::unix::fs::symlink(&elsewhere, root.join("sub")).unwrap();
+        std::fs::create_dir_all(upper.join("sub")).unwrap();
+        std::fs::write(upper.join("sub/config"), "x").unwrap();
+        let mut out = Changes {
+            files: vec![FileChange {
+                path: root.join("sub/config"),
+                kind: ChangeKind::Created,
+                bytes: Some(1),
+                held: Some("why".into()),
+            }],
+            failed: Vec::new(),
+        };
+        land_held(
+            &[(root.clone(), upper.clone(), dir.path().join("w"))],
+            &mut out,
+        );
+        assert!(out.failed.is_empty(), "{:?}", out.failed);
+        assert!(
+            !elsewhere.join("config").exists(),
+            "written through the link"
+        );
+        assert!(std::fs::symlink_metadata(root.join("sub"))
+            .unwrap()
+            .is_dir());
+        assert_eq!(
+            std::fs::read_to_string(root.join("sub/config")).unwrap(),
+            "x"
+        );
     }
 }

@@ -4,17 +4,26 @@
 //! command must not reach it). The stage is hermes' data folder when it
 //! can be — on the same filesystem as the project, so landing is a rename
 //! — else a private folder in `/var/tmp` or `/dev/shm`.
+//!
+//! Making and removing a stage's folders is a dozen directory operations
+//! a command would wait on (and, on ext4, inodes made and freed that slow
+//! every later create near them); so a used stage the command left empty
+//! is made ready again in the background, as the next command's spare,
+//! and one that is not is removed there and a fresh spare made. What a
+//! hermes that was killed left behind goes at the next one's first
+//! command.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::sync::{mpsc, Arc, Mutex, OnceLock};
 
 use super::held::{Held, Judge};
 use super::review::{self, Changes};
 
-/// One command's staged roots; removed when dropped.
+/// One command's staged roots; removed (in the background) when dropped.
 #[derive(Debug)]
 pub(crate) struct Stage {
+    base: PathBuf,
     dir: PathBuf,
     /// (root, upper, work), real paths.
     pub(crate) overlays: Vec<(PathBuf, PathBuf, PathBuf)>,
@@ -24,8 +33,230 @@ pub(crate) struct Stage {
 /// whole, one after the other.
 static LANDING: Mutex<()> = Mutex::new(());
 
+/// A stage made ready before it is needed: its base, folder, and how many
+/// (upper, work) pairs it holds.
+static SPARE: Mutex<Option<(PathBuf, PathBuf, usize)>> = Mutex::new(None);
+
 fn overlaps(a: &Path, b: &Path) -> bool {
     a.starts_with(b) || b.starts_with(a)
+}
+
+/// This process' stage folders are named `PID-START-N`: a later hermes
+/// tells whose are left over by whether that process still runs.
+fn owner() -> &'static str {
+    static OWNER: OnceLock<String> = OnceLock::new();
+    OWNER.get_or_init(|| {
+        super::orphans::mark_of(std::process::id() as libc::pid_t)
+            .unwrap_or_else(|| format!("{}:0", std::process::id()))
+            .replace(':', "-")
+    })
+}
+
+fn pair(dir: &Path, i: usize) -> (PathBuf, PathBuf) {
+    (dir.join(format!("u{i}")), dir.join(format!("w{i}")))
+}
+
+/// A fresh stage folder in `base` with `pairs` (upper, work) pairs.
+fn make(base: &Path, pairs: usize) -> Option<PathBuf> {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let dir = base.join(format!(
+        "{}-{}",
+        owner(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    ));
+    let _ = remove(&dir);
+    let mk = |p: &Path| {
+        let mut b = std::fs::DirBuilder::new();
+        std::os::unix::fs::DirBuilderExt::mode(&mut b, 0o700);
+        b.create(p)
+    };
+    mk(&dir).ok()?;
+    for i in 0..pairs {
+        let (u, w) = pair(&dir, i);
+        mk(&u).ok()?;
+        mk(&w).ok()?;
+    }
+    Some(dir)
+}
+
+/// Removes a stage folder; overlayfs leaves its work folder's inner
+/// folders mode 000.
+fn remove(dir: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for e in entries.flatten() {
+            let work = e.path().join("work");
+            if work.is_dir() {
+                let open = std::fs::Permissions::from_mode(0o700);
+                let _ = std::fs::set_permissions(&work, open.clone());
+                for inner in ["incompat", "incompat/volatile", "index"] {
+                    let _ = std::fs::set_permissions(work.join(inner), open.clone());
+                }
+            }
+        }
+    }
+    std::fs::remove_dir_all(dir)
+}
+
+enum Job {
+    /// A used stage: kept as the spare when the command left nothing in
+    /// it (so no folder is made or removed for the next), else removed.
+    Done(PathBuf, PathBuf, usize),
+    Prepare(PathBuf, usize),
+}
+
+/// A used stage made ready again, if its upper layers are empty: the
+/// marker a `volatile` overlay leaves (which would refuse the next mount)
+/// removed; overlayfs empties its own `work` folder as it mounts.
+fn reuse(dir: &Path, pairs: usize) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    (0..pairs).all(|i| {
+        let (u, w) = pair(dir, i);
+        if !std::fs::read_dir(&u).is_ok_and(|mut d| d.next().is_none()) {
+            return false;
+        }
+        // Opened first: a folder of mode 000 hides what is in it from
+        // its owner (not from root).
+        let open = std::fs::Permissions::from_mode(0o700);
+        for p in ["work", "work/incompat", "work/incompat/volatile"] {
+            let _ = std::fs::set_permissions(w.join(p), open.clone());
+        }
+        let volatile = w.join("work/incompat/volatile");
+        match std::fs::remove_dir_all(&volatile) {
+            Ok(()) => true,
+            Err(e) => e.kind() == std::io::ErrorKind::NotFound,
+        }
+    })
+}
+
+/// The background thread that removes used stages and readies spares;
+/// the first time it sees a base, it removes what hermes processes that
+/// are gone left there.
+fn janitor() -> Option<&'static Mutex<mpsc::Sender<Job>>> {
+    static TX: OnceLock<Option<Mutex<mpsc::Sender<Job>>>> = OnceLock::new();
+    TX.get_or_init(|| {
+        let (tx, rx) = mpsc::channel::<Job>();
+        std::thread::Builder::new()
+            .name("hermes-stage".into())
+            .spawn(move || {
+                let mut swept: Vec<PathBuf> = Vec::new();
+                for job in rx {
+                    // The spare is made or kept outside its lock: a command
+                    // starting meanwhile makes its own rather than wait.
+                    let fits = |base: &Path, pairs: usize| {
+                        SPARE
+                            .lock()
+                            .unwrap_or_else(|e| e.into_inner())
+                            .as_ref()
+                            .is_some_and(|(b, _, n)| b == base && *n >= pairs)
+                    };
+                    let offer = |spare: (PathBuf, PathBuf, usize)| {
+                        let old = SPARE
+                            .lock()
+                            .unwrap_or_else(|e| e.into_inner())
+                            .replace(spare);
+                        if let Some((_, old, _)) = old {
+                            let _ = remove(&old);
+                        }
+                    };
+                    match job {
+                        Job::Done(base, dir, pairs) => {
+                            if fits(&base, pairs) {
+                                let _ = remove(&dir);
+                            } else if reuse(&dir, pairs) {
+                                offer((base, dir, pairs));
+                            } else {
+                                let _ = remove(&dir);
+                                if let Some(d) = make(&base, pairs) {
+                                    offer((base, d, pairs));
+                                }
+                            }
+                        }
+                        Job::Prepare(base, pairs) => {
+                            if !swept.contains(&base) {
+                                sweep(&base);
+                                swept.push(base.clone());
+                            }
+                            if !fits(&base, pairs) {
+                                if let Some(d) = make(&base, pairs) {
+                                    offer((base, d, pairs));
+                                }
+                            }
+                        }
+                    }
+                }
+            })
+            .ok()?;
+        Some(Mutex::new(tx))
+    })
+    .as_ref()
+}
+
+fn send(job: Job) -> Result<(), Job> {
+    match janitor() {
+        Some(tx) => tx
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .send(job)
+            .map_err(|e| e.0),
+        None => Err(job),
+    }
+}
+
+/// Removes the stage folders in `base` whose hermes no longer runs.
+fn sweep(base: &Path) {
+    let Ok(entries) = std::fs::read_dir(base) else {
+        return;
+    };
+    let mine = owner();
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Some(name) = name.to_str() else { continue };
+        let mut parts = name.split('-');
+        let (Some(pid), Some(start)) = (parts.next(), parts.next()) else {
+            continue;
+        };
+        let Ok(pid) = pid.parse::<libc::pid_t>() else {
+            continue;
+        };
+        if name.starts_with(&format!("{mine}-")) {
+            continue;
+        }
+        let alive = super::orphans::mark_of(pid)
+            .is_some_and(|m| m.replace(':', "-") == format!("{pid}-{start}"));
+        if !alive {
+            let _ = remove(&e.path());
+        }
+    }
+}
+
+/// Marks `base` as a top of folder trees (ext4's `chattr +T`), once: each
+/// stage made in it then starts in a block group of its own with inodes
+/// to spare, rather than all in one — where files a command made, landed
+/// and later deleted (a `target` folder cleaned) would make every create
+/// after them skip over the freed inodes, slowly, for minutes.
+fn spread(base: &Path) {
+    static DONE: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+    let mut done = DONE.lock().unwrap_or_else(|e| e.into_inner());
+    if done.iter().any(|d| d == base) {
+        return;
+    }
+    done.push(base.to_path_buf());
+    const TOPDIR: libc::c_int = 0x0002_0000;
+    let Ok(dir) = std::fs::File::open(base) else {
+        return;
+    };
+    use std::os::fd::AsRawFd;
+    let mut flags: libc::c_int = 0;
+    // SAFETY: the flags ioctls read and write one int.
+    unsafe {
+        if libc::ioctl(dir.as_raw_fd(), libc::FS_IOC_GETFLAGS, &mut flags) == 0
+            && flags & TOPDIR == 0
+        {
+            flags |= TOPDIR;
+            libc::ioctl(dir.as_raw_fd(), libc::FS_IOC_SETFLAGS, &flags);
+        }
+    }
 }
 
 impl Stage {
@@ -33,34 +264,51 @@ impl Stage {
     /// not), in the first of `bases` that lies outside all of them. `None`
     /// when none does.
     pub(crate) fn new(bases: &[PathBuf], roots: &[PathBuf]) -> Option<Stage> {
-        static NEXT: AtomicU64 = AtomicU64::new(0);
         let base = bases.iter().find_map(|b| {
             crate::util::private::create_dir_all(b).ok()?;
             let real = std::fs::canonicalize(b).ok()?;
             (!roots.iter().any(|r| overlaps(&real, r))).then_some(real)
         })?;
-        let dir = base.join(format!(
-            "{}-{}",
-            std::process::id(),
-            NEXT.fetch_add(1, Ordering::Relaxed)
-        ));
-        let _ = std::fs::remove_dir_all(&dir);
-        let mut overlays = Vec::new();
-        for (i, root) in roots.iter().enumerate() {
-            if !root.is_dir() {
-                continue;
+        spread(&base);
+        let folders: Vec<&PathBuf> = roots.iter().filter(|r| r.is_dir()).collect();
+        let spare = {
+            let mut s = SPARE.lock().unwrap_or_else(|e| e.into_inner());
+            match s.take() {
+                Some((b, dir, pairs)) if b == base && pairs >= folders.len() => Some(dir),
+                other => {
+                    *s = other;
+                    None
+                }
             }
-            let (upper, work) = (dir.join(format!("{i}/u")), dir.join(format!("{i}/w")));
-            crate::util::private::create_dir_all(&upper).ok()?;
-            crate::util::private::create_dir_all(&work).ok()?;
-            overlays.push((root.clone(), upper, work));
-        }
-        Some(Stage { dir, overlays })
+        };
+        let dir = match spare {
+            Some(d) => d,
+            None => {
+                // The next command's spare, made while this one runs (the
+                // first time, after what gone processes left is swept).
+                let _ = send(Job::Prepare(base.clone(), folders.len()));
+                make(&base, folders.len())?
+            }
+        };
+        let overlays = folders
+            .iter()
+            .enumerate()
+            .map(|(i, root)| {
+                let (u, w) = pair(&dir, i);
+                ((*root).clone(), u, w)
+            })
+            .collect();
+        Some(Stage {
+            base,
+            dir,
+            overlays,
+        })
     }
 
-    /// The stage folder (hidden from the command).
-    pub(crate) fn dir(&self) -> &Path {
-        &self.dir
+    /// The folder every stage lies in (hidden from the command: neither
+    /// its own layers nor another command's are its to read).
+    pub(crate) fn base(&self) -> &Path {
+        &self.base
     }
 
     /// Lands what the command left in each root, holding back what
@@ -77,7 +325,7 @@ impl Stage {
                 .map(|(r, ..)| r)
                 .filter(|r| *r != root && r.starts_with(root))
                 .cloned()
-                .chain(std::iter::once(self.dir.clone()))
+                .chain(std::iter::once(self.base.clone()))
                 .collect();
             review::land(root, upper, &mut judge, &skip, &mut out);
         }
@@ -87,14 +335,131 @@ impl Stage {
 
 impl Drop for Stage {
     fn drop(&mut self) {
-        // overlayfs leaves its work folder's inner folder mode 000.
-        for (_, _, work) in &self.overlays {
-            let inner = work.join("work");
-            if inner.exists() {
-                use std::os::unix::fs::PermissionsExt;
-                let _ = std::fs::set_permissions(&inner, std::fs::Permissions::from_mode(0o700));
-            }
+        let dir = std::mem::take(&mut self.dir);
+        let job = Job::Done(std::mem::take(&mut self.base), dir, self.overlays.len());
+        if let Err(Job::Done(_, dir, _)) = send(job) {
+            let _ = remove(&dir);
         }
-        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// What a command wrote that was held back, still in its stage: the round
+/// puts the list to the person once, and lands it if they say so. One
+/// pointer wide: it rides in every tool output.
+#[derive(Clone)]
+pub(crate) struct HeldBack(Arc<Kept>);
+
+struct Kept {
+    stage: Stage,
+    /// The held changes, one a line with why, for the question.
+    preview: String,
+    /// The result's text before its list of changes.
+    body: String,
+    /// How the result lists changes.
+    describe: Box<dyn Fn(&Changes) -> String + Send + Sync>,
+}
+
+impl HeldBack {
+    pub(crate) fn new(
+        stage: Stage,
+        preview: String,
+        body: String,
+        describe: Box<dyn Fn(&Changes) -> String + Send + Sync>,
+    ) -> HeldBack {
+        HeldBack(Arc::new(Kept {
+            stage,
+            preview,
+            body,
+            describe,
+        }))
+    }
+
+    /// The held changes, one a line with why.
+    pub(crate) fn preview(&self) -> &str {
+        &self.0.preview
+    }
+
+    /// Lands what `changes` held back; the result's text as it now is.
+    pub(crate) fn land(&self, changes: &mut Changes) -> String {
+        let _one = LANDING.lock().unwrap_or_else(|e| e.into_inner());
+        review::land_held(&self.0.stage.overlays, changes);
+        format!("{}{}", self.0.body, (self.0.describe)(changes))
+    }
+}
+
+impl std::fmt::Debug for HeldBack {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HeldBack")
+            .field("stage", &self.0.stage.dir)
+            .finish()
+    }
+}
+
+impl PartialEq for HeldBack {
+    fn eq(&self, other: &HeldBack) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stage_is_made_beside_a_spare_and_leftovers_of_dead_processes_go() {
+        let base = tempfile::tempdir().unwrap();
+        let root = tempfile::tempdir().unwrap();
+        let roots = vec![std::fs::canonicalize(root.path()).unwrap()];
+        // A stage folder of a hermes long gone (pid 1's start time is not
+        // this), with overlayfs' mode-000 work folder in it.
+        let gone = base.path().join("1-999999999-0");
+        std::fs::create_dir_all(gone.join("w0/work/incompat")).unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(gone.join("w0/work"), std::fs::Permissions::from_mode(0o000))
+            .unwrap();
+        let stage = Stage::new(&[base.path().to_path_buf()], &roots).unwrap();
+        let (r, u, w) = &stage.overlays[0];
+        assert_eq!(r, &roots[0]);
+        assert!(u.is_dir() && w.is_dir());
+        assert!(!u.starts_with(root.path()));
+        let dir = stage.dir.clone();
+        drop(stage);
+        // The janitor removes the used stage, sweeps the leftover and
+        // readies a spare: wait for it, boundedly.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while (dir.exists() || gone.exists()) && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        assert!(!dir.exists(), "the used stage is removed");
+        assert!(!gone.exists(), "a dead hermes' stage is swept");
+
+        // The spare the janitor made is taken; left empty, with the marker
+        // a volatile overlay leaves (in folders of mode 000), it is made
+        // ready again and is the next stage.
+        let bases = [base.path().to_path_buf()];
+        let second = Stage::new(&bases, &roots).unwrap();
+        let spare = second.dir.clone();
+        let marker = second.overlays[0].2.join("work/incompat/volatile");
+        std::fs::create_dir_all(&marker).unwrap();
+        std::fs::write(marker.join("dirty"), "").unwrap();
+        for p in ["work/incompat/volatile", "work/incompat", "work"] {
+            let p = second.overlays[0].2.join(p);
+            std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o000)).unwrap();
+        }
+        drop(second);
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        let ready = || {
+            SPARE
+                .lock()
+                .unwrap()
+                .as_ref()
+                .is_some_and(|(_, d, _)| *d == spare)
+        };
+        while !ready() && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        let third = Stage::new(&bases, &roots).unwrap();
+        assert_eq!(third.dir, spare, "an empty stage is used again");
+        assert!(!third.overlays[0].2.join("work/incompat/volatile").exists());
     }
 }

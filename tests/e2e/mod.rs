@@ -10,6 +10,7 @@ mod connectors;
 mod context;
 mod errors;
 mod guard;
+mod held_back;
 mod hostile;
 mod images;
 mod layout;

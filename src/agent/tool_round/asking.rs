@@ -175,29 +175,104 @@ impl Round<'_> {
             Err(_) => return None,
         };
         let _one_at_a_time = self.policy.asking().lock().await;
+        let why = format!(
+            "{} changed after you were asked; this is the change on it as it is now",
+            change.shown
+        );
+        let (decision, by) = self
+            .ask_once(id, name, tool, args, change.preview(), why)
+            .await;
+        self.note_approval(id, name, decision, SettledBy::new(by), None, None)
+            .await;
+        (decision == Settled::Allow).then(|| Some(change.expect()))
+    }
+
+    /// A question only "once" answers (whatever the person picks), about
+    /// `preview`; the decision and who made it.
+    async fn ask_once(
+        &self,
+        id: &str,
+        name: &str,
+        tool: &ToolRef,
+        args: &Value,
+        preview: String,
+        why: String,
+    ) -> (Settled, By) {
         let question = Question {
             call_id: id.to_string(),
             tool: name.to_string(),
             arguments: args.clone(),
             required: self.tools.required_args(name, tool),
-            preview: Some(change.preview()),
-            why: format!(
-                "{} changed after you were asked; this is the change on it as it is now",
-                change.shown
-            ),
+            preview: Some(preview),
+            why,
             once_only: true,
         };
-        let answer = self.ask(question).await;
-        let (decision, by) = match answer {
+        match self.ask(question).await {
             Some(Answer::Once | Answer::Session | Answer::Always) => {
                 (Settled::Allow, By::User(UserAnswer::Once))
             }
             Some(Answer::Deny(_)) => (Settled::Deny, By::User(UserAnswer::Denied)),
             None => (Settled::Deny, By::User(UserAnswer::StoppingTheTurn)),
+        }
+    }
+
+    /// What a command wrote that the sandbox held back (git's config and
+    /// hooks, start-up files, executables on PATH), put to the person once,
+    /// listed: landed if they allow it, left out otherwise — and with
+    /// nobody to ask (a one-shot run, a subagent), never. `--yolo` allows
+    /// calls, not these.
+    pub(super) async fn ask_to_land(
+        &self,
+        id: &str,
+        name: &str,
+        tool: &ToolRef,
+        args: &Value,
+        out: &mut crate::call::ToolOutput,
+    ) {
+        let Some(held) = out.held_back.take() else {
+            return;
         };
-        self.note_approval(id, name, decision, SettledBy::new(by), None, None)
+        if self.policy.answers().is_none() || self.cancel.is_cancelled() {
+            return;
+        }
+        let Some(mut changes) = out.changes.take() else {
+            return;
+        };
+        let _one_at_a_time = self.policy.asking().lock().await;
+        let why = "the command also wrote these, which run later outside the sandbox \
+                   (git, your shell, hermes); they were held back — land them as the \
+                   command left them?";
+        let (decision, by) = self
+            .ask_once(id, name, tool, args, held.preview().to_string(), why.into())
             .await;
-        (decision == Settled::Allow).then(|| Some(change.expect()))
+        self.note_approval(
+            id,
+            name,
+            decision,
+            SettledBy::new(by),
+            Some("to land what the sandbox held back".into()),
+            None,
+        )
+        .await;
+        if decision == Settled::Allow {
+            let landed = tokio::task::spawn_blocking(move || {
+                let text = held.land(&mut changes);
+                (changes, text)
+            })
+            .await;
+            match landed {
+                Ok((c, text)) => {
+                    out.content = text;
+                    out.is_error |= !c.failed.is_empty();
+                    out.changes = Some(c);
+                }
+                Err(e) => self.emit(Event::Warning {
+                    message: format!("could not land what was held back: {e}"),
+                }),
+            }
+        } else {
+            out.changes = Some(changes);
+        }
     }
 
     /// An approval decision as an event and a session record; `asked`:

@@ -570,6 +570,11 @@ impl Round<'_> {
                         out = send(expect).await;
                     }
                 }
+                // What the sandbox held back, put to the person once.
+                if out.held_back.is_some() {
+                    self.ask_to_land(&call.id, &name, &tool, &args, &mut out)
+                        .await;
+                }
                 let mut feedback: Vec<String> = context.into_iter().collect();
                 if sent.load(Ordering::SeqCst) {
                     let subject = self.tools.subject(&name, &tool, &args);

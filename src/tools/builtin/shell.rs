@@ -212,13 +212,16 @@ async fn run(ctx: &Context, args: &Value, cancel: &CancellationToken) -> ToolOut
     let unreviewed = matches!(review, Review::Snapshot(_) | Review::TooMuch);
     let changes = match review {
         Review::None => None,
-        Review::TooMuch => Some(crate::sandbox::Changes {
-            files: Vec::new(),
-            failed: vec![format!(
-                "the writable folders hold more than can be compared quickly, so this \
-                 command's changes were not reviewed ({LANDLOCK_ONLY})"
-            )],
-        }),
+        Review::TooMuch => Some((
+            crate::sandbox::Changes {
+                files: Vec::new(),
+                failed: vec![format!(
+                    "the writable folders hold more than can be compared quickly, so this \
+                     command's changes were not reviewed ({LANDLOCK_ONLY})"
+                )],
+            },
+            None,
+        )),
         review => {
             let control = ctx.control.clone();
             let project = ctx.workspace.root().to_path_buf();
@@ -226,8 +229,13 @@ async fn run(ctx: &Context, args: &Value, cancel: &CancellationToken) -> ToolOut
                 let why = move |p: &std::path::Path| control.why(p);
                 let rules = crate::sandbox::held::Held::for_this_process(&why, &project);
                 match review {
-                    Review::Staged(stage) => stage.land(&rules),
-                    Review::Snapshot(snap) => snap.changes(&rules),
+                    // What was held back stays staged, for the person to see.
+                    Review::Staged(stage) => {
+                        let changes = stage.land(&rules);
+                        let held = changes.held().next().is_some();
+                        (changes, held.then_some(stage))
+                    }
+                    Review::Snapshot(snap) => (snap.changes(&rules), None),
                     Review::None | Review::TooMuch => Default::default(),
                 }
             })
@@ -286,9 +294,31 @@ async fn run(ctx: &Context, args: &Value, cancel: &CancellationToken) -> ToolOut
             _ => ToolOutput::error(format!("{body}[ended]")),
         },
     };
-    if let Some(changes) = changes.filter(|c| !c.is_empty()) {
+    if let Some((changes, stage)) = changes.filter(|(c, _)| !c.is_empty()) {
+        let body = out.content.clone();
         out.content
             .push_str(&describe(&changes, unreviewed, |p| ctx.workspace.shown(p)));
+        if let Some(stage) = stage {
+            let preview = changes
+                .held()
+                .map(|f| {
+                    format!(
+                        "{} — {}\n",
+                        ctx.workspace.shown(&f.path),
+                        f.held.as_deref().unwrap_or("")
+                    )
+                })
+                .collect();
+            let workspace = ctx.workspace.clone();
+            out.held_back = Some(crate::sandbox::HeldBack::new(
+                stage,
+                preview,
+                body,
+                Box::new(move |c: &crate::sandbox::Changes| {
+                    describe(c, false, |p| workspace.shown(p))
+                }),
+            ));
+        }
         // What should have been held has landed: the call failed at what
         // matters most, and says so.
         if unreviewed && changes.held().next().is_some() {
@@ -429,12 +459,8 @@ pub(super) fn policy(ctx: &Context) -> (crate::sandbox::Policy, Option<String>) 
     let mut protected = ctx.control.for_folder(ctx.workspace.root());
     // hermes' own binary and its folder: read-only whatever `writable`
     // says (`~/.cargo` holds `~/.cargo/bin/hermes`).
-    if let Some(dir) = std::env::current_exe()
-        .ok()
-        .and_then(|e| std::fs::canonicalize(e).ok())
-        .and_then(|e| e.parent().map(std::path::Path::to_path_buf))
-    {
-        protected.push(dir);
+    if let Some(dir) = crate::sandbox::held::install_dir() {
+        protected.push(dir.to_path_buf());
     }
     let policy = crate::sandbox::Policy {
         protected,
