@@ -9,9 +9,9 @@
 //! a command would wait on (and, on ext4, inodes made and freed that slow
 //! every later create near them); so a used stage the command left empty
 //! is made ready again in the background, as the next command's spare,
-//! and one that is not is removed there and a fresh spare made. What a
-//! hermes that was killed left behind goes at the next one's first
-//! command.
+//! and one that is not is removed there and a fresh spare made. A hermes
+//! leaves its spare behind when it ends; what an ended or killed one left
+//! goes once the next one's first command is done.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -98,12 +98,10 @@ fn remove(dir: &Path) -> std::io::Result<()> {
     std::fs::remove_dir_all(dir)
 }
 
-enum Job {
-    /// A used stage: kept as the spare when the command left nothing in
-    /// it (so no folder is made or removed for the next), else removed.
-    Done(PathBuf, PathBuf, usize),
-    Prepare(PathBuf, usize),
-}
+/// A used stage: its base, folder and (upper, work) pairs. Kept as the
+/// spare when the command left nothing in it (so no folder is made or
+/// removed for the next), else removed and a fresh spare made.
+struct Done(PathBuf, PathBuf, usize);
 
 /// A used stage made ready again, if its upper layers are empty: the
 /// marker a `volatile` overlay leaves (which would refuse the next mount)
@@ -129,59 +127,45 @@ fn reuse(dir: &Path, pairs: usize) -> bool {
     })
 }
 
-/// The background thread that removes used stages and readies spares;
+/// The background thread that readies used stages again or removes them;
 /// the first time it sees a base, it removes what hermes processes that
 /// are gone left there.
-fn janitor() -> Option<&'static Mutex<mpsc::Sender<Job>>> {
-    static TX: OnceLock<Option<Mutex<mpsc::Sender<Job>>>> = OnceLock::new();
+fn janitor() -> Option<&'static Mutex<mpsc::Sender<Done>>> {
+    static TX: OnceLock<Option<Mutex<mpsc::Sender<Done>>>> = OnceLock::new();
     TX.get_or_init(|| {
-        let (tx, rx) = mpsc::channel::<Job>();
+        let (tx, rx) = mpsc::channel::<Done>();
         std::thread::Builder::new()
             .name("hermes-stage".into())
             .spawn(move || {
                 let mut swept: Vec<PathBuf> = Vec::new();
-                for job in rx {
+                for Done(base, dir, pairs) in rx {
+                    if !swept.contains(&base) {
+                        sweep(&base);
+                        swept.push(base.clone());
+                    }
                     // The spare is made or kept outside its lock: a command
                     // starting meanwhile makes its own rather than wait.
-                    let fits = |base: &Path, pairs: usize| {
-                        SPARE
-                            .lock()
-                            .unwrap_or_else(|e| e.into_inner())
-                            .as_ref()
-                            .is_some_and(|(b, _, n)| b == base && *n >= pairs)
+                    let fits = SPARE
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .as_ref()
+                        .is_some_and(|(b, _, n)| *b == base && *n >= pairs);
+                    let spare = if fits {
+                        let _ = remove(&dir);
+                        None
+                    } else if reuse(&dir, pairs) {
+                        Some(dir)
+                    } else {
+                        let _ = remove(&dir);
+                        make(&base, pairs)
                     };
-                    let offer = |spare: (PathBuf, PathBuf, usize)| {
+                    if let Some(d) = spare {
                         let old = SPARE
                             .lock()
                             .unwrap_or_else(|e| e.into_inner())
-                            .replace(spare);
+                            .replace((base, d, pairs));
                         if let Some((_, old, _)) = old {
                             let _ = remove(&old);
-                        }
-                    };
-                    match job {
-                        Job::Done(base, dir, pairs) => {
-                            if fits(&base, pairs) {
-                                let _ = remove(&dir);
-                            } else if reuse(&dir, pairs) {
-                                offer((base, dir, pairs));
-                            } else {
-                                let _ = remove(&dir);
-                                if let Some(d) = make(&base, pairs) {
-                                    offer((base, d, pairs));
-                                }
-                            }
-                        }
-                        Job::Prepare(base, pairs) => {
-                            if !swept.contains(&base) {
-                                sweep(&base);
-                                swept.push(base.clone());
-                            }
-                            if !fits(&base, pairs) {
-                                if let Some(d) = make(&base, pairs) {
-                                    offer((base, d, pairs));
-                                }
-                            }
                         }
                     }
                 }
@@ -192,14 +176,14 @@ fn janitor() -> Option<&'static Mutex<mpsc::Sender<Job>>> {
     .as_ref()
 }
 
-fn send(job: Job) -> Result<(), Job> {
+fn send(done: Done) -> Result<(), Done> {
     match janitor() {
         Some(tx) => tx
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .send(job)
+            .send(done)
             .map_err(|e| e.0),
-        None => Err(job),
+        None => Err(done),
     }
 }
 
@@ -281,14 +265,11 @@ impl Stage {
                 }
             }
         };
+        // Without a spare (the first command, or one beside another), its
+        // own; the spare comes from a used stage, once the command ends.
         let dir = match spare {
             Some(d) => d,
-            None => {
-                // The next command's spare, made while this one runs (the
-                // first time, after what gone processes left is swept).
-                let _ = send(Job::Prepare(base.clone(), folders.len()));
-                make(&base, folders.len())?
-            }
+            None => make(&base, folders.len())?,
         };
         let overlays = folders
             .iter()
@@ -335,9 +316,12 @@ impl Stage {
 
 impl Drop for Stage {
     fn drop(&mut self) {
-        let dir = std::mem::take(&mut self.dir);
-        let job = Job::Done(std::mem::take(&mut self.base), dir, self.overlays.len());
-        if let Err(Job::Done(_, dir, _)) = send(job) {
+        let done = Done(
+            std::mem::take(&mut self.base),
+            std::mem::take(&mut self.dir),
+            self.overlays.len(),
+        );
+        if let Err(Done(_, dir, _)) = send(done) {
             let _ = remove(&dir);
         }
     }
@@ -406,7 +390,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_stage_is_made_beside_a_spare_and_leftovers_of_dead_processes_go() {
+    fn an_empty_stage_is_used_again_and_leftovers_of_dead_processes_go() {
         let base = tempfile::tempdir().unwrap();
         let root = tempfile::tempdir().unwrap();
         let roots = vec![std::fs::canonicalize(root.path()).unwrap()];
@@ -422,44 +406,45 @@ mod tests {
         assert_eq!(r, &roots[0]);
         assert!(u.is_dir() && w.is_dir());
         assert!(!u.starts_with(root.path()));
-        let dir = stage.dir.clone();
-        drop(stage);
-        // The janitor removes the used stage, sweeps the leftover and
-        // readies a spare: wait for it, boundedly.
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-        while (dir.exists() || gone.exists()) && std::time::Instant::now() < deadline {
-            std::thread::sleep(std::time::Duration::from_millis(10));
-        }
-        assert!(!dir.exists(), "the used stage is removed");
-        assert!(!gone.exists(), "a dead hermes' stage is swept");
-
-        // The spare the janitor made is taken; left empty, with the marker
-        // a volatile overlay leaves (in folders of mode 000), it is made
-        // ready again and is the next stage.
-        let bases = [base.path().to_path_buf()];
-        let second = Stage::new(&bases, &roots).unwrap();
-        let spare = second.dir.clone();
-        let marker = second.overlays[0].2.join("work/incompat/volatile");
+        let first = stage.dir.clone();
+        // Left empty, with the marker a volatile overlay leaves (in
+        // folders of mode 000), it is made ready again as the spare; the
+        // janitor sweeps the leftover on the way.
+        let marker = stage.overlays[0].2.join("work/incompat/volatile");
         std::fs::create_dir_all(&marker).unwrap();
         std::fs::write(marker.join("dirty"), "").unwrap();
         for p in ["work/incompat/volatile", "work/incompat", "work"] {
-            let p = second.overlays[0].2.join(p);
+            let p = stage.overlays[0].2.join(p);
             std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o000)).unwrap();
         }
-        drop(second);
+        drop(stage);
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-        let ready = || {
+        let spare_is = |d: &Path| {
             SPARE
                 .lock()
                 .unwrap()
                 .as_ref()
-                .is_some_and(|(_, d, _)| *d == spare)
+                .is_some_and(|(_, s, _)| s == d)
         };
-        while !ready() && std::time::Instant::now() < deadline {
+        while (gone.exists() || !spare_is(&first)) && std::time::Instant::now() < deadline {
             std::thread::sleep(std::time::Duration::from_millis(10));
         }
+        assert!(!gone.exists(), "a dead hermes' stage is swept");
+        let bases = [base.path().to_path_buf()];
+        let second = Stage::new(&bases, &roots).unwrap();
+        assert_eq!(second.dir, first, "an empty stage is used again");
+        assert!(!second.overlays[0].2.join("work/incompat/volatile").exists());
+        // One the command left something in is removed, and a fresh spare
+        // made in its place.
+        std::fs::write(second.overlays[0].1.join("left.txt"), "x").unwrap();
+        drop(second);
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while first.exists() && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        assert!(!first.exists(), "a used stage with changes left is removed");
         let third = Stage::new(&bases, &roots).unwrap();
-        assert_eq!(third.dir, spare, "an empty stage is used again");
-        assert!(!third.overlays[0].2.join("work/incompat/volatile").exists());
+        assert_ne!(third.dir, first);
+        assert!(third.overlays[0].1.read_dir().unwrap().next().is_none());
     }
 }
