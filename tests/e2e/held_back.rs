@@ -9,139 +9,127 @@ use crate::e2e::sandbox::env_for;
 use crate::support::fake_provider::{call_id, Reply};
 use crate::support::users;
 
+/// As root and as a normal user: a new repository's `pre-push` allowed,
+/// another's `info/exclude` denied.
 #[test]
 fn held_back_changes_land_only_when_the_person_says_so() {
     use std::io::{BufRead, Write};
-    let env = env_for(users::User::current(), "");
-    let cwd = env.cwd.path();
-    let git = |args: &[&str]| {
-        let out = std::process::Command::new("git")
-            .args(args)
-            .current_dir(cwd)
-            .output()
-            .unwrap();
+    for user in users::each() {
+        let env = env_for(user, "");
+        let cwd = env.cwd.path();
+        let (allowed, denied) = (call_id("land-it"), call_id("keep-it-out"));
+        let calls = [
+            (
+                allowed.clone(),
+                "git init -q sub && printf '#!/bin/sh\\nexit 0\\n' > sub/.git/hooks/pre-push && chmod +x sub/.git/hooks/pre-push && echo one > plain.txt",
+            ),
+            (
+                denied.clone(),
+                "git init -q other && echo '*.log' >> other/.git/info/exclude && echo two > other.txt",
+            ),
+        ];
+        let args: Vec<(String, String)> = calls
+            .iter()
+            .map(|(id, c)| (id.clone(), json!({ "command": c }).to_string()))
+            .collect();
+        let borrowed: Vec<(&str, &str, &str)> = args
+            .iter()
+            .map(|(id, a)| (id.as_str(), "shell", a.as_str()))
+            .collect();
+        env.fake.push(Reply::tool_calls(&borrowed));
+        env.fake.push(Reply::text("done"));
+        let mut child = env.spawn_with_stdin(&["--json", "--json-answers", "-q", "go"]);
+        let mut stdin = child.stdin.take().unwrap();
+        let stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+        let mut asked: Vec<Value> = Vec::new();
+        for line in stdout.lines() {
+            let ev: Value = serde_json::from_str(&line.unwrap()).unwrap();
+            if ev["type"] == "approval_asked" {
+                let id = ev["id"].as_str().unwrap().to_string();
+                let answer = if id == allowed { "once" } else { "deny" };
+                writeln!(stdin, r#"{{"id":"{id}","answer":"{answer}"}}"#).unwrap();
+                asked.push(ev);
+            }
+        }
+        let out = child.wait_with_output().unwrap();
         assert!(
             out.status.success(),
             "{}",
             String::from_utf8_lossy(&out.stderr)
         );
-    };
-    git(&["init", "-q"]);
-    let exclude = std::fs::read(cwd.join(".git/info/exclude")).unwrap();
-    let (allowed, denied) = (call_id("land-it"), call_id("keep-it-out"));
-    let calls = [
-        (
-            allowed.clone(),
-            "git init -q sub && printf '#!/bin/sh\\nexit 0\\n' > sub/.git/hooks/pre-push && chmod +x sub/.git/hooks/pre-push && echo one > plain.txt",
-        ),
-        (
-            denied.clone(),
-            "echo '*.log' >> .git/info/exclude && echo two > other.txt",
-        ),
-    ];
-    let args: Vec<(String, String)> = calls
-        .iter()
-        .map(|(id, c)| (id.clone(), json!({ "command": c }).to_string()))
-        .collect();
-    let borrowed: Vec<(&str, &str, &str)> = args
-        .iter()
-        .map(|(id, a)| (id.as_str(), "shell", a.as_str()))
-        .collect();
-    env.fake.push(Reply::tool_calls(&borrowed));
-    env.fake.push(Reply::text("done"));
-    let mut child = env.spawn_with_stdin(&["--json", "--json-answers", "-q", "go"]);
-    let mut stdin = child.stdin.take().unwrap();
-    let stdout = std::io::BufReader::new(child.stdout.take().unwrap());
-    let mut asked: Vec<Value> = Vec::new();
-    for line in stdout.lines() {
-        let ev: Value = serde_json::from_str(&line.unwrap()).unwrap();
-        if ev["type"] == "approval_asked" {
-            let id = ev["id"].as_str().unwrap().to_string();
-            let answer = if id == allowed { "once" } else { "deny" };
-            writeln!(stdin, r#"{{"id":"{id}","answer":"{answer}"}}"#).unwrap();
-            asked.push(ev);
-        }
+        // Asked once a command, after it ran, listing what was held and why;
+        // "once" is the only answer offered.
+        assert_eq!(asked.len(), 2, "{asked:?}");
+        assert_eq!(asked[0]["id"], allowed.as_str());
+        crate::assert_contains!(
+            asked[0]["preview"].as_str().unwrap(),
+            "sub/.git/hooks/pre-push — "
+        );
+        crate::assert_contains!(
+            asked[1]["preview"].as_str().unwrap(),
+            "other/.git/info/exclude — "
+        );
+        assert!(asked[0]["grants"].is_null(), "{}", asked[0]);
+        // The kernel's view: allowed, it landed as the command left it;
+        // denied, it did not. What was never held landed either way.
+        let hook = cwd.join("sub/.git/hooks/pre-push");
+        assert_eq!(
+            std::fs::read_to_string(&hook).unwrap(),
+            "#!/bin/sh\nexit 0\n"
+        );
+        use std::os::unix::fs::PermissionsExt;
+        assert_ne!(
+            std::fs::metadata(&hook).unwrap().permissions().mode() & 0o111,
+            0
+        );
+        assert!(!cwd.join("other/.git/info/exclude").exists());
+        assert!(cwd.join("other/.git/HEAD").exists());
+        assert!(cwd.join("plain.txt").exists() && cwd.join("other.txt").exists());
+        // The model reads what happened to each.
+        let results = crate::support::calls::contents(&env.tool_results(1));
+        crate::assert_contains!(results[0], "created sub/.git/hooks/pre-push");
+        crate::assert_not_contains!(results[0], "held back");
+        crate::assert_contains!(results[1], "[held back, not written: other/.git/");
+        // The session file says so too: the decision, and the record of
+        // changes as they finally stood.
+        let records = crate::support::records(&env.only_session());
+        let changed = |id: &str| -> Value {
+            records
+                .iter()
+                .find(|r| r["event"] == "files_changed" && r["tool_call_id"] == id)
+                .cloned()
+                .unwrap_or_else(|| panic!("no files_changed for {id}: {records:?}"))
+        };
+        let held_of = |v: &Value, end: &str| {
+            v["files"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|f| f["path"].as_str().unwrap().ends_with(end))
+                .map(|f| f["held"].clone())
+                .unwrap()
+        };
+        assert!(held_of(&changed(&allowed), "sub/.git/hooks/pre-push").is_null());
+        assert!(held_of(&changed(&denied), "other/.git/info/exclude").is_string());
+        let decisions: Vec<(String, String)> = records
+            .iter()
+            .filter(|r| r["event"] == "approval")
+            .map(|r| {
+                (
+                    r["call_id"].as_str().unwrap().to_string(),
+                    r["decision"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect();
+        assert!(
+            decisions.contains(&(allowed.clone(), "allow".into())),
+            "{decisions:?}"
+        );
+        assert!(
+            decisions.contains(&(denied.clone(), "deny".into())),
+            "{decisions:?}"
+        );
     }
-    let out = child.wait_with_output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    // Asked once a command, after it ran, listing what was held and why;
-    // "once" is the only answer offered.
-    assert_eq!(asked.len(), 2, "{asked:?}");
-    assert_eq!(asked[0]["id"], allowed.as_str());
-    crate::assert_contains!(
-        asked[0]["preview"].as_str().unwrap(),
-        "sub/.git/hooks/pre-push — "
-    );
-    crate::assert_contains!(
-        asked[1]["preview"].as_str().unwrap(),
-        ".git/info/exclude — "
-    );
-    assert!(asked[0]["grants"].is_null(), "{}", asked[0]);
-    // The kernel's view: allowed, it landed as the command left it;
-    // denied, it did not. What was never held landed either way.
-    let hook = cwd.join("sub/.git/hooks/pre-push");
-    assert_eq!(
-        std::fs::read_to_string(&hook).unwrap(),
-        "#!/bin/sh\nexit 0\n"
-    );
-    use std::os::unix::fs::PermissionsExt;
-    assert_ne!(
-        std::fs::metadata(&hook).unwrap().permissions().mode() & 0o111,
-        0
-    );
-    assert_eq!(
-        std::fs::read(cwd.join(".git/info/exclude")).unwrap(),
-        exclude
-    );
-    assert!(cwd.join("plain.txt").exists() && cwd.join("other.txt").exists());
-    // The model reads what happened to each.
-    let results = crate::support::calls::contents(&env.tool_results(1));
-    crate::assert_contains!(results[0], "created sub/.git/hooks/pre-push");
-    crate::assert_not_contains!(results[0], "held back");
-    crate::assert_contains!(results[1], "[held back, not written: .git/info/exclude — ");
-    // The session file says so too: the decision, and the record of
-    // changes as they finally stood.
-    let records = crate::support::records(&env.only_session());
-    let changed = |id: &str| -> Value {
-        records
-            .iter()
-            .find(|r| r["event"] == "files_changed" && r["tool_call_id"] == id)
-            .cloned()
-            .unwrap_or_else(|| panic!("no files_changed for {id}: {records:?}"))
-    };
-    let held_of = |v: &Value, end: &str| {
-        v["files"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|f| f["path"].as_str().unwrap().ends_with(end))
-            .map(|f| f["held"].clone())
-            .unwrap()
-    };
-    assert!(held_of(&changed(&allowed), "sub/.git/hooks/pre-push").is_null());
-    assert!(held_of(&changed(&denied), ".git/info/exclude").is_string());
-    let decisions: Vec<(String, String)> = records
-        .iter()
-        .filter(|r| r["event"] == "approval")
-        .map(|r| {
-            (
-                r["call_id"].as_str().unwrap().to_string(),
-                r["decision"].as_str().unwrap().to_string(),
-            )
-        })
-        .collect();
-    assert!(
-        decisions.contains(&(allowed.clone(), "allow".into())),
-        "{decisions:?}"
-    );
-    assert!(
-        decisions.contains(&(denied.clone(), "deny".into())),
-        "{decisions:?}"
-    );
 }
 
 /// Where the kernel will not stack an overlay on the stage — here hermes'
