@@ -5,7 +5,11 @@
 //!
 //! - one `true`: a round of 20 against a round of one, (20 − 1) ÷ 19;
 //! - a command writing 1 000 small files (each lands after review);
-//! - `cargo build` of a small crate, sandboxed against `sandbox = "off"`.
+//! - `cargo build` of a small crate, sandboxed against `sandbox = "off"`;
+//! - checkpoints (`hermes rewind`), this build against itself with
+//!   `[checkpoints] keep = false`: one `edit_file` of a file in a folder of
+//!   10 000, a command that appends to 1 000 files, and the bytes kept
+//!   against the bytes changed.
 //!
 //! With `HERMES_BENCH_BASELINE` naming another hermes binary (a release
 //! build of main, say), the first two are run A B A B … against it and
@@ -18,7 +22,8 @@
 //! in one folder, 700 ms in another where a test suite had just run) — so
 //! nothing the benchmark times follows a mass deletion of its own.
 //!
-//! `cargo bench --bench shell` (`HERMES_BENCH_RUNS` changes the pair count).
+//! `cargo bench --bench shell` (`HERMES_BENCH_RUNS` changes the pair count;
+//! `HERMES_BENCH_ONLY=files`, `calls` or `builds` runs one measure).
 
 use hermes_test_support::fake_provider;
 use std::path::Path;
@@ -27,17 +32,17 @@ use std::time::Duration;
 
 use fake_provider::{call_id, FakeProvider, Reply};
 
-/// A home for `fake` offering `shell` alone, everything allowed; `extra`
-/// more of `[tools.shell]`.
-fn home(fake: &FakeProvider, extra: &str) -> tempfile::TempDir {
+/// A home for `fake` offering `shell` and `edit_file`, everything allowed;
+/// `extra` more of `[tools.shell]`, `tail` more sections.
+fn home(fake: &FakeProvider, extra: &str, tail: &str) -> tempfile::TempDir {
     let home = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
     std::fs::create_dir_all(home.path().join("tmp")).unwrap();
     std::fs::write(
         home.path().join("config.toml"),
         format!(
             "provider = \"fake\"\nmodel = \"m\"\n[providers.fake]\nbase_url = \"{}\"\n\
-             api_key_env = \"BENCH_KEY\"\n[tools]\nbuiltin = [\"shell\"]\n[tools.shell]\n\
-             timeout_ms = 300000\n{extra}\n[approvals]\nmode = \"auto\"\n",
+             api_key_env = \"BENCH_KEY\"\n[tools]\nbuiltin = [\"shell\", \"edit_file\"]\n\
+             [tools.shell]\ntimeout_ms = 300000\n{extra}\n[approvals]\nmode = \"auto\"\n{tail}\n",
             fake.base_url()
         ),
     )
@@ -47,19 +52,29 @@ fn home(fake: &FakeProvider, extra: &str) -> tempfile::TempDir {
 
 /// The tool round's time for `commands`, run by `exe`.
 fn round(fake: &FakeProvider, exe: &Path, home: &Path, cwd: &Path, commands: &[&str]) -> Duration {
-    let calls: Vec<(String, String)> = commands
+    let calls: Vec<(&str, serde_json::Value)> = commands
+        .iter()
+        .map(|c| ("shell", serde_json::json!({ "command": c })))
+        .collect();
+    round_of(fake, exe, home, cwd, &calls)
+}
+
+/// The tool round's time for `calls` (tool, arguments), run by `exe`.
+fn round_of(
+    fake: &FakeProvider,
+    exe: &Path,
+    home: &Path,
+    cwd: &Path,
+    calls: &[(&str, serde_json::Value)],
+) -> Duration {
+    let calls: Vec<(String, &str, String)> = calls
         .iter()
         .enumerate()
-        .map(|(i, c)| {
-            (
-                call_id(&format!("bench-{i}")),
-                serde_json::json!({ "command": c }).to_string(),
-            )
-        })
+        .map(|(i, (tool, args))| (call_id(&format!("bench-{i}")), *tool, args.to_string()))
         .collect();
     let borrowed: Vec<(&str, &str, &str)> = calls
         .iter()
-        .map(|(id, a)| (id.as_str(), "shell", a.as_str()))
+        .map(|(id, tool, a)| (id.as_str(), *tool, a.as_str()))
         .collect();
     fake.clear_requests();
     fake.push(Reply::tool_calls(&borrowed));
@@ -132,7 +147,14 @@ fn thousand_files(fake: &FakeProvider, exe: &Path, home: &Path, cwd: &Path) -> f
         cwd,
         &[&thousand_files_command(&folder)],
     ));
-    assert_eq!(std::fs::read_dir(cwd.join(&folder)).unwrap().count(), 1000);
+    let landed = std::fs::read_dir(cwd.join(&folder)).map_or(0, |d| d.count());
+    assert_eq!(
+        landed,
+        1000,
+        "{} did not land the files: {}",
+        exe.display(),
+        fake.requests()[1].body_str()
+    );
     t
 }
 
@@ -182,6 +204,54 @@ fn cargo_build(fake: &FakeProvider, exe: &Path, home: &Path, cwd: &Path) -> f64 
     t
 }
 
+/// A folder of `n` small files, `f1.txt` … `fN.txt`.
+fn folder_of(dir: &Path, n: usize) {
+    std::fs::create_dir_all(dir).unwrap();
+    for i in 1..=n {
+        std::fs::write(dir.join(format!("f{i}.txt")), format!("file {i}\n")).unwrap();
+    }
+}
+
+/// One `edit_file` of `many/f5000.txt` (in a folder of 10 000), in ms:
+/// each run changes what the one before wrote.
+fn edit_one(fake: &FakeProvider, exe: &Path, home: &Path, cwd: &Path) -> f64 {
+    static RUN: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = RUN.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let path = cwd.join("many/f5000.txt");
+    let old = std::fs::read_to_string(&path).unwrap();
+    let args = serde_json::json!({
+        "path": "many/f5000.txt",
+        "old_string": old.trim_end(),
+        "new_string": format!("edit {n}"),
+    });
+    let t = ms(round_of(fake, exe, home, cwd, &[("edit_file", args)]));
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        format!("edit {n}\n"),
+        "the edit did not land: {}",
+        fake.requests()[1].body_str()
+    );
+    t
+}
+
+/// A command appending a line to each of 1 000 files, in ms.
+fn append_thousand(fake: &FakeProvider, exe: &Path, home: &Path, cwd: &Path) -> f64 {
+    let command = "for i in $(seq 1000); do echo more >> appended/f$i.txt; done";
+    ms(round(fake, exe, home, cwd, &[command]))
+}
+
+/// The bytes of the files in `dir` (the blob folder).
+fn bytes_in(dir: &Path) -> u64 {
+    std::fs::read_dir(dir)
+        .map(|d| {
+            d.flatten()
+                .filter_map(|e| e.metadata().ok())
+                .map(|m| m.len())
+                .sum()
+        })
+        .unwrap_or(0)
+}
+
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
@@ -221,8 +291,9 @@ fn main() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(15);
     let fake = FakeProvider::start();
-    let home_on = home(&fake, "");
-    let home_off = home(&fake, "sandbox = \"off\"");
+    let home_on = home(&fake, "", "");
+    let home_off = home(&fake, "sandbox = \"off\"", "");
+    let home_unkept = home(&fake, "", "[checkpoints]\nkeep = false");
     let cwd = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
     small_crate(cwd.path());
     let current = Path::new(env!("CARGO_BIN_EXE_hermes")).to_path_buf();
@@ -236,22 +307,70 @@ fn main() {
     // `target` folder, removed before the next, frees hundreds of inodes
     // that ext4 then skips over, slowly, when the next files are made.
     let (mut call, mut files, mut build) = (Paired::new(), Paired::new(), Paired::new());
-    for _ in 0..runs {
+    let mut in_memory = Paired::new();
+    let only = std::env::var("HERMES_BENCH_ONLY").ok();
+    let runs_of = |m: &str| {
+        if only.as_deref().is_none_or(|o| o == m) {
+            runs
+        } else {
+            0
+        }
+    };
+    for _ in 0..runs_of("files") {
         files.push(
             thousand_files(&fake, &current, h, c),
             thousand_files(&fake, base, h, c),
         );
     }
-    for _ in 0..runs {
+    // The same in a project on tmpfs (where there is one), sandboxed
+    // against `sandbox = "off"` of this build: no block allocator to wait
+    // on, so what is left is the whole sandbox's own cost — namespaces,
+    // overlays, review and landing. (Builds before 2026-12-05 cannot run
+    // a command in a project under `/dev/shm`.)
+    let shm = tempfile::tempdir_in("/dev/shm").ok();
+    for _ in 0..shm.as_ref().map_or(0, |_| runs_of("files")) {
+        let s = shm.as_ref().map(|d| d.path()).unwrap_or(c);
+        in_memory.push(
+            thousand_files(&fake, &current, h, s),
+            thousand_files(&fake, &current, home_off.path(), s),
+        );
+    }
+    for _ in 0..runs_of("calls") {
         call.push(per_call(&fake, &current, h, c), per_call(&fake, base, h, c));
     }
     // Warm: the toolchain.
-    cargo_build(&fake, &current, home_off.path(), c);
-    for _ in 0..runs {
+    if runs_of("builds") > 0 {
+        cargo_build(&fake, &current, home_off.path(), c);
+    }
+    for _ in 0..runs_of("builds") {
         build.push(
             cargo_build(&fake, &current, h, c),
             cargo_build(&fake, &current, home_off.path(), c),
         );
+    }
+    // Checkpoints, this build against itself without them.
+    let (mut edit, mut append) = (Paired::new(), Paired::new());
+    let mut kept_ratio = Vec::new();
+    if runs_of("checkpoints") > 0 {
+        folder_of(&c.join("many"), 10_000);
+        folder_of(&c.join("appended"), 1_000);
+        let unkept = home_unkept.path();
+        let blobs = h.join("sessions/blobs");
+        for _ in 0..runs {
+            edit.push(
+                edit_one(&fake, &current, h, c),
+                edit_one(&fake, &current, unkept, c),
+            );
+        }
+        for _ in 0..runs {
+            let (kept_before, sizes_before) = (bytes_in(&blobs), bytes_in(&c.join("appended")));
+            let on = append_thousand(&fake, &current, h, c);
+            let changed = bytes_in(&c.join("appended")) - sizes_before;
+            let kept = bytes_in(&blobs) - kept_before;
+            // Bytes kept for each byte the command wrote, its appends.
+            kept_ratio.push(kept as f64 / (sizes_before + changed) as f64);
+            append.push(on, append_thousand(&fake, &current, unkept, c));
+        }
     }
     let against = if baseline.is_some() {
         "baseline"
@@ -260,25 +379,60 @@ fn main() {
     };
     println!("| measure ({runs} pairs, interleaved, release) | this build | {against} | pairs: difference, ratio | target |");
     println!("|---|---|---|---|---|");
-    println!(
-        "| one `shell` call (`true`) | {:.2} ms | {:.2} ms | {:+.2} ms, {:.2}× | ≤ +5 ms |",
-        median(call.a.clone()),
-        median(call.b.clone()),
-        call.diff(),
-        call.ratio()
-    );
-    println!(
+    if !call.a.is_empty() {
+        println!(
+            "| one `shell` call (`true`) | {:.2} ms | {:.2} ms | {:+.2} ms, {:.2}× | ≤ +5 ms |",
+            median(call.a.clone()),
+            median(call.b.clone()),
+            call.diff(),
+            call.ratio()
+        );
+    }
+    if !files.a.is_empty() {
+        println!(
         "| a command writing 1 000 small files | {:.1} ms | {:.1} ms | {:+.1} ms, {:.2}× | ≤ 1.5× |",
         median(files.a.clone()),
         median(files.b.clone()),
         files.diff(),
         files.ratio()
     );
-    println!(
+    }
+    if !in_memory.a.is_empty() {
+        println!(
+            "| the same on tmpfs, sandboxed vs `sandbox = \"off\"` (this build) | {:.1} ms | {:.1} ms | {:+.1} ms, {:.2}× | |",
+            median(in_memory.a.clone()),
+            median(in_memory.b.clone()),
+            in_memory.diff(),
+            in_memory.ratio()
+        );
+    }
+    if !edit.a.is_empty() {
+        println!(
+            "| checkpoint: one `edit_file` in a folder of 10 000 files, kept vs `keep = false` (this build) | {:.2} ms | {:.2} ms | {:+.2} ms, {:.2}× | ≤ +2 ms |",
+            median(edit.a.clone()),
+            median(edit.b.clone()),
+            edit.diff(),
+            edit.ratio()
+        );
+        println!(
+            "| checkpoint: a command appending to 1 000 files, kept vs `keep = false` (this build) | {:.1} ms | {:.1} ms | {:+.1} ms, {:.2}× | ≤ 1.2× |",
+            median(append.a.clone()),
+            median(append.b.clone()),
+            append.diff(),
+            append.ratio()
+        );
+        println!(
+            "| checkpoint bytes kept per byte of the files the command changed | {:.2} | | | ≤ 2 |",
+            median(kept_ratio.clone())
+        );
+    }
+    if !build.a.is_empty() {
+        println!(
         "| `cargo build` of a small crate, sandboxed vs `sandbox = \"off\"` (this build) | {:.0} ms | {:.0} ms | {:+.0} ms, {:.2}× | ≤ 1.2× |",
         median(build.a.clone()),
         median(build.b.clone()),
         build.diff(),
         build.ratio()
     );
+    }
 }

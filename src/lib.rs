@@ -77,6 +77,7 @@ pub mod agent;
 pub mod app;
 pub(crate) mod build_info;
 pub(crate) mod call;
+pub(crate) mod checkpoint;
 pub mod config;
 pub mod connectors;
 pub(crate) mod frontend;

@@ -243,6 +243,28 @@ impl Agent {
         open_session(settings, cwd, &self.tools, types, resume).await
     }
 
+    /// The conversation read again from this session's file, on the same
+    /// writer: after `/rewind` appended its record, what the next request
+    /// sends is what `--continue` would.
+    pub(crate) async fn reload(&mut self) -> Result<(), SessionError> {
+        let handle = self.session().clone();
+        let loaded = session::load(handle.path())?;
+        let mut messages = session::pair_results(loaded.messages, |_, _| {});
+        session::in_entry_order(&mut messages);
+        let start = SessionStart {
+            handle,
+            messages,
+            resumed: true,
+            deferred: loaded.deferred,
+            offered: loaded.offered,
+            last_usage: loaded.last_usage,
+            warnings: loaded.warnings,
+        };
+        // The same session: nothing to close.
+        let _same = self.begin(start).await;
+        Ok(())
+    }
+
     /// Makes `start` this agent's session — `session_started` first, then
     /// what the person should know of it — and returns the session it was
     /// in, to be closed.

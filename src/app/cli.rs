@@ -117,6 +117,9 @@ pub(crate) enum Command {
     /// hooks, providers, approvals, connectors and the system prompt
     /// (`--forget` takes it back).
     Trust(commands::trust::TrustArgs),
+    /// Go back to before a turn: its files and its conversation, or one
+    /// of them (`--list` shows the turns and the files each changed).
+    Rewind(commands::rewind::RewindArgs),
     /// Manage MCP servers.
     Mcp {
         #[command(subcommand)]

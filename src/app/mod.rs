@@ -100,6 +100,7 @@ async fn run(cli: Cli) -> Result<(), CommandError> {
         }
         Some(Command::Update(args)) => commands::update::run(args, &ctx),
         Some(Command::Trust(args)) => commands::trust::run(args, &ctx),
+        Some(Command::Rewind(args)) => commands::rewind::run(args, &ctx).await,
         None => chat::run(&cli, &ctx).await,
     }
 }

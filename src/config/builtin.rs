@@ -17,6 +17,9 @@ pub struct BuiltinSettings {
     /// The config files read and the scripts their hooks and servers run:
     /// control paths (see `tools::builtin::control`).
     pub run_files: Vec<std::path::PathBuf>,
+    /// The folder checkpoints are kept in (the sessions' blob folder), and
+    /// the most one turn keeps there, in MB (0: no bound).
+    pub checkpoints: Option<(std::path::PathBuf, u64)>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -86,6 +89,7 @@ impl BuiltinSettings {
                     .map_or(defaults::SHELL_MAX_MEMORY_MB, |n| n.get()),
             },
             own_folders: Vec::new(),
+            checkpoints: None,
             run_files: Vec::new(),
         }
     }

@@ -44,6 +44,11 @@ pub struct ConfigFile {
     pub prompt: PromptSection,
     #[serde(default, skip_serializing_if = "AgentsSection::is_empty")]
     pub agents: AgentsSection,
+    #[serde(
+        default,
+        skip_serializing_if = "super::checkpoints::CheckpointsSection::is_empty"
+    )]
+    pub checkpoints: super::checkpoints::CheckpointsSection,
 }
 
 /// Subagents (the built-in `agent` tool): what one may spend, what all of
@@ -413,8 +418,7 @@ pub struct ProviderEntry {
     /// Output tokens one reply may use (anthropic, bedrock).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_tokens: Option<NonZeroU32>,
-    /// Extended thinking (anthropic, bedrock with Claude): off, enabled
-    /// (with `thinking_budget`) or adaptive.
+    /// Extended thinking (anthropic, bedrock with Claude): off, enabled, adaptive.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub thinking: Option<ThinkingMode>,
     /// Thinking tokens per turn; at least 1024 (Anthropic, Bedrock), any
@@ -535,9 +539,8 @@ pub enum ShellSandbox {
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum WarmUp {
-    /// The servers of tool_search / tool_describe hits, of the tools the
-    /// last turn of a resumed session used, and of the tools the user's own
-    /// words point at when a turn starts.
+    /// The servers of search hits, of the tools a resumed session's last
+    /// turn used, and of those the user's words point at when a turn starts.
     Predict,
     /// The same without the prediction from the user's words.
     Hits,

@@ -5,6 +5,7 @@
 mod anchor;
 mod approvals;
 mod builtin;
+mod checkpoints;
 pub(crate) mod claude;
 mod context;
 pub mod defaults;

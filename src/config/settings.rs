@@ -333,6 +333,18 @@ pub fn resolve(paths: Paths, cwd: &Path, ov: &Overrides) -> Result<Settings, Con
     // hermes' own state is no command's business: sessions, tokens, trust,
     // the config that may hold keys, and the changes waiting for review.
     builtin.shell.stage = Some(paths.data_dir.join("stage"));
+    builtin.checkpoints = file
+        .checkpoints
+        .keep
+        .unwrap_or(true)
+        // The sessions' blob folder (`session::blob_folder`), beside the
+        // large images.
+        .then(|| {
+            (
+                paths.sessions_dir().join("blobs"),
+                file.checkpoints.max_mb.unwrap_or(1024),
+            )
+        });
     builtin.shell.hidden.extend([
         paths.sessions_dir(),
         paths.data_dir.join("oauth"),

@@ -86,6 +86,12 @@ pub(super) const COMMANDS: &[Command] = &[
         "summarise the older turns now (FOCUS: what to keep most of)",
     ),
     cmd(
+        "/rewind",
+        &[],
+        "[N] [code|conversation]",
+        "go back to before turn N: its files, its conversation or both (a picker without N; Esc Esc too)",
+    ),
+    cmd(
         "/context",
         &[],
         "",
@@ -212,6 +218,7 @@ pub(super) enum Slash {
     Agents,
     Usage,
     Compact(Option<String>),
+    Rewind(String),
     Context,
     Init,
     Approvals,
@@ -243,6 +250,7 @@ impl Slash {
             "/agents" => Slash::Agents,
             "/usage" => Slash::Usage,
             "/compact" => Slash::Compact((!rest.is_empty()).then(|| rest.to_string())),
+            "/rewind" => Slash::Rewind(rest.to_string()),
             "/context" => Slash::Context,
             "/init" => Slash::Init,
             "/approvals" => Slash::Approvals,

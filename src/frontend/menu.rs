@@ -44,7 +44,15 @@ struct State {
     picking: Option<Vec<Item>>,
     /// The status line, empty for none.
     status: String,
+    /// When Esc was last pressed at an empty prompt: a second within
+    /// [`TWICE`] asks for `/rewind`.
+    esc_at_empty: Option<std::time::Instant>,
+    /// Esc Esc was pressed: the empty line it ended is `/rewind`.
+    rewind: bool,
 }
+
+/// How soon a second Esc at an empty prompt must follow the first.
+const TWICE: std::time::Duration = std::time::Duration::from_millis(800);
 
 struct Shown {
     line: String,
@@ -71,6 +79,15 @@ impl rustyline::hint::Hint for Rows {
 }
 
 impl Menu {
+    /// Whether the line just read was ended by Esc Esc (then it is
+    /// `/rewind`); asked once.
+    pub(crate) fn take_rewind(&self) -> bool {
+        self.0
+            .lock()
+            .map(|mut st| std::mem::take(&mut st.rewind))
+            .unwrap_or(false)
+    }
+
     pub(crate) fn set_status(&self, status: String) {
         if let Ok(mut st) = self.0.lock() {
             st.status = status;
@@ -170,6 +187,19 @@ impl Menu {
         match key {
             Key::Esc if picking => Some(Cmd::Interrupt),
             Key::Enter | Key::Tab if picking => Some(Cmd::AcceptLine),
+            Key::Esc if !open && line.is_empty() => {
+                let now = std::time::Instant::now();
+                if st
+                    .esc_at_empty
+                    .is_some_and(|t| now.duration_since(t) < TWICE)
+                {
+                    st.esc_at_empty = None;
+                    st.rewind = true;
+                    return Some(Cmd::AcceptLine);
+                }
+                st.esc_at_empty = Some(now);
+                Some(Cmd::Noop)
+            }
             _ if !open => None,
             Key::Up => {
                 st.selected = (st.selected + count - 1) % count;

@@ -61,5 +61,5 @@ pub(crate) fn land(stage: &Stage) -> Changes {
         Some(t) => (&*t.control, &t.project),
         None => (&none, Path::new("/")),
     };
-    stage.land(&Held::for_this_process(control, project))
+    stage.land(&Held::for_this_process(control, project), None)
 }

@@ -163,7 +163,7 @@ impl<'a> Judge<'a> {
             }
         }
         if let Some(i) = &self.rules.install {
-            if path.starts_with(i) {
+            if crate::util::path::is_under(path, i) {
                 return Some(INSTALL);
             }
         }

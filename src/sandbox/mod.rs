@@ -22,6 +22,7 @@ pub(crate) mod for_hooks;
 pub(crate) mod held;
 #[cfg(target_os = "linux")]
 pub(crate) mod helper;
+pub(crate) mod kept;
 #[cfg(target_os = "linux")]
 mod landlock;
 #[cfg(target_os = "linux")]
@@ -34,7 +35,7 @@ pub(crate) mod seccomp;
 mod snapshot;
 mod stage;
 
-pub(crate) use review::{ChangeKind, Changes};
+pub(crate) use review::{ChangeKind, Changes, FileChange};
 pub(crate) use snapshot::Snapshot;
 pub(crate) use stage::{HeldBack, Stage};
 
@@ -174,7 +175,7 @@ fn command_linux(
     protected.sort_by_key(|p| p.components().count());
     protected.dedup();
     let stage = if policy.namespaces && !policy.stage.is_empty() {
-        Stage::new(&policy.stage, &writable)
+        Stage::new(&policy.stage, &writable, dir)
     } else {
         None
     };

@@ -236,12 +236,16 @@ pub(crate) fn enter(view: &View<'_>, cwd: &Path) -> Result<(), Failed> {
     let new = Path::new("/newroot");
     bind(Path::new("/oldroot"), new)?;
     read_only(new)?;
+    // `/dev` first: a writable folder in `/dev/shm` (a project kept in
+    // memory) is mounted over the sandbox's own, not hidden by it.
+    devices(view.shm_mb)?;
     // The writable folders: each seen through an overlay whose upper layer
     // hermes reviews before anything lands, or (a file) as it is.
     for w in view.writable {
-        if std::fs::symlink_metadata(under("/oldroot", w)).is_err() {
+        let Ok(m) = std::fs::symlink_metadata(under("/oldroot", w)) else {
             continue;
-        }
+        };
+        mount_point(&under("/newroot", w), m.is_dir())?;
         match view.overlays.iter().find(|(root, ..)| root == w) {
             Some((root, upper, work)) => overlay(
                 &under("/oldroot", root),
@@ -267,7 +271,6 @@ pub(crate) fn enter(view: &View<'_>, cwd: &Path) -> Result<(), Failed> {
     for h in view.hidden {
         hide(&under("/newroot", h))?;
     }
-    devices(view.shm_mb)?;
     proc_of_its_own(view.max_pids)?;
 
     // Leave the old root behind, then stand in the new one.
@@ -284,6 +287,24 @@ pub(crate) fn enter(view: &View<'_>, cwd: &Path) -> Result<(), Failed> {
     umount_detach(Path::new("."))?;
     chdir(Path::new("/"))?;
     chdir(cwd)
+}
+
+/// Where a writable folder or file will be mounted, made in the sandbox's
+/// own `/dev/shm` if it lies there (elsewhere it is the system's, and
+/// there already).
+fn mount_point(target: &Path, folder: bool) -> Result<(), Failed> {
+    if std::fs::symlink_metadata(target).is_ok() || !target.starts_with("/newroot/dev/shm") {
+        return Ok(());
+    }
+    let made = if folder {
+        std::fs::create_dir_all(target)
+    } else {
+        target
+            .parent()
+            .map_or(Ok(()), std::fs::create_dir_all)
+            .and_then(|()| std::fs::File::create(target).map(drop))
+    };
+    made.map_err(|e| Failed(format!("make {}: {e}", target.display())))
 }
 
 /// `target` covered: a folder by an empty read-only one, a file by an

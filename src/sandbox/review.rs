@@ -15,6 +15,8 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::held::{Judge, Shape};
+use super::kept::{Before, Keep, Stamp};
+use crate::util::path::is_under;
 
 /// One file a command created, changed or deleted.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -27,6 +29,13 @@ pub struct FileChange {
     /// Why it did not land, when it did not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub held: Option<String>,
+    /// What stood at the path before (the checkpoint `hermes rewind` puts
+    /// back); none where no copy could be kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub before: Option<Before>,
+    /// What the change left there, to tell a later hand edit by.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub after: Option<Stamp>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -67,11 +76,13 @@ const COMPARE_UP_TO: u64 = 1 << 20;
 /// Lands `upper` (the command's layer over `root`) into `root`, holding
 /// back what `judge` holds; `skip`: folders never landed into (hermes'
 /// stage, other roots reviewed on their own).
+/// `keep`: where what a change replaces or removes is kept first.
 pub(crate) fn land(
     root: &Path,
     upper: &Path,
     judge: &mut Judge<'_>,
     skip: &[PathBuf],
+    keep: Option<&Keep>,
     out: &mut Changes,
 ) {
     let mut l = Lander {
@@ -79,6 +90,7 @@ pub(crate) fn land(
         upper,
         judge,
         skip,
+        keep,
         out,
     };
     l.folder(Path::new(""), false);
@@ -89,7 +101,13 @@ struct Lander<'a, 'b> {
     upper: &'a Path,
     judge: &'a mut Judge<'b>,
     skip: &'a [PathBuf],
+    keep: Option<&'a Keep>,
     out: &'a mut Changes,
+}
+
+/// What stands at `path` kept by `keep`, if it can be.
+fn kept(keep: Option<&Keep>, path: &Path, m: &std::fs::Metadata) -> Option<Before> {
+    keep?.path(path, m).ok()
 }
 
 fn shape_of(m: &std::fs::Metadata) -> Shape {
@@ -144,7 +162,7 @@ impl Lander<'_, '_> {
         for n in names {
             let r = rel.join(&n);
             let target = self.root.join(&r);
-            if self.skip.iter().any(|s| target.starts_with(s)) {
+            if self.skip.iter().any(|s| is_under(&target, s)) {
                 continue;
             }
             let Ok(um) = std::fs::symlink_metadata(self.upper.join(&r)) else {
@@ -206,20 +224,21 @@ impl Lander<'_, '_> {
         if std::fs::rename(self.upper.join(rel), self.root.join(rel)).is_err() {
             return false;
         }
-        for (r, bytes) in entries {
+        for (r, bytes, after) in entries {
             self.record(&r, ChangeKind::Created, bytes, None);
+            self.checkpoint(Some(Before::Absent), after);
         }
         true
     }
 
     /// Every file and link beneath `rel` in the upper layer with its size,
     /// if none of them — nor any folder — is held, or odd.
-    fn walk(&mut self, rel: &Path, out: &mut Vec<(PathBuf, Option<u64>)>) -> bool {
+    fn walk(&mut self, rel: &Path, out: &mut Vec<(PathBuf, Option<u64>, Stamp)>) -> bool {
         let target = self.root.join(rel);
         if self
             .skip
             .iter()
-            .any(|s| target.starts_with(s) || s.starts_with(&target))
+            .any(|s| is_under(&target, s) || is_under(s, &target))
         {
             return false;
         }
@@ -242,7 +261,7 @@ impl Lander<'_, '_> {
                 Shape::Other => false,
                 _ => {
                     let bytes = (shape != Shape::Link).then_some(m.len());
-                    out.push((r.clone(), bytes));
+                    out.push((r.clone(), bytes, Stamp::of_meta(&m)));
                     self.judge
                         .why(self.root, self.upper, &self.root.join(&r), shape, None)
                         .is_none()
@@ -278,14 +297,21 @@ impl Lander<'_, '_> {
         }
         let source = self.upper.join(rel);
         let unchanged = was.is_some_and(|w| same(&source, um, &target, w));
-        if was.is_some_and(|w| w.is_dir()) {
-            self.delete(rel);
-        }
+        let before = match was {
+            Some(w) if w.is_dir() => {
+                self.delete(rel);
+                Some(Before::Absent)
+            }
+            Some(w) if !unchanged => kept(self.keep, &target, w),
+            Some(_) => None,
+            None => Some(Before::Absent),
+        };
         if let Err(e) = put(&source, &target, um) {
             return self.failed(&target, e);
         }
         if !unchanged {
             self.record(rel, kind, bytes, None);
+            self.checkpoint(before, Stamp::of(&target));
         }
     }
 
@@ -317,13 +343,17 @@ impl Lander<'_, '_> {
             }
             return;
         }
+        let before = kept(self.keep, &target, &m);
         match std::fs::remove_file(&target) {
-            Ok(()) => self.record(
-                rel,
-                ChangeKind::Deleted,
-                (!m.file_type().is_symlink()).then_some(m.len()),
-                None,
-            ),
+            Ok(()) => {
+                self.record(
+                    rel,
+                    ChangeKind::Deleted,
+                    (!m.file_type().is_symlink()).then_some(m.len()),
+                    None,
+                );
+                self.checkpoint(before, Stamp::Absent);
+            }
             Err(e) => self.failed(&target, e),
         }
     }
@@ -354,7 +384,17 @@ impl Lander<'_, '_> {
             kind,
             bytes,
             held: held.map(str::to_string),
+            before: None,
+            after: None,
         });
+    }
+
+    /// The last change recorded: what was there, what it left.
+    fn checkpoint(&mut self, before: Option<Before>, after: Stamp) {
+        if let Some(f) = self.out.files.last_mut() {
+            f.before = before;
+            f.after = Some(after);
+        }
     }
 
     fn failed(&mut self, target: &Path, e: std::io::Error) {
@@ -366,7 +406,11 @@ impl Lander<'_, '_> {
 /// (`overlays`: root, upper, work): the person saw the list and said yes.
 /// The way to each file is made as the command left it, never followed
 /// through a link in the real folder; what cannot land goes to `failed`.
-pub(crate) fn land_held(overlays: &[(PathBuf, PathBuf, PathBuf)], changes: &mut Changes) {
+pub(crate) fn land_held(
+    overlays: &[(PathBuf, PathBuf, PathBuf)],
+    keep: Option<&Keep>,
+    changes: &mut Changes,
+) {
     let mut failed = Vec::new();
     for f in changes.files.iter_mut().filter(|f| f.held.is_some()) {
         let Some((root, upper)) = overlays
@@ -379,6 +423,11 @@ pub(crate) fn land_held(overlays: &[(PathBuf, PathBuf, PathBuf)], changes: &mut 
         };
         let Ok(rel) = f.path.strip_prefix(root) else {
             continue;
+        };
+        let before = match std::fs::symlink_metadata(&f.path) {
+            Ok(m) if m.is_dir() => Some(Before::Absent),
+            Ok(m) => kept(keep, &f.path, &m),
+            Err(_) => Some(Before::Absent),
         };
         let landed = match f.kind {
             ChangeKind::Deleted => remove_any(&f.path),
@@ -399,7 +448,11 @@ pub(crate) fn land_held(overlays: &[(PathBuf, PathBuf, PathBuf)], changes: &mut 
             }),
         };
         match landed {
-            Ok(()) => f.held = None,
+            Ok(()) => {
+                f.held = None;
+                f.before = before;
+                f.after = Some(Stamp::of(&f.path));
+            }
             Err(e) => failed.push(format!("{}: {e}", f.path.display())),
         }
     }
@@ -571,7 +624,8 @@ mod tests {
         };
         let mut judge = Judge::new(&rules);
         let mut out = Changes::default();
-        land(&root, &upper, &mut judge, &[], &mut out);
+        let keep = Keep::new(dir.path().join("blobs"), 0);
+        land(&root, &upper, &mut judge, &[], Some(&keep), &mut out);
         let read = |p: &str| std::fs::read_to_string(root.join(p)).unwrap();
         assert_eq!(read("kept.txt"), "new!");
         assert_eq!(read("made/deep/n.txt"), "n");
@@ -630,11 +684,35 @@ mod tests {
 
         // The person said yes: what was held lands, as the command left it.
         let overlays = [(root.clone(), upper.clone(), dir.path().join("work"))];
-        land_held(&overlays, &mut out);
+        land_held(&overlays, Some(&keep), &mut out);
         assert!(out.failed.is_empty(), "{:?}", out.failed);
         assert_eq!(read("repo/.git/config"), "[core]\n\tfsmonitor = x\n");
         assert_eq!(read("fresh/.git/hooks/pre-commit"), "#!/bin/sh\n");
         assert_eq!(out.held().count(), 0);
+
+        // What each change replaced was kept first, and what it left stamped.
+        let before = |p: &str| {
+            let f = out.files.iter().find(|f| f.path == root.join(p)).unwrap();
+            assert!(f.after.is_some(), "{p}: {f:?}");
+            match f.before.clone().unwrap() {
+                Before::File { data, .. } => {
+                    String::from_utf8(keep.bytes_of(&data).unwrap()).unwrap()
+                }
+                Before::Absent => "(absent)".into(),
+                Before::Link { target } => format!("-> {}", target.display()),
+            }
+        };
+        assert_eq!(before("kept.txt"), "old");
+        assert_eq!(before("emptied/a"), "a");
+        assert_eq!(before("was_file"), "f");
+        assert_eq!(before("was_dir/x"), "x");
+        assert_eq!(before("was_dir"), "(absent)");
+        assert_eq!(before("made/deep/n.txt"), "(absent)");
+        assert_eq!(before("link"), "(absent)");
+        assert_eq!(before("repo/.git/config"), "(absent)");
+        if root_whiteouts {
+            assert_eq!(before("gone.txt"), "bye");
+        }
     }
 
     /// Landing what was held never writes through a link the real folder
@@ -659,11 +737,14 @@ mod tests {
                 kind: ChangeKind::Created,
                 bytes: Some(1),
                 held: Some("why".into()),
+                before: None,
+                after: None,
             }],
             failed: Vec::new(),
         };
         land_held(
             &[(root.clone(), upper.clone(), dir.path().join("w"))],
+            None,
             &mut out,
         );
         assert!(out.failed.is_empty(), "{:?}", out.failed);

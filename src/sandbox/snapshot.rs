@@ -135,6 +135,9 @@ impl Snapshot {
                 kind,
                 bytes: (after.shape() != Shape::Link).then_some(after.len),
                 held: held.map(str::to_string),
+                // The command wrote in place: nothing was kept first.
+                before: None,
+                after: None,
             });
         }
         for (p, before) in &self.seen {
@@ -147,6 +150,9 @@ impl Snapshot {
                 kind: ChangeKind::Deleted,
                 bytes: (before.shape() != Shape::Link).then_some(before.len),
                 held: held.map(str::to_string),
+                // The command wrote in place: nothing was kept first.
+                before: None,
+                after: None,
             });
         }
         files.sort_by(|a, b| a.path.cmp(&b.path));

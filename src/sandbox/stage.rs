@@ -18,6 +18,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{mpsc, Arc, Mutex, OnceLock};
 
 use super::held::{Held, Judge};
+use super::kept::Keep;
 use super::review::{self, Changes};
 
 /// One command's staged roots; removed (in the background) when dropped.
@@ -243,15 +244,46 @@ fn spread(base: &Path) {
     }
 }
 
+/// Where `base` is or would be once made (its nearest existing folder's
+/// real path, the rest as named), and that folder's filesystem.
+fn would_be(base: &Path) -> Option<(PathBuf, Option<u64>)> {
+    use std::os::unix::fs::MetadataExt;
+    let mut at = base;
+    let mut rest = Vec::new();
+    loop {
+        if let Ok(real) = std::fs::canonicalize(at) {
+            let on = std::fs::metadata(&real).ok().map(|m| m.dev());
+            return Some((rest.iter().rev().fold(real, |p, n| p.join(n)), on));
+        }
+        rest.push(at.file_name()?);
+        at = at.parent()?;
+    }
+}
+
 impl Stage {
     /// A stage for `roots` (real paths; folders get an overlay, files do
-    /// not), in the first of `bases` that lies outside all of them. `None`
-    /// when none does.
-    pub(crate) fn new(bases: &[PathBuf], roots: &[PathBuf]) -> Option<Stage> {
-        let base = bases.iter().find_map(|b| {
-            crate::util::private::create_dir_all(b).ok()?;
-            let real = std::fs::canonicalize(b).ok()?;
-            (!roots.iter().any(|r| overlaps(&real, r))).then_some(real)
+    /// not), in the first of `bases` that lies outside all of them and on
+    /// the filesystem of `near` (the folder the command runs in) — landing
+    /// there is a rename, elsewhere a copy of each file — else the first
+    /// outside all. `None` when none is.
+    pub(crate) fn new(bases: &[PathBuf], roots: &[PathBuf], near: &Path) -> Option<Stage> {
+        use std::os::unix::fs::MetadataExt;
+        // Where each base is or would be, and on which filesystem, before
+        // any is made: only the one chosen is.
+        let outside: Vec<(PathBuf, Option<u64>)> = bases
+            .iter()
+            .filter_map(|b| {
+                let (real, on) = would_be(b)?;
+                (!roots.iter().any(|r| overlaps(&real, r))).then_some((real, on))
+            })
+            .collect();
+        let project = std::fs::metadata(near).ok().map(|m| m.dev());
+        let same = outside
+            .iter()
+            .filter(|(_, on)| on.is_some() && *on == project);
+        let base = same.chain(&outside).find_map(|(real, _)| {
+            crate::util::private::create_dir_all(real).ok()?;
+            std::fs::canonicalize(real).ok()
         })?;
         spread(&base);
         let folders: Vec<&PathBuf> = roots.iter().filter(|r| r.is_dir()).collect();
@@ -293,8 +325,9 @@ impl Stage {
     }
 
     /// Lands what the command left in each root, holding back what
-    /// `rules` hold; the record of it all.
-    pub(crate) fn land(&self, rules: &Held<'_>) -> Changes {
+    /// `rules` hold, keeping what it replaces in `keep`; the record of it
+    /// all.
+    pub(crate) fn land(&self, rules: &Held<'_>, keep: Option<&Keep>) -> Changes {
         let _one = LANDING.lock().unwrap_or_else(|e| e.into_inner());
         let mut out = Changes::default();
         let mut judge = Judge::new(rules);
@@ -308,7 +341,7 @@ impl Stage {
                 .cloned()
                 .chain(std::iter::once(self.base.clone()))
                 .collect();
-            review::land(root, upper, &mut judge, &skip, &mut out);
+            review::land(root, upper, &mut judge, &skip, keep, &mut out);
         }
         out
     }
@@ -341,6 +374,8 @@ struct Kept {
     body: String,
     /// How the result lists changes.
     describe: Box<dyn Fn(&Changes) -> String + Send + Sync>,
+    /// Where what the landing replaces is kept.
+    keep: Option<Keep>,
 }
 
 impl HeldBack {
@@ -349,12 +384,14 @@ impl HeldBack {
         preview: String,
         body: String,
         describe: Box<dyn Fn(&Changes) -> String + Send + Sync>,
+        keep: Option<Keep>,
     ) -> HeldBack {
         HeldBack(Arc::new(Kept {
             stage,
             preview,
             body,
             describe,
+            keep,
         }))
     }
 
@@ -366,7 +403,7 @@ impl HeldBack {
     /// Lands what `changes` held back; the result's text as it now is.
     pub(crate) fn land(&self, changes: &mut Changes) -> String {
         let _one = LANDING.lock().unwrap_or_else(|e| e.into_inner());
-        review::land_held(&self.0.stage.overlays, changes);
+        review::land_held(&self.0.stage.overlays, self.0.keep.as_ref(), changes);
         format!("{}{}", self.0.body, (self.0.describe)(changes))
     }
 }
@@ -401,7 +438,7 @@ mod tests {
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(gone.join("w0/work"), std::fs::Permissions::from_mode(0o000))
             .unwrap();
-        let stage = Stage::new(&[base.path().to_path_buf()], &roots).unwrap();
+        let stage = Stage::new(&[base.path().to_path_buf()], &roots, &roots[0]).unwrap();
         let (r, u, w) = &stage.overlays[0];
         assert_eq!(r, &roots[0]);
         assert!(u.is_dir() && w.is_dir());
@@ -431,7 +468,7 @@ mod tests {
         }
         assert!(!gone.exists(), "a dead hermes' stage is swept");
         let bases = [base.path().to_path_buf()];
-        let second = Stage::new(&bases, &roots).unwrap();
+        let second = Stage::new(&bases, &roots, &roots[0]).unwrap();
         assert_eq!(second.dir, first, "an empty stage is used again");
         assert!(!second.overlays[0].2.join("work/incompat/volatile").exists());
         // One the command left something in is removed, and a fresh spare
@@ -443,8 +480,38 @@ mod tests {
             std::thread::sleep(std::time::Duration::from_millis(10));
         }
         assert!(!first.exists(), "a used stage with changes left is removed");
-        let third = Stage::new(&bases, &roots).unwrap();
+        let third = Stage::new(&bases, &roots, &roots[0]).unwrap();
         assert_ne!(third.dir, first);
         assert!(third.overlays[0].1.read_dir().unwrap().next().is_none());
+    }
+
+    /// A project on tmpfs gets its stage on tmpfs, one on disk on disk:
+    /// landing is then a rename, not a copy of each file — and the base
+    /// not chosen is not made.
+    #[test]
+    fn a_stage_is_made_on_the_filesystem_the_command_runs_in() {
+        use std::os::unix::fs::MetadataExt;
+        let disk = tempfile::tempdir().unwrap();
+        let Ok(memory) = tempfile::tempdir_in("/dev/shm") else {
+            return;
+        };
+        let dev = |p: &Path| std::fs::metadata(p).unwrap().dev();
+        if dev(disk.path()) == dev(memory.path()) {
+            return;
+        }
+        let bases = [disk.path().join("a/stage"), memory.path().join("stage")];
+        for (at, other) in [(&memory, &disk), (&disk, &memory)] {
+            let project = at.path().join("project");
+            std::fs::create_dir_all(&project).unwrap();
+            let roots = [std::fs::canonicalize(&project).unwrap()];
+            let stage = Stage::new(&bases, &roots, &roots[0]).unwrap();
+            assert_eq!(dev(stage.base()), dev(at.path()));
+            assert!(
+                !other.path().join("a").exists() && !other.path().join("stage").exists(),
+                "the base not chosen was made"
+            );
+            let _ = std::fs::remove_dir_all(at.path().join("a"));
+            let _ = std::fs::remove_dir_all(at.path().join("stage"));
+        }
     }
 }

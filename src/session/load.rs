@@ -124,6 +124,17 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<LoadedSession, SessionError> {
                 messages = view;
                 last_usage = None;
             }
+            Record::Rewind {
+                line: to,
+                conversation: true,
+                ..
+            } => {
+                let keep = lines_of.iter().take_while(|l| (**l as u64) < to).count();
+                messages.truncate(keep);
+                lines_of.truncate(keep);
+                last_usage = None;
+            }
+            Record::Rewind { .. } => {}
             Record::Event {
                 event: SessionEvent::Usage { prompt_tokens, .. },
                 ..
@@ -374,6 +385,49 @@ mod tests {
             .collect();
         assert_eq!(texts, ["second summary", "kept", "after"]);
         assert_eq!(s.deferred, Some(true), "the decision before it still holds");
+    }
+
+    /// A rewind keeps the messages of the lines before its turn, and what
+    /// follows it; a second, further back, takes back more; one of files
+    /// only changes nothing here.
+    #[test]
+    fn a_rewind_keeps_the_lines_before_its_turn_and_what_follows_it() {
+        let rewind = |line: u64, conversation: bool| {
+            format!(
+                r#"{{"type":"rewind","ts":"t","line":{line},"code":true,"conversation":{conversation}}}"#
+            )
+        };
+        let texts = |text: &str| -> Vec<String> {
+            parse(Path::new("f.jsonl"), text.as_bytes())
+                .unwrap()
+                .messages
+                .iter()
+                .map(|m| match m {
+                    Message::User { content, .. } => content.clone(),
+                    _ => String::new(),
+                })
+                .collect()
+        };
+        // Lines: 1 meta, 2 one, 3 two, 4 three.
+        let base = format!(
+            "{META}\n{}\n{}\n{}\n",
+            user("one"),
+            user("two"),
+            user("three")
+        );
+        let once = format!("{base}{}\n{}\n", rewind(3, true), user("four"));
+        assert_eq!(texts(&once), ["one", "four"]);
+        let code_only = format!("{base}{}\n", rewind(3, false));
+        assert_eq!(texts(&code_only), ["one", "two", "three"]);
+        let twice = format!("{once}{}\n{}\n", rewind(2, true), user("five"));
+        assert_eq!(texts(&twice), ["five"]);
+        let after_compaction = format!(
+            "{base}{}\n{}\n{}\n",
+            compaction(&["summary"]),
+            user("six"),
+            rewind(6, true)
+        );
+        assert_eq!(texts(&after_compaction), ["summary"]);
     }
 
     #[test]

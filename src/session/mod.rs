@@ -23,7 +23,7 @@ pub use pairing::in_entry_order;
 pub(crate) use pairing::pair_results;
 pub use record::{CompactionReason, Meta, Record, SessionEvent, FORMAT_VERSION};
 pub(crate) use remove::{older_than, parse_age, remove};
-pub(crate) use store::SessionHandle;
+pub(crate) use store::{SessionHandle, AGENT_PREFIX};
 
 #[derive(Debug, thiserror::Error)]
 pub enum SessionError {
@@ -52,6 +52,19 @@ pub enum SessionError {
     NotOurs { path: PathBuf },
     #[error("cannot keep sessions in {}: {why}", dir.display())]
     UnsafeFolder { dir: PathBuf, why: String },
+}
+
+/// A session's id: its file's name without `.jsonl`.
+pub(crate) fn id_of(path: &Path) -> String {
+    path.file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// The folder large images and checkpoints are kept in, in the sessions
+/// folder `sessions_dir`.
+pub(crate) fn blob_folder(sessions_dir: &Path) -> PathBuf {
+    blobs::folder(sessions_dir)
 }
 
 /// A session file's bytes — only this user's own file, never through a

@@ -36,6 +36,17 @@ pub enum Record {
         stubbed: u64,
         messages: Vec<Message>,
     },
+    /// `hermes rewind`: back to just before line `line` (a turn's prompt).
+    /// With `conversation`, a loader keeps only the messages of lines
+    /// before it (and what follows this record); with `code`, the files the
+    /// turns from there changed were put back as they were. The lines
+    /// before stay as they are: nothing in the file is rewritten.
+    Rewind {
+        ts: String,
+        line: u64,
+        code: bool,
+        conversation: bool,
+    },
 }
 
 /// How every compaction record's line begins: a loader finds the last one

@@ -25,8 +25,8 @@ use futures_util::future::BoxFuture;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-pub(crate) use builtin::read_attached;
 pub use builtin::UnknownBuiltin;
+pub(crate) use builtin::{new_turn, read_attached};
 pub use catalog::{CatalogTool, ToolCatalog};
 pub(crate) use change::{Change, Earlier, Expect};
 pub use registry::Registry;

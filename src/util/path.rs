@@ -18,6 +18,37 @@ pub(crate) fn normalize(p: &Path) -> PathBuf {
     out
 }
 
+/// `p` as its components read it: no `//`, no `.` after the first
+/// component, no trailing `/` — borrowed when it already is.
+pub(crate) fn plain(p: &Path) -> std::borrow::Cow<'_, Path> {
+    use std::os::unix::ffi::OsStrExt;
+    let b = p.as_os_str().as_bytes();
+    let odd = b.windows(2).any(|w| w == b"//")
+        || b.windows(3).any(|w| w == b"/./")
+        || b.ends_with(b"/.")
+        || (b.len() > 1 && b.ends_with(b"/"));
+    if odd {
+        std::borrow::Cow::Owned(p.components().collect())
+    } else {
+        std::borrow::Cow::Borrowed(p)
+    }
+}
+
+/// Whether `path` is `prefix` or lies beneath it, both as [`plain`] leaves
+/// them: as `Path::starts_with` answers, compared as text — the review
+/// asks this a few dozen times for each file a command made, and walking
+/// both paths' components each time was most of its time.
+pub(crate) fn plain_under(path: &Path, prefix: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let (p, q) = (path.as_os_str().as_bytes(), prefix.as_os_str().as_bytes());
+    p.starts_with(q) && (p.len() == q.len() || p[q.len()] == b'/' || q.is_empty() || q == b"/")
+}
+
+/// Whether `path` is `prefix` or lies beneath it, as `Path::starts_with`.
+pub(crate) fn is_under(path: &Path, prefix: &Path) -> bool {
+    plain_under(&plain(path), &plain(prefix))
+}
+
 /// `~/rest` as the home folder's `rest` (`$HOME`); any other text as it is.
 pub(crate) fn expand_home(p: &str) -> PathBuf {
     match (p.strip_prefix("~/"), std::env::var_os("HOME")) {
@@ -30,15 +61,21 @@ pub(crate) fn expand_home(p: &str) -> PathBuf {
 /// the working folder (as given or resolved), as it is otherwise. Rules and
 /// hooks see built-ins' paths absolute; the screen need not.
 pub(crate) fn shown_from_cwd(p: &str) -> String {
-    let path = Path::new(p);
-    if !path.is_absolute() {
-        return p.to_string();
+    match std::env::current_dir() {
+        Ok(cwd) => shown_from(Path::new(p), &cwd),
+        Err(_) => p.to_string(),
     }
-    let Ok(cwd) = std::env::current_dir() else {
-        return p.to_string();
-    };
-    let real = std::fs::canonicalize(&cwd).unwrap_or_else(|_| cwd.clone());
-    for base in [&cwd, &real] {
+}
+
+/// `p` relative to `cwd` when it is inside it (as given or resolved), as
+/// it is otherwise.
+pub(crate) fn shown_from(path: &Path, cwd: &Path) -> String {
+    let p = path.display().to_string();
+    if !path.is_absolute() {
+        return p;
+    }
+    let real = std::fs::canonicalize(cwd).unwrap_or_else(|_| cwd.to_path_buf());
+    for base in [cwd, real.as_path()] {
         if let Ok(rel) = path.strip_prefix(base) {
             return if rel.as_os_str().is_empty() {
                 ".".into()
@@ -48,4 +85,28 @@ pub(crate) fn shown_from_cwd(p: &str) -> String {
         }
     }
     p.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Whatever the text, the answer is `Path::starts_with`'s.
+    #[test]
+    fn is_under_answers_as_components_do() {
+        let paths = [
+            "", "/", "/a", "/a/", "/ab", "/a/b", "/a/b/", "/a//b", "/a/./b", "/a/.b", "/a/b/c",
+            "a", "a/b", "./a", "/a/..", "/a/../b", "//a", "/.a", "/a/b/.", ".", "/a/.b/c",
+            "/a/./.b", "./a/b", "/a/b//",
+        ];
+        for p in paths {
+            for q in paths {
+                assert_eq!(
+                    is_under(Path::new(p), Path::new(q)),
+                    Path::new(p).starts_with(q),
+                    "{p:?} under {q:?}"
+                );
+            }
+        }
+    }
 }

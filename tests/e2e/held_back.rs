@@ -133,7 +133,8 @@ fn held_back_changes_land_only_when_the_person_says_so() {
 }
 
 /// Where the kernel will not stack an overlay on the stage — here hermes'
-/// folder is itself on an overlayfs, which cannot be an upper layer — the
+/// folder, `/var/tmp` and `/dev/shm` are each on an overlayfs, which cannot
+/// be an upper layer — the
 /// command runs again, reviewed by snapshot, and says so: its plain file
 /// lands, a hook it wrote is named as changed unreviewed, and the call
 /// fails so the model and the person look.
@@ -153,12 +154,20 @@ fn where_no_overlay_mounts_the_command_runs_again_reviewed_by_snapshot() {
     std::fs::create_dir_all(&work).unwrap();
     let home = env.home.path().display().to_string();
     // hermes' folder (the test's home) seen through an overlay, in a mount
-    // namespace of the run's own.
-    let script = format!(
-        "mount -t overlay hermes-home -o lowerdir={home},upperdir={},workdir={},userxattr {home} && exec \"$@\"",
-        upper.display(),
-        work.display()
-    );
+    // namespace of the run's own — and the other folders a stage may be
+    // made in too, so that none can hold an upper layer.
+    let mut script = String::new();
+    for (i, dir) in [home.as_str(), "/var/tmp", "/dev/shm"].iter().enumerate() {
+        let (u, w) = (upper.join(i.to_string()), work.join(i.to_string()));
+        std::fs::create_dir_all(&u).unwrap();
+        std::fs::create_dir_all(&w).unwrap();
+        script.push_str(&format!(
+            "mount -t overlay stage-{i} -o lowerdir={dir},upperdir={},workdir={},userxattr {dir} && ",
+            u.display(),
+            w.display()
+        ));
+    }
+    script.push_str("exec \"$@\"");
     let inner = env.cmd();
     let mut cmd = std::process::Command::new("unshare");
     cmd.args(["-Urm", "sh", "-c", &script, "sh"])

@@ -29,6 +29,7 @@ mod remote_faults;
 mod repl;
 mod reply_layout;
 mod resume_repl;
+mod rewind;
 pub(crate) mod sandbox;
 mod screen;
 mod search_quality;

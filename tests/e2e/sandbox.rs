@@ -623,3 +623,47 @@ fn the_sandboxed_shell_still_builds_commits_and_tests() {
     let log = git(&["log", "--oneline"]);
     assert_eq!(String::from_utf8_lossy(&log.stdout).lines().count(), 2);
 }
+
+/// A project kept in memory (`/dev/shm`): the sandbox's own `/dev/shm`
+/// does not hide it — the command runs in it and its files land — while
+/// what it writes elsewhere in `/dev/shm` stays in the sandbox's.
+#[test]
+fn a_project_in_dev_shm_is_worked_in_and_the_rest_of_dev_shm_is_private() {
+    for user in users::each() {
+        let env = env_for(user, "");
+        let project = tempfile::Builder::new()
+            .prefix("hermes-e2e-")
+            .tempdir_in("/dev/shm")
+            .unwrap();
+        let beside = tempfile::Builder::new()
+            .prefix("hermes-e2e-beside-")
+            .tempdir_in("/dev/shm")
+            .unwrap();
+        user.own(project.path());
+        user.own(beside.path());
+        let r = shells_in(
+            &env,
+            project.path(),
+            &[
+                "pwd; echo kept > notes.txt; echo rc=$?".into(),
+                format!(
+                    "echo escaped > {}/out.txt; echo rc=$?",
+                    beside.path().display()
+                ),
+            ],
+        );
+        crate::assert_contains!(r[0], &project.path().display().to_string());
+        crate::assert_contains!(r[0], "[files changed: created notes.txt (5 B)]");
+        assert_eq!(
+            std::fs::read_to_string(project.path().join("notes.txt")).unwrap(),
+            "kept\n",
+            "as {}: {r:?}",
+            user.name()
+        );
+        assert!(
+            !beside.path().join("out.txt").exists(),
+            "as {}: a write beside the project reached /dev/shm: {r:?}",
+            user.name()
+        );
+    }
+}

@@ -276,6 +276,10 @@ impl Agent {
     ) -> Result<TurnOutcome, AgentError> {
         // The user's own words, not hermes' note about an unfinished turn.
         self.tools.warm_for_words(user_text);
+        // A subagent's changes are its parent's turn's.
+        if self.session.agent().is_none() {
+            crate::tools::new_turn();
+        }
         let mut text = match self.unfinished.take() {
             Some(how) => format!(
                 "[hermes: the previous request was {how} before you answered it.]\n\n{user_text}"

@@ -6,6 +6,7 @@ pub(crate) mod completions;
 pub(crate) mod config;
 pub(crate) mod hooks;
 pub(crate) mod mcp;
+pub(crate) mod rewind;
 pub(crate) mod sessions;
 pub(crate) mod trust;
 pub(crate) mod update;

@@ -178,9 +178,7 @@ pub(crate) fn run(cmd: &SessionsCommand, ctx: &Context<'_>) -> Result<(), Comman
 }
 
 fn stem(path: &std::path::Path) -> String {
-    path.file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default()
+    session::id_of(path)
 }
 
 fn print_message(m: &Message) {

@@ -37,6 +37,7 @@ pub(super) async fn command(
             Ok(Flow::Continue)
         }
         Slash::Compact(focus) => Ok(Flow::Compact(focus)),
+        Slash::Rewind(args) => super::rewind::command(agent, ctx, &args).await,
         Slash::Init => init(ctx).await,
         Slash::Approvals => approvals(agent, ctx).await,
         Slash::Yolo => yolo(agent).await,

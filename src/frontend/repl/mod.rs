@@ -14,6 +14,7 @@ use tokio_util::sync::CancellationToken;
 mod commands;
 mod editor;
 mod pickers;
+mod rewind;
 mod view;
 
 use editor::prompt;
@@ -69,6 +70,9 @@ pub(super) enum Flow {
     PickSession(Vec<super::menu::Item>),
     /// `/model` alone on a terminal: pick one of the provider's models.
     PickModel(Vec<String>),
+    /// `/rewind` alone on a terminal (or Esc Esc): pick a turn, then what
+    /// of it goes back.
+    PickTurn(Vec<super::menu::Item>),
     /// `/compact [FOCUS]`: the loop runs it (it drives a turn's events).
     Compact(Option<String>),
 }
@@ -234,7 +238,12 @@ pub(crate) async fn run(
             }
         }
         if line.trim().is_empty() {
-            continue;
+            // Esc Esc at an empty prompt: `/rewind`.
+            if menu.take_rewind() {
+                line = "/rewind".to_string();
+            } else {
+                continue;
+            }
         }
         // The history keeps the line as typed, pastes as their placeholders.
         let _ = editor.add_history_entry(line.trim());
@@ -364,6 +373,10 @@ pub(crate) async fn run(
                     }
                     Flow::PickModel(names) => {
                         editor = commands::pick_model(editor, &mut agent, &ctx, names).await?;
+                        None
+                    }
+                    Flow::PickTurn(items) => {
+                        editor = rewind::pick(editor, &mut agent, &ctx, items).await?;
                         None
                     }
                 }

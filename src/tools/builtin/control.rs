@@ -58,7 +58,16 @@ impl ControlPaths {
                 files
             })
             .unwrap_or_default();
-        ControlPaths { own, runs, home }
+        let plain = |list: Vec<PathBuf>| {
+            list.into_iter()
+                .map(|p| crate::util::path::plain(&p).into_owned())
+                .collect()
+        };
+        ControlPaths {
+            own: plain(own),
+            runs: plain(runs),
+            home: plain(home),
+        }
     }
 
     /// hermes' own folders that lie under one of `writable` and do not
@@ -88,7 +97,10 @@ impl ControlPaths {
     /// Why a built-in write to `path` (normalised, absolute) must be asked,
     /// when it is a control path or under one.
     pub(crate) fn why(&self, path: &Path) -> Option<&'static str> {
-        let under = |list: &[PathBuf]| list.iter().any(|p| path.starts_with(p));
+        // The lists are plain (see `new`): the path made so once, then
+        // compared as text.
+        let path = &*crate::util::path::plain(path);
+        let under = |list: &[PathBuf]| list.iter().any(|p| crate::util::path::plain_under(path, p));
         if under(&self.own) {
             return Some(OWN);
         }

@@ -134,7 +134,42 @@ async fn run_planned(
     let _turn = ctx.gates.path(&path).write_owned().await;
     on_start();
     let shown = ctx.workspace.shown(&path);
-    blocking(move || work(&path, &shown, &args, expect.as_ref())).await
+    let keep = ctx.keep.clone();
+    blocking(move || {
+        // What stood there, kept before it is replaced (`hermes rewind`).
+        let was = std::fs::symlink_metadata(&path).ok();
+        let before = match (&keep, &was) {
+            (None, _) => None,
+            (Some(_), None) => Some(crate::sandbox::kept::Before::Absent),
+            (Some(k), Some(m)) => k.path(&path, m).ok(),
+        };
+        let mut out = work(&path, &shown, &args, expect.as_ref());
+        if !out.is_error && !out.stale {
+            if keep.is_some() && before.is_none() {
+                out.content
+                    .push_str(&format!("\n[{}: {shown}]", super::shell::UNKEPT));
+            }
+            let after = crate::sandbox::kept::Stamp::of(&path);
+            let bytes = std::fs::metadata(&path).ok().map(|m| m.len());
+            out.changes = Some(Box::new(crate::sandbox::Changes {
+                files: vec![crate::sandbox::FileChange {
+                    kind: if was.is_some() {
+                        crate::sandbox::ChangeKind::Modified
+                    } else {
+                        crate::sandbox::ChangeKind::Created
+                    },
+                    path,
+                    bytes,
+                    held: None,
+                    before,
+                    after: Some(after),
+                }],
+                failed: Vec::new(),
+            }));
+        }
+        out
+    })
+    .await
 }
 
 impl Tool for WriteFile {

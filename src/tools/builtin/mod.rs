@@ -43,6 +43,8 @@ pub(crate) struct Context {
     pub(crate) gates: Gates,
     pub(crate) shell: crate::config::ShellSettings,
     pub(crate) control: control::ControlPaths,
+    /// Where what a tool replaces or removes is kept for `hermes rewind`.
+    pub(crate) keep: Option<crate::sandbox::kept::Keep>,
 }
 
 impl Context {
@@ -54,6 +56,7 @@ impl Context {
             gates: Gates::new(Concurrency::Serial),
             shell: BuiltinSettings::default().shell,
             control: control::ControlPaths::default(),
+            keep: None,
         }
     }
 
@@ -137,6 +140,11 @@ impl Gates {
     }
 }
 
+/// A turn begins: what its checkpoints may keep starts again.
+pub(crate) fn new_turn() {
+    crate::sandbox::kept::new_turn();
+}
+
 /// The built-in tools `settings` names, working in `cwd`.
 pub(crate) fn tools(
     settings: &BuiltinSettings,
@@ -152,6 +160,10 @@ pub(crate) fn tools(
             settings.own_folders.clone(),
             settings.run_files.clone(),
         ),
+        keep: settings
+            .checkpoints
+            .clone()
+            .map(|(dir, max_mb)| crate::sandbox::kept::Keep::new(dir, max_mb)),
     });
     if ctx.shell.sandbox {
         let (for_policy, for_control) = (ctx.clone(), ctx.control.clone());

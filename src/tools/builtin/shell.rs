@@ -225,13 +225,14 @@ async fn run(ctx: &Context, args: &Value, cancel: &CancellationToken) -> ToolOut
         review => {
             let control = ctx.control.clone();
             let project = ctx.workspace.root().to_path_buf();
+            let keep = ctx.keep.clone();
             tokio::task::spawn_blocking(move || {
                 let why = move |p: &std::path::Path| control.why(p);
                 let rules = crate::sandbox::held::Held::for_this_process(&why, &project);
                 match review {
                     // What was held back stays staged, for the person to see.
                     Review::Staged(stage) => {
-                        let changes = stage.land(&rules);
+                        let changes = stage.land(&rules, keep.as_ref());
                         let held = changes.held().next().is_some();
                         (changes, held.then_some(stage))
                     }
@@ -296,8 +297,11 @@ async fn run(ctx: &Context, args: &Value, cancel: &CancellationToken) -> ToolOut
     };
     if let Some((changes, stage)) = changes.filter(|(c, _)| !c.is_empty()) {
         let body = out.content.clone();
+        let kept = ctx.keep.is_some();
         out.content
-            .push_str(&describe(&changes, unreviewed, |p| ctx.workspace.shown(p)));
+            .push_str(&describe(&changes, unreviewed, kept, |p| {
+                ctx.workspace.shown(p)
+            }));
         if let Some(stage) = stage {
             let preview = changes
                 .held()
@@ -315,8 +319,9 @@ async fn run(ctx: &Context, args: &Value, cancel: &CancellationToken) -> ToolOut
                 preview,
                 body,
                 Box::new(move |c: &crate::sandbox::Changes| {
-                    describe(c, false, |p| workspace.shown(p))
+                    describe(c, false, kept, |p| workspace.shown(p))
                 }),
+                ctx.keep.clone(),
             ));
         }
         // What should have been held has landed: the call failed at what
@@ -375,9 +380,12 @@ const NAMED: usize = 20;
 
 /// The lines a result ends with: what changed, what was held back and
 /// why, what could not land.
+/// `kept`: checkpoints are on (a change replaced with nothing kept is then
+/// said: rewinding cannot bring it back).
 fn describe(
     c: &crate::sandbox::Changes,
     unreviewed: bool,
+    kept: bool,
     shown: impl Fn(&std::path::Path) -> String,
 ) -> String {
     use crate::sandbox::ChangeKind;
@@ -422,8 +430,20 @@ fn describe(
     if !c.failed.is_empty() {
         s.push_str(&format!("\n[could not be written: {}]", named(&c.failed)));
     }
+    let unkept: Vec<String> = c
+        .landed()
+        .filter(|f| f.before.is_none())
+        .map(|f| shown(&f.path))
+        .collect();
+    if kept && !unreviewed && !unkept.is_empty() {
+        s.push_str(&format!("\n[{UNKEPT}: {}]", named(&unkept)));
+    }
     s
 }
+
+/// What a result says of changes a rewind cannot undo.
+pub(super) const UNKEPT: &str = "not kept for `hermes rewind` (past this turn's \
+     [checkpoints] max_mb, or unreadable); rewinding cannot bring these back";
 
 fn named(items: &[String]) -> String {
     let mut s = items[..items.len().min(NAMED)].join("; ");

@@ -1,0 +1,126 @@
+//! A session's turns as `hermes rewind` sees them: each prompt the person
+//! sent, the line it is on, and every file the turn's tool calls changed
+//! (its subagents' included) with what it was before.
+
+use std::path::{Path, PathBuf};
+
+use crate::model::Message;
+use crate::sandbox::FileChange;
+use crate::session::{Record, SessionError, SessionEvent};
+
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Turn {
+    /// 1-based, in the order the prompts were sent.
+    pub number: usize,
+    /// The line of the session file its prompt is on.
+    pub line: u64,
+    pub prompt: String,
+    /// What its calls changed and landed, in order.
+    pub changes: Vec<FileChange>,
+    /// A rewind since took its conversation back, or its files.
+    pub conversation_rewound: bool,
+    pub code_rewound: bool,
+    /// A compaction after it: its conversation is summarised, and cannot be
+    /// rewound to (its files can).
+    pub compacted: bool,
+}
+
+/// The turns of the session file at `path`.
+pub(crate) fn of_session(path: &Path) -> Result<Vec<Turn>, SessionError> {
+    let bytes = crate::session::read_own(path)?;
+    Ok(read(&bytes))
+}
+
+/// The turns in a session file's bytes. Lines that do not parse are passed
+/// over: what the loader refuses, `--continue` says.
+pub(crate) fn read(bytes: &[u8]) -> Vec<Turn> {
+    let mut turns: Vec<Turn> = Vec::new();
+    for (i, raw) in bytes.split(|b| *b == b'\n').enumerate() {
+        let line = i as u64 + 1;
+        if raw.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let agent = raw.starts_with(crate::session::AGENT_PREFIX);
+        let record = if agent {
+            serde_json::from_slice::<serde_json::Value>(raw)
+                .ok()
+                .and_then(|mut v| {
+                    v.as_object_mut()?.remove("agent");
+                    serde_json::from_value::<Record>(v).ok()
+                })
+        } else {
+            serde_json::from_slice::<Record>(raw).ok()
+        };
+        let Some(record) = record else {
+            continue;
+        };
+        match record {
+            Record::Message {
+                message: Message::User { content, .. },
+                ..
+            } if !agent => turns.push(Turn {
+                number: turns.len() + 1,
+                line,
+                prompt: content,
+                changes: Vec::new(),
+                conversation_rewound: false,
+                code_rewound: false,
+                compacted: false,
+            }),
+            Record::Event {
+                event: SessionEvent::FilesChanged { changes, .. },
+                ..
+            } => {
+                if let Some(t) = turns.last_mut() {
+                    t.changes
+                        .extend(changes.files.into_iter().filter(|f| f.held.is_none()));
+                }
+            }
+            Record::Compaction { .. } if !agent => {
+                for t in &mut turns {
+                    t.compacted = true;
+                }
+            }
+            Record::Rewind {
+                line: to,
+                code,
+                conversation,
+                ..
+            } => {
+                for t in turns.iter_mut().filter(|t| t.line >= to) {
+                    t.code_rewound |= code;
+                    t.conversation_rewound |= conversation;
+                }
+            }
+            _ => {}
+        }
+    }
+    turns
+}
+
+/// Where each changed path goes back to: for the turns given (oldest
+/// first), each path's state before the first of them changed it, and the
+/// stamp the last of them left.
+pub(crate) fn undo_of(turns: &[&Turn]) -> Vec<Undo> {
+    let mut out: Vec<Undo> = Vec::new();
+    for c in turns.iter().flat_map(|t| &t.changes) {
+        match out.iter_mut().find(|u| u.path == c.path) {
+            Some(u) => u.left = c.after,
+            None => out.push(Undo {
+                path: c.path.clone(),
+                before: c.before.clone(),
+                left: c.after,
+            }),
+        }
+    }
+    out
+}
+
+/// One path to put back.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Undo {
+    pub path: PathBuf,
+    /// None: nothing was kept of it (it cannot be undone).
+    pub before: Option<super::Before>,
+    pub left: Option<super::Stamp>,
+}

@@ -1,0 +1,225 @@
+//! What a change replaced, kept — the checkpoint `hermes rewind` puts
+//! back (`hermes rewind`). A file kept as it was in the session's blob
+//! folder: named by the hash of its bytes (a file kept by many turns
+//! unchanged is kept once), written before the record that names it. Not
+//! synced: what a crash of the machine itself takes is the turn's undo,
+//! not the person's work.
+
+use std::io::Write;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use serde::{Deserialize, Serialize};
+
+/// What stood at a path before a change.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Before {
+    /// Nothing: the change made it.
+    Absent,
+    /// A file: its bytes in the blob folder (`sha256:<hex>`) and its mode.
+    File { data: String, mode: u32 },
+    /// A symbolic link to `target`.
+    Link { target: PathBuf },
+}
+
+/// What a change left at its path, to tell later whether someone else
+/// changed it since: the inode (an editor that saves by renaming makes a
+/// new one), its modification time and size. Not the change time, which a
+/// `chown` or another hard link moves without touching the content.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Stamp {
+    Absent,
+    Present { ino: u64, mtime_ns: i64, size: u64 },
+}
+
+impl Stamp {
+    pub(crate) fn of_meta(m: &std::fs::Metadata) -> Stamp {
+        Stamp::Present {
+            ino: m.ino(),
+            mtime_ns: m.mtime().saturating_mul(1_000_000_000) + m.mtime_nsec(),
+            size: m.len(),
+        }
+    }
+
+    /// What stands at `path` now (a link itself, not what it points to).
+    pub(crate) fn of(path: &Path) -> Stamp {
+        match std::fs::symlink_metadata(path) {
+            Ok(m) => Stamp::of_meta(&m),
+            Err(_) => Stamp::Absent,
+        }
+    }
+}
+
+/// The blob folder checkpoints are kept in, and the most bytes one turn
+/// may keep there (0: no bound).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Keep {
+    dir: PathBuf,
+    max: u64,
+}
+
+/// Bytes kept since the turn began: one count for a process, whose one
+/// conversation at a time has one turn at a time (its subagents' changes
+/// are their parent's turn's).
+static THIS_TURN: AtomicU64 = AtomicU64::new(0);
+
+/// A turn begins: nothing kept in it yet.
+pub(crate) fn new_turn() {
+    THIS_TURN.store(0, Ordering::Relaxed);
+}
+
+/// Past the bound: not kept.
+fn over(max: u64) -> std::io::Error {
+    std::io::Error::other(format!(
+        "this turn's checkpoints would pass [checkpoints] max_mb ({} MB)",
+        max >> 20
+    ))
+}
+
+/// `size` more bytes for this turn, if they fit under `max`.
+fn take(max: u64, size: u64) -> std::io::Result<()> {
+    if max == 0 {
+        return Ok(());
+    }
+    let before = THIS_TURN.fetch_add(size, Ordering::Relaxed);
+    if max > 0 && before.saturating_add(size) > max {
+        THIS_TURN.fetch_sub(size, Ordering::Relaxed);
+        return Err(over(max));
+    }
+    Ok(())
+}
+
+/// How a record names kept bytes, as it names a large image's.
+const NAMED: &str = "sha256:";
+
+impl Keep {
+    pub(crate) fn new(dir: PathBuf, max_mb: u64) -> Keep {
+        Keep {
+            dir,
+            max: max_mb << 20,
+        }
+    }
+
+    fn blob(&self, hash: &str) -> PathBuf {
+        self.dir.join(format!("{hash}.file"))
+    }
+
+    /// The bytes a record names, if they are still here and unaltered.
+    pub(crate) fn bytes_of(&self, data: &str) -> Option<Vec<u8>> {
+        let hash = data.strip_prefix(NAMED)?;
+        let bytes = std::fs::read(self.blob(hash)).ok()?;
+        (crate::util::hash::sha256_hex(&bytes) == hash).then_some(bytes)
+    }
+
+    /// `bytes` (a file of `mode`) kept.
+    pub(crate) fn bytes(&self, bytes: &[u8], mode: u32) -> std::io::Result<Before> {
+        let hash = crate::util::hash::sha256_hex(bytes);
+        let blob = self.blob(&hash);
+        if !blob.is_file() {
+            take(self.max, bytes.len() as u64)?;
+            crate::util::private::create_dir_all(&self.dir)?;
+            let tmp = self.dir.join(format!(".{hash}.{}.tmp", std::process::id()));
+            let written = (|| {
+                let mut f = crate::util::private::options()
+                    .create(true)
+                    .truncate(true)
+                    .write(true)
+                    .open(&tmp)?;
+                f.write_all(bytes)?;
+                std::fs::rename(&tmp, &blob)
+            })();
+            if written.is_err() {
+                let _ = std::fs::remove_file(&tmp);
+            }
+            written?;
+        }
+        Ok(Before::File {
+            data: format!("{NAMED}{hash}"),
+            mode: mode & 0o7777,
+        })
+    }
+
+    /// What stands at `path` (of metadata `meta`, not followed) kept,
+    /// just before it is replaced or removed. A file that is its only
+    /// name is kept by a second name (no copy); one with others, which
+    /// could change it later, by a copy.
+    pub(crate) fn path(&self, path: &Path, meta: &std::fs::Metadata) -> std::io::Result<Before> {
+        let t = meta.file_type();
+        if t.is_symlink() {
+            return Ok(Before::Link {
+                target: std::fs::read_link(path)?,
+            });
+        }
+        if !t.is_file() {
+            return Ok(Before::Absent);
+        }
+        // Larger than a whole turn may keep: not even read.
+        if self.max > 0 && meta.len() > self.max {
+            return Err(over(self.max));
+        }
+        let bytes = std::fs::read(path)?;
+        let mode = meta.permissions().mode();
+        let hash = crate::util::hash::sha256_hex(&bytes);
+        let blob = self.blob(&hash);
+        if !blob.is_file() && meta.nlink() == 1 {
+            take(self.max, bytes.len() as u64)?;
+            crate::util::private::create_dir_all(&self.dir)?;
+            if std::fs::hard_link(path, &blob).is_ok() {
+                return Ok(Before::File {
+                    data: format!("{NAMED}{hash}"),
+                    mode: mode & 0o7777,
+                });
+            }
+            // Counted again by the copy.
+            THIS_TURN.fetch_sub(bytes.len() as u64, Ordering::Relaxed);
+        }
+        self.bytes(&bytes, mode)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Within the turn's bound a file is kept by a second name; past it,
+    /// not at all (and said by the caller); the next turn starts again. A
+    /// file kept twice unchanged is kept once.
+    #[test]
+    fn a_turn_keeps_up_to_its_bound() {
+        let dir = tempfile::tempdir().unwrap();
+        let keep = Keep::new(dir.path().join("blobs"), 1);
+        let file = |name: &str, fill: u8| {
+            let p = dir.path().join(name);
+            std::fs::write(&p, vec![fill; 700 << 10]).unwrap();
+            let m = std::fs::symlink_metadata(&p).unwrap();
+            (p, m)
+        };
+        new_turn();
+        let (a, ma) = file("a", b'a');
+        let kept = keep.path(&a, &ma).unwrap();
+        let Before::File { data, .. } = &kept else {
+            panic!("{kept:?}")
+        };
+        assert_eq!(keep.bytes_of(data).unwrap(), vec![b'a'; 700 << 10]);
+        assert_eq!(
+            std::fs::metadata(&a).unwrap().nlink(),
+            2,
+            "a second name, no copy"
+        );
+        // Unchanged, it is the same blob, and costs nothing more.
+        assert_eq!(
+            keep.path(&a, &std::fs::symlink_metadata(&a).unwrap())
+                .unwrap(),
+            kept
+        );
+        let (b, mb) = file("b", b'b');
+        let err = keep.path(&b, &mb).unwrap_err();
+        assert!(err.to_string().contains("max_mb (1 MB)"), "{err}");
+        new_turn();
+        assert!(keep.path(&b, &mb).is_ok());
+    }
+}

@@ -1,0 +1,238 @@
+//! `hermes rewind` (issue 49): a turn's files — written, edited, and what
+//! its shell command deleted, made and appended to — put back as they
+//! were, a file the person edited since left as they made it, and the
+//! conversation taken back by a record appended to the session file.
+
+use serde_json::json;
+
+use crate::support::calls::ALL_BUILTINS;
+use crate::support::users;
+use crate::support::{call_id, Reply, TestEnv};
+
+fn call(id: &str, tool: &str, args: serde_json::Value) -> (String, String, String) {
+    (call_id(id), tool.to_string(), args.to_string())
+}
+
+fn reply(env: &TestEnv, calls: &[(String, String, String)]) {
+    let borrowed: Vec<(&str, &str, &str)> = calls
+        .iter()
+        .map(|(a, b, c)| (a.as_str(), b.as_str(), c.as_str()))
+        .collect();
+    env.fake.push(Reply::tool_calls(&borrowed));
+    env.fake.push(Reply::text("done"));
+}
+
+/// Turn one's calls: a file written, one edited, and a command that
+/// deletes one, makes one, appends to one and rewrites a binary one with
+/// another mode (where there is a `bin/`).
+fn turn_one() -> Vec<(String, String, String)> {
+    vec![
+        call(
+            "w1",
+            "write_file",
+            json!({"path": "a.txt", "content": "new a\n"}),
+        ),
+        call(
+            "e1",
+            "edit_file",
+            json!({"path": "b.txt", "old_string": "fn main() {}", "new_string": "fn main() { run() }"}),
+        ),
+        call(
+            "s1",
+            "shell",
+            json!({"command": "rm gone.txt && echo made > made.txt && echo line two >> appended.txt && if [ -d bin ]; then printf 'x' > bin/tool.bin && chmod 700 bin/tool.bin; fi"}),
+        ),
+    ]
+}
+
+/// Every built-in offered, and the files turn one finds; a writer and a
+/// reader of the working folder's files.
+#[allow(clippy::type_complexity)]
+fn before_turn_one(
+    env: &TestEnv,
+) -> (
+    impl Fn(&str, &str) + '_,
+    impl Fn(&str) -> Option<String> + '_,
+) {
+    env.write_config(&format!("[tools]\nbuiltin = {ALL_BUILTINS}\n"));
+    let cwd = env.cwd.path();
+    let w = move |p: &str, text: &str| std::fs::write(cwd.join(p), text).unwrap();
+    let read = move |p: &str| std::fs::read_to_string(cwd.join(p)).ok();
+    w("b.txt", "fn main() {}\n");
+    w("gone.txt", "to be deleted\n");
+    w("appended.txt", "line one\n");
+    (w, read)
+}
+
+/// The user messages of a Chat Completions request, in order.
+fn prompts(req: &serde_json::Value) -> Vec<String> {
+    req["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "user")
+        .map(|m| m["content"].as_str().unwrap_or_default().to_string())
+        .collect()
+}
+
+#[test]
+fn rewind_puts_a_turns_files_back_keeps_hand_edits_and_drops_its_conversation() {
+    for user in users::each() {
+        let env = TestEnv::new().run_as(user);
+        let cwd = env.cwd.path();
+        let (w, read) = before_turn_one(&env);
+        std::fs::create_dir_all(cwd.join("bin")).unwrap();
+        w("bin/tool.bin", "\u{0}\u{1}binary\u{2}");
+
+        reply(&env, &turn_one());
+        env.run(&["--yolo", "-q", "turn one"]).ok();
+        assert_eq!(read("made.txt").as_deref(), Some("made\n"));
+        reply(
+            &env,
+            &[call(
+                "w2",
+                "write_file",
+                json!({"path": "c.txt", "content": "from the model\n"}),
+            )],
+        );
+        env.run(&["--continue", "--yolo", "-q", "turn two"]).ok();
+        // The person's own edit, after the turn.
+        w("c.txt", "edited by hand\n");
+        let session = env.only_session();
+        let before = std::fs::read(&session).unwrap();
+
+        let list = env.run(&["rewind", "--list"]);
+        list.ok();
+        for expected in [
+            "turn one",
+            "turn two",
+            "created a.txt",
+            "modified b.txt",
+            "deleted gone.txt",
+            "created made.txt",
+            "modified appended.txt",
+            "modified bin/tool.bin",
+            "created c.txt",
+        ] {
+            crate::assert_contains!(list.stdout, expected);
+        }
+
+        // Without --yes and no terminal to ask on: nothing happens.
+        let asked = env.run(&["rewind", "1"]);
+        asked.code(2);
+        crate::assert_contains!(asked.stderr, "--yes");
+        assert_eq!(read("a.txt").as_deref(), Some("new a\n"));
+
+        let done = env.run(&["rewind", "1", "--yes"]);
+        done.ok();
+        assert_eq!(read("a.txt"), None, "as {}: {}", user.name(), done.stdout);
+        assert_eq!(read("b.txt").as_deref(), Some("fn main() {}\n"));
+        assert_eq!(read("gone.txt").as_deref(), Some("to be deleted\n"));
+        assert_eq!(read("made.txt"), None);
+        assert_eq!(read("appended.txt").as_deref(), Some("line one\n"));
+        assert_eq!(
+            std::fs::read(cwd.join("bin/tool.bin")).unwrap(),
+            b"\x00\x01binary\x02"
+        );
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(cwd.join("bin/tool.bin"))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o644, "its mode back too");
+        assert_eq!(read("c.txt").as_deref(), Some("edited by hand\n"));
+        crate::assert_contains!(done.stdout, "kept c.txt");
+        crate::assert_contains!(done.stdout, "restored gone.txt");
+
+        // Nothing in the file rewritten: it starts with every byte it had.
+        let after = std::fs::read(&session).unwrap();
+        assert!(after.len() > before.len() && after.starts_with(&before));
+
+        // The next request carries neither turn; what came before them is
+        // sent as turn one's first request sent it.
+        let first = env.fake.requests()[0].json();
+        env.fake.push(Reply::text("fresh start"));
+        env.run(&["--continue", "--yolo", "-q", "turn three"]).ok();
+        let next = env.fake.requests().last().unwrap().json();
+        assert_eq!(prompts(&next), ["turn three"]);
+        assert_eq!(next["messages"][0], first["messages"][0]);
+        let listed = env.run(&["rewind", "--list"]);
+        crate::assert_contains!(listed.stdout, "(files rewound, conversation rewound)");
+        crate::assert_contains!(listed.stdout, "turn three");
+    }
+}
+
+/// Bad turns and sessions say what to do.
+#[test]
+fn rewind_names_what_is_wrong() {
+    let env = TestEnv::new();
+    env.write_config("");
+    let none = env.run(&["rewind", "--list"]);
+    none.code(2);
+    crate::assert_contains!(none.stderr, "no session was started in");
+    env.fake.push(Reply::text("hi"));
+    env.run(&["-q", "only turn"]).ok();
+    let far = env.run(&["rewind", "5", "--yes"]);
+    far.code(2);
+    crate::assert_contains!(far.stderr, "has no turn 5");
+    crate::assert_contains!(far.stderr, "1 to 1");
+}
+
+/// In the REPL, the same as `hermes rewind 1`: Esc Esc at an empty prompt
+/// opens the picker of turns; turn 1 and "code and conversation" put back
+/// what its file tools and its shell command changed, keep the file the
+/// person edited by hand since, and leave both turns out of the next
+/// request, in the same session.
+#[test]
+fn esc_esc_in_the_repl_picks_a_turn_and_rewinds_it() {
+    let env = TestEnv::new();
+    let (w, read) = before_turn_one(&env);
+    reply(&env, &turn_one());
+    reply(
+        &env,
+        &[call(
+            "w2",
+            "write_file",
+            json!({"path": "c.txt", "content": "from the model\n"}),
+        )],
+    );
+    env.fake.push(Reply::text("after the rewind"));
+    let term = crate::support::tmux::Tmux::start(&env, &["--yolo"]);
+    term.type_line("turn one");
+    term.wait_for("the first answer", |s| s.matches("done").count() == 1);
+    term.type_line("turn two");
+    // The answer, then the prompt back: an Esc before it would stop the turn.
+    term.wait_for("the prompt after the second answer", |s| {
+        s.contains("created c.txt") && s.rsplit("done").next().is_some_and(|t| t.contains("\n›"))
+    });
+    assert_eq!(read("made.txt").as_deref(), Some("made\n"));
+    w("c.txt", "edited by hand\n");
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    term.press("Escape");
+    std::thread::sleep(std::time::Duration::from_millis(150));
+    term.press("Escape");
+    term.wait_for("the turns", |s| {
+        s.contains("rewind to before turn") && s.contains("turn one") && s.contains("c.txt")
+    });
+    // The newest first: down to turn 1, then "code and conversation".
+    term.press("Down");
+    term.press("Enter");
+    term.wait_for("what goes back", |s| s.contains("code and conversation"));
+    term.press("Enter");
+    term.wait_for("the report", |s| s.contains("kept c.txt"));
+    let screen = term.screen();
+    for restored in ["a.txt", "b.txt", "gone.txt", "made.txt", "appended.txt"] {
+        crate::assert_contains!(screen, &format!("restored {restored}"));
+    }
+    assert_eq!(read("a.txt"), None);
+    assert_eq!(read("b.txt").as_deref(), Some("fn main() {}\n"));
+    assert_eq!(read("gone.txt").as_deref(), Some("to be deleted\n"));
+    assert_eq!(read("made.txt"), None);
+    assert_eq!(read("appended.txt").as_deref(), Some("line one\n"));
+    assert_eq!(read("c.txt").as_deref(), Some("edited by hand\n"));
+    term.type_line("start over");
+    term.wait_for("the answer", |s| s.contains("after the rewind"));
+    let last = env.fake.requests().last().unwrap().json();
+    assert_eq!(prompts(&last), ["start over"]);
+    term.type_line("/quit");
+}
