@@ -64,6 +64,15 @@ fn before_turn_one(
     (w, read)
 }
 
+/// Turn two's call: another file written.
+fn turn_two() -> Vec<(String, String, String)> {
+    vec![call(
+        "w2",
+        "write_file",
+        json!({"path": "c.txt", "content": "from the model\n"}),
+    )]
+}
+
 /// The user messages of a Chat Completions request, in order.
 fn prompts(req: &serde_json::Value) -> Vec<String> {
     req["messages"]
@@ -87,14 +96,7 @@ fn rewind_puts_a_turns_files_back_keeps_hand_edits_and_drops_its_conversation() 
         reply(&env, &turn_one());
         env.run(&["--yolo", "-q", "turn one"]).ok();
         assert_eq!(read("made.txt").as_deref(), Some("made\n"));
-        reply(
-            &env,
-            &[call(
-                "w2",
-                "write_file",
-                json!({"path": "c.txt", "content": "from the model\n"}),
-            )],
-        );
+        reply(&env, &turn_two());
         env.run(&["--continue", "--yolo", "-q", "turn two"]).ok();
         // The person's own edit, after the turn.
         w("c.txt", "edited by hand\n");
@@ -188,14 +190,7 @@ fn esc_esc_in_the_repl_picks_a_turn_and_rewinds_it() {
     let env = TestEnv::new();
     let (w, read) = before_turn_one(&env);
     reply(&env, &turn_one());
-    reply(
-        &env,
-        &[call(
-            "w2",
-            "write_file",
-            json!({"path": "c.txt", "content": "from the model\n"}),
-        )],
-    );
+    reply(&env, &turn_two());
     env.fake.push(Reply::text("after the rewind"));
     let term = crate::support::tmux::Tmux::start(&env, &["--yolo"]);
     term.type_line("turn one");
