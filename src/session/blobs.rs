@@ -252,6 +252,35 @@ mod tests {
         assert!(warnings[0].contains("were changed"), "{warnings:?}");
     }
 
+    /// A checkpoint's bytes are named as an image's are: the sweep keeps
+    /// them while a session names them, and removes them with it.
+    #[test]
+    fn a_checkpoint_is_named_like_an_image() {
+        let hash = "ab".repeat(32);
+        let record = Record::Event {
+            ts: "t".into(),
+            event: crate::session::SessionEvent::FilesChanged {
+                tool_call_id: "c".into(),
+                changes: crate::sandbox::Changes {
+                    files: vec![crate::sandbox::FileChange {
+                        path: "/p/a.txt".into(),
+                        kind: crate::sandbox::ChangeKind::Modified,
+                        bytes: Some(3),
+                        held: None,
+                        before: Some(crate::sandbox::kept::Before::File {
+                            data: format!("sha256:{hash}"),
+                            mode: 0o644,
+                        }),
+                        after: None,
+                    }],
+                    failed: Vec::new(),
+                },
+            },
+        };
+        let line = serde_json::to_string(&record).unwrap();
+        assert_eq!(names_in(line.as_bytes()), [hash], "{line}");
+    }
+
     #[test]
     fn base64_that_would_not_come_back_the_same_stays_in_the_line() {
         let dir = tempfile::tempdir().unwrap();
