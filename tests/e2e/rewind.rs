@@ -231,3 +231,57 @@ fn esc_esc_in_the_repl_picks_a_turn_and_rewinds_it() {
     assert_eq!(prompts(&last), ["start over"]);
     term.type_line("/quit");
 }
+
+/// A subagent's changes are its parent's turn's: rewinding that turn puts
+/// back what the subagent wrote too.
+#[test]
+fn a_subagents_changes_rewind_with_its_parents_turn() {
+    let env = TestEnv::new();
+    env.write_config(
+        "[tools]\nbuiltin = [\"agent\", \"write_file\", \"read_file\"]\n[approvals]\nmode = \"auto\"\n",
+    );
+    let cwd = env.cwd.path();
+    std::fs::write(cwd.join("notes.txt"), "as it was\n").unwrap();
+    // The parent starts a subagent; the subagent writes; each answers.
+    let (agent, write) = (
+        call(
+            "sub",
+            "agent",
+            json!({"prompt": "rewrite notes.txt", "description": "rewrite the notes"}),
+        ),
+        call(
+            "sw",
+            "write_file",
+            json!({"path": "notes.txt", "content": "the subagent's\n"}),
+        ),
+    );
+    env.fake
+        .push(Reply::tool_calls(&[(&agent.0, &agent.1, &agent.2)]));
+    env.fake
+        .push(Reply::tool_calls(&[(&write.0, &write.1, &write.2)]));
+    env.fake.push(Reply::text("subagent done"));
+    env.fake.push(Reply::text("parent done"));
+    env.run(&["--yolo", "-q", "delegate"]).ok();
+    assert_eq!(
+        std::fs::read_to_string(cwd.join("notes.txt")).unwrap(),
+        "the subagent's\n"
+    );
+    // The subagent wrote it: its record is under its id in the parent's file.
+    let records = crate::support::records(&env.only_session());
+    assert!(
+        records
+            .iter()
+            .any(|r| r["agent"].is_string() && r["event"] == "files_changed"),
+        "{records:?}"
+    );
+    let list = env.run(&["rewind", "--list"]);
+    crate::assert_contains!(list.stdout, "delegate");
+    crate::assert_contains!(list.stdout, "modified notes.txt");
+    let done = env.run(&["rewind", "1", "--code-only", "--yes"]);
+    done.ok();
+    crate::assert_contains!(done.stdout, "restored notes.txt");
+    assert_eq!(
+        std::fs::read_to_string(cwd.join("notes.txt")).unwrap(),
+        "as it was\n"
+    );
+}
