@@ -285,3 +285,34 @@ fn a_subagents_changes_rewind_with_its_parents_turn() {
         "as it was\n"
     );
 }
+
+/// Back to before turn 2 of three, the conversation only: the next
+/// request is the one that started turn 2, its prompt the new one — every
+/// message before it as it was sent, so the provider's cache still holds
+/// them.
+#[test]
+fn the_request_after_a_rewind_starts_as_the_rewound_turn_did() {
+    let env = TestEnv::new();
+    env.write_config("");
+    for (i, prompt) in ["first", "second", "third"].iter().enumerate() {
+        env.fake.push(Reply::text(&format!("answer {i}")));
+        let mut args = vec!["-q", prompt];
+        if i > 0 {
+            args.insert(0, "--continue");
+        }
+        env.run(&args).ok();
+    }
+    env.run(&["rewind", "2", "--conversation-only", "--yes"])
+        .ok();
+    env.fake.push(Reply::text("again"));
+    env.run(&["--continue", "-q", "second, better"]).ok();
+    let reqs = env.fake.requests();
+    let started = reqs[1].json()["messages"].as_array().unwrap().clone();
+    let next = reqs.last().unwrap().json()["messages"]
+        .as_array()
+        .unwrap()
+        .clone();
+    assert_eq!(next.len(), started.len());
+    assert_eq!(next[..next.len() - 1], started[..started.len() - 1]);
+    assert_eq!(next.last().unwrap()["content"], "second, better");
+}
