@@ -30,6 +30,8 @@ pub(crate) struct Plan {
     pub code: bool,
     pub conversation: bool,
     pub undo: Vec<Undo>,
+    /// The folders those turns made, outermost first.
+    pub folders: Vec<PathBuf>,
     /// How many turns there are.
     pub turns: usize,
 }
@@ -64,8 +66,29 @@ impl Plan {
             } else {
                 Vec::new()
             },
+            folders: if code {
+                later
+                    .iter()
+                    .flat_map(|t| t.made_folders.iter().cloned())
+                    .collect()
+            } else {
+                Vec::new()
+            },
             turns: all.len(),
         })
+    }
+
+    /// Puts the files back ([`restore`]), then removes the folders the
+    /// turns made, the innermost first, each once it is empty — one that
+    /// holds something the turns did not put there stays.
+    pub(crate) fn restore(&self, keep: &Keep, force: bool) -> Restored {
+        let mut out = restore(&self.undo, keep, force);
+        for dir in self.folders.iter().rev() {
+            if std::fs::remove_dir(dir).is_ok() {
+                out.folders.push(dir.clone());
+            }
+        }
+        out
     }
 
     /// What it will do, for the question before it.
@@ -112,6 +135,11 @@ impl Plan {
                 .iter()
                 .map(|(p, why)| format!("not restored {}: {why}", shown(p))),
         );
+        out.extend(
+            r.folders
+                .iter()
+                .map(|p| format!("removed folder {}", shown(p))),
+        );
         if self.conversation {
             out.push(match self.n {
                 1 => "the conversation is back to before turn 1: the next request sends none of its turns".to_string(),
@@ -134,6 +162,8 @@ pub(crate) struct Restored {
     pub kept: Vec<PathBuf>,
     /// Could not be put back: the path and why.
     pub failed: Vec<(PathBuf, String)>,
+    /// Folders the turns made, removed (innermost first).
+    pub folders: Vec<PathBuf>,
 }
 
 /// Puts each of `undo` back from `keep`; `force`: over changes made since.

@@ -17,6 +17,8 @@ pub(crate) struct Turn {
     pub prompt: String,
     /// What its calls changed and landed, in order.
     pub changes: Vec<FileChange>,
+    /// The folders its calls made where nothing was, outermost first.
+    pub made_folders: Vec<PathBuf>,
     /// A rewind since took its conversation back, or its files.
     pub conversation_rewound: bool,
     pub code_rewound: bool,
@@ -63,6 +65,7 @@ pub(crate) fn read(bytes: &[u8]) -> Vec<Turn> {
                 line,
                 prompt: content,
                 changes: Vec::new(),
+                made_folders: Vec::new(),
                 conversation_rewound: false,
                 code_rewound: false,
                 compacted: false,
@@ -74,6 +77,7 @@ pub(crate) fn read(bytes: &[u8]) -> Vec<Turn> {
                 if let Some(t) = turns.last_mut() {
                     t.changes
                         .extend(changes.files.into_iter().filter(|f| f.held.is_none()));
+                    t.made_folders.extend(changes.made_folders);
                 }
             }
             Record::Compaction { .. } if !agent => {

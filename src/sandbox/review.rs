@@ -54,6 +54,10 @@ pub struct Changes {
     /// Changes that could not be landed (the file system refused).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub failed: Vec<String>,
+    /// Folders the change made where nothing was, outermost first: a
+    /// rewind removes them once it has emptied them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub made_folders: Vec<PathBuf>,
 }
 
 impl Changes {
@@ -207,6 +211,7 @@ impl Lander<'_, '_> {
                 if let Err(e) = std::fs::create_dir(&target) {
                     return self.failed(&target, e);
                 }
+                self.out.made_folders.push(target.clone());
             }
         }
         self.folder(rel, is_opaque(&self.upper.join(rel)));
@@ -218,12 +223,14 @@ impl Lander<'_, '_> {
     /// recorded, none moved on its own. `false`: land it file by file.
     fn whole(&mut self, rel: &Path) -> bool {
         let mut entries = Vec::new();
-        if !self.walk(rel, &mut entries) {
+        let mut folders = Vec::new();
+        if !self.walk(rel, &mut entries, &mut folders) {
             return false;
         }
         if std::fs::rename(self.upper.join(rel), self.root.join(rel)).is_err() {
             return false;
         }
+        self.out.made_folders.extend(folders);
         for (r, bytes, after) in entries {
             self.record(&r, ChangeKind::Created, bytes, None);
             self.checkpoint(Some(Before::Absent), after);
@@ -233,8 +240,14 @@ impl Lander<'_, '_> {
 
     /// Every file and link beneath `rel` in the upper layer with its size,
     /// if none of them — nor any folder — is held, or odd.
-    fn walk(&mut self, rel: &Path, out: &mut Vec<(PathBuf, Option<u64>, Stamp)>) -> bool {
+    fn walk(
+        &mut self,
+        rel: &Path,
+        out: &mut Vec<(PathBuf, Option<u64>, Stamp)>,
+        folders: &mut Vec<PathBuf>,
+    ) -> bool {
         let target = self.root.join(rel);
+        folders.push(target.clone());
         if self
             .skip
             .iter()
@@ -257,7 +270,7 @@ impl Lander<'_, '_> {
             };
             let shape = shape_of(&m);
             let fine = match shape {
-                Shape::Folder => self.walk(&r, out),
+                Shape::Folder => self.walk(&r, out, folders),
                 Shape::Other => false,
                 _ => {
                     let bytes = (shape != Shape::Link).then_some(m.len());
@@ -412,6 +425,7 @@ pub(crate) fn land_held(
     changes: &mut Changes,
 ) {
     let mut failed = Vec::new();
+    let mut made = Vec::new();
     for f in changes.files.iter_mut().filter(|f| f.held.is_some()) {
         let Some((root, upper)) = overlays
             .iter()
@@ -431,7 +445,7 @@ pub(crate) fn land_held(
         };
         let landed = match f.kind {
             ChangeKind::Deleted => remove_any(&f.path),
-            _ => way_to(root, upper, rel).and_then(|()| {
+            _ => way_to(root, upper, rel, &mut made).and_then(|()| {
                 let source = upper.join(rel);
                 let m = std::fs::symlink_metadata(&source)?;
                 if m.is_dir() {
@@ -457,12 +471,14 @@ pub(crate) fn land_held(
         }
     }
     changes.failed.extend(failed);
+    changes.made_folders.extend(made);
 }
 
 /// The folders from `root` to `rel`'s parent, made real folders where the
 /// command made them: a link or file standing where its layer has a
-/// folder is replaced, never written through.
-fn way_to(root: &Path, upper: &Path, rel: &Path) -> std::io::Result<()> {
+/// folder is replaced, never written through. Those made where nothing
+/// was go to `made`.
+fn way_to(root: &Path, upper: &Path, rel: &Path, made: &mut Vec<PathBuf>) -> std::io::Result<()> {
     let mut at = PathBuf::new();
     let parents: Vec<_> = rel
         .parent()
@@ -484,7 +500,10 @@ fn way_to(root: &Path, upper: &Path, rel: &Path) -> std::io::Result<()> {
                 std::fs::remove_file(&real)?;
                 std::fs::create_dir(&real)?;
             }
-            Err(_) => std::fs::create_dir(&real)?,
+            Err(_) => {
+                std::fs::create_dir(&real)?;
+                made.push(real);
+            }
         }
     }
     Ok(())
@@ -674,6 +693,14 @@ mod tests {
         // A new folder with nothing held moved whole; one with something
         // held, file by file around it.
         assert!(!upper.join("made").exists(), "renamed whole");
+        for made in ["made", "made/deep", "fresh", "fresh/.git"] {
+            assert!(
+                out.made_folders.contains(&root.join(made)),
+                "{made} not in {:?}",
+                out.made_folders
+            );
+        }
+        assert!(!out.made_folders.contains(&root.join("emptied")));
         assert_eq!(read("fresh/.git/HEAD"), "ref: refs/heads/main\n");
         assert!(!root.join("fresh/.git/hooks/pre-commit").exists());
         assert!(kinds.contains(&(
@@ -741,6 +768,7 @@ mod tests {
                 after: None,
             }],
             failed: Vec::new(),
+            made_folders: Vec::new(),
         };
         land_held(
             &[(root.clone(), upper.clone(), dir.path().join("w"))],

@@ -159,6 +159,7 @@ impl Snapshot {
         Changes {
             files,
             failed: Vec::new(),
+            made_folders: Vec::new(),
         }
     }
 }

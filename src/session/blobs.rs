@@ -274,6 +274,7 @@ mod tests {
                         after: None,
                     }],
                     failed: Vec::new(),
+                    made_folders: Vec::new(),
                 },
             },
         };

@@ -23,14 +23,20 @@ fn reply(env: &TestEnv, calls: &[(String, String, String)]) {
 }
 
 /// Turn one's calls: a file written, one edited, and a command that
-/// deletes one, makes one, appends to one and rewrites a binary one with
-/// another mode (where there is a `bin/`).
+/// deletes one, makes one, appends to one, makes a folder with a file in
+/// it and rewrites a binary one with another mode (where there is a
+/// `bin/`).
 fn turn_one() -> Vec<(String, String, String)> {
     vec![
         call(
             "w1",
             "write_file",
             json!({"path": "a.txt", "content": "new a\n"}),
+        ),
+        call(
+            "w0",
+            "write_file",
+            json!({"path": "docs/new/b.md", "content": "b\n"}),
         ),
         call(
             "e1",
@@ -40,7 +46,7 @@ fn turn_one() -> Vec<(String, String, String)> {
         call(
             "s1",
             "shell",
-            json!({"command": "rm gone.txt && echo made > made.txt && echo line two >> appended.txt && if [ -d bin ]; then printf 'x' > bin/tool.bin && chmod 700 bin/tool.bin; fi"}),
+            json!({"command": "rm gone.txt && echo made > made.txt && echo line two >> appended.txt && mkdir -p new/deep && echo x > new/deep/f.txt && if [ -d bin ]; then printf 'x' > bin/tool.bin && chmod 700 bin/tool.bin; fi"}),
         ),
     ]
 }
@@ -112,6 +118,8 @@ fn rewind_puts_a_turns_files_back_keeps_hand_edits_and_drops_its_conversation() 
             "modified b.txt",
             "deleted gone.txt",
             "created made.txt",
+            "created new/deep/f.txt",
+            "created docs/new/b.md",
             "modified appended.txt",
             "modified bin/tool.bin",
             "created c.txt",
@@ -132,6 +140,9 @@ fn rewind_puts_a_turns_files_back_keeps_hand_edits_and_drops_its_conversation() 
         assert_eq!(read("gone.txt").as_deref(), Some("to be deleted\n"));
         assert_eq!(read("made.txt"), None);
         assert_eq!(read("appended.txt").as_deref(), Some("line one\n"));
+        assert!(!cwd.join("new").exists(), "the folder it made goes too");
+        assert!(!cwd.join("docs").exists(), "and the file tools' too");
+        crate::assert_contains!(done.stdout, "removed folder new");
         assert_eq!(
             std::fs::read(cwd.join("bin/tool.bin")).unwrap(),
             b"\x00\x01binary\x02"

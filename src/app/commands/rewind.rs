@@ -88,7 +88,7 @@ pub(crate) async fn run(args: &RewindArgs, ctx: &Context<'_>) -> Result<(), Comm
         }
     }
     let keep = Keep::new(session::blob_folder(&dir), 0);
-    let restored = rewind::restore(&plan.undo, &keep, args.force);
+    let restored = plan.restore(&keep, args.force);
     // Appended, never rewritten: the lines before stay as they were.
     let writer = session::SessionHandle::append_to(&path, &id)?;
     writer.append(&plan.record()).await?;

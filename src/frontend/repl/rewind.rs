@@ -7,7 +7,7 @@ use std::io::IsTerminal;
 
 use super::{Editor, Flow, ReplContext, ReplError};
 use crate::agent::Agent;
-use crate::checkpoint::rewind::{self, Plan};
+use crate::checkpoint::rewind::Plan;
 use crate::checkpoint::{turns, Keep};
 use crate::frontend::menu::Item;
 use crate::util::sanitize::clean;
@@ -143,7 +143,7 @@ async fn apply(
         crate::session::blob_folder(&ctx.settings.paths.sessions_dir()),
         0,
     );
-    let restored = rewind::restore(&plan.undo, &keep, false);
+    let restored = plan.restore(&keep, false);
     if let Err(e) = agent.session().append(&plan.record()).await {
         errln!("error: {e}");
         return;

@@ -136,8 +136,16 @@ async fn run_planned(
     let shown = ctx.workspace.shown(&path);
     let keep = ctx.keep.clone();
     blocking(move || {
-        // What stood there, kept before it is replaced (`hermes rewind`).
+        // What stood there, kept before it is replaced (`hermes rewind`),
+        // and the folders the write will make, outermost first.
         let was = std::fs::symlink_metadata(&path).ok();
+        let mut made: Vec<std::path::PathBuf> = path
+            .ancestors()
+            .skip(1)
+            .take_while(|d| std::fs::symlink_metadata(d).is_err())
+            .map(std::path::Path::to_path_buf)
+            .collect();
+        made.reverse();
         let before = match (&keep, &was) {
             (None, _) => None,
             (Some(_), None) => Some(crate::sandbox::kept::Before::Absent),
@@ -165,6 +173,7 @@ async fn run_planned(
                     after: Some(after),
                 }],
                 failed: Vec::new(),
+                made_folders: made,
             }));
         }
         out

@@ -219,6 +219,7 @@ async fn run(ctx: &Context, args: &Value, cancel: &CancellationToken) -> ToolOut
                     "the writable folders hold more than can be compared quickly, so this \
                      command's changes were not reviewed ({LANDLOCK_ONLY})"
                 )],
+                made_folders: Vec::new(),
             },
             None,
         )),
