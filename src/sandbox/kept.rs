@@ -5,7 +5,6 @@
 //! synced: what a crash of the machine itself takes is the turn's undo,
 //! not the person's work.
 
-use std::io::Write;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
@@ -115,7 +114,8 @@ impl Keep {
         (crate::util::hash::sha256_hex(&bytes) == hash).then_some(bytes)
     }
 
-    /// `bytes` (a file of `mode`) kept.
+    /// `bytes` (a file of `mode`) kept: what tests start from.
+    #[cfg(test)]
     pub(crate) fn bytes(&self, bytes: &[u8], mode: u32) -> std::io::Result<Before> {
         let hash = crate::util::hash::sha256_hex(bytes);
         let blob = self.blob(&hash);
@@ -129,7 +129,7 @@ impl Keep {
                     .truncate(true)
                     .write(true)
                     .open(&tmp)?;
-                f.write_all(bytes)?;
+                std::io::Write::write_all(&mut f, bytes)?;
                 std::fs::rename(&tmp, &blob)
             })();
             if written.is_err() {
@@ -161,23 +161,29 @@ impl Keep {
         if self.max > 0 && meta.len() > self.max {
             return Err(over(self.max));
         }
-        let bytes = std::fs::read(path)?;
-        let mode = meta.permissions().mode();
-        let hash = crate::util::hash::sha256_hex(&bytes);
+        // Hashed a block at a time: never the whole file in memory.
+        let hash = crate::util::hash::sha256_hex_of(std::fs::File::open(path)?)?;
+        let kept = Before::File {
+            data: format!("{NAMED}{hash}"),
+            mode: meta.permissions().mode() & 0o7777,
+        };
         let blob = self.blob(&hash);
-        if !blob.is_file() && meta.nlink() == 1 {
-            take(self.max, bytes.len() as u64)?;
-            crate::util::private::create_dir_all(&self.dir)?;
-            if std::fs::hard_link(path, &blob).is_ok() {
-                return Ok(Before::File {
-                    data: format!("{NAMED}{hash}"),
-                    mode: mode & 0o7777,
-                });
-            }
-            // Counted again by the copy.
-            THIS_TURN.fetch_sub(bytes.len() as u64, Ordering::Relaxed);
+        if blob.is_file() {
+            return Ok(kept);
         }
-        self.bytes(&bytes, mode)
+        take(self.max, meta.len())?;
+        crate::util::private::create_dir_all(&self.dir)?;
+        if meta.nlink() == 1 && std::fs::hard_link(path, &blob).is_ok() {
+            return Ok(kept);
+        }
+        let tmp = self.dir.join(format!(".{hash}.{}.tmp", std::process::id()));
+        let copied = std::fs::copy(path, &tmp).and_then(|_| std::fs::rename(&tmp, &blob));
+        if let Err(e) = copied {
+            let _ = std::fs::remove_file(&tmp);
+            THIS_TURN.fetch_sub(meta.len(), Ordering::Relaxed);
+            return Err(e);
+        }
+        Ok(kept)
     }
 }
 

@@ -53,11 +53,42 @@ pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
     digest_hex(&sha2::Sha256::digest(bytes))
 }
 
+/// The SHA-256 of what `reader` gives, in hex, read a block at a time:
+/// a file of any size is hashed in constant memory.
+pub(crate) fn sha256_hex_of(mut reader: impl std::io::Read) -> std::io::Result<String> {
+    use sha2::Digest;
+    let mut hasher = sha2::Sha256::new();
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        match reader.read(&mut buf) {
+            Ok(0) => return Ok(digest_hex(&hasher.finalize())),
+            Ok(n) => hasher.update(&buf[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
     fn known_vectors() {
         assert_eq!(super::fnv1a(b""), 0xcbf2_9ce4_8422_2325);
         assert_eq!(super::fnv1a(b"a"), 0xaf63_dc4c_8601_ec8c);
+    }
+
+    /// A stream hashed a block at a time is the same as all at once, past
+    /// one block too.
+    #[test]
+    fn a_streamed_sha256_is_the_whole_ones() {
+        let bytes: Vec<u8> = (0..200_000u32).map(|i| (i % 251) as u8).collect();
+        assert_eq!(
+            super::sha256_hex_of(&bytes[..]).unwrap(),
+            super::sha256_hex(&bytes)
+        );
+        assert_eq!(
+            super::sha256_hex_of(&b""[..]).unwrap(),
+            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+        );
     }
 }
