@@ -175,6 +175,28 @@ fn rewind_puts_a_turns_files_back_keeps_hand_edits_and_drops_its_conversation() 
     }
 }
 
+/// A session another hermes has open is not rewound under it: refused,
+/// naming the holder, before any file is put back.
+#[test]
+fn a_session_in_use_is_not_rewound() {
+    let env = TestEnv::new();
+    let (_, read) = before_turn_one(&env);
+    reply(&env, &turn_two());
+    env.run(&["--yolo", "-q", "write c"]).ok();
+    env.fake
+        .push(Reply::text("slow").delayed(std::time::Duration::from_secs(3)));
+    let holder = env.spawn(&["--continue", "-q", "take your time"]);
+    crate::support::wait_for("the holder's request", || env.fake.requests().len() == 3);
+    let refused = env.run(&["rewind", "1", "--yes"]);
+    refused.code(1);
+    crate::assert_contains!(
+        refused.error_line(),
+        format!("is in use by another hermes (pid {})", holder.id())
+    );
+    assert_eq!(read("c.txt").as_deref(), Some("from the model\n"));
+    crate::support::stopped(holder);
+}
+
 /// Bad turns and sessions say what to do.
 #[test]
 fn rewind_names_what_is_wrong() {

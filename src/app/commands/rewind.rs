@@ -87,10 +87,12 @@ pub(crate) async fn run(args: &RewindArgs, ctx: &Context<'_>) -> Result<(), Comm
             return Ok(());
         }
     }
+    // The session's writer first: a session another hermes has open is
+    // refused before any file is touched.
+    let writer = session::SessionHandle::append_to(&path, &id)?;
     let keep = Keep::new(session::blob_folder(&dir), 0);
     let restored = plan.restore(&keep, args.force);
     // Appended, never rewritten: the lines before stay as they were.
-    let writer = session::SessionHandle::append_to(&path, &id)?;
     writer.append(&plan.record()).await?;
     writer.close().await?;
     let shown = |p: &std::path::Path| clean(&crate::util::path::shown_from(p, ctx.cwd));
