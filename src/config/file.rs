@@ -2,10 +2,10 @@
 //! error naming the file, line and key rather than a silently ignored setting.
 
 use std::collections::BTreeMap;
-// Zero is refused where it would mean "never wait" or "never ask": the
-// error then names the file, line and key like any other.
+// Zero is refused where it means "never wait" or "never ask", naming file, line and key.
 use std::num::{NonZeroU32, NonZeroU64};
 
+use super::checkpoints::CheckpointsSection;
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
@@ -44,11 +44,8 @@ pub struct ConfigFile {
     pub prompt: PromptSection,
     #[serde(default, skip_serializing_if = "AgentsSection::is_empty")]
     pub agents: AgentsSection,
-    #[serde(
-        default,
-        skip_serializing_if = "super::checkpoints::CheckpointsSection::is_empty"
-    )]
-    pub checkpoints: super::checkpoints::CheckpointsSection,
+    #[serde(default, skip_serializing_if = "CheckpointsSection::is_empty")]
+    pub checkpoints: CheckpointsSection,
 }
 
 /// Subagents (the built-in `agent` tool): what one may spend, what all of
