@@ -23,7 +23,7 @@
 //! nothing the benchmark times follows a mass deletion of its own.
 //!
 //! `cargo bench --bench shell` (`HERMES_BENCH_RUNS` changes the pair count;
-//! `HERMES_BENCH_ONLY=files`, `calls` or `builds` runs one measure).
+//! `HERMES_BENCH_ONLY=files`, `calls`, `checkpoints` or `builds` runs one measure).
 
 use hermes_test_support::fake_provider;
 use std::path::Path;

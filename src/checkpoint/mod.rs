@@ -9,4 +9,4 @@
 pub(crate) mod rewind;
 pub(crate) mod turns;
 
-pub(crate) use crate::sandbox::kept::{Before, Keep, Stamp};
+pub(crate) use crate::sandbox::kept::{Before, Keep, KeptFolder, Stamp};

@@ -7,7 +7,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use super::turns::{self, Turn, Undo};
-use super::{Before, Keep, Stamp};
+use super::{Before, Keep, KeptFolder, Stamp};
 
 /// Why a rewind cannot be done as asked.
 #[derive(Debug, thiserror::Error, PartialEq)]
@@ -32,6 +32,9 @@ pub(crate) struct Plan {
     pub undo: Vec<Undo>,
     /// The folders those turns made, outermost first.
     pub folders: Vec<PathBuf>,
+    /// The folders those turns removed or gave another mode, each as it
+    /// was before the first of them did.
+    pub kept_folders: Vec<KeptFolder>,
     /// How many turns there are.
     pub turns: usize,
 }
@@ -74,18 +77,51 @@ impl Plan {
             } else {
                 Vec::new()
             },
+            kept_folders: if code {
+                let mut kept: Vec<KeptFolder> = Vec::new();
+                for k in later.iter().flat_map(|t| &t.kept_folders) {
+                    if !kept.iter().any(|s| s.path == k.path) {
+                        kept.push(k.clone());
+                    }
+                }
+                kept
+            } else {
+                Vec::new()
+            },
             turns: all.len(),
         })
     }
 
     /// Puts the files back ([`restore`]), then removes the folders the
     /// turns made, the innermost first, each once it is empty — one that
-    /// holds something the turns did not put there stays.
+    /// holds something the turns did not put there stays — and makes the
+    /// folders they removed again, each given back its mode (the innermost
+    /// first, so a read-only folder is filled before it is closed).
     pub(crate) fn restore(&self, keep: &Keep, force: bool) -> Restored {
         let mut out = restore(&self.undo, keep, force);
-        for dir in self.folders.iter().rev() {
+        let stood = |dir: &PathBuf| self.kept_folders.iter().any(|k| &k.path == dir);
+        for dir in self.folders.iter().rev().filter(|d| !stood(d)) {
             if std::fs::remove_dir(dir).is_ok() {
                 out.folders.push(dir.clone());
+            }
+        }
+        let mut kept: Vec<&KeptFolder> = self.kept_folders.iter().collect();
+        kept.sort_by_key(|k| k.path.components().count());
+        for k in &kept {
+            match std::fs::symlink_metadata(&k.path) {
+                Ok(m) if m.is_dir() => {}
+                Ok(_) => out
+                    .failed
+                    .push((k.path.clone(), "a file stands where the folder was".into())),
+                Err(_) => match std::fs::create_dir_all(&k.path) {
+                    Ok(()) => out.remade.push(k.path.clone()),
+                    Err(e) => out.failed.push((k.path.clone(), e.to_string())),
+                },
+            }
+        }
+        for k in kept.iter().rev() {
+            if std::fs::symlink_metadata(&k.path).is_ok_and(|m| m.is_dir()) {
+                let _ = std::fs::set_permissions(&k.path, std::fs::Permissions::from_mode(k.mode));
             }
         }
         out
@@ -140,6 +176,11 @@ impl Plan {
                 .iter()
                 .map(|p| format!("removed folder {}", shown(p))),
         );
+        out.extend(
+            r.remade
+                .iter()
+                .map(|p| format!("made folder {} again", shown(p))),
+        );
         if self.conversation {
             out.push(match self.n {
                 1 => "the conversation is back to before turn 1: the next request sends none of its turns".to_string(),
@@ -164,6 +205,8 @@ pub(crate) struct Restored {
     pub failed: Vec<(PathBuf, String)>,
     /// Folders the turns made, removed (innermost first).
     pub folders: Vec<PathBuf>,
+    /// Folders the turns removed, made again (outermost first).
+    pub remade: Vec<PathBuf>,
 }
 
 /// Puts each of `undo` back from `keep`; `force`: over changes made since.
@@ -208,8 +251,7 @@ fn already(before: &Before, path: &Path, keep: &Keep) -> Stamp {
         Before::Absent => std::fs::symlink_metadata(path).is_err(),
         Before::Link { target } => std::fs::read_link(path).is_ok_and(|t| &t == target),
         Before::File { data, .. } => {
-            std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file())
-                && std::fs::read(path).ok() == keep.bytes_of(data)
+            std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file()) && keep.holds(data, path)
         }
     };
     if same {
@@ -232,21 +274,23 @@ fn put_back(path: &Path, before: &Before, keep: &Keep) -> Result<(), String> {
             std::os::unix::fs::symlink(target, path).map_err(e)
         }
         Before::File { data, mode } => {
-            let bytes = keep
-                .bytes_of(data)
-                .ok_or("its kept copy is gone from the blob folder")?;
-            make_way(path).map_err(e)?;
+            if let Some(dir) = path.parent() {
+                std::fs::create_dir_all(dir).map_err(e)?;
+            }
             let name = path.file_name().unwrap_or_default().to_string_lossy();
             let tmp = path.with_file_name(format!(".{name}.hermes-rewind.tmp"));
-            let written = std::fs::write(&tmp, &bytes)
-                .and_then(|()| {
-                    std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(*mode))
-                })
-                .and_then(|()| std::fs::rename(&tmp, path));
+            let _ = std::fs::remove_file(&tmp);
+            // Copied beside it first: a missing blob leaves what stands there.
+            let written = keep.copy_out(data, &tmp).and_then(|()| {
+                std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(*mode))
+                    .and_then(|()| make_way(path))
+                    .and_then(|()| std::fs::rename(&tmp, path))
+                    .map_err(e)
+            });
             if written.is_err() {
                 let _ = std::fs::remove_file(&tmp);
             }
-            written.map_err(e)
+            written
         }
     }
 }

@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::model::Message;
+use crate::sandbox::kept::KeptFolder;
 use crate::sandbox::FileChange;
 use crate::session::{Record, SessionError, SessionEvent};
 
@@ -19,6 +20,8 @@ pub(crate) struct Turn {
     pub changes: Vec<FileChange>,
     /// The folders its calls made where nothing was, outermost first.
     pub made_folders: Vec<PathBuf>,
+    /// The folders its calls removed or gave another mode, as they were.
+    pub kept_folders: Vec<KeptFolder>,
     /// A rewind since took its conversation back, or its files.
     pub conversation_rewound: bool,
     pub code_rewound: bool,
@@ -66,6 +69,7 @@ pub(crate) fn read(bytes: &[u8]) -> Vec<Turn> {
                 prompt: content,
                 changes: Vec::new(),
                 made_folders: Vec::new(),
+                kept_folders: Vec::new(),
                 conversation_rewound: false,
                 code_rewound: false,
                 compacted: false,
@@ -78,6 +82,7 @@ pub(crate) fn read(bytes: &[u8]) -> Vec<Turn> {
                     t.changes
                         .extend(changes.files.into_iter().filter(|f| f.held.is_none()));
                     t.made_folders.extend(changes.made_folders);
+                    t.kept_folders.extend(changes.kept_folders);
                 }
             }
             Record::Compaction { .. } if !agent => {

@@ -24,6 +24,23 @@ pub enum Before {
     Link { target: PathBuf },
 }
 
+/// A folder that stood before a change removed it or gave it another
+/// mode, with the mode it had: a rewind makes it again and gives it back.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct KeptFolder {
+    pub path: PathBuf,
+    pub mode: u32,
+}
+
+impl KeptFolder {
+    pub(crate) fn of(path: &Path, m: &std::fs::Metadata) -> KeptFolder {
+        KeptFolder {
+            path: path.to_path_buf(),
+            mode: m.mode() & 0o7777,
+        }
+    }
+}
+
 /// What a change left at its path, to tell later whether someone else
 /// changed it since: the inode (an editor that saves by renaming makes a
 /// new one), its modification time and size. Not the change time, which a
@@ -108,10 +125,40 @@ impl Keep {
     }
 
     /// The bytes a record names, if they are still here and unaltered.
+    #[cfg(test)]
     pub(crate) fn bytes_of(&self, data: &str) -> Option<Vec<u8>> {
         let hash = data.strip_prefix(NAMED)?;
         let bytes = std::fs::read(self.blob(hash)).ok()?;
         (crate::util::hash::sha256_hex(&bytes) == hash).then_some(bytes)
+    }
+
+    /// Whether the file at `path` holds the bytes `data` names: hashed a
+    /// block at a time, never read whole.
+    pub(crate) fn holds(&self, data: &str, path: &Path) -> bool {
+        let Some(hash) = data.strip_prefix(NAMED) else {
+            return false;
+        };
+        std::fs::File::open(path)
+            .and_then(crate::util::hash::sha256_hex_of)
+            .is_ok_and(|h| h == hash)
+    }
+
+    /// The bytes `data` names copied to `to` (made or replaced), once the
+    /// blob is found unaltered; the copy is the kernel's, never in memory.
+    pub(crate) fn copy_out(&self, data: &str, to: &Path) -> Result<(), String> {
+        let gone = || "its kept copy is gone from the blob folder".to_string();
+        let hash = data.strip_prefix(NAMED).ok_or_else(gone)?;
+        let blob = self.blob(hash);
+        if !self.holds(data, &blob) {
+            return Err(if blob.exists() {
+                "its kept copy in the blob folder was altered".into()
+            } else {
+                gone()
+            });
+        }
+        std::fs::copy(&blob, to)
+            .map(drop)
+            .map_err(|e| e.to_string())
     }
 
     /// `bytes` (a file of `mode`) kept: what tests start from.

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::held::{Judge, Shape};
-use super::kept::{Before, Keep, Stamp};
+use super::kept::{Before, Keep, KeptFolder, Stamp};
 use crate::util::path::is_under;
 
 /// One file a command created, changed or deleted.
@@ -58,6 +58,10 @@ pub struct Changes {
     /// rewind removes them once it has emptied them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub made_folders: Vec<PathBuf>,
+    /// Folders that stood before and that the change removed or gave
+    /// another mode, innermost first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub kept_folders: Vec<KeptFolder>,
 }
 
 impl Changes {
@@ -215,6 +219,9 @@ impl Lander<'_, '_> {
             }
         }
         self.folder(rel, is_opaque(&self.upper.join(rel)));
+        if let Some(w) = was.filter(|w| w.is_dir() && w.mode() != um.mode()) {
+            self.out.kept_folders.push(KeptFolder::of(&target, w));
+        }
         let _ = std::fs::set_permissions(&target, um.permissions());
     }
 
@@ -345,13 +352,16 @@ impl Lander<'_, '_> {
             for n in names_in(&target) {
                 self.delete(&rel.join(n));
             }
-            if let Err(e) = std::fs::remove_dir(&target) {
+            match std::fs::remove_dir(&target) {
+                Ok(()) => self.out.kept_folders.push(KeptFolder::of(&target, &m)),
                 // Something beneath was held back: the folder stays.
-                if std::fs::read_dir(&target)
-                    .map(|mut d| d.next().is_none())
-                    .unwrap_or(false)
-                {
-                    self.failed(&target, e);
+                Err(e) => {
+                    if std::fs::read_dir(&target)
+                        .map(|mut d| d.next().is_none())
+                        .unwrap_or(false)
+                    {
+                        self.failed(&target, e);
+                    }
                 }
             }
             return;

@@ -196,6 +196,7 @@ fn held_changes_land_through_no_link() {
         }],
         failed: Vec::new(),
         made_folders: Vec::new(),
+        kept_folders: Vec::new(),
     };
     land_held(
         &[(root.clone(), upper.clone(), dir.path().join("w"))],

@@ -160,6 +160,7 @@ impl Snapshot {
             files,
             failed: Vec::new(),
             made_folders: Vec::new(),
+            kept_folders: Vec::new(),
         }
     }
 }

@@ -275,6 +275,7 @@ mod tests {
                     }],
                     failed: Vec::new(),
                     made_folders: Vec::new(),
+                    kept_folders: Vec::new(),
                 },
             },
         };

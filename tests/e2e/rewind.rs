@@ -24,8 +24,8 @@ fn reply(env: &TestEnv, calls: &[(String, String, String)]) {
 
 /// Turn one's calls: a file written, one edited, and a command that
 /// deletes one, makes one, appends to one, makes a folder with a file in
-/// it and rewrites a binary one with another mode (where there is a
-/// `bin/`).
+/// it, rewrites a binary one with another mode (where there is a
+/// `bin/`), removes a folder and closes another (where there is an `old/`).
 fn turn_one() -> Vec<(String, String, String)> {
     vec![
         call(
@@ -46,7 +46,7 @@ fn turn_one() -> Vec<(String, String, String)> {
         call(
             "s1",
             "shell",
-            json!({"command": "rm gone.txt && echo made > made.txt && echo line two >> appended.txt && mkdir -p new/deep && echo x > new/deep/f.txt && if [ -d bin ]; then printf 'x' > bin/tool.bin && chmod 700 bin/tool.bin; fi"}),
+            json!({"command": "rm gone.txt && echo made > made.txt && echo line two >> appended.txt && mkdir -p new/deep && echo x > new/deep/f.txt && if [ -d bin ]; then printf 'x' > bin/tool.bin && chmod 700 bin/tool.bin; fi && if [ -d old ]; then rm -r old && chmod 700 shut; fi"}),
         ),
     ]
 }
@@ -98,10 +98,25 @@ fn rewind_puts_a_turns_files_back_keeps_hand_edits_and_drops_its_conversation() 
         let (w, read) = before_turn_one(&env);
         std::fs::create_dir_all(cwd.join("bin")).unwrap();
         w("bin/tool.bin", "\u{0}\u{1}binary\u{2}");
+        use std::os::unix::fs::PermissionsExt;
+        let mode_of =
+            |p: &str| std::fs::metadata(cwd.join(p)).unwrap().permissions().mode() & 0o7777;
+        let set_mode = |p: &str, m: u32| {
+            std::fs::set_permissions(cwd.join(p), std::fs::Permissions::from_mode(m)).unwrap()
+        };
+        for d in ["old/inner", "old/empty", "shut"] {
+            std::fs::create_dir_all(cwd.join(d)).unwrap();
+        }
+        w("old/inner/x.txt", "x\n");
+        set_mode("old", 0o750);
+        set_mode("old/empty", 0o701);
+        set_mode("shut", 0o755);
 
         reply(&env, &turn_one());
         env.run(&["--yolo", "-q", "turn one"]).ok();
         assert_eq!(read("made.txt").as_deref(), Some("made\n"));
+        assert!(!cwd.join("old").exists());
+        assert_eq!(mode_of("shut"), 0o700);
         reply(&env, &turn_two());
         env.run(&["--continue", "--yolo", "-q", "turn two"]).ok();
         // The person's own edit, after the turn.
@@ -147,12 +162,14 @@ fn rewind_puts_a_turns_files_back_keeps_hand_edits_and_drops_its_conversation() 
             std::fs::read(cwd.join("bin/tool.bin")).unwrap(),
             b"\x00\x01binary\x02"
         );
-        use std::os::unix::fs::PermissionsExt;
-        let mode = std::fs::metadata(cwd.join("bin/tool.bin"))
-            .unwrap()
-            .permissions()
-            .mode();
-        assert_eq!(mode & 0o777, 0o644, "its mode back too");
+        assert_eq!(mode_of("bin/tool.bin"), 0o644, "its mode back too");
+        // The folders it removed made again, with their modes; the one it
+        // closed open again.
+        assert_eq!(read("old/inner/x.txt").as_deref(), Some("x\n"));
+        assert_eq!(mode_of("old"), 0o750);
+        assert_eq!(mode_of("old/empty"), 0o701);
+        assert_eq!(mode_of("shut"), 0o755);
+        crate::assert_contains!(done.stdout, "made folder old/empty again");
         assert_eq!(read("c.txt").as_deref(), Some("edited by hand\n"));
         crate::assert_contains!(done.stdout, "kept c.txt");
         crate::assert_contains!(done.stdout, "restored gone.txt");

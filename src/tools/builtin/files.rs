@@ -174,6 +174,7 @@ async fn run_planned(
                 }],
                 failed: Vec::new(),
                 made_folders: made,
+                kept_folders: Vec::new(),
             }));
         }
         out

@@ -220,6 +220,7 @@ async fn run(ctx: &Context, args: &Value, cancel: &CancellationToken) -> ToolOut
                      command's changes were not reviewed ({LANDLOCK_ONLY})"
                 )],
                 made_folders: Vec::new(),
+                kept_folders: Vec::new(),
             },
             None,
         )),
