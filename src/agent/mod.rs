@@ -14,7 +14,7 @@ mod window;
 
 pub use crate::policy::{By, UserAnswer};
 pub(crate) use attach::{bind_arguments, Offers};
-pub use protocol::{CompactionReason, Event, Settled, SettledBy, ShownArguments};
+pub use protocol::{CompactionReason, Event, Settled, SettledBy, ShownArguments, TurnStop};
 pub(crate) use protocol::{EventTx, EVENTS_SCHEMA};
 pub(crate) use session_setup::{open_session, SessionStart};
 pub use tool_call_batches::expand_local_tool_batches;

@@ -153,6 +153,11 @@ pub enum Event {
     /// events come in.
     ToolRoundStarted {
         ids: Vec<String>,
+        /// Each entry's underlying tool and its own arguments, beside its
+        /// id: an editor (ACP) lists the round's calls before any is asked
+        /// about. Not in `--json`, whose later events carry them.
+        #[serde(skip)]
+        entries: Vec<(String, String)>,
     },
     /// An entry passed its checks and waits for its server (concurrency gate,
     /// start-up). `name` is the underlying tool, `arguments` the entry's own.
@@ -196,6 +201,9 @@ pub enum Event {
     TurnDone {
         text: String,
         model_requests: u32,
+        /// Why the model's last answer ended: `end_turn`, or `max_tokens`
+        /// (its output limit) or `refusal` (it declined, or a guardrail).
+        stop: TurnStop,
     },
     /// An event of a subagent: `id` is the `agent` call that started it
     /// (its entry in the round), `description` what the parent called it.
@@ -209,6 +217,15 @@ pub enum Event {
         #[serde(skip_serializing_if = "Option::is_none")]
         hint: Option<String>,
     },
+}
+
+/// Why a turn's last answer ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TurnStop {
+    EndTurn,
+    MaxTokens,
+    Refusal,
 }
 
 pub(crate) type EventTx = mpsc::UnboundedSender<Event>;

@@ -259,7 +259,20 @@ fn mode(cli: &Cli) -> Result<Mode, CommandError> {
         // as `claude -p` does (`git diff | hermes -q "review this"`).
         Some(q) if stdin_is_data() => with_data(q, &read_stdin()?),
         Some(q) => q.to_string(),
-        None if !cli.prompt.is_empty() => return Ok(Mode::Repl(Some(cli.prompt.join(" ")))),
+        None if !cli.prompt.is_empty() => {
+            let text = cli.prompt.join(" ");
+            if cli.interactive || std::io::stdin().is_terminal() {
+                return Ok(Mode::Repl(Some(text)));
+            }
+            // Off a terminal the words are a one-shot prompt: what a pipe
+            // carries is data after them (as with -q), never lines read
+            // as further messages.
+            if stdin_is_data() {
+                with_data(&text, &read_stdin()?)
+            } else {
+                text
+            }
+        }
         None if cli.interactive || std::io::stdin().is_terminal() => return Ok(Mode::Repl(None)),
         None => read_stdin()?,
     };

@@ -120,6 +120,9 @@ pub(crate) enum Command {
     /// Go back to before a turn: its files and its conversation, or one
     /// of them (`--list` shows the turns and the files each changed).
     Rewind(commands::rewind::RewindArgs),
+    /// Serve an editor (Zed, JetBrains, Neovim, Emacs) over the Agent
+    /// Client Protocol on stdin and stdout (docs/editors.md).
+    Acp,
     /// Manage MCP servers.
     Mcp {
         #[command(subcommand)]

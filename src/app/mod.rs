@@ -55,7 +55,8 @@ pub fn main() -> ExitCode {
         libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
     }
     let cli = Cli::parse();
-    let json = cli.json;
+    // `hermes acp`'s stdout is the protocol's: its errors go to stderr.
+    let json = cli.json && !matches!(cli.command, Some(Command::Acp));
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -101,6 +102,7 @@ async fn run(cli: Cli) -> Result<(), CommandError> {
         Some(Command::Update(args)) => commands::update::run(args, &ctx),
         Some(Command::Trust(args)) => commands::trust::run(args, &ctx),
         Some(Command::Rewind(args)) => commands::rewind::run(args, &ctx).await,
+        Some(Command::Acp) => commands::acp::run(&ctx).await,
         None => chat::run(&cli, &ctx).await,
     }
 }

@@ -2,6 +2,7 @@
 //! own the terminal. The one-shot printer and `--json` are in `printer`; the
 //! interactive loop is in `repl`.
 
+pub(crate) mod acp;
 mod approve;
 mod command_table;
 mod complete;

@@ -193,7 +193,7 @@ impl Printer {
                     self.at_line_start = text.ends_with('\n');
                 }
             }
-            Event::ToolRoundStarted { ids } => self.block.planned(ids),
+            Event::ToolRoundStarted { ids, .. } => self.block.planned(ids),
             Event::Subagent {
                 id,
                 description,

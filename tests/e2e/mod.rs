@@ -1,3 +1,4 @@
+mod acp;
 mod api_schemas;
 mod approvals;
 mod asked;

@@ -188,11 +188,33 @@ fn a_failed_turn_is_marked_and_the_next_message_tells_the_model() {
 fn hermes_with_words_opens_the_repl_with_that_first_message() {
     let env = TestEnv::new();
     env.fake.push(Reply::text("on it"));
-    let run = env.run_with_stdin(&["fix", "the failing test"], "/quit\n");
+    let run = env.run_with_stdin(&["--interactive", "fix", "the failing test"], "/quit\n");
     run.ok();
     assert_eq!(env.last_user_text(0), "fix the failing test");
     crate::assert_contains!(run.stdout, "on it");
     crate::assert_contains!(run.stderr, "› fix the failing test");
+}
+
+/// Off a terminal, words and a pipe are a one-shot run (issue 50): what
+/// the pipe carries is data after the words — an editor's JSON-RPC lines
+/// are never sent to the model as messages one by one.
+#[test]
+fn words_with_a_pipe_are_one_run_and_the_pipe_is_their_data() {
+    let env = TestEnv::new();
+    env.fake.push(Reply::text("reviewed"));
+    let line = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}"#;
+    let run = env.run_with_stdin(&["review", "this"], format!("{line}\n{line}\n"));
+    run.ok();
+    assert_eq!(
+        env.fake.requests().len(),
+        1,
+        "one request, not one per line"
+    );
+    let sent = env.last_user_text(0);
+    assert!(sent.starts_with("review this\n"), "{sent}");
+    assert_eq!(sent.matches("initialize").count(), 2, "{sent}");
+    crate::assert_contains!(run.stdout, "reviewed");
+    crate::assert_not_contains!(run.stderr, "›");
 }
 
 #[test]

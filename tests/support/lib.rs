@@ -3,6 +3,7 @@
 //! fake providers, test servers and proxies, and helpers to run the real
 //! `hermes` binary and read what it wrote.
 
+pub mod acp;
 pub mod calls;
 pub mod everything;
 pub mod fake_anthropic;

@@ -193,6 +193,17 @@ impl Round<'_> {
             .collect();
         self.emit(Event::ToolRoundStarted {
             ids: calls.iter().map(|c| c.id.clone()).collect(),
+            entries: calls
+                .iter()
+                .zip(&classes)
+                .map(|(c, class)| match class {
+                    CallClass::Direct {
+                        tool,
+                        arguments: Ok(a),
+                    } => (tool.clone(), a.to_string()),
+                    _ => (c.name.clone(), c.arguments.clone()),
+                })
+                .collect(),
         });
         // Scope, schema, hooks and approval for every entry, concurrently.
         let checks = calls.iter().zip(classes).zip(refusals).enumerate().map(

@@ -4,7 +4,7 @@
 
 use tokio_util::sync::CancellationToken;
 
-use super::protocol::{Event, EventTx};
+use super::protocol::{Event, EventTx, TurnStop};
 use super::tool_round;
 use super::window::{request_bytes, Meter};
 use crate::model::{Message, NativeBlocks, ToolCall};
@@ -375,6 +375,11 @@ impl Agent {
                 self.emit(Event::TurnDone {
                     text: completion.content.clone(),
                     model_requests: request,
+                    stop: match completion.finish {
+                        Finish::Length => TurnStop::MaxTokens,
+                        Finish::Refusal | Finish::Guardrail => TurnStop::Refusal,
+                        Finish::Done | Finish::Pause => TurnStop::EndTurn,
+                    },
                 });
                 return Ok(TurnOutcome {
                     text: completion.content,

@@ -2,6 +2,7 @@
 //! clap arguments and a `run` that returns `Result<(), CommandError>`. The
 //! conversation itself (no subcommand) is `app::chat`.
 
+pub(crate) mod acp;
 pub(crate) mod completions;
 pub(crate) mod config;
 pub(crate) mod hooks;

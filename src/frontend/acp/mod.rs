@@ -1,0 +1,247 @@
+//! `hermes acp`: hermes as an Agent Client Protocol agent on stdio, for
+//! editors (Zed, JetBrains, Neovim, Emacs). One JSON-RPC message per line
+//! in, one per line out; stdout carries the protocol and nothing else.
+//!
+//! Each ACP session is an ordinary hermes session — its session file,
+//! AGENTS.md, the project's config held by trust — opened by the binary's
+//! edge ([`Host`]), since a front end builds no provider or tools itself.
+//! A prompt runs as its own task, so the loop keeps reading: a
+//! `session/cancel` is the REPL's stop, and the answers to the questions
+//! hermes asks (`session/request_permission`) come back while the turn
+//! waits for them. End of input cancels what runs, stops every session's
+//! servers and returns.
+
+mod prompt;
+mod replay;
+mod session;
+mod updates;
+mod wire;
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::future::Future;
+use std::path::PathBuf;
+use std::pin::Pin;
+use std::rc::Rc;
+use std::sync::Arc;
+
+use serde_json::{json, Value};
+use tokio::io::AsyncBufReadExt;
+use tokio::sync::mpsc::UnboundedReceiver;
+
+use crate::agent::{Agent, Event};
+use crate::mcp::McpRegistry;
+use wire::{Incoming, Out};
+pub(crate) use wire::{RpcError, AUTH_REQUIRED, INTERNAL_ERROR, RESOURCE_NOT_FOUND};
+
+/// The protocol version hermes speaks.
+const PROTOCOL_VERSION: u64 = 1;
+
+/// An MCP server the editor gives a session.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Server {
+    Stdio {
+        name: String,
+        command: String,
+        args: Vec<String>,
+        env: Vec<(String, String)>,
+    },
+    Remote {
+        name: String,
+        url: String,
+        headers: Vec<(String, String)>,
+    },
+}
+
+/// What a session is opened with.
+#[derive(Debug, Clone)]
+pub(crate) struct Open {
+    pub cwd: PathBuf,
+    pub servers: Vec<Server>,
+    /// `additionalDirectories`: more folders its commands may write.
+    pub dirs: Vec<PathBuf>,
+    /// `session/load`: the hermes session id to resume.
+    pub load: Option<String>,
+}
+
+/// A session, opened.
+pub(crate) struct Opened {
+    pub agent: Agent,
+    pub events: UnboundedReceiver<Event>,
+    pub mcp: Arc<McpRegistry>,
+    /// Where "always" answers are written.
+    pub config_file: PathBuf,
+}
+
+pub(crate) type Opening<'a> = Pin<Box<dyn Future<Output = Result<Opened, RpcError>> + 'a>>;
+
+/// What the binary's edge does for the protocol: open sessions, and say
+/// how the provider is signed in to.
+pub(crate) trait Host {
+    /// ACP `authMethods`: one per provider key hermes may use.
+    fn auth_methods(&self) -> Vec<Value>;
+    /// Whether the key `method` names is there; what to set if not.
+    fn authenticate(&self, method: &str) -> Result<(), RpcError>;
+    fn open(&self, open: Open) -> Opening<'_>;
+    /// hermes' version, for `agentInfo`.
+    fn version(&self) -> String;
+}
+
+/// Serves the protocol on stdin and stdout until stdin ends.
+pub(crate) async fn serve(host: Rc<dyn Host>) -> std::io::Result<()> {
+    let local = tokio::task::LocalSet::new();
+    local.run_until(serve_here(host)).await
+}
+
+async fn serve_here(host: Rc<dyn Host>) -> std::io::Result<()> {
+    let (out, writer) = Out::stdout();
+    let state = Rc::new(State {
+        host,
+        out: out.clone(),
+        sessions: RefCell::default(),
+        initialized: RefCell::new(false),
+    });
+    let mut lines = tokio::io::BufReader::new(tokio::io::stdin()).lines();
+    let read = loop {
+        let line = match lines.next_line().await {
+            Ok(Some(line)) => line,
+            Ok(None) => break Ok(()),
+            Err(e) => break Err(e),
+        };
+        if line.trim().is_empty() {
+            continue;
+        }
+        match wire::parse(&line) {
+            Err((id, e)) => out.respond(&id, Err(e)),
+            Ok(Incoming::Response { id, result }) => out.answered(id, result),
+            Ok(Incoming::Notification { method, params }) => state.notified(&method, &params),
+            Ok(Incoming::Request { id, method, params }) => {
+                let state = state.clone();
+                tokio::task::spawn_local(async move {
+                    let result = state.requested(&method, params).await;
+                    state.out.respond(&id, result);
+                });
+            }
+        }
+    };
+    // The editor has gone: what runs is stopped, every session's servers
+    // with it, and the last lines are written.
+    out.close();
+    let sessions: Vec<Rc<session::Session>> = state
+        .sessions
+        .borrow_mut()
+        .drain()
+        .map(|(_, s)| s)
+        .collect();
+    for s in &sessions {
+        s.end().await;
+    }
+    drop(sessions);
+    drop(state);
+    drop(out);
+    let _ = tokio::time::timeout(std::time::Duration::from_secs(5), writer).await;
+    read
+}
+
+struct State {
+    host: Rc<dyn Host>,
+    out: Out,
+    sessions: RefCell<HashMap<String, Rc<session::Session>>>,
+    initialized: RefCell<bool>,
+}
+
+impl State {
+    fn notified(&self, method: &str, params: &Value) {
+        if method == "session/cancel" {
+            if let Ok(s) = self.session_of(params) {
+                s.cancel();
+            }
+        }
+        // Other notifications (`$/cancel_request`, extensions) ask nothing
+        // hermes does.
+    }
+
+    fn session_of(&self, params: &Value) -> Result<Rc<session::Session>, RpcError> {
+        let id = params
+            .get("sessionId")
+            .and_then(Value::as_str)
+            .ok_or_else(|| RpcError::params("\"sessionId\" is missing"))?;
+        self.sessions.borrow().get(id).cloned().ok_or_else(|| {
+            RpcError::new(
+                wire::RESOURCE_NOT_FOUND,
+                format!("no session {id} is open here; open it with session/load"),
+            )
+        })
+    }
+
+    async fn requested(&self, method: &str, params: Value) -> Result<Value, RpcError> {
+        if method != "initialize" && !*self.initialized.borrow() {
+            return Err(RpcError::new(
+                wire::INVALID_REQUEST,
+                format!("{method} before initialize: initialize first"),
+            ));
+        }
+        match method {
+            "initialize" => self.initialize(&params),
+            "authenticate" => {
+                let m = params.get("methodId").and_then(Value::as_str).unwrap_or("");
+                self.host.authenticate(m).map(|()| json!({}))
+            }
+            "session/new" | "session/load" => self.open(method, &params).await,
+            "session/prompt" => {
+                let s = self.session_of(&params)?;
+                let (text, images) = prompt::message(&params["prompt"])?;
+                s.prompt(text, images, &self.out).await
+            }
+            "session/set_mode" => {
+                let s = self.session_of(&params)?;
+                let mode = params.get("modeId").and_then(Value::as_str).unwrap_or("");
+                s.set_mode(mode, &self.out)?;
+                Ok(json!({}))
+            }
+            _ => Err(RpcError::new(
+                wire::METHOD_NOT_FOUND,
+                format!("hermes does not answer {method}"),
+            )),
+        }
+    }
+
+    fn initialize(&self, params: &Value) -> Result<Value, RpcError> {
+        let asked = params
+            .get("protocolVersion")
+            .and_then(Value::as_u64)
+            .ok_or_else(|| RpcError::params("\"protocolVersion\" must be a whole number"))?;
+        *self.initialized.borrow_mut() = true;
+        Ok(json!({
+            "protocolVersion": asked.min(PROTOCOL_VERSION),
+            "agentCapabilities": {
+                "loadSession": true,
+                "promptCapabilities": {"image": true, "audio": false, "embeddedContext": true},
+                "mcpCapabilities": {"http": true, "sse": true},
+                "sessionCapabilities": {"additionalDirectories": {}},
+            },
+            "authMethods": self.host.auth_methods(),
+            "agentInfo": {"name": "hermes", "title": "hermes", "version": self.host.version()},
+        }))
+    }
+
+    async fn open(&self, method: &str, params: &Value) -> Result<Value, RpcError> {
+        let open = session::open_params(params, method == "session/load")?;
+        let cwd = open.cwd.clone();
+        let load = open.load.is_some();
+        let opened = self.host.open(open).await?;
+        let s = Rc::new(session::Session::new(opened, cwd));
+        if load {
+            for u in s.replay() {
+                self.out
+                    .notify("session/update", json!({"sessionId": s.id, "update": u}));
+            }
+        }
+        self.sessions.borrow_mut().insert(s.id.clone(), s.clone());
+        let mut answer = json!({"modes": session::modes(s.mode())});
+        if !load {
+            answer["sessionId"] = json!(s.id);
+        }
+        Ok(answer)
+    }
+}

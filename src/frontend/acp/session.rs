@@ -1,0 +1,465 @@
+//! One ACP session: a hermes conversation, its prompt running as a task of
+//! its own, the questions its rounds ask sent to the editor as
+//! `session/request_permission` and their answers handed back.
+
+use std::cell::{Cell, RefCell};
+use std::path::PathBuf;
+use std::rc::Rc;
+use std::sync::Arc;
+
+use serde_json::{json, Value};
+use tokio::sync::mpsc::UnboundedReceiver;
+use tokio_util::sync::CancellationToken;
+
+use super::updates::{self, Updates};
+use super::wire::{Out, RpcError, INTERNAL_ERROR};
+use super::{Open, Opened, Server};
+use crate::agent::{Agent, AgentError, Event, TurnStop};
+use crate::mcp::McpRegistry;
+use crate::model::Image;
+use crate::policy::{Answer, Answers};
+
+/// How the session's calls are approved.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Mode {
+    /// As config says: what no rule decides is asked.
+    Ask,
+    /// Every call runs unasked; deny rules and hooks still refuse (the
+    /// REPL's `/yolo`).
+    Auto,
+}
+
+/// The modes, for `session/new` and `session/load`.
+pub(crate) fn modes(current: Mode) -> Value {
+    json!({
+        "currentModeId": if current == Mode::Auto { "auto" } else { "ask" },
+        "availableModes": [
+            {"id": "ask", "name": "Ask", "description": "ask before what config does not allow (hermes' default)"},
+            {"id": "auto", "name": "Auto", "description": "run every call without asking; deny rules and hooks still refuse"},
+        ],
+    })
+}
+
+pub(crate) struct Session {
+    pub id: String,
+    cwd: PathBuf,
+    /// `None` while a prompt has it.
+    agent: RefCell<Option<(Agent, UnboundedReceiver<Event>)>>,
+    mcp: Arc<McpRegistry>,
+    answers: Answers,
+    mode: Cell<Mode>,
+    stop: RefCell<CancellationToken>,
+    /// The prompt running, to wait for at the end.
+    running: RefCell<Option<tokio::sync::oneshot::Receiver<()>>>,
+}
+
+impl Session {
+    pub(crate) fn new(mut opened: Opened, cwd: PathBuf) -> Session {
+        let answers = Answers::default();
+        opened
+            .agent
+            .policy_mut()
+            .answered_on(answers.clone(), opened.config_file);
+        // What opening it said (warnings of config, trust, servers) goes
+        // to stderr: the editor's log.
+        while let Ok(ev) = opened.events.try_recv() {
+            log(&ev);
+        }
+        let mode = if opened.agent.policy_mut().yolo() {
+            Mode::Auto
+        } else {
+            Mode::Ask
+        };
+        Session {
+            id: opened.agent.session().id().to_string(),
+            cwd,
+            agent: RefCell::new(Some((opened.agent, opened.events))),
+            mcp: opened.mcp,
+            answers,
+            mode: Cell::new(mode),
+            stop: RefCell::new(CancellationToken::new()),
+            running: RefCell::new(None),
+        }
+    }
+
+    pub(crate) fn mode(&self) -> Mode {
+        self.mode.get()
+    }
+
+    pub(crate) fn replay(&self) -> Vec<Value> {
+        match &*self.agent.borrow() {
+            Some((agent, _)) => super::replay::updates(agent.messages(), &self.cwd),
+            None => Vec::new(),
+        }
+    }
+
+    pub(crate) fn set_mode(&self, mode: &str, out: &Out) -> Result<(), RpcError> {
+        let m = match mode {
+            "ask" => Mode::Ask,
+            "auto" => Mode::Auto,
+            other => {
+                return Err(RpcError::params(format!(
+                    "no mode \"{other}\": hermes has \"ask\" and \"auto\""
+                )))
+            }
+        };
+        self.mode.set(m);
+        if let Some((agent, _)) = &mut *self.agent.borrow_mut() {
+            apply_mode(agent, m);
+        }
+        out.notify(
+            "session/update",
+            json!({"sessionId": self.id, "update": {"sessionUpdate": "current_mode_update", "currentModeId": mode}}),
+        );
+        Ok(())
+    }
+
+    /// `/stop`: the turn's entries not started are never sent, the
+    /// question open is a denial, and the prompt answers `cancelled`.
+    pub(crate) fn cancel(&self) {
+        self.stop.borrow().cancel();
+    }
+
+    /// Runs one turn, telling the editor what happens as it happens.
+    pub(crate) async fn prompt(
+        self: &Rc<Self>,
+        text: String,
+        images: Vec<Image>,
+        out: &Out,
+    ) -> Result<Value, RpcError> {
+        let Some((mut agent, mut events)) = self.agent.borrow_mut().take() else {
+            return Err(RpcError::new(
+                INTERNAL_ERROR,
+                "a prompt is already running in this session: wait for it, or cancel it",
+            ));
+        };
+        let (done_tx, done_rx) = tokio::sync::oneshot::channel();
+        *self.running.borrow_mut() = Some(done_rx);
+        let stop = CancellationToken::new();
+        *self.stop.borrow_mut() = stop.clone();
+        apply_mode(&mut agent, self.mode.get());
+        // Hooks and the tools' relative paths see the session's folder.
+        let _ = std::env::set_current_dir(&self.cwd);
+        let mut told = Told {
+            updates: Updates::new(&self.cwd),
+            stop: TurnStop::EndTurn,
+            session: self,
+            out,
+        };
+        let result = {
+            let turn = agent.run_turn_with(&text, images, &stop);
+            tokio::pin!(turn);
+            loop {
+                tokio::select! {
+                    biased;
+                    Some(ev) = events.recv() => told.tell(&ev),
+                    res = &mut turn => {
+                        while let Ok(ev) = events.try_recv() {
+                            told.tell(&ev);
+                        }
+                        break res;
+                    }
+                }
+            }
+        };
+        let stopped = told.stop;
+        *self.agent.borrow_mut() = Some((agent, events));
+        let _ = done_tx.send(());
+        let reason = match result {
+            Ok(_) => match stopped {
+                TurnStop::EndTurn => "end_turn",
+                TurnStop::MaxTokens => "max_tokens",
+                TurnStop::Refusal => "refusal",
+            },
+            Err(AgentError::Cancelled) => "cancelled",
+            Err(AgentError::MaxTurns(_)) => "max_turn_requests",
+            Err(AgentError::PromptBlocked(why)) => {
+                eprintln!("hermes: the prompt was not sent: {why}");
+                "refusal"
+            }
+            Err(e) => {
+                return Err(RpcError::new(INTERNAL_ERROR, e.to_string()).hint(e.hint()));
+            }
+        };
+        Ok(json!({"stopReason": reason}))
+    }
+
+    /// The end: what runs stopped and waited for (a few seconds at most),
+    /// the servers stopped.
+    pub(crate) async fn end(&self) {
+        self.cancel();
+        let running = self.running.borrow_mut().take();
+        if let Some(done) = running {
+            let _ = tokio::time::timeout(std::time::Duration::from_secs(5), done).await;
+        }
+        self.mcp.shutdown().await;
+    }
+
+    /// The editor's answer to one question, handed to the round.
+    fn ask(&self, out: &Out, answer_id: &str, request: Value) {
+        let rx = out.request("session/request_permission", request);
+        let answers = self.answers.clone();
+        let id = answer_id.to_string();
+        tokio::task::spawn_local(async move {
+            let answer = match rx.await {
+                Ok(Ok(v)) => answer_of(&v),
+                // The editor could not answer (an error, or it has gone):
+                // not allowed.
+                _ => Answer::Deny(None),
+            };
+            // A turn stopped meanwhile has settled it already.
+            let _ = answers.answer(&id, answer);
+        });
+    }
+}
+
+fn apply_mode(agent: &mut Agent, mode: Mode) {
+    let policy = agent.policy_mut();
+    if policy.yolo() != (mode == Mode::Auto) {
+        policy.toggle_yolo();
+    }
+}
+
+/// What an option the editor picked means.
+fn answer_of(v: &Value) -> Answer {
+    let outcome = &v["outcome"];
+    if outcome["outcome"] != "selected" {
+        return Answer::Deny(None);
+    }
+    match outcome["optionId"].as_str() {
+        Some("allow_once") => Answer::Once,
+        Some("allow_session") => Answer::Session,
+        Some("allow_always") => Answer::Always,
+        _ => Answer::Deny(None),
+    }
+}
+
+/// What a prompt has told the editor.
+struct Told<'a> {
+    updates: Updates,
+    stop: TurnStop,
+    session: &'a Session,
+    out: &'a Out,
+}
+
+impl Told<'_> {
+    fn tell(&mut self, ev: &Event) {
+        for u in self.updates.of(ev) {
+            self.out.notify(
+                "session/update",
+                json!({"sessionId": self.session.id, "update": u}),
+            );
+        }
+        let (prefix, inner) = match ev {
+            Event::Subagent { id, event, .. } => (format!("{id}/"), &**event),
+            _ => (String::new(), ev),
+        };
+        match inner {
+            Event::ApprovalAsked {
+                id,
+                name,
+                arguments,
+                preview,
+                grants,
+                why,
+            } => {
+                let mut call = updates::tool_call(
+                    &format!("{prefix}{id}"),
+                    name,
+                    &arguments.value.to_string(),
+                    &self.session.cwd,
+                    "pending",
+                );
+                call.as_object_mut().map(|o| o.remove("sessionUpdate"));
+                if let Some(p) = preview {
+                    call["content"] = Value::Array(updates::diff_blocks(p, &self.session.cwd));
+                }
+                let mut options = vec![
+                    json!({"optionId": "allow_once", "name": "Allow once", "kind": "allow_once"}),
+                ];
+                if let Some(g) = grants {
+                    options.push(json!({"optionId": "allow_session", "name": format!("Allow {g} for this session"), "kind": "allow_always"}));
+                    options.push(json!({"optionId": "allow_always", "name": format!("Always allow {g} (saved in config.toml)"), "kind": "allow_always"}));
+                }
+                options.push(
+                    json!({"optionId": "reject_once", "name": "Reject", "kind": "reject_once"}),
+                );
+                eprintln!("hermes: asking the editor about {name} ({why})");
+                self.session.ask(
+                    self.out,
+                    id,
+                    json!({"sessionId": self.session.id, "toolCall": call, "options": options}),
+                );
+            }
+            Event::TurnDone { stop, .. } if prefix.is_empty() => self.stop = *stop,
+            _ => log(ev),
+        }
+    }
+}
+
+/// What the editor's log (stderr) gets: warnings and retries.
+fn log(ev: &Event) {
+    let line = match ev {
+        Event::Warning { message } => format!("hermes: warning: {message}"),
+        Event::Retrying {
+            attempt,
+            delay_ms,
+            reason,
+        } => format!("hermes: retrying ({attempt}) in {delay_ms} ms: {reason}"),
+        _ => return,
+    };
+    eprintln!("{}", crate::util::secrets::mask_known(&line));
+}
+
+/// `session/new`'s and `session/load`'s parameters, checked.
+pub(crate) fn open_params(params: &Value, load: bool) -> Result<Open, RpcError> {
+    let cwd = params
+        .get("cwd")
+        .and_then(Value::as_str)
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .ok_or_else(|| RpcError::params("\"cwd\" must be an absolute path"))?;
+    if !cwd.is_dir() {
+        return Err(RpcError::params(format!(
+            "cwd {} is not a folder",
+            cwd.display()
+        )));
+    }
+    let servers = match params.get("mcpServers") {
+        Some(Value::Array(list)) => list
+            .iter()
+            .enumerate()
+            .map(|(i, s)| server(s).map_err(|e| RpcError::params(format!("mcpServers[{i}]: {e}"))))
+            .collect::<Result<Vec<_>, _>>()?,
+        Some(Value::Null) => Vec::new(),
+        _ => return Err(RpcError::params("\"mcpServers\" must be an array")),
+    };
+    let dirs = match params.get("additionalDirectories") {
+        Some(Value::Array(list)) => list
+            .iter()
+            .map(|d| {
+                d.as_str()
+                    .map(PathBuf::from)
+                    .filter(|p| p.is_absolute())
+                    .ok_or_else(|| {
+                        RpcError::params("additionalDirectories: each must be an absolute path")
+                    })
+            })
+            .collect::<Result<Vec<_>, _>>()?,
+        _ => Vec::new(),
+    };
+    let id = params
+        .get("sessionId")
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    if load && id.is_none() {
+        return Err(RpcError::params("\"sessionId\" is missing"));
+    }
+    Ok(Open {
+        cwd,
+        servers,
+        dirs,
+        load: if load { id } else { None },
+    })
+}
+
+fn server(s: &Value) -> Result<Server, String> {
+    let text = |k: &str| s.get(k).and_then(Value::as_str).map(str::to_string);
+    let pairs = |k: &str| -> Result<Vec<(String, String)>, String> {
+        match s.get(k) {
+            None | Some(Value::Null) => Ok(Vec::new()),
+            Some(Value::Array(list)) => list
+                .iter()
+                .map(|p| match (p["name"].as_str(), p["value"].as_str()) {
+                    (Some(n), Some(v)) => Ok((n.to_string(), v.to_string())),
+                    _ => Err(format!("each of \"{k}\" needs \"name\" and \"value\"")),
+                })
+                .collect(),
+            Some(_) => Err(format!("\"{k}\" must be an array")),
+        }
+    };
+    let name = text("name").ok_or("a server needs \"name\"")?;
+    match s.get("type").and_then(Value::as_str) {
+        Some("http") | Some("sse") => Ok(Server::Remote {
+            name,
+            url: text("url").ok_or("an http or sse server needs \"url\"")?,
+            headers: pairs("headers")?,
+        }),
+        None | Some("stdio") => Ok(Server::Stdio {
+            name,
+            command: text("command").ok_or("a stdio server needs \"command\"")?,
+            args: match s.get("args") {
+                Some(Value::Array(a)) => a
+                    .iter()
+                    .map(|x| {
+                        x.as_str()
+                            .map(str::to_string)
+                            .ok_or("\"args\" must be strings")
+                    })
+                    .collect::<Result<_, _>>()?,
+                None | Some(Value::Null) => Vec::new(),
+                Some(_) => return Err("\"args\" must be an array".into()),
+            },
+            env: pairs("env")?,
+        }),
+        Some(other) => Err(format!(
+            "a server of type \"{other}\" (hermes takes stdio, http and sse)"
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn servers_of_every_transport_are_read_and_bad_ones_named() {
+        let open = open_params(
+            &json!({
+                "cwd": "/tmp",
+                "additionalDirectories": ["/srv/shared"],
+                "mcpServers": [
+                    {"name": "fs", "command": "/usr/bin/mcp-fs", "args": ["--root", "/tmp"], "env": [{"name": "GITHUB_TOKEN", "value": "ghp_x"}]},
+                    {"type": "http", "name": "web", "url": "https://mcp.example/mcp", "headers": [{"name": "Authorization", "value": "Bearer t"}]},
+                ],
+            }),
+            false,
+        )
+        .unwrap();
+        assert_eq!(open.dirs, [PathBuf::from("/srv/shared")]);
+        assert!(
+            matches!(&open.servers[0], Server::Stdio { env, .. } if env[0].0 == "GITHUB_TOKEN")
+        );
+        assert!(
+            matches!(&open.servers[1], Server::Remote { url, .. } if url == "https://mcp.example/mcp")
+        );
+        for (params, says) in [
+            (json!({"cwd": "rel", "mcpServers": []}), "absolute"),
+            (json!({"cwd": "/tmp"}), "\"mcpServers\" must be an array"),
+            (
+                json!({"cwd": "/tmp", "mcpServers": [{"name": "x"}]}),
+                "mcpServers[0]: a stdio server needs \"command\"",
+            ),
+            (
+                json!({"cwd": "/tmp", "mcpServers": [{"type": "ws", "name": "x"}]}),
+                "type \"ws\"",
+            ),
+        ] {
+            let e = open_params(&params, false).unwrap_err();
+            assert!(e.message.contains(says), "{params}: {}", e.message);
+        }
+    }
+
+    #[test]
+    fn an_option_picked_is_the_answer_and_a_cancelled_question_a_denial() {
+        let pick = |id: &str| json!({"outcome": {"outcome": "selected", "optionId": id}});
+        assert_eq!(answer_of(&pick("allow_once")), Answer::Once);
+        assert_eq!(answer_of(&pick("allow_session")), Answer::Session);
+        assert_eq!(answer_of(&pick("allow_always")), Answer::Always);
+        assert_eq!(answer_of(&pick("reject_once")), Answer::Deny(None));
+        assert_eq!(
+            answer_of(&json!({"outcome": {"outcome": "cancelled"}})),
+            Answer::Deny(None)
+        );
+    }
+}

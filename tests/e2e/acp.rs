@@ -1,0 +1,328 @@
+//! `hermes acp` (issue 50) driven as an editor drives it: JSON-RPC lines
+//! on its stdin, nothing but JSON-RPC on its stdout, against the strict
+//! fake provider and real MCP servers the editor passes in `session/new`.
+
+use serde_json::{json, Value};
+
+use crate::support::acp::{initialize, Editor};
+use crate::support::calls::batch;
+use crate::support::{call_id, real_server, test_server, wait_for, Reply, TestEnv};
+
+/// A token as long and as odd as GitHub's, given as a server's env.
+const TOKEN: &str = "ghp_AcpS3cretT0kenValue0123456789abcdEF";
+
+fn new_session(editor: &mut Editor, env: &TestEnv, servers: Value) -> String {
+    let r = editor
+        .request(
+            "session/new",
+            json!({"cwd": env.cwd.path(), "mcpServers": servers}),
+        )
+        .unwrap();
+    assert_eq!(r["modes"]["currentModeId"], "ask", "{r}");
+    r["sessionId"].as_str().unwrap().to_string()
+}
+
+fn everything() -> Value {
+    json!([{
+        "name": "everything",
+        "command": real_server("mcp-server-everything"),
+        "args": [],
+        "env": [{"name": "API_TOKEN", "value": TOKEN}],
+    }])
+}
+
+/// Every file under `dir`, for what must not be in any.
+fn files_under(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(files_under(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
+
+#[test]
+fn an_editor_sees_each_entry_of_a_batch_asks_about_the_write_and_loads_it_all_back() {
+    let env = TestEnv::new();
+    env.write_config("[tools]\nbuiltin = [\"read_file\", \"write_file\"]\ndefer = \"always\"\n");
+    env.set_approvals("allow = [\"mcp__everything__*\"]");
+    std::fs::write(env.cwd.path().join("a.txt"), "alpha\n").unwrap();
+    env.fake.push(Reply::tool_calls(&[(
+        &call_id("batch"),
+        "tool_call",
+        &batch(&[
+            ("read_file", json!({"path": "a.txt"})),
+            ("write_file", json!({"path": "b.txt", "content": "beta\n"})),
+            ("mcp__everything__get_env", json!({})),
+        ]),
+    )]));
+    env.fake.push(Reply::text("done"));
+
+    let mut editor = Editor::start(&env, &[]);
+    let init = editor.request("initialize", initialize()).unwrap();
+    assert_eq!(init["protocolVersion"], 1);
+    assert_eq!(init["agentCapabilities"]["loadSession"], true);
+    assert_eq!(init["agentCapabilities"]["mcpCapabilities"]["sse"], true);
+    assert_eq!(init["authMethods"][0]["id"], "fake");
+    assert!(editor
+        .request("authenticate", json!({"methodId": "fake"}))
+        .is_ok());
+    let id = new_session(&mut editor, &env, everything());
+
+    let done = editor
+        .request(
+            "session/prompt",
+            json!({"sessionId": id, "prompt": [{"type": "text", "text": "go"}]}),
+        )
+        .unwrap();
+    assert_eq!(done["stopReason"], "end_turn");
+
+    // Three tool calls, in entry order, each its own; each completed.
+    let calls: Vec<&Value> = editor.of_kind("tool_call");
+    let titles: Vec<&str> = calls.iter().map(|c| c["title"].as_str().unwrap()).collect();
+    assert_eq!(titles, ["Read a.txt", "Write b.txt", "everything: get_env"]);
+    let kinds: Vec<&str> = calls.iter().map(|c| c["kind"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["read", "edit", "read"]);
+    let ids: Vec<&str> = calls
+        .iter()
+        .map(|c| c["toolCallId"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids.len(), 3);
+    assert!(ids[0] != ids[1] && ids[1] != ids[2]);
+    assert_eq!(
+        calls[1]["locations"][0]["path"],
+        json!(env.cwd.path().join("b.txt"))
+    );
+    for cid in &ids {
+        let last = editor
+            .updates
+            .iter()
+            .rev()
+            .find(|u| u["sessionUpdate"] == "tool_call_update" && u["toolCallId"] == *cid)
+            .unwrap_or_else(|| panic!("no update for {cid}: {:?}", editor.updates));
+        assert_eq!(last["status"], "completed", "{last}");
+    }
+    // The write, and it only, was asked about, as itself, before it ran.
+    assert_eq!(editor.asked.len(), 1, "{:?}", editor.asked);
+    assert_eq!(editor.asked[0]["toolCall"]["toolCallId"], ids[1]);
+    let options: Vec<&str> = editor.asked[0]["options"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        options,
+        ["allow_once", "allow_always", "allow_always", "reject_once"]
+    );
+    assert_eq!(
+        std::fs::read_to_string(env.cwd.path().join("b.txt")).unwrap(),
+        "beta\n"
+    );
+    let written = editor
+        .updates
+        .iter()
+        .find(|u| u["toolCallId"] == ids[1] && u["status"] == "completed")
+        .unwrap();
+    let diff = written["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["type"] == "diff")
+        .expect("the write's diff");
+    assert_eq!(diff["newText"], "beta\n");
+    let text: String = editor
+        .of_kind("agent_message_chunk")
+        .iter()
+        .map(|u| u["content"]["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(text, "done");
+
+    // The server saw its token; nothing hermes wrote or sent has it.
+    let got_env = editor
+        .updates
+        .iter()
+        .find(|u| u["toolCallId"] == ids[2] && u["status"] == "completed")
+        .unwrap();
+    crate::assert_contains!(got_env.to_string(), "API_TOKEN");
+    let (status, stderr) = editor.finish();
+    assert!(status.success(), "{stderr}");
+    for r in env.fake.requests() {
+        crate::assert_not_contains!(String::from_utf8_lossy(&r.body), TOKEN);
+    }
+    for f in files_under(env.home.path()) {
+        let bytes = std::fs::read(&f).unwrap_or_default();
+        assert!(
+            !String::from_utf8_lossy(&bytes).contains(TOKEN),
+            "the token is in {}",
+            f.display()
+        );
+    }
+
+    // Loaded again in a new process: the conversation told as it was.
+    let mut editor = Editor::start(&env, &[]);
+    editor.request("initialize", initialize()).unwrap();
+    let loaded = editor
+        .request(
+            "session/load",
+            json!({"sessionId": id, "cwd": env.cwd.path(), "mcpServers": everything()}),
+        )
+        .unwrap();
+    assert_eq!(loaded["modes"]["currentModeId"], "ask");
+    let kinds: Vec<&str> = editor
+        .updates
+        .iter()
+        .map(|u| u["sessionUpdate"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "user_message_chunk",
+            "tool_call",
+            "tool_call",
+            "tool_call",
+            "agent_message_chunk"
+        ]
+    );
+    assert_eq!(editor.updates[0]["content"]["text"], "go");
+    for u in &editor.updates[1..4] {
+        assert_eq!(u["status"], "completed", "{u}");
+    }
+    let (status, stderr) = editor.finish();
+    assert!(status.success(), "{stderr}");
+}
+
+#[test]
+fn a_denied_write_fails_and_a_cancel_stops_the_batch_before_its_next_entry() {
+    let env = TestEnv::new();
+    env.write_config("[tools]\nbuiltin = [\"write_file\"]\ndefer = \"always\"\n");
+    env.set_approvals("");
+    env.fake.push(Reply::tool_calls(&[(
+        &call_id("w"),
+        "write_file",
+        &json!({"path": "c.txt", "content": "no\n"}).to_string(),
+    )]));
+    env.fake.push(Reply::text("not written"));
+    let mut editor = Editor::start(&env, &[]);
+    editor.request("initialize", initialize()).unwrap();
+    let servers = json!([{"name": "t", "command": test_server(), "args": [], "env": []}]);
+    let id = new_session(&mut editor, &env, servers);
+    editor.answers.push_back("reject_once".into());
+    let r = editor
+        .request(
+            "session/prompt",
+            json!({"sessionId": id, "prompt": [{"type": "text", "text": "write c"}]}),
+        )
+        .unwrap();
+    assert_eq!(r["stopReason"], "end_turn");
+    assert_eq!(editor.asked.len(), 1);
+    assert!(!env.cwd.path().join("c.txt").exists());
+    let failed = editor.of_kind("tool_call_update");
+    assert_eq!(failed.last().unwrap()["status"], "failed", "{failed:?}");
+
+    // Auto: nothing asked from here on. A slow entry, cancelled.
+    editor
+        .request(
+            "session/set_mode",
+            json!({"sessionId": id, "modeId": "auto"}),
+        )
+        .unwrap();
+    env.fake.push(Reply::tool_calls(&[(
+        &call_id("slow"),
+        "tool_call",
+        &batch(&[
+            ("mcp__t__slow", json!({"ms": 20000, "label": "running"})),
+            ("mcp__t__slow", json!({"ms": 10, "label": "waiting1"})),
+        ]),
+    )]));
+    let prompt = editor.send_request(
+        "session/prompt",
+        json!({"sessionId": id, "prompt": [{"type": "text", "text": "slow"}]}),
+    );
+    wait_for("the slow entry to start", || {
+        env.server_log("t").contains("slow start running")
+    });
+    let asked_at = std::time::Instant::now();
+    editor.notify("session/cancel", json!({"sessionId": id}));
+    let r = editor.answer_to(prompt).unwrap();
+    assert_eq!(r["stopReason"], "cancelled");
+    assert!(asked_at.elapsed() < std::time::Duration::from_secs(5));
+    let log = env.server_log("t");
+    assert_eq!(log.matches("recv tools/call").count(), 1, "{log}");
+    crate::assert_not_contains!(log, "waiting1");
+    let (status, stderr) = editor.finish();
+    assert!(status.success(), "{stderr}");
+    let server: i32 = log
+        .lines()
+        .find_map(|l| l.strip_prefix("test server: pid "))
+        .and_then(|p| p.trim().parse().ok())
+        .unwrap();
+    wait_for("the server to be gone", || {
+        // SAFETY: kill(2) with signal 0 only checks whether the pid exists.
+        unsafe { libc::kill(server, 0) != 0 }
+    });
+}
+
+#[test]
+fn bad_requests_get_errors_that_say_what_to_fix_and_nothing_else_reaches_stdout() {
+    let env = TestEnv::new();
+    let mut editor = Editor::start(&env, &[]);
+    let early = editor
+        .request(
+            "session/new",
+            json!({"cwd": env.cwd.path(), "mcpServers": []}),
+        )
+        .unwrap_err();
+    crate::assert_contains!(early["message"].as_str().unwrap(), "initialize first");
+    editor.send(&json!("not an object"));
+    editor.request("initialize", initialize()).unwrap();
+    let e = editor
+        .request("session/new", json!({"cwd": "relative", "mcpServers": []}))
+        .unwrap_err();
+    assert_eq!(e["code"], -32602);
+    let e = editor
+        .request("session/prompt", json!({"sessionId": "nope", "prompt": []}))
+        .unwrap_err();
+    crate::assert_contains!(e["message"].as_str().unwrap(), "no session nope");
+    let e = editor.request("session/fly", json!({})).unwrap_err();
+    assert_eq!(e["code"], -32601);
+    let e = editor
+        .request("authenticate", json!({"methodId": "fake"}))
+        .map(|_| ());
+    assert!(e.is_ok());
+    let (status, _) = editor.finish();
+    assert!(status.success());
+
+    // Without the key: authenticate names the variable.
+    let mut editor = Editor::start(&env, &[(crate::support::KEY_ENV, "")]);
+    editor.request("initialize", initialize()).unwrap();
+    let e = editor
+        .request("authenticate", json!({"methodId": "fake"}))
+        .unwrap_err();
+    assert_eq!(e["code"], -32000);
+    crate::assert_contains!(e["message"].as_str().unwrap(), "HERMES_TEST_KEY is not set");
+    editor.finish();
+}
+
+#[test]
+fn a_provider_failure_is_an_error_naming_the_provider() {
+    let env = TestEnv::new();
+    env.fake.push(Reply::status(401, r#"{"error":{"message":"Incorrect API key provided","type":"invalid_request_error","code":"invalid_api_key"}}"#));
+    let mut editor = Editor::start(&env, &[]);
+    editor.request("initialize", initialize()).unwrap();
+    let id = new_session(&mut editor, &env, json!([]));
+    let e = editor
+        .request(
+            "session/prompt",
+            json!({"sessionId": id, "prompt": [{"type": "text", "text": "hi"}]}),
+        )
+        .unwrap_err();
+    let message = e["message"].as_str().unwrap();
+    crate::assert_contains!(message, "401");
+    assert!(e["data"]["hint"].is_string(), "{e}");
+    editor.finish();
+}
