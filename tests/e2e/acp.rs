@@ -326,3 +326,90 @@ fn a_provider_failure_is_an_error_naming_the_provider() {
     assert!(e["data"]["hint"].is_string(), "{e}");
     editor.finish();
 }
+
+/// The ACP TypeScript SDK's client as the editor, each message hermes
+/// sends checked against the protocol's JSON Schema: the same batch, the
+/// write allowed through its question, the session loaded back.
+#[test]
+fn the_typescript_sdks_client_drives_hermes_and_every_message_matches_the_schema() {
+    let env = TestEnv::new();
+    env.write_config("[tools]\nbuiltin = [\"read_file\", \"write_file\"]\ndefer = \"always\"\n");
+    env.set_approvals("allow = [\"mcp__everything__*\"]");
+    std::fs::write(env.cwd.path().join("a.txt"), "alpha\n").unwrap();
+    env.fake.push(Reply::tool_calls(&[(
+        &call_id("batch"),
+        "tool_call",
+        &batch(&[
+            ("read_file", json!({"path": "a.txt"})),
+            ("write_file", json!({"path": "b.txt", "content": "beta\n"})),
+            ("mcp__everything__get_env", json!({})),
+        ]),
+    )]));
+    env.fake.push(Reply::text("done"));
+    // The driver beside the SDK it imports (ES modules resolve from the
+    // script's folder).
+    let sdk = crate::support::test_servers().join("acp/node_modules");
+    assert!(
+        sdk.join("@agentclientprotocol/sdk").exists(),
+        "the ACP SDK is not installed under {}: run ./scripts/install-test-servers",
+        sdk.display()
+    );
+    let dir = env.tmp().join("editor");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::os::unix::fs::symlink(&sdk, dir.join("node_modules")).unwrap();
+    let script = dir.join("editor.mjs");
+    std::fs::copy(
+        crate::support::repo_root().join("tests/fixtures/acp/editor.mjs"),
+        &script,
+    )
+    .unwrap();
+    let out = env
+        .command("node")
+        .arg(&script)
+        .arg(crate::support::bin("hermes"))
+        .arg(env.cwd.path())
+        .arg(everything().to_string())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let events: Vec<Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let of = |name: &str| -> Vec<&Value> { events.iter().filter(|e| e["event"] == name).collect() };
+    assert_eq!(of("prompted")[0]["result"]["stopReason"], "end_turn");
+    let loading = events.iter().position(|e| e["event"] == "loading").unwrap();
+    let calls: Vec<&str> = events[..loading]
+        .iter()
+        .filter(|e| e["update"]["sessionUpdate"] == "tool_call")
+        .map(|e| e["update"]["title"].as_str().unwrap())
+        .collect();
+    assert_eq!(calls, ["Read a.txt", "Write b.txt", "everything: get_env"]);
+    let completed = events[..loading]
+        .iter()
+        .filter(|e| e["update"]["status"] == "completed")
+        .count();
+    assert_eq!(completed, 3);
+    assert_eq!(of("permission").len(), 1);
+    assert_eq!(of("permission")[0]["toolCall"]["title"], "Write b.txt");
+    let replayed: Vec<&str> = events[loading..]
+        .iter()
+        .filter_map(|e| e["update"]["sessionUpdate"].as_str())
+        .collect();
+    assert_eq!(
+        replayed,
+        [
+            "user_message_chunk",
+            "tool_call",
+            "tool_call",
+            "tool_call",
+            "agent_message_chunk"
+        ]
+    );
+    crate::assert_not_contains!(stdout, TOKEN);
+}

@@ -128,7 +128,7 @@ pub(crate) fn tool_call(id: &str, name: &str, arguments: &str, cwd: &Path, statu
     let mut call = json!({
         "sessionUpdate": "tool_call",
         "toolCallId": id,
-        "title": title(name, &args),
+        "title": title(name, &args, cwd),
         "kind": kind(name),
         "status": status,
         "rawInput": args,
@@ -184,8 +184,13 @@ pub(crate) fn kind(name: &str) -> &'static str {
 }
 
 /// A line an editor shows for the call: what it does, to what.
-pub(crate) fn title(name: &str, args: &Value) -> String {
+pub(crate) fn title(name: &str, args: &Value, cwd: &Path) -> String {
     let s = |k: &str| args.get(k).and_then(Value::as_str).unwrap_or("");
+    // A path as the person sees it: from the session's folder.
+    let path = |k: &str| {
+        let p = Path::new(s(k));
+        p.strip_prefix(cwd).unwrap_or(p).display().to_string()
+    };
     let line = |t: &str| {
         t.lines()
             .next()
@@ -195,9 +200,9 @@ pub(crate) fn title(name: &str, args: &Value) -> String {
             .collect::<String>()
     };
     match name {
-        "read_file" => format!("Read {}", s("path")),
-        "write_file" => format!("Write {}", s("path")),
-        "edit_file" => format!("Edit {}", s("path")),
+        "read_file" => format!("Read {}", path("path")),
+        "write_file" => format!("Write {}", path("path")),
+        "edit_file" => format!("Edit {}", path("path")),
         "shell" => format!("Run `{}`", line(s("command"))),
         "glob" | "grep" => format!("Search {}", line(s("pattern"))),
         "tool_search" => format!("Find tools: {}", line(s("query"))),
