@@ -5,8 +5,9 @@
 //! - [`app`] — the binary's edge: flags (`app::cli`, one file per subcommand
 //!   in `app::commands`), settings resolved once, the front end, exit codes.
 //! - [`config`] — config files, layers and presets, resolved once into `Settings`.
-//! - `frontend` — the REPL and the one-shot / `--json` printers, consumers of
-//!   the core's event stream.
+//! - `frontend` — the REPL, the one-shot / `--json` printers and `hermes acp`
+//!   (editors, over the Agent Client Protocol), consumers of the core's
+//!   event stream.
 //! - [`agent`] — the turn loop and tool rounds; emits [`agent::Event`]s;
 //!   `agent::session_setup` is the one way a session begins or resumes.
 //! - `provider` — model APIs (OpenAI-compatible Chat Completions, OpenAI

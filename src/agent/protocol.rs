@@ -74,6 +74,12 @@ pub enum Event {
     TextDelta {
         text: String,
     },
+    /// The model's thinking as it streams (Anthropic and Bedrock thinking,
+    /// an OpenAI reasoning summary): for a front end that shows it (an
+    /// editor, `--json`); the terminal does not.
+    ThinkingDelta {
+        text: String,
+    },
     Retrying {
         attempt: u32,
         delay_ms: u64,

@@ -248,6 +248,9 @@ impl Printer {
                 self.block
                     .progress(id.as_deref(), server, &format!("{progress}{of}{msg}"));
             }
+            // The terminal shows the answer; thinking is for an editor
+            // and `--json`.
+            Event::ThinkingDelta { .. } => {}
             Event::Retrying {
                 attempt,
                 delay_ms,

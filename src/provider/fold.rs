@@ -9,6 +9,10 @@ use super::Completion;
 pub(crate) enum Step {
     /// Text to show the user now (may be empty).
     Text(String),
+    /// The model's thinking as it streams (a summary, where the API gives
+    /// only that): shown by a front end that wants it, never sent back
+    /// from here — the native blocks keep what is replayed.
+    Thinking(String),
     /// The stream's own end marker: stop reading.
     End,
 }

@@ -350,6 +350,12 @@ impl Endpoint {
                     }
                     Ok(false)
                 }
+                Ok(Step::Thinking(t)) => {
+                    if !t.is_empty() {
+                        on_event(ProviderEvent::ThinkingDelta(t));
+                    }
+                    Ok(false)
+                }
                 Ok(Step::End) => Ok(true),
                 Err(e) => Err(self.fold_error(e, shown, api)),
             }

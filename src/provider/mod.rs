@@ -109,6 +109,7 @@ impl Completion {
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum ProviderEvent {
     TextDelta(String),
+    ThinkingDelta(String),
     /// A failed attempt that will be retried after `delay`.
     Retrying {
         attempt: u32,

@@ -19,6 +19,7 @@ fn new_session(editor: &mut Editor, env: &TestEnv, servers: Value) -> String {
         )
         .unwrap();
     assert_eq!(r["modes"]["currentModeId"], "ask", "{r}");
+    assert_eq!(r["configOptions"][0]["currentValue"], env.model(), "{r}");
     r["sessionId"].as_str().unwrap().to_string()
 }
 
@@ -173,8 +174,13 @@ fn an_editor_sees_each_entry_of_a_batch_asks_about_the_write_and_loads_it_all_ba
         )
         .unwrap();
     assert_eq!(loaded["modes"]["currentModeId"], "ask");
-    let kinds: Vec<&str> = editor
+    // (The provider's model list comes when it comes: not part of it.)
+    let told: Vec<&Value> = editor
         .updates
+        .iter()
+        .filter(|u| u["sessionUpdate"] != "config_option_update")
+        .collect();
+    let kinds: Vec<&str> = told
         .iter()
         .map(|u| u["sessionUpdate"].as_str().unwrap())
         .collect();
@@ -188,8 +194,8 @@ fn an_editor_sees_each_entry_of_a_batch_asks_about_the_write_and_loads_it_all_ba
             "agent_message_chunk"
         ]
     );
-    assert_eq!(editor.updates[0]["content"]["text"], "go");
-    for u in &editor.updates[1..4] {
+    assert_eq!(told[0]["content"]["text"], "go");
+    for u in &told[1..4] {
         assert_eq!(u["status"], "completed", "{u}");
     }
     let (status, stderr) = editor.finish();
@@ -224,13 +230,24 @@ fn a_denied_write_fails_and_a_cancel_stops_the_batch_before_its_next_entry() {
     let failed = editor.of_kind("tool_call_update");
     assert_eq!(failed.last().unwrap()["status"], "failed", "{failed:?}");
 
-    // Auto: nothing asked from here on. A slow entry, cancelled.
+    // Auto: nothing asked from here on; another model. A slow entry,
+    // cancelled.
     editor
         .request(
             "session/set_mode",
             json!({"sessionId": id, "modeId": "auto"}),
         )
         .unwrap();
+    let options = editor
+        .request(
+            "session/set_config_option",
+            json!({"sessionId": id, "configId": "model", "value": "test-model-mini"}),
+        )
+        .unwrap();
+    assert_eq!(
+        options["configOptions"][0]["currentValue"],
+        "test-model-mini"
+    );
     env.fake.push(Reply::tool_calls(&[(
         &call_id("slow"),
         "tool_call",
@@ -251,6 +268,14 @@ fn a_denied_write_fails_and_a_cancel_stops_the_batch_before_its_next_entry() {
     let r = editor.answer_to(prompt).unwrap();
     assert_eq!(r["stopReason"], "cancelled");
     assert!(asked_at.elapsed() < std::time::Duration::from_secs(5));
+    let sent = env
+        .fake
+        .requests()
+        .into_iter()
+        .rfind(|r| r.method == "POST")
+        .unwrap()
+        .json();
+    assert_eq!(sent["model"], "test-model-mini");
     let log = env.server_log("t");
     assert_eq!(log.matches("recv tools/call").count(), 1, "{log}");
     crate::assert_not_contains!(log, "waiting1");
@@ -400,6 +425,7 @@ fn the_typescript_sdks_client_drives_hermes_and_every_message_matches_the_schema
     let replayed: Vec<&str> = events[loading..]
         .iter()
         .filter_map(|e| e["update"]["sessionUpdate"].as_str())
+        .filter(|k| *k != "config_option_update")
         .collect();
     assert_eq!(
         replayed,
@@ -412,4 +438,123 @@ fn the_typescript_sdks_client_drives_hermes_and_every_message_matches_the_schema
         ]
     );
     crate::assert_not_contains!(stdout, TOKEN);
+}
+
+/// Anthropic's thinking, streamed, reaches the editor as thought chunks
+/// before the answer; the answer's end is the turn's stop reason.
+#[test]
+fn thinking_streams_as_thought_chunks_and_a_cut_answer_is_max_tokens() {
+    use crate::support::{Api, Block, Stop};
+    let env = TestEnv::with_api(Api::Anthropic);
+    let text = std::fs::read_to_string(env.config_path()).unwrap();
+    std::fs::write(
+        env.config_path(),
+        format!("{text}thinking_budget = 2048\nmax_tokens = 4096\n"),
+    )
+    .unwrap();
+    env.fake.push(Reply::turn(
+        vec![
+            Block::Thinking("The user wants a haiku; keep it short.".into()),
+            Block::Text("Autumn moonlight".into()),
+        ],
+        Stop::MaxTokens,
+    ));
+    let mut editor = Editor::start(&env, &[]);
+    editor.request("initialize", initialize()).unwrap();
+    let id = new_session(&mut editor, &env, json!([]));
+    let r = editor
+        .request(
+            "session/prompt",
+            json!({"sessionId": id, "prompt": [{"type": "text", "text": "a haiku"}]}),
+        )
+        .unwrap();
+    assert_eq!(r["stopReason"], "max_tokens");
+    let kinds: Vec<&str> = editor
+        .updates
+        .iter()
+        .map(|u| u["sessionUpdate"].as_str().unwrap())
+        .collect();
+    let first_text = kinds
+        .iter()
+        .position(|k| *k == "agent_message_chunk")
+        .unwrap();
+    let thought: String = editor
+        .of_kind("agent_thought_chunk")
+        .iter()
+        .map(|u| u["content"]["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(thought, "The user wants a haiku; keep it short.");
+    assert!(
+        kinds[..first_text].contains(&"agent_thought_chunk"),
+        "{kinds:?}"
+    );
+    editor.finish();
+}
+
+/// A session another hermes has open is not loaded under it: the
+/// one-writer lock holds, and the error names the holder.
+#[test]
+fn loading_a_session_another_hermes_has_open_is_refused_naming_it() {
+    let env = TestEnv::new();
+    let mut holder = Editor::start(&env, &[]);
+    holder.request("initialize", initialize()).unwrap();
+    let id = new_session(&mut holder, &env, json!([]));
+    let mut other = Editor::start(&env, &[]);
+    other.request("initialize", initialize()).unwrap();
+    let e = other
+        .request(
+            "session/load",
+            json!({"sessionId": id, "cwd": env.cwd.path(), "mcpServers": []}),
+        )
+        .unwrap_err();
+    crate::assert_contains!(
+        e["message"].as_str().unwrap(),
+        format!("is in use by another hermes (pid {})", holder.child.id())
+    );
+    assert!(
+        e["data"]["hint"].as_str().unwrap().contains("--fork"),
+        "{e}"
+    );
+    other.finish();
+    holder.finish();
+}
+
+/// The editor goes away mid-turn (its end of stdin closes): the turn is
+/// stopped, the servers with it, and hermes exits cleanly — nothing left
+/// running, the session file whole.
+#[test]
+fn an_editor_that_goes_away_mid_turn_leaves_nothing_running() {
+    let env = TestEnv::new();
+    env.write_config("[tools]\ndefer = \"always\"\n");
+    env.fake.push(Reply::tool_calls(&[(
+        &call_id("slow"),
+        "tool_call",
+        &batch(&[("mcp__t__slow", json!({"ms": 30000, "label": "running"}))]),
+    )]));
+    let mut editor = Editor::start(&env, &[]);
+    editor.request("initialize", initialize()).unwrap();
+    let servers = json!([{"name": "t", "command": test_server(), "args": [], "env": []}]);
+    let id = new_session(&mut editor, &env, servers);
+    editor.send_request(
+        "session/prompt",
+        json!({"sessionId": id, "prompt": [{"type": "text", "text": "slow"}]}),
+    );
+    wait_for("the slow entry to start", || {
+        env.server_log("t").contains("slow start running")
+    });
+    let (status, stderr) = editor.finish();
+    assert!(status.success(), "{stderr}");
+    let server: i32 = env
+        .server_log("t")
+        .lines()
+        .find_map(|l| l.strip_prefix("test server: pid "))
+        .and_then(|p| p.trim().parse().ok())
+        .unwrap();
+    wait_for("the server to be gone", || {
+        // SAFETY: kill(2) with signal 0 only checks whether the pid exists.
+        unsafe { libc::kill(server, 0) != 0 }
+    });
+    for r in crate::support::records(&env.session_path(&id)) {
+        assert!(r.is_object());
+    }
 }

@@ -449,6 +449,7 @@ impl Agent {
         let on_event = move |e: ProviderEvent| {
             let _ = events.send(match e {
                 ProviderEvent::TextDelta(text) => Event::TextDelta { text },
+                ProviderEvent::ThinkingDelta(text) => Event::ThinkingDelta { text },
                 ProviderEvent::Retrying {
                     attempt,
                     delay,

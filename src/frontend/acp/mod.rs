@@ -193,6 +193,12 @@ impl State {
                 let (text, images) = prompt::message(&params["prompt"])?;
                 s.prompt(text, images, &self.out).await
             }
+            "session/set_config_option" => {
+                let s = self.session_of(&params)?;
+                let id = params.get("configId").and_then(Value::as_str).unwrap_or("");
+                let options = s.set_option(id, params.get("value").unwrap_or(&Value::Null))?;
+                Ok(json!({"configOptions": options}))
+            }
             "session/set_mode" => {
                 let s = self.session_of(&params)?;
                 let mode = params.get("modeId").and_then(Value::as_str).unwrap_or("");
@@ -238,7 +244,9 @@ impl State {
             }
         }
         self.sessions.borrow_mut().insert(s.id.clone(), s.clone());
-        let mut answer = json!({"modes": session::modes(s.mode())});
+        s.list_models(&self.out);
+        let mut answer =
+            json!({"modes": session::modes(s.mode()), "configOptions": s.config_options()});
         if !load {
             answer["sessionId"] = json!(s.id);
         }

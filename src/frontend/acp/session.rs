@@ -48,6 +48,9 @@ pub(crate) struct Session {
     mcp: Arc<McpRegistry>,
     answers: Answers,
     mode: Cell<Mode>,
+    /// The model the next prompt uses, and the models to offer.
+    model: RefCell<String>,
+    models: RefCell<Vec<String>>,
     stop: RefCell<CancellationToken>,
     /// The prompt running, to wait for at the end.
     running: RefCell<Option<tokio::sync::oneshot::Receiver<()>>>,
@@ -70,9 +73,12 @@ impl Session {
         } else {
             Mode::Ask
         };
+        let model = opened.agent.model().to_string();
         Session {
             id: opened.agent.session().id().to_string(),
             cwd,
+            models: RefCell::new(vec![model.clone()]),
+            model: RefCell::new(model),
             agent: RefCell::new(Some((opened.agent, opened.events))),
             mcp: opened.mcp,
             answers,
@@ -84,6 +90,68 @@ impl Session {
 
     pub(crate) fn mode(&self) -> Mode {
         self.mode.get()
+    }
+
+    /// ACP's config options: the model, as a select of those the provider
+    /// lists (the one in use until it has answered).
+    pub(crate) fn config_options(&self) -> Value {
+        let current = self.model.borrow().clone();
+        let mut models = self.models.borrow().clone();
+        if !models.contains(&current) {
+            models.insert(0, current.clone());
+        }
+        let options: Vec<Value> = models
+            .iter()
+            .map(|m| json!({"value": m, "name": m}))
+            .collect();
+        json!([{
+            "id": "model",
+            "name": "Model",
+            "category": "model",
+            "type": "select",
+            "currentValue": current,
+            "options": options,
+        }])
+    }
+
+    /// Asks the provider for its models, and tells the editor the list
+    /// once it answers.
+    pub(crate) fn list_models(self: &Rc<Self>, out: &Out) {
+        let Some(listed) = self.agent.borrow().as_ref().map(|(a, _)| a.models_listed()) else {
+            return;
+        };
+        let (s, out) = (self.clone(), out.clone());
+        tokio::task::spawn_local(async move {
+            let Ok(Some(mut list)) =
+                tokio::time::timeout(std::time::Duration::from_secs(30), listed).await
+            else {
+                return;
+            };
+            list.sort();
+            *s.models.borrow_mut() = list;
+            out.notify(
+                "session/update",
+                json!({"sessionId": s.id, "update": {"sessionUpdate": "config_option_update", "configOptions": s.config_options()}}),
+            );
+        });
+    }
+
+    /// `session/set_config_option`: the model of the next prompt.
+    pub(crate) fn set_option(&self, id: &str, value: &Value) -> Result<Value, RpcError> {
+        if id != "model" {
+            return Err(RpcError::params(format!(
+                "no config option \"{id}\": hermes has \"model\""
+            )));
+        }
+        let model = value
+            .as_str()
+            .filter(|m| !m.trim().is_empty())
+            .ok_or_else(|| RpcError::params("the model must be a name"))?;
+        *self.model.borrow_mut() = model.to_string();
+        if let Some((agent, _)) = &mut *self.agent.borrow_mut() {
+            agent.set_model(model);
+        }
+        Ok(self.config_options())
     }
 
     pub(crate) fn replay(&self) -> Vec<Value> {
@@ -138,6 +206,7 @@ impl Session {
         let stop = CancellationToken::new();
         *self.stop.borrow_mut() = stop.clone();
         apply_mode(&mut agent, self.mode.get());
+        agent.set_model(&self.model.borrow());
         // Hooks and the tools' relative paths see the session's folder.
         let _ = std::env::set_current_dir(&self.cwd);
         let mut told = Told {

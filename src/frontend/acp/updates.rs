@@ -43,6 +43,10 @@ impl Updates {
                 "sessionUpdate": "agent_message_chunk",
                 "content": {"type": "text", "text": text},
             })],
+            Event::ThinkingDelta { text } if prefix.is_empty() => vec![json!({
+                "sessionUpdate": "agent_thought_chunk",
+                "content": {"type": "text", "text": text},
+            })],
             Event::ToolRoundStarted { ids, entries } => ids
                 .iter()
                 .zip(entries)

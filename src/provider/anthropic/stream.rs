@@ -82,7 +82,12 @@ impl Fold for MessageFold {
             }
             "content_block_delta" => {
                 let delta = ev.delta.unwrap_or(Value::Null);
-                return Ok(Step::Text(self.apply(ev.index, &delta)));
+                let text = self.apply(ev.index, &delta);
+                if delta.get("type").and_then(Value::as_str) == Some("thinking_delta") {
+                    let t = delta.get("thinking").and_then(Value::as_str).unwrap_or("");
+                    return Ok(Step::Thinking(t.to_string()));
+                }
+                return Ok(Step::Text(text));
             }
             "message_delta" => {
                 if let Some(r) = ev
@@ -280,19 +285,27 @@ mod tests {
     use super::*;
 
     fn fold(events: &[&str]) -> (MessageFold, String) {
+        let (f, text, _) = fold_thinking(events);
+        (f, text)
+    }
+
+    /// The fold, the text shown, and the thinking streamed.
+    fn fold_thinking(events: &[&str]) -> (MessageFold, String, String) {
         let mut f = MessageFold::default();
-        let mut text = String::new();
+        let (mut text, mut thinking) = (String::new(), String::new());
         for e in events {
-            if let Step::Text(t) = f.push("", e).unwrap() {
-                text.push_str(&t);
+            match f.push("", e).unwrap() {
+                Step::Text(t) => text.push_str(&t),
+                Step::Thinking(t) => thinking.push_str(&t),
+                Step::End => {}
             }
         }
-        (f, text)
+        (f, text, thinking)
     }
 
     #[test]
     fn a_thinking_text_and_tool_turn_folds_into_its_blocks() {
-        let (f, shown) = fold(&[
+        let (f, shown, thought) = fold_thinking(&[
             r#"{"type":"message_start","message":{"id":"msg_01","usage":{"input_tokens":10,"cache_creation_input_tokens":5,"cache_read_input_tokens":100,"output_tokens":1}}}"#,
             r#"{"type":"ping"}"#,
             r#"{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":"","signature":""}}"#,
@@ -313,6 +326,7 @@ mod tests {
             r#"{"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"output_tokens":42}}"#,
         ]);
         assert_eq!(shown, "Reading.");
+        assert_eq!(thought, "Let me think.", "streamed for a front end to show");
         assert!(!f.complete(), "no message_stop yet: a cut stream");
         let mut f = f;
         assert_eq!(f.push("", r#"{"type":"message_stop"}"#).unwrap(), Step::End);

@@ -122,7 +122,14 @@ impl Fold for ConverseFold {
             }
             "contentBlockDelta" => {
                 let delta = v.get("delta").cloned().unwrap_or(Value::Null);
-                return Ok(Step::Text(self.apply(index, &delta)));
+                let text = self.apply(index, &delta);
+                if let Some(t) = delta
+                    .pointer("/reasoningContent/text")
+                    .and_then(Value::as_str)
+                {
+                    return Ok(Step::Thinking(t.to_string()));
+                }
+                return Ok(Step::Text(text));
             }
             "messageStop" => {
                 self.stopped = true;

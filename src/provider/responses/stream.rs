@@ -37,6 +37,10 @@ impl Fold for ResponsesFold {
                 let delta = v.get("delta").and_then(Value::as_str).unwrap_or("");
                 return Ok(Step::Text(delta.to_string()));
             }
+            "response.reasoning_summary_text.delta" => {
+                let delta = v.get("delta").and_then(Value::as_str).unwrap_or("");
+                return Ok(Step::Thinking(delta.to_string()));
+            }
             "response.output_item.done" => {
                 let index = v.get("output_index").and_then(Value::as_u64).unwrap_or(0) as usize;
                 if index > self.items.len() + MAX_INDEX_GAP {
@@ -204,6 +208,7 @@ mod tests {
         for e in events {
             match f.push("", e).unwrap() {
                 Step::Text(t) => shown.push_str(&t),
+                Step::Thinking(_) => {}
                 Step::End => break,
             }
         }
