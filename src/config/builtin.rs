@@ -20,6 +20,8 @@ pub struct BuiltinSettings {
     /// The folder checkpoints are kept in (the sessions' blob folder), and
     /// the most one turn keeps there, in MB (0: no bound).
     pub checkpoints: Option<(std::path::PathBuf, u64)>,
+    /// An editor `read_file` reads through (`hermes acp`), when it offers.
+    pub editor: Option<crate::util::editor_files::EditorFiles>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -90,6 +92,7 @@ impl BuiltinSettings {
             },
             own_folders: Vec::new(),
             checkpoints: None,
+            editor: None,
             run_files: Vec::new(),
         }
     }

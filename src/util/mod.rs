@@ -5,6 +5,7 @@
 #[cfg(test)]
 pub(crate) mod arbitrary;
 pub(crate) mod child_env;
+pub(crate) mod editor_files;
 pub(crate) mod glob;
 pub(crate) mod groups;
 pub(crate) mod hash;

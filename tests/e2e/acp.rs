@@ -558,3 +558,53 @@ fn an_editor_that_goes_away_mid_turn_leaves_nothing_running() {
         assert!(r.is_object());
     }
 }
+
+/// An editor that offers `fs/read_text_file` is asked first: the model
+/// reads the buffer the person sees, unsaved changes and all; a file the
+/// editor cannot give is read from the disk.
+#[test]
+fn read_file_reads_the_editors_buffer_and_the_disk_when_it_cannot_say() {
+    let env = TestEnv::new();
+    env.write_config("[tools]\nbuiltin = [\"read_file\"]\n");
+    let cwd = env.cwd.path();
+    std::fs::write(cwd.join("open.rs"), "fn saved() {}\n").unwrap();
+    std::fs::write(cwd.join("closed.rs"), "fn on_disk() {}\n").unwrap();
+    env.fake.push(Reply::tool_calls(&[
+        (
+            &call_id("r1"),
+            "read_file",
+            &json!({"path": "open.rs"}).to_string(),
+        ),
+        (
+            &call_id("r2"),
+            "read_file",
+            &json!({"path": "closed.rs"}).to_string(),
+        ),
+    ]));
+    env.fake.push(Reply::text("read both"));
+    let mut editor = Editor::start(&env, &[]);
+    editor.buffers.insert(
+        cwd.join("open.rs").display().to_string(),
+        "fn unsaved_edit() {}\n".into(),
+    );
+    let mut init = initialize();
+    init["clientCapabilities"]["fs"]["readTextFile"] = json!(true);
+    editor.request("initialize", init).unwrap();
+    let id = new_session(&mut editor, &env, json!([]));
+    let r = editor
+        .request(
+            "session/prompt",
+            json!({"sessionId": id, "prompt": [{"type": "text", "text": "read"}]}),
+        )
+        .unwrap();
+    assert_eq!(r["stopReason"], "end_turn");
+    let results = env.tool_results(1);
+    let text: Vec<&str> = results
+        .iter()
+        .map(|m| m["content"].as_str().unwrap())
+        .collect();
+    crate::assert_contains!(text[0], "fn unsaved_edit() {}");
+    crate::assert_contains!(text[1], "fn on_disk() {}");
+    assert_eq!(editor.read_asked.len(), 2, "{:?}", editor.read_asked);
+    editor.finish();
+}

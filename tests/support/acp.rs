@@ -28,6 +28,12 @@ pub struct Editor {
     pub answers: VecDeque<String>,
     /// Every line hermes wrote on stdout.
     pub stdout: Vec<String>,
+    /// The editor's open buffers by absolute path, for `fs/read_text_file`
+    /// (a path not here is answered with an error, as an editor that
+    /// cannot read it would).
+    pub buffers: std::collections::HashMap<String, String>,
+    /// The paths `fs/read_text_file` asked for, in order.
+    pub read_asked: Vec<String>,
 }
 
 impl Editor {
@@ -63,6 +69,8 @@ impl Editor {
             asked: Vec::new(),
             answers: VecDeque::new(),
             stdout: Vec::new(),
+            buffers: std::collections::HashMap::new(),
+            read_asked: Vec::new(),
         }
     }
 
@@ -143,6 +151,18 @@ impl Editor {
                 };
                 let id = v["id"].clone();
                 self.send(&json!({"jsonrpc": "2.0", "id": id, "result": {"outcome": outcome}}));
+            }
+            Some("fs/read_text_file") => {
+                let id = v["id"].clone();
+                let path = v["params"]["path"].as_str().unwrap_or("").to_string();
+                self.read_asked.push(path.clone());
+                let reply = match self.buffers.get(&path) {
+                    Some(text) => json!({"jsonrpc": "2.0", "id": id, "result": {"content": text}}),
+                    None => {
+                        json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32002, "message": format!("Resource not found: {path}")}})
+                    }
+                };
+                self.send(&reply);
             }
             Some(other) => {
                 let id = v["id"].clone();

@@ -62,6 +62,8 @@ pub(crate) struct Open {
     pub dirs: Vec<PathBuf>,
     /// `session/load`: the hermes session id to resume.
     pub load: Option<String>,
+    /// Where `read_file` asks the editor, when it offers `fs.readTextFile`.
+    pub editor: Option<crate::util::editor_files::EditorFiles>,
 }
 
 /// A session, opened.
@@ -100,6 +102,7 @@ async fn serve_here(host: Rc<dyn Host>) -> std::io::Result<()> {
         out: out.clone(),
         sessions: RefCell::default(),
         initialized: RefCell::new(false),
+        reads: RefCell::new(false),
     });
     let mut lines = tokio::io::BufReader::new(tokio::io::stdin()).lines();
     let read = loop {
@@ -148,6 +151,8 @@ struct State {
     out: Out,
     sessions: RefCell<HashMap<String, Rc<session::Session>>>,
     initialized: RefCell<bool>,
+    /// The editor offers `fs/read_text_file`.
+    reads: RefCell<bool>,
 }
 
 impl State {
@@ -218,6 +223,8 @@ impl State {
             .and_then(Value::as_u64)
             .ok_or_else(|| RpcError::params("\"protocolVersion\" must be a whole number"))?;
         *self.initialized.borrow_mut() = true;
+        *self.reads.borrow_mut() =
+            params.pointer("/clientCapabilities/fs/readTextFile") == Some(&Value::Bool(true));
         Ok(json!({
             "protocolVersion": asked.min(PROTOCOL_VERSION),
             "agentCapabilities": {
@@ -232,11 +239,19 @@ impl State {
     }
 
     async fn open(&self, method: &str, params: &Value) -> Result<Value, RpcError> {
-        let open = session::open_params(params, method == "session/load")?;
+        let mut open = session::open_params(params, method == "session/load")?;
+        let reads = self.reads.borrow().then(|| {
+            let (editor, reads) = crate::util::editor_files::EditorFiles::new();
+            open.editor = Some(editor);
+            reads
+        });
         let cwd = open.cwd.clone();
         let load = open.load.is_some();
         let opened = self.host.open(open).await?;
         let s = Rc::new(session::Session::new(opened, cwd));
+        if let Some(reads) = reads {
+            s.serve_reads(reads, &self.out);
+        }
         if load {
             for u in s.replay() {
                 self.out

@@ -136,6 +136,31 @@ impl Session {
         });
     }
 
+    /// What `read_file` asks of the editor, asked as `fs/read_text_file`;
+    /// an error or no answer sends it to the disk.
+    pub(crate) fn serve_reads(
+        &self,
+        mut reads: tokio::sync::mpsc::UnboundedReceiver<crate::util::editor_files::Read>,
+        out: &Out,
+    ) {
+        let (id, out) = (self.id.clone(), out.clone());
+        tokio::task::spawn_local(async move {
+            while let Some(read) = reads.recv().await {
+                let rx = out.request(
+                    "fs/read_text_file",
+                    json!({"sessionId": id, "path": read.path}),
+                );
+                tokio::task::spawn_local(async move {
+                    let text = match rx.await {
+                        Ok(Ok(v)) => v["content"].as_str().map(str::to_string),
+                        _ => None,
+                    };
+                    let _ = read.answer.send(text);
+                });
+            }
+        });
+    }
+
     /// `session/set_config_option`: the model of the next prompt.
     pub(crate) fn set_option(&self, id: &str, value: &Value) -> Result<Value, RpcError> {
         if id != "model" {
@@ -429,6 +454,7 @@ pub(crate) fn open_params(params: &Value, load: bool) -> Result<Open, RpcError> 
         servers,
         dirs,
         load: if load { id } else { None },
+        editor: None,
     })
 }
 

@@ -15,7 +15,7 @@ use crate::model::ToolSpec;
 use crate::policy::Hints;
 use crate::tools::{Change, Earlier, Expect, OnStart, Tool};
 
-use super::reader::{changed_to_link, read_lines, READ_LINES, SNIFF};
+use super::reader::{changed_to_link, read_lines, text_lines, READ_LINES, SNIFF};
 
 pub(crate) struct ReadFile(pub(crate) Arc<Context>);
 pub(crate) struct WriteFile(pub(crate) Arc<Context>);
@@ -66,6 +66,16 @@ impl Tool for ReadFile {
             let limit = args["limit"].as_u64().map_or(READ_LINES, |l| l as usize);
             let budget = self.0.output_limit.saturating_sub(200);
             let shown = self.0.workspace.shown(&path);
+            // The buffer the person sees, unsaved changes and all, when an
+            // editor serves it; the disk when it cannot say.
+            if let Some(editor) = &self.0.editor {
+                if let Some(text) = editor.read(&path).await {
+                    return match text_lines(&text, offset, limit, budget) {
+                        Ok(lines) => ToolOutput::ok(lines.shown(&shown)),
+                        Err(e) => ToolOutput::error(e.for_model(&shown)),
+                    };
+                }
+            }
             blocking(move || match read_lines(&path, offset, limit, budget) {
                 Ok(lines) => ToolOutput::ok(lines.shown(&shown)),
                 Err(e) => ToolOutput::error(e.for_model(&shown)),

@@ -45,6 +45,8 @@ pub(crate) struct Context {
     pub(crate) control: control::ControlPaths,
     /// Where what a tool replaces or removes is kept for `hermes rewind`.
     pub(crate) keep: Option<crate::sandbox::kept::Keep>,
+    /// The editor `read_file` asks first (`hermes acp`).
+    pub(crate) editor: Option<crate::util::editor_files::EditorFiles>,
 }
 
 impl Context {
@@ -57,6 +59,7 @@ impl Context {
             shell: BuiltinSettings::default().shell,
             control: control::ControlPaths::default(),
             keep: None,
+            editor: None,
         }
     }
 
@@ -164,6 +167,7 @@ pub(crate) fn tools(
             .checkpoints
             .clone()
             .map(|(dir, max_mb)| crate::sandbox::kept::Keep::new(dir, max_mb)),
+        editor: settings.editor.clone(),
     });
     if ctx.shell.sandbox {
         let (for_policy, for_control) = (ctx.clone(), ctx.control.clone());

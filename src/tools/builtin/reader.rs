@@ -109,8 +109,28 @@ pub(crate) fn read_lines(
     limit: usize,
     budget: usize,
 ) -> Result<Lines, Unreadable> {
-    let mut reader = open_text(path)?;
+    let reader = open_text(path)?;
     let size = reader.get_ref().metadata().map(|m| m.len()).unwrap_or(0);
+    lines_of(reader, size, offset, limit, budget)
+}
+
+/// [`read_lines`] of a text already in hand (an editor's buffer).
+pub(crate) fn text_lines(
+    text: &str,
+    offset: usize,
+    limit: usize,
+    budget: usize,
+) -> Result<Lines, Unreadable> {
+    lines_of(text.as_bytes(), text.len() as u64, offset, limit, budget)
+}
+
+fn lines_of(
+    mut reader: impl BufRead,
+    size: u64,
+    offset: usize,
+    limit: usize,
+    budget: usize,
+) -> Result<Lines, Unreadable> {
     let mut out = String::new();
     let mut line = Vec::new();
     let (mut n, mut last) = (0usize, 0usize);
