@@ -20,6 +20,9 @@ pub struct BuiltinSettings {
     /// The folder checkpoints are kept in (the sessions' blob folder), and
     /// the most one turn keeps there, in MB (0: no bound).
     pub checkpoints: Option<(std::path::PathBuf, u64)>,
+    /// More working folders (an editor's `additionalDirectories`): the file
+    /// tools write in them as in the working folder, and so may commands.
+    pub roots: Vec<std::path::PathBuf>,
     /// An editor `read_file` reads through (`hermes acp`), when it offers.
     pub editor: Option<crate::util::editor_files::EditorFiles>,
 }
@@ -92,6 +95,7 @@ impl BuiltinSettings {
             },
             own_folders: Vec::new(),
             checkpoints: None,
+            roots: Vec::new(),
             editor: None,
             run_files: Vec::new(),
         }

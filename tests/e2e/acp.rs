@@ -608,3 +608,44 @@ fn read_file_reads_the_editors_buffer_and_the_disk_when_it_cannot_say() {
     assert_eq!(editor.read_asked.len(), 2, "{:?}", editor.read_asked);
     editor.finish();
 }
+
+/// `additionalDirectories` are working folders too: a write there is not
+/// "a write outside the working folder", and under `auto` runs unasked.
+#[test]
+fn additional_directories_are_written_as_the_working_folder_is() {
+    let env = TestEnv::new();
+    env.write_config("[tools]\nbuiltin = [\"write_file\"]\n");
+    let shared = tempfile::tempdir().unwrap();
+    let target = shared.path().join("notes.md");
+    env.fake.push(Reply::tool_calls(&[(
+        &call_id("w"),
+        "write_file",
+        &json!({"path": target, "content": "shared\n"}).to_string(),
+    )]));
+    env.fake.push(Reply::text("written"));
+    let mut editor = Editor::start(&env, &[]);
+    editor.request("initialize", initialize()).unwrap();
+    let r = editor
+        .request(
+            "session/new",
+            json!({"cwd": env.cwd.path(), "mcpServers": [], "additionalDirectories": [shared.path()]}),
+        )
+        .unwrap();
+    let id = r["sessionId"].as_str().unwrap().to_string();
+    editor
+        .request(
+            "session/set_mode",
+            json!({"sessionId": id, "modeId": "auto"}),
+        )
+        .unwrap();
+    let r = editor
+        .request(
+            "session/prompt",
+            json!({"sessionId": id, "prompt": [{"type": "text", "text": "write"}]}),
+        )
+        .unwrap();
+    assert_eq!(r["stopReason"], "end_turn");
+    assert!(editor.asked.is_empty(), "{:?}", editor.asked);
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "shared\n");
+    editor.finish();
+}

@@ -105,6 +105,7 @@ impl acp::Host for Host {
                 .shell
                 .writable
                 .extend(open.dirs.iter().cloned());
+            settings.builtin.roots.extend(open.dirs.iter().cloned());
             settings.builtin.editor = open.editor.clone();
             let resume = match &open.load {
                 Some(id) => Some(session::find(&dir, id).map_err(|e| {

@@ -155,7 +155,7 @@ pub(crate) fn tools(
     output_limit: usize,
 ) -> Result<Vec<Arc<dyn Tool>>, UnknownBuiltin> {
     let ctx = Arc::new(Context {
-        workspace: Workspace::new(cwd),
+        workspace: Workspace::new(cwd).with_roots(&settings.roots),
         output_limit,
         gates: Gates::new(settings.shell.concurrency),
         shell: settings.shell.clone(),

@@ -11,13 +11,30 @@ pub(crate) struct Workspace {
     root: PathBuf,
     /// The same, symlinks resolved.
     real: PathBuf,
+    /// More folders that count as inside (an editor's
+    /// `additionalDirectories`), symlinks resolved.
+    others: Vec<PathBuf>,
 }
 
 impl Workspace {
     pub(crate) fn new(root: &Path) -> Workspace {
         let root = std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf());
         let real = std::fs::canonicalize(&root).unwrap_or_else(|_| root.clone());
-        Workspace { root, real }
+        Workspace {
+            root,
+            real,
+            others: Vec::new(),
+        }
+    }
+
+    /// With `roots` inside too: paths in them are written as the working
+    /// folder's are (still relative to the working folder).
+    pub(crate) fn with_roots(mut self, roots: &[PathBuf]) -> Workspace {
+        self.others = roots
+            .iter()
+            .map(|r| std::fs::canonicalize(r).unwrap_or_else(|_| r.clone()))
+            .collect();
+        self
     }
 
     pub(crate) fn root(&self) -> &Path {
@@ -46,7 +63,8 @@ impl Workspace {
     /// working folder once every symlink on the way is followed — for a
     /// path that does not exist yet, its nearest existing ancestor's.
     pub(crate) fn contains(&self, path: &Path) -> bool {
-        real_path(path).starts_with(&self.real)
+        let real = real_path(path);
+        real.starts_with(&self.real) || self.others.iter().any(|o| real.starts_with(o))
     }
 
     /// `path` as the model and the user read it: relative when inside
@@ -104,5 +122,11 @@ mod tests {
         assert!(!w.contains(&w.resolve("link/secret")), "a link out of it");
         assert!(!w.contains(&w.resolve("/etc/passwd")));
         assert_eq!(w.shown(&inside), "notes.md");
+        // A folder added (an editor's additionalDirectories) is inside too,
+        // and a link into it from the working folder with it.
+        let w = w.with_roots(&[out.path().to_path_buf()]);
+        assert!(w.contains(&w.resolve("link/secret")));
+        assert!(w.contains(&out.path().join("new.txt")));
+        assert!(!w.contains(&w.resolve("/etc/passwd")));
     }
 }
