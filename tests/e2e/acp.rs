@@ -304,7 +304,22 @@ fn bad_requests_get_errors_that_say_what_to_fix_and_nothing_else_reaches_stdout(
         .unwrap_err();
     crate::assert_contains!(early["message"].as_str().unwrap(), "initialize first");
     editor.send(&json!("not an object"));
+    // A byte that is not UTF-8: that line answered, the connection kept.
+    editor.send_raw(b"{\"jsonrpc\":\"2.0\",\"id\":99,\"method\":\"fly\xff\"}");
+    let e = editor.answer_to(99).unwrap_err();
+    assert_eq!(e["code"], -32600, "{e}");
     editor.request("initialize", initialize()).unwrap();
+    let errors: Vec<&String> = editor
+        .stdout
+        .iter()
+        .filter(|l| l.contains("\"id\":null"))
+        .collect();
+    assert_eq!(
+        errors.len(),
+        1,
+        "the line that is no object: {:?}",
+        editor.stdout
+    );
     let e = editor
         .request("session/new", json!({"cwd": "relative", "mcpServers": []}))
         .unwrap_err();

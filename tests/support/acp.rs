@@ -74,6 +74,14 @@ impl Editor {
         }
     }
 
+    /// These bytes as they are, then a newline.
+    pub fn send_raw(&mut self, bytes: &[u8]) {
+        let stdin = self.stdin.as_mut().expect("stdin still open");
+        stdin.write_all(bytes).unwrap();
+        stdin.write_all(b"\n").unwrap();
+        stdin.flush().unwrap();
+    }
+
     pub fn send(&mut self, v: &Value) {
         let stdin = self.stdin.as_mut().expect("stdin still open");
         writeln!(stdin, "{v}").unwrap();

@@ -104,13 +104,18 @@ async fn serve_here(host: Rc<dyn Host>) -> std::io::Result<()> {
         initialized: RefCell::new(false),
         reads: RefCell::new(false),
     });
-    let mut lines = tokio::io::BufReader::new(tokio::io::stdin()).lines();
+    let mut input = tokio::io::BufReader::new(tokio::io::stdin());
+    let mut bytes = Vec::new();
     let read = loop {
-        let line = match lines.next_line().await {
-            Ok(Some(line)) => line,
-            Ok(None) => break Ok(()),
+        bytes.clear();
+        match input.read_until(b'\n', &mut bytes).await {
+            Ok(0) => break Ok(()),
+            Ok(_) => {}
             Err(e) => break Err(e),
-        };
+        }
+        // A byte that is not UTF-8 makes the line unparseable, answered
+        // as such: never the end of the connection.
+        let line = String::from_utf8_lossy(&bytes);
         if line.trim().is_empty() {
             continue;
         }
