@@ -76,6 +76,10 @@ impl Stamp {
 pub(crate) struct Keep {
     dir: PathBuf,
     max: u64,
+    /// A file that is its only name may be kept by a second name: the
+    /// change replaces it by a rename. Not when something else writes it
+    /// (an editor may write the same inode in place).
+    link: bool,
 }
 
 /// Bytes kept since the turn began: one count for a process, whose one
@@ -117,6 +121,15 @@ impl Keep {
         Keep {
             dir,
             max: max_mb << 20,
+            link: true,
+        }
+    }
+
+    /// The same, always by a copy.
+    pub(crate) fn copying(self) -> Keep {
+        Keep {
+            link: false,
+            ..self
         }
     }
 
@@ -220,7 +233,7 @@ impl Keep {
         }
         take(self.max, meta.len())?;
         crate::util::private::create_dir_all(&self.dir)?;
-        if meta.nlink() == 1 && std::fs::hard_link(path, &blob).is_ok() {
+        if self.link && meta.nlink() == 1 && std::fs::hard_link(path, &blob).is_ok() {
             return Ok(kept);
         }
         let tmp = self.dir.join(format!(".{hash}.{}.tmp", std::process::id()));

@@ -664,3 +664,65 @@ fn additional_directories_are_written_as_the_working_folder_is() {
     assert_eq!(std::fs::read_to_string(&target).unwrap(), "shared\n");
     editor.finish();
 }
+
+/// An editor that offers `fs/write_text_file` writes what the file tools
+/// change, after hermes' question and checkpoint: its buffer is the file,
+/// and a rewind still puts the old one back.
+#[test]
+fn writes_go_through_the_editor_that_offers_them_and_rewind_still_undoes_them() {
+    let env = TestEnv::new();
+    env.write_config("[tools]\nbuiltin = [\"write_file\", \"edit_file\"]\n");
+    let cwd = env.cwd.path();
+    std::fs::write(cwd.join("lib.rs"), "fn old() {}\n").unwrap();
+    env.fake.push(Reply::tool_calls(&[
+        (
+            &call_id("w"),
+            "write_file",
+            &json!({"path": "new.rs", "content": "fn new() {}\n"}).to_string(),
+        ),
+        (
+            &call_id("e"),
+            "edit_file",
+            &json!({"path": "lib.rs", "old_string": "old", "new_string": "renamed"}).to_string(),
+        ),
+    ]));
+    env.fake.push(Reply::text("done"));
+    let mut editor = Editor::start(&env, &[]);
+    let mut init = initialize();
+    init["clientCapabilities"]["fs"] = json!({"readTextFile": true, "writeTextFile": true});
+    editor.request("initialize", init).unwrap();
+    let id = new_session(&mut editor, &env, json!([]));
+    let r = editor
+        .request(
+            "session/prompt",
+            json!({"sessionId": id, "prompt": [{"type": "text", "text": "change"}]}),
+        )
+        .unwrap();
+    assert_eq!(r["stopReason"], "end_turn");
+    let written: Vec<(String, String)> = editor.written.clone();
+    assert_eq!(
+        written,
+        [
+            (
+                cwd.join("new.rs").display().to_string(),
+                "fn new() {}\n".to_string()
+            ),
+            (
+                cwd.join("lib.rs").display().to_string(),
+                "fn renamed() {}\n".to_string()
+            ),
+        ]
+    );
+    assert_eq!(
+        std::fs::read_to_string(cwd.join("lib.rs")).unwrap(),
+        "fn renamed() {}\n"
+    );
+    editor.finish();
+    // The checkpoint was a copy, not the editor's inode: rewind restores.
+    env.run(&["rewind", "1", "--yes", "--code-only"]).ok();
+    assert_eq!(
+        std::fs::read_to_string(cwd.join("lib.rs")).unwrap(),
+        "fn old() {}\n"
+    );
+    assert!(!cwd.join("new.rs").exists());
+}

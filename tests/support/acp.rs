@@ -34,6 +34,9 @@ pub struct Editor {
     pub buffers: std::collections::HashMap<String, String>,
     /// The paths `fs/read_text_file` asked for, in order.
     pub read_asked: Vec<String>,
+    /// What `fs/write_text_file` wrote, in order: saved to the disk, as an
+    /// editor saves a buffer.
+    pub written: Vec<(String, String)>,
 }
 
 impl Editor {
@@ -71,6 +74,7 @@ impl Editor {
             stdout: Vec::new(),
             buffers: std::collections::HashMap::new(),
             read_asked: Vec::new(),
+            written: Vec::new(),
         }
     }
 
@@ -171,6 +175,15 @@ impl Editor {
                     }
                 };
                 self.send(&reply);
+            }
+            Some("fs/write_text_file") => {
+                let id = v["id"].clone();
+                let path = v["params"]["path"].as_str().unwrap_or("").to_string();
+                let text = v["params"]["content"].as_str().unwrap_or("").to_string();
+                std::fs::write(&path, &text).unwrap();
+                self.buffers.insert(path.clone(), text.clone());
+                self.written.push((path, text));
+                self.send(&json!({"jsonrpc": "2.0", "id": id, "result": {}}));
             }
             Some(other) => {
                 let id = v["id"].clone();

@@ -62,7 +62,8 @@ pub(crate) struct Open {
     pub dirs: Vec<PathBuf>,
     /// `session/load`: the hermes session id to resume.
     pub load: Option<String>,
-    /// Where `read_file` asks the editor, when it offers `fs.readTextFile`.
+    /// Where the file tools read and write through the editor, when it
+    /// offers `fs.readTextFile` or `fs.writeTextFile`.
     pub editor: Option<crate::util::editor_files::EditorFiles>,
 }
 
@@ -102,7 +103,7 @@ async fn serve_here(host: Rc<dyn Host>) -> std::io::Result<()> {
         out: out.clone(),
         sessions: RefCell::default(),
         initialized: RefCell::new(false),
-        reads: RefCell::new(false),
+        files: RefCell::new((false, false)),
     });
     let mut input = tokio::io::BufReader::new(tokio::io::stdin());
     let mut bytes = Vec::new();
@@ -156,8 +157,8 @@ struct State {
     out: Out,
     sessions: RefCell<HashMap<String, Rc<session::Session>>>,
     initialized: RefCell<bool>,
-    /// The editor offers `fs/read_text_file`.
-    reads: RefCell<bool>,
+    /// The editor offers `fs/read_text_file`, `fs/write_text_file`.
+    files: RefCell<(bool, bool)>,
 }
 
 impl State {
@@ -228,8 +229,10 @@ impl State {
             .and_then(Value::as_u64)
             .ok_or_else(|| RpcError::params("\"protocolVersion\" must be a whole number"))?;
         *self.initialized.borrow_mut() = true;
-        *self.reads.borrow_mut() =
-            params.pointer("/clientCapabilities/fs/readTextFile") == Some(&Value::Bool(true));
+        let offers = |k: &str| {
+            params.pointer(&format!("/clientCapabilities/fs/{k}")) == Some(&Value::Bool(true))
+        };
+        *self.files.borrow_mut() = (offers("readTextFile"), offers("writeTextFile"));
         Ok(json!({
             "protocolVersion": asked.min(PROTOCOL_VERSION),
             "agentCapabilities": {
@@ -245,17 +248,18 @@ impl State {
 
     async fn open(&self, method: &str, params: &Value) -> Result<Value, RpcError> {
         let mut open = session::open_params(params, method == "session/load")?;
-        let reads = self.reads.borrow().then(|| {
-            let (editor, reads) = crate::util::editor_files::EditorFiles::new();
+        let (reads, writes) = *self.files.borrow();
+        let asks = (reads || writes).then(|| {
+            let (editor, asks) = crate::util::editor_files::EditorFiles::new(reads, writes);
             open.editor = Some(editor);
-            reads
+            asks
         });
         let cwd = open.cwd.clone();
         let load = open.load.is_some();
         let opened = self.host.open(open).await?;
         let s = Rc::new(session::Session::new(opened, cwd));
-        if let Some(reads) = reads {
-            s.serve_reads(reads, &self.out);
+        if let Some(asks) = asks {
+            s.serve_files(asks, &self.out);
         }
         if load {
             for u in s.replay() {

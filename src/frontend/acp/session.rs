@@ -136,27 +136,47 @@ impl Session {
         });
     }
 
-    /// What `read_file` asks of the editor, asked as `fs/read_text_file`;
-    /// an error or no answer sends it to the disk.
-    pub(crate) fn serve_reads(
+    /// What the file tools ask of the editor, asked as
+    /// `fs/read_text_file` and `fs/write_text_file`; an error or no answer
+    /// sends them to the disk.
+    pub(crate) fn serve_files(
         &self,
-        mut reads: tokio::sync::mpsc::UnboundedReceiver<crate::util::editor_files::Read>,
+        mut asks: tokio::sync::mpsc::UnboundedReceiver<crate::util::editor_files::Ask>,
         out: &Out,
     ) {
+        use crate::util::editor_files::Ask;
         let (id, out) = (self.id.clone(), out.clone());
         tokio::task::spawn_local(async move {
-            while let Some(read) = reads.recv().await {
-                let rx = out.request(
-                    "fs/read_text_file",
-                    json!({"sessionId": id, "path": read.path}),
-                );
-                tokio::task::spawn_local(async move {
-                    let text = match rx.await {
-                        Ok(Ok(v)) => v["content"].as_str().map(str::to_string),
-                        _ => None,
-                    };
-                    let _ = read.answer.send(text);
-                });
+            while let Some(ask) = asks.recv().await {
+                match ask {
+                    Ask::Read { path, answer } => {
+                        let rx = out
+                            .request("fs/read_text_file", json!({"sessionId": id, "path": path}));
+                        tokio::task::spawn_local(async move {
+                            let text = match rx.await {
+                                Ok(Ok(v)) => v["content"].as_str().map(str::to_string),
+                                _ => None,
+                            };
+                            let _ = answer.send(text);
+                        });
+                    }
+                    Ask::Write { path, text, answer } => {
+                        let rx = out.request(
+                            "fs/write_text_file",
+                            json!({"sessionId": id, "path": path, "content": text}),
+                        );
+                        tokio::task::spawn_local(async move {
+                            let done = match rx.await {
+                                Ok(Ok(_)) => Ok(()),
+                                Ok(Err(e)) => {
+                                    Err(e["message"].as_str().unwrap_or("refused").to_string())
+                                }
+                                Err(_) => Err("the editor has gone".to_string()),
+                            };
+                            let _ = answer.send(done);
+                        });
+                    }
+                }
             }
         });
     }

@@ -138,13 +138,17 @@ async fn run_planned(
     args: Value,
     expect: Option<Expect>,
     on_start: OnStart<'_>,
-    work: fn(&Path, &str, &Value, Option<&Expect>) -> ToolOutput,
+    work: fn(&Path, &str, &Value, Option<&Expect>, &Write) -> ToolOutput,
 ) -> ToolOutput {
     let path = ctx.workspace.resolve(arg_str(&args, "path"));
     let _turn = ctx.gates.path(&path).write_owned().await;
     on_start();
     let shown = ctx.workspace.shown(&path);
-    let keep = ctx.keep.clone();
+    let write = Write(ctx.editor.clone());
+    let keep = match ctx.keep.clone() {
+        Some(k) if write.through_editor() => Some(k.copying()),
+        k => k,
+    };
     blocking(move || {
         // What stood there, kept before it is replaced (`hermes rewind`),
         // and the folders the write will make, outermost first.
@@ -161,7 +165,7 @@ async fn run_planned(
             (Some(_), None) => Some(crate::sandbox::kept::Before::Absent),
             (Some(k), Some(m)) => k.path(&path, m).ok(),
         };
-        let mut out = work(&path, &shown, &args, expect.as_ref());
+        let mut out = work(&path, &shown, &args, expect.as_ref(), &write);
         if !out.is_error && !out.stale {
             if keep.is_some() && before.is_none() {
                 out.content
@@ -260,13 +264,37 @@ impl Tool for WriteFile {
     }
 }
 
-fn write_whole(path: &Path, shown: &str, args: &Value, expect: Option<&Expect>) -> ToolOutput {
+/// How a planned change is written: through the editor when it writes
+/// (`hermes acp`, `fs/write_text_file`: its buffer becomes the file), and
+/// to the disk, never through a link, otherwise — or when it cannot.
+struct Write(Option<crate::util::editor_files::EditorFiles>);
+
+impl Write {
+    fn through_editor(&self) -> bool {
+        self.0.as_ref().is_some_and(|e| e.writes())
+    }
+
+    fn text(&self, path: &Path, text: &str) -> std::io::Result<()> {
+        match self.0.as_ref().and_then(|e| e.write_blocking(path, text)) {
+            Some(Ok(())) => Ok(()),
+            _ => super::beneath::replace(path, text.as_bytes()),
+        }
+    }
+}
+
+fn write_whole(
+    path: &Path,
+    shown: &str,
+    args: &Value,
+    expect: Option<&Expect>,
+    write: &Write,
+) -> ToolOutput {
     let content = arg_str(args, "content");
     let old = match as_planned(path, shown, expect) {
         Ok(old) => old.map(|b| String::from_utf8_lossy(&b).into_owned()),
         Err(out) => return out,
     };
-    if let Err(e) = super::beneath::replace(path, content.as_bytes()) {
+    if let Err(e) = write.text(path, content) {
         if super::beneath::is_link_error(&e) {
             return ToolOutput::error(changed_to_link(shown));
         }
@@ -356,7 +384,13 @@ impl Tool for EditFile {
     }
 }
 
-fn edit_in_place(path: &Path, shown: &str, args: &Value, expect: Option<&Expect>) -> ToolOutput {
+fn edit_in_place(
+    path: &Path,
+    shown: &str,
+    args: &Value,
+    expect: Option<&Expect>,
+    write: &Write,
+) -> ToolOutput {
     let old = match as_planned(path, shown, expect) {
         Ok(Some(b)) => b,
         Ok(None) => return ToolOutput::error(format!("{shown} does not exist")),
@@ -370,7 +404,7 @@ fn edit_in_place(path: &Path, shown: &str, args: &Value, expect: Option<&Expect>
         Ok(e) => e,
         Err(why) => return ToolOutput::error(why),
     };
-    if let Err(e) = super::beneath::replace(path, edit.new.as_bytes()) {
+    if let Err(e) = write.text(path, &edit.new) {
         if super::beneath::is_link_error(&e) {
             return ToolOutput::error(changed_to_link(shown));
         }
