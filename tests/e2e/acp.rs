@@ -198,6 +198,25 @@ fn an_editor_sees_each_entry_of_a_batch_asks_about_the_write_and_loads_it_all_ba
     for u in &told[1..4] {
         assert_eq!(u["status"], "completed", "{u}");
     }
+    // The loaded session goes on: its next request starts with the last
+    // one, byte for byte (the prompt cache holds).
+    env.fake.push(Reply::text("again"));
+    let r = editor
+        .request(
+            "session/prompt",
+            json!({"sessionId": id, "prompt": [{"type": "text", "text": "more"}]}),
+        )
+        .unwrap();
+    assert_eq!(r["stopReason"], "end_turn");
+    let posts: Vec<_> = env
+        .fake
+        .requests()
+        .into_iter()
+        .filter(|r| r.method == "POST")
+        .collect();
+    assert_eq!(posts.len(), 3);
+    let breaks = crate::support::wire::prefix_breaks(&posts);
+    assert!(breaks.is_empty(), "{breaks:#?}");
     let (status, stderr) = editor.finish();
     assert!(status.success(), "{stderr}");
 }
