@@ -75,8 +75,8 @@ pub enum Event {
         text: String,
     },
     /// The model's thinking as it streams (Anthropic and Bedrock thinking,
-    /// an OpenAI reasoning summary): for a front end that shows it (an
-    /// editor, `--json`); the terminal does not.
+    /// an OpenAI reasoning summary, a Gemini thought summary): for a front
+    /// end that shows it (an editor, `--json`); the terminal does not.
     ThinkingDelta {
         text: String,
     },

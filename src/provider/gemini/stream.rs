@@ -34,9 +34,17 @@ impl Fold for GeminiFold {
             Value::Array(all) => all,
             one => vec![one],
         };
-        let mut text = String::new();
+        let (mut text, mut thought) = (String::new(), String::new());
         for r in responses {
-            text.push_str(&self.response(&r)?);
+            let (t, th) = self.response(&r)?;
+            text.push_str(&t);
+            thought.push_str(&th);
+        }
+        // Gemini streams its thought summaries in chunks of their own; a
+        // chunk with answer text too shows the answer (the summary stays
+        // in the native parts).
+        if text.is_empty() && !thought.is_empty() {
+            return Ok(Step::Thinking(thought));
         }
         Ok(Step::Text(text))
     }
@@ -67,8 +75,9 @@ impl Fold for GeminiFold {
 }
 
 impl GeminiFold {
-    /// One response of the stream; the answer text it adds.
-    fn response(&mut self, r: &Value) -> Result<String, FoldError> {
+    /// One response of the stream; the answer text it adds, and the
+    /// thought summary.
+    fn response(&mut self, r: &Value) -> Result<(String, String), FoldError> {
         if let Some(e) = r.get("error").filter(|e| e.is_object()) {
             let text = |k: &str| e.get(k).and_then(Value::as_str).unwrap_or("");
             return Err(FoldError::Remote {
@@ -98,22 +107,24 @@ impl GeminiFold {
             });
         }
         let Some(candidate) = r.pointer("/candidates/0") else {
-            return Ok(String::new());
+            return Ok((String::new(), String::new()));
         };
         if let Some(f) = candidate.get("finishReason").and_then(Value::as_str) {
             self.finish = Some(f.to_string());
         }
-        let mut shown = String::new();
+        let (mut shown, mut thought) = (String::new(), String::new());
         let parts = candidate
             .pointer("/content/parts")
             .and_then(Value::as_array);
         for part in parts.into_iter().flatten() {
             if let Some(t) = answer_text(part) {
                 shown.push_str(t);
+            } else if part.get("thought") == Some(&Value::Bool(true)) {
+                thought.push_str(part.get("text").and_then(Value::as_str).unwrap_or(""));
             }
             self.add(part.clone());
         }
-        Ok(shown)
+        Ok((shown, thought))
     }
 
     /// A part, joined to the text part before it where both are plain
@@ -194,6 +205,34 @@ mod tests {
             (10, 152, 162)
         );
         assert_eq!(c.finish, Finish::Done);
+    }
+
+    /// With `includeThoughts`, the thought summary streams in chunks of its
+    /// own before the answer: shown as thinking, kept as its parts.
+    #[test]
+    fn a_thought_summary_streams_as_thinking_and_stays_in_the_parts() {
+        let mut f = GeminiFold::default();
+        let steps: Vec<Step> = [
+            r#"{"candidates":[{"content":{"parts":[{"text":"**Weighing the options**\nA haiku needs","thought":true}],"role":"model"},"index":0}]}"#,
+            r#"{"candidates":[{"content":{"parts":[{"text":"Autumn moonlight"}],"role":"model"},"finishReason":"STOP","index":0}]}"#,
+        ]
+        .iter()
+        .map(|e| f.push("", e).unwrap())
+        .collect();
+        assert_eq!(
+            steps,
+            [
+                Step::Thinking("**Weighing the options**\nA haiku needs".into()),
+                Step::Text("Autumn moonlight".into())
+            ]
+        );
+        let c = Box::new(f).finish();
+        assert_eq!(c.content, "Autumn moonlight");
+        assert_eq!(
+            c.native.unwrap().blocks.len(),
+            2,
+            "the thought kept for replay"
+        );
     }
 
     /// Parallel calls come each in its own event; only the first is signed.
