@@ -112,13 +112,20 @@ fn run_case(rounds: &[Vec<Key>]) -> Result<(), TestCaseError> {
         settle(&term);
     }
     let screen = term.screen();
-    // The line in the editor now: the last prompt line.
-    let editor = screen
-        .lines()
-        .rev()
-        .find(|l| l.starts_with('›'))
-        .unwrap_or("")
-        .to_string();
+    // What is in the editor now: the last prompt line and the lines it
+    // goes on to (a queued line and a draft given back together are two
+    // lines), up to the status line.
+    let lines: Vec<&str> = screen.lines().collect();
+    let start = lines
+        .iter()
+        .rposition(|l| l.starts_with('›'))
+        .unwrap_or(lines.len());
+    let editor = lines[start..]
+        .iter()
+        .take_while(|l| !l.trim().is_empty() && !l.contains(" · session "))
+        .copied()
+        .collect::<Vec<&str>>()
+        .join("\n");
     let sent: String = env
         .fake
         .requests()
