@@ -46,8 +46,10 @@ fn files_under(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     out
 }
 
-#[test]
-fn an_editor_sees_each_entry_of_a_batch_asks_about_the_write_and_loads_it_all_back() {
+/// A home where the model's first reply is one 3-entry `tool_call` — a
+/// read, a write (asked about: `ask` is the mode), server-everything's
+/// `get_env` (allowed) — and its second the answer "done".
+fn batch_of_three() -> TestEnv {
     let env = TestEnv::new();
     env.write_config("[tools]\nbuiltin = [\"read_file\", \"write_file\"]\ndefer = \"always\"\n");
     env.set_approvals("allow = [\"mcp__everything__*\"]");
@@ -62,6 +64,12 @@ fn an_editor_sees_each_entry_of_a_batch_asks_about_the_write_and_loads_it_all_ba
         ]),
     )]));
     env.fake.push(Reply::text("done"));
+    env
+}
+
+#[test]
+fn an_editor_sees_each_entry_of_a_batch_asks_about_the_write_and_loads_it_all_back() {
+    let env = batch_of_three();
 
     let mut editor = Editor::start(&env, &[]);
     let init = editor.request("initialize", initialize()).unwrap();
@@ -391,20 +399,7 @@ fn a_provider_failure_is_an_error_naming_the_provider() {
 /// write allowed through its question, the session loaded back.
 #[test]
 fn the_typescript_sdks_client_drives_hermes_and_every_message_matches_the_schema() {
-    let env = TestEnv::new();
-    env.write_config("[tools]\nbuiltin = [\"read_file\", \"write_file\"]\ndefer = \"always\"\n");
-    env.set_approvals("allow = [\"mcp__everything__*\"]");
-    std::fs::write(env.cwd.path().join("a.txt"), "alpha\n").unwrap();
-    env.fake.push(Reply::tool_calls(&[(
-        &call_id("batch"),
-        "tool_call",
-        &batch(&[
-            ("read_file", json!({"path": "a.txt"})),
-            ("write_file", json!({"path": "b.txt", "content": "beta\n"})),
-            ("mcp__everything__get_env", json!({})),
-        ]),
-    )]));
-    env.fake.push(Reply::text("done"));
+    let env = batch_of_three();
     // The driver beside the SDK it imports (ES modules resolve from the
     // script's folder).
     let sdk = crate::support::test_servers().join("acp/node_modules");
