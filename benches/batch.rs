@@ -127,7 +127,7 @@ fn run(fake: &FakeProvider, s: &Setup) -> Sample {
     let (settings, rt) = settings_and_runtime(home);
     let t = Instant::now();
     let slowest = rt.block_on(async {
-        let conv = hermes::app::assemble(&settings, home, None, false)
+        let conv = hermes::app::assemble(&settings, home, hermes::agent::Opening::New, false)
             .await
             .unwrap();
         let mut events = conv.events;
@@ -205,7 +205,7 @@ fn warm_run(fake: &FakeProvider, s: &Setup) -> WarmSample {
     let (settings, rt) = settings_and_runtime(home);
     let t = Instant::now();
     let (wall, round, slowest, warmed, unused) = rt.block_on(async {
-        let conv = hermes::app::assemble(&settings, home, None, false)
+        let conv = hermes::app::assemble(&settings, home, hermes::agent::Opening::New, false)
             .await
             .unwrap();
         let mut events = conv.events;

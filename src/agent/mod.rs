@@ -1,10 +1,12 @@
 //! The agent core: the turn loop and the events it emits. Front ends (REPL,
 //! one-shot text, `--json`) are consumers of the same [`Event`] stream.
 
+mod answer_schema;
 mod attach;
 mod compaction;
 mod protocol;
 mod reach;
+mod run_budget;
 mod session_setup;
 pub(crate) mod subagents;
 mod tool_call_batches;
@@ -13,9 +15,15 @@ mod turn;
 mod window;
 
 pub use crate::policy::{By, UserAnswer};
+pub use answer_schema::AnswerSchema;
 pub(crate) use attach::{bind_arguments, Offers};
-pub use protocol::{CompactionReason, Event, Settled, SettledBy, ShownArguments, TurnStop};
+pub use protocol::{
+    ChangedFile, CompactionReason, Event, RunCalls, RunSummary, RunTokens, Settled, SettledBy,
+    ShownArguments, TurnStop,
+};
 pub(crate) use protocol::{EventTx, EVENTS_SCHEMA};
+pub(crate) use run_budget::RunBudget;
+pub use session_setup::Opening;
 pub(crate) use session_setup::{open_session, SessionStart};
 pub use tool_call_batches::expand_local_tool_batches;
 pub use tool_round::run_tool_call;

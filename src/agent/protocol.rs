@@ -51,7 +51,7 @@ pub use crate::session::CompactionReason;
 /// The version of the `--json` event stream, in `session_started`: raised
 /// when an event or field changes meaning or goes away (new events and
 /// fields are added without it).
-pub(crate) const EVENTS_SCHEMA: u32 = 2;
+pub(crate) const EVENTS_SCHEMA: u32 = 3;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -203,6 +203,10 @@ pub enum Event {
         /// person (the model has `content`).
         #[serde(skip_serializing_if = "Option::is_none")]
         diff: Option<String>,
+        /// The files the call changed and that landed (a built-in write,
+        /// what the sandbox saw a `shell` command do).
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        changed: Vec<ChangedFile>,
     },
     TurnDone {
         text: String,
@@ -223,6 +227,68 @@ pub enum Event {
         #[serde(skip_serializing_if = "Option::is_none")]
         hint: Option<String>,
     },
+    /// The last event of a one-shot run: what a script judges it by.
+    RunSummary(Box<RunSummary>),
+}
+
+/// A one-shot run, summed up: its session, exit code and time, what it
+/// asked of the model, how each tool call ended (subagents' included) and
+/// what files it left changed.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RunSummary {
+    pub session_id: String,
+    pub exit_code: u8,
+    pub duration_ms: u64,
+    pub model_requests: u64,
+    pub tokens: RunTokens,
+    pub calls: RunCalls,
+    pub files_changed: Vec<ChangedFile>,
+    /// The answer as the JSON value `--output-schema` asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output: Option<serde_json::Value>,
+}
+
+/// Tokens of every model request of a run: `cached`, of `input`, read
+/// from the provider's prompt cache.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct RunTokens {
+    pub input: u64,
+    pub output: u64,
+    pub cached: u64,
+}
+
+/// Tool calls of a run by how they ended: `denied` by a rule, a hook or
+/// the person; `refused` because nobody could be asked (a one-shot run's
+/// question); `cancelled` by a stop before or while they ran.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct RunCalls {
+    pub ok: u64,
+    pub error: u64,
+    pub denied: u64,
+    pub refused: u64,
+    pub cancelled: u64,
+}
+
+/// A file a call changed: its path and whether it was made, changed or
+/// removed.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ChangedFile {
+    pub path: String,
+    pub kind: crate::sandbox::ChangeKind,
+}
+
+impl ChangedFile {
+    /// The changes of `changes` that landed.
+    pub(crate) fn landed(changes: Option<&crate::sandbox::Changes>) -> Vec<ChangedFile> {
+        changes
+            .into_iter()
+            .flat_map(|c| c.landed())
+            .map(|f| ChangedFile {
+                path: f.path.to_string_lossy().into_owned(),
+                kind: f.kind,
+            })
+            .collect()
+    }
 }
 
 /// Why a turn's last answer ended.

@@ -35,37 +35,70 @@ pub(crate) struct SessionStart {
     pub warnings: Vec<String>,
 }
 
-/// Opens the session to work in: `resume` (a file path already found) or a
-/// new one, whose system prompt adds to hermes' own words what `tools`
-/// reach (servers, their tools and instructions, the project's AGENTS.md)
-/// — listed first when they are offered directly, so the prompt and the
-/// first request name them all.
+/// Which session a run works in.
+#[derive(Debug, Clone, Copy)]
+pub enum Opening<'a> {
+    /// A new one, under a new id.
+    New,
+    /// The session in this file (already found).
+    Resume(&'a Path),
+    /// A new one under this id (`--session-id`, when no session has it).
+    Named(&'a str),
+    /// A new one kept nowhere (`--ephemeral`).
+    Ephemeral,
+}
+
+impl<'a> From<Option<&'a Path>> for Opening<'a> {
+    fn from(resume: Option<&'a Path>) -> Opening<'a> {
+        resume.map_or(Opening::New, Opening::Resume)
+    }
+}
+
+/// Opens the session to work in: one resumed, or a new one, whose system
+/// prompt adds to hermes' own words what `tools` reach (servers, their
+/// tools and instructions, the project's AGENTS.md) — listed first when
+/// they are offered directly, so the prompt and the first request name
+/// them all.
 pub(crate) async fn open_session(
     settings: &Settings,
     cwd: &Path,
     tools: &Registry,
     agent_types: Option<&super::subagents::Types>,
-    resume: Option<&Path>,
+    opening: Opening<'_>,
 ) -> Result<SessionStart, SessionError> {
-    match resume {
-        Some(path) => resume_session(path).await,
-        None => {
-            tools.list_before_first_request().await;
-            let reach = super::reach_prompt(tools, cwd, &settings.prompt, agent_types);
-            new_session(settings, cwd, reach).await
-        }
+    if let Opening::Resume(path) = opening {
+        return resume_session(path).await;
     }
+    tools.list_before_first_request().await;
+    let reach = super::reach_prompt(tools, cwd, &settings.prompt, agent_types);
+    new_session(settings, cwd, reach, opening).await
 }
 
 async fn new_session(
     settings: &Settings,
     cwd: &Path,
     reach: String,
+    opening: Opening<'_>,
 ) -> Result<SessionStart, SessionError> {
     let now = Utc::now();
-    let id = session::new_id(&now);
-    let path = session::path_for(&settings.paths.sessions_dir(), &id);
-    let handle = SessionHandle::create(&path, &id)?;
+    let sessions = settings.paths.sessions_dir();
+    let (id, handle) = match opening {
+        Opening::Named(id) => {
+            let path = session::path_for_named(&sessions, id, &now);
+            (id.to_string(), SessionHandle::create(&path, id)?)
+        }
+        Opening::Ephemeral => {
+            let id = session::new_id(&now);
+            let handle = SessionHandle::ephemeral(&id);
+            (id, handle)
+        }
+        Opening::New | Opening::Resume(_) => {
+            let id = session::new_id(&now);
+            let path = session::path_for(&sessions, &id);
+            let handle = SessionHandle::create(&path, &id)?;
+            (id, handle)
+        }
+    };
     let mut system = settings.system_prompt.text(cwd, &now);
     if !reach.is_empty() {
         system.push_str("\n\n");
@@ -240,7 +273,7 @@ impl Agent {
         resume: Option<&Path>,
     ) -> Result<SessionStart, SessionError> {
         let types = self.subagents.as_deref().map(|r| r.types());
-        open_session(settings, cwd, &self.tools, types, resume).await
+        open_session(settings, cwd, &self.tools, types, resume.into()).await
     }
 
     /// The conversation read again from this session's file, on the same

@@ -4,6 +4,7 @@
 use std::io::{IsTerminal, Read};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::Instant;
 
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
@@ -11,8 +12,9 @@ use tokio_util::sync::CancellationToken;
 use super::cli::Cli;
 use super::commands::Context;
 use super::signals::Signals;
+use super::summary::{Tallied, Tally};
 use super::{CommandError, Exit};
-use crate::agent::{open_session, Agent, Event, Parts};
+use crate::agent::{open_session, Agent, AnswerSchema, Event, Opening, Parts, RunSummary};
 use crate::config::{self, DeferPolicy, Settings};
 use crate::frontend::{drive, repl, Printer, Style};
 use crate::mcp::McpRegistry;
@@ -27,27 +29,87 @@ enum Mode {
     Repl(Option<String>),
 }
 
-pub(super) async fn run(cli: &Cli, ctx: &Context<'_>) -> Result<(), CommandError> {
+pub(super) async fn run(
+    cli: &Cli,
+    ctx: &Context<'_>,
+) -> (Result<(), CommandError>, Option<RunSummary>) {
+    let mut tally = Tally::new(Instant::now());
+    let mut summary = None;
+    let result = run_counted(cli, ctx, &mut tally, &mut summary).await;
+    (result, summary)
+}
+
+/// The run; `summary` is filled once its session is known (a one-shot
+/// run's), from what `tally` counted.
+async fn run_counted(
+    cli: &Cli,
+    ctx: &Context<'_>,
+    tally: &mut Tally,
+    summary: &mut Option<RunSummary>,
+) -> Result<(), CommandError> {
     let cwd = ctx.cwd;
     let mode = mode(cli)?;
-    let settings = config::resolve(ctx.paths.clone(), cwd, ctx.overrides)?;
-    if let Some(repaired) = session::guard_folder(&settings.paths.sessions_dir())? {
+    let answer_schema = match (&cli.output_schema, &mode) {
+        (Some(_), Mode::Repl(_)) => {
+            return Err(CommandError::usage(
+                "--output-schema is for one-shot runs",
+                "give the prompt with -q \"TEXT\" (or pipe it on stdin)",
+            ))
+        }
+        (Some(path), _) => Some(Arc::new(AnswerSchema::read(path).map_err(|e| {
+            CommandError::usage(
+                format!("--output-schema {e}"),
+                "give it a file holding one JSON Schema",
+            )
+        })?)),
+        (None, _) => None,
+    };
+    let mut settings = config::resolve(ctx.paths.clone(), cwd, ctx.overrides)?;
+    if cli.ephemeral {
+        // Checkpoints are kept beside the sessions, for `hermes rewind`.
+        settings.builtin.checkpoints = None;
+    } else if let Some(repaired) = session::guard_folder(&settings.paths.sessions_dir())? {
         errln!("warning: {repaired}");
     }
     let resume = resume_path(cli, &settings.paths.sessions_dir(), cwd)?;
+    let opening = match (&resume, &cli.session_id) {
+        (Some(path), _) => Opening::Resume(path),
+        (None, Some(id)) => Opening::Named(id),
+        (None, None) if cli.ephemeral => Opening::Ephemeral,
+        (None, None) => Opening::New,
+    };
     // The REPL on a terminal fills servers' forms: declared to servers from
     // the first connection on, the background fill's included.
     let forms = matches!(mode, Mode::Repl(_))
         && std::io::stdin().is_terminal()
         && std::io::stderr().is_terminal();
-    let conversation = assemble(&settings, cwd, resume.as_deref(), forms).await?;
+    let mut conversation = assemble(&settings, cwd, opening, forms).await?;
+    if let Some(s) = &answer_schema {
+        conversation.agent.answer_as(s.clone());
+    }
+    let session_id = conversation.agent.session().id().to_string();
     let mcp = conversation.mcp.clone();
     // Watched until hermes exits: a second signal during the shutdown below
     // ends it at once.
     let signals = Signals::watch(matches!(mode, Mode::OneShot(_)));
-    let result = converse(cli, mode, &settings, cwd, conversation, &signals.stop).await;
+    let one_shot = matches!(mode, Mode::OneShot(_));
+    let mut output = None;
+    let result = converse(
+        cli,
+        mode,
+        &settings,
+        cwd,
+        conversation,
+        &signals.stop,
+        tally,
+        &mut output,
+    )
+    .await;
     // Every exit path, error or not, stops the servers: no orphans.
     mcp.shutdown().await;
+    if one_shot {
+        *summary = Some(tally.summary(session_id, output));
+    }
     match signals.received() {
         Some(n) if n != SIGINT => Err(CommandError {
             exit: Exit::Signalled(n),
@@ -84,7 +146,7 @@ pub struct Conversation {
 pub async fn assemble(
     settings: &Settings,
     cwd: &Path,
-    resume: Option<&Path>,
+    opening: Opening<'_>,
     forms: bool,
 ) -> Result<Conversation, CommandError> {
     let provider = provider::from_settings(&settings.provider)?;
@@ -115,7 +177,7 @@ pub async fn assemble(
     tools.list_connectors_in_background();
     mcp.fill_catalogs_in_background();
     let types = runner.as_deref().map(|r| r.types());
-    let start = open_session(settings, cwd, &tools, types, resume).await?;
+    let start = open_session(settings, cwd, &tools, types, opening).await?;
     let (tx, rx) = mpsc::unbounded_channel();
     let progress = tx.clone();
     mcp.on_progress(Arc::new(move |p| {
@@ -140,6 +202,7 @@ pub async fn assemble(
         meter: crate::agent::Meter::new(settings.provider.windows.clone(), settings.context),
         max_turns: settings.max_turns,
         events: tx.clone(),
+        run_budget: settings.max_budget_tokens.map(crate::agent::RunBudget::new),
     };
     // `session_started` is the first event; what config and the project
     // warn of follows it.
@@ -194,6 +257,7 @@ fn subagent_warnings(types: &crate::agent::subagents::Types) -> Vec<String> {
     out
 }
 
+#[allow(clippy::too_many_arguments)]
 async fn converse(
     cli: &Cli,
     mode: Mode,
@@ -201,6 +265,8 @@ async fn converse(
     cwd: &Path,
     conversation: Conversation,
     stop: &CancellationToken,
+    tally: &mut Tally,
+    output: &mut Option<serde_json::Value>,
 ) -> Result<(), CommandError> {
     let Conversation {
         agent,
@@ -232,15 +298,68 @@ async fn converse(
                     .answered_on(answers.clone(), settings.paths.config_file());
                 super::json_answers::read_stdin(answers);
             }
-            let res = drive(agent.run_turn(&prompt, stop), &mut events, &mut printer).await;
+            // The answer is printed once it is known to fit.
+            let schema = cli.output_schema.is_some();
+            let prompt = match &agent.answer_schema() {
+                Some(s) => format!("{prompt}\n\n{}", s.asked()),
+                None => prompt,
+            };
+            if schema {
+                printer.hold_answer();
+            }
+            let mut sink = Tallied {
+                printer: &mut printer,
+                tally,
+            };
+            let res = drive(agent.run_turn(&prompt, stop), &mut events, &mut sink).await;
             printer.end_line();
             if res.is_err() && !agent.keeps_session() {
                 // Failed before any answer: `--continue` must not land here.
                 let _ = agent.session().clone().discard().await;
             }
-            res?;
-            Ok(())
+            let outcome = res?;
+            let answer = match &outcome.output {
+                Some(v) => v.to_string(),
+                None => outcome.text.clone(),
+            };
+            if schema && !cli.json {
+                crate::frontend::out(format!("{answer}\n").as_bytes());
+            }
+            *output = outcome.output;
+            if let Some(path) = &cli.output_last_message {
+                let body = if answer.ends_with('\n') {
+                    answer
+                } else {
+                    format!("{answer}\n")
+                };
+                std::fs::write(path, body).map_err(|e| {
+                    CommandError::runtime(
+                        format!("-o {}: {e}", path.display()),
+                        Some("give -o a file hermes may write".into()),
+                    )
+                })?;
+            }
+            blocked(tally)
         }
+    }
+}
+
+/// Exit 4 when an action was refused because nobody could approve it: the
+/// answer came, but may be incomplete.
+fn blocked(tally: &Tally) -> Result<(), CommandError> {
+    match tally.refused() {
+        0 => Ok(()),
+        n => Err(CommandError {
+            exit: Exit::Blocked,
+            message: format!(
+                "{n} action(s) were refused because nobody could approve them in this run; \
+                 the answer may be incomplete"
+            ),
+            hint: Some(
+                "allow them with --approve GLOB or --yolo, or answer questions with --json --json-answers"
+                    .into(),
+            ),
+        }),
     }
 }
 
@@ -365,6 +484,15 @@ fn found_session(
 ) -> Result<Option<PathBuf>, CommandError> {
     if let Some(id) = &cli.resume {
         return Ok(Some(session::find(sessions_dir, id)?));
+    }
+    if let Some(id) = &cli.session_id {
+        if !session::valid_name(id) {
+            return Err(CommandError::usage(
+                format!("--session-id {id:?} cannot name a session"),
+                "use letters, digits, '.', '_' and '-', up to 64, not starting with '.'",
+            ));
+        }
+        return Ok(session::find_exact(sessions_dir, id));
     }
     if cli.continue_last {
         return match session::latest_in(sessions_dir, cwd) {

@@ -13,7 +13,11 @@ use super::commands;
     version = crate::build_info::VERSION_LINE,
     about = "A terminal AI agent for people who work with MCP tools",
     after_help = "With no -q and a terminal on stdin, hermes opens an interactive session.\n\
-                  Piped stdin is read as the prompt of a one-shot run."
+                  Piped stdin is read as the prompt of a one-shot run.\n\n\
+                  Exit codes: 0 the turn ended with an answer; 1 a failure (provider, server, I/O);\n\
+                  2 usage or config; 3 a limit reached (--max-turns, --max-budget-tokens);\n\
+                  4 blocked: an action was refused because nobody could approve it (the answer\n\
+                  may be incomplete); 130 interrupted. With --json the last event is run_summary."
 )]
 pub(crate) struct Cli {
     /// Open the interactive session with this first message: `hermes "fix the failing test"`.
@@ -28,7 +32,7 @@ pub(crate) struct Cli {
     #[arg(short = 'm', long, global = true)]
     pub model: Option<String>,
 
-    /// Provider to use: a preset (openai, openrouter, ollama, anthropic, bedrock) or a [providers.NAME].
+    /// Provider to use: a preset (openai, openrouter, ollama, anthropic, bedrock, gemini) or a [providers.NAME].
     #[arg(long, global = true)]
     pub provider: Option<String>,
 
@@ -46,6 +50,20 @@ pub(crate) struct Cli {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub max_turns: Option<u32>,
 
+    /// Tokens the run may spend (input and output of every model request,
+    /// subagents' included): it stops before a request would pass them, exit 3.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_budget_tokens: Option<u64>,
+
+    /// The final answer must be one JSON value valid against this JSON
+    /// Schema; it is printed alone on stdout (one-shot runs).
+    #[arg(long, value_name = "FILE")]
+    pub output_schema: Option<PathBuf>,
+
+    /// Also write the final answer to FILE (one-shot runs).
+    #[arg(short = 'o', long = "output-last-message", value_name = "FILE")]
+    pub output_last_message: Option<PathBuf>,
+
     /// Let tools matching GLOB run without asking (repeatable), e.g. --approve 'mcp__files__*'
     #[arg(long, value_name = "GLOB")]
     pub approve: Vec<String>,
@@ -60,6 +78,27 @@ pub(crate) struct Cli {
     /// Continue the session with this id.
     #[arg(long, value_name = "ID", conflicts_with = "continue_last")]
     pub resume: Option<String>,
+
+    /// Continue the session with exactly this id if there is one, else
+    /// start it under this id (letters, digits, `._-`, up to 64): a
+    /// retried job continues instead of starting over.
+    #[arg(long, value_name = "ID", conflicts_with_all = ["resume", "continue_last", "fork"])]
+    pub session_id: Option<String>,
+
+    /// Keep no session file: nothing is written under the sessions folder
+    /// (and no checkpoints, so nothing to rewind).
+    #[arg(long, conflicts_with_all = ["resume", "continue_last", "fork", "session_id"])]
+    pub ephemeral: bool,
+
+    /// Run as if hermes were started in DIR (before anything else, so
+    /// other paths given are read from there).
+    #[arg(short = 'C', value_name = "DIR", global = true)]
+    pub directory: Option<PathBuf>,
+
+    /// Another folder the built-in tools and commands may write in, as in
+    /// the working one (repeatable).
+    #[arg(long = "add-dir", value_name = "DIR")]
+    pub add_dirs: Vec<PathBuf>,
 
     /// Continue the latest session started in this directory.
     #[arg(long = "continue")]

@@ -2,8 +2,6 @@
 //! — its message, a hint with the fix, and which exit code it means — through
 //! one `From` per library error, instead of downcasts at the end.
 
-use std::process::ExitCode;
-
 use crate::agent::AgentError;
 use crate::config::ConfigError;
 use crate::frontend::repl::ReplError;
@@ -13,13 +11,18 @@ use crate::session::SessionError;
 use crate::tools::UnknownBuiltin;
 use crate::update::UpdateError;
 
-/// What an outcome means to a script: 1 a runtime failure, 2 a mistake in
-/// how hermes was invoked or configured, 130 interrupted (Ctrl-C), 128 + N
-/// stopped by signal N (SIGTERM 143, SIGHUP 129).
+/// What an outcome means to a script (README, `--help`, docs/ci.md): 1 a
+/// runtime failure, 2 a mistake in how hermes was invoked or configured,
+/// 3 a limit reached (`--max-turns`, `--max-budget-tokens`), 4 an action
+/// refused because nobody could approve it (the answer may be
+/// incomplete), 130 interrupted (Ctrl-C), 128 + N stopped by signal N
+/// (SIGTERM 143, SIGHUP 129).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Exit {
     Runtime,
     Usage,
+    Limit,
+    Blocked,
     Interrupted,
     Signalled(i32),
 }
@@ -29,6 +32,8 @@ impl Exit {
         match self {
             Exit::Runtime => 1,
             Exit::Usage => 2,
+            Exit::Limit => 3,
+            Exit::Blocked => 4,
             Exit::Interrupted => 130,
             Exit::Signalled(n) => u8::try_from(128 + n).unwrap_or(1),
         }
@@ -103,6 +108,9 @@ impl From<AgentError> for CommandError {
         match e {
             AgentError::Provider(p) => p.into(),
             AgentError::Cancelled => CommandError::of(Exit::Interrupted, &e, None),
+            AgentError::MaxTurns(_) | AgentError::RunBudget(_) => {
+                CommandError::of(Exit::Limit, &e, e.hint())
+            }
             other => CommandError::of(Exit::Runtime, &other, other.hint()),
         }
     }
@@ -146,10 +154,11 @@ impl From<std::io::Error> for CommandError {
 }
 
 /// Prints the failure — an `error` event too with `--json` — and gives its
-/// exit code.
-pub(super) fn report(e: &CommandError, json: bool) -> ExitCode {
+/// exit code. A run blocked for want of an approver answered: its line is
+/// a warning, and `run_summary` says the rest.
+pub(super) fn report(e: &CommandError, json: bool) -> u8 {
     let mask = |t: &str| crate::util::secrets::mask(t).into_owned();
-    if json {
+    if json && e.exit != Exit::Blocked {
         let ev = crate::agent::Event::Error {
             message: mask(&e.message),
             hint: e.hint.as_deref().map(mask),
@@ -165,11 +174,16 @@ pub(super) fn report(e: &CommandError, json: bool) -> ExitCode {
         line("interrupted")
     } else if let Exit::Signalled(_) = e.exit {
         line(&e.message)
+    } else if e.exit == Exit::Blocked {
+        line(&format!("warning: {}", e.message));
+        if let Some(h) = &e.hint {
+            line(&format!("hint: {h}"));
+        }
     } else {
         line(&format!("error: {}", e.message));
         if let Some(h) = &e.hint {
             line(&format!("hint: {h}"));
         }
     }
-    ExitCode::from(e.exit.code())
+    e.exit.code()
 }

@@ -1,7 +1,8 @@
 //! The binary's edge: parse flags, resolve settings once, run the
 //! conversation or a subcommand, and map the outcome to an exit code (0 ok,
-//! 1 runtime failure, 2 usage or config error, 130 interrupted) with
-//! `error:` and `hint:` lines on stderr.
+//! 1 runtime failure, 2 usage or config error, 3 a limit reached, 4 blocked
+//! for want of an approver, 130 interrupted) with `error:` and `hint:`
+//! lines on stderr — and, for a one-shot `--json` run, `run_summary` last.
 
 mod chat;
 pub(crate) mod cli;
@@ -11,6 +12,7 @@ mod error;
 pub mod fuzzing;
 mod json_answers;
 mod signals;
+mod summary;
 
 use std::process::ExitCode;
 
@@ -62,47 +64,99 @@ pub fn main() -> ExitCode {
         .build()
     {
         Ok(r) => r,
-        Err(e) => return error::report(&e.into(), json),
+        Err(e) => return ExitCode::from(error::report(&e.into(), json)),
     };
-    let result = runtime.block_on(run(cli));
+    let (result, summary) = runtime.block_on(run(cli));
     // Don't wait for a line editor blocked on the terminal.
     runtime.shutdown_background();
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
+    let code = match result {
+        Ok(()) => 0,
         Err(e) => error::report(&e, json),
+    };
+    if let (Some(mut s), true) = (summary, json) {
+        s.exit_code = code;
+        if let Ok(line) = serde_json::to_string(&crate::agent::Event::RunSummary(Box::new(s))) {
+            crate::frontend::out(format!("{line}\n").as_bytes());
+        }
     }
+    ExitCode::from(code)
 }
 
-async fn run(cli: Cli) -> Result<(), CommandError> {
+/// The run's outcome, and a one-shot conversation's summary (its exit
+/// code still to be set from the outcome).
+async fn run(cli: Cli) -> (Result<(), CommandError>, Option<crate::agent::RunSummary>) {
+    let ctx = match prepare(&cli) {
+        Ok(ctx) => ctx,
+        Err(e) => return (Err(e), None),
+    };
+    let (paths, cwd, overrides) = (&ctx.0, &ctx.1, &ctx.2);
+    let ctx = commands::Context {
+        paths,
+        cwd,
+        overrides,
+    };
+    if cli.command.is_none() {
+        return chat::run(&cli, &ctx).await;
+    }
+    (subcommand(&cli, &ctx).await, None)
+}
+
+/// Where hermes runs (`-C DIR` entered first), its folders, and what the
+/// flags override.
+fn prepare(cli: &Cli) -> Result<(Paths, std::path::PathBuf, Overrides), CommandError> {
+    if let Some(dir) = &cli.directory {
+        std::env::set_current_dir(dir).map_err(|e| {
+            CommandError::usage(
+                format!("-C {}: {e}", dir.display()),
+                "give -C a folder that exists and you may enter",
+            )
+        })?;
+    }
     let cwd = std::env::current_dir()?;
     let paths = Paths::discover()?;
+    let add_dirs = cli
+        .add_dirs
+        .iter()
+        .map(|d| match std::fs::canonicalize(d) {
+            Ok(p) if p.is_dir() => Ok(p),
+            Ok(_) => Err(CommandError::usage(
+                format!("--add-dir {}: not a folder", d.display()),
+                "give --add-dir a folder",
+            )),
+            Err(e) => Err(CommandError::usage(
+                format!("--add-dir {}: {e}", d.display()),
+                "give --add-dir a folder that exists",
+            )),
+        })
+        .collect::<Result<Vec<_>, _>>()?;
     let overrides = Overrides {
         config_path: cli.config.config_path.clone(),
         sets: cli.config.sets.clone(),
         provider: cli.provider.clone(),
         model: cli.model.clone(),
         max_turns: cli.max_turns,
+        max_budget_tokens: cli.max_budget_tokens,
+        add_dirs,
         approve: cli.approve.clone(),
         yolo: cli.yolo,
     };
-    let ctx = commands::Context {
-        paths: &paths,
-        cwd: &cwd,
-        overrides: &overrides,
-    };
+    Ok((paths, cwd, overrides))
+}
+
+async fn subcommand(cli: &Cli, ctx: &commands::Context<'_>) -> Result<(), CommandError> {
     match &cli.command {
-        Some(Command::Config { action }) => commands::config::run(action, &ctx),
-        Some(Command::Sessions { action }) => commands::sessions::run(action, &ctx),
-        Some(Command::Mcp { action }) => commands::mcp::run(action, cli.json, &ctx).await,
-        Some(Command::Hooks { action }) => commands::hooks::run(action, &ctx).await,
+        Some(Command::Config { action }) => commands::config::run(action, ctx),
+        Some(Command::Sessions { action }) => commands::sessions::run(action, ctx),
+        Some(Command::Mcp { action }) => commands::mcp::run(action, cli.json, ctx).await,
+        Some(Command::Hooks { action }) => commands::hooks::run(action, ctx).await,
         Some(Command::Completions { shell }) => {
             commands::completions::run(*shell);
             Ok(())
         }
-        Some(Command::Update(args)) => commands::update::run(args, &ctx),
-        Some(Command::Trust(args)) => commands::trust::run(args, &ctx),
-        Some(Command::Rewind(args)) => commands::rewind::run(args, &ctx).await,
-        Some(Command::Acp) => commands::acp::run(&ctx).await,
-        None => chat::run(&cli, &ctx).await,
+        Some(Command::Update(args)) => commands::update::run(args, ctx),
+        Some(Command::Trust(args)) => commands::trust::run(args, ctx),
+        Some(Command::Rewind(args)) => commands::rewind::run(args, ctx).await,
+        Some(Command::Acp) => commands::acp::run(ctx).await,
+        None => Ok(()),
     }
 }

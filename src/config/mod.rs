@@ -129,6 +129,11 @@ pub struct Overrides {
     pub provider: Option<String>,
     pub model: Option<String>,
     pub max_turns: Option<u32>,
+    /// `--max-budget-tokens N`: what the whole run may spend.
+    pub max_budget_tokens: Option<u64>,
+    /// `--add-dir DIR`: more working folders, written in as the working
+    /// one (already made absolute).
+    pub add_dirs: Vec<PathBuf>,
     /// `--approve GLOB`: tools that run without asking, this run.
     pub approve: Vec<String>,
     /// `--yolo`: every tool runs unless a rule denies it.

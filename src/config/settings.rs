@@ -277,6 +277,9 @@ pub struct Settings {
     pub paths: Paths,
     pub provider: ProviderSettings,
     pub max_turns: u32,
+    /// Tokens the run may spend, input and output of every request
+    /// (`--max-budget-tokens`); `None`: no bound.
+    pub max_budget_tokens: Option<u64>,
     pub system_prompt: SystemPrompt,
     pub builtin: BuiltinSettings,
     pub defer: DeferPolicy,
@@ -345,6 +348,7 @@ pub fn resolve(paths: Paths, cwd: &Path, ov: &Overrides) -> Result<Settings, Con
                 file.checkpoints.max_mb.unwrap_or(1024),
             )
         });
+    builtin.roots.extend(ov.add_dirs.iter().cloned());
     builtin.shell.hidden.extend([
         paths.sessions_dir(),
         paths.data_dir.join("oauth"),
@@ -359,6 +363,7 @@ pub fn resolve(paths: Paths, cwd: &Path, ov: &Overrides) -> Result<Settings, Con
             .max_turns
             .or(file.max_turns.map(|n| n.get()))
             .unwrap_or(defaults::MAX_TURNS),
+        max_budget_tokens: ov.max_budget_tokens,
         system_prompt: match &file.system_prompt {
             Some(text) => SystemPrompt::Custom(text.clone()),
             None => SystemPrompt::Builtin,

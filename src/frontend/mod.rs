@@ -19,5 +19,5 @@ mod terminal;
 mod tool_block;
 mod typeahead;
 
-pub(crate) use printer::{drive, out, out_text, Printer, Style};
+pub(crate) use printer::{drive, out, out_text, Printer, Sink, Style};
 pub(crate) use terminal::restore_terminal;

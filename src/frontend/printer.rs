@@ -41,6 +41,9 @@ pub(crate) struct Printer {
     text_live: Option<(indicatif::MultiProgress, u64)>,
     /// The questions this front end answers (the REPL on a terminal).
     questions: Option<super::approve::Questions>,
+    /// The answer's text is not streamed: it is printed whole once known
+    /// to fit (`--output-schema`).
+    held: bool,
 }
 
 impl Printer {
@@ -62,7 +65,14 @@ impl Printer {
                 }),
             text_live: None,
             questions: None,
+            held: false,
         }
+    }
+
+    /// The model's text is not printed as it streams (the caller prints
+    /// the answer).
+    pub(crate) fn hold_answer(&mut self) {
+        self.held = true;
     }
 
     /// A subagent's event, shown under the entry of the call that started
@@ -174,6 +184,7 @@ impl Printer {
                 self.clean.reset();
                 self.start_spinner()
             }
+            Event::TextDelta { .. } if self.held => {}
             Event::TextDelta { text } => {
                 self.stop_spinner();
                 let text = self.clean.push(text);
@@ -224,6 +235,7 @@ impl Printer {
                 is_error,
                 content,
                 diff,
+                ..
             } => {
                 self.stop_spinner();
                 self.end_text();
@@ -330,7 +342,10 @@ impl Printer {
                     self.say(format!("✗ {name} denied by {by}{why}"));
                 }
             }
-            Event::SessionStarted { .. } | Event::Usage { .. } | Event::Approval { .. } => {}
+            Event::SessionStarted { .. }
+            | Event::Usage { .. }
+            | Event::Approval { .. }
+            | Event::RunSummary(_) => {}
         }
         self.keep_input_drawn();
     }
@@ -495,12 +510,29 @@ pub(crate) fn out(bytes: &[u8]) {
     }
 }
 
+/// What [`drive`] hands events to: the printer, or the printer and
+/// something that watches beside it (a run's tally).
+pub(crate) trait Sink {
+    fn handle(&mut self, ev: &Event);
+    fn resized(&mut self);
+}
+
+impl Sink for Printer {
+    fn handle(&mut self, ev: &Event) {
+        Printer::handle(self, ev)
+    }
+
+    fn resized(&mut self) {
+        Printer::resized(self)
+    }
+}
+
 /// Runs `fut` while printing its events as they come, and every event it left
 /// queued before returning, so output is complete when this returns.
-pub(crate) async fn drive<F: Future>(
+pub(crate) async fn drive<F: Future, S: Sink>(
     fut: F,
     rx: &mut UnboundedReceiver<Event>,
-    printer: &mut Printer,
+    printer: &mut S,
 ) -> F::Output {
     tokio::pin!(fut);
     let mut resized = Resized::new();

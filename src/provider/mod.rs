@@ -11,6 +11,7 @@ mod fold;
 mod gemini;
 mod http;
 pub(crate) mod openai;
+mod output;
 mod responses;
 mod retry;
 pub(crate) mod schema;
@@ -26,6 +27,7 @@ use tokio_util::sync::CancellationToken;
 pub(crate) use blocks::foreign_messages;
 pub(crate) use error::{Overflow, ProviderError};
 pub(crate) use openai::OpenAiProvider;
+pub(crate) use output::OutputFormat;
 pub(crate) use windows::known_window;
 
 use crate::config::{ProviderKind, ProviderSettings};
@@ -35,6 +37,9 @@ pub(crate) struct ChatRequest<'a> {
     pub model: &'a str,
     pub messages: &'a [Message],
     pub tools: &'a [ToolSpec],
+    /// The shape the answer must have (`--output-schema`), for an API
+    /// that can hold the model to it.
+    pub output: Option<&'a OutputFormat>,
 }
 
 /// Token counts of one request. `prompt_tokens` is the whole input, cached

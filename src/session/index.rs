@@ -24,6 +24,39 @@ pub(crate) fn path_for(sessions_dir: &Path, id: &str) -> PathBuf {
         .join(format!("{id}.jsonl"))
 }
 
+/// Where a session named by the person (`--session-id`) is made: under
+/// the day its id names, when it starts with one, else under today.
+pub(crate) fn path_for_named(sessions_dir: &Path, id: &str, now: &Utc) -> PathBuf {
+    if id.len() >= 8 && id.as_bytes()[..8].iter().all(u8::is_ascii_digit) {
+        return path_for(sessions_dir, id);
+    }
+    path_for(sessions_dir, &format!("{}{id}", &now.compact()[..8]))
+        .with_file_name(format!("{id}.jsonl"))
+}
+
+/// Whether `id` may name a session: letters, digits, `.`, `_`, `-`, up to
+/// 64, not starting with a dot.
+pub(crate) fn valid_name(id: &str) -> bool {
+    (1..=64).contains(&id.len())
+        && !id.starts_with('.')
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
+}
+
+/// The file of the session whose id is exactly `id`, if there is one.
+pub(crate) fn find_exact(sessions_dir: &Path, id: &str) -> Option<PathBuf> {
+    if well_formed(id) {
+        let p = path_for(sessions_dir, id);
+        if p.is_file() {
+            return Some(p);
+        }
+    }
+    all_files(sessions_dir)
+        .into_iter()
+        .find(|p| p.file_stem().and_then(|s| s.to_str()) == Some(id))
+}
+
 /// The sessions folder of a file at the place [`path_for`] gives, or
 /// `None` for a file elsewhere.
 pub(super) fn folder_of(file: &Path) -> Option<&Path> {

@@ -16,7 +16,10 @@ use std::path::{Path, PathBuf};
 
 pub(crate) use blobs::sweep as sweep_blobs;
 pub(crate) use fork::fork;
-pub(crate) use index::{find, latest_in, list, matching, new_id, path_for, Summary};
+pub(crate) use index::{
+    find, find_exact, latest_in, list, matching, new_id, path_for, path_for_named, valid_name,
+    Summary,
+};
 pub(crate) use load::{agent_conversations, load};
 pub use load::{parse, LoadedSession};
 pub use pairing::in_entry_order;

@@ -82,6 +82,31 @@ impl SessionHandle {
         })
     }
 
+    /// A session kept nowhere (`--ephemeral`): every record is taken and
+    /// dropped, so the agent runs exactly as it would over a file.
+    pub(crate) fn ephemeral(id: &str) -> SessionHandle {
+        let (tx, mut rx) = mpsc::channel(64);
+        tokio::spawn(async move {
+            while let Some(cmd) = rx.recv().await {
+                match cmd {
+                    Cmd::Append(_, ack) | Cmd::Sync(ack) => {
+                        let _ = ack.send(Ok(()));
+                    }
+                    Cmd::Close(ack) => {
+                        let _ = ack.send(Ok(()));
+                        return;
+                    }
+                }
+            }
+        });
+        SessionHandle {
+            tx,
+            path: PathBuf::new(),
+            id: id.to_string(),
+            agent: None,
+        }
+    }
+
     /// The same file, for subagent `agent`'s records.
     pub(crate) fn for_agent(&self, agent: &str) -> SessionHandle {
         SessionHandle {
@@ -160,6 +185,9 @@ impl SessionHandle {
         }
         let path = self.path.clone();
         self.close().await?;
+        if path.as_os_str().is_empty() {
+            return Ok(());
+        }
         std::fs::remove_file(&path).map_err(|e| SessionError::io(&path, e))
     }
 

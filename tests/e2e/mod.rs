@@ -33,6 +33,7 @@ mod resume_repl;
 mod rewind;
 pub(crate) mod sandbox;
 mod screen;
+mod scripted;
 mod search_quality;
 mod served_shapes;
 mod sessions;

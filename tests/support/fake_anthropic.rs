@@ -146,6 +146,11 @@ fn check_top_level(body: &Value) -> Result<i64, Rejection> {
     if body.get("stream") != Some(&Value::Bool(true)) {
         return Err(invalid("fake: stream must be true"));
     }
+    if let Some(config) = body.get("output_config") {
+        if let Some(e) = super::schema_rules::anthropic_output(&config["format"]) {
+            return Err(invalid(e));
+        }
+    }
     Ok(max_tokens)
 }
 

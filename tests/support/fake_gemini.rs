@@ -158,11 +158,23 @@ pub fn check(req: &Recorded) -> Result<(), Rejection> {
         }
     }
     check_tools(&body)?;
+    check_response_schema(&body["generationConfig"])?;
     check_thinking(&body, model)?;
     let contents = check_contents(&body)?;
     check_calls(contents)?;
     if !is_gemini_2(model) {
         check_signatures(contents)?;
+    }
+    Ok(())
+}
+
+/// A response schema is taken with a JSON response only.
+fn check_response_schema(config: &Value) -> Result<(), Rejection> {
+    let schema = !config["responseJsonSchema"].is_null() || !config["responseSchema"].is_null();
+    if schema && config["responseMimeType"] != "application/json" {
+        return Err(invalid(
+            "Invalid JSON payload received. response_mime_type must be application/json when response_schema or response_json_schema is set.",
+        ));
     }
     Ok(())
 }

@@ -875,6 +875,7 @@ pub fn validate(body: &serde_json::Value) -> Result<(), String> {
         }
     }
 
+    check_response_format(&body["response_format"])?;
     let messages = body["messages"].as_array().unwrap_or(&empty);
     check_content_parts(messages)?;
     for (m, msg) in messages.iter().enumerate() {
@@ -905,6 +906,43 @@ pub fn validate(body: &serde_json::Value) -> Result<(), String> {
     }
 
     check_pairing(messages)
+}
+
+/// `response_format`, when given: its type, and a `json_schema` one's name
+/// and (strict) schema.
+fn check_response_format(f: &serde_json::Value) -> Result<(), String> {
+    if f.is_null() {
+        return Ok(());
+    }
+    match f["type"].as_str() {
+        Some("text" | "json_object") => return Ok(()),
+        Some("json_schema") => {}
+        _ => {
+            return Err(invalid(
+                format!(
+                    "Invalid value: {}. Supported values are: 'json_object', 'json_schema', and 'text'.",
+                    f["type"]
+                ),
+                "response_format.type",
+                Some("invalid_value"),
+            ))
+        }
+    }
+    let s = &f["json_schema"];
+    if !super::schema_rules::openai_schema_name(&s["name"]) {
+        return Err(invalid(
+            "Invalid 'response_format.json_schema.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.".into(),
+            "response_format.json_schema.name",
+            Some("invalid_value"),
+        ));
+    }
+    if s["strict"] == true {
+        let name = s["name"].as_str().unwrap_or_default();
+        if let Some(e) = super::schema_rules::openai_strict(name, &s["schema"]) {
+            return Err(invalid(e, "response_format", None));
+        }
+    }
+    Ok(())
 }
 
 /// Content given as parts: a `tool` (or system, assistant) message takes

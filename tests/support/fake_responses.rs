@@ -132,6 +132,26 @@ pub fn check(req: &Recorded) -> Result<(), Rejection> {
             ));
         }
     }
+    let format = &body["text"]["format"];
+    if format["type"] == "json_schema" {
+        if !super::schema_rules::openai_schema_name(&format["name"]) {
+            return Err(invalid(
+                "Invalid 'text.format.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.",
+                Some("text.format.name"),
+                Some("invalid_value"),
+            ));
+        }
+        if format["strict"] == true {
+            let name = format["name"].as_str().unwrap_or_default();
+            if let Some(e) = super::schema_rules::openai_strict(name, &format["schema"]) {
+                return Err(invalid(
+                    &e.replace("response_format", "text.format"),
+                    Some("text.format.schema"),
+                    Some("invalid_json_schema"),
+                ));
+            }
+        }
+    }
     let model = match body["model"].as_str() {
         Some(m) => m,
         None => {

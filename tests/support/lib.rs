@@ -350,11 +350,46 @@ impl Run {
         errs[0].to_string()
     }
 
+    /// The `--json` events, each checked against docs/events.schema.json.
+    #[track_caller]
     pub fn events(&self) -> Vec<serde_json::Value> {
-        self.stdout
+        let events: Vec<serde_json::Value> = self
+            .stdout
             .lines()
             .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("bad event {l:?}: {e}")))
-            .collect()
+            .collect();
+        for e in &events {
+            if let Err(why) = event_fits_schema(e) {
+                panic!("an event does not fit docs/events.schema.json: {why}\n{e}");
+            }
+        }
+        events
+    }
+}
+
+/// Whether `event` is valid against docs/events.schema.json (`Err`: each
+/// failure with where it is).
+pub fn event_fits_schema(event: &serde_json::Value) -> Result<(), String> {
+    static SCHEMA: std::sync::OnceLock<jsonschema::Validator> = std::sync::OnceLock::new();
+    let v = SCHEMA.get_or_init(|| {
+        let text = std::fs::read_to_string(repo_root().join("docs/events.schema.json")).unwrap();
+        let schema: serde_json::Value = serde_json::from_str(&text).unwrap();
+        jsonschema::validator_for(&schema).unwrap()
+    });
+    let errors: Vec<String> = v
+        .iter_errors(event)
+        .map(|e| {
+            format!(
+                "{} at {} (schema {})",
+                e,
+                e.instance_path(),
+                e.schema_path()
+            )
+        })
+        .collect();
+    match errors.is_empty() {
+        true => Ok(()),
+        false => Err(errors.join("; ")),
     }
 }
 

@@ -209,3 +209,97 @@ pub fn anthropic_image(at: &str, b: &Value) -> Option<String> {
     }
     None
 }
+
+/// The first rule of OpenAI's strict structured outputs `schema` breaks
+/// (`response_format` / `text.format` with `strict: true`): every object
+/// needs `additionalProperties: false` and every property in `required`.
+/// The message is the API's ("Invalid schema for response_format 'NAME':
+/// In context=(…), …").
+pub fn openai_strict(name: &str, schema: &Value) -> Option<String> {
+    fn walk(s: &Value, context: &mut Vec<String>) -> Option<String> {
+        let o = s.as_object()?;
+        let ctx = || {
+            format!(
+                "({})",
+                context
+                    .iter()
+                    .map(|c| format!("'{c}'"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        };
+        if o.get("type") == Some(&Value::from("object")) || o.contains_key("properties") {
+            if o.get("additionalProperties") != Some(&Value::Bool(false)) {
+                return Some(format!(
+                    "In context={}, 'additionalProperties' is required to be supplied and to be false.",
+                    ctx()
+                ));
+            }
+            let required: Vec<&str> = o
+                .get("required")
+                .and_then(Value::as_array)
+                .map(|r| r.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            if let Some(props) = o.get("properties").and_then(Value::as_object) {
+                if let Some(missing) = props.keys().find(|k| !required.contains(&k.as_str())) {
+                    return Some(format!(
+                        "In context={}, 'required' is required to be supplied and to be an array including every key in properties. Missing '{missing}'.",
+                        ctx()
+                    ));
+                }
+                for (k, v) in props {
+                    context.extend(["properties".to_string(), k.clone()]);
+                    let e = walk(v, context);
+                    context.truncate(context.len() - 2);
+                    if e.is_some() {
+                        return e;
+                    }
+                }
+            }
+        }
+        if let Some(items) = o.get("items") {
+            context.push("items".into());
+            let e = walk(items, context);
+            context.pop();
+            return e;
+        }
+        None
+    }
+    walk(schema, &mut Vec::new())
+        .map(|e| format!("Invalid schema for response_format '{name}': {e}"))
+}
+
+/// An OpenAI `json_schema` name: `^[a-zA-Z0-9_-]+$`, up to 64.
+pub fn openai_schema_name(name: &Value) -> bool {
+    name.as_str().is_some_and(|n| {
+        (1..=64).contains(&n.len())
+            && n.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+    })
+}
+
+/// The first rule of Anthropic's structured outputs
+/// (`output_config.format`) the format breaks.
+pub fn anthropic_output(format: &Value) -> Option<String> {
+    if format["type"] != "json_schema" {
+        return Some("output_config.format.type: Input should be 'json_schema'".into());
+    }
+    fn closed(s: &Value) -> bool {
+        let Some(o) = s.as_object() else { return true };
+        if (o.get("type") == Some(&Value::from("object")) || o.contains_key("properties"))
+            && o.get("additionalProperties") != Some(&Value::Bool(false))
+        {
+            return false;
+        }
+        o.get("properties")
+            .and_then(Value::as_object)
+            .is_none_or(|p| p.values().all(closed))
+            && o.get("items").is_none_or(closed)
+    }
+    if !format["schema"].is_object() {
+        return Some("output_config.format.schema: Field required".into());
+    }
+    (!closed(&format["schema"])).then(|| {
+        "output_config.format.schema: For 'object' type, 'additionalProperties' must be explicitly set to false".into()
+    })
+}

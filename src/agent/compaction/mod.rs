@@ -323,6 +323,7 @@ impl Agent {
             model: &self.model,
             messages: ask,
             tools: specs,
+            output: None,
         };
         let completion = self
             .provider

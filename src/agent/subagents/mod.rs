@@ -281,6 +281,7 @@ impl Runner {
             meter: Meter::new(r.windows.clone(), r.context),
             max_turns: r.settings.max_turns,
             events: tx,
+            run_budget: from.run_budget.cloned(),
         };
         let mut agent = Agent::from_parts(parts, handle);
         agent.messages = vec![system];

@@ -79,6 +79,7 @@ pub(in crate::agent) async fn run_alone(
             is_error: out.is_error,
             content: crate::util::secrets::mask_known(&out.content).into_owned(),
             diff: out.diff.clone(),
+            changed: crate::agent::ChangedFile::landed(out.changes.as_deref()),
         });
     }
     out

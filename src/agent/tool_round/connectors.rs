@@ -61,6 +61,7 @@ impl Round<'_> {
                 is_error: out.is_error,
                 content: out.content.clone(),
                 diff: None,
+                changed: Vec::new(),
             });
         }
         for (((e, id), s), out) in entries.iter().zip(ids).zip(&sent).zip(outs.iter_mut()) {

@@ -633,6 +633,7 @@ impl Round<'_> {
             images: output.images,
         };
         let diff = output.diff;
+        let changed = crate::agent::ChangedFile::landed(output.changes.as_deref());
         // Persisted the moment it exists: a crash keeps every finished result.
         let written = match self.session {
             Some(session) => {
@@ -672,6 +673,7 @@ impl Round<'_> {
                 is_error: result.is_error,
                 content: result.content.clone(),
                 diff,
+                changed,
             });
         }
         (result, written)

@@ -28,4 +28,6 @@ pub(in crate::agent) struct Spawn<'a> {
     pub spawner: &'a dyn Spawner,
     pub provider: &'a std::sync::Arc<dyn crate::provider::Provider>,
     pub model: &'a str,
+    /// The run's `--max-budget-tokens`, which the subagent spends from too.
+    pub run_budget: Option<&'a crate::agent::RunBudget>,
 }

@@ -11,6 +11,13 @@ pub enum AgentError {
     Session(#[from] SessionError),
     #[error("no final answer after {0} model requests (the --max-turns limit)")]
     MaxTurns(u32),
+    /// The answer still did not fit `--output-schema` once the model was
+    /// told why.
+    #[error("{0} (after the model was asked to correct it once)")]
+    OutputInvalid(String),
+    /// The next request would pass the run's `--max-budget-tokens`.
+    #[error("{0}")]
+    RunBudget(String),
     #[error("interrupted")]
     Cancelled,
     #[error("the model answered the request for a summary with no text; the conversation was not compacted")]
@@ -35,6 +42,14 @@ impl AgentError {
                     .into(),
             ),
             AgentError::Cancelled | AgentError::NoSummary => None,
+            AgentError::OutputInvalid(_) => Some(
+                "check the schema with the answer hermes printed in the warning, or try another model"
+                    .into(),
+            ),
+            AgentError::RunBudget(_) => Some(
+                "raise --max-budget-tokens, or continue with --session-id (or --continue) and a new budget"
+                    .into(),
+            ),
             AgentError::OverBudget(_) => Some(
                 "raise [agents] max_turns, max_tokens or max_total_tokens in config.toml".into(),
             ),

@@ -41,6 +41,8 @@ pub(crate) struct UsageTotals {
 pub struct TurnOutcome {
     pub text: String,
     pub model_requests: u32,
+    /// The answer as the JSON value `--output-schema` asked for.
+    pub output: Option<serde_json::Value>,
 }
 
 pub struct Agent {
@@ -82,6 +84,10 @@ pub struct Agent {
     pub(super) budget: Option<super::subagents::budget::Budget>,
     /// A subagent's type, which SubagentStop hooks' matchers are tried on.
     pub(super) agent_type: Option<String>,
+    /// What the whole run may spend, shared with its subagents.
+    pub(super) run_budget: Option<super::RunBudget>,
+    /// The shape the final answer must have (`--output-schema`).
+    pub(super) answer_schema: Option<std::sync::Arc<super::AnswerSchema>>,
 }
 
 /// What an agent is made of besides the session it is in: the session
@@ -96,6 +102,8 @@ pub(crate) struct Parts {
     pub meter: Meter,
     pub max_turns: u32,
     pub events: EventTx,
+    /// `--max-budget-tokens`, shared by the run's agents.
+    pub run_budget: Option<super::RunBudget>,
 }
 
 impl Agent {
@@ -124,7 +132,19 @@ impl Agent {
             subagents: None,
             budget: None,
             agent_type: None,
+            run_budget: parts.run_budget,
+            answer_schema: None,
         }
+    }
+
+    /// Every final answer from now on must be one JSON value valid
+    /// against `schema`.
+    pub(crate) fn answer_as(&mut self, schema: std::sync::Arc<super::AnswerSchema>) {
+        self.answer_schema = Some(schema);
+    }
+
+    pub(crate) fn answer_schema(&self) -> Option<&super::AnswerSchema> {
+        self.answer_schema.as_deref()
     }
 
     /// The policy, for `/approvals`, `/yolo` and setting who answers.
@@ -331,6 +351,7 @@ impl Agent {
         .await?;
         let mut calls_made: usize = 0;
         let mut stop_hook_active = false;
+        let mut corrected = false;
         for request in 1..=self.max_turns {
             if let Some(b) = &self.budget {
                 // Others may have spent the run's tokens since the last.
@@ -372,6 +393,25 @@ impl Agent {
                     self.push(Message::user(hooked::hook_notes(&[why]))).await?;
                     continue;
                 }
+                let output = match self
+                    .answer_schema
+                    .as_deref()
+                    .map(|s| s.check(&completion.content))
+                {
+                    None => None,
+                    Some(Ok(value)) => Some(value),
+                    // Told what failed, the model answers once more.
+                    Some(Err(why)) if !corrected => {
+                        corrected = true;
+                        self.emit(Event::Warning {
+                            message: format!("{why}; the model is asked once more"),
+                        });
+                        let note = super::AnswerSchema::correction(&why);
+                        self.push(Message::user(note)).await?;
+                        continue;
+                    }
+                    Some(Err(why)) => return Err(AgentError::OutputInvalid(why)),
+                };
                 self.emit(Event::TurnDone {
                     text: completion.content.clone(),
                     model_requests: request,
@@ -384,6 +424,7 @@ impl Agent {
                 return Ok(TurnOutcome {
                     text: completion.content,
                     model_requests: request,
+                    output,
                 });
             }
             let cap = self.policy.max_tool_calls_per_turn() as usize;
@@ -403,6 +444,7 @@ impl Agent {
                         spawner,
                         provider: &self.provider,
                         model: &self.model,
+                        run_budget: self.run_budget.as_ref(),
                     }),
                 open_question: std::sync::Mutex::new(None),
                 earlier: Default::default(),
@@ -444,6 +486,10 @@ impl Agent {
         self.record_deferral().await?;
         self.note_foreign_blocks().await?;
         self.compact_if_full(&specs, cancel).await?;
+        if let Some(b) = &self.run_budget {
+            let input = self.meter.estimate(request_bytes(&self.messages, &specs));
+            b.check(input).map_err(AgentError::RunBudget)?;
+        }
         self.emit(Event::ModelRequest { request });
         let events = self.events.clone();
         let on_event = move |e: ProviderEvent| {
@@ -468,6 +514,7 @@ impl Agent {
                 model: &self.model,
                 messages: &self.messages,
                 tools: &specs,
+                output: self.answer_schema.as_deref().map(|s| &s.format),
             };
             let e = match self.provider.complete(req, &on_event, cancel).await {
                 Ok(c) => return Ok(c),
@@ -496,6 +543,9 @@ impl Agent {
     ) -> Result<(), SessionError> {
         self.usage.requests += 1;
         if let Some(u) = &completion.usage {
+            if let Some(b) = &self.run_budget {
+                b.spend(u.prompt_tokens + u.completion_tokens);
+            }
             self.usage.prompt_tokens += u.prompt_tokens;
             self.usage.completion_tokens += u.completion_tokens;
             self.usage.cache_read_tokens += u.cache_read_tokens;

@@ -113,7 +113,7 @@ impl acp::Host for Host {
                 })?),
                 None => None,
             };
-            let c = assemble(&settings, &open.cwd, resume.as_deref(), false)
+            let c = assemble(&settings, &open.cwd, resume.as_deref().into(), false)
                 .await
                 .map_err(rpc)?;
             Ok(Opened {

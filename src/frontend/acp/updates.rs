@@ -87,6 +87,7 @@ impl Updates {
                 is_error,
                 content,
                 diff,
+                ..
             } => {
                 let full = id_of(id);
                 let mut out: Vec<Value> = self
@@ -316,6 +317,7 @@ mod tests {
             is_error: true,
             content: "not a repository".into(),
             diff: None,
+            changed: Vec::new(),
         });
         assert_eq!(done[0]["status"], "failed");
         assert_eq!(done[0]["content"][0]["content"]["text"], "not a repository");

@@ -24,6 +24,8 @@ struct Body<'a> {
     system: Vec<Value>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     tools: Vec<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    output_config: Option<Value>,
     messages: Vec<Value>,
 }
 
@@ -80,6 +82,7 @@ pub(super) fn body(req: &ChatRequest<'_>, max_tokens: u32, thinking: Thinking) -
         },
         system,
         tools,
+        output_config: req.output.and_then(super::super::OutputFormat::anthropic),
         messages,
     };
     serde_json::to_vec(&body).unwrap_or_default()
@@ -112,6 +115,7 @@ mod tests {
             model: "claude",
             messages: &msgs,
             tools: &tools,
+            output: None,
         };
         let body = String::from_utf8(body(&req, 4096, Thinking::Budget(2048))).unwrap();
         assert_eq!(

@@ -77,6 +77,7 @@ mod tests {
             model: "m",
             messages: &msgs,
             tools: &tools,
+            output: None,
         };
         let body = String::from_utf8(body(&req, 1000, Thinking::Off)).unwrap();
         assert_eq!(

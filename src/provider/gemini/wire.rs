@@ -68,6 +68,9 @@ pub(super) fn body(
     if let Some(t) = thinking {
         generation["thinkingConfig"] = t;
     }
+    if let Some(o) = req.output {
+        o.gemini(&mut generation);
+    }
     let body = Body {
         system_instruction: (!system.is_empty()).then(|| json!({ "parts": system })),
         tools: if declarations.is_empty() {
@@ -117,6 +120,7 @@ mod tests {
             model: "gemini-3-flash",
             messages,
             tools: &tools,
+            output: None,
         };
         String::from_utf8(body(&req, 8192, Thinking::Off, Some(Effort::High))).unwrap()
     }

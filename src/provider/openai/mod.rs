@@ -43,6 +43,7 @@ impl OpenAiProvider {
                 include_usage: true,
             },
             tools: req.tools.iter().map(WireTool::from).collect(),
+            response_format: req.output.map(super::OutputFormat::chat),
             messages: wire_messages(req.messages),
         };
         serde_json::to_vec(&body).unwrap_or_default()
@@ -129,6 +130,8 @@ struct WireRequest<'a> {
     stream_options: StreamOptions,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     tools: Vec<WireTool<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    response_format: Option<serde_json::Value>,
     messages: Vec<WireMessage<'a>>,
 }
 
@@ -318,6 +321,7 @@ mod tests {
             model: "m",
             messages: &msgs,
             tools: &[],
+            output: None,
         };
         let body = String::from_utf8(OpenAiProvider::request_body(&req)).unwrap();
         assert_eq!(

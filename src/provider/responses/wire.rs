@@ -31,6 +31,8 @@ struct Body<'a> {
     reasoning: Option<Value>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     tools: Vec<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    text: Option<Value>,
     input: Vec<Value>,
 }
 
@@ -58,6 +60,7 @@ pub(super) fn body(req: &ChatRequest<'_>, effort: Option<Effort>) -> Vec<u8> {
                     "parameters": OPENAI_RESPONSES.adapt(&t.parameters), "strict": false})
             })
             .collect(),
+        text: req.output.map(super::super::OutputFormat::responses),
         input: req
             .messages
             .iter()
@@ -185,6 +188,7 @@ mod tests {
             model: "gpt-5",
             messages: &messages,
             tools: &tools,
+            output: None,
         };
         let body = String::from_utf8(body(&req, Some(Effort::Low))).unwrap();
         assert!(body.starts_with(r#"{"model":"gpt-5","stream":true,"store":false,"include":["reasoning.encrypted_content"],"reasoning":{"effort":"low"},"tools":[{"description":"d","name":"tool_call","parameters":{"type":"object"},"strict":false,"type":"function"}],"input":["#), "{body}");
@@ -202,6 +206,7 @@ mod tests {
             model: "gpt-4.1",
             messages: &messages[..2],
             tools: &[],
+            output: None,
         };
         let plain = String::from_utf8(body_of(&plain)).unwrap();
         assert!(

@@ -461,6 +461,7 @@ fn named(items: &[String]) -> String {
 /// when the kernel gives no user namespaces and the sandbox is weaker.
 pub(super) fn policy(ctx: &Context) -> (crate::sandbox::Policy, Option<String>) {
     let mut writable = vec![ctx.workspace.root().to_path_buf(), std::env::temp_dir()];
+    writable.extend(ctx.workspace.others().iter().cloned());
     writable.extend(ctx.shell.writable.iter().cloned());
     ctx.control.create_own_under(&writable);
     let mut note = None;

@@ -41,6 +41,12 @@ impl Workspace {
         &self.root
     }
 
+    /// The other folders that count as inside (`--add-dir`, an editor's
+    /// `additionalDirectories`).
+    pub(crate) fn others(&self) -> &[PathBuf] {
+        &self.others
+    }
+
     /// The path a tool argument names: relative to the working folder,
     /// `.` and `..` resolved by their text; `~/` is the home folder.
     pub(crate) fn resolve(&self, path: &str) -> PathBuf {
