@@ -8,7 +8,8 @@
 //! `cargo bench --bench startup` (set `HERMES_BENCH_RUNS` to change the run count).
 //! With `HERMES_BENCH_BASELINE` naming another hermes binary (a release build
 //! of main, say), the batch task is run A B A B … with both, and their sizes
-//! and peak RSS compared.
+//! and peak RSS compared, and start-up on the no-servers home is run
+//! A B A B with both (the ratio of their medians).
 
 use hermes_test_support::{everything, fake_provider};
 use std::process::{Command, Stdio};
@@ -250,6 +251,30 @@ fn main() {
         pct(&rss[0], 0.1),
         pct(&rss[0], 0.9)
     );
+    if let [current, baseline] = &bins[..] {
+        // Start-up against the baseline: A B A B on the no-servers home.
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        for _ in 0..runs {
+            for (bin, out) in [(current, &mut a), (baseline, &mut b)] {
+                fake.push(Reply::text("Hello from the benchmark."));
+                out.push(one_of(bin, &fake, none.path()).first_byte.as_secs_f64() * 1e3);
+            }
+        }
+        let (a, b) = (sorted(a.into_iter()), sorted(b.into_iter()));
+        println!(
+            "| start → first byte, no MCP servers, this binary ({runs} runs, A B A B) | {:.2} ms | {:.2} ms | {:.2} ms | | |",
+            pct(&a, 0.5),
+            pct(&a, 0.1),
+            pct(&a, 0.9)
+        );
+        println!(
+            "| the same, baseline binary | {:.2} ms | {:.2} ms | {:.2} ms | {:.3} (this ÷ baseline, medians) | ≤ 1.02 |",
+            pct(&b, 0.5),
+            pct(&b, 0.1),
+            pct(&b, 0.9),
+            pct(&a, 0.5) / pct(&b, 0.5)
+        );
+    }
     if let [cur, base] = &rss[..] {
         let size =
             |b: &std::path::Path| std::fs::metadata(b).map_or(0, |m| m.len()) as f64 / 1048576.0;

@@ -63,7 +63,7 @@ fn under_the_default_config_reads_run_and_the_write_is_refused_naming_the_flags_
     env.fake
         .push(Reply::text("Read both; the write needs you."));
     let run = env.run(&["-q", "read a and b, then write c"]);
-    run.ok();
+    run.code(4); // refused for want of an approver: blocked
     assert_eq!(env.fake.requests().len(), 2, "one model round trip");
     let r = contents(&env.tool_results(1));
     assert_eq!(r[0], "note A");
@@ -129,7 +129,7 @@ fn a_destructive_tool_is_asked_even_under_auto_unless_a_rule_names_it() {
         &read_read_write(docs.path()),
     )]));
     env.fake.push(Reply::text("ok"));
-    env.run(&["-q", "go"]).ok();
+    env.run(&["-q", "go"]).code(4); // refused for want of an approver: blocked
     assert!(!docs.path().join("c.txt").exists());
     let rec = approvals_recorded(&env);
     assert_eq!(rec[0]["by"], "mode auto");
@@ -412,7 +412,7 @@ fn a_hook_asking_is_refused_in_a_one_shot_run() {
          command = \"echo '{\\\"hookSpecificOutput\\\":{\\\"permissionDecision\\\":\\\"ask\\\",\\\"permissionDecisionReason\\\":\\\"check with a human\\\"}}'\"\n",
     );
     two_echoes(&env);
-    env.run(&["-q", "go"]).ok();
+    env.run(&["-q", "go"]).code(4); // refused for want of an approver: blocked
     let r = contents(&env.tool_results(1));
     crate::assert_contains!(r[0], "needs the user's approval (hook)");
     let rec = approvals_recorded(&env);
@@ -426,7 +426,7 @@ fn ask_is_the_default_and_a_one_shot_write_is_refused_under_it() {
     env.set_approvals("");
     two_echoes(&env);
     let run = env.run(&["-q", "go"]);
-    run.ok();
+    run.code(4); // refused for want of an approver: blocked
     let r = contents(&env.tool_results(1));
     crate::assert_contains!(r[0], "needs the user's approval (mode ask)");
     crate::assert_contains!(run.stderr, "--approve 'mcp__t__echo'");

@@ -241,7 +241,7 @@ fn reads_run_and_writes_and_commands_are_asked_writes_outside_always() {
         call("shell", "shell", json!({"command": "touch c.txt"})),
     ]));
     env.fake.push(Reply::text("ok"));
-    env.run(&["-q", "go"]).ok();
+    env.run(&["-q", "go"]).code(4); // refused for want of an approver: blocked
     let r = contents(&env.tool_results(1));
     assert_eq!(r[0], "     1\talpha\n");
     crate::assert_contains!(
@@ -274,7 +274,7 @@ fn reads_run_and_writes_and_commands_are_asked_writes_outside_always() {
     ]));
     env.fake.push(Reply::text("ok"));
     let run = env.run(&["-q", "go"]);
-    run.ok();
+    run.code(4); // refused for want of an approver: blocked
     let r = contents(&env.tool_results(1));
     for refused in &r[..2] {
         crate::assert_contains!(

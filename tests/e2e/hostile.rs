@@ -63,7 +63,7 @@ fn a_one_shot_refusal_prints_every_argument_target_first() {
     )]));
     env.fake.push(Reply::text("ok"));
     let run = env.run(&["-q", "go"]);
-    run.ok();
+    run.code(4); // refused for want of an approver: blocked
     let lines: Vec<&str> = run.stderr.lines().collect();
     let at = lines
         .iter()
@@ -705,7 +705,7 @@ fn a_hook_matched_only_by_the_plain_name_cannot_allow_another_tool() {
         &batch(&[(names[0], json!({})), (names[1], json!({}))]),
     )]));
     env.fake.push(Reply::text("ok"));
-    env.run(&["-q", "go"]).ok();
+    env.run(&["-q", "go"]).code(4); // refused for want of an approver: blocked
     let r = contents(&env.tool_results(1));
     let log = env.server_log("h");
     // `delete_all` is the hook's own tool: allowed, and run.

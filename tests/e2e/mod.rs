@@ -1,4 +1,5 @@
 mod acp;
+mod action;
 mod api_schemas;
 mod approvals;
 mod asked;

@@ -749,7 +749,8 @@ fn json_events_of_a_tool_round(api: Api) {
         "child 0 keeps the parent id"
     );
     assert_eq!(started[0]["name"], "mcp__t__echo");
-    assert_eq!(events.last().unwrap()["text"], "both echoed");
+    let done = events.iter().rfind(|e| e["type"] == "turn_done").unwrap();
+    assert_eq!(done["text"], "both echoed");
 }
 per_api!(
     json_events_of_a_split_tool_round_on,

@@ -488,7 +488,7 @@ fn a_built_in_write_to_a_control_path_is_always_asked() {
         ("fine", "write_file", json!({"path": "notes.md", "content": "ok"})),
     ]));
     env.fake.push(Reply::text("done"));
-    env.run(&["-q", "go"]).ok();
+    env.run(&["-q", "go"]).code(4); // refused for want of an approver: blocked
     let r = contents(&env.tool_results(1));
     crate::assert_contains!(r[0], "git's config or hooks");
     crate::assert_contains!(r[1], "git's config or hooks");

@@ -4,6 +4,7 @@
 //! `hermes` binary and read what it wrote.
 
 pub mod acp;
+pub mod actions;
 pub mod calls;
 pub mod everything;
 pub mod fake_anthropic;

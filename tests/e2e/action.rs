@@ -1,0 +1,125 @@
+//! `action.yml`, the composite GitHub Action, run step by step as the runner
+//! runs it (tests/support/actions.rs): its inputs as `INPUT_*` variables, its
+//! outputs through `GITHUB_OUTPUT`, against the fake provider.
+
+use std::path::Path;
+
+use crate::support::actions::Runner;
+use crate::support::{bin, call_id, repo_root, Reply, TestEnv, KEY_ENV};
+
+const VERDICT: &str = r#"{"type":"object","additionalProperties":false,"required":["verdict"],
+"properties":{"verdict":{"enum":["pass","fail"]}}}"#;
+
+/// A `cargo` that stands in for the release build `cargo install` makes
+/// (minutes of compiling): it logs its arguments, and puts the hermes this
+/// suite built where `--root` says cargo would.
+fn cargo_shim(dir: &Path) {
+    let script = format!(
+        "#!/bin/sh\necho \"$@\" >> {log:?}\nroot=''\nprev=''\nfor a in \"$@\"; do\n  \
+         [ \"$prev\" = --root ] && root=\"$a\"\n  prev=\"$a\"\ndone\n\
+         mkdir -p \"$root/bin\" && cp {hermes:?} \"$root/bin/hermes\"\n",
+        log = dir.join("cargo.log"),
+        hermes = bin("hermes"),
+    );
+    let shim = dir.join("cargo");
+    std::fs::write(&shim, script).unwrap();
+    std::fs::set_permissions(&shim, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+}
+
+fn runner(env: &TestEnv, shim: &Path) -> Runner {
+    let temp = env.tmp().join("runner");
+    std::fs::create_dir_all(&temp).unwrap();
+    Runner {
+        action_path: repo_root().to_path_buf(),
+        workspace: env.cwd.path().to_path_buf(),
+        tool_cache: env.tmp().join("tool-cache"),
+        temp,
+        action_ref: "main".into(),
+        env: vec![
+            ("HOME".into(), env.home.path().display().to_string()),
+            ("HERMES_HOME".into(), env.home.path().display().to_string()),
+            ("TMPDIR".into(), env.tmp().display().to_string()),
+            (KEY_ENV.into(), "test-key".into()),
+        ],
+        // No hermes on it until the install step puts one there.
+        path: format!("{}:/usr/local/bin:/usr/bin:/bin", shim.display()),
+    }
+}
+
+#[test]
+fn the_action_installs_hermes_once_runs_the_prompt_and_sets_its_three_outputs() {
+    let env = TestEnv::new();
+    env.write_config("[tools]\nbuiltin = [\"write_file\"]\n\n[approvals]\nmode = \"ask\"\n");
+    std::fs::write(env.cwd.path().join("verdict.json"), VERDICT).unwrap();
+    let shim = tempfile::tempdir().unwrap();
+    cargo_shim(shim.path());
+    let runner = runner(&env, shim.path());
+
+    env.fake.push(Reply::tool_calls(&[(
+        &call_id("w"),
+        "write_file",
+        r#"{"path":"REPORT.md","content":"all green\n"}"#,
+    )]));
+    env.fake.push(Reply::text(r#"{"verdict":"pass"}"#));
+    let run = runner.run(&[
+        ("prompt", "Run the checks and write REPORT.md"),
+        ("approve", "write_file\n  read_file  \n"),
+        ("output-schema", "verdict.json"),
+        ("max-turns", "5"),
+        ("session-id", "gha-1234-review"),
+    ]);
+    let logs: Vec<String> = run
+        .steps
+        .iter()
+        .map(|s| format!("{}: {}", s.name, s.log))
+        .collect();
+    assert!(!run.failed, "{logs:#?}");
+    assert_eq!(run.outputs["answer"], r#"{"verdict":"pass"}"#);
+    assert_eq!(run.outputs["session-id"], "gha-1234-review");
+    assert_eq!(run.outputs["exit-code"], "0");
+    assert_eq!(
+        std::fs::read_to_string(env.cwd.path().join("REPORT.md")).unwrap(),
+        "all green\n",
+        "the approved write ran"
+    );
+    let cargo = std::fs::read_to_string(shim.path().join("cargo.log")).unwrap();
+    let root = env.tmp().join("tool-cache/hermes/main");
+    assert_eq!(
+        cargo.trim(),
+        format!(
+            "install --locked --path {} --bin hermes --root {}",
+            repo_root().display(),
+            root.display()
+        )
+    );
+    // The session file is kept as an artifact; the last step did not fail.
+    let keep = run.steps.iter().find(|s| s.uses.is_some()).unwrap();
+    assert!(keep.ran);
+    assert_eq!(keep.uses.as_deref(), Some("actions/upload-artifact@v4"));
+    assert_eq!(keep.with["name"], "hermes-session-gha-1234-review");
+    assert!(Path::new(&keep.with["path"]).is_file(), "{:?}", keep.with);
+    assert!(!run.steps.last().unwrap().ran);
+    // The request carried the approve list and the schema.
+    let first = env.fake.requests()[0].json();
+    assert_eq!(first["response_format"]["json_schema"]["strict"], true);
+
+    // A second job at the same ref: no build; a write nobody approved
+    // makes hermes exit 4, and the action's last step fails with it.
+    env.fake.push(Reply::tool_calls(&[(
+        &call_id("w2"),
+        "write_file",
+        r#"{"path":"OTHER.md","content":"x"}"#,
+    )]));
+    env.fake.push(Reply::text("I could not write OTHER.md."));
+    let run = runner.run(&[("prompt", "write OTHER.md")]);
+    assert_eq!(run.outputs["exit-code"], "4");
+    assert_eq!(run.outputs["answer"], "I could not write OTHER.md.");
+    assert!(!run.outputs["session-id"].is_empty());
+    let last = run.steps.last().unwrap();
+    assert!(last.ran && last.code == 4, "{last:?}");
+    assert!(run.failed);
+    assert!(!env.cwd.path().join("OTHER.md").exists());
+    let cargo_after = std::fs::read_to_string(shim.path().join("cargo.log")).unwrap();
+    assert_eq!(cargo_after, cargo, "installed once per ref");
+    crate::assert_contains!(run.steps[0].log, "already installed");
+}
