@@ -1,7 +1,8 @@
 //! The answer's shape a run asks for (`--output-schema`), as each API takes
 //! it: Chat Completions' `response_format`, Responses' `text.format`,
-//! Gemini's `responseJsonSchema`, Anthropic's `output_config.format`. The
-//! agent validates the answer whatever the API did with it.
+//! Gemini's `responseJsonSchema`, Anthropic's `output_config.format`,
+//! Bedrock Converse's `outputConfig.textFormat`. The agent validates the
+//! answer whatever the API did with it.
 
 use serde_json::{json, Value};
 
@@ -14,8 +15,8 @@ pub(crate) struct OutputFormat {
     /// Whether the schema keeps to what strict structured output takes:
     /// every object closed (`additionalProperties: false`) with every
     /// property required. OpenAI then enforces it (`strict: true`), and
-    /// Anthropic takes it at all; otherwise OpenAI treats it as guidance
-    /// and Anthropic is not sent it.
+    /// Anthropic and Bedrock take it at all; otherwise OpenAI treats it as
+    /// guidance and the other two are not sent it.
     pub closed: bool,
 }
 
@@ -41,6 +42,15 @@ impl OutputFormat {
     pub(crate) fn anthropic(&self) -> Option<Value> {
         self.closed
             .then(|| json!({"format": {"type": "json_schema", "schema": self.schema}}))
+    }
+
+    /// Bedrock Converse's `outputConfig`, for a closed schema only (Claude
+    /// behind it takes no other); the schema goes as a JSON string.
+    pub(crate) fn bedrock(&self) -> Option<Value> {
+        self.closed.then(|| {
+            json!({"textFormat": {"type": "json_schema", "structure": {"jsonSchema": {
+                "schema": self.schema.to_string(), "name": NAME}}}})
+        })
     }
 
     /// Gemini's `generationConfig` fields.

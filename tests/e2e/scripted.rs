@@ -439,6 +439,29 @@ fn the_native_apis_are_sent_the_schema_their_own_way() {
 }
 
 #[test]
+fn an_open_schema_is_not_sent_to_the_apis_that_take_closed_ones_only() {
+    use crate::support::fake_provider::Api;
+    let open =
+        r#"{"type":"object","required":["verdict"],"properties":{"verdict":{"type":"string"}}}"#;
+    for api in [Api::Anthropic, Api::Bedrock] {
+        let env = TestEnv::with_api(api);
+        std::fs::write(env.cwd.path().join("open.json"), open).unwrap();
+        env.fake
+            .push(Reply::from_turn(crate::support::fake_provider::Turn::text(
+                r#"{"verdict":"fine"}"#,
+            )));
+        let run = env.run(&["--output-schema", "open.json", "-q", "verdict?"]);
+        run.ok();
+        let body = env.fake.requests()[0].json();
+        assert!(
+            body.get("output_config").is_none() && body.get("outputConfig").is_none(),
+            "{api:?}"
+        );
+        assert_eq!(run.stdout, "{\"verdict\":\"fine\"}\n");
+    }
+}
+
+#[test]
 fn a_named_session_is_continued_by_the_next_run_with_its_id() {
     let env = TestEnv::new();
     env.fake.push(Reply::text("first answer"));

@@ -80,7 +80,39 @@ pub fn check(req: &Recorded) -> Result<(), Rejection> {
     check_tool_config(&body, messages)?;
     check_pairing(messages)?;
     check_reasoning(messages)?;
+    check_output_config(&body)?;
     check_system(&body)
+}
+
+/// `outputConfig.textFormat`: type `json_schema`, the schema a JSON
+/// string, and — for Claude — every object closed.
+fn check_output_config(body: &Value) -> Result<(), Rejection> {
+    let Some(config) = body.get("outputConfig") else {
+        return Ok(());
+    };
+    let format = &config["textFormat"];
+    if format["type"] != "json_schema" {
+        return Err(invalid(
+            "1 validation error detected: Value at 'outputConfig.textFormat.type' failed to satisfy constraint: Member must satisfy enum value set: [json_schema]",
+        ));
+    }
+    let Some(text) = format["structure"]["jsonSchema"]["schema"].as_str() else {
+        return Err(rejection(
+            400,
+            "SerializationException",
+            "Start of structure or map found where not expected.",
+        ));
+    };
+    let schema: Value = serde_json::from_str(text)
+        .map_err(|_| invalid("The provided JSON schema is not valid JSON."))?;
+    let wrapped = serde_json::json!({"type": "json_schema", "schema": schema});
+    match super::schema_rules::anthropic_output(&wrapped) {
+        Some(e) => Err(invalid(&format!(
+            "The model returned the following errors: {}",
+            e.replace("output_config.format.", "")
+        ))),
+        None => Ok(()),
+    }
 }
 
 /// Rules 1 and 2.

@@ -21,6 +21,8 @@ struct Body {
     system: Vec<Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
     tool_config: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    output_config: Option<Value>,
     messages: Vec<Value>,
 }
 
@@ -53,6 +55,7 @@ pub(super) fn body(req: &ChatRequest<'_>, max_tokens: u32, thinking: Thinking) -
             .map(|s| json!({"text": s}))
             .collect(),
         tool_config: (!tools.is_empty()).then(|| json!({"tools": tools})),
+        output_config: req.output.and_then(super::super::OutputFormat::bedrock),
         messages: t
             .turns
             .into_iter()
