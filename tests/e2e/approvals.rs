@@ -9,7 +9,7 @@ use crate::support::{call_id, real_server, records, Reply, TestEnv};
 
 /// A home with the real filesystem server (`files`, serving a folder with
 /// two notes) behind the bridge and `approvals` as the `[approvals]` table.
-fn files_env(approvals: &str) -> (TestEnv, tempfile::TempDir) {
+pub(super) fn files_env(approvals: &str) -> (TestEnv, tempfile::TempDir) {
     let env = TestEnv::new();
     env.write_config(&format!(
         "[tools]\ndefer = \"always\"\n\n[approvals]\n{approvals}\n"

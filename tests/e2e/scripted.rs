@@ -5,30 +5,10 @@
 
 use serde_json::{json, Value};
 
+use super::approvals::files_env;
 use crate::support::calls::batch;
 use crate::support::fake_provider::TurnUsage;
-use crate::support::{call_id, event_fits_schema, real_server, records, Reply, TestEnv};
-
-/// The real filesystem server (`files`) over a folder with two notes,
-/// behind the bridge.
-fn files_env() -> (TestEnv, tempfile::TempDir) {
-    let env = TestEnv::new();
-    env.write_config("[tools]\ndefer = \"always\"\n");
-    let docs = tempfile::tempdir().unwrap();
-    std::fs::write(docs.path().join("a.txt"), "note A").unwrap();
-    std::fs::write(docs.path().join("b.txt"), "note B").unwrap();
-    let dir = std::fs::canonicalize(docs.path()).unwrap();
-    env.add_server(
-        "files",
-        &format!(
-            "command = {:?}\nargs = [{:?}]",
-            real_server("mcp-server-filesystem"),
-            dir.display().to_string()
-        ),
-    );
-    env.prefill("files");
-    (env, docs)
-}
+use crate::support::{call_id, event_fits_schema, records, Reply, TestEnv};
 
 fn summary(events: &[Value]) -> &Value {
     let last = events.last().expect("events");
@@ -38,7 +18,7 @@ fn summary(events: &[Value]) -> &Value {
 
 #[test]
 fn a_batch_with_one_write_nobody_could_approve_exits_4_and_the_summary_counts_each_entry() {
-    let (env, docs) = files_env();
+    let (env, docs) = files_env("");
     let dir = std::fs::canonicalize(docs.path()).unwrap();
     let p = |n: &str| dir.join(n).display().to_string();
     env.fake.push(Reply::tool_calls(&[(
@@ -89,8 +69,7 @@ fn a_batch_with_one_write_nobody_could_approve_exits_4_and_the_summary_counts_ea
 
 #[test]
 fn a_denial_by_a_rule_is_counted_apart_from_a_refusal_and_exits_0() {
-    let (env, docs) = files_env();
-    env.set_approvals("deny = [\"mcp__files__write_file\"]\n");
+    let (env, docs) = files_env("deny = [\"mcp__files__write_file\"]");
     let dir = std::fs::canonicalize(docs.path()).unwrap();
     let p = |n: &str| dir.join(n).display().to_string();
     env.fake.push(Reply::tool_calls(&[(
