@@ -215,6 +215,12 @@ pub enum Event {
         /// (its output limit) or `refusal` (it declined, or a guardrail).
         stop: TurnStop,
     },
+    /// The model's task list changed (`update_plan`): the whole plan.
+    PlanUpdated {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        explanation: Option<String>,
+        plan: Vec<crate::call::PlanStep>,
+    },
     /// An event of a subagent: `id` is the `agent` call that started it
     /// (its entry in the round), `description` what the parent called it.
     Subagent {

@@ -174,6 +174,7 @@ pub async fn assemble(
     if runner.is_some() {
         tools = tools.with_subagent(crate::agent::subagents::spec());
     }
+    tools.set_read_only(settings.approvals.mode == crate::config::ApprovalMode::Plan);
     tools.list_connectors_in_background();
     mcp.fill_catalogs_in_background();
     let types = runner.as_deref().map(|r| r.types());

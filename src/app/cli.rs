@@ -72,6 +72,13 @@ pub(crate) struct Cli {
     #[arg(long)]
     pub yolo: bool,
 
+    /// The approval mode of this run (over `[approvals] mode`): ask, auto,
+    /// deny, or plan — reads and investigation only, nothing that changes
+    /// files runs (not even with --yolo) and commands see every working
+    /// folder read-only.
+    #[arg(long, value_name = "MODE", value_parser = ["ask", "auto", "deny", "plan"])]
+    pub mode: Option<String>,
+
     #[command(flatten)]
     pub config: ConfigArgs,
 

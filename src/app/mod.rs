@@ -139,6 +139,12 @@ fn prepare(cli: &Cli) -> Result<(Paths, std::path::PathBuf, Overrides), CommandE
         add_dirs,
         approve: cli.approve.clone(),
         yolo: cli.yolo,
+        mode: cli.mode.as_deref().map(|m| match m {
+            "auto" => crate::config::ApprovalMode::Auto,
+            "deny" => crate::config::ApprovalMode::Deny,
+            "plan" => crate::config::ApprovalMode::Plan,
+            _ => crate::config::ApprovalMode::Ask,
+        }),
     };
     Ok((paths, cwd, overrides))
 }

@@ -12,6 +12,7 @@ mod entry;
 pub(crate) mod ids;
 pub(crate) mod names;
 mod output;
+mod plan;
 
 pub(crate) use classify::{classify, shown, CallClass, ToolRef};
 #[cfg(test)]
@@ -19,3 +20,4 @@ pub(crate) use entry::parse_calls;
 pub(crate) use entry::{parse_arguments, Entry};
 pub use output::ToolOutput;
 pub(crate) use output::{cut_text, INTERRUPTED, NOT_STARTED};
+pub(crate) use plan::{PlanStep, PlanUpdate, StepStatus, UPDATE_PLAN};

@@ -61,6 +61,7 @@ pub const BUILTIN_TOOLS: &[&str] = &[
     "glob",
     "grep",
     "shell",
+    "update_plan",
     "agent",
 ];
 /// What one subagent may spend: requests, and tokens (input and output).

@@ -302,6 +302,20 @@ pub enum ApprovalMode {
     Ask,
     Auto,
     Deny,
+    /// Investigate, then propose: reads run, nothing that changes files
+    /// does (`shell` runs with every working folder read-only).
+    Plan,
+}
+
+impl ApprovalMode {
+    pub fn name(self) -> &'static str {
+        match self {
+            ApprovalMode::Ask => "ask",
+            ApprovalMode::Auto => "auto",
+            ApprovalMode::Deny => "deny",
+            ApprovalMode::Plan => "plan",
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, PartialOrd, Ord)]

@@ -138,6 +138,8 @@ pub struct Overrides {
     pub approve: Vec<String>,
     /// `--yolo`: every tool runs unless a rule denies it.
     pub yolo: bool,
+    /// `--mode`: the approval mode of this run.
+    pub mode: Option<ApprovalMode>,
 }
 
 /// Checks one config text as a file at `path` would be checked.

@@ -245,7 +245,11 @@ impl SystemPrompt {
             SystemPrompt::Builtin => format!(
                 "You are hermes, an AI agent working in a terminal for a developer. \
                  Answer concisely. Use the tools you are given when they help; \
-                 report tool failures honestly.\n{}",
+                 report tool failures honestly. The person picks an approval mode: in ask, \
+                 they are asked before a change runs; in auto, changes run; in plan, only \
+                 reads and investigation run (commands see the working folders read-only) \
+                 until they approve the plan you end with. Keep a task of several steps on \
+                 update_plan when you have it.\n{}",
                 SystemPrompt::environment(cwd, now)
             ),
         }
@@ -390,6 +394,9 @@ pub fn resolve(paths: Paths, cwd: &Path, ov: &Overrides) -> Result<Settings, Con
                     .map(|g| ApprovalRule::glob(g, Decision::Allow, RuleOrigin::Flag)),
             );
             a.yolo = ov.yolo;
+            if let Some(m) = ov.mode {
+                a.mode = m;
+            }
             a
         },
         warnings: super::file_warnings(&sources)

@@ -116,6 +116,12 @@ pub(super) const COMMANDS: &[Command] = &[
         "run tools without asking for this session (again: ask again)",
     ),
     cmd(
+        "/mode",
+        &[],
+        "[ask|auto|plan]",
+        "switch the approval mode (no name: the next of ask, auto, plan); plan: reads only, then a plan to approve",
+    ),
+    cmd(
         "/update",
         &[],
         "",
@@ -223,6 +229,7 @@ pub(super) enum Slash {
     Init,
     Approvals,
     Yolo,
+    Mode(Option<String>),
     Update,
     Quit,
 }
@@ -255,6 +262,7 @@ impl Slash {
             "/init" => Slash::Init,
             "/approvals" => Slash::Approvals,
             "/yolo" => Slash::Yolo,
+            "/mode" => Slash::Mode(first),
             "/update" => Slash::Update,
             "/quit" => Slash::Quit,
             // A name in the table with no variant is a bug the test below

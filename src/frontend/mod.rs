@@ -12,6 +12,7 @@ mod markdown;
 mod menu;
 mod offers;
 mod paste;
+mod plan_view;
 mod printer;
 pub(crate) mod repl;
 mod resumed;

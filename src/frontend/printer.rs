@@ -302,6 +302,13 @@ impl Printer {
                     what.join(", ")
                 ));
             }
+            Event::PlanUpdated { explanation, plan } => {
+                self.stop_spinner();
+                self.end_text();
+                for line in super::plan_view::lines(explanation.as_deref(), plan) {
+                    self.say(line);
+                }
+            }
             Event::TurnDone { .. } | Event::Error { .. } => {
                 self.stop_spinner();
                 self.end_line();

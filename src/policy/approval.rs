@@ -30,6 +30,11 @@ pub(crate) struct Hints {
     /// this run (`--approve`, `--yolo`) or an answer lets it run: a write
     /// outside the working folder, a command run without the sandbox.
     pub always_ask: Option<&'static str>,
+    /// Changes nothing that stays, though not a read: runs in plan mode
+    /// (`shell` in the sandbox, whose roots are then read-only; a built-in
+    /// read outside the folder; `update_plan`; a subagent, whose own calls
+    /// are held to plan mode too).
+    pub investigates: bool,
 }
 
 /// The tool an entry calls, as rules and hook matchers see it.
@@ -115,15 +120,7 @@ impl std::fmt::Display for By {
             By::ReadOnlyHint => f.write_str("annotation readOnlyHint"),
             By::DestructiveHint => f.write_str("annotation destructiveHint"),
             By::AlwaysAsked(why) => f.write_str(why),
-            By::Mode(m) => write!(
-                f,
-                "mode {}",
-                match m {
-                    ApprovalMode::Ask => "ask",
-                    ApprovalMode::Auto => "auto",
-                    ApprovalMode::Deny => "deny",
-                }
-            ),
+            By::Mode(m) => write!(f, "mode {}", m.name()),
             By::User(a) => f.write_str(match a {
                 UserAnswer::Once => "you, once",
                 UserAnswer::ForSession => "you, for this session",
@@ -196,7 +193,18 @@ impl Approvals {
         self
     }
 
+    /// The configured mode (the one a run starts in).
+    pub(crate) fn mode(&self) -> ApprovalMode {
+        self.mode
+    }
+
+    #[cfg(test)]
     pub(crate) fn decide(&self, tool: &Subject, args: &Value) -> Outcome {
+        self.decide_in(self.mode, tool, args)
+    }
+
+    /// As [`Approvals::decide`], in `mode` (the one the person switched to).
+    pub(crate) fn decide_in(&self, mode: ApprovalMode, tool: &Subject, args: &Value) -> Outcome {
         let applies = |r: &&ApprovalRule| {
             tool.matches(&r.tool, r.decision != Decision::Allow) && conditions_hold(r, args)
         };
@@ -205,6 +213,19 @@ impl Approvals {
         if let Some(r) = most_specific(matching.iter().filter(|r| r.decision == Decision::Deny)) {
             return Outcome::of_rule(r);
         }
+        // Plan mode: what would change something is refused, whatever
+        // allows it; the rest is settled as in `ask`.
+        let mode = match mode {
+            ApprovalMode::Plan if !(tool.hints.read_only || tool.hints.investigates) => {
+                return Outcome {
+                    decision: Decision::Deny,
+                    by: By::Mode(ApprovalMode::Plan),
+                    reason: Some(PLAN_REFUSAL.into()),
+                };
+            }
+            ApprovalMode::Plan => ApprovalMode::Ask,
+            m => m,
+        };
         // 2. --yolo.
         if self.yolo {
             return Outcome::new(Decision::Allow, By::YoloFlag);
@@ -225,18 +246,26 @@ impl Approvals {
             return Outcome::of_rule(r);
         }
         // 5. Annotations, 6. the mode.
-        match (self.mode, tool.hints.always_ask) {
-            (ApprovalMode::Deny, _) => Outcome::new(Decision::Deny, By::Mode(self.mode)),
+        match (mode, tool.hints.always_ask) {
+            (ApprovalMode::Deny, _) => Outcome::new(Decision::Deny, By::Mode(mode)),
             (_, Some(why)) => Outcome::new(Decision::Ask, By::AlwaysAsked(why)),
             _ if tool.hints.destructive => Outcome::new(Decision::Ask, By::DestructiveHint),
             (ApprovalMode::Ask, _) if tool.hints.read_only => {
                 Outcome::new(Decision::Allow, By::ReadOnlyHint)
             }
-            (ApprovalMode::Ask, _) => Outcome::new(Decision::Ask, By::Mode(self.mode)),
-            (ApprovalMode::Auto, _) => Outcome::new(Decision::Allow, By::Mode(self.mode)),
+            (ApprovalMode::Ask | ApprovalMode::Plan, _) => {
+                Outcome::new(Decision::Ask, By::Mode(mode))
+            }
+            (ApprovalMode::Auto, _) => Outcome::new(Decision::Allow, By::Mode(mode)),
         }
     }
 }
+
+/// Why plan mode refused a call, for the model (so it stops trying) and
+/// the person.
+pub(crate) const PLAN_REFUSAL: &str = "plan mode: only reads and investigation run until the \
+     person approves a plan — finish investigating and end with your plan; the person leaves plan \
+     mode with Shift-Tab or /mode in the REPL, or --mode for a run";
 
 /// A rule that looks at the arguments, then the glob with more literal
 /// characters (`mcp__git__git_push` beats `mcp__git__*`), then the
@@ -280,6 +309,7 @@ mod tests {
         read_only: false,
         destructive: false,
         always_ask: None,
+        investigates: false,
     };
     const READ: Hints = Hints {
         read_only: true,
@@ -301,6 +331,43 @@ mod tests {
         };
         let o = a.decide(&subject, &args);
         (o.decision, o.by.to_string())
+    }
+
+    #[test]
+    fn plan_mode_refuses_what_changes_whatever_allows_it_and_asks_the_rest_as_ask_does() {
+        let a = approvals(
+            r#"mode = "plan"
+               allow = ["write_file", "mcp__*"]
+               deny = ["mcp__files__read_secret"]"#,
+        );
+        let yolo = Approvals {
+            yolo: true,
+            ..a.clone()
+        };
+        let investigates = Hints {
+            investigates: true,
+            ..NO_HINTS
+        };
+        for a in [&a, &yolo] {
+            let (d, by) = decide(a, "write_file", json!({"path": "x"}), NO_HINTS);
+            assert_eq!((d, by.as_str()), (Decision::Deny, "mode plan"));
+            let o = a.decide(&Subject::named("mcp__files__write_file"), &json!({}));
+            assert_eq!(o.reason.as_deref(), Some(PLAN_REFUSAL));
+            assert_eq!(decide(a, "read_file", json!({}), READ).0, Decision::Allow);
+            // A deny rule still names itself.
+            let (d, by) = decide(a, "mcp__files__read_secret", json!({}), READ);
+            assert_eq!((d, by.as_str()), (Decision::Deny, "rule approvals.deny[0]"));
+        }
+        // What investigates (a sandboxed command, a read outside) is settled
+        // as in `ask`: asked, or allowed by --yolo.
+        assert_eq!(
+            decide(&a, "shell", json!({}), investigates).0,
+            Decision::Ask
+        );
+        assert_eq!(
+            decide(&yolo, "shell", json!({}), investigates).0,
+            Decision::Allow
+        );
     }
 
     #[test]

@@ -109,6 +109,9 @@ impl Answers {
 pub(crate) struct SessionApprovals {
     pub allowed: Vec<Grant>,
     pub yolo: bool,
+    /// The mode the person switched to (`--mode`, `/mode`, Shift-Tab);
+    /// `None`: the configured one.
+    pub mode: Option<crate::config::ApprovalMode>,
 }
 
 /// What an answer of "this session" or "always" lets run from then on: a

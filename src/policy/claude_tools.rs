@@ -53,6 +53,12 @@ const BUILTINS: &[Builtin] = &[
         claude: "Task",
         fields: &[("type", "subagent_type")],
     },
+    // Its steps are reshaped too (`todos`: content, status, activeForm).
+    Builtin {
+        name: "update_plan",
+        claude: "TodoWrite",
+        fields: &[],
+    },
 ];
 
 fn entry(tool: &str) -> Option<&'static Builtin> {
@@ -79,6 +85,9 @@ pub(crate) fn hermes_name(claude: &str) -> Option<&'static str> {
 /// and `file_path` absolute (Claude Code's always is; a guard matching
 /// `*/.env` must see the whole path), resolved from `cwd`.
 pub(crate) fn tool_input(tool: &str, args: &Value, cwd: &Path) -> Value {
+    if tool == crate::call::UPDATE_PLAN {
+        return todos(args);
+    }
     let (Some(Builtin { fields, .. }), Value::Object(args)) = (entry(tool), args) else {
         return args.clone();
     };
@@ -102,6 +111,9 @@ pub(crate) fn tool_input(tool: &str, args: &Value, cwd: &Path) -> Value {
 /// A hook's `updatedInput` for a built-in, back in hermes' field names. A
 /// field given by hermes' own name is taken as it is.
 pub(crate) fn from_tool_input(tool: &str, input: Value) -> Value {
+    if tool == crate::call::UPDATE_PLAN && input.get("todos").is_some() {
+        return plan_of(&input);
+    }
     let (Some(Builtin { fields, .. }), Value::Object(input)) = (entry(tool), &input) else {
         return input;
     };
@@ -114,6 +126,47 @@ pub(crate) fn from_tool_input(tool: &str, input: Value) -> Value {
         out.insert(key.to_string(), v.clone());
     }
     Value::Object(out)
+}
+
+/// `update_plan`'s arguments as Claude Code's `TodoWrite` input: each
+/// step a todo (`content`, `status`, and `activeForm`, which hermes has
+/// not: the step again).
+fn todos(args: &Value) -> Value {
+    let todos: Vec<Value> = args["plan"]
+        .as_array()
+        .map(|steps| {
+            steps
+                .iter()
+                .map(|s| {
+                    serde_json::json!({"content": s["step"], "status": s["status"],
+                        "activeForm": s["step"]})
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut out = serde_json::json!({ "todos": todos });
+    if let Some(e) = args.get("explanation") {
+        out["explanation"] = e.clone();
+    }
+    out
+}
+
+/// A hook's `TodoWrite` input back as `update_plan`'s arguments.
+fn plan_of(input: &Value) -> Value {
+    let plan: Vec<Value> = input["todos"]
+        .as_array()
+        .map(|todos| {
+            todos
+                .iter()
+                .map(|t| serde_json::json!({"step": t["content"], "status": t["status"]}))
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut out = serde_json::json!({ "plan": plan });
+    if let Some(e) = input.get("explanation") {
+        out["explanation"] = e.clone();
+    }
+    out
 }
 
 /// What a post hook reads as `tool_response`: hermes' `content` and
@@ -186,5 +239,20 @@ mod tests {
             (r["filePath"].as_str(), r["success"].as_bool()),
             (Some("/work/p/src/.env"), Some(false))
         );
+    }
+
+    #[test]
+    fn update_plan_reads_as_todo_write_and_a_hooks_todos_come_back_as_the_plan() {
+        assert_eq!(claude_name("update_plan"), "TodoWrite");
+        assert_eq!(hermes_name("TodoWrite"), Some("update_plan"));
+        let args =
+            json!({"explanation": "e", "plan": [{"step": "Fix it", "status": "in_progress"}]});
+        let input = tool_input("update_plan", &args, Path::new("/w"));
+        assert_eq!(
+            input,
+            json!({"todos": [{"content": "Fix it", "status": "in_progress", "activeForm": "Fix it"}],
+                "explanation": "e"})
+        );
+        assert_eq!(from_tool_input("update_plan", input), args);
     }
 }

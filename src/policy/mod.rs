@@ -253,7 +253,7 @@ impl Policy {
     /// stands; a hook's `allow` answers an `ask`, a hook's `ask` is put even
     /// where the rules, `/yolo` or this session's answers would allow.
     pub(crate) fn approve(&self, tool: &Subject, args: &Value, hook: &HookVerdict) -> Outcome {
-        let o = self.approvals.decide(tool, args);
+        let o = self.approvals.decide_in(self.mode(), tool, args);
         if o.decision == Decision::Deny {
             return o;
         }
@@ -331,6 +331,28 @@ impl Policy {
 
     pub(crate) fn yolo(&self) -> bool {
         self.session.lock().map(|s| s.yolo).unwrap_or(false)
+    }
+
+    /// The approval mode now: the one switched to, else the configured.
+    pub(crate) fn mode(&self) -> crate::config::ApprovalMode {
+        self.session
+            .lock()
+            .ok()
+            .and_then(|s| s.mode)
+            .unwrap_or(self.approvals.mode())
+    }
+
+    /// Switches the mode for this session (and every clone: subagents);
+    /// returns the one it was.
+    pub(crate) fn set_mode(
+        &self,
+        mode: crate::config::ApprovalMode,
+    ) -> crate::config::ApprovalMode {
+        let was = self.mode();
+        if let Ok(mut s) = self.session.lock() {
+            s.mode = Some(mode);
+        }
+        was
     }
 
     /// Tool calls one user turn may make.

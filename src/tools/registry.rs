@@ -56,6 +56,8 @@ pub struct Registry {
     /// a call may reach — each nested subagent's list on its parent's, a
     /// name reachable only when every list allows it; empty: every tool.
     pub(super) allowed: Vec<Arc<Vec<String>>>,
+    /// Plan mode, for the built-ins: `shell` writes in no working folder.
+    pub(super) read_only: Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl Default for Registry {
@@ -69,6 +71,7 @@ impl Default for Registry {
             shared: Arc::default(),
             subagent: None,
             allowed: Vec::new(),
+            read_only: Arc::default(),
         }
     }
 }
@@ -82,8 +85,15 @@ impl Registry {
         output_limit: usize,
     ) -> Result<Registry, UnknownBuiltin> {
         let mut r = Registry::default().with_output_limit(output_limit);
-        r.tools = builtin::tools(settings, cwd, output_limit)?;
+        r.tools = builtin::tools(settings, cwd, output_limit, r.read_only.clone())?;
         Ok(r)
+    }
+
+    /// Plan mode on or off for the built-ins (and every subagent's, which
+    /// share them).
+    pub(crate) fn set_read_only(&self, on: bool) {
+        self.read_only
+            .store(on, std::sync::atomic::Ordering::SeqCst);
     }
 
     /// Whether the built-in `name` is offered.

@@ -113,7 +113,7 @@ impl Registry {
                 subject.hints = crate::policy::Hints {
                     read_only: t.tool.read_only,
                     destructive: t.tool.destructive,
-                    always_ask: None,
+                    ..Default::default()
                 };
             }
         }

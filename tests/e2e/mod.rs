@@ -23,6 +23,7 @@ mod menu;
 mod model_servers;
 mod offers;
 mod oneshot;
+mod plan;
 mod prompt;
 mod providers;
 mod reach;

@@ -573,6 +573,14 @@ impl Round<'_> {
                     }
                     _ => send(expect).await,
                 };
+                if name == crate::call::UPDATE_PLAN && !out.is_error {
+                    if let Ok(u) = crate::call::PlanUpdate::read(&args) {
+                        self.emit(Event::PlanUpdated {
+                            explanation: u.explanation,
+                            plan: u.plan,
+                        });
+                    }
+                }
                 // The file changed while the person was being asked (or
                 // since): what they approved is not what would be written.
                 // Asked again, on the file as it is now; once.

@@ -16,10 +16,12 @@ use crate::session::{Record, SessionError, SessionEvent, SessionHandle};
 use crate::tools::Registry;
 use crate::util::time::Utc;
 
+mod asked;
 mod changes;
 mod command_shell;
 mod error;
 mod hooked;
+mod modes;
 mod unanswered;
 
 pub use error::AgentError;
@@ -88,6 +90,9 @@ pub struct Agent {
     pub(super) run_budget: Option<super::RunBudget>,
     /// The shape the final answer must have (`--output-schema`).
     pub(super) answer_schema: Option<std::sync::Arc<super::AnswerSchema>>,
+    /// The approval mode the model was last told of, and whether the
+    /// person approved its plan since (`modes`).
+    pub(super) told_mode: modes::Told,
 }
 
 /// What an agent is made of besides the session it is in: the session
@@ -134,17 +139,8 @@ impl Agent {
             agent_type: None,
             run_budget: parts.run_budget,
             answer_schema: None,
+            told_mode: modes::Told::default(),
         }
-    }
-
-    /// Every final answer from now on must be one JSON value valid
-    /// against `schema`.
-    pub(crate) fn answer_as(&mut self, schema: std::sync::Arc<super::AnswerSchema>) {
-        self.answer_schema = Some(schema);
-    }
-
-    pub(crate) fn answer_schema(&self) -> Option<&super::AnswerSchema> {
-        self.answer_schema.as_deref()
     }
 
     /// The policy, for `/approvals`, `/yolo` and setting who answers.
@@ -220,65 +216,6 @@ impl Agent {
         &self.model
     }
 
-    /// The models the provider lists (`None` when it lists none or cannot
-    /// be asked), as a task of its own: the REPL asks while the user types.
-    pub(crate) fn models_listed(
-        &self,
-    ) -> impl std::future::Future<Output = Option<Vec<String>>> + Send {
-        let provider = self.provider.clone();
-        async move { provider.models().await }
-    }
-
-    /// The model of the following requests (`/model NAME`).
-    pub(crate) fn set_model(&mut self, model: &str) {
-        self.model = model.to_string();
-    }
-
-    pub(crate) fn usage_totals(&self) -> &UsageTotals {
-        &self.usage
-    }
-
-    /// `/tools QUERY`: what `tool_search` would find over every catalog,
-    /// best first (`None` for an empty query: every tool), and the sources
-    /// not searched because their catalogs are not in yet.
-    pub(crate) async fn find_tools(
-        &self,
-        query: &str,
-    ) -> (Vec<crate::tools::CatalogTool>, Vec<String>) {
-        self.tools.find(query, 15).await
-    }
-
-    /// Each tool of the catalogs with its description's first line, for Tab.
-    pub(crate) fn tool_summaries(&self) -> Vec<(String, String)> {
-        self.tools
-            .catalog()
-            .tools
-            .iter()
-            .map(|t| {
-                let first = t.description.lines().next().unwrap_or("");
-                (t.name.clone(), first.to_string())
-            })
-            .collect()
-    }
-
-    pub(crate) fn tool_names(&self) -> Vec<String> {
-        self.tools
-            .catalog()
-            .tools
-            .iter()
-            .map(|t| t.name.clone())
-            .collect()
-    }
-
-    /// `/mcp`: each server, whether it runs, how many tools it exposes,
-    /// and how many servers were started ahead of a call and never called.
-    pub(crate) async fn mcp_overview(&self) -> (Vec<crate::mcp::ServerStatus>, (usize, usize)) {
-        match self.tools.mcp_registry() {
-            Some(mcp) => (mcp.statuses().await, mcp.warm_stats()),
-            None => (Vec::new(), (0, 0)),
-        }
-    }
-
     pub async fn run_turn(
         &mut self,
         user_text: &str,
@@ -307,6 +244,9 @@ impl Agent {
             None => user_text.to_string(),
         };
         if let Some(note) = self.tool_changes().await {
+            text = format!("{note}\n\n{text}");
+        }
+        if let Some(note) = self.mode_note() {
             text = format!("{note}\n\n{text}");
         }
         // A blocked prompt is not sent and not recorded: nothing happened.

@@ -114,6 +114,15 @@ impl Updates {
                 let inner = format!("{prefix}{id}/");
                 self.under(&inner, event)
             }
+            // The person's agent's plan: an editor shows one.
+            Event::PlanUpdated { plan, .. } if prefix.is_empty() => vec![json!({
+                "sessionUpdate": "plan",
+                "entries": plan.iter().map(|s| json!({
+                    "content": s.step,
+                    "priority": "medium",
+                    "status": s.status,
+                })).collect::<Vec<_>>(),
+            })],
             _ => Vec::new(),
         }
     }
@@ -321,6 +330,38 @@ mod tests {
         });
         assert_eq!(done[0]["status"], "failed");
         assert_eq!(done[0]["content"][0]["content"]["text"], "not a repository");
+    }
+
+    #[test]
+    fn the_agents_plan_is_an_acp_plan_and_a_subagents_is_not() {
+        use crate::call::{PlanStep, StepStatus};
+        let mut u = Updates::new(Path::new("/work/p"));
+        let plan = Event::PlanUpdated {
+            explanation: Some("why".into()),
+            plan: vec![
+                PlanStep {
+                    step: "Read it".into(),
+                    status: StepStatus::Completed,
+                },
+                PlanStep {
+                    step: "Fix it".into(),
+                    status: StepStatus::InProgress,
+                },
+            ],
+        };
+        let out = u.of(&plan);
+        assert_eq!(
+            out,
+            [json!({"sessionUpdate": "plan", "entries": [
+                {"content": "Read it", "priority": "medium", "status": "completed"},
+                {"content": "Fix it", "priority": "medium", "status": "in_progress"}]})]
+        );
+        let nested = u.of(&Event::Subagent {
+            id: "toolu_1".into(),
+            description: "look".into(),
+            event: Box::new(plan),
+        });
+        assert!(nested.is_empty(), "{nested:?}");
     }
 
     #[test]

@@ -41,6 +41,10 @@ pub(super) async fn command(
         Slash::Init => init(ctx).await,
         Slash::Approvals => approvals(agent, ctx).await,
         Slash::Yolo => yolo(agent).await,
+        Slash::Mode(name) => {
+            super::plan::switch(agent, name.as_deref());
+            Ok(Flow::Continue)
+        }
         Slash::Update => update(ctx).await,
         Slash::Model(name) => model(agent, ctx, name.as_deref()).await,
         Slash::Usage => usage(agent).await,

@@ -12,12 +12,16 @@ use crate::frontend::complete::Completion;
 
 pub(super) type Editor = rustyline::Editor<Completion, rustyline::history::FileHistory>;
 
-pub(super) fn prompt(yolo: bool) -> &'static str {
-    if yolo {
-        "(yolo) › "
-    } else {
-        "› "
-    }
+/// The prompt: `›`, after the mode when it is not `ask` and after
+/// `(yolo)` when that is on.
+pub(super) fn prompt(yolo: bool, mode: crate::config::ApprovalMode) -> String {
+    use crate::config::ApprovalMode;
+    let mode = match mode {
+        ApprovalMode::Ask => String::new(),
+        m => format!("({}) ", m.name()),
+    };
+    let yolo = if yolo { "(yolo) " } else { "" };
+    format!("{mode}{yolo}› ")
 }
 
 /// The next line: one typed during the last turn, else one read from the

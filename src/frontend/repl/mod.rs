@@ -14,6 +14,7 @@ use tokio_util::sync::CancellationToken;
 mod commands;
 mod editor;
 mod pickers;
+mod plan;
 mod rewind;
 mod view;
 
@@ -203,7 +204,7 @@ pub(crate) async fn run(
         let next = tokio::select! {
             biased;
             _ = ctx.stop.cancelled() => break,
-            next = next_line(editor, &queued, prompt(agent.policy_mut().yolo()).into(), initial) => next?,
+            next = next_line(editor, &queued, prompt(agent.policy_mut().yolo(), agent.mode()), initial) => next?,
         };
         let line = match next {
             (ed, Ok(l)) => {
@@ -227,7 +228,7 @@ pub(crate) async fn run(
         let mut line = line;
         while let Some(head) = line.strip_suffix('\\') {
             let head = head.to_string();
-            let (ed, more) = next_line(editor, &queued, prompt(false).into(), None).await?;
+            let (ed, more) = next_line(editor, &queued, "› ".into(), None).await?;
             editor = ed;
             match more {
                 Ok(more) => line = format!("{head}\n{more}"),
@@ -410,6 +411,10 @@ pub(crate) async fn run(
         if ctx.stop.is_cancelled() {
             break;
         }
+        // A plan-mode answer is a plan: the person says whether it runs.
+        if ended.answered && tty && agent.mode() == crate::config::ApprovalMode::Plan {
+            editor = plan::approve(editor, &queued, &mut agent).await?;
+        }
         restore = given_back(ended, &queued);
     }
     leave(&agent).await;
@@ -418,6 +423,8 @@ pub(crate) async fn run(
 
 /// How a turn ended, for what is typed next.
 struct Ended {
+    /// The model answered.
+    answered: bool,
     /// The user stopped it.
     stopped: bool,
     /// What was typed during it and not entered.
@@ -481,6 +488,7 @@ async fn turn(
     };
     printer.end_line();
     let stopped = matches!(res, Err(AgentError::Cancelled));
+    let answered = res.is_ok();
     match res {
         Ok(_) => {
             if let (Some(_), Some(_)) = agent.context_status() {
@@ -495,7 +503,11 @@ async fn turn(
             }
         }
     }
-    Ended { stopped, typed }
+    Ended {
+        answered,
+        stopped,
+        typed,
+    }
 }
 
 /// The arguments a prompt still needs, asked one by one on the prompt

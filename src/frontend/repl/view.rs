@@ -35,8 +35,12 @@ pub(super) fn status_line(agent: &Agent) -> String {
         (Some(used), None) => format!(" · context {} tokens", group(used)),
         (None, None) => String::new(),
     };
+    let mode = match agent.mode() {
+        crate::config::ApprovalMode::Ask => String::new(),
+        m => format!(" · mode {}", m.name()),
+    };
     format!(
-        "{}{context} · session {}",
+        "{}{mode}{context} · session {}",
         crate::util::sanitize::clean(agent.model()),
         agent.session().id()
     )

@@ -1,6 +1,7 @@
 //! hermes' own tools, offered directly (never deferred) so a model can work
 //! on the folder hermes starts in with no MCP server: `read_file`,
-//! `write_file`, `edit_file`, `glob`, `grep` and `shell`. They are tools
+//! `write_file`, `edit_file`, `glob`, `grep` and `shell`, and
+//! `update_plan`, its task list. They are tools
 //! like any other — each entry of a batch gets its schema check, hooks,
 //! approval and result — with a concurrency of their own: reads run
 //! together, writes to one path go in entry order, `shell` one at a time
@@ -11,6 +12,7 @@ mod control;
 mod echo;
 mod files;
 mod find;
+pub(crate) mod plan;
 mod reader;
 mod shell;
 mod workspace;
@@ -33,7 +35,7 @@ use crate::config::{BuiltinSettings, Concurrency};
 use crate::policy::Hints;
 
 #[derive(Debug, thiserror::Error)]
-#[error("unknown built-in tool `{0}` in tools.builtin (known: read_file, write_file, edit_file, glob, grep, shell, agent)")]
+#[error("unknown built-in tool `{0}` in tools.builtin (known: read_file, write_file, edit_file, glob, grep, shell, update_plan, agent)")]
 pub struct UnknownBuiltin(pub String);
 
 /// What the built-in tools share: the folder, the output limit, the gates.
@@ -47,6 +49,8 @@ pub(crate) struct Context {
     pub(crate) keep: Option<crate::sandbox::kept::Keep>,
     /// The editor `read_file` asks first (`hermes acp`).
     pub(crate) editor: Option<crate::util::editor_files::EditorFiles>,
+    /// Plan mode: commands may write in no working folder.
+    pub(crate) read_only: Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl Context {
@@ -60,6 +64,7 @@ impl Context {
             control: control::ControlPaths::default(),
             keep: None,
             editor: None,
+            read_only: Arc::default(),
         }
     }
 
@@ -88,6 +93,7 @@ impl Context {
         let path = files::path_arg(self, args, "path");
         Hints {
             read_only: self.workspace.contains(&path),
+            investigates: true,
             ..Hints::default()
         }
     }
@@ -148,11 +154,13 @@ pub(crate) fn new_turn() {
     crate::sandbox::kept::new_turn();
 }
 
-/// The built-in tools `settings` names, working in `cwd`.
+/// The built-in tools `settings` names, working in `cwd`; `read_only`:
+/// plan mode, when set.
 pub(crate) fn tools(
     settings: &BuiltinSettings,
     cwd: &Path,
     output_limit: usize,
+    read_only: Arc<std::sync::atomic::AtomicBool>,
 ) -> Result<Vec<Arc<dyn Tool>>, UnknownBuiltin> {
     let ctx = Arc::new(Context {
         workspace: Workspace::new(cwd).with_roots(&settings.roots),
@@ -168,6 +176,7 @@ pub(crate) fn tools(
             .clone()
             .map(|(dir, max_mb)| crate::sandbox::kept::Keep::new(dir, max_mb)),
         editor: settings.editor.clone(),
+        read_only,
     });
     if ctx.shell.sandbox {
         let (for_policy, for_control) = (ctx.clone(), ctx.control.clone());
@@ -190,6 +199,7 @@ pub(crate) fn tools(
                 "glob" => Arc::new(find::Glob(ctx.clone())),
                 "grep" => Arc::new(find::Grep(ctx.clone())),
                 "shell" => Arc::new(shell::Shell(ctx.clone())),
+                plan::NAME => Arc::new(plan::UpdatePlan),
                 "echo" => Arc::new(Echo),
                 other => return Err(UnknownBuiltin(other.to_string())),
             })

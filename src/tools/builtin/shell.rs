@@ -70,6 +70,8 @@ impl Tool for Shell {
     fn hints(&self, _args: &Value) -> Hints {
         Hints {
             always_ask: (!self.0.shell.sandbox).then_some("a command run without the sandbox"),
+            // In the sandbox, plan mode makes every working folder read-only.
+            investigates: self.0.shell.sandbox,
             ..Hints::default()
         }
     }
@@ -456,13 +458,18 @@ fn named(items: &[String]) -> String {
 }
 
 /// What a command may do: write to the working folder, the temp folder
-/// and what the config adds — but not to the control paths there — and
+/// and what the config adds (the temp folder only, in plan mode) — but not
+/// to the control paths there — and
 /// whether the sandbox builds its namespaces. The note, once a run, says
 /// when the kernel gives no user namespaces and the sandbox is weaker.
 pub(super) fn policy(ctx: &Context) -> (crate::sandbox::Policy, Option<String>) {
-    let mut writable = vec![ctx.workspace.root().to_path_buf(), std::env::temp_dir()];
-    writable.extend(ctx.workspace.others().iter().cloned());
-    writable.extend(ctx.shell.writable.iter().cloned());
+    // Plan mode: the temp folder only, every root read-only.
+    let mut writable = vec![std::env::temp_dir()];
+    if !ctx.read_only.load(Ordering::SeqCst) {
+        writable.insert(0, ctx.workspace.root().to_path_buf());
+        writable.extend(ctx.workspace.others().iter().cloned());
+        writable.extend(ctx.shell.writable.iter().cloned());
+    }
     ctx.control.create_own_under(&writable);
     let mut note = None;
     let namespaces = ctx.shell.namespaces
