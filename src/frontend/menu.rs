@@ -49,6 +49,9 @@ struct State {
     esc_at_empty: Option<std::time::Instant>,
     /// Esc Esc was pressed: the empty line it ended is `/rewind`.
     rewind: bool,
+    /// Shift-Tab was pressed: the line it ended goes back into the editor,
+    /// in the next approval mode.
+    cycle: bool,
 }
 
 /// How soon a second Esc at an empty prompt must follow the first.
@@ -85,6 +88,15 @@ impl Menu {
         self.0
             .lock()
             .map(|mut st| std::mem::take(&mut st.rewind))
+            .unwrap_or(false)
+    }
+
+    /// Whether the line just read was ended by Shift-Tab (then the mode
+    /// steps on and the line comes back); asked once.
+    pub(crate) fn take_cycle(&self) -> bool {
+        self.0
+            .lock()
+            .map(|mut st| std::mem::take(&mut st.cycle))
             .unwrap_or(false)
     }
 
@@ -187,6 +199,11 @@ impl Menu {
         match key {
             Key::Esc if picking => Some(Cmd::Interrupt),
             Key::Enter | Key::Tab if picking => Some(Cmd::AcceptLine),
+            Key::BackTab if picking => None,
+            Key::BackTab => {
+                st.cycle = true;
+                Some(Cmd::AcceptLine)
+            }
             Key::Esc if !open && line.is_empty() => {
                 let now = std::time::Instant::now();
                 if st
@@ -327,6 +344,8 @@ enum Key {
     Tab,
     Enter,
     Esc,
+    /// Shift-Tab: the next approval mode.
+    BackTab,
 }
 
 /// A key bound to the menu: it acts when the menu is open (or a picker
@@ -351,6 +370,7 @@ pub(crate) fn bind<H: rustyline::Helper, I: rustyline::history::History>(
         (KeyCode::Tab, Key::Tab),
         (KeyCode::Enter, Key::Enter),
         (KeyCode::Esc, Key::Esc),
+        (KeyCode::BackTab, Key::BackTab),
     ] {
         editor.bind_sequence(
             KeyEvent(code, Modifiers::NONE),

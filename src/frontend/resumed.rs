@@ -22,7 +22,32 @@ pub(super) fn show(agent: &Agent) {
     for line in resumed_lines(messages, id, super::terminal::columns(2)) {
         errln!("{line}");
     }
+    // The model's plan as it last stood.
+    if let Some(u) = last_plan(messages) {
+        for line in super::plan_view::lines(u.explanation.as_deref(), &u.plan) {
+            errln!("{}", crate::util::sanitize::clean(&line));
+        }
+    }
     errln!("— resumed session {id} ({users} message(s) of yours) —");
+}
+
+/// The last plan `update_plan` was given and took (its result no error).
+fn last_plan(messages: &[crate::model::Message]) -> Option<crate::call::PlanUpdate> {
+    use crate::model::Message;
+    let failed = |id: &str| {
+        messages
+            .iter()
+            .any(|m| matches!(m, Message::Tool(r) if r.tool_call_id == id && r.is_error))
+    };
+    messages.iter().rev().find_map(|m| match m {
+        Message::Assistant { tool_calls, .. } => tool_calls.iter().rev().find_map(|c| {
+            let args = serde_json::from_str(&c.arguments).ok()?;
+            (c.name == crate::call::UPDATE_PLAN && !failed(&c.id))
+                .then(|| crate::call::PlanUpdate::read(&args).ok())
+                .flatten()
+        }),
+        _ => None,
+    })
 }
 
 /// The lines [`show`] draws, for a terminal `columns` wide (`None`:

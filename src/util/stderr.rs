@@ -27,6 +27,14 @@ pub(crate) fn raw(sequence: &'static str) {
     let _ = err.flush();
 }
 
+/// Takes the last `rows` rows off the screen: the cursor goes up to the
+/// first of them, and everything from there down is cleared.
+pub(crate) fn erase_rows_above(rows: usize) {
+    let mut err = std::io::stderr();
+    let _ = write!(err, "\u{1b}[{rows}A\r\u{1b}[J");
+    let _ = err.flush();
+}
+
 /// `warning: …`
 pub(crate) fn warn(message: &str) {
     line(&format!("warning: {message}"));

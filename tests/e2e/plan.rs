@@ -227,3 +227,69 @@ fn a_hook_sees_update_plan_as_claude_codes_todo_write() {
         r#"TodoWrite {"todos": [{"activeForm": "Fix the parser", "content": "Fix the parser", "status": "in_progress"}]}"#
     );
 }
+
+/// In a terminal: Shift-Tab steps the mode ask → auto → plan (the typed
+/// text kept), shown in the prompt and the status line; a plan-mode
+/// answer is put to the person, and "y" goes back to the mode they came
+/// from, tells the model the plan was approved and sends it on.
+#[test]
+fn shift_tab_cycles_the_modes_and_approving_a_plan_switches_back_and_says_so() {
+    use crate::support::tmux::Tmux;
+    let env = plan_env();
+    env.write_config(
+        "[tools]\nbuiltin = [\"read_file\", \"update_plan\"]\n\n[approvals]\nmode = \"ask\"\n",
+    );
+    let term = Tmux::start(&env, &[]);
+    term.wait_for("the prompt", |s| s.lines().any(|l| l.trim_end() == "›"));
+    term.type_keys("fix the parser");
+    term.press("BTab");
+    term.wait_for("auto, the text kept", |s| {
+        s.contains("mode auto: changes run without asking")
+            && s.contains("· mode auto ·")
+            && s.lines().any(|l| l.trim_end() == "› fix the parser")
+    });
+    term.press("BTab");
+    term.wait_for("plan, in the prompt and the status line", |s| {
+        s.lines().any(|l| l.trim_end() == "(plan) › fix the parser") && s.contains("· mode plan")
+    });
+    env.fake.push(Reply::tool_calls(&[(
+        &call_id("p"),
+        "update_plan",
+        r#"{"plan":[{"step":"Read notes.txt","status":"completed"},{"step":"Fix the parser","status":"pending"}]}"#,
+    )]));
+    env.fake
+        .push(Reply::text("Plan: fix the parser's last line."));
+    term.press("Enter");
+    term.wait_for("the checklist and the question", |s| {
+        s.contains("✔ Read notes.txt")
+            && s.contains("☐ Fix the parser")
+            && s.contains("run this plan? y: yes")
+    });
+    let first = env.last_user_text(0);
+    assert!(first.starts_with("[hermes: plan mode is on."), "{first}");
+    env.fake.push(Reply::text("Done: fixed."));
+    term.type_line("y");
+    term.wait_for("approved, back to ask, the model sent on", |s| {
+        s.contains("plan approved: mode auto") && s.contains("Done: fixed.")
+    });
+    let approved = env.last_user_text(2);
+    assert!(
+        approved
+            .starts_with("[hermes: the person approved your plan and left plan mode (now auto)"),
+        "{approved}"
+    );
+    crate::assert_contains!(approved, "Go ahead with the plan.");
+    term.wait_for("the mode they came from, no longer plan", |s| {
+        s.contains("· mode auto ·") && s.lines().rev().any(|l| l.trim_end() == "›")
+    });
+    term.type_line("/quit");
+    crate::support::wait_for("hermes to leave", || term.exited());
+    // Resumed, the plan is shown as it last stood.
+    let again = Tmux::start(&env, &["--continue"]);
+    again.wait_for("the plan again", |s| {
+        s.contains("plan (1/2):")
+            && s.contains("☐ Fix the parser")
+            && s.contains("— resumed session")
+    });
+    again.type_line("/quit");
+}

@@ -12,12 +12,12 @@ use crate::frontend::complete::Completion;
 
 pub(super) type Editor = rustyline::Editor<Completion, rustyline::history::FileHistory>;
 
-/// The prompt: `›`, after the mode when it is not `ask` and after
-/// `(yolo)` when that is on.
+/// The prompt: `›`, after `(plan)` (or `(deny)`) and after `(yolo)` when
+/// that is on. `ask` and `auto` are the status line's to say.
 pub(super) fn prompt(yolo: bool, mode: crate::config::ApprovalMode) -> String {
     use crate::config::ApprovalMode;
     let mode = match mode {
-        ApprovalMode::Ask => String::new(),
+        ApprovalMode::Ask | ApprovalMode::Auto => String::new(),
         m => format!("({}) ", m.name()),
     };
     let yolo = if yolo { "(yolo) " } else { "" };

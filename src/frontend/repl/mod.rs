@@ -201,10 +201,11 @@ pub(crate) async fn run(
             Ok(true) => restore.take(),
             _ => None,
         };
+        let shown = prompt(agent.policy_mut().yolo(), agent.mode());
         let next = tokio::select! {
             biased;
             _ = ctx.stop.cancelled() => break,
-            next = next_line(editor, &queued, prompt(agent.policy_mut().yolo(), agent.mode()), initial) => next?,
+            next = next_line(editor, &queued, shown.clone(), initial) => next?,
         };
         let line = match next {
             (ed, Ok(l)) => {
@@ -224,6 +225,12 @@ pub(crate) async fn run(
             (_, Err(ReadlineError::Eof)) => break,
             (_, Err(e)) => return Err(ReplError::Editor(e)),
         };
+        // Shift-Tab: the next mode, the line back in the editor.
+        if menu.take_cycle() {
+            plan::cycled(&mut agent, &shown, &line);
+            restore = (!line.is_empty()).then_some(line);
+            continue;
+        }
         // A trailing backslash: the message goes on on the next line.
         let mut line = line;
         while let Some(head) = line.strip_suffix('\\') {

@@ -28,6 +28,16 @@ pub(super) fn switch(agent: &mut Agent, name: Option<&str>) {
     errln!("mode {}: {}", to.name(), what(to));
 }
 
+/// Shift-Tab ended the line `line` typed after `shown`: it is taken off
+/// the screen (it comes back into the editor) and the mode steps on.
+pub(super) fn cycled(agent: &mut Agent, shown: &str, line: &str) {
+    use unicode_width::UnicodeWidthStr;
+    let columns = crate::frontend::terminal::columns(1).unwrap_or(80).max(1);
+    let rows = (shown.width() + line.width()) / columns + 1;
+    crate::util::stderr::erase_rows_above(rows);
+    switch(agent, None);
+}
+
 /// The mode after `mode` in the cycle (`deny` goes to `ask`).
 pub(super) fn next(mode: ApprovalMode) -> ApprovalMode {
     let at = CYCLE.iter().position(|m| *m == mode);
