@@ -740,3 +740,103 @@ fn writes_go_through_the_editor_that_offers_them_and_rewind_still_undoes_them() 
     );
     assert!(!cwd.join("new.rs").exists());
 }
+
+/// Plan mode from the editor's mode picker: a write is refused naming plan
+/// mode, the model's plan reaches the editor as a `plan` update, and
+/// leaving plan mode lets the write run.
+#[test]
+fn plan_mode_from_the_editor_refuses_a_write_and_the_plan_reaches_it() {
+    let env = TestEnv::new();
+    env.write_config("[tools]\nbuiltin = [\"write_file\", \"update_plan\"]\n");
+    env.fake.push(Reply::tool_calls(&[
+        (
+            &call_id("w"),
+            "write_file",
+            r#"{"path":"fix.md","content":"x"}"#,
+        ),
+        (
+            &call_id("p"),
+            "update_plan",
+            r#"{"plan":[{"step":"Write fix.md","status":"pending"}]}"#,
+        ),
+    ]));
+    env.fake.push(Reply::text("Plan: write fix.md."));
+    let mut editor = Editor::start(&env, &[]);
+    editor.request("initialize", initialize()).unwrap();
+    let r = editor
+        .request(
+            "session/new",
+            json!({"cwd": env.cwd.path(), "mcpServers": []}),
+        )
+        .unwrap();
+    let modes: Vec<&str> = r["modes"]["availableModes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(modes, ["ask", "auto", "plan"]);
+    let id = r["sessionId"].as_str().unwrap().to_string();
+    editor
+        .request(
+            "session/set_mode",
+            json!({"sessionId": id, "modeId": "plan"}),
+        )
+        .unwrap();
+    let r = editor
+        .request(
+            "session/prompt",
+            json!({"sessionId": id, "prompt": [{"type": "text", "text": "plan the fix"}]}),
+        )
+        .unwrap();
+    assert_eq!(r["stopReason"], "end_turn");
+    assert!(!env.cwd.path().join("fix.md").exists());
+    assert!(
+        editor.asked.is_empty(),
+        "plan mode refuses, it does not ask"
+    );
+    let kinds: Vec<&str> = editor
+        .updates
+        .iter()
+        .filter_map(|u| u["sessionUpdate"].as_str())
+        .collect();
+    assert!(kinds.contains(&"current_mode_update"), "{kinds:?}");
+    let plan = editor
+        .updates
+        .iter()
+        .find(|u| u["sessionUpdate"] == "plan")
+        .expect("a plan update");
+    assert_eq!(
+        plan["entries"],
+        json!([{"content": "Write fix.md", "priority": "medium", "status": "pending"}])
+    );
+    let refused = editor
+        .updates
+        .iter()
+        .find(|u| u["status"] == "failed")
+        .expect("the write failed");
+    crate::assert_contains!(refused.to_string(), "denied by mode plan");
+    // Out of plan mode (auto), the write runs.
+    env.fake.push(Reply::tool_calls(&[(
+        &call_id("w2"),
+        "write_file",
+        r#"{"path":"fix.md","content":"x"}"#,
+    )]));
+    env.fake.push(Reply::text("written"));
+    editor
+        .request(
+            "session/set_mode",
+            json!({"sessionId": id, "modeId": "auto"}),
+        )
+        .unwrap();
+    editor
+        .request(
+            "session/prompt",
+            json!({"sessionId": id, "prompt": [{"type": "text", "text": "go"}]}),
+        )
+        .unwrap();
+    assert!(env.cwd.path().join("fix.md").exists());
+    let told = env.last_user_text(2);
+    assert!(told.starts_with("[hermes: plan mode is off (now"), "{told}");
+    editor.finish();
+}

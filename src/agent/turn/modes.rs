@@ -59,6 +59,12 @@ impl Agent {
         back
     }
 
+    /// Out of plan mode, without an approval: back to the mode before it.
+    pub(crate) fn leave_plan(&mut self) {
+        let back = self.told_mode.before_plan.unwrap_or(ApprovalMode::Ask);
+        self.set_mode(back);
+    }
+
     /// What the next message says first of the mode, when it changed since
     /// the model was last told (plan mode on, or off).
     pub(super) fn mode_note(&mut self) -> Option<String> {

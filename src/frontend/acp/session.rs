@@ -27,15 +27,28 @@ pub(crate) enum Mode {
     /// Every call runs unasked; deny rules and hooks still refuse (the
     /// REPL's `/yolo`).
     Auto,
+    /// Reads and investigation only (`[approvals] mode = "plan"`).
+    Plan,
+}
+
+impl Mode {
+    fn id(self) -> &'static str {
+        match self {
+            Mode::Ask => "ask",
+            Mode::Auto => "auto",
+            Mode::Plan => "plan",
+        }
+    }
 }
 
 /// The modes, for `session/new` and `session/load`.
 pub(crate) fn modes(current: Mode) -> Value {
     json!({
-        "currentModeId": if current == Mode::Auto { "auto" } else { "ask" },
+        "currentModeId": current.id(),
         "availableModes": [
             {"id": "ask", "name": "Ask", "description": "ask before what config does not allow (hermes' default)"},
             {"id": "auto", "name": "Auto", "description": "run every call without asking; deny rules and hooks still refuse"},
+            {"id": "plan", "name": "Plan", "description": "reads and investigation only: nothing that changes files runs, commands see the folder read-only"},
         ],
     })
 }
@@ -68,7 +81,9 @@ impl Session {
         while let Ok(ev) = opened.events.try_recv() {
             log(&ev);
         }
-        let mode = if opened.agent.policy_mut().yolo() {
+        let mode = if opened.agent.mode() == crate::config::ApprovalMode::Plan {
+            Mode::Plan
+        } else if opened.agent.policy_mut().yolo() {
             Mode::Auto
         } else {
             Mode::Ask
@@ -210,9 +225,10 @@ impl Session {
         let m = match mode {
             "ask" => Mode::Ask,
             "auto" => Mode::Auto,
+            "plan" => Mode::Plan,
             other => {
                 return Err(RpcError::params(format!(
-                    "no mode \"{other}\": hermes has \"ask\" and \"auto\""
+                    "no mode \"{other}\": hermes has \"ask\", \"auto\" and \"plan\""
                 )))
             }
         };
@@ -328,9 +344,17 @@ impl Session {
 }
 
 fn apply_mode(agent: &mut Agent, mode: Mode) {
+    use crate::config::ApprovalMode;
     let policy = agent.policy_mut();
     if policy.yolo() != (mode == Mode::Auto) {
         policy.toggle_yolo();
+    }
+    match (mode, agent.mode() == ApprovalMode::Plan) {
+        (Mode::Plan, false) => {
+            agent.set_mode(ApprovalMode::Plan);
+        }
+        (Mode::Ask | Mode::Auto, true) => agent.leave_plan(),
+        _ => {}
     }
 }
 
