@@ -44,7 +44,13 @@ pub(crate) struct Printer {
     /// The answer's text is not streamed: it is printed whole once known
     /// to fit (`--output-schema`).
     held: bool,
+    /// The plan drawn live this turn, as it last stood: printed once when
+    /// the turn ends.
+    plan: Option<Vec<String>>,
 }
+
+/// Steps of a plan drawn live under a running turn.
+const PLAN_LIVE_STEPS: usize = 8;
 
 impl Printer {
     pub(crate) fn new(style: Style) -> Printer {
@@ -66,6 +72,7 @@ impl Printer {
             text_live: None,
             questions: None,
             held: false,
+            plan: None,
         }
     }
 
@@ -302,16 +309,27 @@ impl Printer {
                     what.join(", ")
                 ));
             }
+            // While a turn reads keys, the checklist is drawn live and
+            // redrawn in place; elsewhere each update is printed.
             Event::PlanUpdated { explanation, plan } => {
-                self.stop_spinner();
-                self.end_text();
-                for line in super::plan_view::lines(explanation.as_deref(), plan) {
-                    self.say(line);
+                let lines = super::plan_view::lines(explanation.as_deref(), plan);
+                if super::tool_block::reading_keys() {
+                    let live =
+                        super::plan_view::live_lines(explanation.as_deref(), plan, PLAN_LIVE_STEPS);
+                    super::tool_block::set_plan(live);
+                    self.plan = Some(lines);
+                } else {
+                    self.stop_spinner();
+                    self.end_text();
+                    for line in lines {
+                        self.say(line);
+                    }
                 }
             }
             Event::TurnDone { .. } | Event::Error { .. } => {
                 self.stop_spinner();
                 self.end_line();
+                self.settle_plan();
             }
             Event::ApprovalAsked { .. } => self.ask(ev, None),
             Event::FormAsked { text, .. } => {
@@ -456,6 +474,17 @@ impl Printer {
         });
     }
 
+    /// The plan drawn live this turn, taken off and printed as it last
+    /// stood, so it stays in the scrollback above the prompt.
+    fn settle_plan(&mut self) {
+        if let Some(lines) = self.plan.take() {
+            super::tool_block::set_plan(Vec::new());
+            for line in lines {
+                self.say(line);
+            }
+        }
+    }
+
     fn start_spinner(&mut self) {
         if !self.spinner_allowed || self.spinner.is_some() {
             return;
@@ -487,6 +516,9 @@ impl Drop for Printer {
         self.block.close();
         self.stop_spinner();
         self.stop_text_live();
+        if self.plan.take().is_some() {
+            super::tool_block::set_plan(Vec::new());
+        }
     }
 }
 

@@ -26,6 +26,47 @@ static INPUT: Mutex<(Option<String>, Option<ProgressBar>)> = Mutex::new((None, N
 /// input line while a turn reads keys.
 static STATUS: Mutex<(String, Option<ProgressBar>)> = Mutex::new((String::new(), None));
 
+/// The model's plan while a turn reads keys: its lines, and their bars in
+/// the live drawing — under what is drawn, above the line being typed —
+/// so an update redraws the checklist in place instead of adding one.
+static PLAN: Mutex<(Vec<String>, Vec<ProgressBar>)> = Mutex::new((Vec::new(), Vec::new()));
+
+/// The plan's checklist drawn live from now on, updated in place (empty:
+/// none). Drawn only while a turn reads keys, with the input line.
+pub(crate) fn set_plan(lines: Vec<String>) {
+    let live = LIVE.lock().ok().and_then(|l| l.clone());
+    let Ok(input) = INPUT.lock() else { return };
+    let Ok(mut plan) = PLAN.lock() else { return };
+    plan.0 = lines;
+    match (&live, &input.1) {
+        (Some(m), Some(line)) => draw_plan(m, line, &mut plan),
+        _ => clear_plan(&mut plan.1),
+    }
+}
+
+/// The plan's bars made to match its lines, just above `input`.
+fn draw_plan(m: &MultiProgress, input: &ProgressBar, plan: &mut (Vec<String>, Vec<ProgressBar>)) {
+    while plan.1.len() > plan.0.len() {
+        if let Some(bar) = plan.1.pop() {
+            bar.finish_and_clear();
+        }
+    }
+    while plan.1.len() < plan.0.len() {
+        let bar = m.insert_before(input, ProgressBar::new_spinner());
+        bar.set_style(ToolBlock::style("{wide_msg}"));
+        plan.1.push(bar);
+    }
+    for (bar, line) in plan.1.iter().zip(&plan.0) {
+        bar.set_message(clean(line));
+    }
+}
+
+fn clear_plan(bars: &mut Vec<ProgressBar>) {
+    for bar in bars.drain(..) {
+        bar.finish_and_clear();
+    }
+}
+
 /// Questions waiting for an answer now, shown on the status line.
 static WAITING: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
@@ -119,6 +160,10 @@ pub(crate) fn set_live(m: Option<MultiProgress>) -> u64 {
         if let Some(bar) = input.1.take() {
             bar.finish_and_clear();
         }
+        let mut plan = PLAN.lock().ok();
+        if let Some(plan) = plan.as_mut() {
+            clear_plan(&mut plan.1);
+        }
         let mut status = STATUS.lock().ok();
         if let Some(bar) = status.as_mut().and_then(|s| s.1.take()) {
             bar.finish_and_clear();
@@ -127,6 +172,9 @@ pub(crate) fn set_live(m: Option<MultiProgress>) -> u64 {
             let bar = m.add(ProgressBar::new_spinner());
             bar.set_style(ToolBlock::style("{wide_msg}"));
             bar.set_message(input_line(text));
+            if let Some(plan) = plan.as_mut() {
+                draw_plan(m, &bar, plan);
+            }
             input.1 = Some(bar);
             if let Some(status) = status.as_mut().filter(|s| !s.0.is_empty()) {
                 let bar = m.add(ProgressBar::new_spinner());
@@ -153,6 +201,9 @@ pub(crate) fn set_input(text: Option<&str>) {
                 if let Some(bar) = input.1.take() {
                     bar.finish_and_clear();
                 }
+                if let Ok(mut plan) = PLAN.lock() {
+                    clear_plan(&mut plan.1);
+                }
                 if let Some(bar) = STATUS.lock().ok().and_then(|mut s| s.1.take()) {
                     bar.finish_and_clear();
                 }
@@ -176,10 +227,12 @@ fn input_line(text: &str) -> String {
     }
 }
 
-/// Adds `bar` to `m` above the input line, if it is there.
+/// Adds `bar` to `m` above the plan and the input line, if they are
+/// there.
 fn add_bar(m: &MultiProgress, bar: ProgressBar) -> ProgressBar {
     let input = INPUT.lock().ok().and_then(|i| i.1.clone());
-    match input {
+    let first_of_plan = PLAN.lock().ok().and_then(|p| p.1.first().cloned());
+    match first_of_plan.or(input) {
         Some(line) => m.insert_before(&line, bar),
         None => m.add(bar),
     }
@@ -480,8 +533,13 @@ impl ToolBlock {
                 _ => {}
             }
         }
-        if self.live.is_some() {
+        if let Some(m) = &mut self.live {
             let _ = set_live(None);
+            // A fresh drawing for the next round: this one counts the
+            // finished lines it left on the screen, and would wipe them —
+            // and whatever was printed under them since — on its next
+            // `suspend`.
+            *m = MultiProgress::with_draw_target(ProgressDrawTarget::stderr());
         }
     }
 }

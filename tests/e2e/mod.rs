@@ -1,4 +1,5 @@
 mod acp;
+mod acp_sdk;
 mod action;
 mod api_schemas;
 mod approvals;

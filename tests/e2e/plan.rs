@@ -1,12 +1,14 @@
 //! Plan mode and `update_plan` (issue 52): reads and investigation run,
 //! what would change files is refused with a result that names plan mode
 //! (neither `--yolo` nor an allow rule lifts it, a deny rule still holds),
-//! `shell` sees the working folder read-only; the plan is an event, an
-//! editor's update, and Claude Code's `TodoWrite` to hooks.
+//! `shell` sees the working folder read-only; the plan is an event, a
+//! checklist redrawn in place in the terminal, an editor's update, and
+//! Claude Code's `TodoWrite` to hooks; an editor's mode picker has plan.
 
 use serde_json::{json, Value};
 
 use super::approvals::files_env;
+use crate::support::acp::{initialize, Editor};
 use crate::support::calls::{batch, contents};
 use crate::support::{call_id, Reply, TestEnv};
 
@@ -56,6 +58,24 @@ fn in_plan_mode_with_yolo_a_read_runs_and_a_write_is_refused_naming_plan_mode() 
         last["calls"],
         json!({"ok": 1, "error": 0, "denied": 1, "refused": 0, "cancelled": 0})
     );
+}
+
+/// A session left in plan mode and continued in another mode hears that
+/// plan mode is off; one continued in plan mode is not told twice.
+#[test]
+fn a_session_continued_out_of_plan_mode_tells_the_model_it_is_off() {
+    let env = plan_env();
+    env.fake.push(Reply::text("Plan: fix the parser."));
+    env.run(&["--mode", "plan", "-q", "plan it"]).ok();
+    env.fake.push(Reply::text("still planning"));
+    env.run(&["--continue", "--mode", "plan", "-q", "more"])
+        .ok();
+    let again = env.last_user_text(1);
+    assert_eq!(again, "more", "still in plan mode, not told twice");
+    env.fake.push(Reply::text("fixed"));
+    env.run(&["--continue", "-q", "go"]).ok();
+    let off = env.last_user_text(2);
+    assert!(off.starts_with("[hermes: plan mode is off (now "), "{off}");
 }
 
 #[test]
@@ -292,4 +312,199 @@ fn shift_tab_cycles_the_modes_and_approving_a_plan_switches_back_and_says_so() {
             && s.contains("— resumed session")
     });
     again.type_line("/quit");
+}
+
+/// In a terminal the checklist is drawn under the running turn and
+/// redrawn in place as the model works through it; when the turn ends it
+/// is printed once, as it last stood — one checklist in the scrollback,
+/// not one per update.
+#[test]
+fn the_checklist_is_updated_in_place_while_the_turn_runs() {
+    use crate::support::tmux::Tmux;
+    use std::time::Duration;
+    let env = plan_env();
+    env.write_config("[tools]\nbuiltin = [\"read_file\", \"update_plan\"]\n");
+    let plan = |first: &str, second: &str| {
+        format!(
+            r#"{{"plan":[{{"step":"Read notes.txt","status":"{first}"}},{{"step":"Fix the parser","status":"{second}"}}]}}"#
+        )
+    };
+    env.fake.push(Reply::tool_calls(&[(
+        &call_id("p1"),
+        "update_plan",
+        &plan("in_progress", "pending"),
+    )]));
+    env.fake.push(
+        Reply::tool_calls(&[(
+            &call_id("p2"),
+            "update_plan",
+            &plan("completed", "in_progress"),
+        )])
+        .delayed(Duration::from_millis(1500)),
+    );
+    env.fake
+        .push(Reply::text("Fixed the parser.").delayed(Duration::from_millis(1500)));
+    let term = Tmux::start(&env, &[]);
+    term.wait_for("the prompt", |s| s.lines().any(|l| l.trim_end() == "›"));
+    term.type_line("fix the parser");
+    term.wait_for("the first plan, live", |s| {
+        s.contains("plan (0/2):") && s.contains("▶ Read notes.txt")
+    });
+    term.wait_for("the second, in its place", |s| {
+        s.contains("plan (1/2):") && s.contains("▶ Fix the parser")
+    });
+    assert!(
+        !term.screen().contains("plan (0/2):"),
+        "redrawn, not added:\n{}",
+        term.screen()
+    );
+    term.wait_for("the answer and the prompt", |s| {
+        s.contains("Fixed the parser.") && s.lines().rev().any(|l| l.trim_end() == "›")
+    });
+    let all = term.scrollback();
+    assert_eq!(all.matches("plan (").count(), 1, "one checklist:\n{all}");
+    let answer = all.find("Fixed the parser.").unwrap();
+    let checklist = all.find("plan (1/2):").unwrap();
+    assert!(
+        checklist > answer,
+        "printed as it last stood, after the answer:\n{all}"
+    );
+    crate::assert_contains!(all, "✔ Read notes.txt");
+    term.type_line("/quit");
+}
+
+/// "e" at "run this plan?": what the person says should change goes to
+/// the model as their next message, and planning goes on.
+#[test]
+fn editing_a_plan_sends_the_change_and_keeps_planning() {
+    use crate::support::tmux::Tmux;
+    let env = plan_env();
+    env.fake.push(Reply::text("Plan: fix the parser."));
+    let term = Tmux::start(&env, &["--mode", "plan"]);
+    term.wait_for("the plan prompt", |s| {
+        s.lines().any(|l| l.trim_end() == "(plan) ›")
+    });
+    term.type_line("plan the fix");
+    term.wait_for("the question", |s| s.contains("plan? (y/n/e) ›"));
+    term.type_line("e");
+    term.wait_for("what should change", |s| {
+        s.contains("what should change? ›")
+    });
+    env.fake
+        .push(Reply::text("Plan: fix the parser, then add a test."));
+    term.type_line("add a regression test too");
+    term.wait_for("the new plan, put again", |s| {
+        s.contains("then add a test.") && s.matches("plan? (y/n/e) ›").count() == 2
+    });
+    let change = env.last_user_text(1);
+    assert_eq!(
+        change, "add a regression test too",
+        "still planning: no note"
+    );
+    term.type_line("n");
+    term.wait_for("still in plan mode", |s| {
+        s.contains("still in plan mode: /mode leaves it")
+            && s.lines().rev().any(|l| l.trim_end() == "(plan) ›")
+    });
+    term.type_line("/quit");
+}
+
+/// Plan mode from the editor's mode picker: a write is refused naming plan
+/// mode, the model's plan reaches the editor as a `plan` update, and
+/// leaving plan mode lets the write run.
+#[test]
+fn plan_mode_from_the_editor_refuses_a_write_and_the_plan_reaches_it() {
+    let env = TestEnv::new();
+    env.write_config("[tools]\nbuiltin = [\"write_file\", \"update_plan\"]\n");
+    env.fake.push(Reply::tool_calls(&[
+        (
+            &call_id("w"),
+            "write_file",
+            r#"{"path":"fix.md","content":"x"}"#,
+        ),
+        (
+            &call_id("p"),
+            "update_plan",
+            r#"{"plan":[{"step":"Write fix.md","status":"pending"}]}"#,
+        ),
+    ]));
+    env.fake.push(Reply::text("Plan: write fix.md."));
+    let mut editor = Editor::start(&env, &[]);
+    editor.request("initialize", initialize()).unwrap();
+    let r = editor
+        .request(
+            "session/new",
+            json!({"cwd": env.cwd.path(), "mcpServers": []}),
+        )
+        .unwrap();
+    let modes: Vec<&str> = r["modes"]["availableModes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(modes, ["ask", "auto", "plan"]);
+    let id = r["sessionId"].as_str().unwrap().to_string();
+    editor
+        .request(
+            "session/set_mode",
+            json!({"sessionId": id, "modeId": "plan"}),
+        )
+        .unwrap();
+    let r = editor
+        .request(
+            "session/prompt",
+            json!({"sessionId": id, "prompt": [{"type": "text", "text": "plan the fix"}]}),
+        )
+        .unwrap();
+    assert_eq!(r["stopReason"], "end_turn");
+    assert!(!env.cwd.path().join("fix.md").exists());
+    assert!(
+        editor.asked.is_empty(),
+        "plan mode refuses, it does not ask"
+    );
+    let kinds: Vec<&str> = editor
+        .updates
+        .iter()
+        .filter_map(|u| u["sessionUpdate"].as_str())
+        .collect();
+    assert!(kinds.contains(&"current_mode_update"), "{kinds:?}");
+    let plan = editor
+        .updates
+        .iter()
+        .find(|u| u["sessionUpdate"] == "plan")
+        .expect("a plan update");
+    assert_eq!(
+        plan["entries"],
+        json!([{"content": "Write fix.md", "priority": "medium", "status": "pending"}])
+    );
+    let refused = editor
+        .updates
+        .iter()
+        .find(|u| u["status"] == "failed")
+        .expect("the write failed");
+    crate::assert_contains!(refused.to_string(), "denied by mode plan");
+    // Out of plan mode (auto), the write runs.
+    env.fake.push(Reply::tool_calls(&[(
+        &call_id("w2"),
+        "write_file",
+        r#"{"path":"fix.md","content":"x"}"#,
+    )]));
+    env.fake.push(Reply::text("written"));
+    editor
+        .request(
+            "session/set_mode",
+            json!({"sessionId": id, "modeId": "auto"}),
+        )
+        .unwrap();
+    editor
+        .request(
+            "session/prompt",
+            json!({"sessionId": id, "prompt": [{"type": "text", "text": "go"}]}),
+        )
+        .unwrap();
+    assert!(env.cwd.path().join("fix.md").exists());
+    let told = env.last_user_text(2);
+    assert!(told.starts_with("[hermes: plan mode is off (now"), "{told}");
+    editor.finish();
 }

@@ -123,6 +123,13 @@ impl<'a> Tmux<'a> {
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
+    /// Everything the pane has shown that is still there: its history
+    /// (what scrolled off) and the screen.
+    pub fn scrollback(&self) -> String {
+        let out = self.run(&["capture-pane", "-p", "-S", "-", "-t", "0"]);
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
     /// A tmux format value of the pane (`#{pane_title}`, `#{alternate_on}`…).
     pub fn pane(&self, format: &str) -> String {
         let out = self.run(&["display-message", "-p", "-t", "0", format]);

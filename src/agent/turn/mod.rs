@@ -209,6 +209,9 @@ impl Agent {
         self.meter.warned = false;
         self.meter.resume_from(start.last_usage);
         self.told_tools = None;
+        // What this conversation's model heard; where plan mode goes back
+        // to is the person's, kept.
+        self.told_mode = modes::Told::from_history(&self.messages).returning_to(&self.told_mode);
         old
     }
 

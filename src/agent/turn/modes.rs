@@ -22,6 +22,45 @@ pub(crate) struct Told {
     before_plan: Option<ApprovalMode>,
 }
 
+/// How each note begins: on resume the last one heard says what the
+/// model believes of plan mode.
+const PLAN_ON: &str = "[hermes: plan mode is on.";
+const PLAN_OFF: &str = "[hermes: plan mode is off";
+const PLAN_APPROVED: &str = "[hermes: the person approved your plan";
+
+impl Told {
+    /// What a conversation's model was last told: the latest user message
+    /// that carries a note (a resumed session, `/resume`), so a session
+    /// left in plan mode hears that it is off, and one still in it is not
+    /// told twice.
+    pub(crate) fn from_history(messages: &[crate::model::Message]) -> Told {
+        let mode = messages.iter().rev().find_map(|m| match m {
+            crate::model::Message::User { content, .. } => {
+                if content.starts_with(PLAN_ON) {
+                    Some(ApprovalMode::Plan)
+                } else if content.starts_with(PLAN_OFF) || content.starts_with(PLAN_APPROVED) {
+                    Some(ApprovalMode::Ask)
+                } else {
+                    None
+                }
+            }
+            _ => None,
+        });
+        Told {
+            mode,
+            ..Told::default()
+        }
+    }
+
+    /// This, going back from plan mode where `other` does.
+    pub(crate) fn returning_to(self, other: &Told) -> Told {
+        Told {
+            before_plan: other.before_plan,
+            ..self
+        }
+    }
+}
+
 impl Agent {
     /// Every final answer from now on must be one JSON value valid
     /// against `schema`.
@@ -86,20 +125,18 @@ impl Agent {
 fn note(told: Told, now: ApprovalMode) -> Option<String> {
     let was_plan = told.mode == Some(ApprovalMode::Plan);
     match (now == ApprovalMode::Plan, was_plan) {
-        (true, false) => Some(
-            "[hermes: plan mode is on. Only reads and investigation run — commands see every \
+        (true, false) => Some(format!(
+            "{PLAN_ON} Only reads and investigation run — commands see every \
              working folder read-only, and nothing that changes files is allowed. Investigate, \
              then end your answer with your plan; the person approves it before anything \
              changes.]"
-                .into(),
-        ),
+        )),
         (false, true) if told.approved => Some(format!(
-            "[hermes: the person approved your plan and left plan mode (now {}): carry the plan \
-             out.]",
+            "{PLAN_APPROVED} and left plan mode (now {}): carry the plan out.]",
             now.name()
         )),
         (false, true) => Some(format!(
-            "[hermes: plan mode is off (now {}): changes may run again.]",
+            "{PLAN_OFF} (now {}): changes may run again.]",
             now.name()
         )),
         _ => None,
@@ -139,5 +176,30 @@ mod tests {
             note(told(Some(ApprovalMode::Ask), false), ApprovalMode::Auto),
             None
         );
+    }
+
+    #[test]
+    fn a_resumed_conversation_remembers_the_last_note_it_heard() {
+        use crate::model::Message;
+        let user = |t: &str| Message::User {
+            content: t.into(),
+            images: Vec::new(),
+        };
+        let on = note(Told::default(), ApprovalMode::Plan).unwrap();
+        let off = note(
+            Told::from_history(&[user(&format!("{on}\n\nplan it"))]),
+            ApprovalMode::Ask,
+        )
+        .unwrap();
+        assert!(off.starts_with(PLAN_OFF), "{off}");
+        let history = [user(&format!("{on}\n\nplan it")), user("more")];
+        assert_eq!(
+            note(Told::from_history(&history), ApprovalMode::Plan),
+            None,
+            "still in plan mode: not told twice"
+        );
+        let history = [user(&format!("{on}\n\nx")), user(&format!("{off}\n\ny"))];
+        assert!(note(Told::from_history(&history), ApprovalMode::Plan).is_some());
+        assert_eq!(Told::from_history(&[user("hi")]), Told::default());
     }
 }

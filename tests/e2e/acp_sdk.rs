@@ -1,0 +1,137 @@
+//! The ACP TypeScript SDK's client as the editor (tests/fixtures/acp/
+//! editor.mjs): hermes driven by the protocol's other implementation,
+//! every message it sends checked against the protocol's JSON Schema.
+
+use serde_json::{json, Value};
+
+use super::acp::{batch_of_three, everything, TOKEN};
+use crate::support::{call_id, Reply, TestEnv};
+
+/// The ACP TypeScript SDK's client as the editor, each message hermes
+/// sends checked against the protocol's JSON Schema: the same batch, the
+/// write allowed through its question, the session loaded back.
+#[test]
+fn the_typescript_sdks_client_drives_hermes_and_every_message_matches_the_schema() {
+    let env = batch_of_three();
+    let (events, stdout) = sdk_editor(&env, &everything().to_string(), None);
+    let of = |name: &str| -> Vec<&Value> { events.iter().filter(|e| e["event"] == name).collect() };
+    assert_eq!(of("prompted")[0]["result"]["stopReason"], "end_turn");
+    let loading = events.iter().position(|e| e["event"] == "loading").unwrap();
+    let calls: Vec<&str> = events[..loading]
+        .iter()
+        .filter(|e| e["update"]["sessionUpdate"] == "tool_call")
+        .map(|e| e["update"]["title"].as_str().unwrap())
+        .collect();
+    assert_eq!(calls, ["Read a.txt", "Write b.txt", "everything: get_env"]);
+    let completed = events[..loading]
+        .iter()
+        .filter(|e| e["update"]["status"] == "completed")
+        .count();
+    assert_eq!(completed, 3);
+    assert_eq!(of("permission").len(), 1);
+    assert_eq!(of("permission")[0]["toolCall"]["title"], "Write b.txt");
+    let replayed: Vec<&str> = events[loading..]
+        .iter()
+        .filter_map(|e| e["update"]["sessionUpdate"].as_str())
+        .filter(|k| *k != "config_option_update")
+        .collect();
+    assert_eq!(
+        replayed,
+        [
+            "user_message_chunk",
+            "tool_call",
+            "tool_call",
+            "tool_call",
+            "agent_message_chunk"
+        ]
+    );
+    crate::assert_not_contains!(stdout, TOKEN);
+}
+
+/// Plan mode picked through the SDK's `session/set_mode`: the mode and
+/// plan updates hermes sends pass the protocol's schema and the SDK's own
+/// parsing, and the write is refused without a question.
+#[test]
+fn the_typescript_sdks_client_sets_plan_mode_and_takes_the_plan() {
+    let env = TestEnv::new();
+    env.write_config("[tools]\nbuiltin = [\"write_file\", \"update_plan\"]\n");
+    env.fake.push(Reply::tool_calls(&[
+        (&call_id("w"), "write_file", r#"{"path":"fix.md","content":"x"}"#),
+        (
+            &call_id("p"),
+            "update_plan",
+            r#"{"plan":[{"step":"Write fix.md","status":"in_progress"},{"step":"Run the tests","status":"pending"}],"explanation":"small fix"}"#,
+        ),
+    ]));
+    env.fake
+        .push(Reply::text("Plan: write fix.md, then run the tests."));
+    let (events, _) = sdk_editor(&env, "[]", Some("plan"));
+    let of = |name: &str| -> Vec<&Value> { events.iter().filter(|e| e["event"] == name).collect() };
+    assert_eq!(of("prompted")[0]["result"]["stopReason"], "end_turn");
+    assert!(
+        of("permission").is_empty(),
+        "plan mode refuses, it does not ask"
+    );
+    let update = |kind: &str| {
+        events
+            .iter()
+            .find(|e| e["update"]["sessionUpdate"] == kind)
+            .unwrap_or_else(|| panic!("no {kind} update: {events:?}"))
+    };
+    assert_eq!(
+        update("current_mode_update")["update"]["currentModeId"],
+        "plan"
+    );
+    assert_eq!(
+        update("plan")["update"]["entries"],
+        json!([
+            {"content": "Write fix.md", "priority": "medium", "status": "in_progress"},
+            {"content": "Run the tests", "priority": "medium", "status": "pending"}
+        ])
+    );
+    assert!(!env.cwd.path().join("fix.md").exists());
+}
+
+/// Runs tests/fixtures/acp/editor.mjs — the ACP TypeScript SDK's client,
+/// every message checked against the protocol's schema — against hermes
+/// in `env` with `servers` (a JSON array), in `mode` if given. Returns its
+/// events and its whole stdout.
+fn sdk_editor(env: &TestEnv, servers: &str, mode: Option<&str>) -> (Vec<Value>, String) {
+    // The driver beside the SDK it imports (ES modules resolve from the
+    // script's folder).
+    let sdk = crate::support::test_servers().join("acp/node_modules");
+    assert!(
+        sdk.join("@agentclientprotocol/sdk").exists(),
+        "the ACP SDK is not installed under {}: run ./scripts/install-test-servers",
+        sdk.display()
+    );
+    let dir = env.tmp().join("editor");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::os::unix::fs::symlink(&sdk, dir.join("node_modules")).unwrap();
+    let script = dir.join("editor.mjs");
+    std::fs::copy(
+        crate::support::repo_root().join("tests/fixtures/acp/editor.mjs"),
+        &script,
+    )
+    .unwrap();
+    let out = env
+        .command("node")
+        .arg(&script)
+        .arg(crate::support::bin("hermes"))
+        .arg(env.cwd.path())
+        .arg(servers)
+        .args(mode)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let events = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    (events, stdout)
+}
