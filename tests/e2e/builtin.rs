@@ -331,6 +331,67 @@ fn shells_run_one_at_a_time_and_writes_to_one_path_in_entry_order() {
     );
 }
 
+/// Reads of the folder after writes to it, in one batch, see the folder
+/// as the entries before them left it: `grep` the write before it and not
+/// the one after (issue 53: it saw the second write in 5 of 5 runs).
+#[test]
+fn a_grep_between_two_writes_sees_the_first_and_not_the_second() {
+    let env = env_with("mode = \"auto\"", "");
+    let write = |label: &str, v: &str| {
+        call(
+            label,
+            "write_file",
+            json!({"path": "src/version.txt", "content": format!("version = {v}\n")}),
+        )
+    };
+    let grep = |label: &str| {
+        call(
+            label,
+            "grep",
+            json!({"pattern": "version = ", "path": "src"}),
+        )
+    };
+    env.fake.push(reply(&[
+        write("w1", "v1"),
+        grep("g1"),
+        write("w2", "v2"),
+        grep("g2"),
+        call("l", "glob", json!({"pattern": "**/*.txt"})),
+    ]));
+    env.fake.push(Reply::text("ok"));
+    env.run(&["-q", "go"]).ok();
+    let r = contents(&env.tool_results(1));
+    crate::assert_contains!(r[1], "version = v1");
+    crate::assert_not_contains!(r[1], "v2");
+    crate::assert_contains!(r[3], "version = v2");
+    crate::assert_contains!(r[4], "version.txt");
+}
+
+/// A command may read and write anything: in a split batch, each `cat`
+/// runs after the write before it and before the write after it.
+#[test]
+fn a_command_between_two_writes_sees_the_first_and_not_the_second() {
+    let env = env_with("mode = \"auto\"", "defer = \"always\"");
+    let write = |v: &str| {
+        (
+            "write_file",
+            json!({"path": "state.txt", "content": format!("{v}\n")}),
+        )
+    };
+    let cat = ("shell", json!({"command": "cat state.txt"}));
+    env.fake.push(Reply::tool_calls(&[(
+        &call_id("batch"),
+        "tool_call",
+        &crate::support::calls::batch(&[write("v1"), cat.clone(), write("v2"), cat]),
+    )]));
+    env.fake.push(Reply::text("ok"));
+    env.run(&["-q", "go"]).ok();
+    let r = contents(&env.tool_results(1));
+    assert_eq!(r.len(), 4, "{r:?}");
+    crate::assert_contains!(r[1], "v1\n[exit code 0]");
+    crate::assert_contains!(r[3], "v2\n[exit code 0]");
+}
+
 /// Hooks in Claude Code's format see `shell` with its command and can
 /// block one entry while its sibling runs.
 #[test]

@@ -60,7 +60,8 @@ impl Tool for ReadFile {
             let path = self.0.workspace.resolve(arg_str(&args, "path"));
             // After the writes to this path that come before it in the
             // batch, before those that come after.
-            let _turn = self.0.gates.path(&path).read_owned().await;
+            let place = self.0.gates.place(super::Touch::Read(path.clone()));
+            place.turn().await;
             on_start();
             let offset = args["offset"].as_u64().unwrap_or(1).max(1) as usize;
             let limit = args["limit"].as_u64().map_or(READ_LINES, |l| l as usize);
@@ -141,7 +142,8 @@ async fn run_planned(
     work: fn(&Path, &str, &Value, Option<&Expect>, &Write) -> ToolOutput,
 ) -> ToolOutput {
     let path = ctx.workspace.resolve(arg_str(&args, "path"));
-    let _turn = ctx.gates.path(&path).write_owned().await;
+    let place = ctx.gates.place(super::Touch::Write(path.clone()));
+    place.turn().await;
     on_start();
     let shown = ctx.workspace.shown(&path);
     let write = Write(ctx.editor.clone());

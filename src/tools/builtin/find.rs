@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
 use super::files::path_arg;
-use super::{arg_str, blocking, Context};
+use super::{arg_str, blocking, order, Context, Touch};
 use crate::call::ToolOutput;
 use crate::model::ToolSpec;
 use crate::policy::Hints;
@@ -63,8 +63,11 @@ impl Tool for Glob {
         on_start: OnStart<'a>,
     ) -> BoxFuture<'a, ToolOutput> {
         Box::pin(async move {
-            on_start();
             let base = path_arg(&self.0, &args, "path");
+            // After the writes under it that come before it in the batch.
+            let place = self.0.gates.place(Touch::Scan(order::scanned(&base)));
+            place.turn().await;
+            on_start();
             let pattern = arg_str(&args, "pattern").to_string();
             let ctx = self.0.clone();
             let cancel = cancel.clone();
@@ -148,8 +151,11 @@ impl Tool for Grep {
         on_start: OnStart<'a>,
     ) -> BoxFuture<'a, ToolOutput> {
         Box::pin(async move {
-            on_start();
             let base = path_arg(&self.0, &args, "path");
+            // After the writes under it that come before it in the batch.
+            let place = self.0.gates.place(Touch::Scan(order::scanned(&base)));
+            place.turn().await;
+            on_start();
             let ctx = self.0.clone();
             let cancel = cancel.clone();
             blocking(move || grep(&ctx, &base, &args, &cancel)).await

@@ -3,27 +3,28 @@
 //! `write_file`, `edit_file`, `glob`, `grep` and `shell`, and
 //! `update_plan`, its task list. They are tools
 //! like any other — each entry of a batch gets its schema check, hooks,
-//! approval and result — with a concurrency of their own: reads run
-//! together, writes to one path go in entry order, `shell` one at a time
-//! unless configured. `echo` is for tests.
+//! approval and result — with a concurrency of their own: entries that
+//! touch what an earlier one touches wait for it (`order`), the rest run
+//! together; `shell` one at a time unless configured. `echo` is for tests.
 
 mod beneath;
 mod control;
 mod echo;
 mod files;
 mod find;
+mod order;
 pub(crate) mod plan;
 mod reader;
 mod shell;
 mod workspace;
 
-use std::collections::HashMap;
-use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::path::Path;
+use std::sync::Arc;
 
 use serde_json::Value;
 use tokio::sync::Semaphore;
 
+pub(crate) use order::Touch;
 pub(crate) use reader::read_attached;
 
 use echo::Echo;
@@ -119,18 +120,15 @@ impl Context {
 
 /// Who waits for whom among built-in calls.
 pub(crate) struct Gates {
-    /// One lock per path: entries that write a file take turns with each
-    /// other and with the reads of it in the order they were started
-    /// (tokio's lock is fair), which is entry order — a read placed before a
-    /// write sees the file as it was, one after it the write.
-    paths: Mutex<HashMap<PathBuf, Arc<tokio::sync::RwLock<()>>>>,
+    /// Entry order among the entries that touch the same things.
+    order: order::Order,
     shell: Arc<Semaphore>,
 }
 
 impl Gates {
     fn new(shell: Concurrency) -> Gates {
         Gates {
-            paths: Mutex::default(),
+            order: order::Order::default(),
             shell: Arc::new(Semaphore::new(match shell {
                 Concurrency::Serial => 1,
                 Concurrency::Parallel => Semaphore::MAX_PERMITS,
@@ -139,9 +137,10 @@ impl Gates {
         }
     }
 
-    pub(crate) fn path(&self, path: &Path) -> Arc<tokio::sync::RwLock<()>> {
-        let mut paths = self.paths.lock().unwrap_or_else(|e| e.into_inner());
-        paths.entry(path.to_path_buf()).or_default().clone()
+    /// An entry's place among the built-in entries started: taken at once
+    /// (call it before any wait), its turn awaited.
+    pub(crate) fn place(&self, touch: order::Touch) -> order::Place<'_> {
+        self.order.take(touch)
     }
 
     pub(crate) fn shell(&self) -> Arc<Semaphore> {

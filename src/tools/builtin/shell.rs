@@ -83,11 +83,17 @@ impl Tool for Shell {
         on_start: OnStart<'a>,
     ) -> BoxFuture<'a, ToolOutput> {
         Box::pin(async move {
+            // A command may read and write anything: after every read and
+            // write before it in the batch, before those after it.
+            let place = self.0.gates.place(super::Touch::Command);
             let gate = self.0.gates.shell();
             let _turn = tokio::select! {
                 biased;
                 _ = cancel.cancelled() => return ToolOutput::not_started(),
-                p = gate.acquire_owned() => p,
+                p = async {
+                    place.turn().await;
+                    gate.acquire_owned().await
+                } => p,
             };
             if cancel.is_cancelled() {
                 return ToolOutput::not_started();
