@@ -32,6 +32,9 @@ pub struct ProviderSettings {
     pub request_timeout: Duration,
     pub max_reply_bytes: u64,
     pub max_tokens: u32,
+    /// Whether the config names `max_tokens`: Chat Completions sends a
+    /// limit only then (the server's own default otherwise).
+    pub max_tokens_given: bool,
     pub thinking: Thinking,
     /// How hard a reasoning model thinks, where the API takes it.
     pub effort: Option<Effort>,
@@ -236,6 +239,7 @@ pub(super) fn resolve_provider(
             .max_reply_bytes
             .map_or(defaults::MAX_REPLY_BYTES, |n| n.get()),
         max_tokens: entry.max_tokens.map_or(defaults::MAX_TOKENS, |n| n.get()),
+        max_tokens_given: entry.max_tokens.is_some(),
         thinking,
         effort: entry.reasoning_effort,
         region,

@@ -24,6 +24,7 @@ mod menu;
 mod model_servers;
 mod offers;
 mod oneshot;
+mod output_limit;
 mod plan;
 mod prompt;
 mod providers;

@@ -46,6 +46,11 @@
 //!    nearest assistant `tool_calls` message before it with only `tool`
 //!    messages between (else `code: null`, param `messages.[t].role`).
 //!
+//! 5. an output limit, when given, is a positive integer
+//!    (`integer_below_min_value`), and an OpenAI reasoning model (`o1`,
+//!    `o3`, `o4`, `gpt-5`…) refuses `max_tokens`
+//!    (`unsupported_parameter`: "Use 'max_completion_tokens' instead.").
+//!
 //! A required string that is missing or not a string gets the real API's
 //! `missing_required_parameter` / `invalid_type` answer.
 //!
@@ -905,7 +910,46 @@ pub fn validate(body: &serde_json::Value) -> Result<(), String> {
         }
     }
 
-    check_pairing(messages)
+    check_pairing(messages)?;
+    check_output_limit(body)
+}
+
+/// `max_tokens` / `max_completion_tokens`, when given (rule 5).
+fn check_output_limit(body: &serde_json::Value) -> Result<(), String> {
+    for key in ["max_tokens", "max_completion_tokens"] {
+        let v = &body[key];
+        if v.is_null() {
+            continue;
+        }
+        let Some(n) = v.as_i64() else {
+            return Err(invalid_type(key, v, "an integer"));
+        };
+        if n < 1 {
+            return Err(invalid(
+                format!(
+                    "Invalid '{key}': integer below minimum value. Expected a value >= 1, \
+                     but got {n} instead."
+                ),
+                key,
+                Some("integer_below_min_value"),
+            ));
+        }
+    }
+    let model = body["model"].as_str().unwrap_or_default();
+    let bare = model.rsplit('/').next().unwrap_or(model);
+    let reasoning = ["o1", "o3", "o4", "gpt-5"]
+        .iter()
+        .any(|p| bare.starts_with(p));
+    if reasoning && !body["max_tokens"].is_null() {
+        return Err(invalid(
+            "Unsupported parameter: 'max_tokens' is not supported with this model. Use \
+             'max_completion_tokens' instead."
+                .into(),
+            "max_tokens",
+            Some("unsupported_parameter"),
+        ));
+    }
+    Ok(())
 }
 
 /// `response_format`, when given: its type, and a `json_schema` one's name

@@ -132,6 +132,16 @@ pub fn check(req: &Recorded) -> Result<(), Rejection> {
             ));
         }
     }
+    if let Some(n) = body["max_output_tokens"].as_i64().filter(|n| *n < 16) {
+        return Err(invalid(
+            &format!(
+                "Invalid 'max_output_tokens': integer below minimum value. Expected a value \
+                 >= 16, but got {n} instead."
+            ),
+            Some("max_output_tokens"),
+            Some("integer_below_min_value"),
+        ));
+    }
     let format = &body["text"]["format"];
     if format["type"] == "json_schema" {
         if !super::schema_rules::openai_schema_name(&format["name"]) {

@@ -21,6 +21,45 @@ use stream::{Assembler, Chunk};
 pub(crate) struct OpenAiProvider {
     endpoint: Endpoint,
     api_key: Option<String>,
+    /// The output limit the config names.
+    limit: Option<u32>,
+    base_url: String,
+}
+
+/// An output limit in a Chat Completions request.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Limit {
+    /// `max_tokens`: what compatible servers (vLLM, llama.cpp, Ollama,
+    /// LM Studio) read.
+    MaxTokens(u32),
+    /// `max_completion_tokens`: what OpenAI's own API (and Azure's) wants —
+    /// its reasoning models refuse `max_tokens` with a 400.
+    MaxCompletionTokens(u32),
+}
+
+impl Limit {
+    /// The field for a server at `base_url` serving `model`: OpenAI's and
+    /// Azure's endpoints, and their reasoning models behind any proxy
+    /// (`o1`…, `gpt-5`…), take `max_completion_tokens`; the rest
+    /// `max_tokens`.
+    fn for_server(base_url: &str, model: &str, n: u32) -> Limit {
+        let host = base_url
+            .split("://")
+            .nth(1)
+            .unwrap_or(base_url)
+            .split(['/', ':'])
+            .next()
+            .unwrap_or("")
+            .to_ascii_lowercase();
+        if host == "api.openai.com"
+            || host.ends_with(".openai.azure.com")
+            || crate::config::openai_reasoning_model(model)
+        {
+            Limit::MaxCompletionTokens(n)
+        } else {
+            Limit::MaxTokens(n)
+        }
+    }
 }
 
 impl OpenAiProvider {
@@ -29,18 +68,28 @@ impl OpenAiProvider {
         Ok(OpenAiProvider {
             endpoint: Endpoint::new(s, format!("{}/chat/completions", s.base_url))?,
             api_key,
+            limit: s.max_tokens_given.then_some(s.max_tokens),
+            base_url: s.base_url.clone(),
         })
     }
 
     /// The request body. A pure function of the request: a resumed session sends
     /// its history byte for byte as before, and `messages` comes last so that two
     /// successive requests of a session share their whole earlier prefix.
-    fn request_body(req: &ChatRequest<'_>) -> Vec<u8> {
+    fn request_body(req: &ChatRequest<'_>, limit: Option<Limit>) -> Vec<u8> {
         let body = WireRequest {
             model: req.model,
             stream: true,
             stream_options: StreamOptions {
                 include_usage: true,
+            },
+            max_tokens: match limit {
+                Some(Limit::MaxTokens(n)) => Some(n),
+                _ => None,
+            },
+            max_completion_tokens: match limit {
+                Some(Limit::MaxCompletionTokens(n)) => Some(n),
+                _ => None,
             },
             tools: req.tools.iter().map(WireTool::from).collect(),
             response_format: req.output.map(super::OutputFormat::chat),
@@ -56,7 +105,10 @@ impl Api for OpenAiProvider {
     }
 
     fn body(&self, req: &ChatRequest<'_>) -> Vec<u8> {
-        Self::request_body(req)
+        let limit = self
+            .limit
+            .map(|n| Limit::for_server(&self.base_url, req.model, n));
+        Self::request_body(req, limit)
     }
 
     fn dialect(&self) -> super::schema::Dialect {
@@ -128,6 +180,10 @@ struct WireRequest<'a> {
     model: &'a str,
     stream: bool,
     stream_options: StreamOptions,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max_tokens: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max_completion_tokens: Option<u32>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     tools: Vec<WireTool<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -323,10 +379,39 @@ mod tests {
             tools: &[],
             output: None,
         };
-        let body = String::from_utf8(OpenAiProvider::request_body(&req)).unwrap();
+        let body = String::from_utf8(OpenAiProvider::request_body(&req, None)).unwrap();
         assert_eq!(
             body,
             r#"{"model":"m","stream":true,"stream_options":{"include_usage":true},"messages":[{"role":"system","content":"s"},{"role":"user","content":"hi"},{"role":"assistant","content":"","tool_calls":[{"id":"c1","type":"function","function":{"name":"echo","arguments":"{\"b\":1,\"a\":2}"}}]},{"role":"tool","tool_call_id":"c1","content":"Error: boom"}]}"#
         );
+    }
+
+    #[test]
+    fn the_output_limit_goes_where_the_server_reads_it() {
+        use super::Limit::*;
+        let at = Limit::for_server;
+        assert_eq!(
+            at("https://api.openai.com/v1", "gpt-4.1", 9),
+            MaxCompletionTokens(9)
+        );
+        assert_eq!(
+            at("https://my-res.openai.azure.com/openai/v1", "gpt-4o", 9),
+            MaxCompletionTokens(9)
+        );
+        assert_eq!(
+            at("http://127.0.0.1:8000/v1", "Qwen/Qwen3-8B", 9),
+            MaxTokens(9)
+        );
+        assert_eq!(at("http://localhost:11434/v1", "llama3.2", 9), MaxTokens(9));
+        // OpenAI's reasoning models behind a proxy refuse `max_tokens` too.
+        assert_eq!(
+            at("https://openrouter.ai/api/v1", "openai/o4-mini", 9),
+            MaxCompletionTokens(9)
+        );
+        assert_eq!(
+            at("http://127.0.0.1:4000", "gpt-5-mini", 9),
+            MaxCompletionTokens(9)
+        );
+        assert_eq!(at("http://127.0.0.1:4000", "olmo-2", 9), MaxTokens(9));
     }
 }

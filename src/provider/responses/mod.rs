@@ -21,6 +21,8 @@ pub(crate) struct ResponsesProvider {
     endpoint: Endpoint,
     api_key: Option<String>,
     effort: Option<Effort>,
+    /// The output limit the config names (`max_output_tokens`).
+    limit: Option<u32>,
 }
 
 impl ResponsesProvider {
@@ -30,6 +32,7 @@ impl ResponsesProvider {
             endpoint: Endpoint::new(s, format!("{}/responses", s.base_url))?,
             api_key,
             effort: s.effort,
+            limit: s.max_tokens_given.then_some(s.max_tokens),
         })
     }
 }
@@ -46,7 +49,7 @@ impl Api for ResponsesProvider {
     }
 
     fn body(&self, req: &ChatRequest<'_>) -> Vec<u8> {
-        wire::body(req, self.effort)
+        wire::body(req, self.effort, self.limit)
     }
 
     fn blocks(&self) -> Option<BlockApi> {

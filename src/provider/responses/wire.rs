@@ -29,6 +29,8 @@ struct Body<'a> {
     include: Vec<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     reasoning: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max_output_tokens: Option<u32>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     tools: Vec<Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -36,7 +38,9 @@ struct Body<'a> {
     input: Vec<Value>,
 }
 
-pub(super) fn body(req: &ChatRequest<'_>, effort: Option<Effort>) -> Vec<u8> {
+/// `limit`: the output limit the config names (the server's default
+/// otherwise).
+pub(super) fn body(req: &ChatRequest<'_>, effort: Option<Effort>, limit: Option<u32>) -> Vec<u8> {
     // Only reasoning models take `reasoning` and return encrypted content.
     let reasoning = openai_reasoning_model(req.model);
     let with_tools = !req.tools.is_empty();
@@ -52,6 +56,7 @@ pub(super) fn body(req: &ChatRequest<'_>, effort: Option<Effort>) -> Vec<u8> {
         reasoning: effort
             .filter(|_| reasoning)
             .map(|e| json!({ "effort": e.name() })),
+        max_output_tokens: limit,
         tools: req
             .tools
             .iter()
@@ -216,6 +221,6 @@ mod tests {
     }
 
     fn body_of(req: &ChatRequest<'_>) -> Vec<u8> {
-        body(req, Some(Effort::High))
+        body(req, Some(Effort::High), None)
     }
 }
