@@ -7,7 +7,7 @@
 
 use serde_json::{json, Value};
 
-use crate::call::ids::legal_everywhere;
+use crate::call::ids::{is_legal, legal_everywhere};
 use crate::model::{BlockApi, Message, ToolCall, ToolResult};
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -62,7 +62,9 @@ pub(super) fn turns(messages: &[Message], api: BlockApi, with_tools: bool) -> Tu
                 native,
             } => {
                 let blocks = match native {
-                    Some(n) if n.api == api => n.blocks.clone(),
+                    Some(n) if n.api == api => {
+                        n.blocks.iter().map(|b| with_legal_id(api, b)).collect()
+                    }
                     _ => neutral_blocks(api, content, tool_calls),
                 };
                 let blocks = if with_tools {
@@ -87,6 +89,23 @@ pub(super) fn turns(messages: &[Message], api: BlockApi, with_tools: bool) -> Tu
         }
     }
     Turns { system, turns }
+}
+
+/// A block of this API's own, as it is replayed: a tool use whose id
+/// the API would refuse — what a compatible server or a proxy issued
+/// (`functions.read_file:0`, one past 40 characters, not ASCII) — gets the
+/// id its result is sent with ([`legal_everywhere`]), so the two still
+/// pair. The session keeps the model's own id.
+pub(super) fn with_legal_id(api: BlockApi, block: &Value) -> Value {
+    match api.tool_use(block) {
+        Some(t) if !is_legal(t.id) => {
+            let id = legal_everywhere(t.id).into_owned();
+            let mut b = block.clone();
+            api.set_tool_use_id(&mut b, &id);
+            b
+        }
+        _ => block.clone(),
+    }
 }
 
 /// A tool use as text, for a request that offers no tools.

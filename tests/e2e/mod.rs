@@ -22,6 +22,7 @@ mod mcp_json;
 mod mcp_policy;
 mod menu;
 mod model_servers;
+mod odd_ids;
 mod offers;
 mod oneshot;
 mod output_limit;

@@ -127,7 +127,7 @@ pub enum Block {
     /// not sent to OpenAI.
     Redacted,
     /// A tool call. `id` is a scripted [`call_id`]; Anthropic and Bedrock get
-    /// [`wire_id`] of it.
+    /// [`wire_id`] of it (an odd id, through [`Reply::from_turn`], as is).
     Tool {
         id: String,
         name: String,
@@ -364,7 +364,13 @@ fn assert_realistic(id: &str) {
 /// is the scripted id; Anthropic's `toolu_01` and Bedrock's `tooluse_` are
 /// followed by the first 22 characters after `call_` (30 characters, like
 /// `toolu_01A09q90qw90lq917835lq9` and `tooluse_kZJMlvQmRJ6eAyJE5GIl7Q`).
+///
+/// An id that is not a [`call_id`] (`functions.read_file:0`, one past the
+/// limits) is a test of what an odd server sends: every API gets it as is.
 pub fn wire_id(api: Api, call_id: &str) -> String {
+    if !is_realistic_id(call_id) {
+        return call_id.to_string();
+    }
     let rest: String = call_id
         .strip_prefix("call_")
         .unwrap_or(call_id)

@@ -168,7 +168,7 @@ impl BlockApi {
 
     /// Gives a tool-use block the id `id` (for one that arrived without,
     /// or with one the session had already).
-    pub(super) fn set_tool_use_id(self, block: &mut Value, id: &str) {
+    pub fn set_tool_use_id(self, block: &mut Value, id: &str) {
         let (body, key) = match self {
             BlockApi::Anthropic => (Some(block), "id"),
             BlockApi::Bedrock => (block.get_mut("toolUse"), "toolUseId"),

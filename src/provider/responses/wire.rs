@@ -13,7 +13,7 @@
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use super::super::blocks::{call_as_text, result_as_text, tool_result};
+use super::super::blocks::{call_as_text, result_as_text, tool_result, with_legal_id};
 use super::super::schema::OPENAI_RESPONSES;
 use super::super::ChatRequest;
 use crate::call::ids::legal_everywhere;
@@ -108,7 +108,7 @@ fn items(m: &Message, with_tools: bool) -> Vec<Value> {
                 Some(t) if !with_tools => {
                     text("assistant", &call_as_text(t.name, t.id, &t.arguments()))
                 }
-                _ => b.clone(),
+                _ => with_legal_id(api, b),
             })
             .collect(),
         Message::Assistant {
@@ -195,7 +195,7 @@ mod tests {
             tools: &tools,
             output: None,
         };
-        let body = String::from_utf8(body(&req, Some(Effort::Low))).unwrap();
+        let body = String::from_utf8(body(&req, Some(Effort::Low), None)).unwrap();
         assert!(body.starts_with(r#"{"model":"gpt-5","stream":true,"store":false,"include":["reasoning.encrypted_content"],"reasoning":{"effort":"low"},"tools":[{"description":"d","name":"tool_call","parameters":{"type":"object"},"strict":false,"type":"function"}],"input":["#), "{body}");
         assert!(body.ends_with("]}"));
         let v: Value = serde_json::from_str(&body).unwrap();

@@ -1,0 +1,109 @@
+//! Call ids an API would refuse, issued by a server that speaks it (a
+//! compatible endpoint, a proxy in front of another model): Kimi-style
+//! `functions.read_file:0`, one past 40 characters, one not ASCII (issue
+//! 53). The session keeps the model's own id; every request maps it, the
+//! call and its result alike, so they still pair — on every API, for a
+//! single call and a split batch, across `--continue`. The strict fakes
+//! refuse the raw ids in a replayed history with the real errors.
+
+use serde_json::json;
+
+use crate::support::calls::batch;
+use crate::support::wire::assert_each_request_extends_the_previous;
+use crate::support::{records, Api, Block, Reply, Stop, TestEnv, Turn};
+
+/// The odd ids, as servers send them.
+const IDS: [&str; 3] = [
+    "functions.read_file:0",
+    "call_00_7bJmQ2xLz9WpVt4Hn6KcR3dY8sFgA1uEo5iNbTq",
+    "呼び出し-1",
+];
+
+fn env_for(api: Api) -> TestEnv {
+    let env = TestEnv::with_api(api);
+    env.write_config("[tools]\nbuiltin = [\"read_file\"]\ndefer = \"never\"\n");
+    std::fs::write(env.cwd.path().join("notes.txt"), "alpha\n").unwrap();
+    env
+}
+
+fn odd_call(id: &str, name: &str, args: &str) -> Reply {
+    Reply::from_turn(Turn::new(
+        vec![Block::Tool {
+            id: id.into(),
+            name: name.into(),
+            args: args.into(),
+        }],
+        Stop::ToolUse,
+    ))
+}
+
+/// One call under each odd id, the session continued twice: no request
+/// refused, each extends the one before byte for byte, and the session
+/// file keeps the ids as the server sent them.
+fn single(api: Api) {
+    let env = env_for(api);
+    for id in IDS {
+        env.fake
+            .push(odd_call(id, "read_file", r#"{"path":"notes.txt"}"#));
+        env.fake.push(Reply::text("read it"));
+    }
+    env.run(&["-q", "read"]).ok();
+    env.run(&["--continue", "-q", "again"]).ok();
+    env.run(&["--continue", "-q", "and again"]).ok();
+    env.fake.push(Reply::text("still fine"));
+    env.run(&["--continue", "-q", "more"]).ok();
+    assert_eq!(env.fake.requests().len(), 7, "no request refused");
+    assert_each_request_extends_the_previous(&env);
+    let kept = crate::support::tool_call_ids(&records(&env.only_session()));
+    assert_eq!(kept, IDS, "the session keeps the model's ids");
+}
+
+/// A `tool_call` batch under an odd id, split: its entries' ids are
+/// hermes' own and legal; the history replays across `--continue`.
+fn split(api: Api) {
+    let env = TestEnv::with_api(api);
+    env.write_config("[tools]\nbuiltin = [\"read_file\"]\ndefer = \"always\"\n");
+    std::fs::write(env.cwd.path().join("notes.txt"), "alpha\n").unwrap();
+    let entries = batch(&[
+        ("read_file", json!({"path": "notes.txt"})),
+        ("read_file", json!({"path": "notes.txt", "offset": 1})),
+    ]);
+    env.fake.push(odd_call(IDS[0], "tool_call", &entries));
+    env.fake.push(Reply::text("read both"));
+    env.fake.push(Reply::text("continued"));
+    env.run(&["-q", "read"]).ok();
+    env.run(&["--continue", "-q", "again"]).ok();
+    assert_eq!(env.fake.requests().len(), 3, "no request refused");
+    assert_each_request_extends_the_previous(&env);
+}
+
+macro_rules! every_api {
+    ($name:ident, $body:ident) => {
+        mod $name {
+            use super::*;
+            #[test]
+            fn openai() {
+                $body(Api::OpenAi)
+            }
+            #[test]
+            fn anthropic() {
+                $body(Api::Anthropic)
+            }
+            #[test]
+            fn bedrock() {
+                $body(Api::Bedrock)
+            }
+            #[test]
+            fn gemini() {
+                $body(Api::Gemini)
+            }
+            #[test]
+            fn responses() {
+                $body(Api::Responses)
+            }
+        }
+    };
+}
+
+every_api!(odd_ids_pair_with_their_results_across_continue_on, single);
+every_api!(an_odd_batch_id_splits_and_replays_on, split);
