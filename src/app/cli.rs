@@ -32,7 +32,8 @@ pub(crate) struct Cli {
     #[arg(short = 'm', long, global = true)]
     pub model: Option<String>,
 
-    /// Provider to use: a preset (openai, openrouter, ollama, anthropic, bedrock, gemini) or a [providers.NAME].
+    /// Provider to use: a preset or a [providers.NAME] (the presets are
+    /// listed from their table: [`command`]).
     #[arg(long, global = true)]
     pub provider: Option<String>,
 
@@ -174,4 +175,23 @@ pub(crate) enum Command {
         #[command(subcommand)]
         action: commands::mcp::McpCommand,
     },
+}
+
+/// The command line's definition, with what is known only at run time:
+/// the presets `--provider` takes, from the preset table itself.
+pub(crate) fn command() -> clap::Command {
+    use clap::CommandFactory;
+    Cli::command().mut_arg("provider", |a| {
+        a.help(format!(
+            "Provider to use: a preset ({}) or a [providers.NAME]",
+            crate::config::PRESETS.join(", ")
+        ))
+    })
+}
+
+/// The command line, parsed; a usage error (or `--help`) exits as clap does.
+pub(crate) fn parse() -> Cli {
+    use clap::FromArgMatches;
+    let matches = command().get_matches();
+    Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
 }

@@ -16,8 +16,6 @@ mod summary;
 
 use std::process::ExitCode;
 
-use clap::Parser;
-
 pub use chat::{assemble, Conversation};
 use cli::{Cli, Command};
 pub use error::{CommandError, Exit};
@@ -56,7 +54,7 @@ pub fn main() -> ExitCode {
     unsafe {
         libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
     }
-    let cli = Cli::parse();
+    let cli = cli::parse();
     // `hermes acp`'s stdout is the protocol's: its errors go to stderr.
     let json = cli.json && !matches!(cli.command, Some(Command::Acp));
     let runtime = match tokio::runtime::Builder::new_current_thread()

@@ -18,6 +18,7 @@ pub mod mcp_json;
 mod paths;
 mod presets;
 pub(crate) use presets::with_key_set;
+pub(crate) use presets::NAMES as PRESETS;
 mod provider;
 pub(crate) mod referenced;
 mod settings;

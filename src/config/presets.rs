@@ -3,7 +3,7 @@
 
 use super::{ProviderEntry, ProviderKind};
 
-pub(super) const NAMES: &[&str] = &[
+pub(crate) const NAMES: &[&str] = &[
     "anthropic",
     "bedrock",
     "gemini",

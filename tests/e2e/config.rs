@@ -439,3 +439,43 @@ fn a_gemini_budget_and_effort_together_are_refused_by_name() {
     crate::assert_contains!(run.error_line(), "providers.fake.reasoning_effort");
     assert!(env.fake.requests().is_empty());
 }
+
+/// `--help` lists the presets `--provider` takes from the preset table
+/// itself — each of them works with no config file, and none is left out.
+#[test]
+fn help_lists_every_preset_and_each_one_is_taken() {
+    let env = TestEnv::new();
+    let run = env.run(&["--help"]);
+    run.ok();
+    let line = run
+        .stdout
+        .lines()
+        .find(|l| l.contains("--provider"))
+        .expect("--provider in --help")
+        .to_string();
+    let listed: Vec<&str> = line
+        .split_once("a preset (")
+        .and_then(|(_, rest)| rest.split_once(')'))
+        .map(|(names, _)| names.split(", ").collect())
+        .unwrap_or_default();
+    assert_eq!(
+        listed,
+        [
+            "anthropic",
+            "bedrock",
+            "gemini",
+            "ollama",
+            "openai",
+            "openrouter"
+        ],
+        "{line}"
+    );
+    for preset in listed {
+        let shown = env.run(&["--provider", preset, "config", "show"]);
+        assert!(
+            !shown.stderr.contains("unknown provider"),
+            "{preset}: {}",
+            shown.stderr
+        );
+    }
+}
