@@ -339,32 +339,25 @@ impl Printer {
                     self.say_decided(line.to_string());
                 }
             }
-            // A refusal shows its own line; what allows it says how.
+            // A refusal for want of an approver says what allows it; any
+            // other refusal is told once, on its entry's line in the block
+            // (its result names who refused and why).
             Event::Approval {
                 name,
                 decision,
                 by,
-                reason,
                 arguments,
                 ..
-            } if *decision == crate::agent::Settled::Deny => {
+            } if *decision == crate::agent::Settled::Deny && by.nobody_to_ask => {
                 self.stop_spinner();
                 self.end_text();
-                let why = reason
-                    .as_deref()
-                    .map(|r| format!(": {r}"))
-                    .unwrap_or_default();
-                if by.nobody_to_ask {
-                    self.say(format!(
-                        "✗ {name} needs approval ({by}); allow it with --approve '{name}' (a glob, repeatable) or --yolo"
-                    ));
-                    if let Some(a) = arguments {
-                        for line in super::approve::shown_whole(&a.value, &a.required).lines() {
-                            self.say_decided(format!("    {line}"));
-                        }
+                self.say(format!(
+                    "✗ {name} needs approval ({by}); allow it with --approve '{name}' (a glob, repeatable) or --yolo"
+                ));
+                if let Some(a) = arguments {
+                    for line in super::approve::shown_whole(&a.value, &a.required).lines() {
+                        self.say_decided(format!("    {line}"));
                     }
-                } else {
-                    self.say(format!("✗ {name} denied by {by}{why}"));
                 }
             }
             Event::SessionStarted { .. }

@@ -33,6 +33,7 @@ mod reach;
 mod remote;
 mod remote_faults;
 mod repl;
+mod repl_lines;
 mod reply_layout;
 mod resume_repl;
 mod rewind;
