@@ -464,6 +464,11 @@ impl ToolBlock {
         content: &str,
     ) {
         let mark = if is_error { "✗" } else { "✓" };
+        // A refusal's line says who refused and why, first: the tool is
+        // named by the line already, and the line is cut at the width.
+        let content = content
+            .strip_prefix(&format!("`{name}` was not run: "))
+            .unwrap_or(content);
         let first = clean(&excerpt(&preview(content), 100));
         let e = self.entry(id, name, args);
         e.done = true;

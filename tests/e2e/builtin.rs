@@ -392,6 +392,55 @@ fn a_command_between_two_writes_sees_the_first_and_not_the_second() {
     crate::assert_contains!(r[3], "v2\n[exit code 0]");
 }
 
+/// Two reads of different files in one batch run together: each file is a
+/// FIFO whose writer (this test) opens the second before the first, so
+/// reads taken one after the other in entry order would wait on each other
+/// for ever; together, both finish.
+#[test]
+fn two_reads_of_different_files_in_one_batch_run_together() {
+    use std::os::unix::fs::OpenOptionsExt;
+    use std::time::{Duration, Instant};
+    let env = env_with("mode = \"auto\"", "");
+    let (first, second) = (env.cwd.path().join("first"), env.cwd.path().join("second"));
+    for f in [&first, &second] {
+        assert!(std::process::Command::new("mkfifo")
+            .arg(f)
+            .status()
+            .unwrap()
+            .success());
+    }
+    env.fake.push(reply(&[
+        call("a", "read_file", json!({"path": "first"})),
+        call("b", "read_file", json!({"path": "second"})),
+    ]));
+    env.fake.push(Reply::text("ok"));
+    let mut child = env.spawn(&["-q", "go"]);
+    let (f, s) = (first.clone(), second.clone());
+    let writer = std::thread::spawn(move || {
+        std::fs::write(&s, "the second file\n").unwrap();
+        std::fs::write(&f, "the first file\n").unwrap();
+    });
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while child.try_wait().unwrap().is_none() {
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            // Let the writer go: a reader of each FIFO that reads nothing.
+            for p in [&second, &first] {
+                let _ = std::fs::OpenOptions::new()
+                    .read(true)
+                    .custom_flags(libc::O_NONBLOCK)
+                    .open(p);
+            }
+            panic!("the two reads waited on each other: they ran one after the other");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    writer.join().unwrap();
+    let r = contents(&env.tool_results(1));
+    crate::assert_contains!(r[0], "the first file");
+    crate::assert_contains!(r[1], "the second file");
+}
+
 /// Hooks in Claude Code's format see `shell` with its command and can
 /// block one entry while its sibling runs.
 #[test]

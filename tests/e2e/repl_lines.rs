@@ -76,7 +76,7 @@ fn an_entry_the_person_denies_is_told_once_in_its_place() {
     let denied: Vec<&String> = all.iter().filter(|l| l.contains("denied by you")).collect();
     assert_eq!(denied.len(), 1, "told once:\n{}", all.join("\n"));
     let first = position(&all, "✓ read_file a.txt");
-    let write = position(&all, "✗ write_file b.txt");
+    let write = position(&all, "✗ write_file b.txt — denied by you");
     let last = all
         .iter()
         .rposition(|l| l.contains("✓ read_file a.txt"))
@@ -121,5 +121,24 @@ fn a_custom_commands_shell_line_shows_how_it_ended_and_nothing_of_it_after() {
     let next = position(&all, "› after");
     assert!(blocked[0] < refused && refused < next, "{shown}");
     assert_eq!(env.fake.requests().len(), 2, "/bad was not sent");
+    term.type_line("/quit");
+}
+
+/// Under `ask`, the `!` line's question answered, it shows as run — not
+/// cancelled — once its prompt's turn has ended.
+#[test]
+fn a_custom_commands_asked_shell_line_shows_as_run_after_the_turn() {
+    let env = custom_env("ask");
+    env.fake.push(Reply::text("answered"));
+    let term = Tmux::start(&env, &[]);
+    term.type_line("/st");
+    term.wait_for("the question", |s| s.contains("wants to run"));
+    term.type_line("y");
+    term.wait_for("the answer", |s| s.contains("answered"));
+    let all = lines(&term);
+    let shown = all.join("\n");
+    crate::assert_not_contains!(shown, "cancelled");
+    let ran = position(&all, "✓ shell $ echo from-the-command — from-the-command");
+    assert!(ran < position(&all, "answered"), "{shown}");
     term.type_line("/quit");
 }

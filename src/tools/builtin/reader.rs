@@ -109,8 +109,7 @@ pub(crate) fn read_lines(
     limit: usize,
     budget: usize,
 ) -> Result<Lines, Unreadable> {
-    let reader = open_text(path)?;
-    let size = reader.get_ref().metadata().map(|m| m.len()).unwrap_or(0);
+    let (reader, size) = open_text(path)?;
     lines_of(reader, size, offset, limit, budget)
 }
 
@@ -190,8 +189,14 @@ fn cut_line(text: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
-/// A file opened for reading as text: not a folder, not binary.
-fn open_text(path: &Path) -> Result<std::io::BufReader<std::fs::File>, Unreadable> {
+/// The bytes of a text file: what was read to tell it is not binary, then
+/// the rest — read on, never sought back, so a FIFO or a character device
+/// reads as a file does.
+type TextReader = std::io::BufReader<std::io::Chain<std::io::Cursor<Vec<u8>>, std::fs::File>>;
+
+/// A file opened for reading as text (not a folder, not binary), and its
+/// size as the file system says (0 for a FIFO).
+fn open_text(path: &Path) -> Result<(TextReader, u64), Unreadable> {
     let io = |e: std::io::Error| Unreadable::Io(e.to_string());
     let mut file = super::beneath::open_file(path).map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound => Unreadable::Missing,
@@ -207,9 +212,9 @@ fn open_text(path: &Path) -> Result<std::io::BufReader<std::fs::File>, Unreadabl
     if head[..n].contains(&0) {
         return Err(Unreadable::Binary { bytes: meta.len() });
     }
-    use std::io::Seek;
-    file.seek(std::io::SeekFrom::Start(0)).map_err(io)?;
-    Ok(std::io::BufReader::new(file))
+    head.truncate(n);
+    let reader = std::io::BufReader::new(std::io::Cursor::new(head).chain(file));
+    Ok((reader, meta.len()))
 }
 
 /// What a path that became a link since it was resolved gets.
