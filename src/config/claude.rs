@@ -83,19 +83,9 @@ pub(crate) fn layer(path: &Path, text: &str) -> Result<toml::Table, ConfigError>
     let label = shown(path);
     let mut section = toml::Table::new();
     for (event, groups) in hooks {
+        // An event hermes has no moment for is skipped ([`notes`] says so).
         let Some((_, list)) = EVENTS.iter().find(|(e, _)| e == event) else {
-            return Err(bad(
-                line_of(&format!("\"{event}\"")),
-                &format!("hooks.{event}"),
-                format!(
-                    "unknown hook event (known: {})",
-                    EVENTS
-                        .iter()
-                        .map(|(e, _)| *e)
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-            ));
+            continue;
         };
         let at = line_of(&format!("\"{event}\""));
         let Value::Array(groups) = groups else {
@@ -128,20 +118,13 @@ pub(crate) fn layer(path: &Path, text: &str) -> Result<toml::Table, ConfigError>
             };
             for (j, h) in commands.iter().enumerate() {
                 let key = format!("{key}.hooks[{j}]");
-                let kind = h.get("type").and_then(Value::as_str).unwrap_or("command");
-                if kind != "command" {
-                    return Err(bad(
-                        at,
-                        &format!("{key}.type"),
-                        format!("hermes runs command hooks only, not `{kind}`; remove it or make it a command"),
-                    ));
+                // A `prompt` or `agent` hook is skipped ([`notes`] says so).
+                if hook_type(h) != "command" {
+                    continue;
                 }
+                // One without a command is skipped ([`notes`] says so).
                 let Some(command) = h.get("command").and_then(Value::as_str) else {
-                    return Err(bad(
-                        at,
-                        &format!("{key}.command"),
-                        "a command hook needs a command".into(),
-                    ));
+                    continue;
                 };
                 let mut e = toml::Table::new();
                 e.insert(
@@ -175,6 +158,67 @@ pub(crate) fn layer(path: &Path, text: &str) -> Result<toml::Table, ConfigError>
         out.insert("hooks".into(), toml::Value::Table(section));
     }
     Ok(out)
+}
+
+fn hook_type(h: &Value) -> &str {
+    h.get("type").and_then(Value::as_str).unwrap_or("command")
+}
+
+/// What of the file hermes does not run, one line each for the run's
+/// warnings: an event it has no moment for, a hook that is not a command,
+/// or the whole file when it cannot be read — it is Claude Code's, so it
+/// never stops hermes.
+pub(crate) fn notes(path: &Path, text: &str) -> Vec<String> {
+    if let Err(e) = layer(path, text) {
+        return vec![format!("{e}; Claude Code's hooks in it were not read")];
+    }
+    let Ok(v) = serde_json::from_str::<Value>(text) else {
+        return Vec::new();
+    };
+    if v.get("disableAllHooks") == Some(&Value::Bool(true)) {
+        return Vec::new();
+    }
+    let Some(Value::Object(hooks)) = v.get("hooks") else {
+        return Vec::new();
+    };
+    let line_of = |needle: &str| {
+        text.find(needle)
+            .map_or(1, |at| text[..at].matches('\n').count() + 1)
+    };
+    let file = path.display();
+    let mut out = Vec::new();
+    for (event, groups) in hooks {
+        let at = line_of(&format!("\"{event}\""));
+        if !EVENTS.iter().any(|(e, _)| e == event) {
+            out.push(format!(
+                "{file}:{at}: hooks.{event}: hermes has no moment for Claude Code's {event} \
+                 event; its hooks are skipped (hermes runs: {})",
+                EVENTS
+                    .iter()
+                    .map(|(e, _)| *e)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+            continue;
+        }
+        for (i, group) in groups.as_array().into_iter().flatten().enumerate() {
+            let list = group.get("hooks").and_then(Value::as_array);
+            for (j, h) in list.into_iter().flatten().enumerate() {
+                let kind = hook_type(h);
+                let key = format!("{file}:{at}: hooks.{event}[{i}].hooks[{j}]");
+                if kind != "command" {
+                    out.push(format!(
+                        "{key}: a `{kind}` hook; hermes runs command hooks only, so it is skipped"
+                    ));
+                } else if h.get("command").and_then(Value::as_str).is_none() {
+                    out.push(format!(
+                        "{key}.command: a command hook needs a command; it is skipped"
+                    ));
+                }
+            }
+        }
+    }
+    out
 }
 
 /// The file as hooks' names show it: `~/.claude/settings.json`,
@@ -228,8 +272,13 @@ mod tests {
 
     #[test]
     fn bad_settings_name_file_line_and_key() {
-        let e = layer(Path::new("/p/.claude/settings.json"), "{\n  \"hooks\": {\n    \"PreToolUse\": [\n      {\"matcher\": \"Bash\", \"hooks\": [{\"type\": \"command\"}]}\n    ]\n  }\n}").unwrap_err();
-        let s = e.to_string();
+        let text = "{\n  \"hooks\": {\n    \"PreToolUse\": [\n      {\"matcher\": \"Bash\", \"hooks\": [{\"type\": \"command\"}]}\n    ]\n  }\n}";
+        let path = Path::new("/p/.claude/settings.json");
+        assert!(layer(path, text).unwrap()["hooks"]["pre_tool_call"]
+            .as_array()
+            .unwrap()
+            .is_empty());
+        let s = notes(path, text).join("\n");
         assert!(
             s.contains("/p/.claude/settings.json:3: hooks.PreToolUse[0].hooks[0].command"),
             "{s}"
@@ -240,8 +289,24 @@ mod tests {
         )
         .unwrap_err();
         assert!(e.to_string().contains("settings.json:2"), "{e}");
-        let e = layer(Path::new("/p/s.json"), r#"{"hooks": {"BeforeTool": []}}"#).unwrap_err();
-        assert!(e.to_string().contains("unknown hook event"), "{e}");
+        // An event hermes has no moment for, and a hook that is not a
+        // command: skipped, the rest read, each named once.
+        let text = "{\"hooks\": {\n  \"PermissionRequest\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"x\"}]}],\n  \"Stop\": [{\"hooks\": [{\"type\": \"prompt\", \"prompt\": \"done?\"}, {\"type\": \"command\", \"command\": \"./stop.sh\"}]}]\n}}";
+        let t = layer(Path::new("/p/s.json"), text).unwrap();
+        let stop = t["hooks"]["stop"].as_array().unwrap();
+        assert_eq!(stop.len(), 1);
+        assert_eq!(stop[0]["command"].as_str(), Some("./stop.sh"));
+        assert!(t["hooks"].get("permission_request").is_none());
+        let notes = notes(Path::new("/p/s.json"), text);
+        assert_eq!(notes.len(), 2, "{notes:?}");
+        assert!(
+            notes[0].starts_with("/p/s.json:2: hooks.PermissionRequest: hermes has no moment"),
+            "{notes:?}"
+        );
+        assert!(
+            notes[1].starts_with("/p/s.json:3: hooks.Stop[0].hooks[0]: a `prompt` hook"),
+            "{notes:?}"
+        );
         assert!(layer(
             Path::new("/p/s.json"),
             r#"{"disableAllHooks": true, "hooks": {"Stop": 1}}"#

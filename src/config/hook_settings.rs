@@ -73,13 +73,24 @@ impl HooksSettings {
     pub(super) fn from_section(
         h: &super::HooksSection,
     ) -> Result<(HooksSettings, Vec<String>), ConfigError> {
-        let list = |key: &str, l: &[HookEntry]| -> Result<Vec<HookSettings>, ConfigError> {
-            l.iter()
-                .enumerate()
-                .map(|(i, e)| HookSettings::from_entry(e, &format!("hooks.{key}[{i}]")))
-                .collect()
-        };
         let mut warnings = Vec::new();
+        // A hook from Claude Code's settings whose matcher hermes cannot
+        // read is skipped and named — the file is Claude Code's and never
+        // stops hermes; one of hermes' own config is an error.
+        let mut skipped = Vec::new();
+        let mut list = |key: &str, l: &[HookEntry]| -> Result<Vec<HookSettings>, ConfigError> {
+            let mut out = Vec::new();
+            for (i, e) in l.iter().enumerate() {
+                match HookSettings::from_entry(e, &format!("hooks.{key}[{i}]")) {
+                    Ok(h) => out.push(h),
+                    Err(err) if e.name.as_deref().is_some_and(from_claude_code) => {
+                        skipped.push(format!("{err}; the hook is skipped"));
+                    }
+                    Err(err) => return Err(err),
+                }
+            }
+            Ok(out)
+        };
         // Read, so a file that has them is accepted and they are kept;
         // not run — said, never silently dropped.
         for (key, l) in [("session_end", &h.session_end)] {
@@ -91,19 +102,25 @@ impl HooksSettings {
                 ));
             }
         }
-        Ok((
-            HooksSettings {
-                pre_tool_call: list("pre_tool_call", &h.pre_tool_call)?,
-                post_tool_call: list("post_tool_call", &h.post_tool_call)?,
-                user_prompt_submit: list("user_prompt_submit", &h.user_prompt_submit)?,
-                stop: list("stop", &h.stop)?,
-                subagent_start: list("subagent_start", &h.subagent_start)?,
-                subagent_stop: list("subagent_stop", &h.subagent_stop)?,
-                session_start: list("session_start", &h.session_start)?,
-                pre_compact: list("pre_compact", &h.pre_compact)?,
-                notification: list("notification", &h.notification)?,
-            },
-            warnings,
-        ))
+        let settings = HooksSettings {
+            pre_tool_call: list("pre_tool_call", &h.pre_tool_call)?,
+            post_tool_call: list("post_tool_call", &h.post_tool_call)?,
+            user_prompt_submit: list("user_prompt_submit", &h.user_prompt_submit)?,
+            stop: list("stop", &h.stop)?,
+            subagent_start: list("subagent_start", &h.subagent_start)?,
+            subagent_stop: list("subagent_stop", &h.subagent_stop)?,
+            session_start: list("session_start", &h.session_start)?,
+            pre_compact: list("pre_compact", &h.pre_compact)?,
+            notification: list("notification", &h.notification)?,
+        };
+        warnings.extend(skipped);
+        Ok((settings, warnings))
     }
+}
+
+/// Whether a hook's name says it came from a Claude Code settings file
+/// (`.claude/settings.json#PreToolUse[0].hooks[0]`).
+fn from_claude_code(name: &str) -> bool {
+    name.split_once('#')
+        .is_some_and(|(file, _)| super::claude::is_settings(std::path::Path::new(file)))
 }

@@ -28,11 +28,15 @@ pub(super) fn read_text(path: &Path, required: bool) -> Result<Option<String>, C
 
 /// A layer from a file of either kind: hermes' TOML, or a Claude Code
 /// settings file's hooks.
+/// A project file as a layer. Another tool's file (an MCP server file,
+/// Claude Code's settings) that cannot be read adds nothing — the run's
+/// warnings name it and what is wrong — and never stops hermes; a file of
+/// hermes' own that is wrong is an error.
 pub(super) fn layer_of(path: &Path, text: &str) -> Result<toml::Table, ConfigError> {
     if super::mcp_json::is_server_file(path) {
-        super::mcp_json::layer(path, text)
+        Ok(super::mcp_json::layer(path, text).unwrap_or_default())
     } else if super::claude::is_settings(path) {
-        super::claude::layer(path, text)
+        Ok(super::claude::layer(path, text).unwrap_or_default())
     } else {
         parse_layer(path, text)
     }

@@ -26,11 +26,13 @@ pub struct Server {
 /// The file's servers, relative commands and folders anchored at `base`
 /// (the file's folder); `Err` when it has no server object.
 pub fn servers(json: &Value, base: &Path) -> Result<Vec<Server>, String> {
+    let mut json = json.clone();
+    editor_vars(&mut json, base);
     let servers = json
         .get("mcpServers")
         .or_else(|| json.get("servers"))
         .and_then(Value::as_object)
-        .ok_or("no `mcpServers` object")?;
+        .ok_or("no `mcpServers` (or `servers`) object: nothing to read")?;
     Ok(servers
         .iter()
         .map(|(raw, s)| {
@@ -46,6 +48,33 @@ pub fn servers(json: &Value, base: &Path) -> Result<Vec<Server>, String> {
         .collect())
 }
 
+/// The variables VS Code and Cursor expand in their `mcp.json` and no
+/// environment holds: `${workspaceFolder}` (the project, `base`),
+/// `${workspaceFolderBasename}`, `${userHome}`, `${pathSeparator}` — put
+/// in as the editors do; `${env:NAME}` becomes `${NAME}`, expanded at each
+/// start as the rest are.
+fn editor_vars(v: &mut Value, base: &Path) {
+    match v {
+        Value::String(text) if text.contains("${") => {
+            let home = std::env::var("HOME").unwrap_or_default();
+            let folder = std::path::absolute(base).unwrap_or_else(|_| base.to_path_buf());
+            let name = folder
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            *text = text
+                .replace("${workspaceFolder}", &folder.to_string_lossy())
+                .replace("${workspaceFolderBasename}", &name)
+                .replace("${userHome}", &home)
+                .replace("${pathSeparator}", "/")
+                .replace("${env:", "${");
+        }
+        Value::Array(items) => items.iter_mut().for_each(|i| editor_vars(i, base)),
+        Value::Object(map) => map.values_mut().for_each(|i| editor_vars(i, base)),
+        _ => {}
+    }
+}
+
 /// The file's servers as a config layer: `{mcp_servers: {NAME: …}}`.
 /// A file that is not JSON is an error naming it and the line.
 pub fn layer(path: &Path, text: &str) -> Result<toml::Table, super::ConfigError> {
@@ -55,7 +84,7 @@ pub fn layer(path: &Path, text: &str) -> Result<toml::Table, super::ConfigError>
         key: "mcpServers".into(),
         message,
     };
-    let json: Value = serde_json::from_str(text).map_err(|e| bad(e.line(), e.to_string()))?;
+    let json = parse(path, text).map_err(|e| bad(e.line(), e.to_string()))?;
     let base = path
         .parent()
         .and_then(|d| {
@@ -82,8 +111,15 @@ pub fn layer(path: &Path, text: &str) -> Result<toml::Table, super::ConfigError>
 
 /// What a project's server file leaves out, one line a server, for the
 /// run's warnings.
+///
+/// A file that cannot be read as one (broken JSON, no server object) is
+/// one line naming it, its line and what is wrong: its servers are left
+/// out and the rest of hermes runs — the file is another tool's.
 pub fn notes(path: &Path, text: &str) -> Vec<String> {
-    let Ok(json) = serde_json::from_str::<Value>(text) else {
+    if let Err(e) = layer(path, text) {
+        return vec![format!("{e}; its servers were not read")];
+    }
+    let Ok(json) = parse(path, text) else {
         return Vec::new();
     };
     let Ok(list) = servers(&json, Path::new(".")) else {
@@ -103,6 +139,18 @@ pub fn notes(path: &Path, text: &str) -> Vec<String> {
             ))
         })
         .collect()
+}
+
+/// The file as the editor that owns it reads it: VS Code's (and Cursor's,
+/// a VS Code) with comments and trailing commas; the rest as JSON.
+fn parse(path: &Path, text: &str) -> serde_json::Result<Value> {
+    let editors = path
+        .parent()
+        .is_some_and(|d| d.ends_with(".vscode") || d.ends_with(".cursor"));
+    match editors {
+        true => serde_json::from_str(&crate::util::jsonc::strip(text)),
+        false => serde_json::from_str(text),
+    }
 }
 
 /// Whether `path` is one of the server files a project may hold.

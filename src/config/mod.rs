@@ -245,7 +245,8 @@ pub fn load_merged(paths: &Paths, cwd: &Path, ov: &Overrides) -> Result<Merged, 
     if claude_code(&merged) {
         if let Some(path) = claude::user_settings().filter(|p| p.is_file()) {
             if let Some(text) = load::read_text(&path, false)? {
-                load::merge(&mut merged, claude::layer(&path, &text)?);
+                // Another tool's file: what cannot be read is a warning.
+                load::merge(&mut merged, claude::layer(&path, &text).unwrap_or_default());
                 sources.push(path);
             }
         }

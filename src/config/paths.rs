@@ -118,16 +118,29 @@ pub(crate) fn agent_type_files(folder: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
-/// The `.md` files of one agent-type folder, sorted.
+/// Subfolders of an agent-type folder read below it (Claude Code reads
+/// them all; a bound keeps a link loop or a vendored tree from costing).
+const AGENT_TYPE_DEPTH: usize = 4;
+
+/// The `.md` files of one agent-type folder and its subfolders (as Claude
+/// Code reads `.claude/agents/**`), sorted; links to folders not followed.
 pub(crate) fn agent_type_files_in(dir: &Path) -> Vec<PathBuf> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Vec::new();
-    };
-    let mut found: Vec<PathBuf> = entries
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "md") && p.is_file())
-        .collect();
+    let mut found = Vec::new();
+    let mut folders = vec![(dir.to_path_buf(), 0)];
+    while let Some((folder, depth)) = folders.pop() {
+        let Ok(entries) = std::fs::read_dir(&folder) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            let is_dir = e.file_type().is_ok_and(|t| t.is_dir());
+            if is_dir && depth < AGENT_TYPE_DEPTH {
+                folders.push((p, depth + 1));
+            } else if p.extension().is_some_and(|x| x == "md") && p.is_file() {
+                found.push(p);
+            }
+        }
+    }
     found.sort();
     found
 }
@@ -158,17 +171,17 @@ pub(crate) fn project_agent_files(cwd: &Path) -> Vec<PathBuf> {
 /// in for a trusted folder.
 pub(crate) fn folder_of(project_file: &Path) -> PathBuf {
     let in_root = project_file.file_name().is_some_and(|f| f == ".mcp.json");
-    // An agent type: `<folder>/.claude/agents/NAME.md`.
-    let agent_type = project_file
-        .parent()
-        .is_some_and(|p| p.file_name().is_some_and(|n| n == "agents"));
+    // An agent type: `<folder>/.claude/agents/[SUB/…]NAME.md`.
+    let agents = project_file.ancestors().skip(1).find(|a| {
+        a.file_name().is_some_and(|n| n == "agents")
+            && a.parent()
+                .and_then(Path::file_name)
+                .is_some_and(|d| d == ".claude" || d == ".hermes")
+    });
     let folder = if in_root {
         project_file.parent()
-    } else if agent_type {
-        project_file
-            .parent()
-            .and_then(Path::parent)
-            .and_then(Path::parent)
+    } else if let Some(agents) = agents {
+        agents.parent().and_then(Path::parent)
     } else {
         project_file.parent().and_then(Path::parent)
     }

@@ -188,6 +188,15 @@ fn server_file_notes(sources: &[std::path::PathBuf]) -> Vec<String> {
         .collect()
 }
 
+fn claude_settings_notes(sources: &[std::path::PathBuf]) -> Vec<String> {
+    sources
+        .iter()
+        .filter(|p| super::claude::is_settings(p))
+        .filter_map(|p| std::fs::read_to_string(p).ok().map(|t| (p, t)))
+        .flat_map(|(p, t)| super::claude::notes(p, &t))
+        .collect()
+}
+
 /// The configured MCP servers, by name, defaults and `[limits]` filled in.
 pub fn mcp_servers(file: &ConfigFile) -> BTreeMap<String, McpServerSettings> {
     let limits = Limits::from_section(&file.limits);
@@ -401,6 +410,7 @@ pub fn resolve(paths: Paths, cwd: &Path, ov: &Overrides) -> Result<Settings, Con
             .chain(held)
             .chain(hook_warnings)
             .chain(server_file_notes(&sources))
+            .chain(claude_settings_notes(&sources))
             .collect(),
         limits: Limits::from_section(&file.limits),
         context: ContextSettings {

@@ -89,7 +89,7 @@ impl Custom {
     /// Whether `text` names a custom command with `` !`…` `` lines to run.
     pub(super) fn runs_commands(&self, text: &str) -> bool {
         let word = text.split_whitespace().next().unwrap_or(text);
-        let Some(name) = word.strip_prefix('/') else {
+        let Some(name) = word.strip_prefix('/').map(codex_spelling) else {
             return false;
         };
         self.commands
@@ -107,7 +107,7 @@ impl Custom {
         cancel: &CancellationToken,
     ) -> Option<Result<Loaded, String>> {
         let (word, args) = text.split_once(char::is_whitespace).unwrap_or((text, ""));
-        let name = word.strip_prefix('/')?;
+        let name = codex_spelling(word.strip_prefix('/')?);
         if let Some(s) = self.skills.iter().find(|s| s.name == name) {
             return Some(Ok(Loaded {
                 text: skills::prompt(s, args),
@@ -132,4 +132,9 @@ impl Custom {
             model: c.model.clone(),
         }))
     }
+}
+
+/// A command as Codex spells its prompts (`/prompts:draftpr`): the name.
+fn codex_spelling(name: &str) -> &str {
+    name.strip_prefix("prompts:").unwrap_or(name)
 }

@@ -71,12 +71,23 @@ pub(crate) fn claude_name(tool: &str) -> &str {
     entry(tool).map_or(tool, |b| b.claude)
 }
 
+/// Other names Claude Code has given this tool, which its hooks' matchers
+/// may use: `Agent` (Claude Code 2.1's) for what earlier ones call `Task`.
+pub(crate) fn also_called(tool: &str) -> &'static [&'static str] {
+    match tool {
+        "agent" => &["Agent"],
+        _ => &[],
+    }
+}
+
 /// The built-in Claude Code's name stands for (`Read` → `read_file`; its
-/// `MultiEdit` and `LS` → `edit_file` and `glob`), if hermes has one.
+/// `MultiEdit` and `LS` → `edit_file` and `glob`; `Agent` → `agent`), if
+/// hermes has one.
 pub(crate) fn hermes_name(claude: &str) -> Option<&'static str> {
     match claude {
         "MultiEdit" => Some("edit_file"),
         "LS" => Some("glob"),
+        "Agent" => Some("agent"),
         c => BUILTINS.iter().find(|b| b.claude == c).map(|b| b.name),
     }
 }

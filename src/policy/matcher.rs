@@ -2,12 +2,14 @@
 //! a built-in by its Claude Code name as well (`Bash` and `shell`), so
 //! hooks written for Claude Code and for hermes both find it.
 
-use super::claude_tools::claude_name;
+use super::claude_tools::{also_called, claude_name};
 use super::Subject;
 use crate::config::HookMatcher;
 
 fn names(m: &HookMatcher, name: &str) -> bool {
-    m.is_match(name) || (claude_name(name) != name && m.is_match(claude_name(name)))
+    m.is_match(name)
+        || (claude_name(name) != name && m.is_match(claude_name(name)))
+        || also_called(name).iter().any(|n| m.is_match(n))
 }
 
 /// Whether `m` names the tool: by its model-facing or own name, or —
@@ -45,6 +47,10 @@ mod tests {
         assert!(hits("", "anything"));
         assert!(hits("*", "anything"));
         assert!(hits("shell", "shell"));
+        // The subagent tool by both of Claude Code's names.
+        assert!(hits("Task", "agent"));
+        assert!(hits("Agent", "agent"));
+        assert!(!hits("Agent", "shell"));
         assert!(HookMatcher::claude("mcp__(a").is_err());
         let glob = HookMatcher::Glob("Wr*".into());
         assert!(matches(&glob, &Subject::named("write_file"), true));

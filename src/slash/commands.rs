@@ -137,11 +137,35 @@ pub(crate) fn read_small(path: &Path) -> Option<String> {
 /// A command's prompt for `args` (the rest of the line): `$ARGUMENTS` and
 /// `$1`…`$9` filled; a body that takes neither gets the arguments after
 /// it, as Claude Code does. `` !`…` `` and `@…` are left for the caller.
+///
+/// Codex's named placeholders (`$FILE`, `$TICKET_ID`: capitals, digits,
+/// `_`) take `KEY=value` words (`/draftpr FILES=a.txt "TITLE=Fix it"`);
+/// those words are not positional ones.
 pub(crate) fn fill(body: &str, args: &str) -> String {
     let args = args.trim();
-    let words = crate::config::referenced::shell_words(args);
-    let takes = body.contains("$ARGUMENTS") || (1..=9).any(|i| body.contains(&format!("${i}")));
-    let mut out = body.replace("$ARGUMENTS", args);
+    let all = crate::config::referenced::shell_words(args);
+    let (named, words): (Vec<String>, Vec<String>) =
+        all.into_iter().partition(|w| named_pair(w).is_some());
+    let mut named: Vec<(String, String)> = named
+        .iter()
+        .filter_map(|w| named_pair(w))
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    // `$FILES` before `$FILE`.
+    named.sort_by_key(|(k, _)| std::cmp::Reverse(k.len()));
+    let takes = body.contains("$ARGUMENTS")
+        || (1..=9).any(|i| body.contains(&format!("${i}")))
+        || named.iter().any(|(k, _)| placeholder_at(body, k).is_some());
+    let mut out = body.to_string();
+    for (k, v) in &named {
+        // On past each value put in: a value may itself hold `$KEY`.
+        let mut from = 0;
+        while let Some(at) = placeholder_at(&out[from..], k).map(|i| from + i) {
+            out.replace_range(at..at + k.len() + 1, v);
+            from = at + v.len();
+        }
+    }
+    let mut out = out.replace("$ARGUMENTS", args);
     for i in (1..=9).rev() {
         let v = words.get(i - 1).map(String::as_str).unwrap_or("");
         out = out.replace(&format!("${i}"), v);
@@ -150,6 +174,31 @@ pub(crate) fn fill(body: &str, args: &str) -> String {
         out = format!("{}\n\nARGUMENTS: {args}", out.trim_end());
     }
     out.trim().to_string()
+}
+
+/// `KEY=value` with KEY a Codex placeholder name.
+fn named_pair(word: &str) -> Option<(&str, &str)> {
+    let (k, v) = word.split_once('=')?;
+    let name = k.starts_with(|c: char| c.is_ascii_uppercase())
+        && k.chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
+    name.then_some((k, v))
+}
+
+/// Where `$KEY` stands in `text` as a whole name (not the start of a
+/// longer one).
+fn placeholder_at(text: &str, key: &str) -> Option<usize> {
+    let needle = format!("${key}");
+    let mut from = 0;
+    while let Some(i) = text[from..].find(&needle) {
+        let at = from + i;
+        let next = text[at + needle.len()..].chars().next();
+        if !next.is_some_and(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_') {
+            return Some(at);
+        }
+        from = at + needle.len();
+    }
+    None
 }
 
 /// The `` !`command` `` spans of a prompt, in order: (the span, the command).
@@ -187,6 +236,15 @@ mod tests {
             "Review the diff.\n\nARGUMENTS: src/main.rs"
         );
         assert_eq!(fill("Only $1", ""), "Only");
+        // Codex's named placeholders, a longer name kept apart from a
+        // shorter one; positional words are the rest.
+        assert_eq!(
+            fill(
+                "Draft a PR for $FILES titled $TITLE ($FILE stays), then $1",
+                "FILES=a.txt \"TITLE=Fix the parser\" push"
+            ),
+            "Draft a PR for a.txt titled Fix the parser ($FILE stays), then push"
+        );
         assert_eq!(
             shell_spans("Status: !`git status --short`\nDiff: !`git diff HEAD`"),
             vec![

@@ -10,6 +10,7 @@ pub(crate) mod glob;
 pub(crate) mod groups;
 pub(crate) mod hash;
 pub(crate) mod inside;
+pub(crate) mod jsonc;
 pub(crate) mod path;
 pub(crate) mod private;
 pub(crate) mod sanitize;

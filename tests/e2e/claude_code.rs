@@ -366,7 +366,9 @@ elif text == "halt":
     );
 }
 
-/// A settings file a person got wrong is one line naming file, line and key.
+/// A settings file a person got wrong is one line naming file, line and
+/// key — a warning: the hook is skipped and hermes runs (the file is
+/// Claude Code's; issue 54).
 #[test]
 fn a_broken_claude_settings_file_names_file_line_and_key() {
     let env = builtins_env(users::User::current(), "mode = \"auto\"");
@@ -377,15 +379,19 @@ fn a_broken_claude_settings_file_names_file_line_and_key() {
         "{\n  \"hooks\": {\n    \"PreToolUse\": [\n      {\"matcher\": \"Bash(\", \"hooks\": [{\"type\": \"command\", \"command\": \"true\"}]}\n    ]\n  }\n}\n",
     )
     .unwrap();
+    env.fake.push(Reply::text("hello"));
     let run = env.run(&["-q", "hi"]);
-    assert_ne!(run.code, 0);
+    run.ok();
     assert!(
-        run.stderr.contains("`Bash(` is not a regular expression"),
+        run.stderr.contains("`Bash(` is not a regular expression")
+            && run.stderr.contains("the hook is skipped"),
         "{}",
         run.stderr
     );
     std::fs::write(dir.join("settings.json"), "{\n  \"hooks\": {\n    \"PreToolUse\": [\n      {\"matcher\": \"Bash\", \"hooks\": [{\"type\": \"command\"}]}\n    ]\n  }\n}\n").unwrap();
+    env.fake.push(Reply::text("hello"));
     let run = env.run(&["-q", "hi"]);
+    run.ok();
     assert!(
         run.stderr
             .contains("settings.json:3: hooks.PreToolUse[0].hooks[0].command"),

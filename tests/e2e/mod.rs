@@ -30,6 +30,7 @@ mod plan;
 mod prompt;
 mod providers;
 mod reach;
+mod real_setups;
 mod remote;
 mod remote_faults;
 mod repl;

@@ -1,0 +1,242 @@
+//! Real setups, round two (issue 54): files written as the users of
+//! Claude Code 2.1, VS Code, Cursor and Codex write them. A Claude Code
+//! file with events or hook types hermes has no use for never stops
+//! hermes — what it cannot run is named once, the rest works; VS Code's
+//! JSONC and its variables; agent types in subfolders; `Agent` as the
+//! subagent tool's matcher; Codex's named placeholders and `/prompts:NAME`.
+
+use serde_json::json;
+
+use crate::support::calls::{builtins_env, contents, reply_calls};
+use crate::support::users;
+use crate::support::{Reply, TestEnv};
+
+/// `~/.claude/settings.json` as a Claude Code 2.1 user has it: a guard
+/// that works in hermes, beside events and hook types hermes has no moment
+/// or runner for.
+const SETTINGS_2_1: &str = r#"{
+  "$schema": "https://json.schemastore.org/claude-code-settings.json",
+  "permissions": { "defaultMode": "acceptEdits" },
+  "hooks": {
+    "PreToolUse": [
+      {
+        "matcher": "Bash",
+        "hooks": [
+          { "type": "command", "command": "grep -q 'rm -rf' && { echo 'no rm -rf here' >&2; exit 2; } || exit 0" }
+        ]
+      }
+    ],
+    "PermissionRequest": [
+      { "matcher": "Bash", "hooks": [{ "type": "command", "command": "~/.claude/hooks/auto-approve.sh" }] }
+    ],
+    "PostToolUseFailure": [
+      { "hooks": [{ "type": "command", "command": "~/.claude/hooks/log-failure.sh" }] }
+    ],
+    "Setup": [
+      { "hooks": [{ "type": "command", "command": "npm ci" }] }
+    ],
+    "Stop": [
+      {
+        "hooks": [
+          { "type": "prompt", "prompt": "Did the assistant finish every task the user asked for? $ARGUMENTS" },
+          { "type": "agent", "prompt": "Verify the tests pass", "timeout": 120 }
+        ]
+      }
+    ]
+  }
+}
+"#;
+
+#[test]
+fn a_claude_code_2_1_settings_file_never_stops_hermes_and_its_guard_still_blocks() {
+    let env = builtins_env(users::User::current(), "mode = \"auto\"");
+    let dir = env.home.path().join(".claude");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("settings.json"), SETTINGS_2_1).unwrap();
+    env.fake.push(reply_calls(&[
+        ("a", "shell", json!({"command": "rm -rf build"})),
+        ("b", "shell", json!({"command": "echo fine"})),
+    ]));
+    env.fake.push(Reply::text("done"));
+    let run = env.run(&["-q", "clean up"]);
+    run.ok();
+    let r = contents(&env.tool_results(1));
+    crate::assert_contains!(r[0], "no rm -rf here");
+    crate::assert_contains!(r[1], "fine");
+    for event in ["PermissionRequest", "PostToolUseFailure", "Setup"] {
+        let named = format!("hooks.{event}: hermes has no moment for Claude Code's {event} event");
+        assert_eq!(
+            run.stderr.matches(&named).count(),
+            1,
+            "{event}:\n{}",
+            run.stderr
+        );
+    }
+    crate::assert_contains!(
+        run.stderr,
+        "hooks.Stop[0].hooks[0]: a `prompt` hook; hermes runs command hooks only, so it is skipped"
+    );
+    crate::assert_contains!(run.stderr, "hooks.Stop[0].hooks[1]: a `agent` hook");
+    // Every other command works too, in any folder.
+    env.run(&["config", "path"]).ok();
+    env.run(&["mcp", "list"]).ok();
+}
+
+/// A settings file that is not JSON at all: its hooks are not read, a
+/// warning names file, line and column, and hermes runs.
+#[test]
+fn a_settings_file_that_is_not_json_is_a_warning_not_an_exit() {
+    let env = builtins_env(users::User::current(), "mode = \"auto\"");
+    let dir = env.home.path().join(".claude");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("settings.json"),
+        "{\n  \"hooks\": {\n    \"PreToolUse\": [\n  }\n}\n",
+    )
+    .unwrap();
+    env.fake.push(Reply::text("hello"));
+    let run = env.run(&["-q", "hi"]);
+    run.ok();
+    crate::assert_contains!(run.stdout, "hello");
+    crate::assert_contains!(run.stderr, "settings.json:4: (JSON):");
+    crate::assert_contains!(run.stderr, "column");
+    crate::assert_contains!(run.stderr, "Claude Code's hooks in it were not read");
+}
+
+/// A project's `.vscode/mcp.json` as VS Code writes it — a comment, a
+/// trailing comma, `${workspaceFolder}` and `${env:…}` — is read; a
+/// `.cursor/mcp.json` without a server object, and a broken one, are
+/// warnings and hermes runs.
+#[test]
+fn vs_codes_jsonc_and_its_variables_are_read_and_a_broken_editor_file_is_a_warning() {
+    let env = TestEnv::new();
+    let cwd = env.cwd.path();
+    std::fs::create_dir_all(cwd.join(".vscode")).unwrap();
+    std::fs::create_dir_all(cwd.join(".cursor")).unwrap();
+    std::fs::write(
+        cwd.join(".vscode/mcp.json"),
+        r#"{
+  // Servers for this workspace
+  "servers": {
+    "docs": {
+      "type": "stdio",
+      "command": "node",
+      "args": ["${workspaceFolder}/tools/docs-server.js", "--root", "${workspaceFolder}",],
+      "env": { "DOCS_DIR": "${env:DOCS_DIR}" }, /* set in your shell */
+    },
+  },
+}
+"#,
+    )
+    .unwrap();
+    std::fs::write(cwd.join(".cursor/mcp.json"), "{\n  \"inputs\": []\n}\n").unwrap();
+    let trusted = env.run(&["trust"]);
+    trusted.ok();
+    let root = std::fs::canonicalize(cwd).unwrap();
+    crate::assert_contains!(
+        trusted.stderr,
+        format!("\"{}/tools/docs-server.js\"", root.display())
+    );
+    crate::assert_contains!(trusted.stderr, "DOCS_DIR = \"${DOCS_DIR}\"");
+    let listed = env.run(&["mcp", "list"]);
+    listed.ok();
+    crate::assert_contains!(listed.stdout, "docs");
+    env.fake.push(Reply::text("ok"));
+    let ran = env.run(&["-q", "hi"]);
+    ran.ok();
+    crate::assert_contains!(
+        ran.stderr,
+        ".cursor/mcp.json:1: mcpServers: no `mcpServers` (or `servers`) object: nothing to read; its servers were not read"
+    );
+    // Really broken (a missing colon on line 3): named with line and
+    // column, that file only.
+    std::fs::write(
+        cwd.join(".vscode/mcp.json"),
+        "{\n  // comment\n  \"servers\" {}\n}\n",
+    )
+    .unwrap();
+    env.run(&["trust"]).ok();
+    env.fake.push(Reply::text("ok"));
+    let ran = env.run(&["-q", "hi"]);
+    ran.ok();
+    crate::assert_contains!(ran.stderr, ".vscode/mcp.json:3: mcpServers:");
+    crate::assert_contains!(ran.stderr, "line 3 column");
+}
+
+/// Agent types in subfolders of `.claude/agents` are read, as Claude Code
+/// reads them; a hook whose matcher is `Agent` (Claude Code 2.1's name for
+/// its subagent tool) runs for hermes' `agent` tool.
+#[test]
+fn agent_types_in_subfolders_are_read_and_agent_matches_the_agent_tool() {
+    let env = TestEnv::new();
+    env.write_config(
+        "[tools]\nbuiltin = [\"read_file\", \"agent\"]\n[approvals]\nmode = \"auto\"\n",
+    );
+    let cwd = env.cwd.path();
+    for (path, name) in [
+        (".claude/agents/code-reviewer.md", "code-reviewer"),
+        (
+            ".claude/agents/security/secrets-auditor.md",
+            "secrets-auditor",
+        ),
+        (
+            ".claude/agents/frontend/react/a11y-checker.md",
+            "a11y-checker",
+        ),
+    ] {
+        let file = cwd.join(path);
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(
+            &file,
+            format!("---\nname: {name}\ndescription: Reviews for {name}\ntools: Read, Grep\n---\nYou review code.\n"),
+        )
+        .unwrap();
+    }
+    std::fs::write(
+        cwd.join(".claude/settings.json"),
+        r#"{"hooks": {"PreToolUse": [{"matcher": "Agent", "hooks": [{"type": "command", "command": "true"}]}]}}"#,
+    )
+    .unwrap();
+    env.run(&["trust"]).ok();
+    let run = env.run_with_stdin(&["--interactive"], "/agents\n/quit\n");
+    run.ok();
+    for name in ["code-reviewer", "secrets-auditor", "a11y-checker"] {
+        crate::assert_contains!(run.stderr, name);
+    }
+    let tested = env.run(&[
+        "hooks",
+        "test",
+        ".claude/settings.json#PreToolUse[0].hooks[0]",
+        "--tool",
+        "agent",
+        "--args",
+        r#"{"type": "code-reviewer", "prompt": "look"}"#,
+    ]);
+    tested.ok();
+    crate::assert_contains!(tested.stderr, "runs: its matcher \"Agent\"");
+}
+
+/// A Codex prompt in `~/.codex/prompts/` with named placeholders, used as
+/// Codex's users type it: `/prompts:draftpr FILES=… "TITLE=…"`.
+#[test]
+fn codex_prompts_take_named_placeholders_and_their_own_spelling() {
+    let env = TestEnv::new();
+    let prompts = env.home.path().join(".codex/prompts");
+    std::fs::create_dir_all(&prompts).unwrap();
+    std::fs::write(
+        prompts.join("draftpr.md"),
+        "---\ndescription: Prep a branch, commit, and open a draft PR\nargument-hint: FILES=<paths> TITLE=\"<title>\"\n---\nCreate a branch for $TITLE, stage $FILES, commit, and open a draft PR.\n",
+    )
+    .unwrap();
+    env.fake.push(Reply::text("drafted"));
+    let run = env.run_with_stdin(
+        &["--interactive"],
+        "/prompts:draftpr FILES=src/parser.rs \"TITLE=Fix the parser\"\n/quit\n",
+    );
+    run.ok();
+    let sent = env.last_user_text(0);
+    assert_eq!(
+        sent,
+        "Create a branch for Fix the parser, stage src/parser.rs, commit, and open a draft PR."
+    );
+}
