@@ -11,6 +11,7 @@ mod context;
 pub mod defaults;
 pub(crate) mod edit;
 mod file;
+mod file_servers;
 mod hook_settings;
 mod load;
 mod matcher;

@@ -509,20 +509,17 @@ command = "tool-in-venv"
 fn a_custom_commands_shell_line_is_asked_and_esc_stops_it() {
     let env = crate::support::TestEnv::new();
     env.write_config("[tools]\nbuiltin = [\"shell\"]\n[approvals]\nmode = \"ask\"\n");
-    let cwd = env.cwd.path();
-    std::fs::create_dir_all(cwd.join(".claude/commands")).unwrap();
-    std::fs::write(cwd.join(".claude/settings.json"), "{}\n").unwrap();
-    std::fs::write(
-        cwd.join(".claude/commands/st.md"),
-        "---\ndescription: Say where we are\n---\nWhere we are:\n\n!`echo from-the-command`\n",
-    )
-    .unwrap();
-    std::fs::write(
-        cwd.join(".claude/commands/slow.md"),
-        "---\ndescription: A slow look\n---\nSlow:\n\n!`sleep 30; echo late`\n",
-    )
-    .unwrap();
-    env.run(&["trust"]).ok();
+    super::repl_lines::with_commands(
+        &env,
+        &[
+            (
+                "st",
+                "Say where we are",
+                "Where we are:\n\n!`echo from-the-command`",
+            ),
+            ("slow", "A slow look", "Slow:\n\n!`sleep 30; echo late`"),
+        ],
+    );
     env.fake.push(crate::support::Reply::text("answered"));
     let term = crate::support::tmux::Tmux::start(&env, &[]);
     term.type_line("/st");

@@ -17,22 +17,35 @@ fn custom_env(mode: &str) -> TestEnv {
          [[hooks.pre_tool_call]]\nmatch = \"shell\"\n\
          command = \"grep -q forbidden && {{ echo 'no forbidden here' >&2; exit 2; }} || exit 0\"\n"
     ));
+    std::fs::write(env.cwd.path().join("a.txt"), "alpha\n").unwrap();
+    with_commands(
+        &env,
+        &[
+            (
+                "st",
+                "Say where we are",
+                "Where we are:\n\n!`echo from-the-command`",
+            ),
+            ("bad", "Blocked", "Blocked:\n\n!`echo forbidden`"),
+        ],
+    );
+    env
+}
+
+/// The project's `.claude/commands/NAME.md` for each (name, description,
+/// body), the folder trusted.
+pub(super) fn with_commands(env: &TestEnv, commands: &[(&str, &str, &str)]) {
     let cwd = env.cwd.path();
     std::fs::create_dir_all(cwd.join(".claude/commands")).unwrap();
     std::fs::write(cwd.join(".claude/settings.json"), "{}\n").unwrap();
-    std::fs::write(
-        cwd.join(".claude/commands/st.md"),
-        "---\ndescription: Say where we are\n---\nWhere we are:\n\n!`echo from-the-command`\n",
-    )
-    .unwrap();
-    std::fs::write(
-        cwd.join(".claude/commands/bad.md"),
-        "---\ndescription: Blocked\n---\nBlocked:\n\n!`echo forbidden`\n",
-    )
-    .unwrap();
-    std::fs::write(cwd.join("a.txt"), "alpha\n").unwrap();
+    for (name, description, body) in commands {
+        std::fs::write(
+            cwd.join(format!(".claude/commands/{name}.md")),
+            format!("---\ndescription: {description}\n---\n{body}\n"),
+        )
+        .unwrap();
+    }
     env.run(&["trust"]).ok();
-    env
 }
 
 /// The scrollback's lines, trailing blanks cut.
