@@ -200,11 +200,24 @@ impl Approvals {
 
     #[cfg(test)]
     pub(crate) fn decide(&self, tool: &Subject, args: &Value) -> Outcome {
-        self.decide_in(self.mode, tool, args)
+        self.decide_as(self.mode, self.yolo, tool, args)
     }
 
-    /// As [`Approvals::decide`], in `mode` (the one the person switched to).
-    pub(crate) fn decide_in(&self, mode: ApprovalMode, tool: &Subject, args: &Value) -> Outcome {
+    /// Whether `--yolo` was given.
+    pub(crate) fn yolo_flag(&self) -> bool {
+        self.yolo
+    }
+
+    /// As [`Approvals::decide`], in `mode` (the one the person switched
+    /// to) and with `--yolo` as it stands now (`/yolo` may have turned it
+    /// off).
+    pub(crate) fn decide_as(
+        &self,
+        mode: ApprovalMode,
+        yolo: bool,
+        tool: &Subject,
+        args: &Value,
+    ) -> Outcome {
         let applies = |r: &&ApprovalRule| {
             tool.matches(&r.tool, r.decision != Decision::Allow) && conditions_hold(r, args)
         };
@@ -227,7 +240,7 @@ impl Approvals {
             m => m,
         };
         // 2. --yolo.
-        if self.yolo {
+        if yolo {
             return Outcome::new(Decision::Allow, By::YoloFlag);
         }
         // 3. --approve.

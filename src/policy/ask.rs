@@ -109,6 +109,8 @@ impl Answers {
 pub(crate) struct SessionApprovals {
     pub allowed: Vec<Grant>,
     pub yolo: bool,
+    /// `/yolo` turned off what `--yolo` turned on.
+    pub flag_yolo_off: bool,
     /// The mode the person switched to (`--mode`, `/mode`, Shift-Tab);
     /// `None`: the configured one.
     pub mode: Option<crate::config::ApprovalMode>,

@@ -253,7 +253,9 @@ impl Policy {
     /// stands; a hook's `allow` answers an `ask`, a hook's `ask` is put even
     /// where the rules, `/yolo` or this session's answers would allow.
     pub(crate) fn approve(&self, tool: &Subject, args: &Value, hook: &HookVerdict) -> Outcome {
-        let o = self.approvals.decide_in(self.mode(), tool, args);
+        let flag =
+            self.approvals.yolo_flag() && !self.session.lock().is_ok_and(|s| s.flag_yolo_off);
+        let o = self.approvals.decide_as(self.mode(), flag, tool, args);
         if o.decision == Decision::Deny {
             return o;
         }
@@ -319,18 +321,28 @@ impl Policy {
     }
 
     /// Toggles `/yolo`; returns whether it is now on.
+    /// Off when on by `/yolo` or by `--yolo` (the flag too: the person
+    /// asked for questions again), on otherwise.
     pub(crate) fn toggle_yolo(&self) -> bool {
+        let on = self.yolo();
         self.session
             .lock()
             .map(|mut s| {
-                s.yolo = !s.yolo;
-                s.yolo
+                s.yolo = !on;
+                s.flag_yolo_off = on;
+                !on
             })
             .unwrap_or(false)
     }
 
+    /// Whether tools run without asking now: `/yolo`, or `--yolo` not
+    /// turned off since.
     pub(crate) fn yolo(&self) -> bool {
-        self.session.lock().map(|s| s.yolo).unwrap_or(false)
+        let flag = self.approvals.yolo_flag();
+        self.session
+            .lock()
+            .map(|s| s.yolo || (flag && !s.flag_yolo_off))
+            .unwrap_or(flag)
     }
 
     /// The approval mode now: the one switched to, else the configured.

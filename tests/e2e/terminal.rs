@@ -290,3 +290,31 @@ fn each_result_is_labelled_with_its_entry_in_plain_output() {
         "  ✓ mcp__t__slow {\"label\":\"late\",\"ms\":300} — slept 300 ms late"
     );
 }
+
+/// `--yolo` at start shows in the prompt, and the first `/yolo` turns it
+/// off: the prompt says so and a write is asked about again (issue 55).
+#[test]
+fn yolo_from_the_flag_shows_in_the_prompt_and_yolo_turns_it_off() {
+    use crate::support::tmux::Tmux;
+    let env = TestEnv::new();
+    env.write_config("[tools]\nbuiltin = [\"write_file\"]\n[approvals]\nmode = \"ask\"\n");
+    let term = Tmux::start(&env, &["--yolo"]);
+    term.wait_for("(yolo) in the prompt", |s| {
+        s.lines().any(|l| l.trim_end() == "(yolo) ›")
+    });
+    term.type_line("/yolo");
+    term.wait_for("yolo off, the plain prompt", |s| {
+        s.contains("yolo off: approvals ask again") && s.lines().rev().any(|l| l.trim_end() == "›")
+    });
+    env.fake.push(Reply::tool_calls(&[(
+        &crate::support::call_id("w"),
+        "write_file",
+        r#"{"path":"notes.txt","content":"x"}"#,
+    )]));
+    env.fake.push(Reply::text("written"));
+    term.type_line("write it");
+    term.wait_for("the question, asked again", |s| s.contains("wants to run"));
+    term.type_line("y");
+    term.wait_for("the answer", |s| s.contains("written"));
+    term.type_line("/quit");
+}
