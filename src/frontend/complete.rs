@@ -76,9 +76,11 @@ impl Completion {
         if crate::call::names::has_source_prefix(word) {
             return Some((start, described(&self.tools, word)));
         }
+        // The folder's files first — what a person mentions most — then
+        // the servers' resources.
         if let Some(target) = word.strip_prefix('@') {
-            let mut found = described(&self.resources, word);
-            found.extend(paths(&self.cwd, target));
+            let mut found = paths(&self.cwd, target);
+            found.extend(described(&self.resources, word));
             return Some((start, found));
         }
         None
@@ -300,6 +302,14 @@ mod tests {
         assert_eq!(words(&c, "explain @s"), ["@src/"]);
         assert_eq!(words(&c, "explain @src/m"), ["@src/main.rs"]);
         assert_eq!(words(&c, "explain @.h"), ["@.hidden"]);
+        // A bare `@`: files before resources.
+        let bare = words(&c, "explain @");
+        let file = bare.iter().position(|w| w == "@src/").unwrap();
+        let resource = bare
+            .iter()
+            .position(|w| w.starts_with("@everything:"))
+            .unwrap();
+        assert!(file < resource, "{bare:?}");
     }
 
     #[test]
