@@ -82,7 +82,7 @@ fn resumed_lines(
     for m in &messages[start..] {
         match m {
             Message::User { content, .. } => {
-                out.push(format!("› {}", clean(&excerpt(content, 300))));
+                out.push(format!("› {}", clean(&excerpt(as_typed(content), 300))));
             }
             Message::Assistant {
                 content,
@@ -103,11 +103,12 @@ fn resumed_lines(
                         clean(content)
                     };
                     let lines: Vec<&str> = text.trim_end_matches('\n').lines().collect();
-                    out.extend(lines.iter().take(ANSWER_LINES).map(|l| l.to_string()));
-                    if lines.len() > ANSWER_LINES {
+                    let shown = cut_at(&lines, ANSWER_LINES);
+                    out.extend(lines.iter().take(shown).map(|l| l.to_string()));
+                    if lines.len() > shown {
                         out.push(format!(
                             "  … {} more lines (hermes sessions show {id})",
-                            lines.len() - ANSWER_LINES
+                            lines.len() - shown
                         ));
                     }
                 }
@@ -125,6 +126,44 @@ fn resumed_lines(
         }
     }
     out
+}
+
+/// A user message as the person typed it: the notes hermes put at its
+/// head for the model (`[hermes: the previous request was stopped …]`,
+/// a mode switch, tools that changed) left out.
+fn as_typed(content: &str) -> &str {
+    let mut rest = content;
+    while rest.starts_with("[hermes: ") {
+        match rest.find("]\n\n") {
+            Some(end) => rest = &rest[end + 3..],
+            None => break,
+        }
+    }
+    rest
+}
+
+/// How many of `lines` to show, at most `most`: never a table's box cut in
+/// two — the cut moves up to above the table, or, for a table at the very
+/// top, down to below it.
+fn cut_at(lines: &[&str], most: usize) -> usize {
+    if lines.len() <= most {
+        return lines.len();
+    }
+    let boxed = |l: &str| {
+        let bare = crate::util::sanitize::clean(l);
+        bare.trim_start().starts_with(['┌', '├', '└', '│'])
+    };
+    let mut cut = most;
+    while cut > 0 && boxed(lines[cut - 1]) && boxed(lines[cut]) {
+        cut -= 1;
+    }
+    if cut == 0 {
+        cut = most;
+        while cut < lines.len() && boxed(lines[cut]) {
+            cut += 1;
+        }
+    }
+    cut
 }
 
 #[cfg(test)]
@@ -195,5 +234,42 @@ mod tests {
                 .contains("more lines (hermes sessions show 20261203-abc)"),
             "{lines:?}"
         );
+    }
+
+    #[test]
+    fn what_the_person_typed_is_shown_without_hermes_notes() {
+        assert_eq!(
+            as_typed("[hermes: the previous request was stopped before you answered it.]\n\ngo on"),
+            "go on"
+        );
+        assert_eq!(
+            as_typed(
+                "[hermes: plan mode is on. Investigate.]\n\n[hermes: tools changed]\n\nplan it"
+            ),
+            "plan it"
+        );
+        assert_eq!(as_typed("[hermes: alone]"), "[hermes: alone]");
+        assert_eq!(
+            as_typed("a [hermes: note] inside"),
+            "a [hermes: note] inside"
+        );
+    }
+
+    #[test]
+    fn a_table_is_never_cut_in_two() {
+        let mut lines = vec!["intro"; 27];
+        // Drawn dim on a terminal: the escape does not hide the box.
+        lines.extend([
+            "┌──┬──┐",
+            "\u{1b}[2m│\u{1b}[0ma │b │",
+            "├──┼──┤",
+            "│1 │2 │",
+            "└──┴──┘",
+            "after",
+        ]);
+        assert_eq!(cut_at(&lines, 30), 27, "up to above the table");
+        let top = ["┌──┐", "│a │", "│b │", "└──┘", "after", "more"];
+        assert_eq!(cut_at(&top, 2), 4, "a table at the top is shown whole");
+        assert_eq!(cut_at(&["a", "b"], 30), 2);
     }
 }

@@ -318,3 +318,26 @@ fn yolo_from_the_flag_shows_in_the_prompt_and_yolo_turns_it_off() {
     term.wait_for("the answer", |s| s.contains("written"));
     term.type_line("/quit");
 }
+
+/// A resumed session shows what the person typed — not the note hermes put
+/// before it for the model after a failed request (issue 55).
+#[test]
+fn a_resumed_view_shows_what_was_typed_without_hermes_notes() {
+    let env = TestEnv::new();
+    env.fake.push(Reply::text("started"));
+    env.run(&["-q", "start"]).ok();
+    env.fake.push(Reply::status(
+        500,
+        r#"{"error":{"message":"The server had an error while processing your request.","type":"server_error","param":null,"code":null}}"#,
+    ));
+    let failed = env.run(&["--continue", "-q", "first try"]);
+    assert_ne!(failed.code, 0);
+    env.fake.push(Reply::text("done now"));
+    env.run(&["--continue", "-q", "go on"]).ok();
+    let sent = env.last_user_text(2);
+    assert!(sent.starts_with("[hermes: the previous request "), "{sent}");
+    let run = env.run_with_stdin(&["--interactive", "--continue"], "/quit\n");
+    run.ok();
+    crate::assert_contains!(run.stderr, "› go on");
+    crate::assert_not_contains!(run.stderr, "[hermes: the previous request");
+}
