@@ -80,6 +80,12 @@ pub(super) const COMMANDS: &[Command] = &[
         "tokens in and out (cached), model requests, how full the context is",
     ),
     cmd(
+        "/copy",
+        &[],
+        "",
+        "the last answer to the clipboard (OSC 52: your terminal puts it there)",
+    ),
+    cmd(
         "/compact",
         &[],
         "[FOCUS]",
@@ -224,6 +230,7 @@ pub(super) enum Slash {
     Agents,
     Usage,
     Compact(Option<String>),
+    Copy,
     Rewind(String),
     Context,
     Init,
@@ -257,6 +264,7 @@ impl Slash {
             "/agents" => Slash::Agents,
             "/usage" => Slash::Usage,
             "/compact" => Slash::Compact((!rest.is_empty()).then(|| rest.to_string())),
+            "/copy" => Slash::Copy,
             "/rewind" => Slash::Rewind(rest.to_string()),
             "/context" => Slash::Context,
             "/init" => Slash::Init,

@@ -341,3 +341,23 @@ fn a_resumed_view_shows_what_was_typed_without_hermes_notes() {
     crate::assert_contains!(run.stderr, "› go on");
     crate::assert_not_contains!(run.stderr, "[hermes: the previous request");
 }
+
+/// `/copy` puts the last answer on the clipboard by OSC 52 — here tmux's
+/// buffer — as it was written, escapes and all kept out of the terminal.
+#[test]
+fn copy_puts_the_last_answer_on_the_clipboard() {
+    use crate::support::tmux::Tmux;
+    let env = TestEnv::new();
+    let answer = "Run `cargo test --lib`\n\n| crate | s |\n|---|--:|\n| rmcp | 41 |";
+    env.fake.push(Reply::text(answer));
+    let term = Tmux::start(&env, &[]);
+    term.accept_clipboard();
+    term.type_line("/copy");
+    term.wait_for("nothing yet", |s| s.contains("no answer to copy yet"));
+    term.type_line("which tests?");
+    term.wait_for("the answer", |s| s.contains("rmcp"));
+    term.type_line("/copy");
+    term.wait_for("copied", |s| s.contains("copied the last answer"));
+    crate::support::wait_for("the buffer", || term.buffer() == answer);
+    term.type_line("/quit");
+}

@@ -123,6 +123,18 @@ impl<'a> Tmux<'a> {
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
+    /// From now on an application's OSC 52 sets tmux's buffer (tmux's
+    /// `set-clipboard on`), read with [`Tmux::buffer`].
+    pub fn accept_clipboard(&self) {
+        self.run(&["set-option", "-g", "set-clipboard", "on"]);
+    }
+
+    /// tmux's newest paste buffer ("" when there is none).
+    pub fn buffer(&self) -> String {
+        let out = self.run(&["show-buffer"]);
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
     /// Everything the pane has shown that is still there: its history
     /// (what scrolled off) and the screen.
     pub fn scrollback(&self) -> String {

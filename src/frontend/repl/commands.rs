@@ -37,6 +37,10 @@ pub(super) async fn command(
             Ok(Flow::Continue)
         }
         Slash::Compact(focus) => Ok(Flow::Compact(focus)),
+        Slash::Copy => {
+            copy(agent);
+            Ok(Flow::Continue)
+        }
         Slash::Rewind(args) => super::rewind::command(agent, ctx, &args).await,
         Slash::Init => init(ctx).await,
         Slash::Approvals => approvals(agent, ctx).await,
@@ -81,6 +85,40 @@ async fn init(ctx: &ReplContext<'_>) -> Result<Flow, ReplError> {
         None => return Ok(Flow::Send(crate::frontend::offers::INIT.to_string())),
     }
     Ok(Flow::Continue)
+}
+
+/// `/copy`: the last answer to the clipboard, by OSC 52 — the terminal
+/// (or tmux, or an SSH client's terminal) puts it there. The answer goes
+/// base64-encoded, so nothing the model wrote reaches the terminal as an
+/// escape.
+fn copy(agent: &Agent) {
+    use base64::Engine;
+    use std::io::{IsTerminal, Write};
+    let last = agent.messages().iter().rev().find_map(|m| match m {
+        crate::model::Message::Assistant { content, .. } if !content.trim().is_empty() => {
+            Some(content.as_str())
+        }
+        _ => None,
+    });
+    let Some(answer) = last else {
+        errln!("no answer to copy yet");
+        return;
+    };
+    let mut err = std::io::stderr();
+    if !err.is_terminal() {
+        errln!("/copy needs a terminal: stderr is not one");
+        return;
+    }
+    let encoded = base64::engine::general_purpose::STANDARD.encode(answer);
+    let sent = write!(err, "\u{1b}]52;c;{encoded}\u{7}").and_then(|_| err.flush());
+    match sent {
+        Ok(()) => errln!(
+            "copied the last answer ({} characters) to the clipboard (OSC 52: a terminal \
+             that does not take it ignores it)",
+            answer.chars().count()
+        ),
+        Err(e) => errln!("could not write to the terminal: {e}"),
+    }
 }
 
 /// `/agents`: the types subagents may be started as, and the project's
