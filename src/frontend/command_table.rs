@@ -86,6 +86,12 @@ pub(super) const COMMANDS: &[Command] = &[
         "the last answer to the clipboard (OSC 52: your terminal puts it there)",
     ),
     cmd(
+        "/export",
+        &[],
+        "[FILE]",
+        "the conversation as Markdown, each tool call collapsible (hermes-ID.md here without FILE)",
+    ),
+    cmd(
         "/compact",
         &[],
         "[FOCUS]",
@@ -231,6 +237,7 @@ pub(super) enum Slash {
     Usage,
     Compact(Option<String>),
     Copy,
+    Export(Option<String>),
     Rewind(String),
     Context,
     Init,
@@ -265,6 +272,7 @@ impl Slash {
             "/usage" => Slash::Usage,
             "/compact" => Slash::Compact((!rest.is_empty()).then(|| rest.to_string())),
             "/copy" => Slash::Copy,
+            "/export" => Slash::Export((!rest.is_empty()).then(|| rest.to_string())),
             "/rewind" => Slash::Rewind(rest.to_string()),
             "/context" => Slash::Context,
             "/init" => Slash::Init,

@@ -7,6 +7,7 @@ mod approve;
 mod command_table;
 mod complete;
 mod custom;
+mod export;
 mod form;
 mod markdown;
 mod menu;

@@ -131,7 +131,7 @@ fn resumed_lines(
 /// A user message as the person typed it: the notes hermes put at its
 /// head for the model (`[hermes: the previous request was stopped …]`,
 /// a mode switch, tools that changed) left out.
-fn as_typed(content: &str) -> &str {
+pub(super) fn as_typed(content: &str) -> &str {
     let mut rest = content;
     while rest.starts_with("[hermes: ") {
         match rest.find("]\n\n") {

@@ -361,3 +361,39 @@ fn copy_puts_the_last_answer_on_the_clipboard() {
     crate::support::wait_for("the buffer", || term.buffer() == answer);
     term.type_line("/quit");
 }
+
+/// `/export` writes the conversation as Markdown beside the person —
+/// their words, the answer, each call a collapsible block with its result —
+/// and never overwrites a file.
+#[test]
+fn export_writes_the_conversation_as_markdown_and_never_overwrites() {
+    let env = TestEnv::new();
+    env.write_config("[tools]\nbuiltin = [\"read_file\"]\n");
+    std::fs::write(env.cwd.path().join("notes.md"), "Ship on Friday.\n").unwrap();
+    env.fake.push(Reply::tool_calls(&[(
+        &crate::support::call_id("r"),
+        "read_file",
+        r#"{"path":"notes.md"}"#,
+    )]));
+    env.fake
+        .push(Reply::text("The notes say: **ship on Friday**."));
+    let run = env.run_with_stdin(
+        &["--interactive"],
+        "when do we ship?\n/export\n/export talk.md\n/export talk.md\n/quit\n",
+    );
+    run.ok();
+    let talk = std::fs::read_to_string(env.cwd.path().join("talk.md")).unwrap();
+    assert!(talk.starts_with("# hermes session "), "{talk}");
+    crate::assert_contains!(talk, "## You\n\nwhen do we ship?\n");
+    crate::assert_contains!(talk, "<details><summary>✓ read_file notes.md</summary>");
+    crate::assert_contains!(talk, "Ship on Friday.");
+    crate::assert_contains!(talk, "The notes say: **ship on Friday**.");
+    let named: Vec<_> = std::fs::read_dir(env.cwd.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("hermes-") && n.ends_with(".md"))
+        .collect();
+    assert_eq!(named.len(), 1, "{named:?}");
+    crate::assert_contains!(run.stderr, "talk.md exists; give /export another file name");
+}

@@ -41,6 +41,10 @@ pub(super) async fn command(
             copy(agent);
             Ok(Flow::Continue)
         }
+        Slash::Export(file) => {
+            export(agent, ctx, file.as_deref());
+            Ok(Flow::Continue)
+        }
         Slash::Rewind(args) => super::rewind::command(agent, ctx, &args).await,
         Slash::Init => init(ctx).await,
         Slash::Approvals => approvals(agent, ctx).await,
@@ -118,6 +122,29 @@ fn copy(agent: &Agent) {
             answer.chars().count()
         ),
         Err(e) => errln!("could not write to the terminal: {e}"),
+    }
+}
+
+/// `/export [FILE]`: the conversation as Markdown, to FILE (relative to the
+/// working folder) or `hermes-ID.md` there. An existing file is never
+/// overwritten.
+fn export(agent: &Agent, ctx: &ReplContext<'_>, file: Option<&str>) {
+    let id = agent.session().id().to_string();
+    let path = ctx
+        .cwd
+        .join(file.map_or_else(|| format!("hermes-{id}.md"), str::to_string));
+    let text = crate::frontend::export::markdown(agent.messages(), &id);
+    let written = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&path)
+        .and_then(|mut f| std::io::Write::write_all(&mut f, text.as_bytes()));
+    match written {
+        Ok(()) => errln!("exported the conversation to {}", path.display()),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            errln!("{} exists; give /export another file name", path.display())
+        }
+        Err(e) => errln!("could not write {}: {e}", path.display()),
     }
 }
 
