@@ -80,18 +80,6 @@ pub(super) const COMMANDS: &[Command] = &[
         "tokens in and out (cached), model requests, how full the context is",
     ),
     cmd(
-        "/copy",
-        &[],
-        "",
-        "the last answer to the clipboard (OSC 52: your terminal puts it there)",
-    ),
-    cmd(
-        "/export",
-        &[],
-        "[FILE]",
-        "the conversation as Markdown, each tool call collapsible (hermes-ID.md here without FILE)",
-    ),
-    cmd(
         "/compact",
         &[],
         "[FOCUS]",
@@ -108,6 +96,18 @@ pub(super) const COMMANDS: &[Command] = &[
         &[],
         "",
         "what the next request carries, by part, in bytes and tokens",
+    ),
+    cmd(
+        "/copy",
+        &[],
+        "",
+        "the last answer to the clipboard (OSC 52: your terminal puts it there)",
+    ),
+    cmd(
+        "/export",
+        &[],
+        "[FILE]",
+        "the conversation as Markdown, each tool call collapsible (hermes-ID.md here without FILE)",
     ),
     cmd(
         "/init",
