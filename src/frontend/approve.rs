@@ -125,6 +125,14 @@ impl Questions {
         }
     }
 
+    /// Whether a question waits for its answer.
+    pub(crate) fn open(&self) -> bool {
+        let waiting = self.answers.waiting();
+        self.open
+            .lock()
+            .is_ok_and(|q| q.iter().any(|o| waiting.contains(&o.id)))
+    }
+
     /// Questions the turn left (it stopped): none waits any more.
     pub(crate) fn clear(&self) {
         if let Ok(mut open) = self.open.lock() {

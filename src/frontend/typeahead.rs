@@ -58,32 +58,54 @@ impl TypeAhead {
         let task = tokio::task::spawn_blocking(move || {
             let mut reader = Keys::default();
             let mut line = draft;
+            // Words entered while a question waited that were no answer:
+            // kept, and put back in the line once no question waits.
+            let mut held = String::new();
             while !flag.load(Ordering::SeqCst) {
                 for key in reader.read() {
-                    match key {
-                        Key::Char(c) => line.push(c),
+                    let after = match key {
+                        Key::Char(c) => {
+                            line.push(c);
+                            After::Nothing
+                        }
                         Key::Backspace => {
                             line.pop();
+                            After::Nothing
                         }
-                        Key::Clear => line.clear(),
+                        Key::Clear => {
+                            line.clear();
+                            After::Nothing
+                        }
                         Key::Esc => {
                             above("stopping… (Esc)");
                             cancel.cancel();
+                            After::Nothing
                         }
                         Key::Paste(text) => {
                             // Held as the editor holds a paste: an `@` in
                             // it is not typed, and attaches nothing.
                             line.push_str(&super::paste::hold(text));
-                            entered(std::mem::take(&mut line), &cancel, &sinks);
+                            entered(std::mem::take(&mut line), &cancel, &sinks)
                         }
-                        Key::Enter => {
-                            entered(std::mem::take(&mut line), &cancel, &sinks);
+                        Key::Enter => entered(std::mem::take(&mut line), &cancel, &sinks),
+                    };
+                    match after {
+                        After::Hold(words) => join(&mut held, &words),
+                        After::Answered
+                            if !sinks.questions.as_ref().is_some_and(Questions::open) =>
+                        {
+                            let rest = std::mem::take(&mut line);
+                            line = std::mem::take(&mut held);
+                            join(&mut line, &rest);
                         }
+                        _ => {}
                     }
                     set_input(Some(&line));
                 }
             }
-            line
+            // Held words the turn ended on go back to the editor first.
+            join(&mut held, &line);
+            held
         });
         TypeAhead {
             done,
@@ -102,12 +124,34 @@ impl TypeAhead {
     }
 }
 
+/// What a line entered left to do.
+enum After {
+    Nothing,
+    /// It answered a question.
+    Answered,
+    /// Words that were no answer to the question waiting: kept for the
+    /// line being typed once no question waits.
+    Hold(String),
+}
+
+/// `more` after `text`, a space between.
+fn join(text: &mut String, more: &str) {
+    if more.is_empty() {
+        return;
+    }
+    if !text.is_empty() {
+        text.push(' ');
+    }
+    text.push_str(more);
+}
+
 /// A line entered during the turn: shown above what is drawn live, then
 /// the value a form's field waits for, the answer to the oldest approval
 /// question waiting, `/stop`, or queued.
-fn entered(line: String, cancel: &CancellationToken, sinks: &Sinks) {
+fn entered(line: String, cancel: &CancellationToken, sinks: &Sinks) -> After {
     let lines: Vec<&str> = line.lines().filter(|l| !l.trim().is_empty()).collect();
     match lines.len() {
+        // Still a value: a form's field may take an empty one.
         0 => {}
         _ if super::tool_block::input_hidden() => above("› (hidden)"),
         1 => above(&format!("› {}", crate::util::sanitize::clean(lines[0]))),
@@ -118,7 +162,7 @@ fn entered(line: String, cancel: &CancellationToken, sinks: &Sinks) {
     let waiting = sinks.forms.lock().ok().and_then(|mut a| a.take());
     let line = match waiting {
         Some(tx) if line.trim() != "/stop" => match tx.send(line) {
-            Ok(()) => return,
+            Ok(()) => return After::Answered,
             Err(line) => line,
         },
         _ => line,
@@ -127,11 +171,18 @@ fn entered(line: String, cancel: &CancellationToken, sinks: &Sinks) {
     if let Some(q) = sinks.questions.as_ref().filter(|_| line.trim() != "/stop") {
         match q.typed(&line) {
             Typed::NoQuestion => {}
-            Typed::Answered => return,
+            Typed::Answered => return After::Answered,
             Typed::Again(drawn) => {
-                return super::tool_block::above_with(|| super::approve::write(&drawn))
+                super::tool_block::above_with(|| super::approve::write(&drawn));
+                return After::Nothing;
             }
-            Typed::Unclear(what) => return above(what),
+            // Never lost: kept for the line once the question is answered.
+            Typed::Unclear(what) => {
+                above(&format!(
+                    "not an answer; kept for after the question — {what}"
+                ));
+                return After::Hold(line.trim().to_string());
+            }
         }
     }
     match line.trim() {
@@ -147,6 +198,7 @@ fn entered(line: String, cancel: &CancellationToken, sinks: &Sinks) {
             }
         }
     }
+    After::Nothing
 }
 
 /// A key, as the reader makes it out of the bytes the terminal sends.

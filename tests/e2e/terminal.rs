@@ -397,3 +397,37 @@ fn export_writes_the_conversation_as_markdown_and_never_overwrites() {
     assert_eq!(named.len(), 1, "{named:?}");
     crate::assert_contains!(run.stderr, "talk.md exists; give /export another file name");
 }
+
+/// Words typed while a question waits, then Enter, are no answer: they are
+/// kept and come back in the line once the question is answered — never
+/// lost, never sent without the person's own Enter (issue 55).
+#[test]
+fn words_typed_at_a_question_come_back_after_it_and_are_not_sent() {
+    use crate::support::tmux::Tmux;
+    let env = TestEnv::new();
+    env.write_config("[tools]\nbuiltin = [\"write_file\"]\n[approvals]\nmode = \"ask\"\n");
+    env.fake.push(Reply::tool_calls(&[(
+        &crate::support::call_id("w"),
+        "write_file",
+        r#"{"path":"notes.txt","content":"x"}"#,
+    )]));
+    env.fake.push(Reply::text("written"));
+    let term = Tmux::start(&env, &[]);
+    term.type_line("write the notes");
+    term.wait_for("the question", |s| s.contains("wants to run"));
+    term.type_line("also check the tests");
+    term.wait_for("kept, the question still open", |s| {
+        s.contains("not an answer; kept for after the question")
+    });
+    term.type_line("y");
+    term.wait_for("the answer, and the words back in the line", |s| {
+        s.contains("written") && s.lines().any(|l| l.trim_end() == "› also check the tests")
+    });
+    assert_eq!(env.fake.requests().len(), 2, "the words were not sent");
+    assert!(env.cwd.path().join("notes.txt").exists());
+    env.fake.push(Reply::text("checked"));
+    term.press("Enter");
+    term.wait_for("sent on Enter", |s| s.contains("checked"));
+    assert_eq!(env.last_user_text(2), "also check the tests");
+    term.type_line("/quit");
+}
