@@ -7,7 +7,7 @@
 use std::path::Path;
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
-use hermes::agent::expand_local_tool_batches;
+use hermes::agent::split_local_tool_batches;
 use hermes::model::{Message, ToolCall};
 use hermes::session::{self};
 
@@ -37,7 +37,7 @@ fn session_file(rounds: usize) -> Vec<u8> {
     for r in 0..rounds {
         let mut calls = ten_entry_message();
         calls[0].id = format!("call_{r:024}");
-        expand_local_tool_batches(&mut calls);
+        split_local_tool_batches(&mut calls);
         let user = Message::user(format!("round {r}"));
         let assistant = Message::Assistant {
             content: String::new(),
@@ -68,7 +68,7 @@ fn bench(c: &mut Criterion) {
         b.iter_batched(
             ten_entry_message,
             |mut calls| {
-                expand_local_tool_batches(&mut calls);
+                split_local_tool_batches(&mut calls);
                 calls
             },
             BatchSize::SmallInput,

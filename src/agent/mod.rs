@@ -25,10 +25,10 @@ pub(crate) use protocol::{EventTx, EVENTS_SCHEMA};
 pub(crate) use run_budget::RunBudget;
 pub use session_setup::Opening;
 pub(crate) use session_setup::{open_session, SessionStart};
-pub use tool_call_batches::expand_local_tool_batches;
+pub use tool_call_batches::split_local_tool_batches;
 pub use tool_round::run_tool_call;
 pub(crate) use turn::Parts;
-pub use turn::{Agent, AgentError, TurnOutcome};
+pub use turn::{Agent, AgentError, EndReason, Left, TurnOutcome};
 pub(crate) use window::Meter;
 
 pub(crate) use attach::outside_mentions;

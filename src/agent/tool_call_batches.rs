@@ -1,5 +1,5 @@
 //! Splitting local `tool_call` batches before the assistant message is
-//! persisted (deferred-tools contract §5). A batch of 2..=10 well-formed
+//! persisted (docs/tool-call-contract.md, "Splitting before persistence"). A batch of 2..=10 well-formed
 //! entries that are not all `connectors__` becomes one `tool_call` per entry,
 //! in entry order, at the parent's position; everything else is left exactly
 //! as it came. Only the current, not-yet-persisted message is ever touched.
@@ -58,7 +58,7 @@ pub(crate) fn assign_ids(calls: &mut [ToolCall], position: usize, taken: &mut Ha
 
 /// Expands every splittable `tool_call` of one assistant message in place.
 /// Returns how many calls were split.
-pub fn expand_local_tool_batches(calls: &mut Vec<ToolCall>) -> usize {
+pub fn split_local_tool_batches(calls: &mut Vec<ToolCall>) -> usize {
     let mut taken: HashSet<String> = calls.iter().map(|c| c.id.clone()).collect();
     let mut out = Vec::with_capacity(calls.len());
     let mut split = 0;
@@ -89,7 +89,7 @@ pub fn expand_local_tool_batches(calls: &mut Vec<ToolCall>) -> usize {
 /// Child 0 is the parent block with its own entry for arguments, so what
 /// rides on the parent (Gemini's `thoughtSignature`) stays in its place.
 /// Returns how many blocks were split.
-pub(crate) fn expand_block_list(native: &mut NativeBlocks) -> usize {
+pub(crate) fn split_block_list(native: &mut NativeBlocks) -> usize {
     let api = native.api;
     let mut taken: HashSet<String> = native
         .blocks
@@ -158,7 +158,7 @@ mod tests {
     #[test]
     fn a_local_batch_splits_in_place_with_stable_legal_ids() {
         let mut calls = message();
-        assert_eq!(expand_local_tool_batches(&mut calls), 1);
+        assert_eq!(split_local_tool_batches(&mut calls), 1);
         let names: Vec<&str> = calls.iter().map(|c| c.name.as_str()).collect();
         assert_eq!(
             names,
@@ -179,7 +179,7 @@ mod tests {
         let all: HashSet<&str> = calls.iter().map(|c| c.id.as_str()).collect();
         assert_eq!(all.len(), 5, "ids are unique in the message");
         let mut again = message();
-        expand_local_tool_batches(&mut again);
+        split_local_tool_batches(&mut again);
         assert_eq!(calls, again, "replaying the message must give the same ids");
     }
 
@@ -197,7 +197,7 @@ mod tests {
         for args in cases {
             let mut calls = vec![call(P0, "tool_call", &args)];
             let before = calls.clone();
-            assert_eq!(expand_local_tool_batches(&mut calls), 0, "{args}");
+            assert_eq!(split_local_tool_batches(&mut calls), 0, "{args}");
             assert_eq!(calls, before);
         }
     }
@@ -206,7 +206,7 @@ mod tests {
     fn a_mixed_batch_with_connectors_is_split() {
         let args = r#"{"calls":[{"name":"connectors__crm_find","arguments":{}},{"name":"mcp__a__b","arguments":{}}]}"#;
         let mut calls = vec![call(P0, "tool_call", args)];
-        assert_eq!(expand_local_tool_batches(&mut calls), 1);
+        assert_eq!(split_local_tool_batches(&mut calls), 1);
         assert_eq!(calls.len(), 2);
     }
 
@@ -214,7 +214,7 @@ mod tests {
     fn a_batch_with_one_bad_argument_is_split_all_the_same() {
         let args = r#"{"calls":[{"name":"mcp__a__b","arguments":{"x":1}},{"name":"mcp__a__c","arguments":"{oops"}]}"#;
         let mut calls = vec![call(P0, "tool_call", args)];
-        assert_eq!(expand_local_tool_batches(&mut calls), 1);
+        assert_eq!(split_local_tool_batches(&mut calls), 1);
         assert_eq!(
             calls[1].arguments,
             r#"{"calls":[{"arguments":"{oops","name":"mcp__a__c"}]}"#
@@ -225,10 +225,10 @@ mod tests {
     fn a_colliding_child_id_gets_another_legal_id() {
         let batch = r#"{"calls":[{"name":"mcp__a__b","arguments":{}},{"name":"mcp__a__c","arguments":{}}]}"#;
         let mut alone = vec![call(P1, "tool_call", batch)];
-        expand_local_tool_batches(&mut alone);
+        split_local_tool_batches(&mut alone);
         let clash = alone[1].id.clone();
         let mut calls = vec![call(&clash, "echo", "{}"), call(P1, "tool_call", batch)];
-        expand_local_tool_batches(&mut calls);
+        split_local_tool_batches(&mut calls);
         assert_ne!(calls[2].id, clash);
         assert!(ids::is_legal(&calls[2].id) && calls[2].id.len() == clash.len());
     }
@@ -330,7 +330,7 @@ mod tests {
             blocks: serde_json::from_str(blocks_json).unwrap(),
         };
         let originals: Vec<String> = n.blocks.iter().map(Value::to_string).collect();
-        assert_eq!(expand_block_list(&mut n), 1);
+        assert_eq!(split_block_list(&mut n), 1);
         let got: Vec<String> = n.blocks.iter().map(Value::to_string).collect();
         assert_eq!(got.len(), 6);
         assert_eq!(got[0], originals[0]);
@@ -352,7 +352,7 @@ mod tests {
             "tool_call",
             r#"{"calls":[{"name":"mcp__f__read","arguments":{"path":"a"}},{"name":"mcp__f__read","arguments":{"path":"b"}}]}"#,
         )];
-        expand_local_tool_batches(&mut plain);
+        split_local_tool_batches(&mut plain);
         assert_eq!(
             calls[..2],
             plain[..],
@@ -364,7 +364,7 @@ mod tests {
             api: BlockApi::Bedrock,
             blocks: serde_json::from_str(bedrock).unwrap(),
         };
-        assert_eq!(expand_block_list(&mut n), 1);
+        assert_eq!(split_block_list(&mut n), 1);
         assert_eq!(n.blocks[0].to_string(), r#"{"text":"x"}"#);
         let c = &n.blocks[2];
         assert_eq!(c["toolUse"]["input"]["calls"][0]["name"], "mcp__a__c");

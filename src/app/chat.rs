@@ -314,9 +314,13 @@ async fn converse(
             };
             let res = drive(agent.run_turn(&prompt, stop), &mut events, &mut sink).await;
             printer.end_line();
-            if res.is_err() && !agent.keeps_session() {
-                // Failed before any answer: `--continue` must not land here.
-                let _ = agent.session().clone().discard().await;
+            // Failed before any answer: `--continue` must not land here.
+            let left = agent.leave(crate::agent::EndReason::Other).await;
+            for message in left.warnings {
+                crate::frontend::Sink::handle(
+                    &mut printer,
+                    &crate::agent::Event::Warning { message },
+                );
             }
             let outcome = res?;
             let answer = match &outcome.output {

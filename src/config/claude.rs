@@ -15,21 +15,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::ConfigError;
-
-/// Claude Code's hook events and the `[hooks]` list each fills.
-pub(crate) const EVENTS: &[(&str, &str)] = &[
-    ("PreToolUse", "pre_tool_call"),
-    ("PostToolUse", "post_tool_call"),
-    ("UserPromptSubmit", "user_prompt_submit"),
-    ("Stop", "stop"),
-    ("SubagentStart", "subagent_start"),
-    ("SubagentStop", "subagent_stop"),
-    ("SessionStart", "session_start"),
-    ("SessionEnd", "session_end"),
-    ("PreCompact", "pre_compact"),
-    ("Notification", "notification"),
-];
+use super::{ConfigError, HookEvent};
 
 /// The user's own Claude Code settings file.
 pub(crate) fn user_settings() -> Option<PathBuf> {
@@ -84,7 +70,7 @@ pub(crate) fn layer(path: &Path, text: &str) -> Result<toml::Table, ConfigError>
     let mut section = toml::Table::new();
     for (event, groups) in hooks {
         // An event hermes has no moment for is skipped ([`notes`] says so).
-        let Some((_, list)) = EVENTS.iter().find(|(e, _)| e == event) else {
+        let Some(list) = HookEvent::from_claude_name(event).map(HookEvent::key) else {
             continue;
         };
         let at = line_of(&format!("\"{event}\""));
@@ -152,7 +138,7 @@ pub(crate) fn layer(path: &Path, text: &str) -> Result<toml::Table, ConfigError>
                 entries.push(toml::Value::Table(e));
             }
         }
-        section.insert((*list).to_string(), toml::Value::Array(entries));
+        section.insert(list.to_string(), toml::Value::Array(entries));
     }
     if !section.is_empty() {
         out.insert("hooks".into(), toml::Value::Table(section));
@@ -189,15 +175,11 @@ pub(crate) fn notes(path: &Path, text: &str) -> Vec<String> {
     let mut out = Vec::new();
     for (event, groups) in hooks {
         let at = line_of(&format!("\"{event}\""));
-        if !EVENTS.iter().any(|(e, _)| e == event) {
+        if HookEvent::from_claude_name(event).is_none() {
             out.push(format!(
                 "{file}:{at}: hooks.{event}: hermes has no moment for Claude Code's {event} \
                  event; its hooks are skipped (hermes runs: {})",
-                EVENTS
-                    .iter()
-                    .map(|(e, _)| *e)
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                HookEvent::ALL.map(HookEvent::claude_name).join(", ")
             ));
             continue;
         }
@@ -267,7 +249,7 @@ mod tests {
         );
         assert_eq!(t["hooks"]["post_tool_call"].as_array().unwrap().len(), 1);
         let file: super::super::ConfigFile = toml::Value::Table(t).try_into().unwrap();
-        assert_eq!(file.hooks.pre_tool_call.len(), 2);
+        assert_eq!(file.hooks.list(HookEvent::Pre).len(), 2);
     }
 
     #[test]
@@ -291,16 +273,16 @@ mod tests {
         assert!(e.to_string().contains("settings.json:2"), "{e}");
         // An event hermes has no moment for, and a hook that is not a
         // command: skipped, the rest read, each named once.
-        let text = "{\"hooks\": {\n  \"PermissionRequest\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"x\"}]}],\n  \"Stop\": [{\"hooks\": [{\"type\": \"prompt\", \"prompt\": \"done?\"}, {\"type\": \"command\", \"command\": \"./stop.sh\"}]}]\n}}";
+        let text = "{\"hooks\": {\n  \"Setup\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"x\"}]}],\n  \"Stop\": [{\"hooks\": [{\"type\": \"prompt\", \"prompt\": \"done?\"}, {\"type\": \"command\", \"command\": \"./stop.sh\"}]}]\n}}";
         let t = layer(Path::new("/p/s.json"), text).unwrap();
         let stop = t["hooks"]["stop"].as_array().unwrap();
         assert_eq!(stop.len(), 1);
         assert_eq!(stop[0]["command"].as_str(), Some("./stop.sh"));
-        assert!(t["hooks"].get("permission_request").is_none());
+        assert_eq!(t["hooks"].as_table().unwrap().len(), 1, "{t:?}");
         let notes = notes(Path::new("/p/s.json"), text);
         assert_eq!(notes.len(), 2, "{notes:?}");
         assert!(
-            notes[0].starts_with("/p/s.json:2: hooks.PermissionRequest: hermes has no moment"),
+            notes[0].starts_with("/p/s.json:2: hooks.Setup: hermes has no moment"),
             "{notes:?}"
         );
         assert!(

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use std::num::{NonZeroU32, NonZeroU64};
 
 use super::checkpoints::CheckpointsSection;
+use super::hook_event::{HookEvent, EVENT_COUNT, HOOKS_KEYS};
 use serde::{Deserialize, Serialize};
 
 pub use super::file_servers::{Concurrency, Elicitation, McpServerEntry, OAuthEntry, ToolFilter};
@@ -169,34 +170,14 @@ impl LimitsSection {
     }
 }
 
-#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields)]
+/// `[hooks]`: whether Claude Code's files add theirs, and a list of hooks
+/// per event, keyed as [`HookEvent::key`] says.
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct HooksSection {
     /// Whether Claude Code's settings files (`~/.claude/settings.json`, a
     /// project's `.claude/settings.json`) add their hooks; default yes.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub claude_code: Option<bool>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub pre_tool_call: Vec<HookEntry>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub post_tool_call: Vec<HookEntry>,
-    /// Claude Code's other events, by the names of `config::claude::EVENTS`.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub user_prompt_submit: Vec<HookEntry>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub stop: Vec<HookEntry>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub subagent_start: Vec<HookEntry>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub subagent_stop: Vec<HookEntry>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub session_start: Vec<HookEntry>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub session_end: Vec<HookEntry>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub pre_compact: Vec<HookEntry>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub notification: Vec<HookEntry>,
+    lists: [Vec<HookEntry>; EVENT_COUNT],
 }
 
 impl HooksSection {
@@ -204,35 +185,95 @@ impl HooksSection {
         self == &HooksSection::default()
     }
 
-    /// Every list with its key, in `config::claude::EVENTS`' order.
-    pub fn lists(&self) -> [(&'static str, &Vec<HookEntry>); 10] {
-        [
-            ("pre_tool_call", &self.pre_tool_call),
-            ("post_tool_call", &self.post_tool_call),
-            ("user_prompt_submit", &self.user_prompt_submit),
-            ("stop", &self.stop),
-            ("subagent_start", &self.subagent_start),
-            ("subagent_stop", &self.subagent_stop),
-            ("session_start", &self.session_start),
-            ("session_end", &self.session_end),
-            ("pre_compact", &self.pre_compact),
-            ("notification", &self.notification),
-        ]
+    pub fn list(&self, event: HookEvent) -> &Vec<HookEntry> {
+        &self.lists[event.index()]
     }
 
-    pub fn lists_mut(&mut self) -> [&mut Vec<HookEntry>; 10] {
-        [
-            &mut self.pre_tool_call,
-            &mut self.post_tool_call,
-            &mut self.user_prompt_submit,
-            &mut self.stop,
-            &mut self.subagent_start,
-            &mut self.subagent_stop,
-            &mut self.session_start,
-            &mut self.session_end,
-            &mut self.pre_compact,
-            &mut self.notification,
-        ]
+    pub fn list_mut(&mut self, event: HookEvent) -> &mut Vec<HookEntry> {
+        &mut self.lists[event.index()]
+    }
+
+    /// Every list with its event, in [`HookEvent::ALL`]'s order.
+    pub fn lists(&self) -> impl Iterator<Item = (HookEvent, &Vec<HookEntry>)> {
+        HookEvent::ALL.into_iter().zip(self.lists.iter())
+    }
+
+    pub fn lists_mut(&mut self) -> impl Iterator<Item = &mut Vec<HookEntry>> {
+        self.lists.iter_mut()
+    }
+}
+
+impl Serialize for HooksSection {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut m = s.serialize_map(None)?;
+        if let Some(c) = self.claude_code {
+            m.serialize_entry("claude_code", &c)?;
+        }
+        for (event, list) in self.lists().filter(|(_, l)| !l.is_empty()) {
+            m.serialize_entry(event.key(), list)?;
+        }
+        m.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for HooksSection {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = HooksSection;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a table of hook lists")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<HooksSection, A::Error> {
+                use serde::de::Error;
+                let mut out = HooksSection::default();
+                let mut seen = std::collections::HashSet::new();
+                while let Some(key) = map.next_key::<HooksKey>()? {
+                    if !seen.insert(key) {
+                        return Err(A::Error::custom("a key given twice"));
+                    }
+                    match key {
+                        HooksKey::ClaudeCode => out.claude_code = Some(map.next_value()?),
+                        HooksKey::Event(e) => *out.list_mut(e) = map.next_value()?,
+                    }
+                }
+                Ok(out)
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
+}
+
+/// A key of `[hooks]`, read as a field name is, so an unknown one is an
+/// error at its own line.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum HooksKey {
+    ClaudeCode,
+    Event(HookEvent),
+}
+
+impl<'de> Deserialize<'de> for HooksKey {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl serde::de::Visitor<'_> for Visitor {
+            type Value = HooksKey;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a hook event's key")
+            }
+            fn visit_str<E: serde::de::Error>(self, key: &str) -> Result<HooksKey, E> {
+                match key {
+                    "claude_code" => Ok(HooksKey::ClaudeCode),
+                    _ => HookEvent::from_key(key)
+                        .map(HooksKey::Event)
+                        .ok_or_else(|| E::unknown_field(key, &HOOKS_KEYS)),
+                }
+            }
+        }
+        d.deserialize_identifier(Visitor)
     }
 }
 

@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use super::defaults::{self, ms};
-use super::{ConfigError, HookEntry};
+use super::{ConfigError, HookEntry, HookEvent};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct HookSettings {
@@ -53,68 +53,38 @@ impl HookSettings {
     }
 }
 
-/// The hooks of every event, in config order. Claude Code's event hermes
-/// has no moment for (`session_end`) is read and named in a warning, not
-/// run.
+/// The hooks of every event, in config order.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct HooksSettings {
-    pub pre_tool_call: Vec<HookSettings>,
-    pub post_tool_call: Vec<HookSettings>,
-    pub user_prompt_submit: Vec<HookSettings>,
-    pub stop: Vec<HookSettings>,
-    pub subagent_start: Vec<HookSettings>,
-    pub subagent_stop: Vec<HookSettings>,
-    pub session_start: Vec<HookSettings>,
-    pub pre_compact: Vec<HookSettings>,
-    pub notification: Vec<HookSettings>,
+    lists: [Vec<HookSettings>; super::hook_event::EVENT_COUNT],
 }
 
 impl HooksSettings {
+    pub fn of(&self, event: HookEvent) -> &[HookSettings] {
+        &self.lists[event.index()]
+    }
+
     pub(super) fn from_section(
         h: &super::HooksSection,
     ) -> Result<(HooksSettings, Vec<String>), ConfigError> {
-        let mut warnings = Vec::new();
         // A hook from Claude Code's settings whose matcher hermes cannot
         // read is skipped and named — the file is Claude Code's and never
         // stops hermes; one of hermes' own config is an error.
         let mut skipped = Vec::new();
-        let mut list = |key: &str, l: &[HookEntry]| -> Result<Vec<HookSettings>, ConfigError> {
-            let mut out = Vec::new();
+        let mut settings = HooksSettings::default();
+        for (event, l) in h.lists() {
+            let key = event.key();
             for (i, e) in l.iter().enumerate() {
                 match HookSettings::from_entry(e, &format!("hooks.{key}[{i}]")) {
-                    Ok(h) => out.push(h),
+                    Ok(h) => settings.lists[event.index()].push(h),
                     Err(err) if e.name.as_deref().is_some_and(from_claude_code) => {
                         skipped.push(format!("{err}; the hook is skipped"));
                     }
                     Err(err) => return Err(err),
                 }
             }
-            Ok(out)
-        };
-        // Read, so a file that has them is accepted and they are kept;
-        // not run — said, never silently dropped.
-        for (key, l) in [("session_end", &h.session_end)] {
-            if let Some(first) = l.first() {
-                warnings.push(format!(
-                    "{} {key} hook(s) not run (first: {}): hermes has no {key} moment yet",
-                    l.len(),
-                    first.name.clone().unwrap_or_else(|| first.command.clone())
-                ));
-            }
         }
-        let settings = HooksSettings {
-            pre_tool_call: list("pre_tool_call", &h.pre_tool_call)?,
-            post_tool_call: list("post_tool_call", &h.post_tool_call)?,
-            user_prompt_submit: list("user_prompt_submit", &h.user_prompt_submit)?,
-            stop: list("stop", &h.stop)?,
-            subagent_start: list("subagent_start", &h.subagent_start)?,
-            subagent_stop: list("subagent_stop", &h.subagent_stop)?,
-            session_start: list("session_start", &h.session_start)?,
-            pre_compact: list("pre_compact", &h.pre_compact)?,
-            notification: list("notification", &h.notification)?,
-        };
-        warnings.extend(skipped);
-        Ok((settings, warnings))
+        Ok((settings, skipped))
     }
 }
 

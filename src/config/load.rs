@@ -199,23 +199,20 @@ pub(super) fn merge(base: &mut toml::Table, over: toml::Table) {
     merge_at(base, over, "");
 }
 
-/// Lists that add up across layers.
-const ADDED_UP: &[&str] = &[
-    "approvals.allow",
-    "approvals.ask",
-    "approvals.deny",
-    "approvals.rules",
-    "hooks.pre_tool_call",
-    "hooks.post_tool_call",
-    "hooks.user_prompt_submit",
-    "hooks.stop",
-    "hooks.subagent_start",
-    "hooks.subagent_stop",
-    "hooks.session_start",
-    "hooks.session_end",
-    "hooks.pre_compact",
-    "hooks.notification",
-];
+/// Lists that add up across layers: the approval rules and every hook
+/// event's list.
+fn added_up(path: &str) -> bool {
+    const APPROVALS: &[&str] = &[
+        "approvals.allow",
+        "approvals.ask",
+        "approvals.deny",
+        "approvals.rules",
+    ];
+    APPROVALS.contains(&path)
+        || path
+            .strip_prefix("hooks.")
+            .is_some_and(|k| super::HookEvent::from_key(k).is_some())
+}
 
 fn merge_at(base: &mut toml::Table, over: toml::Table, at: &str) {
     for (k, v) in over {
@@ -226,11 +223,7 @@ fn merge_at(base: &mut toml::Table, over: toml::Table, at: &str) {
         };
         match (base.get_mut(&k), v) {
             (Some(toml::Value::Table(b)), toml::Value::Table(o)) => merge_at(b, o, &path),
-            (Some(toml::Value::Array(b)), toml::Value::Array(o))
-                if ADDED_UP.contains(&path.as_str()) =>
-            {
-                b.extend(o)
-            }
+            (Some(toml::Value::Array(b)), toml::Value::Array(o)) if added_up(&path) => b.extend(o),
             (_, v) => {
                 base.insert(k, v);
             }
@@ -324,6 +317,17 @@ mod tests {
         assert_eq!(user["approvals"]["deny"].as_array().unwrap().len(), 1);
         assert_eq!(user["approvals"]["mode"].as_str(), Some("auto"));
         assert_eq!(user["hooks"]["pre_tool_call"].as_array().unwrap().len(), 1);
+        // Every event's list, not only the ones named here: a project's
+        // hooks never replace the user's.
+        for e in super::super::HookEvent::ALL {
+            let key = e.key();
+            let layer = |c: &str| -> toml::Table {
+                toml::from_str(&format!("[[hooks.{key}]]\ncommand = \"{c}\"")).unwrap()
+            };
+            let mut user = layer("mine");
+            merge(&mut user, layer("the project's"));
+            assert_eq!(user["hooks"][key].as_array().unwrap().len(), 2, "{key}");
+        }
     }
 
     #[test]

@@ -12,6 +12,7 @@ pub mod defaults;
 pub(crate) mod edit;
 mod file;
 mod file_servers;
+mod hook_event;
 mod hook_settings;
 mod load;
 mod matcher;
@@ -37,6 +38,7 @@ pub use file::{
     OAuthEntry, ProviderEntry, ProviderKind, ShellSandbox, ShellSection, ThinkingMode, ToolFilter,
     ToolsSection, WarmUp,
 };
+pub use hook_event::HookEvent;
 pub use hook_settings::{HookSettings, HooksSettings};
 pub use matcher::HookMatcher;
 pub use paths::Paths;

@@ -175,7 +175,7 @@ pub(crate) fn claude_project_dir(word: &str, project: &Path) -> String {
 pub(crate) fn files(file: &ConfigFile, cwd: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let project_dir = super::project_dir(cwd);
-    for hook in file.hooks.lists().into_iter().flat_map(|(_, l)| l) {
+    for hook in file.hooks.lists().flat_map(|(_, l)| l) {
         let words: Vec<String> = shell_words(&hook.command)
             .into_iter()
             .map(|w| claude_project_dir(&w, &project_dir))

@@ -2,7 +2,7 @@
 //! UserPromptSubmit (before a prompt is sent: it may block it or add
 //! context), Stop (when the model has answered: a block sends it on, with
 //! the reason), SessionStart (its context goes with the first prompt),
-//! PreCompact and Notification (told, they decide nothing).
+//! SessionEnd, PreCompact and Notification (told, they decide nothing).
 
 use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
@@ -31,7 +31,7 @@ impl Policy {
         event: HookEvent,
         what: Option<&'a str>,
     ) -> impl Iterator<Item = &'a Hook> + 'a {
-        self.events
+        self.hooks
             .iter()
             .filter(move |(e, h)| *e == event && what.is_none_or(|w| h.matches_word(w)))
             .map(|(_, h)| h)
@@ -39,7 +39,7 @@ impl Policy {
 
     /// Whether any hook is configured for `event`.
     pub(crate) fn has(&self, event: HookEvent) -> bool {
-        self.events.iter().any(|(e, _)| *e == event)
+        self.hooks.iter().any(|(e, _)| *e == event)
     }
 
     async fn run_all(
@@ -184,6 +184,19 @@ impl Policy {
     ) -> EventOutcome {
         let fields = json!({"source": source});
         self.run_all(ctx, HookEvent::SessionStart, Some(source), fields, cancel)
+            .await
+    }
+
+    /// SessionEnd: `reason` is `clear`, `resume`, `prompt_input_exit` or
+    /// `other`; told only.
+    pub(crate) async fn session_end(
+        &self,
+        ctx: &HookContext,
+        reason: &str,
+        cancel: &CancellationToken,
+    ) -> EventOutcome {
+        let fields = json!({"reason": reason});
+        self.run_all(ctx, HookEvent::SessionEnd, Some(reason), fields, cancel)
             .await
     }
 

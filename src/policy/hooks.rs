@@ -27,6 +27,7 @@ use tokio::io::AsyncWriteExt;
 use tokio_util::sync::CancellationToken;
 
 use crate::call::ToolOutput;
+pub(crate) use crate::config::HookEvent;
 use crate::config::{HookMatcher, HookSettings};
 use crate::util::text::excerpt;
 
@@ -123,50 +124,6 @@ pub(crate) struct Hook {
     command: String,
     timeout: Duration,
     sandbox: Option<bool>,
-}
-
-/// Which hook point a hook runs at.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) enum HookEvent {
-    Pre,
-    Post,
-    UserPromptSubmit,
-    Stop,
-    SubagentStart,
-    SubagentStop,
-    SessionStart,
-    PreCompact,
-    Notification,
-}
-
-impl HookEvent {
-    pub(crate) fn claude_name(self) -> &'static str {
-        match self {
-            HookEvent::Pre => "PreToolUse",
-            HookEvent::Post => "PostToolUse",
-            HookEvent::UserPromptSubmit => "UserPromptSubmit",
-            HookEvent::Stop => "Stop",
-            HookEvent::SubagentStart => "SubagentStart",
-            HookEvent::SubagentStop => "SubagentStop",
-            HookEvent::SessionStart => "SessionStart",
-            HookEvent::PreCompact => "PreCompact",
-            HookEvent::Notification => "Notification",
-        }
-    }
-
-    pub(crate) fn hermes_name(self) -> &'static str {
-        match self {
-            HookEvent::Pre => "pre_tool_call",
-            HookEvent::Post => "post_tool_call",
-            HookEvent::UserPromptSubmit => "user_prompt_submit",
-            HookEvent::Stop => "stop",
-            HookEvent::SubagentStart => "subagent_start",
-            HookEvent::SubagentStop => "subagent_stop",
-            HookEvent::SessionStart => "session_start",
-            HookEvent::PreCompact => "pre_compact",
-            HookEvent::Notification => "notification",
-        }
-    }
 }
 
 impl Hook {
@@ -270,8 +227,15 @@ impl Hook {
             input["hermes_tool_plain_name"] = json!(plain);
         }
         if let Some(o) = c.output {
-            input["tool_response"] =
-                claude_tools::tool_response(tool, &tool_input, &o.content, o.is_error);
+            if event == HookEvent::PostFailure {
+                // Claude Code's PostToolUseFailure: what went wrong, and
+                // whether a stop cut it short.
+                input["error"] = json!(o.content);
+                input["is_interrupt"] = json!(o.content.contains(crate::call::INTERRUPTED));
+            } else {
+                input["tool_response"] =
+                    claude_tools::tool_response(tool, &tool_input, &o.content, o.is_error);
+            }
             input["output"] = json!({"content": o.content, "is_error": o.is_error});
         }
         input
@@ -335,7 +299,7 @@ impl Hook {
         env: &[(&str, String)],
         cancel: &CancellationToken,
     ) -> HookAnswer {
-        let ev = event.hermes_name();
+        let ev = event.key();
         let name = self.label();
         let fail = |why: String| HookAnswer {
             broken: true,
@@ -475,7 +439,7 @@ fn common(ctx: &HookContext, event: HookEvent) -> Value {
         "cwd": ctx.cwd,
         "permission_mode": "default",
         "hook_event_name": event.claude_name(),
-        "event": event.hermes_name(),
+        "event": event.key(),
     })
 }
 
@@ -595,6 +559,32 @@ fn read_answer(stdout: &str) -> Result<HookAnswer, String> {
             Some(_) => return Err("`updatedInput` must be an object".into()),
         };
         answer.context = text(h, "additionalContext").filter(|c| !c.trim().is_empty());
+        // PermissionRequest's answer: `decision.behavior`, `message`,
+        // `interrupt`, `updatedInput`.
+        if let Some(d) = h.get("decision") {
+            let Value::Object(d) = d else {
+                return Err("`hookSpecificOutput.decision` must be an object".into());
+            };
+            let message = text(d, "message").unwrap_or_default();
+            if let Some(u) = d.get("updatedInput").filter(|u| !u.is_null()) {
+                answer.updated_input = Some(u.clone());
+            }
+            match text(d, "behavior").as_deref() {
+                Some("allow") => answer.verdict = HookVerdict::Allow,
+                Some("deny") => {
+                    answer.verdict = HookVerdict::Block(if message.is_empty() {
+                        "denied by a PermissionRequest hook".into()
+                    } else {
+                        message.clone()
+                    });
+                    if d.get("interrupt") == Some(&Value::Bool(true)) {
+                        answer.stop = Some(message);
+                    }
+                }
+                Some(other) => return Err(format!("unknown decision.behavior `{other}`")),
+                None => return Err("`decision` needs a `behavior`: allow or deny".into()),
+            }
+        }
         match text(h, "permissionDecision").as_deref() {
             None => {}
             Some("allow") => answer.verdict = HookVerdict::Allow,
@@ -653,5 +643,20 @@ mod tests {
         assert!(read_answer(r#"{"decision":"blok"}"#).is_err());
         assert!(read_answer(r#"{"hookSpecificOutput":{"permissionDecision":"maybe"}}"#).is_err());
         assert!(read_answer(r#"{"hookSpecificOutput":{"updatedInput":"x"}}"#).is_err());
+        let a = read_answer(
+            r#"{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"not on main","interrupt":true}}}"#,
+        )
+        .unwrap();
+        assert_eq!(a.verdict, HookVerdict::Block("not on main".into()));
+        assert_eq!(a.stop.as_deref(), Some("not on main"));
+        let a = read_answer(
+            r#"{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}}"#,
+        )
+        .unwrap();
+        assert_eq!((a.verdict, a.stop), (HookVerdict::Allow, None));
+        assert!(
+            read_answer(r#"{"hookSpecificOutput":{"decision":{"behavior":"maybe"}}}"#).is_err()
+        );
+        assert!(read_answer(r#"{"hookSpecificOutput":{"decision":"allow"}}"#).is_err());
     }
 }

@@ -9,6 +9,7 @@ mod events;
 mod hook_code;
 mod hooks;
 mod matcher;
+mod permission_request;
 
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
@@ -36,10 +37,8 @@ pub(crate) struct PostOutcome {
 
 #[derive(Clone)]
 pub(crate) struct Policy {
-    pre: Vec<Hook>,
-    post: Vec<Hook>,
-    /// The hooks of the other moments, in config order.
-    events: Vec<(HookEvent, Hook)>,
+    /// Every event's hooks, each event's in config order.
+    hooks: Vec<(HookEvent, Hook)>,
     approvals: Approvals,
     max_tool_calls_per_turn: u32,
     /// Where answers to `ask` come from (the REPL on a terminal, a
@@ -61,28 +60,10 @@ impl Default for Policy {
 impl Policy {
     pub(crate) fn from_settings(hooks: &HooksSettings, approvals: &ApprovalSettings) -> Policy {
         Policy {
-            pre: hooks
-                .pre_tool_call
-                .iter()
-                .map(Hook::from_settings)
+            hooks: HookEvent::ALL
+                .into_iter()
+                .flat_map(|e| hooks.of(e).iter().map(move |h| (e, Hook::from_settings(h))))
                 .collect(),
-            post: hooks
-                .post_tool_call
-                .iter()
-                .map(Hook::from_settings)
-                .collect(),
-            events: [
-                (HookEvent::UserPromptSubmit, &hooks.user_prompt_submit),
-                (HookEvent::Stop, &hooks.stop),
-                (HookEvent::SubagentStart, &hooks.subagent_start),
-                (HookEvent::SubagentStop, &hooks.subagent_stop),
-                (HookEvent::SessionStart, &hooks.session_start),
-                (HookEvent::PreCompact, &hooks.pre_compact),
-                (HookEvent::Notification, &hooks.notification),
-            ]
-            .into_iter()
-            .flat_map(|(e, list)| list.iter().map(move |h| (e, Hook::from_settings(h))))
-            .collect(),
             approvals: Approvals::new(approvals),
             max_tool_calls_per_turn: approvals.max_tool_calls_per_turn,
             answers: None,
@@ -105,7 +86,7 @@ impl Policy {
         let mut input = args.clone();
         let mut verdict = HookVerdict::Pass;
         let mut said = HookAnswer::default();
-        for h in self.pre.iter().filter(|h| h.matches(tool)) {
+        for h in self.of_call(HookEvent::Pre, tool) {
             let call = HookCall {
                 event: HookEvent::Pre,
                 tool,
@@ -158,12 +139,14 @@ impl Policy {
         }
     }
 
-    /// Runs every matching `post_tool_call` hook. As in Claude Code, what
-    /// they decide is told to the model beside the result (the tool has
-    /// run): a `block` and its reason, exit 2's stderr, `additionalContext`.
-    /// Their failures are the person's, not fatal. `cancel` is the round's:
-    /// after a stop no further hook starts, a running one is ended, and
-    /// neither is reported as a failure.
+    /// Runs every matching `post_tool_call` hook — `post_tool_call_failure`
+    /// for a call that failed (Claude Code's PostToolUse and
+    /// PostToolUseFailure). As in Claude Code, what they decide is told to
+    /// the model beside the result (the tool has run): a `block` and its
+    /// reason, exit 2's stderr, `additionalContext`. Their failures are the
+    /// person's, not fatal. `cancel` is the round's: after a stop no further
+    /// hook starts, a running one is ended, and neither is reported as a
+    /// failure.
     pub(crate) async fn post_tool_call(
         &self,
         ctx: &HookContext,
@@ -174,12 +157,17 @@ impl Policy {
         cancel: &CancellationToken,
     ) -> PostOutcome {
         let mut out = PostOutcome::default();
-        for h in self.post.iter().filter(|h| h.matches(tool)) {
+        let event = if output.is_error {
+            HookEvent::PostFailure
+        } else {
+            HookEvent::Post
+        };
+        for h in self.of_call(event, tool) {
             if cancel.is_cancelled() {
                 break;
             }
             let call = HookCall {
-                event: HookEvent::Post,
+                event,
                 tool,
                 call_id,
                 args,
@@ -204,47 +192,45 @@ impl Policy {
         out
     }
 
-    /// Every pre and post hook, with the name `hermes hooks test` knows it
-    /// by.
-    pub(crate) fn tool_hooks(&self) -> Vec<(HookEvent, String, &Hook)> {
-        fn named(event: HookEvent, list: &[Hook]) -> Vec<(HookEvent, String, &Hook)> {
-            list.iter()
-                .enumerate()
-                .map(|(i, h)| {
-                    let label = h
-                        .name()
-                        .map(str::to_string)
-                        .unwrap_or_else(|| format!("{}[{i}]", event.hermes_name()));
-                    (event, label, h)
-                })
-                .collect()
-        }
-        let mut all = named(HookEvent::Pre, &self.pre);
-        all.extend(named(HookEvent::Post, &self.post));
-        all
+    /// The hooks of `event`, an event about a call, whose matcher names
+    /// `tool`.
+    fn of_call<'a>(
+        &'a self,
+        event: HookEvent,
+        tool: &'a Subject,
+    ) -> impl Iterator<Item = &'a Hook> + 'a {
+        self.hooks
+            .iter()
+            .filter(move |(e, h)| *e == event && h.matches(tool))
+            .map(|(_, h)| h)
     }
 
-    /// The hook `name` (its `name` key, or `pre_tool_call[i]` /
-    /// `post_tool_call[i]`), for `hermes hooks test`.
+    /// Every hook with its place in its event's list (`pre_tool_call[0]`).
+    fn placed(&self) -> impl Iterator<Item = (HookEvent, String, &Hook)> {
+        let mut seen = std::collections::HashMap::new();
+        self.hooks.iter().map(move |(e, h)| {
+            let i = seen.entry(*e).or_insert(0usize);
+            let place = format!("{}[{i}]", e.key());
+            *i += 1;
+            (*e, place, h)
+        })
+    }
+
+    /// Every hook about a tool call, with the name `hermes hooks test`
+    /// knows it by: its `name`, else its place.
+    pub(crate) fn tool_hooks(&self) -> Vec<(HookEvent, String, &Hook)> {
+        self.placed()
+            .filter(|(e, ..)| e.about_a_call())
+            .map(|(e, place, h)| (e, h.name().map(str::to_string).unwrap_or(place), h))
+            .collect()
+    }
+
+    /// The hook `name` (its `name` key, or its place), for `hermes hooks
+    /// test`.
     pub(crate) fn hook(&self, name: &str) -> Option<(HookEvent, &Hook)> {
-        fn find<'h>(list: &'h [Hook], key: &str, name: &str) -> Option<&'h Hook> {
-            list.iter()
-                .enumerate()
-                .find(|(i, h)| h.name() == Some(name) || format!("{key}[{i}]") == name)
-                .map(|(_, h)| h)
-        }
-        find(&self.pre, "pre_tool_call", name)
-            .map(|h| (HookEvent::Pre, h))
-            .or_else(|| find(&self.post, "post_tool_call", name).map(|h| (HookEvent::Post, h)))
-            .or_else(|| {
-                let mut seen = std::collections::HashMap::new();
-                self.events.iter().find_map(|(e, h)| {
-                    let i = seen.entry(e.hermes_name()).or_insert(0usize);
-                    let place = format!("{}[{i}]", e.hermes_name());
-                    *i += 1;
-                    (h.name() == Some(name) || place == name).then_some((*e, h))
-                })
-            })
+        self.placed()
+            .find(|(_, place, h)| h.name() == Some(name) || place == name)
+            .map(|(e, _, h)| (e, h))
     }
 
     /// Approval of one entry, from its tool, its own arguments and what

@@ -17,6 +17,7 @@ mod offered;
 mod query;
 mod registry;
 mod resolution;
+pub(crate) use resolution::subject_by_any_name;
 pub mod search;
 pub(crate) mod validation;
 mod warm;

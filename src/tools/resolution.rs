@@ -105,17 +105,7 @@ impl Registry {
             subject.hints = t.hints(args);
         }
         if let (ToolRef::Mcp { server, tool: own }, Some(mcp)) = (tool, &self.mcp) {
-            let own_name = names::own_mcp_name(server, own);
-            let plain = crate::mcp::naming::plain(server, own);
-            subject.own = (own_name != name).then_some(own_name);
-            subject.plain = (plain != name).then_some(plain);
-            if let Some(t) = mcp.index().get(name) {
-                subject.hints = crate::policy::Hints {
-                    read_only: t.tool.read_only,
-                    destructive: t.tool.destructive,
-                    ..Default::default()
-                };
-            }
+            return mcp_subject(mcp, name, server, own);
         }
         subject
     }
@@ -172,6 +162,50 @@ impl Registry {
 }
 
 /// The MCP tool exposed under `name`, if its server's catalog has it.
+/// An MCP tool as approval rules and hooks see it: its model-facing
+/// `name`, the server's own name and the plain one a collision took away,
+/// and what its server says of it.
+fn mcp_subject(mcp: &McpRegistry, name: &str, server: &str, own: &str) -> crate::policy::Subject {
+    let mut subject = crate::policy::Subject::named(name);
+    let own_name = names::own_mcp_name(server, own);
+    let plain = crate::mcp::naming::plain(server, own);
+    subject.own = (own_name != name).then_some(own_name);
+    subject.plain = (plain != name).then_some(plain);
+    if let Some(t) = mcp.index().get(name) {
+        subject.hints = crate::policy::Hints {
+            read_only: t.tool.read_only,
+            destructive: t.tool.destructive,
+            ..Default::default()
+        };
+    }
+    subject
+}
+
+/// The tool named `name` — as the model sees it, or by its server's own
+/// name (`mcp__ctx__resolve-library-id`) — as a real turn's hooks see it,
+/// for `hermes hooks test`: from its server's catalog, cached or listed by
+/// starting the server as a turn would. A name no catalog has is taken as
+/// it is.
+pub(crate) async fn subject_by_any_name(mcp: &McpRegistry, name: &str) -> crate::policy::Subject {
+    let find = || {
+        let idx = mcp.index();
+        idx.tools.iter().find_map(|t| {
+            let server = &mcp.servers().get(t.server)?.name;
+            (t.name == name || names::own_mcp_name(server, &t.tool.name) == name)
+                .then(|| (t.name.clone(), server.clone(), t.tool.name.clone()))
+        })
+    };
+    let mut found = find();
+    if found.is_none() && name.starts_with(names::MCP_PREFIX) {
+        let _ = mcp.load_catalog_for(name).await;
+        found = find();
+    }
+    match found {
+        Some((exposed, server, own)) => mcp_subject(mcp, &exposed, &server, &own),
+        None => crate::policy::Subject::named(name),
+    }
+}
+
 fn mcp_ref(mcp: &McpRegistry, name: &str) -> Option<ToolRef> {
     let idx = mcp.index();
     let t = idx.get(name)?;

@@ -322,8 +322,9 @@ elif text == "halt":
         dir.join("settings.json"),
         format!(
             r#"{{"hooks": {{"PreToolUse": [{{"matcher": "mcp__t__.*", "hooks": [{{"type": "command", "command": "python3 {}"}}]}}],
-  "SessionEnd": [{{"hooks": [{{"type": "command", "command": "say done"}}]}}]}}}}"#,
-            hook.display()
+  "SessionEnd": [{{"hooks": [{{"type": "command", "command": "cat > {}"}}]}}]}}}}"#,
+            hook.display(),
+            dir.join("ended.json").display()
         ),
     )
     .unwrap();
@@ -355,15 +356,9 @@ elif text == "halt":
         2,
         "the turn ended at the hook's stop"
     );
-    // An event hermes does not run yet is said, not dropped in silence.
-    assert!(
-        run.stderr.contains(
-            "1 session_end hook(s) not run (first: ~/.claude/settings.json#SessionEnd[0].hooks[0]): \
-             hermes has no session_end moment yet"
-        ),
-        "{}",
-        run.stderr
-    );
+    // SessionEnd hears the run end, even one a hook stopped.
+    let ended = std::fs::read_to_string(dir.join("ended.json")).unwrap();
+    crate::assert_contains!(ended, r#""reason":"other""#);
 }
 
 /// A settings file a person got wrong is one line naming file, line and

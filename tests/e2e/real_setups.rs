@@ -63,15 +63,15 @@ fn a_claude_code_2_1_settings_file_never_stops_hermes_and_its_guard_still_blocks
     let r = contents(&env.tool_results(1));
     crate::assert_contains!(r[0], "no rm -rf here");
     crate::assert_contains!(r[1], "fine");
-    for event in ["PermissionRequest", "PostToolUseFailure", "Setup"] {
-        let named = format!("hooks.{event}: hermes has no moment for Claude Code's {event} event");
-        assert_eq!(
-            run.stderr.matches(&named).count(),
-            1,
-            "{event}:\n{}",
-            run.stderr
-        );
-    }
+    // PermissionRequest and PostToolUseFailure are hermes' too now
+    // (below); Setup has no moment in hermes.
+    let named = "hooks.Setup: hermes has no moment for Claude Code's Setup event";
+    assert_eq!(run.stderr.matches(named).count(), 1, "{}", run.stderr);
+    assert!(
+        !run.stderr.contains("PermissionRequest event"),
+        "{}",
+        run.stderr
+    );
     crate::assert_contains!(
         run.stderr,
         "hooks.Stop[0].hooks[0]: a `prompt` hook; hermes runs command hooks only, so it is skipped"
@@ -239,4 +239,166 @@ fn codex_prompts_take_named_placeholders_and_their_own_spelling() {
         sent,
         "Create a branch for Fix the parser, stage src/parser.rs, commit, and open a draft PR."
     );
+}
+
+/// A PermissionRequest hook as Claude Code users write one: it answers for
+/// the person where it knows (`allow`, `deny` with a message) and says
+/// nothing otherwise.
+const PERMISSIONS_PY: &str = r#"import json, sys
+
+data = json.load(sys.stdin)
+command = data.get("tool_input", {}).get("command", "")
+
+def decide(behavior, message=None):
+    decision = {"behavior": behavior}
+    if message:
+        decision["message"] = message
+    print(json.dumps({"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": decision}}))
+
+if command.startswith("git push"):
+    decide("deny", "pushes wait for review")
+elif command.split()[0] in ("echo", "ls"):
+    decide("allow")
+"#;
+
+/// PostToolUseFailure: logs the failure and tells the model.
+const LOG_FAILURE_PY: &str = r#"import json, os, sys
+
+data = json.load(sys.stdin)
+with open(os.path.expanduser("~/.claude/failures.jsonl"), "a") as log:
+    log.write(json.dumps(data) + "\n")
+print(json.dumps({"hookSpecificOutput": {"hookEventName": "PostToolUseFailure",
+                  "additionalContext": "the failure was logged; do not retry " + data["tool_name"]}}))
+"#;
+
+/// Claude Code's PermissionRequest, PostToolUseFailure and SessionEnd run
+/// at hermes' moments: the PermissionRequest hook answers for the person
+/// (an allowed command runs without a question, a denied one is refused
+/// with the hook's message, one it says nothing of is asked); a failed
+/// call reaches PostToolUseFailure, not PostToolUse; SessionEnd hears the
+/// run end.
+#[test]
+fn permission_request_failure_and_session_end_hooks_run_at_their_moments() {
+    use std::io::{BufRead, Write};
+    let env = builtins_env(users::User::current(), "mode = \"ask\"");
+    let dir = env.home.path().join(".claude");
+    std::fs::create_dir_all(dir.join("hooks")).unwrap();
+    std::fs::write(dir.join("hooks/permissions.py"), PERMISSIONS_PY).unwrap();
+    std::fs::write(dir.join("hooks/log-failure.py"), LOG_FAILURE_PY).unwrap();
+    std::fs::write(
+        dir.join("settings.json"),
+        r#"{
+  "hooks": {
+    "PermissionRequest": [
+      { "matcher": "Bash", "hooks": [{ "type": "command", "command": "python3 ~/.claude/hooks/permissions.py" }] }
+    ],
+    "PostToolUse": [
+      { "matcher": "Bash", "hooks": [{ "type": "command", "command": "cat >> ~/.claude/succeeded.jsonl" }] }
+    ],
+    "PostToolUseFailure": [
+      { "matcher": "Bash", "hooks": [{ "type": "command", "command": "python3 ~/.claude/hooks/log-failure.py", "timeout": 30 }] }
+    ],
+    "SessionEnd": [
+      { "hooks": [{ "type": "command", "command": "cat > ~/.claude/session-end.json" }] }
+    ]
+  }
+}
+"#,
+    )
+    .unwrap();
+    env.fake.push(reply_calls(&[
+        ("a", "shell", json!({"command": "echo from-the-hook"})),
+        ("b", "shell", json!({"command": "git push origin main"})),
+        ("c", "shell", json!({"command": "ls /no/such/folder"})),
+        ("d", "shell", json!({"command": "printf asked"})),
+    ]));
+    env.fake.push(Reply::text("done"));
+    let mut child = env.spawn_with_stdin(&["--json", "--json-answers", "-q", "go"]);
+    let mut stdin = child.stdin.take().unwrap();
+    let stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut asked = Vec::new();
+    for line in stdout.lines() {
+        let ev: serde_json::Value = serde_json::from_str(&line.unwrap()).unwrap();
+        if ev["type"] == "approval_asked" {
+            asked.push(ev["arguments"]["command"].as_str().unwrap().to_string());
+            writeln!(stdin, r#"{{"id":{},"answer":"once"}}"#, ev["id"]).unwrap();
+        }
+    }
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    // Only the command the hook said nothing of was put to the person.
+    assert_eq!(asked, ["printf asked"], "{stderr}");
+    let r = contents(&env.tool_results(1));
+    crate::assert_contains!(r[0], "from-the-hook");
+    crate::assert_contains!(r[1], "pushes wait for review");
+    crate::assert_contains!(r[2], "[hook] the failure was logged; do not retry Bash");
+    crate::assert_contains!(r[3], "asked");
+    // The failure went to PostToolUseFailure with its error; the two
+    // commands that ran went to PostToolUse, and only they.
+    let failures = std::fs::read_to_string(dir.join("failures.jsonl")).unwrap();
+    let failure: serde_json::Value = serde_json::from_str(failures.trim()).unwrap();
+    assert_eq!(failure["hook_event_name"], "PostToolUseFailure");
+    assert_eq!(failure["tool_input"]["command"], "ls /no/such/folder");
+    crate::assert_contains!(failure["error"].as_str().unwrap(), "No such file");
+    assert_eq!(failure["is_interrupt"], false);
+    let succeeded: Vec<String> = std::fs::read_to_string(dir.join("succeeded.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            assert_eq!(v["hook_event_name"], "PostToolUse");
+            v["tool_input"]["command"].as_str().unwrap().to_string()
+        })
+        .collect();
+    assert_eq!(succeeded, ["echo from-the-hook", "printf asked"]);
+    let ended: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("session-end.json")).unwrap())
+            .unwrap();
+    assert_eq!(ended["hook_event_name"], "SessionEnd");
+    assert_eq!(ended["reason"], "other");
+    assert_eq!(
+        ended["transcript_path"],
+        env.only_session().display().to_string()
+    );
+}
+
+/// `hermes hooks test` finds a hook the way a real turn does: a matcher
+/// written with the server's own name (`get-tiny-image`, as Claude Code
+/// users write it) runs for the tool hermes exposes as `get_tiny_image`,
+/// named either way.
+#[test]
+fn hooks_test_resolves_a_servers_own_tool_name_as_a_turn_does() {
+    let env = TestEnv::new();
+    env.add_server(
+        "everything",
+        &format!(
+            "command = {:?}\nargs = [\"stdio\"]",
+            crate::support::real_server("mcp-server-everything")
+        ),
+    );
+    let dir = env.home.path().join(".claude");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("settings.json"),
+        r#"{"hooks": {"PreToolUse": [{"matcher": "mcp__everything__get-tiny-image",
+  "hooks": [{"type": "command", "command": "echo 'no images today' >&2; exit 2"}]}]}}"#,
+    )
+    .unwrap();
+    let name = "~/.claude/settings.json#PreToolUse[0].hooks[0]";
+    for tool in [
+        "mcp__everything__get_tiny_image",
+        "mcp__everything__get-tiny-image",
+    ] {
+        let run = env.run(&["hooks", "test", name, "--tool", tool]);
+        crate::assert_contains!(
+            run.stdout,
+            "deny: blocked by the pre_tool_call hook: no images today"
+        );
+        let all = env.run(&["hooks", "test", "--tool", tool]);
+        crate::assert_contains!(all.stdout, "runs — its matcher");
+    }
+    // A tool of the same server the matcher does not name is not run.
+    let run = env.run(&["hooks", "test", name, "--tool", "mcp__everything__echo"]);
+    crate::assert_contains!(run.stdout, "not run: its");
 }

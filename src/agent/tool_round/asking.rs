@@ -12,7 +12,7 @@ use serde_json::Value;
 use super::{Asked, Event, Round, Settled, SettledBy};
 use crate::call::ToolRef;
 use crate::config::Decision;
-use crate::policy::{Answer, By, Grant, Outcome, Question, UserAnswer};
+use crate::policy::{Answer, By, Grant, HookEvent, HookVerdict, Outcome, Question, UserAnswer};
 use crate::session::{Record, SessionEvent};
 use crate::util::time::Utc;
 
@@ -51,6 +51,13 @@ impl Round<'_> {
                 Outcome::new(Decision::Allow, By::User(UserAnswer::ForSession)),
                 false,
             );
+        }
+        // Claude Code's PermissionRequest hooks may answer for the person —
+        // not a guard hook's question, nor one hermes always puts.
+        if asked.by != By::Hook && !matches!(asked.by, By::AlwaysAsked(_)) {
+            if let Some(o) = self.permission_hooks(id, name, tool, args).await {
+                return (o, false);
+            }
         }
         let question = Question {
             call_id: id.to_string(),
@@ -104,6 +111,37 @@ impl Round<'_> {
             },
         };
         (outcome, false)
+    }
+
+    /// What the PermissionRequest hooks decided for this call, if any.
+    async fn permission_hooks(
+        &self,
+        id: &str,
+        name: &str,
+        tool: &ToolRef,
+        args: &Value,
+    ) -> Option<Outcome> {
+        if !self.policy.has(HookEvent::PermissionRequest) {
+            return None;
+        }
+        let subject = self.tools.subject(name, tool, args);
+        let said = self
+            .policy
+            .permission_request(&self.hook_ctx, &subject, id, args, self.cancel)
+            .await;
+        for w in said.warnings {
+            self.emit(Event::Warning { message: w });
+        }
+        let outcome = match said.verdict? {
+            HookVerdict::Allow => Outcome::new(Decision::Allow, By::Hook),
+            HookVerdict::Block(why) => Outcome {
+                reason: Some(why),
+                ..Outcome::new(Decision::Deny, By::Hook)
+            },
+            _ => return None,
+        };
+        self.hooks_said(None, said.stop);
+        Some(outcome)
     }
 
     /// Puts `q` to whoever answers: an `approval_asked` event, then the

@@ -1,4 +1,4 @@
-//! One tool round (deferred-tools contract §6–§8). Every call of the
+//! One tool round (docs/tool-call-contract.md, "The per-entry path"). Every call of the
 //! assistant message — a directly listed tool or a split `tool_call` child —
 //! goes down the same per-entry path:
 //!

@@ -21,10 +21,12 @@ mod changes;
 mod command_shell;
 mod error;
 mod hooked;
+mod leave;
 mod modes;
 mod unanswered;
 
 pub use error::AgentError;
+pub use leave::{EndReason, Left};
 
 use super::protocol::CompactionReason as Reason;
 use unanswered::Unanswered;
@@ -595,7 +597,7 @@ impl Agent {
             .collect();
         let native = native.map(|mut n| {
             n.set_tool_use_ids(&calls);
-            super::tool_call_batches::expand_block_list(&mut n);
+            super::tool_call_batches::split_block_list(&mut n);
             n
         });
         let tool_calls = match &native {
@@ -609,7 +611,7 @@ impl Agent {
                 calls
             }
             None => {
-                super::tool_call_batches::expand_local_tool_batches(&mut calls);
+                super::tool_call_batches::split_local_tool_batches(&mut calls);
                 calls
             }
         };

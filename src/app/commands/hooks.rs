@@ -59,8 +59,13 @@ pub(crate) async fn run(cmd: &HooksCommand, ctx: &Context<'_>) -> Result<(), Com
         cwd: ctx.cwd.to_path_buf(),
         project_dir: config::project_dir(ctx.cwd),
     };
+    // The tool as a real turn's hooks see it: an MCP tool by its exposed
+    // name and its server's own, from the server's catalog.
+    let mcp = crate::mcp::McpRegistry::new(&settings.mcp_servers, &settings.paths)?;
+    let subject = crate::tools::subject_by_any_name(&mcp, tool).await;
+    mcp.shutdown().await;
     let Some(name) = name else {
-        return all_for(&policy, &hook_ctx, tool, &args).await;
+        return all_for(&policy, &hook_ctx, &subject, &args).await;
     };
     let Some((event, hook)) = policy.hook(name) else {
         return Err(CommandError::usage(
@@ -68,8 +73,10 @@ pub(crate) async fn run(cmd: &HooksCommand, ctx: &Context<'_>) -> Result<(), Com
             "give a hook's `name`, or its place: pre_tool_call[0], post_tool_call[1] …",
         ));
     };
-    let output = ToolOutput::ok(output.clone());
-    let subject = crate::policy::Subject::named(tool);
+    let output = match event {
+        HookEvent::PostFailure => ToolOutput::error(output.clone()),
+        _ => ToolOutput::ok(output.clone()),
+    };
     // A call its matcher does not name never reaches it: say so, and why,
     // rather than report a verdict it would never give.
     let seen = seen(tool);
@@ -86,7 +93,7 @@ pub(crate) async fn run(cmd: &HooksCommand, ctx: &Context<'_>) -> Result<(), Com
         tool: &subject,
         call_id: "call_hookstest000000000000000",
         args: &args,
-        output: (event == HookEvent::Post).then_some(&output),
+        output: matches!(event, HookEvent::Post | HookEvent::PostFailure).then_some(&output),
     };
     let answer = hook.run(&hook_ctx, &call, &CancellationToken::new()).await;
     out(format!("{}\n", verdict(&answer.verdict)).as_bytes());
@@ -130,34 +137,31 @@ fn verdict(v: &HookVerdict) -> String {
 async fn all_for(
     policy: &Policy,
     ctx: &HookContext,
-    tool: &str,
+    subject: &crate::policy::Subject,
     args: &Value,
 ) -> Result<(), CommandError> {
-    let subject = crate::policy::Subject::named(tool);
+    let tool = &subject.name;
     let hooks = policy.tool_hooks();
     if hooks.is_empty() {
-        outln!("no pre_tool_call or post_tool_call hooks are configured");
+        outln!("no hooks about tool calls are configured");
         return Ok(());
     }
     let seen = seen(tool);
     for (event, label, hook) in &hooks {
         let m = hook.matcher().describe();
-        if hook.matches(&subject) {
-            outln!(
-                "{} {label}: runs — its {m} names {seen}",
-                event.hermes_name()
-            );
+        if hook.matches(subject) {
+            outln!("{} {label}: runs — its {m} names {seen}", event.key());
         } else {
             outln!(
                 "{} {label}: not run — its {m} does not name {seen}",
-                event.hermes_name()
+                event.key()
             );
         }
     }
     let answer = policy
         .pre_tool_call(
             ctx,
-            &subject,
+            subject,
             "call_hookstest000000000000000",
             args,
             &CancellationToken::new(),

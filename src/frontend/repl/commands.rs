@@ -403,7 +403,7 @@ async fn resume(
 
 /// `/new`: leaves this session for a new one.
 async fn new(agent: &mut Agent, ctx: &ReplContext<'_>) -> Result<Flow, ReplError> {
-    leave(agent).await;
+    leave(agent, crate::agent::EndReason::Clear).await;
     let start = agent.open(ctx.settings, ctx.cwd, None).await?;
     let id = start.handle.id().to_string();
     let old = agent.begin(start).await;
@@ -451,7 +451,7 @@ fn standing_allows(ctx: &ReplContext<'_>, config: &std::path::Path) -> Vec<Strin
 async fn resume_at(agent: &mut Agent, ctx: &ReplContext<'_>, path: &std::path::Path) {
     match agent.open(ctx.settings, ctx.cwd, Some(path)).await {
         Ok(start) => {
-            leave(agent).await;
+            leave(agent, crate::agent::EndReason::Resume).await;
             let old = agent.begin(start).await;
             let _ = old.close().await;
             crate::frontend::resumed::show(agent);

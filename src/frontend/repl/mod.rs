@@ -424,7 +424,7 @@ pub(crate) async fn run(
         }
         restore = given_back(ended, &queued);
     }
-    leave(&agent).await;
+    leave(&mut agent, crate::agent::EndReason::PromptInputExit).await;
     Ok(())
 }
 

@@ -2,24 +2,23 @@
 //! status line under the prompt, how full the window is, and how to come
 //! back to a session being left.
 
-use crate::agent::Agent;
+use crate::agent::{Agent, EndReason};
 use crate::frontend::printer::group;
 
-/// The end of a session in the REPL: one the user never wrote in is not
-/// kept (so `--continue` finds the last real conversation); any other is
-/// named with the command that reopens it.
-/// Says how to come back to the session being left — or, when it is not
-/// worth keeping (new, and never answered), removes it.
-pub(super) async fn leave(agent: &Agent) {
-    let session = agent.session();
-    if agent.keeps_session() {
-        errln!("resume with: hermes --resume {}", session.id());
-        return;
+/// The end of a session in the REPL (`reason`: why it ends, for its
+/// SessionEnd hooks): one the user never wrote in is not kept (so
+/// `--continue` finds the last real conversation); any other is named
+/// with the command that reopens it.
+pub(super) async fn leave(agent: &mut Agent, reason: EndReason) {
+    let left = agent.leave(reason).await;
+    for w in &left.warnings {
+        errln!("warning: {}", crate::util::sanitize::clean(w));
     }
-    if agent.has_user_message() {
+    if left.kept {
+        errln!("resume with: hermes --resume {}", agent.session().id());
+    } else if left.asked {
         errln!("no answer came in this session; it is not kept");
     }
-    let _ = session.clone().discard().await;
 }
 
 /// The line under the prompt: the model, how full its window is, the
