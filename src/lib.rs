@@ -28,8 +28,17 @@
 //! - `slash` — custom commands and skills a `/` loads besides hermes' own.
 //! - `update` — `hermes update` from the git checkout.
 //!
-//! Two questions a newcomer asks first:
+//! The questions a newcomer asks first:
 //!
+//! - **Where is a session opened?** `agent/session_setup.rs`
+//!   (`open_session`: a new or resumed session file, its messages and
+//!   tools), made the agent's by `Agent::begin`; `Agent::leave`
+//!   (`agent/turn/leave.rs`) ends one — its SessionEnd hooks, kept or not.
+//! - **Where is a batch split?** `agent/tool_call_batches.rs`
+//!   (`split_local_tool_batches`), called by `Agent::message_as_it_will_run`
+//!   in `agent/turn/mod.rs` before the assistant message is written to the
+//!   session file; what splits is decided by `call::classify`, which the
+//!   round and the dispatcher ask too.
 //! - **Where is a tool call approved?** In the tool round, entry by entry:
 //!   `agent/tool_round/mod.rs` (`Round::check_one`: scope and schema, the
 //!   `pre_tool_call` hooks, then `policy::Policy::approve` — rules, flags,

@@ -1,6 +1,7 @@
-//! The one classification of a tool call (contract §5). The split before
-//! persistence, the tool round and the dispatcher all ask [`classify`], so a
-//! batch can never be split by one of them and run whole by another.
+//! The one classification of a tool call (docs/tool-call-contract.md, "One
+//! classification of a call"). The split before persistence, the tool round
+//! and the dispatcher all ask [`classify`], so a batch can never be split by
+//! one of them and run whole by another.
 
 use serde_json::Value;
 

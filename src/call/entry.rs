@@ -1,6 +1,6 @@
 //! The entries of a `tool_call`, read leniently as real models send them. An
 //! entry whose `arguments` cannot be used still is an entry (it has a name): it
-//! is split off like the others and fails alone (contract §5).
+//! is split off like the others and fails alone (docs/tool-call-contract.md).
 
 use serde_json::Value;
 

@@ -1,5 +1,5 @@
 //! The OS sandbox the built-in `shell` runs commands in — the kernel's
-//! refusal, not string matching (shared/design/sandbox.md). Each command
+//! refusal, not string matching (docs/tools.md, "The sandbox"). Each command
 //! runs under a helper, hermes' own binary started as `hermes
 //! __hermes_sandbox` ([`helper`]), in a new session (no controlling
 //! terminal: nothing it does reaches hermes' screen or keyboard) and:

@@ -4,7 +4,7 @@
 //! it replays these blocks, not a rebuild from the neutral view: a signed
 //! `thinking` block, a `thoughtSignature` or an encrypted reasoning item
 //! that changes by one byte, or moves, makes the provider reject the whole
-//! history (deferred-tools contract §5). Where each format keeps text, tool
+//! history (docs/tool-call-contract.md, "Splitting before persistence"). Where each format keeps text, tool
 //! uses and what is signed is in `formats.rs`.
 //!
 //! Blocks are kept as parsed JSON. Their text in the session file and on the
