@@ -10,8 +10,8 @@
 
 use std::sync::{Arc, Mutex};
 
+use crate::util::text::{columns_of as width, cut_to_columns as cut};
 use rustyline::{Cmd, ConditionalEventHandler, Event, EventContext, RepeatCount};
-use unicode_width::UnicodeWidthChar;
 
 /// The most entries shown at once; the rest scroll into view.
 const ROWS: usize = 8;
@@ -43,7 +43,7 @@ struct State {
     /// A picker's entries, while one is open.
     picking: Option<Vec<Item>>,
     /// The status line, empty for none.
-    status: String,
+    status: super::status::Status,
     /// When Esc was last pressed at an empty prompt: a second within
     /// [`TWICE`] asks for `/rewind`.
     esc_at_empty: Option<std::time::Instant>,
@@ -100,7 +100,7 @@ impl Menu {
             .unwrap_or(false)
     }
 
-    pub(crate) fn set_status(&self, status: String) {
+    pub(crate) fn set_status(&self, status: super::status::Status) {
         if let Ok(mut st) = self.0.lock() {
             st.status = status;
         }
@@ -181,7 +181,7 @@ impl Menu {
         }
         if !st.status.is_empty() {
             rows.push('\n');
-            rows.push_str(&cut(&st.status, columns - 1));
+            rows.push_str(&st.status.fit(0, columns - 1));
         }
         (!rows.is_empty()).then_some(Rows(rows))
     }
@@ -312,29 +312,6 @@ impl Menu {
     pub(crate) fn has_status(&self) -> bool {
         self.0.lock().is_ok_and(|st| !st.status.is_empty())
     }
-}
-
-fn width(s: &str) -> usize {
-    s.chars().map(|c| c.width().unwrap_or(0)).sum()
-}
-
-/// `s` cut to `max` columns, with `…` where it was cut.
-fn cut(s: &str, max: usize) -> String {
-    if width(s) <= max {
-        return s.to_string();
-    }
-    let mut out = String::new();
-    let mut w = 0;
-    for c in s.chars() {
-        let cw = c.width().unwrap_or(0);
-        if w + cw + 1 > max {
-            break;
-        }
-        out.push(c);
-        w += cw;
-    }
-    out.push('…');
-    out
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -478,7 +455,11 @@ mod tests {
     #[test]
     fn the_status_line_is_the_last_row_and_dim() {
         let menu = Menu::default();
-        menu.set_status("gpt-5 · context 3%".into());
+        menu.set_status(super::super::status::Status {
+            model: "gpt-5".into(),
+            context: Some("context 3%".into()),
+            ..Default::default()
+        });
         let rows = menu.rows("hello", None).unwrap().0;
         assert_eq!(rows, "\ngpt-5 · context 3%");
         assert_eq!(

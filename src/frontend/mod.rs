@@ -17,6 +17,7 @@ mod plan_view;
 mod printer;
 pub(crate) mod repl;
 mod resumed;
+mod status;
 mod terminal;
 mod tool_block;
 mod typeahead;

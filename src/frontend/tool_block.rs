@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
+use super::status::Status;
 use crate::util::sanitize::clean;
 use crate::util::text::excerpt;
 
@@ -24,7 +25,7 @@ static INPUT: Mutex<(Option<String>, Option<ProgressBar>)> = Mutex::new((None, N
 
 /// The status line (model, context, session) and its bar, drawn under the
 /// input line while a turn reads keys.
-static STATUS: Mutex<(String, Option<ProgressBar>)> = Mutex::new((String::new(), None));
+static STATUS: Mutex<(Option<Status>, Option<ProgressBar>)> = Mutex::new((None, None));
 
 /// The model's plan while a turn reads keys: its lines, and their bars in
 /// the live drawing — under what is drawn, above the line being typed —
@@ -70,23 +71,28 @@ fn clear_plan(bars: &mut Vec<ProgressBar>) {
 /// Questions waiting for an answer now, shown on the status line.
 static WAITING: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
-/// The status line from now on (empty: none).
-pub(crate) fn set_status(text: String) {
-    if let Ok(mut status) = STATUS.lock() {
-        status.0 = text;
-        if let Some(bar) = &status.1 {
-            bar.set_message(status_line(&status.0));
+/// The status line from now on.
+pub(crate) fn set_status(status: Status) {
+    if let Ok(mut s) = STATUS.lock() {
+        s.0 = Some(status);
+    }
+    refit_status();
+}
+
+/// The status line drawn again, fitted to the width as it is now (after
+/// a resize, or when what waits changed).
+pub(crate) fn refit_status() {
+    if let Ok(status) = STATUS.lock() {
+        if let (Some(text), Some(bar)) = (&status.0, &status.1) {
+            bar.set_message(status_line(text));
         }
     }
 }
 
-fn status_line(text: &str) -> String {
-    let waiting = match WAITING.load(std::sync::atomic::Ordering::SeqCst) {
-        0 => String::new(),
-        1 => " · 1 question waiting".to_string(),
-        n => format!(" · {n} questions waiting"),
-    };
-    format!("\u{1b}[2m{text}{waiting}\u{1b}[22m")
+fn status_line(status: &Status) -> String {
+    let waiting = WAITING.load(std::sync::atomic::Ordering::SeqCst);
+    let columns = super::terminal::columns(2).unwrap_or(80).max(20);
+    format!("\u{1b}[2m{}\u{1b}[22m", status.fit(waiting, columns - 1))
 }
 
 /// A question waiting for its answer, counted on the status line while
@@ -96,7 +102,7 @@ pub(crate) struct Waiting;
 impl Waiting {
     pub(crate) fn new() -> Waiting {
         WAITING.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-        set_status(STATUS.lock().map(|s| s.0.clone()).unwrap_or_default());
+        refit_status();
         Waiting
     }
 }
@@ -104,7 +110,7 @@ impl Waiting {
 impl Drop for Waiting {
     fn drop(&mut self) {
         WAITING.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
-        set_status(STATUS.lock().map(|s| s.0.clone()).unwrap_or_default());
+        refit_status();
     }
 }
 
@@ -176,11 +182,13 @@ pub(crate) fn set_live(m: Option<MultiProgress>) -> u64 {
                 draw_plan(m, &bar, plan);
             }
             input.1 = Some(bar);
-            if let Some(status) = status.as_mut().filter(|s| !s.0.is_empty()) {
-                let bar = m.add(ProgressBar::new_spinner());
-                bar.set_style(ToolBlock::style("{wide_msg}"));
-                bar.set_message(status_line(&status.0));
-                status.1 = Some(bar);
+            if let Some(status) = status.as_mut() {
+                if let Some(text) = status.0.as_ref().filter(|s| !s.is_empty()) {
+                    let bar = m.add(ProgressBar::new_spinner());
+                    bar.set_style(ToolBlock::style("{wide_msg}"));
+                    bar.set_message(status_line(text));
+                    status.1 = Some(bar);
+                }
             }
         }
     }
@@ -494,6 +502,7 @@ impl ToolBlock {
     /// drawing took beyond that are cleared first, and the block is drawn
     /// again from its top at the new width.
     pub(crate) fn resized(&mut self) {
+        refit_status();
         let Some(new) = super::terminal::columns(2) else {
             return;
         };

@@ -116,3 +116,29 @@ mod tests {
         assert_eq!(super::without_type_names("a <b> c"), "a <b> c");
     }
 }
+
+/// How many terminal columns `s` takes (no escapes in it).
+pub(crate) fn columns_of(s: &str) -> usize {
+    use unicode_width::UnicodeWidthChar;
+    s.chars().map(|c| c.width().unwrap_or(0)).sum()
+}
+
+/// `s` cut to `max` columns, with `…` where it was cut.
+pub(crate) fn cut_to_columns(s: &str, max: usize) -> String {
+    use unicode_width::UnicodeWidthChar;
+    if columns_of(s) <= max {
+        return s.to_string();
+    }
+    let mut out = String::new();
+    let mut w = 0;
+    for c in s.chars() {
+        let cw = c.width().unwrap_or(0);
+        if w + cw + 1 > max {
+            break;
+        }
+        out.push(c);
+        w += cw;
+    }
+    out.push('…');
+    out
+}

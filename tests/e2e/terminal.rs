@@ -431,3 +431,53 @@ fn words_typed_at_a_question_come_back_after_it_and_are_not_sent() {
     assert_eq!(env.last_user_text(2), "also check the tests");
     term.type_line("/quit");
 }
+
+/// The status line fits the width: at 80 columns with a question waiting,
+/// fields are dropped (the session first, then the context) rather than
+/// wrapped onto a second row; what waits is always said.
+#[test]
+fn the_status_line_fits_the_width_and_drops_fields_rather_than_wrap() {
+    use crate::support::tmux::Tmux;
+    let env = TestEnv::new();
+    env.write_config("[tools]\nbuiltin = [\"write_file\"]\n[approvals]\nmode = \"ask\"\n");
+    env.fake.push(Reply::tool_calls(&[(
+        &crate::support::call_id("w"),
+        "write_file",
+        r#"{"path":"notes.txt","content":"x"}"#,
+    )]));
+    env.fake.push(Reply::text("written"));
+    // A window size makes the context a field of its own.
+    let mut config = std::fs::read_to_string(env.config_path()).unwrap();
+    config.push_str("context_window = 262144\n");
+    std::fs::write(env.config_path(), config).unwrap();
+    let model = "accounts/fireworks/models/qwen3-coder-480b-a35b-instruct";
+    let term = Tmux::start(&env, &["--model", model]);
+    term.resize(80, 24);
+    term.type_line("write the notes");
+    term.wait_for("the question on the status line", |s| {
+        s.contains("1 question waiting")
+    });
+    let screen = term.screen();
+    let status = screen
+        .lines()
+        .find(|l| l.contains("1 question waiting"))
+        .unwrap();
+    // One row, within the width: the model first, the session and the
+    // context dropped, nothing spilled onto another row.
+    assert_eq!(
+        status.trim_end(),
+        format!("{model} · 1 question waiting"),
+        "{screen}"
+    );
+    assert!(!screen.contains("session 2"), "{screen}");
+    assert!(!screen.contains("context 0%"), "{screen}");
+    // Wider, the context comes back; the line is fitted again on resize.
+    term.resize(120, 24);
+    term.wait_for("the context back", |s| {
+        s.lines()
+            .any(|l| l.contains("context 0% of 262 144 · 1 question waiting"))
+    });
+    term.type_line("y");
+    term.wait_for("the answer", |s| s.contains("written"));
+    term.type_line("/quit");
+}

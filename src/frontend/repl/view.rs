@@ -4,6 +4,7 @@
 
 use crate::agent::{Agent, EndReason};
 use crate::frontend::printer::group;
+use crate::frontend::status::Status;
 
 /// The end of a session in the REPL (`reason`: why it ends, for its
 /// SessionEnd hooks): one the user never wrote in is not kept (so
@@ -21,28 +22,29 @@ pub(super) async fn leave(agent: &mut Agent, reason: EndReason) {
     }
 }
 
-/// The line under the prompt: the model, how full its window is, the
-/// session — `gpt-5 · context 12% of 400 000 · session 20261203-…`.
-pub(super) fn status_line(agent: &Agent) -> String {
+/// The line under the prompt: the model, the mode, how full its window
+/// is, the session — fitted to the width where it is drawn.
+pub(super) fn status_line(agent: &Agent) -> Status {
     let context = match agent.context_status() {
-        (Some(used), Some(window)) => format!(
-            " · context {:.0}% of {}",
+        (Some(used), Some(window)) => Some(format!(
+            "context {:.0}% of {}",
             used as f64 * 100.0 / window as f64,
             group(window)
-        ),
-        (None, Some(window)) => format!(" · context 0% of {}", group(window)),
-        (Some(used), None) => format!(" · context {} tokens", group(used)),
-        (None, None) => String::new(),
+        )),
+        (None, Some(window)) => Some(format!("context 0% of {}", group(window))),
+        (Some(used), None) => Some(format!("context {} tokens", group(used))),
+        (None, None) => None,
     };
     let mode = match agent.mode() {
-        crate::config::ApprovalMode::Ask => String::new(),
-        m => format!(" · mode {}", m.name()),
+        crate::config::ApprovalMode::Ask => None,
+        m => Some(m.name().to_string()),
     };
-    format!(
-        "{}{mode}{context} · session {}",
-        crate::util::sanitize::clean(agent.model()),
-        agent.session().id()
-    )
+    Status {
+        model: crate::util::sanitize::clean(agent.model()),
+        mode,
+        context,
+        session: agent.session().id().to_string(),
+    }
 }
 
 /// How full the model's window is: `context 43% · 3 440 of 8 000 tokens`.
