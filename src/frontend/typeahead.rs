@@ -157,6 +157,10 @@ fn entered(line: String, cancel: &CancellationToken, sinks: &Sinks) -> After {
         1 => above(&format!("› {}", crate::util::sanitize::clean(lines[0]))),
         n => above(&format!("› [pasted {n} lines]")),
     }
+    // Said where it was typed, not when the line is sent.
+    if line.contains(char::REPLACEMENT_CHARACTER) {
+        above(&format!("warning: {}", super::NOT_UTF8));
+    }
     // A form's field waits: this line is its value (unless it is
     // `/stop`, or the form is gone).
     let waiting = sinks.forms.lock().ok().and_then(|mut a| a.take());

@@ -481,3 +481,30 @@ fn the_status_line_fits_the_width_and_drops_fields_rather_than_wrap() {
     term.wait_for("the answer", |s| s.contains("written"));
     term.type_line("/quit");
 }
+
+/// A byte that is not UTF-8 typed during a turn is said at once, where it
+/// was typed — the line queued with U+FFFD in its place.
+#[test]
+fn a_byte_that_is_not_utf8_typed_during_a_turn_is_warned_at_once() {
+    use crate::support::tmux::Tmux;
+    let env = TestEnv::new();
+    env.fake
+        .push(Reply::text("slow answer").delayed(std::time::Duration::from_secs(3)));
+    env.fake.push(Reply::text("bien"));
+    let term = Tmux::start(&env, &[]);
+    term.type_line("first");
+    term.wait_for("the turn", |s| s.contains("Esc stops the turn"));
+    term.type_bytes(b"un caf\xe9 au lait\r");
+    term.wait_for("the warning while the turn runs", |s| {
+        s.contains("where a typed byte was not UTF-8") && !s.contains("slow answer")
+    });
+    term.wait_for("the queued line sent", |s| s.contains("bien"));
+    assert_eq!(env.last_user_text(1), "un caf\u{FFFD} au lait");
+    assert_eq!(
+        term.scrollback().matches("where a typed byte was not UTF-8").count(),
+        1,
+        "said once:\n{}",
+        term.scrollback()
+    );
+    term.type_line("/quit");
+}

@@ -264,12 +264,6 @@ pub(crate) async fn run(
         if text.is_empty() {
             continue;
         }
-        if text.contains(char::REPLACEMENT_CHARACTER) && tty {
-            errln!(
-                "warning: the line has \u{FFFD} where a typed byte was not UTF-8 \
-                 (set the terminal to UTF-8 to avoid this)"
-            );
-        }
         // A built-in command, parsed once.
         let slash = super::command_table::Slash::parse(text);
         if let Some(Slash::Compact(focus)) = &slash {
