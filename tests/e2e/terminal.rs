@@ -508,3 +508,20 @@ fn a_byte_that_is_not_utf8_typed_during_a_turn_is_warned_at_once() {
     );
     term.type_line("/quit");
 }
+
+/// Under `TERM=dumb` (an editor's terminal, `script`), the resume hint at
+/// the end has a line of its own, not the prompt's.
+#[test]
+fn under_term_dumb_the_resume_hint_has_a_line_of_its_own() {
+    use crate::support::tmux::Tmux;
+    let env = TestEnv::new();
+    env.fake.push(Reply::text("hello there"));
+    let term = Tmux::start_with(&env, &[], &[("TERM", "dumb")]);
+    term.type_line("hi");
+    term.wait_for("the answer", |s| s.contains("hello there"));
+    term.type_line("/quit");
+    term.wait_for("the hint", |s| s.contains("resume with"));
+    let screen = term.screen();
+    let hint = screen.lines().find(|l| l.contains("resume with")).unwrap();
+    assert!(hint.starts_with("resume with: hermes --resume "), "{screen}");
+}
