@@ -275,6 +275,7 @@ async fn converse(
         mcp,
     } = conversation;
     let style = if cli.json { Style::Json } else { Style::Text };
+    crate::util::palette::set_light(settings.tui.theme == config::Theme::Light);
     let mut printer = Printer::new(style);
     match mode {
         Mode::Repl(first) => {

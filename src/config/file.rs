@@ -49,6 +49,8 @@ pub struct ConfigFile {
     pub agents: AgentsSection,
     #[serde(default, skip_serializing_if = "CheckpointsSection::is_empty")]
     pub checkpoints: CheckpointsSection,
+    #[serde(default, skip_serializing_if = "super::TuiSection::is_empty")]
+    pub tui: super::TuiSection,
 }
 
 /// Subagents (the built-in `agent` tool): what one may spend, what all of

@@ -25,7 +25,9 @@ mod provider;
 pub(crate) mod referenced;
 mod settings;
 pub(crate) mod trust;
+mod tui;
 pub mod vars;
+pub use tui::{EditMode, Theme, TuiSection, TuiSettings};
 
 use std::path::{Path, PathBuf};
 

@@ -302,6 +302,7 @@ pub struct Settings {
     pub context: ContextSettings,
     pub prompt: PromptSettings,
     pub agents: AgentSettings,
+    pub tui: super::TuiSettings,
     /// Problems of the config files that do not stop a run.
     pub warnings: Vec<String>,
 }
@@ -413,6 +414,7 @@ pub fn resolve(paths: Paths, cwd: &Path, ov: &Overrides) -> Result<Settings, Con
             .chain(claude_settings_notes(&sources))
             .collect(),
         limits: Limits::from_section(&file.limits),
+        tui: super::TuiSettings::from_section(&file.tui),
         context: ContextSettings {
             compact_at: file
                 .context

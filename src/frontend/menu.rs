@@ -52,6 +52,9 @@ struct State {
     /// Shift-Tab was pressed: the line it ended goes back into the editor,
     /// in the next approval mode.
     cycle: bool,
+    /// vi-style editing: Esc is the editor's (normal mode), never a
+    /// rewind.
+    vi: bool,
 }
 
 /// How soon a second Esc at an empty prompt must follow the first.
@@ -98,6 +101,13 @@ impl Menu {
             .lock()
             .map(|mut st| std::mem::take(&mut st.cycle))
             .unwrap_or(false)
+    }
+
+    /// vi-style editing from now on: a lone Esc goes to the editor.
+    pub(crate) fn set_vi(&self) {
+        if let Ok(mut st) = self.0.lock() {
+            st.vi = true;
+        }
     }
 
     pub(crate) fn set_status(&self, status: super::status::Status) {
@@ -204,7 +214,7 @@ impl Menu {
                 st.cycle = true;
                 Some(Cmd::AcceptLine)
             }
-            Key::Esc if !open && line.is_empty() => {
+            Key::Esc if !open && line.is_empty() && !st.vi => {
                 let now = std::time::Instant::now();
                 if st
                     .esc_at_empty

@@ -11,6 +11,7 @@ pub(crate) mod groups;
 pub(crate) mod hash;
 pub(crate) mod inside;
 pub(crate) mod jsonc;
+pub(crate) mod palette;
 pub(crate) mod path;
 pub(crate) mod private;
 pub(crate) mod sanitize;

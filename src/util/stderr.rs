@@ -56,11 +56,12 @@ pub(crate) fn colours() -> bool {
 /// what a person decides on: only held secrets masked).
 pub(crate) fn diff_line(indent: &str, text: &str) {
     let safe = super::sanitize::clean(&super::secrets::mask_known(text));
+    use super::palette::{sgr, Colour};
     let colour = match safe.as_bytes().first() {
         _ if !colours() => None,
-        Some(b'+') if !safe.starts_with("+++") => Some("32"),
-        Some(b'-') if !safe.starts_with("---") => Some("31"),
-        Some(b'@') => Some("36"),
+        Some(b'+') if !safe.starts_with("+++") => Some(sgr(Colour::Green)),
+        Some(b'-') if !safe.starts_with("---") => Some(sgr(Colour::Red)),
+        Some(b'@') => Some(sgr(Colour::Cyan)),
         _ => None,
     };
     let _ = match colour {

@@ -501,7 +501,9 @@ fn a_byte_that_is_not_utf8_typed_during_a_turn_is_warned_at_once() {
     term.wait_for("the queued line sent", |s| s.contains("bien"));
     assert_eq!(env.last_user_text(1), "un caf\u{FFFD} au lait");
     assert_eq!(
-        term.scrollback().matches("where a typed byte was not UTF-8").count(),
+        term.scrollback()
+            .matches("where a typed byte was not UTF-8")
+            .count(),
         1,
         "said once:\n{}",
         term.scrollback()
@@ -523,5 +525,66 @@ fn under_term_dumb_the_resume_hint_has_a_line_of_its_own() {
     term.wait_for("the hint", |s| s.contains("resume with"));
     let screen = term.screen();
     let hint = screen.lines().find(|l| l.contains("resume with")).unwrap();
-    assert!(hint.starts_with("resume with: hermes --resume "), "{screen}");
+    assert!(
+        hint.starts_with("resume with: hermes --resume "),
+        "{screen}"
+    );
+}
+
+/// `[tui] edit_mode = "vi"`: Esc to normal mode, `0` `dw` `i` edit the line
+/// as vi does; Esc at an empty line is vi's, not a rewind.
+#[test]
+fn vi_editing_edits_the_line_as_vi_does() {
+    use crate::support::tmux::Tmux;
+    let env = TestEnv::new();
+    env.write_config("[tui]\nedit_mode = \"vi\"\n");
+    env.fake.push(Reply::text("seen"));
+    let term = Tmux::start(&env, &[]);
+    term.type_keys("hello world");
+    term.press("Escape");
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    term.type_keys("0dwi");
+    term.type_keys("bye ");
+    term.wait_for("the edited line", |s| s.contains("› bye world"));
+    term.press("Enter");
+    term.wait_for("the answer", |s| s.contains("seen"));
+    assert_eq!(env.last_user_text(0), "bye world");
+    // Esc Esc at an empty prompt: no rewind picker in vi mode.
+    term.press("Escape");
+    term.press("Escape");
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    crate::assert_not_contains!(term.screen(), "rewind");
+    term.type_keys("i");
+    term.type_line("/quit");
+}
+
+/// `[tui] theme = "light"`: a diff's added lines, and code, are drawn in
+/// darker colours that read on a light background; the default keeps the
+/// terminal's own basic ones.
+#[test]
+fn a_light_theme_draws_diffs_and_code_in_darker_colours() {
+    use crate::support::tmux::Tmux;
+    for (theme, added, code) in [
+        ("light", "\u{1b}[38;5;28m+x", "\u{1b}[38;5;24m"),
+        ("dark", "\u{1b}[32m+x", "\u{1b}[36m"),
+    ] {
+        let env = TestEnv::new();
+        env.write_config(&format!(
+            "[tools]\nbuiltin = [\"write_file\"]\n[approvals]\nmode = \"ask\"\n[tui]\ntheme = \"{theme}\"\n"
+        ));
+        env.fake.push(Reply::tool_calls(&[(
+            &crate::support::call_id("w"),
+            "write_file",
+            r#"{"path":"notes.txt","content":"x"}"#,
+        )]));
+        env.fake.push(Reply::text("Run `cargo test` now."));
+        let term = Tmux::start(&env, &[]);
+        term.type_line("write the notes");
+        term.wait_for("the question", |s| s.contains("wants to run"));
+        crate::assert_contains!(term.screen_with_colours(), added);
+        term.type_line("y");
+        term.wait_for("the answer", |s| s.contains("cargo test"));
+        crate::assert_contains!(term.screen_with_colours(), format!("{code}cargo test"));
+        term.type_line("/quit");
+    }
 }

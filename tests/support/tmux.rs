@@ -123,6 +123,13 @@ impl<'a> Tmux<'a> {
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
+    /// The pane as rendered now with its colours, as SGR escapes
+    /// (`capture-pane -e`).
+    pub fn screen_with_colours(&self) -> String {
+        let out = self.run(&["capture-pane", "-p", "-e", "-t", "0"]);
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
     /// From now on an application's OSC 52 sets tmux's buffer (tmux's
     /// `set-clipboard on`), read with [`Tmux::buffer`].
     pub fn accept_clipboard(&self) {

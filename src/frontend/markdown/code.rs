@@ -6,7 +6,8 @@ use std::sync::OnceLock;
 
 use syntect::parsing::{ParseState, Scope, ScopeStack, SyntaxSet};
 
-use super::{CYAN, DIM, RESET};
+use super::{cyan, DIM, RESET};
+use crate::util::palette::{start, Colour};
 
 /// Syntax highlighting of one code block (syntect's grammars, loaded the
 /// first time a block needs them — never at start-up), coloured by scope
@@ -37,7 +38,7 @@ impl Code {
     pub(super) fn line(&mut self, line: &str) -> String {
         let with_nl = format!("{line}\n");
         let Ok(ops) = self.parse.parse_line(&with_nl, syntaxes()) else {
-            return format!("{CYAN}{line}{RESET}");
+            return format!("{}{line}{RESET}", cyan());
         };
         let mut out = String::new();
         let mut at = 0;
@@ -62,17 +63,17 @@ fn paint(stack: &ScopeStack, text: &str) -> String {
         let name = s.build_string();
         let starts = |p: &str| name.starts_with(p);
         Some(if starts("comment") {
-            DIM
+            DIM.to_string()
         } else if starts("string") {
-            "\u{1b}[32m"
+            start(Colour::Green)
         } else if starts("constant.numeric") || starts("constant.language") {
-            "\u{1b}[33m"
+            start(Colour::Yellow)
         } else if starts("keyword") || starts("storage") {
-            "\u{1b}[35m"
+            start(Colour::Magenta)
         } else if starts("entity.name.function") || starts("support.function") {
-            "\u{1b}[34m"
+            start(Colour::Blue)
         } else if starts("entity.name.type") || starts("support.type") {
-            CYAN
+            cyan()
         } else {
             return None;
         })

@@ -19,9 +19,13 @@ const BOLD: &str = "\u{1b}[1m";
 const ITALIC: &str = "\u{1b}[3m";
 const UNDERLINE: &str = "\u{1b}[4m";
 const DIM: &str = "\u{1b}[2m";
-const CYAN: &str = "\u{1b}[36m";
 const STRIKE: &str = "\u{1b}[9m";
 const RESET: &str = "\u{1b}[0m";
+
+/// Inline code and code without a known language, in the theme's cyan.
+fn cyan() -> String {
+    crate::util::palette::start(crate::util::palette::Colour::Cyan)
+}
 
 #[derive(Default)]
 pub(crate) struct Markdown {
@@ -231,7 +235,7 @@ impl Markdown {
             }
             return vec![match code {
                 Some(c) => c.line(line),
-                None => format!("{CYAN}{line}{RESET}"),
+                None => format!("{}{line}{RESET}", cyan()),
             }];
         }
         if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
@@ -348,7 +352,7 @@ fn inline_in(text: &str, base: &str) -> String {
     for ev in Parser::new_ext(text, Options::ENABLE_STRIKETHROUGH) {
         match ev {
             Event::Text(t) => out.push_str(&t),
-            Event::Code(c) => out.push_str(&format!("{CYAN}{c}{reset}")),
+            Event::Code(c) => out.push_str(&format!("{}{c}{reset}", cyan())),
             Event::Start(Tag::Emphasis) => out.push_str(ITALIC),
             Event::Start(Tag::Strong) => out.push_str(BOLD),
             Event::Start(Tag::Strikethrough) => out.push_str(STRIKE),

@@ -50,7 +50,9 @@ pub(super) async fn next_line(
             Some(line) => editor.readline_with_initial(&prompt, (&line, "")),
             None => editor.readline(&prompt),
         };
-        if r.as_ref().is_ok_and(|l| l.contains(char::REPLACEMENT_CHARACTER)) {
+        if r.as_ref()
+            .is_ok_and(|l| l.contains(char::REPLACEMENT_CHARACTER))
+        {
             errln!("warning: {}", crate::frontend::NOT_UTF8);
         }
         (editor, r)

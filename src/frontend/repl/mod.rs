@@ -87,9 +87,15 @@ pub(crate) async fn run(
     // Candidates are listed (with descriptions), not cycled through.
     // A lone Esc (closing the menu) is told from an arrow's sequence
     // within 30 ms; without a timeout it would wait for the next key.
+    let vi = ctx.settings.tui.edit_mode == crate::config::EditMode::Vi;
     let config = rustyline::Config::builder()
         .completion_type(rustyline::CompletionType::List)
         .keyseq_timeout(Some(30))
+        .edit_mode(if vi {
+            rustyline::EditMode::Vi
+        } else {
+            rustyline::EditMode::Emacs
+        })
         .build();
     let mut editor: Editor = rustyline::Editor::with_config(config)?;
     let custom = super::custom::Custom::load(ctx.cwd, &ctx.settings.paths.config_dir);
@@ -113,6 +119,9 @@ pub(crate) async fn run(
     let (prompt_names, resource_names) = (completion.prompts.clone(), completion.resources.clone());
     let (menu, session_names) = (completion.menu.clone(), completion.sessions.clone());
     editor.set_helper(Some(completion));
+    if vi {
+        menu.set_vi();
+    }
     super::menu::bind(&mut editor, &menu);
     // Alt-Enter: a new line within the message.
     editor.bind_sequence(
