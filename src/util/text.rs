@@ -97,26 +97,6 @@ pub(crate) fn root_cause(e: &(dyn std::error::Error + 'static)) -> String {
     excerpt(&without_type_names(&last), 300)
 }
 
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn excerpt_cuts_on_char_boundary_and_flattens_lines() {
-        assert_eq!(super::excerpt("a\nb", 10), "a b");
-        assert_eq!(super::excerpt("héllo", 2), "h…");
-        assert_eq!(super::excerpt("hello", 5), "hello");
-    }
-
-    #[test]
-    fn rust_type_names_are_left_out_of_messages() {
-        let rmcp = "Send message error Transport [rmcp::transport::worker::WorkerTransport<rmcp::transport::streamable_http_client::StreamableHttpClientWorker<rmcp::transport::auth::AuthClient<reqwest::async_impl::client::Client>>>] error: Client error: error sending request for url (http://[::1]:8080/mcp), when send initialize request";
-        assert_eq!(
-            super::without_type_names(rmcp),
-            "Send message error Transport error: Client error: error sending request for url (http://[::1]:8080/mcp), when send initialize request"
-        );
-        assert_eq!(super::without_type_names("a <b> c"), "a <b> c");
-    }
-}
-
 /// How many terminal columns `s` takes (no escapes in it).
 pub(crate) fn columns_of(s: &str) -> usize {
     use unicode_width::UnicodeWidthChar;
@@ -141,4 +121,24 @@ pub(crate) fn cut_to_columns(s: &str, max: usize) -> String {
     }
     out.push('…');
     out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn excerpt_cuts_on_char_boundary_and_flattens_lines() {
+        assert_eq!(super::excerpt("a\nb", 10), "a b");
+        assert_eq!(super::excerpt("héllo", 2), "h…");
+        assert_eq!(super::excerpt("hello", 5), "hello");
+    }
+
+    #[test]
+    fn rust_type_names_are_left_out_of_messages() {
+        let rmcp = "Send message error Transport [rmcp::transport::worker::WorkerTransport<rmcp::transport::streamable_http_client::StreamableHttpClientWorker<rmcp::transport::auth::AuthClient<reqwest::async_impl::client::Client>>>] error: Client error: error sending request for url (http://[::1]:8080/mcp), when send initialize request";
+        assert_eq!(
+            super::without_type_names(rmcp),
+            "Send message error Transport error: Client error: error sending request for url (http://[::1]:8080/mcp), when send initialize request"
+        );
+        assert_eq!(super::without_type_names("a <b> c"), "a <b> c");
+    }
 }
