@@ -6,6 +6,7 @@
 //! link's target; or that nothing was there) and a stamp of it as the
 //! call left it, by which a later hand edit is told and never clobbered.
 
+pub(crate) mod diff;
 pub(crate) mod rewind;
 pub(crate) mod turns;
 

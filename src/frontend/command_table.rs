@@ -110,6 +110,12 @@ pub(super) const COMMANDS: &[Command] = &[
         "the conversation as Markdown, each tool call collapsible (hermes-ID.md here without FILE)",
     ),
     cmd(
+        "/diff",
+        &[],
+        "[N]",
+        "the folder's uncommitted changes, or what turn N changed (N from /rewind)",
+    ),
+    cmd(
         "/init",
         &[],
         "",
@@ -222,6 +228,7 @@ pub(super) enum Slash {
     Compact(Option<String>),
     Copy,
     Export(Option<String>),
+    Diff(String),
     Rewind(String),
     Context,
     Init,
@@ -258,6 +265,7 @@ impl Slash {
             "/copy" => Slash::Copy,
             "/export" => Slash::Export((!rest.is_empty()).then(|| rest.to_string())),
             "/rewind" => Slash::Rewind(rest.to_string()),
+            "/diff" => Slash::Diff(rest.to_string()),
             "/context" => Slash::Context,
             "/init" => Slash::Init,
             "/approvals" => Slash::Approvals,

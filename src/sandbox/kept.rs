@@ -138,7 +138,6 @@ impl Keep {
     }
 
     /// The bytes a record names, if they are still here and unaltered.
-    #[cfg(test)]
     pub(crate) fn bytes_of(&self, data: &str) -> Option<Vec<u8>> {
         let hash = data.strip_prefix(NAMED)?;
         let bytes = std::fs::read(self.blob(hash)).ok()?;

@@ -588,3 +588,98 @@ fn a_light_theme_draws_diffs_and_code_in_darker_colours() {
         term.type_line("/quit");
     }
 }
+
+/// `/diff N` shows what turn N changed — to what the next turn found, not
+/// to the file as it is now — drawn in colour; `/diff` outside a git
+/// repository shows the last turn that changed files.
+#[test]
+fn diff_of_a_turn_shows_what_that_turn_changed_in_colour() {
+    use crate::support::tmux::Tmux;
+    let env = TestEnv::new();
+    env.write_config("[tools]\nbuiltin = [\"write_file\", \"edit_file\"]\n");
+    std::fs::write(env.cwd.path().join("lib.rs"), "fn old() {}\n").unwrap();
+    let edit = |id: &str, from: &str, to: &str| {
+        (
+            crate::support::call_id(id),
+            "edit_file",
+            json!({"path": "lib.rs", "old_string": from, "new_string": to}).to_string(),
+        )
+    };
+    let (e1, e2) = (edit("e1", "old", "renamed"), edit("e2", "renamed", "last"));
+    env.fake.push(Reply::tool_calls(&[
+        (
+            &crate::support::call_id("w"),
+            "write_file",
+            &json!({"path": "new.rs", "content": "fn new() {}\n"}).to_string(),
+        ),
+        (&e1.0, e1.1, &e1.2),
+    ]));
+    env.fake.push(Reply::text("renamed it"));
+    env.fake.push(Reply::tool_calls(&[(&e2.0, e2.1, &e2.2)]));
+    env.fake.push(Reply::text("and again"));
+    let term = Tmux::start(&env, &[]);
+    term.type_line("rename it");
+    term.wait_for("the first answer", |s| s.contains("renamed it"));
+    term.type_line("once more");
+    term.wait_for("the second answer", |s| s.contains("and again"));
+    term.type_line("/diff 1");
+    term.wait_for("turn 1's diff", |s| s.contains("+++ b/new.rs"));
+    let shown = term.screen_with_colours();
+    crate::assert_contains!(shown, "\u{1b}[31m-fn old() {}");
+    crate::assert_contains!(shown, "\u{1b}[32m+fn renamed() {}");
+    crate::assert_contains!(shown, "--- /dev/null");
+    let screen = term.screen();
+    let after = &screen[screen.rfind("› /diff 1").unwrap()..];
+    crate::assert_contains!(after, "+fn renamed() {}");
+    crate::assert_not_contains!(after, "+fn last() {}");
+    term.type_line("/diff");
+    term.wait_for("the last turn's diff", |s| {
+        s.contains("not in a git repository; what turn 2 changed") && s.contains("+fn last() {}")
+    });
+    term.type_line("/diff 7");
+    term.wait_for("no such turn", |s| {
+        s.contains("there is no turn 7; this session has 2")
+    });
+    term.type_line("/quit");
+}
+
+/// `/diff` in a git repository: the uncommitted changes, staged or not,
+/// and the files git does not track yet.
+#[test]
+fn diff_shows_a_folders_uncommitted_changes_and_new_files() {
+    let env = TestEnv::new();
+    let cwd = env.cwd.path();
+    let git = |args: &[&str]| {
+        let ok = std::process::Command::new("git")
+            .args(args)
+            .current_dir(cwd)
+            .env("GIT_AUTHOR_NAME", "t")
+            .env("GIT_AUTHOR_EMAIL", "t@example.com")
+            .env("GIT_COMMITTER_NAME", "t")
+            .env("GIT_COMMITTER_EMAIL", "t@example.com")
+            .output()
+            .unwrap();
+        assert!(
+            ok.status.success(),
+            "{}",
+            String::from_utf8_lossy(&ok.stderr)
+        );
+    };
+    git(&["init", "-q"]);
+    std::fs::write(cwd.join("a.txt"), "one\ntwo\n").unwrap();
+    git(&["add", "a.txt"]);
+    // Before the first commit: against nothing.
+    let run = env.run_with_stdin(&["--interactive"], "/diff\n/quit\n");
+    crate::assert_contains!(run.stderr, "+++ b/a.txt\n@@ -0,0 +1,2 @@\n+one\n+two\n");
+    git(&["commit", "-q", "-m", "first"]);
+    std::fs::write(cwd.join("a.txt"), "one\nzwei\n").unwrap();
+    std::fs::create_dir(cwd.join("src")).unwrap();
+    std::fs::write(cwd.join("src/b.txt"), "fresh\n").unwrap();
+    let run = env.run_with_stdin(&["--interactive"], "/diff\n/quit\n");
+    run.ok();
+    crate::assert_contains!(run.stderr, "-two\n+zwei\n");
+    crate::assert_contains!(
+        run.stderr,
+        "--- /dev/null\n+++ b/src/b.txt\n@@ -0,0 +1 @@\n+fresh\n"
+    );
+}

@@ -46,6 +46,10 @@ pub(super) async fn command(
             Ok(Flow::Continue)
         }
         Slash::Rewind(args) => super::rewind::command(agent, ctx, &args).await,
+        Slash::Diff(args) => {
+            super::diff::command(agent, ctx, &args).await;
+            Ok(Flow::Continue)
+        }
         Slash::Init => init(ctx).await,
         Slash::Approvals => approvals(agent, ctx).await,
         Slash::Yolo => yolo(agent).await,

@@ -12,6 +12,7 @@ use tokio::sync::mpsc::UnboundedReceiver;
 use tokio_util::sync::CancellationToken;
 
 mod commands;
+mod diff;
 mod editor;
 mod pickers;
 mod plan;
