@@ -56,9 +56,11 @@ impl Completion {
         let start = line[..pos].rfind(char::is_whitespace).map_or(0, |i| i + 1);
         let word = &line[start..pos];
         if start == 0 && word.starts_with('/') {
-            let mut found = described_in(&self.commands, word);
-            found.extend(described(&self.prompts, word));
-            return Some((start, found));
+            // Commands and prompts by what they start, then loosely.
+            let prompts = self.prompts.lock().map(|l| l.clone()).unwrap_or_default();
+            let mut all = self.commands.clone();
+            all.extend(prompts);
+            return Some((start, described_in(&all, word, true)));
         }
         if line[..start].trim_end() == "/model" {
             let models = self.models.lock().map(|m| m.clone()).unwrap_or_default();
@@ -71,7 +73,7 @@ impl Completion {
         }
         if line[..start].trim_end() == "/resume" {
             let mut sessions = self.sessions.lock().ok()?;
-            return Some((start, described_in(sessions.listed(), word)));
+            return Some((start, described_in(sessions.listed(), word, false)));
         }
         if crate::call::names::has_source_prefix(word) {
             return Some((start, described(&self.tools, word)));
@@ -119,20 +121,65 @@ impl Sessions {
 /// one that is `word` itself first.
 fn described(list: &Mutex<Vec<(String, String)>>, word: &str) -> Vec<Item> {
     let list = list.lock().map(|l| l.clone()).unwrap_or_default();
-    described_in(&list, word)
+    described_in(&list, word, false)
 }
 
-fn described_in(list: &[(String, String)], word: &str) -> Vec<Item> {
+/// The entries of `list` that `word` names: those it starts, in the
+/// list's order, then — `loose` — those it matches loosely (its letters in
+/// order — `/cmp` for `/compact`), the closest first; one that is `word`
+/// itself first of all.
+fn described_in(list: &[(String, String)], word: &str, loose: bool) -> Vec<Item> {
+    let item = |(w, d): &(String, String)| Item::new(w, d.lines().next().unwrap_or(""));
     let mut found: Vec<Item> = list
         .iter()
         .filter(|&(w, _)| w.starts_with(word))
-        .map(|(w, d)| Item::new(w, d.lines().next().unwrap_or("")))
+        .map(item)
         .collect();
+    let mut near: Vec<(usize, Item)> = list
+        .iter()
+        .filter(|_| loose)
+        .filter(|&(w, _)| !w.starts_with(word))
+        .filter_map(|e| loosely(&e.0, word).map(|score| (score, item(e))))
+        .collect();
+    near.sort_by_key(|(score, _)| *score);
+    found.extend(near.into_iter().map(|(_, i)| i));
     if let Some(i) = found.iter().position(|f| f.value == word) {
         let exact = found.remove(i);
         found.insert(0, exact);
     }
     found
+}
+
+/// How loosely `word` names `name` — its characters in order, case aside,
+/// after the leading `/` or `@` both share — as the span they cover and,
+/// weighing more, where it starts (smaller is closer: `/cp` is `/copy`
+/// before `/mcp`); `None` when it does not. Two
+/// characters at least, so a lone letter lists only what it starts.
+fn loosely(name: &str, word: &str) -> Option<usize> {
+    let lead = |s: &str| s.starts_with(['/', '@']).then(|| s[..1].to_string());
+    let (name, word) = match (lead(name), lead(word)) {
+        (Some(a), Some(b)) if a == b => (&name[1..], &word[1..]),
+        (None, None) => (name, word),
+        _ => return None,
+    };
+    let wanted: Vec<char> = word.to_lowercase().chars().collect();
+    if wanted.len() < 2 {
+        return None;
+    }
+    let hay: Vec<char> = name.to_lowercase().chars().collect();
+    let mut first = None;
+    let mut next = 0;
+    for (i, c) in hay.iter().enumerate() {
+        if next < wanted.len() && *c == wanted[next] {
+            first.get_or_insert(i);
+            next += 1;
+            if next == wanted.len() {
+                let start = first.unwrap_or(0);
+                return Some(i - start + start * 8);
+            }
+        }
+    }
+    None
 }
 
 /// How Tab's list shows a candidate: with what it is, cut.
@@ -267,6 +314,21 @@ mod tests {
             None,
             "paths go to the file completer"
         );
+    }
+
+    #[test]
+    fn a_word_names_entries_loosely_after_those_it_starts() {
+        let commands = ["/compact", "/context", "/copy", "/mcp", "/help", "/clear"]
+            .map(|c| (c.to_string(), String::new()))
+            .to_vec();
+        let c = Completion::new(commands, std::path::Path::new("."));
+        assert_eq!(words(&c, "/cmp"), ["/compact"]);
+        // What it starts first, in the table's order; then the closest.
+        assert_eq!(words(&c, "/c"), ["/compact", "/context", "/copy", "/clear"]);
+        assert_eq!(words(&c, "/cp"), ["/copy", "/compact", "/mcp"]);
+        assert_eq!(words(&c, "/CTX"), ["/context"]);
+        assert!(words(&c, "/zz").is_empty());
+        assert_eq!(loosely("/help", "help"), None, "a `/` only against a `/`");
     }
 
     #[test]

@@ -254,10 +254,19 @@ impl Menu {
                 } else {
                     " "
                 };
-                // Candidates start with the word, which ends the line where
-                // the cursor is: the rest of the entry is typed in for it.
-                let rest = item.value.strip_prefix(word)?;
-                Some(Cmd::Insert(1, format!("{rest}{space}")))
+                // The word ends the line where the cursor is: a candidate
+                // it starts gets the rest typed in; one it names loosely
+                // replaces it.
+                Some(match item.value.strip_prefix(word) {
+                    Some(rest) => Cmd::Insert(1, format!("{rest}{space}")),
+                    // Loose matches are commands, the line's first word
+                    // (a count on BackwardChar would be the key's own).
+                    None if shown.start == 0 => Cmd::Replace(
+                        rustyline::Movement::BeginningOfLine,
+                        Some(format!("{}{space}", item.value)),
+                    ),
+                    None => return None,
+                })
             }
         }
     }

@@ -277,3 +277,21 @@ fn a_refused_entry_keeps_its_place_in_the_block() {
     crate::assert_contains!(screen, "denied by rule approvals.deny[0]");
     term.type_line("/quit");
 }
+
+/// The menu matches loosely, as Claude Code's does: `/cmp` lists
+/// `/compact`, and Tab puts the whole name in place of what was typed.
+#[test]
+fn the_menu_matches_a_command_loosely_and_tab_replaces_the_word() {
+    let env = TestEnv::new();
+    let term = Tmux::start(&env, &[]);
+    term.type_keys("/cmp");
+    term.wait_for("the command named loosely", |s| {
+        s.contains("› /compact  summarise the older turns now")
+    });
+    term.press("Tab");
+    term.wait_for("the name in place of the word", |s| {
+        prompt_line(s, "/compact") && !s.contains("summarise the older")
+    });
+    term.press("C-u");
+    term.type_line("/quit");
+}

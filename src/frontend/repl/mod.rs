@@ -89,14 +89,15 @@ pub(crate) async fn run(
     // A lone Esc (closing the menu) is told from an arrow's sequence
     // within 30 ms; without a timeout it would wait for the next key.
     let vi = ctx.settings.tui.edit_mode == crate::config::EditMode::Vi;
+    // The edit mode first: setting it sets the key timeout too.
     let config = rustyline::Config::builder()
         .completion_type(rustyline::CompletionType::List)
-        .keyseq_timeout(Some(30))
         .edit_mode(if vi {
             rustyline::EditMode::Vi
         } else {
             rustyline::EditMode::Emacs
         })
+        .keyseq_timeout(Some(30))
         .build();
     let mut editor: Editor = rustyline::Editor::with_config(config)?;
     let custom = super::custom::Custom::load(ctx.cwd, &ctx.settings.paths.config_dir);
