@@ -4,7 +4,8 @@
 //! reader keeps the line being typed, shown live under the tool block or
 //! the spinner. Enter shows the line above and queues it (sent after the
 //! turn), or answers a question waiting for it; `/stop` or Esc stops the
-//! turn. A paste (bracketed) is one line however many it holds. What is
+//! turn. A paste (bracketed) joins the line being typed as one
+//! placeholder however many lines it holds, as at the prompt. What is
 //! typed and not sent when the turn ends goes back to the editor. A
 //! blocking task polls stdin 100 ms at a time, so it ends promptly with the
 //! turn. Used only when stdin is a terminal: on a pipe the line editor's
@@ -82,10 +83,12 @@ impl TypeAhead {
                             After::Nothing
                         }
                         Key::Paste(text) => {
-                            // Held as the editor holds a paste: an `@` in
-                            // it is not typed, and attaches nothing.
+                            // Held as the editor holds a paste: a
+                            // placeholder joins the line being typed (an
+                            // `@` in it is not typed, and attaches
+                            // nothing), sent whole on Enter.
                             line.push_str(&super::paste::hold(text));
-                            entered(std::mem::take(&mut line), &cancel, &sinks)
+                            After::Nothing
                         }
                         Key::Enter => entered(std::mem::take(&mut line), &cancel, &sinks),
                     };

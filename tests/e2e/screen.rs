@@ -344,28 +344,38 @@ fn a_draft_typed_after_a_queued_line_survives_the_queued_turn() {
     term.type_line("/quit");
 }
 
-/// A paste of several lines during a turn is one message, shown as such,
-/// and sent whole after the turn.
+/// A paste of several lines during a turn joins the line being typed, as
+/// one placeholder — words can be typed around it — and is sent whole,
+/// with them, on Enter after the turn.
 #[test]
-fn a_paste_during_a_turn_is_one_message() {
+fn a_paste_during_a_turn_joins_the_line_being_typed() {
     let env = TestEnv::deferred(&[("t", "")]);
     env.fake.push(Reply::tool_calls(&[(
         &call_id("paste"),
         "tool_call",
-        r#"{"calls":[{"name":"mcp__t__slow","arguments":{"ms":1500,"label":"short"}}]}"#,
+        r#"{"calls":[{"name":"mcp__t__slow","arguments":{"ms":4000,"label":"short"}}]}"#,
     )]));
     env.fake.push(Reply::text("first done"));
     env.fake.push(Reply::text("read the log"));
     let term = Tmux::start(&env, &[]);
     term.type_line("go");
     term.wait_for("running", |s| s.contains("running"));
+    term.type_keys("explain this: ");
     term.paste("error: one\nerror: two\nerror: three\n");
-    term.wait_for("the paste shown once", |s| s.contains("› [pasted 3 lines]"));
+    term.wait_for("the paste in the line", |s| {
+        s.contains("› explain this: [pasted 3 lines]")
+    });
+    crate::assert_not_contains!(term.screen(), "(queued");
+    term.type_keys(" please");
+    term.press("Enter");
+    term.wait_for("queued whole", |s| {
+        s.contains("› explain this: [pasted 3 lines] please") && s.contains("(queued")
+    });
     term.wait_for("both answers", |s| s.contains("read the log"));
     assert_eq!(env.fake.requests().len(), 3);
     assert_eq!(
         env.last_user_text(2),
-        "error: one\nerror: two\nerror: three"
+        "explain this: error: one\nerror: two\nerror: three please"
     );
     term.type_line("/quit");
 }
