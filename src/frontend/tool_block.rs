@@ -144,6 +144,25 @@ const INPUT_HINT: &str = "\u{1b}[2m(type to queue a message · Esc stops the tur
 /// it is still the one drawn ([`clear_live_if`]).
 static GENERATION: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
+/// The columns each template of an entry's line takes besides its
+/// message: `  ◌ {msg}  queued`, `  ⠋ {msg}  running 12s` (room for the
+/// time), `      ↳ {msg}`, `  {msg}`.
+const QUEUED: usize = 12;
+const RUNNING: usize = 20;
+const STEP: usize = 8;
+const DONE: usize = 2;
+
+/// `text` cut to the room its line leaves it at the terminal's width now,
+/// with `…` where it was cut — indicatif's `wide_msg` cuts without one.
+fn fit(text: &str, fixed: usize) -> String {
+    match super::terminal::columns(2) {
+        Some(columns) => {
+            crate::util::text::cut_to_columns(text, columns.saturating_sub(fixed + 1).max(8))
+        }
+        None => text.to_string(),
+    }
+}
+
 /// Whether anything is drawn live now.
 pub(crate) fn is_live() -> bool {
     LIVE.lock().is_ok_and(|l| l.is_some())
@@ -345,7 +364,7 @@ impl ToolBlock {
                 None => add_bar(m, ProgressBar::new_spinner()),
             };
             bar.set_style(Self::style("  ◌ {wide_msg}  queued"));
-            bar.set_message(label.clone());
+            bar.set_message(fit(&label, QUEUED));
             bar
         });
         self.entries.insert(
@@ -382,7 +401,7 @@ impl ToolBlock {
                 // The time it runs, not the time it waited in the queue.
                 bar.reset_elapsed();
                 bar.set_style(Self::style("  {spinner} {wide_msg}  running {elapsed}"));
-                bar.set_message(e.label.clone());
+                bar.set_message(fit(&e.label, RUNNING));
                 bar.enable_steady_tick(Duration::from_millis(120));
             }
             None if plain => line(&format!("⏺ {}", e.label)),
@@ -404,7 +423,8 @@ impl ToolBlock {
                 }
         }) {
             if let Some(bar) = &e.bar {
-                bar.set_message(format!("{} — {}", e.label, clean(&excerpt(text, 60))));
+                let line = format!("{} — {}", e.label, clean(&excerpt(text, 60)));
+                bar.set_message(fit(&line, RUNNING));
                 shown = true;
             }
         }
@@ -432,7 +452,7 @@ impl ToolBlock {
                     s.set_style(Self::style("      ↳ {wide_msg}"));
                     s
                 });
-                step.set_message(text);
+                step.set_message(fit(&text, STEP));
             }
             _ if lasting => line(&format!("    ↳ {text}")),
             _ => {}
@@ -488,7 +508,7 @@ impl ToolBlock {
                 // Cut to the terminal's width: a wrapped line would throw
                 // the block's redraw off by a row.
                 bar.set_style(Self::style("  {wide_msg}"));
-                bar.finish_with_message(format!("{mark} {} — {first}", e.label));
+                bar.finish_with_message(fit(&format!("{mark} {} — {first}", e.label), DONE));
             }
             None => line(&format!("  {mark} {} — {first}", e.label)),
         }
@@ -539,7 +559,8 @@ impl ToolBlock {
             match (e.bar, e.done) {
                 (Some(bar), false) => {
                     bar.set_style(Self::style("  {wide_msg}"));
-                    bar.finish_with_message(format!("⊘ {}  cancelled", e.label));
+                    let label = fit(&e.label, DONE + "⊘   cancelled".len() - 2);
+                    bar.finish_with_message(format!("⊘ {label}  cancelled"));
                 }
                 (None, false) if self.live.is_none() => {
                     line(&format!("  ⊘ {}  cancelled", e.label))

@@ -460,3 +460,36 @@ fn progress_shows_on_its_own_entry_and_a_timer_counts_from_the_start() {
     term.wait_for("the answer", |s| s.contains("both done"));
     term.type_line("/quit");
 }
+
+/// At 80 columns a live line too long for its row is cut with `…`, running
+/// and finished — not cut off mid-word with nothing to say so.
+#[test]
+fn live_lines_cut_at_the_width_end_with_an_ellipsis() {
+    let env = TestEnv::deferred(&[("t", "")]);
+    let long = "a label long enough to run past the end of an eighty column terminal row";
+    env.fake.push(Reply::tool_calls(&[(
+        &call_id("cut"),
+        "tool_call",
+        &json!({"calls": [
+            {"name": "mcp__t__slow", "arguments": {"ms": 2500, "label": long}},
+        ]})
+        .to_string(),
+    )]));
+    env.fake.push(Reply::text("slept"));
+    let term = Tmux::start(&env, &[]);
+    term.resize(80, 30);
+    term.type_line("sleep");
+    term.wait_for("running, cut with an ellipsis", |s| {
+        s.lines()
+            .any(|l| l.contains("mcp__t__slow") && l.contains("…") && l.contains("  running"))
+    });
+    term.wait_for("the answer", |s| s.contains("slept"));
+    let screen = term.screen();
+    let done = screen
+        .lines()
+        .find(|l| l.contains("✓ mcp__t__slow"))
+        .unwrap();
+    assert!(done.trim_end().ends_with('…'), "{screen}");
+    assert!(done.chars().count() < 80, "{screen}");
+    term.type_line("/quit");
+}
