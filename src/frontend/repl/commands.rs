@@ -6,13 +6,14 @@ use std::sync::Mutex;
 
 use super::{context_line, leave, next_line, Editor, Flow, ReplContext, ReplError};
 use crate::agent::Agent;
-use crate::frontend::command_table::{help, nearest, Slash};
+use crate::frontend::command_table::{nearest, Slash};
 use crate::frontend::printer::group;
 use crate::util::text::excerpt;
 
 /// Runs a built-in slash command, parsed once (`Slash::parse`): each has
-/// its handler below. `/compact` is the loop's own (it drives a turn's
-/// events), so it comes back as a flow.
+/// its handler below. `/compact` (it drives a turn's events) and `/help`
+/// (it lists the custom commands the loop loaded) come back as flows the
+/// loop runs — dispatched here like every other, never caught before.
 pub(super) async fn command(
     slash: Slash,
     agent: &mut Agent,
@@ -20,10 +21,7 @@ pub(super) async fn command(
 ) -> Result<Flow, ReplError> {
     match slash {
         Slash::Quit => Ok(Flow::Quit),
-        Slash::Help => {
-            errln!("{}", help());
-            Ok(Flow::Continue)
-        }
+        Slash::Help => Ok(Flow::Help),
         Slash::Session => {
             errln!(
                 "session {} · {}",

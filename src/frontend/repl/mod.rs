@@ -24,7 +24,6 @@ use editor::{next_line, Editor};
 use view::{context_line, leave, status_line};
 
 use super::approve::Questions;
-use super::command_table::Slash;
 use super::complete::Completion;
 use super::form::AnswerSlot;
 use super::printer::{drive, group, Printer};
@@ -77,6 +76,8 @@ pub(super) enum Flow {
     PickTurn(Vec<super::menu::Item>),
     /// `/compact [FOCUS]`: the loop runs it (it drives a turn's events).
     Compact(Option<String>),
+    /// `/help`: the loop shows it, with the custom commands it loaded.
+    Help,
 }
 
 pub(crate) async fn run(
@@ -277,15 +278,6 @@ pub(crate) async fn run(
         }
         // A built-in command, parsed once.
         let slash = super::command_table::Slash::parse(text);
-        if let Some(Slash::Compact(focus)) = &slash {
-            compact(&mut agent, focus.as_deref(), &ctx.stop, rx, printer).await;
-            continue;
-        }
-        if slash == Some(Slash::Help) {
-            errln!("{}", super::command_table::help());
-            errln!("{}", custom.help());
-            continue;
-        }
         // A custom command or a skill: its prompt, sent as typed text is.
         // Its `` !`cmd` `` lines run as a turn's calls do: their questions
         // drawn and answered, Esc, `/stop` or Ctrl-C stopping them.
@@ -370,6 +362,11 @@ pub(crate) async fn run(
                     Flow::Quit => break,
                     Flow::Compact(focus) => {
                         compact(&mut agent, focus.as_deref(), &ctx.stop, rx, printer).await;
+                        None
+                    }
+                    Flow::Help => {
+                        errln!("{}", super::command_table::help());
+                        errln!("{}", custom.help());
                         None
                     }
                     Flow::Continue => None,
