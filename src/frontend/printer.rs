@@ -88,7 +88,7 @@ impl Printer {
     fn subagent(&mut self, id: &str, description: &str, event: &Event) {
         let who = format!("[{description}]");
         match event {
-            Event::ModelRequest { .. } => self.block.step(id, &format!("{who} thinking…"), false),
+            Event::ModelRequest { .. } => self.block.sub_state(id, &who, "thinking…"),
             Event::ToolCallQueued {
                 name, arguments, ..
             } => self.block.step(
@@ -116,8 +116,15 @@ impl Printer {
                 self.block
                     .sub_call(id, call, &format!("{who} {mark} {name}"), false)
             }
-            Event::TextDelta { .. } => self.block.step(id, &format!("{who} answering…"), false),
-            Event::ApprovalAsked { .. } => self.ask(event, Some(&who)),
+            Event::TextDelta { .. } => self.block.sub_state(id, &who, "answering…"),
+            Event::ApprovalAsked {
+                name, arguments, ..
+            } => {
+                let label = ToolBlock::label(name, &arguments.value.to_string());
+                let waiting = format!("waiting for your answer: {label}");
+                self.block.sub_state(id, &who, &waiting);
+                self.ask(event, Some(&who));
+            }
             Event::Approval {
                 name,
                 decision: crate::agent::Settled::Deny,

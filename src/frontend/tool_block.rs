@@ -289,6 +289,9 @@ struct Entry {
     step: Option<ProgressBar>,
     /// The subagent's calls running now, as (call id, line), oldest first.
     sub_running: Vec<(String, String)>,
+    /// The subagent's last call that finished (`[job] ✓ read_file`), kept
+    /// on its line beside what it does next.
+    sub_done: Option<String>,
     /// Sent to its tool (not only queued).
     running: bool,
     done: bool,
@@ -376,6 +379,7 @@ impl ToolBlock {
                 bar,
                 step: None,
                 sub_running: Vec::new(),
+                sub_done: None,
                 running: false,
                 done: false,
             },
@@ -459,6 +463,22 @@ impl ToolBlock {
         }
     }
 
+    /// What a subagent under entry `id` (`who`) does now — `thinking…`,
+    /// `waiting for your answer: …` — after the last call it finished, so
+    /// that call stays in sight.
+    pub(crate) fn sub_state(&mut self, id: &str, who: &str, state: &str) {
+        let done = self
+            .entries
+            .iter()
+            .find(|e| e.id == id && !e.done)
+            .and_then(|e| e.sub_done.clone());
+        let text = match done {
+            Some(d) => format!("{d} · {state}"),
+            None => format!("{who} {state}"),
+        };
+        self.step(id, &text, false);
+    }
+
     /// A subagent's call `call` under entry `id` started (`running`) or
     /// finished, `text` saying which. Live, the nested line shows a call
     /// still running while any is — a quick call finishing beside a slow
@@ -470,6 +490,8 @@ impl ToolBlock {
         e.sub_running.retain(|(c, _)| c != call);
         if running {
             e.sub_running.push((call.to_string(), text.to_string()));
+        } else {
+            e.sub_done = Some(text.to_string());
         }
         let shown = match e.sub_running.as_slice() {
             _ if self.live.is_none() => text.to_string(),

@@ -535,3 +535,46 @@ fn a_json_script_answers_a_subagents_questions_by_id() {
     crate::assert_contains!(results[0], "allowed");
     crate::assert_contains!(results[1], "denied");
 }
+
+/// A subagent waiting for an answer shows what it waits for on its line
+/// under the `agent` entry, after the call it finished before — not a
+/// stale `thinking…`.
+#[test]
+fn a_subagent_waiting_for_an_answer_shows_its_last_call_and_what_it_waits_for() {
+    let env = env();
+    env.set_approvals("mode = \"ask\"");
+    let task = json!({"prompt": "Task alpha: echo, then nap.", "description": "alpha echo"});
+    env.fake.push(Reply::tool_calls(&[(
+        &call_id("agentalpha"),
+        "agent",
+        &task.to_string(),
+    )]));
+    env.fake.push(Reply::tool_calls(&[(
+        &call_id("alphaecho"),
+        "tool_call",
+        &batch(&[("mcp__alpha__echo", json!({"text": "hello"}))]),
+    )]));
+    env.fake.push(Reply::tool_calls(&[(
+        &call_id("alphanap"),
+        "tool_call",
+        &batch(&[("mcp__alpha__slow", json!({"ms": 100, "label": "nap"}))]),
+    )]));
+    env.fake.push(Reply::text("alpha napped"));
+    env.fake.push(Reply::text("The subagent napped."));
+    let term = Tmux::start(&env, &[]);
+    term.type_line("start a subagent");
+    term.wait_for("the echo asked", |s| {
+        s.contains("mcp__alpha__echo") && s.contains("asked by subagent [alpha echo]")
+    });
+    term.type_line("y");
+    term.wait_for("the nap asked, the line saying so", |s| {
+        s.lines().any(|l| {
+            l.contains(
+                "↳ [alpha echo] ✓ mcp__alpha__echo · waiting for your answer: mcp__alpha__slow",
+            )
+        })
+    });
+    term.type_line("y");
+    term.wait_for("the answer", |s| s.contains("The subagent napped."));
+    term.type_line("/quit");
+}
