@@ -58,6 +58,52 @@ fn single(api: Api) {
     assert_eq!(kept, IDS, "the session keeps the model's ids");
 }
 
+/// The API a session moves to in [`switched`]: the next one round.
+fn other(api: Api) -> Api {
+    match api {
+        Api::OpenAi => Api::Anthropic,
+        Api::Anthropic => Api::Gemini,
+        Api::Gemini => Api::Bedrock,
+        Api::Bedrock => Api::Responses,
+        Api::Responses => Api::OpenAi,
+    }
+}
+
+/// A session made of odd ids on `api`, continued on another API and then
+/// back: every request taken (the strict fakes refuse an id their API would
+/// and an unpaired result, with the real errors), the session still the
+/// model's.
+fn switched(api: Api) {
+    let env = env_for(api);
+    let to = other(api);
+    let model = if to == Api::Responses { "gpt-5-test" } else { "test-model" };
+    let config = std::fs::read_to_string(env.config_path()).unwrap();
+    let table = format!(
+        "\n[providers.other]\n{}model = \"{model}\"\nmax_retries = 0\n",
+        env.provider_keys(to)
+    );
+    std::fs::write(env.config_path(), config + &table).unwrap();
+    for id in IDS {
+        env.fake
+            .push(odd_call(id, "read_file", r#"{"path":"notes.txt"}"#));
+        env.fake.push(Reply::text("read it"));
+    }
+    env.run(&["-q", "read"]).ok();
+    env.run(&["--continue", "-q", "again"]).ok();
+    env.run(&["--continue", "-q", "and again"]).ok();
+    env.fake.push(Reply::text("on the other API"));
+    let moved = env.run(&["--provider", "other", "--continue", "-q", "move"]);
+    moved.ok();
+    crate::assert_contains!(moved.stdout, "on the other API");
+    env.fake.push(Reply::text("back"));
+    let back = env.run(&["--continue", "-q", "back"]);
+    back.ok();
+    crate::assert_contains!(back.stdout, "back");
+    assert_eq!(env.fake.requests().len(), 8, "no request refused");
+    let kept = crate::support::tool_call_ids(&records(&env.only_session()));
+    assert_eq!(kept, IDS, "the session keeps the model's ids");
+}
+
 /// A `tool_call` batch under an odd id, split: its entries' ids are
 /// hermes' own and legal; the history replays across `--continue`.
 fn split(api: Api) {
@@ -107,3 +153,4 @@ macro_rules! every_api {
 
 every_api!(odd_ids_pair_with_their_results_across_continue_on, single);
 every_api!(an_odd_batch_id_splits_and_replays_on, split);
+every_api!(odd_ids_survive_a_switch_to_another_api_and_back_on, switched);

@@ -76,29 +76,7 @@ impl TestEnv {
     /// Writes config.toml: the fake provider section for this env's API plus
     /// `extra` at the top level.
     pub fn write_config(&self, extra: &str) {
-        let provider = match self.api {
-            Api::OpenAi => format!(
-                "base_url = \"{}\"\napi_key_env = \"{KEY_ENV}\"\n",
-                self.fake.base_url()
-            ),
-            Api::Anthropic => format!(
-                "kind = \"anthropic\"\nbase_url = \"{}\"\napi_key_env = \"{KEY_ENV}\"\n",
-                self.fake.root_url()
-            ),
-            Api::Bedrock => format!(
-                "kind = \"bedrock\"\nbase_url = \"{}\"\nregion = \"{}\"\n",
-                self.fake.root_url(),
-                fake_bedrock::REGION
-            ),
-            Api::Gemini => format!(
-                "kind = \"gemini\"\nbase_url = \"{}/v1beta\"\napi_key_env = \"{KEY_ENV}\"\n",
-                self.fake.root_url()
-            ),
-            Api::Responses => format!(
-                "kind = \"openai-responses\"\nbase_url = \"{}\"\napi_key_env = \"{KEY_ENV}\"\n",
-                self.fake.base_url()
-            ),
-        };
+        let provider = self.provider_keys(self.api);
         // Tests that call tools run them without asking, as they did before
         // `ask` became the default — unless the test sets [approvals] itself.
         let approvals = if extra.contains("[approvals]") {
@@ -121,6 +99,34 @@ impl TestEnv {
             self.model()
         );
         std::fs::write(self.config_path(), text).unwrap();
+    }
+
+    /// The keys of a `[providers.NAME]` table that reaches this env's fake
+    /// as `api` speaks it (every API is served by the one fake).
+    pub fn provider_keys(&self, api: Api) -> String {
+        match api {
+            Api::OpenAi => format!(
+                "base_url = \"{}\"\napi_key_env = \"{KEY_ENV}\"\n",
+                self.fake.base_url()
+            ),
+            Api::Anthropic => format!(
+                "kind = \"anthropic\"\nbase_url = \"{}\"\napi_key_env = \"{KEY_ENV}\"\n",
+                self.fake.root_url()
+            ),
+            Api::Bedrock => format!(
+                "kind = \"bedrock\"\nbase_url = \"{}\"\nregion = \"{}\"\n",
+                self.fake.root_url(),
+                fake_bedrock::REGION
+            ),
+            Api::Gemini => format!(
+                "kind = \"gemini\"\nbase_url = \"{}/v1beta\"\napi_key_env = \"{KEY_ENV}\"\n",
+                self.fake.root_url()
+            ),
+            Api::Responses => format!(
+                "kind = \"openai-responses\"\nbase_url = \"{}\"\napi_key_env = \"{KEY_ENV}\"\n",
+                self.fake.base_url()
+            ),
+        }
     }
 
     /// The model the test home's config names: `test-model`, and over
