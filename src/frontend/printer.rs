@@ -382,6 +382,8 @@ impl Printer {
             md.set_columns(cols);
         }
         self.block.resized();
+        // Whatever else is drawn live, drawn again for the new width.
+        super::tool_block::above_with(|| ());
     }
 
     /// Ends a partly written stdout line (and any spinner or tool block),
@@ -436,7 +438,7 @@ impl Printer {
         {
             return;
         }
-        let m = indicatif::MultiProgress::with_draw_target(indicatif::ProgressDrawTarget::stderr());
+        let (m, _) = super::live_term::multi();
         let generation = super::tool_block::set_live(Some(m.clone()));
         self.text_live = Some((m, generation));
     }
@@ -490,7 +492,7 @@ impl Printer {
             return;
         }
         self.stop_text_live();
-        let m = indicatif::MultiProgress::with_draw_target(indicatif::ProgressDrawTarget::stderr());
+        let (m, _) = super::live_term::multi();
         let pb = m.add(ProgressBar::new_spinner());
         super::tool_block::set_live(Some(m));
         // The time waited, so a provider that sends nothing for minutes is

@@ -77,12 +77,22 @@ impl Drop for TerminalMode {
 /// The width of the terminal on `fd`, in columns; `None` when it is not a
 /// terminal.
 pub(crate) fn columns(fd: i32) -> Option<usize> {
+    size(fd).map(|(columns, _)| columns)
+}
+
+/// The rows of the terminal on `fd`, if it is one.
+pub(crate) fn rows(fd: i32) -> Option<usize> {
+    size(fd).map(|(_, rows)| rows).filter(|&r| r > 0)
+}
+
+/// Columns and rows of the terminal on `fd`, if it is one.
+fn size(fd: i32) -> Option<(usize, usize)> {
     #[cfg(unix)]
     {
         // SAFETY: TIOCGWINSZ fills a winsize we own.
         let mut ws: libc::winsize = unsafe { std::mem::zeroed() };
         let ok = unsafe { libc::ioctl(fd, libc::TIOCGWINSZ, &mut ws) } == 0;
-        (ok && ws.ws_col > 0).then_some(usize::from(ws.ws_col))
+        (ok && ws.ws_col > 0).then_some((usize::from(ws.ws_col), usize::from(ws.ws_row)))
     }
     #[cfg(not(unix))]
     {

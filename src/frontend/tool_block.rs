@@ -7,7 +7,7 @@
 use std::sync::Mutex;
 use std::time::Duration;
 
-use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 
 use super::status::Status;
 use crate::util::sanitize::clean;
@@ -152,10 +152,13 @@ const RUNNING: usize = 20;
 const STEP: usize = 8;
 const DONE: usize = 2;
 
-/// `text` cut to the room its line leaves it at the terminal's width now,
-/// with `…` where it was cut — indicatif's `wide_msg` cuts without one.
+/// `text` cut to the room its line leaves it now, with `…` where it was
+/// cut: a block's lines, live and left on the screen, are at most
+/// `live_term::LIVE_COLUMNS` wide, so a resize never changes the rows
+/// they take (see `live_term`) and a block reads the same at any width
+/// from there up.
 fn fit(text: &str, fixed: usize) -> String {
-    match super::terminal::columns(2) {
+    match super::live_term::line_columns() {
         Some(columns) => {
             crate::util::text::cut_to_columns(text, columns.saturating_sub(fixed + 1).max(8))
         }
@@ -247,11 +250,31 @@ fn input_line(text: &str) -> String {
         format!("› {}", "•".repeat(text.chars().count().min(40)))
     } else {
         // The end of a long line, where the typing is.
-        let shown: String = text.replace('\n', " ⏎ ");
-        let chars = shown.chars().count();
-        let tail: String = shown.chars().skip(chars.saturating_sub(200)).collect();
-        format!("› {}", clean(&tail))
+        let shown = clean(&text.replace('\n', " ⏎ "));
+        let room = super::live_term::line_columns()
+            .unwrap_or(80)
+            .saturating_sub(3);
+        format!("› {}", tail_to_columns(&shown, room))
     }
+}
+
+/// The end of `s` in `max` columns, `…` first where it was cut.
+fn tail_to_columns(s: &str, max: usize) -> String {
+    use unicode_width::UnicodeWidthChar;
+    if crate::util::text::columns_of(s) <= max {
+        return s.to_string();
+    }
+    let mut kept = Vec::new();
+    let mut width = 1;
+    for c in s.chars().rev() {
+        let w = c.width().unwrap_or(0);
+        if width + w > max {
+            break;
+        }
+        kept.push(c);
+        width += w;
+    }
+    std::iter::once('…').chain(kept.into_iter().rev()).collect()
 }
 
 /// Adds `bar` to `m` above the plan and the input line, if they are
@@ -292,6 +315,11 @@ struct Entry {
     /// The subagent's last call that finished (`[job] ✓ read_file`), kept
     /// on its line beside what it does next.
     sub_done: Option<String>,
+    /// The entry's line as last set, before it was cut to the width, and
+    /// the columns its template takes besides: cut again on a resize.
+    shown: (String, usize),
+    /// The same for the step line.
+    step_shown: (String, usize),
     /// Sent to its tool (not only queued).
     running: bool,
     done: bool,
@@ -299,19 +327,20 @@ struct Entry {
 
 pub(crate) struct ToolBlock {
     live: Option<MultiProgress>,
+    /// The terminal `live` draws on.
+    term: Option<super::live_term::LiveTerm>,
     entries: Vec<Entry>,
-    /// The terminal's width the block was last drawn at.
-    columns: usize,
     /// The round's entries' ids in the model's order.
     order: Vec<String>,
 }
 
 impl ToolBlock {
     pub(crate) fn new(live: bool) -> ToolBlock {
+        let (live, term) = live.then(super::live_term::multi).unzip();
         ToolBlock {
-            live: live.then(|| MultiProgress::with_draw_target(ProgressDrawTarget::stderr())),
+            live,
+            term,
             entries: Vec::new(),
-            columns: super::terminal::columns(2).unwrap_or(0),
             order: Vec::new(),
         }
     }
@@ -359,14 +388,13 @@ impl ToolBlock {
             None => self.entries.len(),
         };
         let next = self.entries.get(at).and_then(|e| e.bar.clone());
-        // Every live line is cut to the terminal's width (`wide_msg`): one
-        // that wrapped would throw the block's redraw off by a row.
+        // Every live line is cut to fit (`fit`), with `…`.
         let bar = self.live.as_ref().map(|m| {
             let bar = match &next {
                 Some(next) => m.insert_before(next, ProgressBar::new_spinner()),
                 None => add_bar(m, ProgressBar::new_spinner()),
             };
-            bar.set_style(Self::style("  ◌ {wide_msg}  queued"));
+            bar.set_style(Self::style("  ◌ {msg}  queued"));
             bar.set_message(fit(&label, QUEUED));
             bar
         });
@@ -374,12 +402,14 @@ impl ToolBlock {
             at,
             Entry {
                 id: id.to_string(),
-                label,
+                label: label.clone(),
                 name: name.to_string(),
                 bar,
                 step: None,
                 sub_running: Vec::new(),
                 sub_done: None,
+                shown: (label.clone(), QUEUED),
+                step_shown: (String::new(), STEP),
                 running: false,
                 done: false,
             },
@@ -404,7 +434,8 @@ impl ToolBlock {
             Some(bar) => {
                 // The time it runs, not the time it waited in the queue.
                 bar.reset_elapsed();
-                bar.set_style(Self::style("  {spinner} {wide_msg}  running {elapsed}"));
+                bar.set_style(Self::style("  {spinner} {msg}  running {elapsed}"));
+                e.shown = (e.label.clone(), RUNNING);
                 bar.set_message(fit(&e.label, RUNNING));
                 bar.enable_steady_tick(Duration::from_millis(120));
             }
@@ -418,7 +449,7 @@ impl ToolBlock {
     /// entries (never on one still queued).
     pub(crate) fn progress(&mut self, id: Option<&str>, server: &str, text: &str) {
         let mut shown = false;
-        for e in self.entries.iter().filter(|e| {
+        for e in self.entries.iter_mut().filter(|e| {
             !e.done
                 && e.running
                 && match id {
@@ -429,6 +460,7 @@ impl ToolBlock {
             if let Some(bar) = &e.bar {
                 let line = format!("{} — {}", e.label, clean(&excerpt(text, 60)));
                 bar.set_message(fit(&line, RUNNING));
+                e.shown = (line, RUNNING);
                 shown = true;
             }
         }
@@ -453,10 +485,11 @@ impl ToolBlock {
             (Some(m), Some(bar)) => {
                 let step = e.step.get_or_insert_with(|| {
                     let s = m.insert_after(bar, ProgressBar::new_spinner());
-                    s.set_style(Self::style("      ↳ {wide_msg}"));
+                    s.set_style(Self::style("      ↳ {msg}"));
                     s
                 });
                 step.set_message(fit(&text, STEP));
+                e.step_shown = (text, STEP);
             }
             _ if lasting => line(&format!("    ↳ {text}")),
             _ => {}
@@ -527,39 +560,33 @@ impl ToolBlock {
         }
         match &e.bar {
             Some(bar) => {
-                // Cut to the terminal's width: a wrapped line would throw
-                // the block's redraw off by a row.
-                bar.set_style(Self::style("  {wide_msg}"));
-                bar.finish_with_message(fit(&format!("{mark} {} — {first}", e.label), DONE));
+                bar.set_style(Self::style("  {msg}"));
+                let line = format!("{mark} {} — {first}", e.label);
+                bar.finish_with_message(fit(&line, DONE));
+                e.shown = (line, DONE);
             }
             None => line(&format!("  {mark} {} — {first}", e.label)),
         }
     }
 
-    /// The terminal was resized. Each live line was drawn as wide as the
-    /// terminal was; made narrower, a terminal that reflows its lines (most
-    /// do: tmux, VTE, iTerm2, kitty) now shows each on `ceil(old / new)`
-    /// rows, while the block's next redraw moves up only one row a line —
-    /// leaving the top of the old drawing behind. So the rows the old
-    /// drawing took beyond that are cleared first, and the block is drawn
-    /// again from its top at the new width.
+    /// The terminal was resized: each line is cut again for the new width
+    /// (its `…` where the line no longer fits, more of it where it now
+    /// does) and the drawing drawn again at once — the terminal draws it
+    /// from the same top row (see `live_term`), so nothing of the old
+    /// drawing is left.
     pub(crate) fn resized(&mut self) {
         refit_status();
-        let Some(new) = super::terminal::columns(2) else {
-            return;
-        };
-        let old = std::mem::replace(&mut self.columns, new);
-        let lines = self.entries.iter().filter(|e| e.bar.is_some()).count();
-        let (Some(m), true) = (&self.live, old > new && new > 0 && lines > 0) else {
-            return;
-        };
-        let extra = lines * (old.div_ceil(new) - 1);
-        m.suspend(|| {
-            use std::io::Write;
-            let mut err = std::io::stderr();
-            let _ = write!(err, "\u{1b}[{extra}A\r\u{1b}[J");
-            let _ = err.flush();
-        });
+        for e in &self.entries {
+            if let Some(bar) = &e.bar {
+                bar.set_message(fit(&e.shown.0, e.shown.1));
+            }
+            if let Some(step) = &e.step {
+                step.set_message(fit(&e.step_shown.0, e.step_shown.1));
+            }
+        }
+        if let Some(m) = &self.live {
+            m.suspend(|| ());
+        }
     }
 
     /// Output that must not tear the live block (a warning, a question).
@@ -574,30 +601,36 @@ impl ToolBlock {
     /// (a stop), and no spinner is left on the screen.
     pub(crate) fn close(&mut self) {
         self.order.clear();
-        for e in self.entries.drain(..) {
-            if let Some(step) = e.step {
+        let plain = self.live.is_none();
+        for e in &mut self.entries {
+            if let Some(step) = e.step.take() {
                 step.finish_and_clear();
             }
-            match (e.bar, e.done) {
+            match (&e.bar, e.done) {
                 (Some(bar), false) => {
-                    bar.set_style(Self::style("  {wide_msg}"));
+                    bar.set_style(Self::style("  {msg}"));
                     let label = fit(&e.label, DONE + "⊘   cancelled".len() - 2);
                     bar.finish_with_message(format!("⊘ {label}  cancelled"));
                 }
-                (None, false) if self.live.is_none() => {
-                    line(&format!("  ⊘ {}  cancelled", e.label))
-                }
+                (None, false) if plain => line(&format!("  ⊘ {}  cancelled", e.label)),
                 _ => {}
             }
         }
         if let Some(m) = &mut self.live {
             let _ = set_live(None);
-            // A fresh drawing for the next round: this one counts the
-            // finished lines it left on the screen, and would wipe them —
-            // and whatever was printed under them since — on its next
-            // `suspend`.
-            *m = MultiProgress::with_draw_target(ProgressDrawTarget::stderr());
+            // The finished lines stay on the screen as the record of the
+            // round — left there before their bars go (indicatif would
+            // draw a frame without them) —; a fresh drawing for the next
+            // round.
+            if let Some(term) = &self.term {
+                term.commit();
+            }
+            self.entries.clear();
+            let (fresh, term) = super::live_term::multi();
+            *m = fresh;
+            self.term = Some(term);
         }
+        self.entries.clear();
     }
 }
 

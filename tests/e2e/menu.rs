@@ -295,3 +295,72 @@ fn the_menu_matches_a_command_loosely_and_tab_replaces_the_word() {
     term.press("C-u");
     term.type_line("/quit");
 }
+
+/// The rows from the prompt line down, session ids left out, trailing
+/// blanks trimmed.
+fn from_prompt(screen: &str) -> Vec<String> {
+    let ids = regex::Regex::new(r"\d{8}-\d{6}-[0-9a-f]{6}").unwrap();
+    let lines: Vec<String> = ids
+        .replace_all(screen, "ID")
+        .lines()
+        .map(|l| l.trim_end().to_string())
+        .collect();
+    let start = lines
+        .iter()
+        .position(|l| l.starts_with("› /co"))
+        .unwrap_or(0);
+    let mut rows = lines[start..].to_vec();
+    while rows.last().is_some_and(|l| l.is_empty()) {
+        rows.pop();
+    }
+    rows
+}
+
+/// The `/` menu open through resizes (ten in a second, ending at 80×24) is
+/// laid out again for each width: the same rows as a menu opened at 80
+/// columns — entries cut with `…`, no wrapped row, one status line — and
+/// typing on leaves no row of an old drawing.
+#[test]
+fn the_menu_is_laid_out_again_on_every_resize() {
+    let fresh = {
+        let env = TestEnv::new();
+        let term = Tmux::start(&env, &[]);
+        term.resize(80, 24);
+        term.type_keys("/co");
+        term.wait_for("the menu", |s| s.contains("› /compact  summarise"));
+        std::thread::sleep(Duration::from_millis(300));
+        let rows = from_prompt(&term.screen());
+        term.press("C-u");
+        term.type_line("/quit");
+        rows
+    };
+    assert!(
+        fresh.iter().any(|r| r.ends_with('…')),
+        "an entry cut at 80 columns: {fresh:#?}"
+    );
+    let env = TestEnv::new();
+    let term = Tmux::start(&env, &[]);
+    term.resize(120, 40);
+    term.type_keys("/co");
+    term.wait_for("the menu", |s| s.contains("› /compact  summarise"));
+    let sizes = [(80, 24), (100, 30), (120, 40), (90, 28), (80, 24)];
+    for i in 0..10 {
+        let (w, h) = sizes[i % sizes.len()];
+        term.resize(w, h);
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    // tmux holds back a resize that follows another closely; let it come.
+    std::thread::sleep(Duration::from_millis(600));
+    assert_eq!(from_prompt(&term.screen()), fresh);
+    term.type_keys("n");
+    term.wait_for("the menu filtered", |s| s.contains("› /context  what"));
+    let screen = term.screen();
+    assert_eq!(
+        screen.matches("mode auto").count(),
+        1,
+        "one status line:\n{screen}"
+    );
+    assert!(!screen.contains("/compact"), "{screen}");
+    term.press("C-u");
+    term.type_line("/quit");
+}

@@ -76,7 +76,11 @@ fn other(api: Api) -> Api {
 fn switched(api: Api) {
     let env = env_for(api);
     let to = other(api);
-    let model = if to == Api::Responses { "gpt-5-test" } else { "test-model" };
+    let model = if to == Api::Responses {
+        "gpt-5-test"
+    } else {
+        "test-model"
+    };
     let config = std::fs::read_to_string(env.config_path()).unwrap();
     let table = format!(
         "\n[providers.other]\n{}model = \"{model}\"\nmax_retries = 0\n",
@@ -153,4 +157,7 @@ macro_rules! every_api {
 
 every_api!(odd_ids_pair_with_their_results_across_continue_on, single);
 every_api!(an_odd_batch_id_splits_and_replays_on, split);
-every_api!(odd_ids_survive_a_switch_to_another_api_and_back_on, switched);
+every_api!(
+    odd_ids_survive_a_switch_to_another_api_and_back_on,
+    switched
+);

@@ -126,9 +126,10 @@ fn a_custom_commands_shell_line_shows_how_it_ended_and_nothing_of_it_after() {
         .map(|(i, _)| i)
         .collect();
     assert_eq!(blocked.len(), 1, "told once:\n{shown}");
+    // Cut with … at the block's 80 columns.
     crate::assert_contains!(
         all[blocked[0]],
-        "blocked by the pre_tool_call hook: no forbidden here"
+        "blocked by the pre_tool_call hook: no forbidden h…"
     );
     let refused = position(&all, "`echo forbidden` did not run");
     let next = position(&all, "› after");

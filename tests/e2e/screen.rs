@@ -493,3 +493,68 @@ fn live_lines_cut_at_the_width_end_with_an_ellipsis() {
     assert!(done.chars().count() < 80, "{screen}");
     term.type_line("/quit");
 }
+
+/// A turn with a live block of two slow entries and a quick one, then an
+/// answer streamed slowly in lines narrower than any size used; `storm`
+/// resizes the terminal 20 times in 2 s, between 120×40, 100×30 and 80×24
+/// (half while the block runs, half while the answer streams), ending at
+/// 120×40. Returns the last 40 lines the pane holds once the turn is over,
+/// session ids and trailing blank rows left out.
+fn storm_screen(storm: bool) -> Vec<String> {
+    let env = TestEnv::deferred(&[("t", "concurrency = \"parallel\"")]);
+    let long = "a label long enough to fill most of a hundred columns of terminal";
+    env.fake.push(Reply::tool_calls(&[(
+        &call_id("storm"),
+        "tool_call",
+        &json!({"calls": [
+            {"name": "mcp__t__slow", "arguments": {"ms": 1800, "label": format!("one {long}")}},
+            {"name": "mcp__t__slow", "arguments": {"ms": 1800, "label": format!("two {long}")}},
+            {"name": "mcp__t__echo", "arguments": {"text": "quick"}},
+        ]})
+        .to_string(),
+    )]));
+    let answer: String = (1..=12)
+        .map(|i| format!("- step {i} of the plan, said in a short line\n"))
+        .collect();
+    env.fake
+        .push(Reply::text(&answer).paced(std::time::Duration::from_millis(12)));
+    let term = Tmux::start(&env, &[]);
+    term.resize(120, 40);
+    term.type_line("work");
+    term.wait_for("both running", |s| s.matches("running").count() == 2);
+    if storm {
+        let sizes = [(80, 24), (100, 30), (120, 40), (80, 24), (120, 40)];
+        for i in 0..20 {
+            let (w, h) = sizes[i % sizes.len()];
+            term.resize(w, h);
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+    }
+    term.wait_for("the answer", |s| {
+        s.contains("step 12 of the plan") && s.contains("context")
+    });
+    // Long enough for a resize tmux held back to arrive and be answered.
+    std::thread::sleep(std::time::Duration::from_millis(600));
+    let ids = regex::Regex::new(r"\d{8}-\d{6}-[0-9a-f]{6}").unwrap();
+    let shown = ids.replace_all(&term.scrollback(), "ID").into_owned();
+    term.type_line("/quit");
+    let mut lines: Vec<String> = shown.lines().map(|l| l.trim_end().to_string()).collect();
+    while lines.last().is_some_and(|l| l.is_empty()) {
+        lines.pop();
+    }
+    lines.split_off(lines.len().saturating_sub(40))
+}
+
+/// 20 resizes in 2 s while a live block runs and an answer streams leave
+/// the screen as a run without them draws it: nothing of an old drawing
+/// left, no line merged into another, no entry drawn twice.
+#[test]
+fn a_resize_storm_leaves_the_screen_a_fresh_drawing_would() {
+    let calm = storm_screen(false);
+    let stormy = storm_screen(true);
+    assert!(
+        calm.iter().any(|l| l.contains("✓ mcp__t__slow")),
+        "{calm:#?}"
+    );
+    assert_eq!(stormy, calm, "after the storm:\n{}", stormy.join("\n"));
+}

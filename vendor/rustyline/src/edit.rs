@@ -107,12 +107,22 @@ impl<'out, 'prompt, H: Helper, P: Prompt + ?Sized> State<'out, 'prompt, H, P> {
                         let old_cols = self.out.get_columns();
                         self.out.update_size();
                         let new_cols = self.out.get_columns();
-                        if new_cols != old_cols
-                            && (self.layout.end.row > 0 || self.layout.end.col >= new_cols)
-                        {
+                        if new_cols != old_cols {
                             self.prompt_size = self
                                 .out
                                 .calculate_position(self.prompt.raw(), Position::default());
+                            // hermes patch 4: a terminal that reflows has laid
+                            // what is drawn (prompt, line, hint rows) out again
+                            // at the new width; measured there, the refresh
+                            // clears every row of it, not the rows it took at
+                            // the old width.
+                            let info = self.hint.as_ref().map(|h| h.display().to_owned());
+                            self.layout = self.out.compute_layout(
+                                self.prompt_size,
+                                self.layout.default_prompt,
+                                &self.line,
+                                info.as_deref(),
+                            );
                             self.refresh_line()?;
                         }
                         continue;

@@ -827,6 +827,12 @@ impl RawReader for PosixRawReader {
             feature = "signal-hook" => self.select(None, single_esc_abort),
             _ => match self.pipe_reader {
                 Some(_) => self.select(None, single_esc_abort),
+                // hermes patch 4: the signal pipe is watched too, so a
+                // resize is seen as it happens — a signal delivered to
+                // another of the program's threads interrupts no read here.
+                None if self.tty_in.get_ref().sig_fd().is_some() => {
+                    self.select(None, single_esc_abort)
+                }
                 _ => self.next_key(single_esc_abort).map(Event::KeyPress),
             },
         }
