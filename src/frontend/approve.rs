@@ -163,10 +163,13 @@ fn draw(q: &Open, whole: bool) -> Vec<Drawn> {
     let server = crate::call::names::mcp_server(&q.name)
         .map(|s| format!(" (server {s})"))
         .unwrap_or_default();
-    let mut out = vec![Drawn::Said(format!(
-        "? {}{server} wants to run — {}",
-        q.name, q.why
-    ))];
+    // Broken between its parts, never inside a name, on a narrow terminal.
+    let mut head = vec![format!("? {}{server} wants to run", q.name)];
+    head.extend(q.why.split(" — ").map(str::to_string));
+    let mut out: Vec<Drawn> = super::markdown::fields_to_stderr(&head, " — ", "  ")
+        .into_iter()
+        .map(Drawn::Said)
+        .collect();
     let arguments = match (&q.preview, whole) {
         // With a diff to show, the target is enough of the arguments.
         (Some(_), false) => target(&q.arguments, &q.required),

@@ -2,7 +2,7 @@
 //! (tmux): laid out under `NO_COLOR` too, tabs as the spaces they take,
 //! an autolink once.
 
-use crate::support::tmux::{Tmux, WIDTH};
+use crate::support::tmux::{size, Tmux};
 use crate::support::{Reply, TestEnv};
 
 const ANSWER: &str = "## Where the time goes\n\n\
@@ -57,7 +57,7 @@ fn tabs_in_an_answer_take_the_columns_they_show() {
     assert!(
         screen
             .lines()
-            .all(|l| l.chars().count() <= usize::from(WIDTH)),
+            .all(|l| l.chars().count() <= usize::from(size().0)),
         "{screen}"
     );
     // The tabbed line wrapped by hermes under its indent, whole words.

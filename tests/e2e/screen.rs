@@ -45,7 +45,7 @@ fn the_live_block_on_screen_after_a_stop() {
         "{slow}"
     );
     // Cut to the width, never wrapped onto a second row.
-    assert!(slow.chars().count() <= usize::from(crate::support::tmux::WIDTH));
+    assert!(slow.chars().count() <= usize::from(crate::support::tmux::size().0));
     assert!(
         screen.lines().all(|l| !l.starts_with(" asked to cancel")),
         "a wrapped row:\n{screen}"
@@ -250,7 +250,7 @@ fn markdown_tables_and_paragraphs_fit_the_terminal() {
         .take_while(|l| !l.trim().is_empty())
         .inspect(|l| {
             assert!(
-                l.chars().count() <= usize::from(crate::support::tmux::WIDTH),
+                l.chars().count() <= usize::from(crate::support::tmux::size().0),
                 "{l:?}"
             )
         })

@@ -12,6 +12,18 @@ use super::TestEnv;
 pub const WIDTH: u16 = 100;
 pub const HEIGHT: u16 = 30;
 
+/// The size a pane starts at: `HERMES_TMUX_SIZE=COLSxROWS` (`80x24`,
+/// `120x40`) runs the terminal tests at another size; 100×30 otherwise.
+pub fn size() -> (u16, u16) {
+    std::env::var("HERMES_TMUX_SIZE")
+        .ok()
+        .and_then(|s| {
+            let (w, h) = s.split_once('x')?;
+            Some((w.parse().ok()?, h.parse().ok()?))
+        })
+        .unwrap_or((WIDTH, HEIGHT))
+}
+
 pub struct Tmux<'a> {
     env: &'a TestEnv,
     socket: String,
@@ -39,7 +51,8 @@ impl<'a> Tmux<'a> {
             env.home.path().file_name().unwrap().to_string_lossy()
         );
         let tmux = Tmux { env, socket };
-        let (w, h) = (WIDTH.to_string(), HEIGHT.to_string());
+        let (w, h) = size();
+        let (w, h) = (w.to_string(), h.to_string());
         let mut new = vec!["new-session", "-d", "-x", &w, "-y", &h];
         let vars: Vec<String> = vars.iter().map(|(k, v)| format!("{k}={v}")).collect();
         for v in &vars {

@@ -51,6 +51,48 @@ pub(crate) fn fit_to_stderr(text: &str, first: &str, rest: &str) -> Vec<String> 
     wrap::wrap(text, super::terminal::columns(2).unwrap_or(0), first, rest)
 }
 
+/// `fields` joined by `sep` into lines at most as wide as the terminal on
+/// stderr, broken only between fields (the separator left out there, the
+/// next line starting with `rest`); a field too wide for a line of its own
+/// is broken at spaces. A banner or a question's first line never breaks
+/// inside a name.
+pub(crate) fn fields_to_stderr(fields: &[String], sep: &str, rest: &str) -> Vec<String> {
+    fields_to(fields, sep, rest, super::terminal::columns(2).unwrap_or(0))
+}
+
+/// [`fields_to_stderr`] for `columns` (0: one line).
+fn fields_to(fields: &[String], sep: &str, rest: &str, columns: usize) -> Vec<String> {
+    use crate::util::text::columns_of as width;
+    if columns == 0 {
+        return vec![fields.join(sep)];
+    }
+    let mut lines: Vec<String> = Vec::new();
+    let mut line = String::new();
+    for field in fields {
+        let joined = format!("{line}{sep}{field}");
+        if !line.is_empty() && width(&joined) <= columns {
+            line = joined;
+            continue;
+        }
+        if !line.is_empty() {
+            lines.push(std::mem::take(&mut line));
+        }
+        let start = if lines.is_empty() { "" } else { rest };
+        let alone = format!("{start}{field}");
+        if width(&alone) <= columns {
+            line = alone;
+        } else {
+            let mut broken = wrap::wrap(field, columns, start, rest);
+            line = broken.pop().unwrap_or_default();
+            lines.extend(broken);
+        }
+    }
+    if !line.is_empty() {
+        lines.push(line);
+    }
+    lines
+}
+
 /// Whether output should be laid out for a terminal: stdout one, `TERM`
 /// not `dumb`.
 pub(crate) fn wanted(stdout_is_terminal: bool) -> bool {
@@ -388,6 +430,37 @@ fn inline_in(text: &str, base: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn fields_break_between_fields_and_a_long_one_at_spaces() {
+        let f = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let banner = f(&["hermes 0.1.0", "a-model", "session 1", "/help for commands"]);
+        assert_eq!(
+            super::fields_to(&banner, " · ", "", 40),
+            ["hermes 0.1.0 · a-model · session 1", "/help for commands"]
+        );
+        assert_eq!(
+            super::fields_to(&banner, " · ", "", 0),
+            ["hermes 0.1.0 · a-model · session 1 · /help for commands"]
+        );
+        let q = f(&[
+            "? echo wants to run",
+            "mode ask",
+            "asked by subagent [alpha echo]",
+        ]);
+        assert_eq!(
+            super::fields_to(&q, " — ", "  ", 32),
+            [
+                "? echo wants to run — mode ask",
+                "  asked by subagent [alpha echo]"
+            ]
+        );
+        let long = f(&["x", "one two three four five six"]);
+        assert_eq!(
+            super::fields_to(&long, " · ", "  ", 12),
+            ["x", "  one two", "  three four", "  five six"]
+        );
+    }
+
     use super::*;
 
     fn render(s: &str) -> String {

@@ -139,12 +139,15 @@ pub(crate) async fn run(
         let _ = crate::util::private::create_dir_all(dir);
     }
     let _ = editor.load_history(&ctx.history);
-    errln!(
-        "hermes {} · {} · session {} · /help for commands, Ctrl-D to quit",
-        env!("CARGO_PKG_VERSION"),
-        ctx.settings.provider.model,
-        agent.session().id()
-    );
+    let banner = [
+        format!("hermes {}", env!("CARGO_PKG_VERSION")),
+        ctx.settings.provider.model.clone(),
+        format!("session {}", agent.session().id()),
+        "/help for commands, Ctrl-D to quit".to_string(),
+    ];
+    for line in super::markdown::fields_to_stderr(&banner, " · ", "") {
+        errln!("{line}");
+    }
     let tty = std::io::stdin().is_terminal();
     // The line editor puts the terminal in raw mode while it reads; a read
     // abandoned when the run must end (SIGTERM) would leave it so.
