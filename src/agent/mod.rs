@@ -17,11 +17,11 @@ mod window;
 pub use crate::policy::{By, UserAnswer};
 pub use answer_schema::AnswerSchema;
 pub(crate) use attach::{bind_arguments, Offers};
+pub(crate) use protocol::EVENTS_SCHEMA;
 pub use protocol::{
     ChangedFile, CompactionReason, Event, RunCalls, RunSummary, RunTokens, Settled, SettledBy,
     ShownArguments, TurnStop,
 };
-pub(crate) use protocol::{EventTx, EVENTS_SCHEMA};
 pub(crate) use run_budget::RunBudget;
 pub use session_setup::Opening;
 pub(crate) use session_setup::{open_session, SessionStart};

@@ -51,7 +51,7 @@ pub use crate::session::CompactionReason;
 /// The version of the `--json` event stream, in `session_started`: raised
 /// when an event or field changes meaning or goes away (new events and
 /// fields are added without it).
-pub(crate) const EVENTS_SCHEMA: u32 = 3;
+pub(crate) const EVENTS_SCHEMA: u32 = 4;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -133,11 +133,14 @@ pub enum Event {
         #[serde(skip_serializing_if = "Option::is_none")]
         grants: Option<String>,
     },
-    /// A server asks the user to fill a form (elicitation) in the REPL:
-    /// its message, or one field's prompt, or why a value did not fit.
+    /// A server asks the user to fill a form (elicitation): its id (the
+    /// answer names it, on the answers channel approvals use), the
+    /// server's own message, and each field as it is asked.
     FormAsked {
+        id: String,
         server: String,
-        text: String,
+        message: String,
+        fields: Vec<crate::mcp::Field>,
     },
     /// How an entry's approval was settled: `decision` is `allow` or `deny`
     /// (an `ask` nobody could answer is a deny), `by` what decided it.

@@ -78,11 +78,13 @@ async fn run_counted(
         (None, None) if cli.ephemeral => Opening::Ephemeral,
         (None, None) => Opening::New,
     };
-    // The REPL on a terminal fills servers' forms: declared to servers from
-    // the first connection on, the background fill's included.
-    let forms = matches!(mode, Mode::Repl(_))
-        && std::io::stdin().is_terminal()
-        && std::io::stderr().is_terminal();
+    // The REPL on a terminal and a `--json-answers` script answer servers'
+    // forms: declared to servers from the first connection on, the
+    // background fill's included.
+    let forms = match mode {
+        Mode::Repl(_) => std::io::stdin().is_terminal() && std::io::stderr().is_terminal(),
+        Mode::OneShot(_) => cli.json_answers,
+    };
     let mut conversation = assemble(&settings, cwd, opening, forms).await?;
     if let Some(s) = &answer_schema {
         conversation.agent.answer_as(s.clone());
@@ -141,8 +143,9 @@ pub struct Conversation {
 /// Wires a conversation from settings — provider, MCP registry, tools,
 /// policy, session (new, or `resume`) — the one place that does, for the
 /// binary and for benchmarks that drive the library. The first events
-/// (`session_started`, warnings) are already queued. `forms`: a person
-/// will fill servers' forms (the REPL on a terminal sets who).
+/// (`session_started`, warnings) are already queued. `forms`: someone
+/// will answer servers' forms (the REPL on a terminal, a `--json-answers`
+/// script; `McpRegistry::on_form` sets how).
 pub async fn assemble(
     settings: &Settings,
     cwd: &Path,
@@ -298,6 +301,7 @@ async fn converse(
                 agent
                     .policy_mut()
                     .answered_on(answers.clone(), settings.paths.config_file());
+                mcp.on_form(agent.form_asker(answers.clone()));
                 super::json_answers::read_stdin(answers);
             }
             // The answer is printed once it is known to fit.

@@ -41,6 +41,8 @@ pub(crate) struct Printer {
     text_live: Option<(indicatif::MultiProgress, u64)>,
     /// The questions this front end answers (the REPL on a terminal).
     questions: Option<super::approve::Questions>,
+    /// The servers' forms it fills (the REPL on a terminal).
+    forms: Option<super::form::TerminalForms>,
     /// The answer's text is not streamed: it is printed whole once known
     /// to fit (`--output-schema`).
     held: bool,
@@ -71,6 +73,7 @@ impl Printer {
                 }),
             text_live: None,
             questions: None,
+            forms: None,
             held: false,
             plan: None,
         }
@@ -178,6 +181,11 @@ impl Printer {
 
     /// Questions are drawn from now on, and held in `questions` for the
     /// lines that answer them.
+    /// Servers' forms are filled here from now on.
+    pub(crate) fn fill_forms(&mut self, forms: super::form::TerminalForms) {
+        self.forms = Some(forms);
+    }
+
     pub(crate) fn draw_questions(&mut self, questions: super::approve::Questions) {
         self.questions = Some(questions);
     }
@@ -339,11 +347,21 @@ impl Printer {
                 self.settle_plan();
             }
             Event::ApprovalAsked { .. } => self.ask(ev, None),
-            Event::FormAsked { text, .. } => {
+            Event::FormAsked {
+                id,
+                server,
+                message,
+                fields,
+            } => {
                 self.stop_spinner();
                 self.end_text();
-                for line in text.lines() {
-                    self.say_decided(line.to_string());
+                if let Some(forms) = &self.forms {
+                    forms.fill(super::form::Asked {
+                        id,
+                        server,
+                        message,
+                        fields,
+                    });
                 }
             }
             // A refusal for want of an approver says what allows it; any

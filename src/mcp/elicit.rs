@@ -1,50 +1,58 @@
 //! A server's request for input from the user (`elicitation/create`, form
 //! mode), answered as `[mcp_servers.NAME] elicitation` says: `defaults`
 //! accepts with the schema's defaults when every required field has one;
-//! `decline` declines; `ask` puts the form to the person at the REPL (a
-//! [`FormFiller`] the front end sets) and declines where nobody can answer.
+//! `decline` declines; `ask` puts the form to whoever answers questions and
+//! declines where nobody can. The form is asked as an approval is: the core
+//! tells the front ends (`form_asked`: its id, the server's message and the
+//! typed [`Field`]s) and waits on the one answers channel, keyed by the
+//! form's id — the REPL asks field by field, a `--json-answers` script
+//! writes the content, checked against the fields before it is taken
+//! (`form_fields`).
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+use std::time::Duration;
 
-use futures_util::future::BoxFuture;
 use rmcp::model::{ElicitRequestParams, ElicitResult, ElicitationAction};
 use serde_json::{Map, Value};
 
+use super::form_fields::{checked, fields, Field};
 use crate::config::Elicitation;
+use crate::policy::{Answer, Answers, FormAnswer};
 
-/// A form a server asks the user to fill.
+/// A form put to whoever answers, as `form_asked` says it.
 #[derive(Debug, Clone)]
-pub(crate) struct Form {
+pub(crate) struct FormAsked {
+    /// The form's id: its answer names it.
+    pub id: String,
     pub server: String,
     /// What the server says it needs, in its own words.
     pub message: String,
-    /// The `requestedSchema`: an object of flat, primitive properties.
-    pub schema: Value,
+    pub fields: Vec<Field>,
 }
 
-/// How the person answered a form.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) enum Filled {
-    Accept(Map<String, Value>),
-    Decline,
-    /// Dismissed without a choice (a stop, `!cancel`).
-    Cancel,
+/// Who forms are put to: the answers channel, and how the front ends are
+/// told one waits (the core emits `form_asked`).
+#[derive(Clone)]
+pub(crate) struct Asker {
+    pub answers: Answers,
+    pub tell: Arc<dyn Fn(FormAsked) + Send + Sync>,
 }
 
-/// Someone who can fill a form: the REPL on a terminal.
-pub(crate) trait FormFiller: Send + Sync {
-    fn fill(&self, form: Form) -> BoxFuture<'_, Filled>;
-}
-
-/// Where forms go, shared by every server: whether a person will fill them
-/// (known at start-up), and who does (set once the front end exists).
+/// Where forms go, shared by every server: whether someone will answer
+/// them (known at start-up), and how (set once the front end exists).
 pub(super) type FormSink = Arc<std::sync::Mutex<Forms>>;
 
 #[derive(Default)]
 pub(super) struct Forms {
     pub(super) expected: bool,
-    pub(super) filler: Option<Arc<dyn FormFiller>>,
+    pub(super) asker: Option<Asker>,
+    /// One form at a time: two servers asking at once take turns.
+    pub(super) one_at_a_time: Arc<tokio::sync::Mutex<()>>,
 }
+
+/// The longest a form waits for its answer before it is cancelled.
+const FORM_WAIT: Duration = Duration::from_secs(30 * 60);
 
 /// Whether a request under `mode` can be answered, so elicitation may be
 /// declared to the server.
@@ -56,8 +64,15 @@ pub(super) fn answerable(mode: Elicitation, forms: &FormSink) -> bool {
     }
 }
 
-fn filler(forms: &FormSink) -> Option<Arc<dyn FormFiller>> {
-    forms.lock().ok().and_then(|f| f.filler.clone())
+fn asker(forms: &FormSink) -> Option<(Asker, Arc<tokio::sync::Mutex<()>>)> {
+    let f = forms.lock().ok()?;
+    Some((f.asker.clone()?, f.one_at_a_time.clone()))
+}
+
+/// A form's id: `form_` and a number, unique in this process.
+fn next_id() -> String {
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    format!("form_{}", NEXT.fetch_add(1, Ordering::Relaxed))
 }
 
 pub(super) async fn answer(
@@ -85,19 +100,31 @@ pub(super) async fn answer(
             None => decline,
         },
         Elicitation::Ask => {
-            let Some(filler) = filler(forms) else {
+            let Some((asker, one_at_a_time)) = asker(forms) else {
                 return decline;
             };
-            let form = Form {
+            let _turn = one_at_a_time.lock().await;
+            let fields = fields(schema);
+            let id = next_id();
+            let check = fields.clone();
+            let waiting = asker
+                .answers
+                .wait_for_form(&id, Box::new(move |content| checked(&check, content)));
+            (asker.tell)(FormAsked {
+                id,
                 server: server.to_string(),
                 message: message.clone(),
-                schema: schema.clone(),
-            };
-            match filler.fill(form).await {
-                Filled::Accept(content) => ElicitResult::new(ElicitationAction::Accept)
-                    .with_content(Value::Object(content)),
-                Filled::Decline => decline,
-                Filled::Cancel => ElicitResult::new(ElicitationAction::Cancel),
+                fields,
+            });
+            match tokio::time::timeout(FORM_WAIT, waiting).await {
+                Ok(Ok(Answer::Form(FormAnswer::Accept(content)))) => {
+                    ElicitResult::new(ElicitationAction::Accept)
+                        .with_content(Value::Object(content))
+                }
+                Ok(Ok(Answer::Form(FormAnswer::Decline))) => decline,
+                // Dismissed, unanswered (a stop, nobody left to answer),
+                // or waited for too long.
+                _ => ElicitResult::new(ElicitationAction::Cancel),
             }
         }
     }

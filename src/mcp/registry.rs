@@ -121,20 +121,20 @@ impl McpRegistry {
         }
     }
 
-    /// A person will fill the forms servers ask for (`elicitation =
+    /// Someone will answer the forms servers ask for (`elicitation =
     /// "ask"`): servers connected from now on declare elicitation, and a
-    /// form that comes before [`McpRegistry::on_form`] says who is declined.
+    /// form that comes before [`McpRegistry::on_form`] says how is declined.
     pub(crate) fn expect_forms(&self) {
         if let Ok(mut slot) = self.sinks.forms.lock() {
             slot.expected = true;
         }
     }
 
-    /// Who fills the forms servers ask for from now on.
-    pub(crate) fn on_form(&self, f: Arc<dyn super::FormFiller>) {
+    /// How the forms servers ask for are put from now on.
+    pub(crate) fn on_form(&self, asker: super::Asker) {
         if let Ok(mut slot) = self.sinks.forms.lock() {
             slot.expected = true;
-            slot.filler = Some(f);
+            slot.asker = Some(asker);
         }
     }
 

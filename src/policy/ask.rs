@@ -4,11 +4,12 @@
 //! typed answer to that call id; a front end only draws the question and
 //! hands back what the person said. One question at a time, in entry
 //! order: entry *i* is asked only once every entry before it has settled
-//! its checks, and no entry of the round runs before all are settled.
+//! its checks, and no entry of the round runs before all are settled. A
+//! server's form is answered through the same [`Answers`], by its id.
 
 use std::sync::{Arc, Mutex};
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 use tokio::sync::{oneshot, watch};
 
 /// What the user is asked.
@@ -46,48 +47,111 @@ pub(crate) enum Answer {
     Always,
     /// Not this call; the reason, if any, goes to the model.
     Deny(Option<String>),
+    /// The answer to a server's form.
+    Form(FormAnswer),
 }
 
-/// Where answers to questions arrive, by the call id asked about. The
-/// round registers a question before it emits `approval_asked` and waits
-/// for its answer (or the turn's stop); a front end holds a clone and
-/// answers. Cloned, it is the same place.
+/// How a server's form (elicitation) was answered.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum FormAnswer {
+    /// Filled in: the content, checked against the form's fields.
+    Accept(Map<String, Value>),
+    Decline,
+    /// Dismissed without a choice (a stop, `!cancel`).
+    Cancel,
+}
+
+/// Where answers to questions arrive, by the id asked about: an entry's
+/// call id, or a server form's id. The round registers a question before
+/// it emits `approval_asked` (a form before `form_asked`) and waits for its
+/// answer (or the turn's stop); a front end holds a clone and answers.
+/// Cloned, it is the same place.
 #[derive(Clone, Default)]
 pub(crate) struct Answers {
     waiting: Arc<Mutex<Vec<Waiting>>>,
 }
 
-/// A question's call id, and where its answer goes.
-type Waiting = (String, oneshot::Sender<Answer>);
+/// Checks a form's content and completes it (defaults put in); `Err`
+/// names the field and what would fit.
+pub(crate) type FormCheck =
+    Box<dyn Fn(&Map<String, Value>) -> Result<Map<String, Value>, String> + Send + Sync>;
 
-/// An answer to a question that does not wait (answered already, never
-/// asked, or its turn ended).
+/// What a waiting question takes: an approval's answers, or a form's.
+enum Takes {
+    Approval,
+    Form(FormCheck),
+}
+
+/// A question's id, what it takes, and where its answer goes.
+type Waiting = (String, Takes, oneshot::Sender<Answer>);
+
+/// An answer that cannot be taken; the question, if one waits, still does.
 #[derive(Debug, thiserror::Error, PartialEq)]
-#[error("no question waits for an answer about call `{0}`")]
-pub(crate) struct NotAsked(pub String);
+pub(crate) enum NotTaken {
+    /// Answered already, never asked, or its turn ended.
+    #[error("no question waits for an answer about call `{0}`")]
+    NotAsked(String),
+    #[error("`{0}` asks about a call: answer once, session, always or deny")]
+    Approval(String),
+    #[error("`{0}` is a server's form: answer accept (with its content), decline or cancel")]
+    Form(String),
+    #[error("the form `{0}` does not take that content: {1}")]
+    Content(String, String),
+}
 
 impl Answers {
     /// A question about `call_id` now waits: its answer comes on the
     /// receiver (closed if the question is dropped unanswered).
     pub(crate) fn wait_for(&self, call_id: &str) -> oneshot::Receiver<Answer> {
+        self.wait(call_id, Takes::Approval)
+    }
+
+    /// A server's form `id` now waits: its answer comes on the receiver, an
+    /// accepted content only once `check` takes it.
+    pub(crate) fn wait_for_form(&self, id: &str, check: FormCheck) -> oneshot::Receiver<Answer> {
+        self.wait(id, Takes::Form(check))
+    }
+
+    fn wait(&self, asked: &str, takes: Takes) -> oneshot::Receiver<Answer> {
         let (tx, rx) = oneshot::channel();
         if let Ok(mut w) = self.waiting.lock() {
-            w.retain(|(id, tx)| id != call_id && !tx.is_closed());
-            w.push((call_id.to_string(), tx));
+            w.retain(|(id, _, tx)| id != asked && !tx.is_closed());
+            w.push((asked.to_string(), takes, tx));
         }
         rx
     }
 
-    /// The answer to the question about `call_id`.
-    pub(crate) fn answer(&self, call_id: &str, answer: Answer) -> Result<(), NotAsked> {
-        let tx = self.waiting.lock().ok().and_then(|mut w| {
-            let i = w.iter().position(|(id, _)| id == call_id)?;
-            Some(w.remove(i).1)
-        });
-        match tx {
-            Some(tx) => tx.send(answer).map_err(|_| NotAsked(call_id.to_string())),
-            None => Err(NotAsked(call_id.to_string())),
+    /// Nobody will answer from now on (a script's stdin closed): every
+    /// question waiting ends unanswered.
+    pub(crate) fn none_will_come(&self) {
+        if let Ok(mut w) = self.waiting.lock() {
+            w.clear();
         }
+    }
+
+    /// The answer to the question about `asked` (a call id or a form's id):
+    /// refused, the question still waiting, when it is not the kind of
+    /// answer the question takes or a form's content does not fit it.
+    pub(crate) fn answer(&self, asked: &str, answer: Answer) -> Result<(), NotTaken> {
+        let not_asked = || NotTaken::NotAsked(asked.to_string());
+        let mut w = self.waiting.lock().map_err(|_| not_asked())?;
+        let i = w
+            .iter()
+            .position(|(id, _, tx)| id == asked && !tx.is_closed())
+            .ok_or_else(not_asked)?;
+        let answer = match (&w[i].1, answer) {
+            (Takes::Approval, Answer::Form(_)) => return Err(NotTaken::Approval(asked.into())),
+            (Takes::Form(_), Answer::Once | Answer::Session | Answer::Always | Answer::Deny(_)) => {
+                return Err(NotTaken::Form(asked.into()))
+            }
+            (Takes::Form(check), Answer::Form(FormAnswer::Accept(content))) => {
+                let full = check(&content).map_err(|why| NotTaken::Content(asked.into(), why))?;
+                Answer::Form(FormAnswer::Accept(full))
+            }
+            (_, answer) => answer,
+        };
+        let (_, _, tx) = w.remove(i);
+        tx.send(answer).map_err(|_| not_asked())
     }
 
     /// The questions waiting, oldest first.
@@ -96,8 +160,8 @@ impl Answers {
             .lock()
             .map(|w| {
                 w.iter()
-                    .filter(|(_, tx)| !tx.is_closed())
-                    .map(|(id, _)| id.clone())
+                    .filter(|(_, _, tx)| !tx.is_closed())
+                    .map(|(id, _, _)| id.clone())
                     .collect()
             })
             .unwrap_or_default()
@@ -218,6 +282,44 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_form_takes_a_forms_answer_whose_content_fits_and_a_call_a_calls() {
+        let answers = Answers::default();
+        let mut call = answers.wait_for("call_a");
+        let check: FormCheck = Box::new(|c| match c.get("n") {
+            Some(Value::Number(_)) => Ok(c.clone()),
+            _ => Err("field `n` is required".into()),
+        });
+        let mut form = answers.wait_for_form("form_1", check);
+        let accept = |v: Value| Answer::Form(FormAnswer::Accept(v.as_object().unwrap().clone()));
+        assert_eq!(
+            answers.answer("call_a", Answer::Form(FormAnswer::Decline)),
+            Err(NotTaken::Approval("call_a".into()))
+        );
+        assert_eq!(
+            answers.answer("form_1", Answer::Once),
+            Err(NotTaken::Form("form_1".into()))
+        );
+        assert_eq!(
+            answers.answer("form_1", accept(serde_json::json!({}))),
+            Err(NotTaken::Content(
+                "form_1".into(),
+                "field `n` is required".into()
+            ))
+        );
+        // Refused answers leave both waiting.
+        assert_eq!(answers.waiting(), ["call_a", "form_1"]);
+        answers
+            .answer("form_1", accept(serde_json::json!({"n": 1})))
+            .unwrap();
+        assert_eq!(
+            form.try_recv().unwrap(),
+            accept(serde_json::json!({"n": 1}))
+        );
+        answers.none_will_come();
+        assert!(call.try_recv().is_err(), "nobody will answer it now");
+    }
+
+    #[test]
     fn a_shell_grant_covers_exactly_the_command_asked_and_no_wrapper() {
         let shell = |c: &str| serde_json::json!({ "command": c });
         let g = Grant::for_call("shell", &shell(" bash run_tests.sh ")).unwrap();
@@ -256,7 +358,7 @@ mod tests {
         assert_eq!(answers.waiting(), ["call_a", "call_b"]);
         assert_eq!(
             answers.answer("call_z", Answer::Once),
-            Err(NotAsked("call_z".into()))
+            Err(NotTaken::NotAsked("call_z".into()))
         );
         answers.answer("call_b", Answer::Deny(None)).unwrap();
         assert_eq!(second.await.unwrap(), Answer::Deny(None));

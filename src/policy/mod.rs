@@ -19,7 +19,7 @@ use approval::Approvals;
 pub use approval::{By, UserAnswer};
 pub(crate) use approval::{Hints, Outcome, Subject};
 pub(crate) use ask::Gate;
-pub(crate) use ask::{Answer, Answers};
+pub(crate) use ask::{Answer, Answers, FormAnswer};
 pub(crate) use ask::{Grant, Question};
 pub(crate) use events::EventOutcome;
 pub(crate) use hooks::{Hook, HookAnswer, HookCall, HookContext, HookEvent, HookVerdict};

@@ -40,6 +40,7 @@ mod resume_repl;
 mod rewind;
 pub(crate) mod sandbox;
 mod screen;
+mod script_forms;
 mod scripted;
 mod search_quality;
 mod served_shapes;

@@ -107,7 +107,7 @@ fn json_mode_prints_one_event_per_line() {
     let events = run.events();
     let types: Vec<&str> = events.iter().map(|e| e["type"].as_str().unwrap()).collect();
     assert_eq!(types.first(), Some(&"session_started"));
-    assert_eq!(events[0]["schema"], 3, "the stream's version");
+    assert_eq!(events[0]["schema"], 4, "the stream's version");
     assert!(types.contains(&"text_delta"));
     assert!(types.contains(&"usage"));
     assert_eq!(types[types.len() - 2..], ["turn_done", "run_summary"]);

@@ -9,7 +9,7 @@ use serde_json::json;
 
 use crate::support::calls::{batch, contents};
 use crate::support::everything::Everything;
-use crate::support::{call_id, real_server, Reply, TestEnv};
+use crate::support::{call_id, Reply, TestEnv};
 
 /// A remote server is one more server: found with tool_search, called in
 /// a split batch beside a local one, its result back in entry order; its
@@ -277,21 +277,7 @@ fn remote_servers_are_added_and_imported() {
 /// empty line takes the default, and the server gets what was typed.
 #[test]
 fn a_server_form_is_filled_in_the_repl_field_by_field() {
-    let env = TestEnv::new();
-    env.write_config("[tools]\ndefer = \"always\"\n");
-    env.set_approvals("allow = [\"mcp__ev__*\"]");
-    env.add_server(
-        "ev",
-        &format!("command = {:?}", real_server("mcp-server-everything")),
-    );
-    // The server adds its form tool once it has seen the client declare
-    // elicitation, and says so (list_changed): a first call starts it.
-    env.fake.push(Reply::tool_calls(&[(
-        &call_id("first"),
-        "tool_call",
-        &batch(&[("mcp__ev__echo", json!({"message": "start"}))]),
-    )]));
-    env.fake.push(Reply::text("ready"));
+    let env = super::script_forms::form_server_env();
     env.fake.push(Reply::tool_calls(&[(
         &call_id("form"),
         "tool_call",

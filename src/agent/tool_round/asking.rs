@@ -109,6 +109,8 @@ impl Round<'_> {
                 reason,
                 ..user(Decision::Deny, UserAnswer::Denied)
             },
+            // `Answers` takes no form's answer for a call.
+            Some(Answer::Form(_)) => user(Decision::Deny, UserAnswer::Denied),
         };
         (outcome, false)
     }
@@ -249,7 +251,10 @@ impl Round<'_> {
             Some(Answer::Once | Answer::Session | Answer::Always) => {
                 (Settled::Allow, By::User(UserAnswer::Once))
             }
-            Some(Answer::Deny(_)) => (Settled::Deny, By::User(UserAnswer::Denied)),
+            // `Answers` takes no form's answer for a call.
+            Some(Answer::Deny(_) | Answer::Form(_)) => {
+                (Settled::Deny, By::User(UserAnswer::Denied))
+            }
             None => (Settled::Deny, By::User(UserAnswer::StoppingTheTurn)),
         }
     }

@@ -161,6 +161,24 @@ impl Agent {
         self.events.clone()
     }
 
+    /// How servers' forms are put while `answers` is answered (the REPL,
+    /// a `--json-answers` script): a `form_asked` event, the answer on the
+    /// same channel as an approval's.
+    pub(crate) fn form_asker(&self, answers: crate::policy::Answers) -> crate::mcp::Asker {
+        let events = self.events();
+        crate::mcp::Asker {
+            answers,
+            tell: std::sync::Arc::new(move |f: crate::mcp::FormAsked| {
+                let _ = events.send(Event::FormAsked {
+                    id: f.id,
+                    server: f.server,
+                    message: f.message,
+                    fields: f.fields,
+                });
+            }),
+        }
+    }
+
     /// The conversation so far.
     pub(crate) fn messages(&self) -> &[Message] {
         &self.messages

@@ -163,14 +163,15 @@ pub(crate) async fn run(
         agent
             .policy_mut()
             .answered_on(answered.clone(), ctx.settings.paths.config_file());
+        let q_answers = answered.clone();
         let q = Questions::new(answered);
         printer.draw_questions(q.clone());
         questions = Some(q);
-        ctx.mcp.on_form(Arc::new(super::form::TerminalForms {
-            events: agent.events(),
-            answers: answers.clone(),
-            one_at_a_time: Default::default(),
-        }));
+        ctx.mcp.on_form(agent.form_asker(q_answers.clone()));
+        printer.fill_forms(super::form::TerminalForms {
+            slot: answers.clone(),
+            answers: q_answers,
+        });
     }
     // A line given back to the editor to finish.
     let mut restore: Option<String> = None;
