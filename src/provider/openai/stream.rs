@@ -5,6 +5,8 @@
 
 use serde::Deserialize;
 
+use super::super::fold::{Fold, FoldError, Step};
+use super::super::http::error_message;
 use super::super::{Completion, Finish, Usage};
 use crate::model::ToolCall;
 
@@ -153,6 +155,39 @@ impl Assembler {
             finish,
             unparsed_inputs: Vec::new(),
         }
+    }
+}
+
+/// Chat Completions chunks folded into one message; `data: [DONE]` ends it.
+#[derive(Default)]
+pub(super) struct ChunkFold {
+    asm: Assembler,
+    done: bool,
+}
+
+impl Fold for ChunkFold {
+    fn push(&mut self, _event: &str, data: &str) -> Result<Step, FoldError> {
+        if data == "[DONE]" {
+            self.done = true;
+            return Ok(Step::End);
+        }
+        let chunk: Chunk =
+            serde_json::from_str(data).map_err(|_| FoldError::NotJson(data.to_string()))?;
+        if let Some(err) = &chunk.error {
+            return Err(FoldError::Remote {
+                message: error_message(&err.to_string()),
+                status: None,
+            });
+        }
+        Ok(Step::Text(self.asm.push(chunk)))
+    }
+
+    fn complete(&self) -> bool {
+        self.done || self.asm.saw_finish()
+    }
+
+    fn finish(self: Box<Self>) -> Completion {
+        self.asm.finish()
     }
 }
 
