@@ -3,13 +3,7 @@
 use serde::Serialize;
 use tokio::sync::mpsc;
 
-/// How an entry's approval was settled (`--json`: `allow` or `deny`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Settled {
-    Allow,
-    Deny,
-}
+pub use crate::session::Settled;
 
 /// What settled an approval, and whether it stood for a question nobody
 /// could answer (a one-shot run). `--json` and the session file give its

@@ -7,6 +7,7 @@ mod fork;
 mod index;
 mod load;
 mod lock;
+mod outcome;
 mod pairing;
 mod record;
 mod remove;
@@ -22,6 +23,7 @@ pub(crate) use index::{
 };
 pub(crate) use load::{agent_conversations, load};
 pub use load::{parse, LoadedSession};
+pub use outcome::{Settled, Unanswered};
 pub use pairing::in_entry_order;
 pub(crate) use pairing::pair_results;
 pub use record::{CompactionReason, Meta, Record, SessionEvent, FORMAT_VERSION};

@@ -109,13 +109,13 @@ pub enum SessionEvent {
     /// A turn that ended without an answer: `how` (stopped by the user,
     /// ended by an error …). The next user message tells the model.
     TurnEnded {
-        how: String,
+        how: super::Unanswered,
     },
     /// How one entry's approval was settled (see `Event::Approval`).
     Approval {
         by: String,
         call_id: String,
-        decision: String,
+        decision: super::Settled,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         reason: Option<String>,
         tool: String,

@@ -329,14 +329,9 @@ impl Round<'_> {
         reason: Option<String>,
         asked: Option<Asked<'_>>,
     ) {
-        // The session file keeps the texts (its older records are read back).
-        let (decision_text, by_text) = (
-            match decision {
-                Settled::Allow => "allow",
-                Settled::Deny => "deny",
-            },
-            by.to_string(),
-        );
+        // The session file keeps who decided as its text (older records are
+        // read back).
+        let by_text = by.to_string();
         self.emit(Event::Approval {
             id: id.to_string(),
             name: name.to_string(),
@@ -353,7 +348,7 @@ impl Round<'_> {
             event: SessionEvent::Approval {
                 by: by_text,
                 call_id: id.to_string(),
-                decision: decision_text.to_string(),
+                decision,
                 reason,
                 tool: name.to_string(),
             },

@@ -23,13 +23,12 @@ mod error;
 mod hooked;
 mod leave;
 mod modes;
-mod unanswered;
 
 pub use error::AgentError;
 pub use leave::{EndReason, Left};
 
 use super::protocol::CompactionReason as Reason;
-use unanswered::Unanswered;
+use crate::session::Unanswered;
 
 /// Token counts and requests of this session, for `/usage`.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -287,9 +286,7 @@ impl Agent {
             // written to it then.
             if !matches!(e, AgentError::Session(_)) {
                 let _ = self
-                    .record_event(SessionEvent::TurnEnded {
-                        how: how.to_string(),
-                    })
+                    .record_event(SessionEvent::TurnEnded { how: how.clone() })
                     .await;
             }
             self.unfinished = Some(how);
