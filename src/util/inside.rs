@@ -44,13 +44,9 @@ pub(crate) fn resolve(root: &Path, path: &Path) -> Result<PathBuf, Refused> {
 /// At most `max` bytes of the file at `real` (a resolved path), and the
 /// file's whole size: read as far as needed, never all of a large file.
 pub(crate) fn read_head(real: &Path, max: usize) -> std::io::Result<(Vec<u8>, u64)> {
-    // The last component was resolved already: a link put there since is
-    // not followed.
-    let mut options = std::fs::OpenOptions::new();
-    options.read(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NOFOLLOW);
-    let file = options.open(real)?;
+    // Every component was resolved already: a link put anywhere on the way
+    // since is not followed.
+    let file = super::beneath::open_file(real)?;
     let meta = file.metadata()?;
     if !meta.is_file() {
         return Err(std::io::Error::new(
@@ -82,5 +78,23 @@ mod tests {
         let real = resolve(dir.path(), &dir.path().join("inside.md")).unwrap();
         let (head, size) = read_head(&real, 100).unwrap();
         assert_eq!((head.len(), size), (100, 10_000));
+    }
+
+    /// A folder on the way swapped for a link after the path was resolved
+    /// (a command running beside, a race) is refused, not followed: the
+    /// resolved path is opened one component at a time.
+    #[test]
+    fn a_folder_swapped_for_a_link_after_resolving_is_not_followed() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("docs")).unwrap();
+        std::fs::write(dir.path().join("docs/AGENTS.md"), "be kind").unwrap();
+        std::fs::write(out.path().join("AGENTS.md"), "PRIVATE KEY").unwrap();
+        let real = resolve(dir.path(), &dir.path().join("docs/AGENTS.md")).unwrap();
+        assert_eq!(read_head(&real, 100).unwrap().0, b"be kind");
+        std::fs::remove_dir_all(dir.path().join("docs")).unwrap();
+        std::os::unix::fs::symlink(out.path(), dir.path().join("docs")).unwrap();
+        let e = read_head(&real, 100).unwrap_err();
+        assert!(super::super::beneath::is_link_error(&e), "{e}");
     }
 }

@@ -4,6 +4,7 @@
 
 #[cfg(test)]
 pub(crate) mod arbitrary;
+pub(crate) mod beneath;
 pub(crate) mod child_env;
 pub(crate) mod editor_files;
 pub(crate) mod glob;

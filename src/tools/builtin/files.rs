@@ -89,7 +89,7 @@ impl Tool for ReadFile {
 /// Why a file could not be read for a change.
 fn read_error(e: &std::io::Error, shown: &str) -> String {
     match e.kind() {
-        _ if super::beneath::is_link_error(e) => changed_to_link(shown),
+        _ if crate::util::beneath::is_link_error(e) => changed_to_link(shown),
         std::io::ErrorKind::IsADirectory => format!("{shown} is a folder"),
         _ => format!("cannot read {shown}: {e}"),
     }
@@ -101,7 +101,7 @@ fn found(path: &Path, shown: &str, earlier: &Earlier) -> Result<Option<Vec<u8>>,
     if let Some(c) = earlier.get(path) {
         return Ok(Some(c.clone().into_bytes()));
     }
-    super::beneath::read(path).map_err(|e| read_error(&e, shown))
+    crate::util::beneath::read(path).map_err(|e| read_error(&e, shown))
 }
 
 /// Bytes as text for an edit: UTF-8, not binary.
@@ -122,7 +122,8 @@ fn as_planned(
     shown: &str,
     expect: Option<&Expect>,
 ) -> Result<Option<Vec<u8>>, ToolOutput> {
-    let now = super::beneath::read(path).map_err(|e| ToolOutput::error(read_error(&e, shown)))?;
+    let now =
+        crate::util::beneath::read(path).map_err(|e| ToolOutput::error(read_error(&e, shown)))?;
     match expect {
         Some(x) if !x.holds_for(now.as_deref()) => Err(ToolOutput::stale(format!(
             "{shown} changed after this change was planned and shown; nothing was written — \
@@ -279,7 +280,7 @@ impl Write {
     fn text(&self, path: &Path, text: &str) -> std::io::Result<()> {
         match self.0.as_ref().and_then(|e| e.write_blocking(path, text)) {
             Some(Ok(())) => Ok(()),
-            _ => super::beneath::replace(path, text.as_bytes()),
+            _ => crate::util::beneath::replace(path, text.as_bytes()),
         }
     }
 }
@@ -297,7 +298,7 @@ fn write_whole(
         Err(out) => return out,
     };
     if let Err(e) = write.text(path, content) {
-        if super::beneath::is_link_error(&e) {
+        if crate::util::beneath::is_link_error(&e) {
             return ToolOutput::error(changed_to_link(shown));
         }
         return ToolOutput::error(format!("cannot write {shown}: {e}"));
@@ -407,7 +408,7 @@ fn edit_in_place(
         Err(why) => return ToolOutput::error(why),
     };
     if let Err(e) = write.text(path, &edit.new) {
-        if super::beneath::is_link_error(&e) {
+        if crate::util::beneath::is_link_error(&e) {
             return ToolOutput::error(changed_to_link(shown));
         }
         return ToolOutput::error(format!("cannot write {shown}: {e}"));

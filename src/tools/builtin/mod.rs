@@ -7,7 +7,6 @@
 //! touch what an earlier one touches wait for it (`order`), the rest run
 //! together; `shell` one at a time unless configured. `echo` is for tests.
 
-mod beneath;
 mod control;
 mod echo;
 mod files;

@@ -198,9 +198,9 @@ type TextReader = std::io::BufReader<std::io::Chain<std::io::Cursor<Vec<u8>>, st
 /// size as the file system says (0 for a FIFO).
 fn open_text(path: &Path) -> Result<(TextReader, u64), Unreadable> {
     let io = |e: std::io::Error| Unreadable::Io(e.to_string());
-    let mut file = super::beneath::open_file(path).map_err(|e| match e.kind() {
+    let mut file = crate::util::beneath::open_file(path).map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound => Unreadable::Missing,
-        _ if super::beneath::is_link_error(&e) => Unreadable::Link,
+        _ if crate::util::beneath::is_link_error(&e) => Unreadable::Link,
         _ => io(e),
     })?;
     let meta = file.metadata().map_err(io)?;

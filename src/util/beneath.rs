@@ -1,10 +1,12 @@
-//! Opening the file a call was approved for, and no other. A built-in's
-//! path is resolved once (symlinks and all, [`super::workspace`]) before
-//! rules, hooks and the question see it; here it is opened one component at
-//! a time from `/` without following a link (`O_NOFOLLOW` on each), so a
-//! component swapped for a symlink since — while a question was open, by a
-//! command running beside the call — is refused, not followed out of the
-//! folder. A write goes to a temporary file in the same folder, renamed over
+//! The one way hermes opens a file a model or a repository names: the file
+//! a call was approved for, a project's AGENTS.md, an `@path` attachment,
+//! and no other. The path is resolved once (symlinks and all: a built-in's
+//! by `tools::builtin::workspace`, an instructions file or an attachment
+//! by `util::inside`) before anyone decides on it; here it is opened one
+//! component at a time from `/` without following a link (`O_NOFOLLOW` on
+//! each), so a component swapped for a symlink since — while a question was
+//! open, by a command running beside the call — is refused, not followed out
+//! of the folder. A write goes to a temporary file in the same folder, renamed over
 //! the target: a reader sees the old file or the new one, never half of
 //! either, and a hard link to a file elsewhere is replaced, not written
 //! through.
