@@ -25,7 +25,7 @@ struct Open {
     preview: Option<String>,
     grants: Option<String>,
     /// Counted on the status line while it waits.
-    _waiting: super::tool_block::Waiting,
+    _waiting: super::live::Waiting,
 }
 
 /// A line of a question as drawn.
@@ -91,7 +91,7 @@ impl Questions {
             why: why.to_string(),
             preview: preview.map(str::to_string),
             grants: grants.map(str::to_string),
-            _waiting: super::tool_block::Waiting::new(),
+            _waiting: super::live::Waiting::new(),
         };
         let drawn = draw(&open, false);
         if let Ok(mut q) = self.open.lock() {

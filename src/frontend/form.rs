@@ -65,7 +65,7 @@ impl TerminalForms {
                 ));
             }
             show(prompt);
-            super::tool_block::hide_input(field.secret);
+            super::live::hide_input(field.secret);
             let _shown_again = ShowAgain;
             loop {
                 let (tx, rx) = oneshot::channel();
@@ -101,13 +101,13 @@ struct ShowAgain;
 
 impl Drop for ShowAgain {
     fn drop(&mut self) {
-        super::tool_block::hide_input(false);
+        super::live::hide_input(false);
     }
 }
 
 /// Lines of a form, above whatever is drawn live.
 fn show(text: String) {
     for line in text.lines() {
-        super::tool_block::above_with(|| crate::util::stderr::decided(line));
+        super::live::above_with(|| crate::util::stderr::decided(line));
     }
 }

@@ -9,6 +9,7 @@ mod complete;
 mod custom;
 mod export;
 mod form;
+mod live;
 mod live_term;
 mod markdown;
 mod menu;

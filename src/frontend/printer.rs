@@ -328,10 +328,10 @@ impl Printer {
             // redrawn in place; elsewhere each update is printed.
             Event::PlanUpdated { explanation, plan } => {
                 let lines = super::plan_view::lines(explanation.as_deref(), plan);
-                if super::tool_block::reading_keys() {
+                if super::live::reading_keys() {
                     let live =
                         super::plan_view::live_lines(explanation.as_deref(), plan, PLAN_LIVE_STEPS);
-                    super::tool_block::set_plan(live);
+                    super::live::set_plan(live);
                     self.plan = Some(lines);
                 } else {
                     self.stop_spinner();
@@ -401,7 +401,7 @@ impl Printer {
         }
         self.block.resized();
         // Whatever else is drawn live, drawn again for the new width.
-        super::tool_block::above_with(|| ());
+        super::live::above_with(|| ());
     }
 
     /// Ends a partly written stdout line (and any spinner or tool block),
@@ -451,19 +451,19 @@ impl Printer {
     fn keep_input_drawn(&mut self) {
         if self.text_live.is_some()
             || !self.at_line_start
-            || !super::tool_block::reading_keys()
-            || super::tool_block::is_live()
+            || !super::live::reading_keys()
+            || super::live::is_live()
         {
             return;
         }
         let (m, _) = super::live_term::multi();
-        let generation = super::tool_block::set_live(Some(m.clone()));
+        let generation = super::live::set_live(Some(m.clone()));
         self.text_live = Some((m, generation));
     }
 
     fn stop_text_live(&mut self) {
         if let Some((_, generation)) = self.text_live.take() {
-            super::tool_block::clear_live_if(generation);
+            super::live::clear_live_if(generation);
         }
     }
 
@@ -498,7 +498,7 @@ impl Printer {
     /// stood, so it stays in the scrollback above the prompt.
     fn settle_plan(&mut self) {
         if let Some(lines) = self.plan.take() {
-            super::tool_block::set_plan(Vec::new());
+            super::live::set_plan(Vec::new());
             for line in lines {
                 self.say(line);
             }
@@ -512,7 +512,7 @@ impl Printer {
         self.stop_text_live();
         let (m, _) = super::live_term::multi();
         let pb = m.add(ProgressBar::new_spinner());
-        super::tool_block::set_live(Some(m));
+        super::live::set_live(Some(m));
         // The time waited, so a provider that sends nothing for minutes is
         // seen to: "⠁ thinking… 2m 5s".
         if let Ok(style) = ProgressStyle::with_template("{spinner} {msg} {elapsed}") {
@@ -526,7 +526,7 @@ impl Printer {
     fn stop_spinner(&mut self) {
         if let Some(pb) = self.spinner.take() {
             pb.finish_and_clear();
-            super::tool_block::set_live(None);
+            super::live::set_live(None);
         }
     }
 }
@@ -537,7 +537,7 @@ impl Drop for Printer {
         self.stop_spinner();
         self.stop_text_live();
         if self.plan.take().is_some() {
-            super::tool_block::set_plan(Vec::new());
+            super::live::set_plan(Vec::new());
         }
     }
 }

@@ -4,145 +4,12 @@
 //! cancelled — updated in place, each result on its entry's line. Elsewhere
 //! it is plain sequential lines, each result labelled with its entry.
 
-use std::sync::Mutex;
 use std::time::Duration;
 
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 
-use super::status::Status;
 use crate::util::sanitize::clean;
 use crate::util::text::excerpt;
-
-/// What is drawn live on stderr now (a tool block or the thinking spinner).
-/// Lines from other threads — typed lines shown back, "stopping…" — go
-/// above it through [`above`] instead of tearing it.
-static LIVE: Mutex<Option<MultiProgress>> = Mutex::new(None);
-
-/// The line being typed while a turn runs, drawn as the last line of what
-/// is live: its text (`None`: no turn is reading keys), and its bar in the
-/// live drawing.
-static INPUT: Mutex<(Option<String>, Option<ProgressBar>)> = Mutex::new((None, None));
-
-/// The status line (model, context, session) and its bar, drawn under the
-/// input line while a turn reads keys.
-static STATUS: Mutex<(Option<Status>, Option<ProgressBar>)> = Mutex::new((None, None));
-
-/// The model's plan while a turn reads keys: its lines, and their bars in
-/// the live drawing — under what is drawn, above the line being typed —
-/// so an update redraws the checklist in place instead of adding one.
-static PLAN: Mutex<(Vec<String>, Vec<ProgressBar>)> = Mutex::new((Vec::new(), Vec::new()));
-
-/// The plan's checklist drawn live from now on, updated in place (empty:
-/// none). Drawn only while a turn reads keys, with the input line.
-pub(crate) fn set_plan(lines: Vec<String>) {
-    let live = LIVE.lock().ok().and_then(|l| l.clone());
-    let Ok(input) = INPUT.lock() else { return };
-    let Ok(mut plan) = PLAN.lock() else { return };
-    plan.0 = lines;
-    match (&live, &input.1) {
-        (Some(m), Some(line)) => draw_plan(m, line, &mut plan),
-        _ => clear_plan(&mut plan.1),
-    }
-}
-
-/// The plan's bars made to match its lines, just above `input`.
-fn draw_plan(m: &MultiProgress, input: &ProgressBar, plan: &mut (Vec<String>, Vec<ProgressBar>)) {
-    while plan.1.len() > plan.0.len() {
-        if let Some(bar) = plan.1.pop() {
-            bar.finish_and_clear();
-        }
-    }
-    while plan.1.len() < plan.0.len() {
-        let bar = m.insert_before(input, ProgressBar::new_spinner());
-        bar.set_style(ToolBlock::style("{wide_msg}"));
-        plan.1.push(bar);
-    }
-    for (bar, line) in plan.1.iter().zip(&plan.0) {
-        bar.set_message(clean(line));
-    }
-}
-
-fn clear_plan(bars: &mut Vec<ProgressBar>) {
-    for bar in bars.drain(..) {
-        bar.finish_and_clear();
-    }
-}
-
-/// Questions waiting for an answer now, shown on the status line.
-static WAITING: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-
-/// The status line from now on.
-pub(crate) fn set_status(status: Status) {
-    if let Ok(mut s) = STATUS.lock() {
-        s.0 = Some(status);
-    }
-    refit_status();
-}
-
-/// The status line drawn again, fitted to the width as it is now (after
-/// a resize, or when what waits changed).
-pub(crate) fn refit_status() {
-    if let Ok(status) = STATUS.lock() {
-        if let (Some(text), Some(bar)) = (&status.0, &status.1) {
-            bar.set_message(status_line(text));
-        }
-    }
-}
-
-fn status_line(status: &Status) -> String {
-    let waiting = WAITING.load(std::sync::atomic::Ordering::SeqCst);
-    let columns = super::terminal::columns(2).unwrap_or(80).max(20);
-    format!("\u{1b}[2m{}\u{1b}[22m", status.fit(waiting, columns - 1))
-}
-
-/// A question waiting for its answer, counted on the status line while
-/// it lives.
-pub(crate) struct Waiting;
-
-impl Waiting {
-    pub(crate) fn new() -> Waiting {
-        WAITING.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-        refit_status();
-        Waiting
-    }
-}
-
-impl Drop for Waiting {
-    fn drop(&mut self) {
-        WAITING.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
-        refit_status();
-    }
-}
-
-/// Whether what is typed is a secret a server's form asks for: shown as
-/// dots, never as typed.
-static HIDDEN: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-/// From now on what is typed is shown as dots (`true`), or as typed.
-pub(crate) fn hide_input(on: bool) {
-    HIDDEN.store(on, std::sync::atomic::Ordering::SeqCst);
-    if let Ok(input) = INPUT.lock() {
-        if let (Some(t), Some(bar)) = (&input.0, &input.1) {
-            bar.set_message(input_line(t));
-        }
-    }
-}
-
-/// Whether a turn reads keys now (what is typed is drawn live).
-pub(crate) fn reading_keys() -> bool {
-    INPUT.lock().is_ok_and(|i| i.0.is_some())
-}
-
-pub(crate) fn input_hidden() -> bool {
-    HIDDEN.load(std::sync::atomic::Ordering::SeqCst)
-}
-
-/// What the input line shows before anything is typed.
-const INPUT_HINT: &str = "\u{1b}[2m(type to queue a message · Esc stops the turn)\u{1b}[0m";
-
-/// Counts what has been drawn live, so a drawing is taken off only while
-/// it is still the one drawn ([`clear_live_if`]).
-static GENERATION: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 /// The columns each template of an entry's line takes besides its
 /// message: `  ◌ {msg}  queued`, `  ⠋ {msg}  running 12s` (room for the
@@ -163,142 +30,6 @@ fn fit(text: &str, fixed: usize) -> String {
             crate::util::text::cut_to_columns(text, columns.saturating_sub(fixed + 1).max(8))
         }
         None => text.to_string(),
-    }
-}
-
-/// Whether anything is drawn live now.
-pub(crate) fn is_live() -> bool {
-    LIVE.lock().is_ok_and(|l| l.is_some())
-}
-
-/// Stops drawing live if what is drawn is still what `set_live` returned
-/// `generation` for (the spinner or a tool block may have taken over).
-pub(crate) fn clear_live_if(generation: u64) {
-    if GENERATION.load(std::sync::atomic::Ordering::SeqCst) == generation {
-        set_live(None);
-    }
-}
-
-/// Draws `m` live from now on; `None` when nothing is. The input line, when
-/// a turn reads keys, goes with it, last, then the status line. Returns
-/// this drawing's generation.
-pub(crate) fn set_live(m: Option<MultiProgress>) -> u64 {
-    let generation = GENERATION.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
-    if let Ok(mut input) = INPUT.lock() {
-        if let Some(bar) = input.1.take() {
-            bar.finish_and_clear();
-        }
-        let mut plan = PLAN.lock().ok();
-        if let Some(plan) = plan.as_mut() {
-            clear_plan(&mut plan.1);
-        }
-        let mut status = STATUS.lock().ok();
-        if let Some(bar) = status.as_mut().and_then(|s| s.1.take()) {
-            bar.finish_and_clear();
-        }
-        if let (Some(text), Some(m)) = (&input.0, &m) {
-            let bar = m.add(ProgressBar::new_spinner());
-            bar.set_style(ToolBlock::style("{wide_msg}"));
-            bar.set_message(input_line(text));
-            if let Some(plan) = plan.as_mut() {
-                draw_plan(m, &bar, plan);
-            }
-            input.1 = Some(bar);
-            if let Some(status) = status.as_mut() {
-                if let Some(text) = status.0.as_ref().filter(|s| !s.is_empty()) {
-                    let bar = m.add(ProgressBar::new_spinner());
-                    bar.set_style(ToolBlock::style("{wide_msg}"));
-                    bar.set_message(status_line(text));
-                    status.1 = Some(bar);
-                }
-            }
-        }
-    }
-    if let Ok(mut live) = LIVE.lock() {
-        *live = m;
-    }
-    generation
-}
-
-/// The line being typed (`None` once the turn stops reading keys), shown
-/// under what is drawn live.
-pub(crate) fn set_input(text: Option<&str>) {
-    if let Ok(mut input) = INPUT.lock() {
-        input.0 = text.map(str::to_string);
-        match (&input.0, &input.1) {
-            (Some(t), Some(bar)) => bar.set_message(input_line(t)),
-            (None, Some(_)) => {
-                if let Some(bar) = input.1.take() {
-                    bar.finish_and_clear();
-                }
-                if let Ok(mut plan) = PLAN.lock() {
-                    clear_plan(&mut plan.1);
-                }
-                if let Some(bar) = STATUS.lock().ok().and_then(|mut s| s.1.take()) {
-                    bar.finish_and_clear();
-                }
-            }
-            _ => {}
-        }
-    }
-}
-
-fn input_line(text: &str) -> String {
-    if text.is_empty() {
-        format!("› {INPUT_HINT}")
-    } else if input_hidden() {
-        format!("› {}", "•".repeat(text.chars().count().min(40)))
-    } else {
-        // The end of a long line, where the typing is.
-        let shown = clean(&text.replace('\n', " ⏎ "));
-        let room = super::live_term::line_columns()
-            .unwrap_or(80)
-            .saturating_sub(3);
-        format!("› {}", tail_to_columns(&shown, room))
-    }
-}
-
-/// The end of `s` in `max` columns, `…` first where it was cut.
-fn tail_to_columns(s: &str, max: usize) -> String {
-    use unicode_width::UnicodeWidthChar;
-    if crate::util::text::columns_of(s) <= max {
-        return s.to_string();
-    }
-    let mut kept = Vec::new();
-    let mut width = 1;
-    for c in s.chars().rev() {
-        let w = c.width().unwrap_or(0);
-        if width + w > max {
-            break;
-        }
-        kept.push(c);
-        width += w;
-    }
-    std::iter::once('…').chain(kept.into_iter().rev()).collect()
-}
-
-/// Adds `bar` to `m` above the plan and the input line, if they are
-/// there.
-fn add_bar(m: &MultiProgress, bar: ProgressBar) -> ProgressBar {
-    let input = INPUT.lock().ok().and_then(|i| i.1.clone());
-    let first_of_plan = PLAN.lock().ok().and_then(|p| p.1.first().cloned());
-    match first_of_plan.or(input) {
-        Some(line) => m.insert_before(&line, bar),
-        None => m.add(bar),
-    }
-}
-
-/// A line on stderr, above what is drawn live if anything is.
-pub(crate) fn above(text: &str) {
-    above_with(|| line(text))
-}
-
-/// `write` run with whatever is drawn live out of its way.
-pub(crate) fn above_with(write: impl FnOnce()) {
-    let live = LIVE.lock().ok().and_then(|l| l.clone());
-    match live {
-        Some(m) => m.suspend(write),
-        None => write(),
     }
 }
 
@@ -373,7 +104,7 @@ impl ToolBlock {
         }
         let label = Self::label(name, args);
         if self.entries.is_empty() && self.live.is_some() {
-            let _ = set_live(self.live.clone());
+            let _ = super::live::set_live(self.live.clone());
         }
         // In the round's order: before the first entry shown that comes
         // after it (one refused before it ran is shown last of all, when
@@ -392,7 +123,7 @@ impl ToolBlock {
         let bar = self.live.as_ref().map(|m| {
             let bar = match &next {
                 Some(next) => m.insert_before(next, ProgressBar::new_spinner()),
-                None => add_bar(m, ProgressBar::new_spinner()),
+                None => super::live::add_above_input(m, ProgressBar::new_spinner()),
             };
             bar.set_style(Self::style("  ◌ {msg}  queued"));
             bar.set_message(fit(&label, QUEUED));
@@ -575,7 +306,7 @@ impl ToolBlock {
     /// from the same top row (see `live_term`), so nothing of the old
     /// drawing is left.
     pub(crate) fn resized(&mut self) {
-        refit_status();
+        super::live::refit_status();
         for e in &self.entries {
             if let Some(bar) = &e.bar {
                 bar.set_message(fit(&e.shown.0, e.shown.1));
@@ -617,7 +348,7 @@ impl ToolBlock {
             }
         }
         if let Some(m) = &mut self.live {
-            let _ = set_live(None);
+            let _ = super::live::set_live(None);
             // The finished lines stay on the screen as the record of the
             // round — left there before their bars go (indicatif would
             // draw a frame without them) —; a fresh drawing for the next

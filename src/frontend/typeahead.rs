@@ -19,7 +19,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::approve::{Questions, Typed};
 use super::form::AnswerSlot;
-use super::tool_block::{above, set_input};
+use super::live::{above, set_input};
 
 /// Bracketed paste on and off: a paste comes between `ESC[200~` and
 /// `ESC[201~`, so its newlines are not Enters.
@@ -156,7 +156,7 @@ fn entered(line: String, cancel: &CancellationToken, sinks: &Sinks) -> After {
     match lines.len() {
         // Still a value: a form's field may take an empty one.
         0 => {}
-        _ if super::tool_block::input_hidden() => above("› (hidden)"),
+        _ if super::live::input_hidden() => above("› (hidden)"),
         1 => above(&format!("› {}", crate::util::sanitize::clean(lines[0]))),
         n => above(&format!("› [pasted {n} lines]")),
     }
@@ -180,7 +180,7 @@ fn entered(line: String, cancel: &CancellationToken, sinks: &Sinks) -> After {
             Typed::NoQuestion => {}
             Typed::Answered => return After::Answered,
             Typed::Again(drawn) => {
-                super::tool_block::above_with(|| super::approve::write(&drawn));
+                super::live::above_with(|| super::approve::write(&drawn));
                 return After::Nothing;
             }
             // Never lost: kept for the line once the question is answered.

@@ -210,7 +210,7 @@ pub(crate) async fn run(
             }
             let status = status_line(&agent);
             menu.set_status(status.clone());
-            super::tool_block::set_status(status);
+            super::live::set_status(status);
         }
         // A queued line goes first; a line given back waits for the editor.
         let initial = match queued.lock().map(|q| q.is_empty()) {
