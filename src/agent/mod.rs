@@ -7,6 +7,7 @@ mod compaction;
 mod protocol;
 mod reach;
 mod run_budget;
+mod session;
 mod session_setup;
 pub(crate) mod subagents;
 mod tool_call_batches;

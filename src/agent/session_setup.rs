@@ -35,6 +35,22 @@ pub(crate) struct SessionStart {
     pub warnings: Vec<String>,
 }
 
+impl SessionStart {
+    /// A session begun in `handle` with `messages`, nothing recorded of it
+    /// yet (a subagent's).
+    pub(crate) fn fresh(handle: SessionHandle, messages: Vec<Message>) -> SessionStart {
+        SessionStart {
+            handle,
+            messages,
+            resumed: false,
+            deferred: None,
+            offered: None,
+            last_usage: None,
+            warnings: Vec::new(),
+        }
+    }
+}
+
 /// Which session a run works in.
 #[derive(Debug, Clone, Copy)]
 pub enum Opening<'a> {
@@ -258,7 +274,8 @@ impl Agent {
     /// An agent in its first session: made from `parts`, then begun as
     /// `/new` and `/resume` begin theirs.
     pub(crate) async fn start(parts: Parts, start: SessionStart) -> Agent {
-        let mut agent = Agent::from_parts(parts, start.handle.clone());
+        let placeholder = SessionStart::fresh(start.handle.clone(), Vec::new());
+        let mut agent = Agent::from_parts(parts, placeholder);
         // The session "left" is this one: nothing to close.
         let _ = agent.begin(start).await;
         agent

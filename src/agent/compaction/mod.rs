@@ -47,11 +47,11 @@ impl Agent {
     /// the conversation — in bytes and estimated tokens.
     pub(crate) fn context_parts(&self) -> Vec<(String, u64, u64)> {
         let specs = self.tools.specs();
-        let (system, rest) = match self.messages.split_first() {
+        let (system, rest) = match self.state.messages.split_first() {
             Some((first @ Message::System { content }, rest)) => {
                 (Some((first, content.as_str())), rest)
             }
-            _ => (None, self.messages.as_slice()),
+            _ => (None, self.state.messages.as_slice()),
         };
         let mut parts = Vec::new();
         if let Some((first, text)) = system {
@@ -102,7 +102,7 @@ impl Agent {
     ) -> Result<bool, AgentError> {
         let specs = self.tools.specs();
         let done = self.compact(Reason::Requested, focus, &specs, cancel).await;
-        let synced = self.session.sync().await;
+        let synced = self.state.handle.sync().await;
         let done = done?;
         synced?;
         Ok(done)
@@ -115,8 +115,10 @@ impl Agent {
         specs: &[ToolSpec],
         cancel: &CancellationToken,
     ) -> Result<(), AgentError> {
-        self.meter.calibrate_resumed(&self.messages, specs);
-        let next = self.meter.estimate(request_bytes(&self.messages, specs));
+        self.meter.calibrate_resumed(&self.state.messages, specs);
+        let next = self
+            .meter
+            .estimate(request_bytes(&self.state.messages, specs));
         if self.meter.wants_lookup(&self.model, next) {
             let reported = tokio::select! {
                 _ = cancel.cancelled() => return Err(AgentError::Cancelled),
@@ -184,7 +186,7 @@ impl Agent {
         self.pre_compact_hooks(trigger, cancel).await;
         let tools = request_bytes(&[], specs);
         let size = |m: &[Message]| request_bytes(m, specs);
-        let before = self.meter.estimate(size(&self.messages));
+        let before = self.meter.estimate(size(&self.state.messages));
         // With no window known (`/compact` on an unknown model), the
         // conversation's own size stands in for it.
         let known = before.max(1);
@@ -200,7 +202,7 @@ impl Agent {
             None => u64::MAX,
         };
 
-        let mut view = self.messages.clone();
+        let mut view = self.state.messages.clone();
         let mut stubbed = 0;
         if let Some(newest) = rules::newest_user(&view) {
             if let Some((v, n)) = rules::stub_old_results(&view, newest) {
@@ -230,13 +232,13 @@ impl Agent {
                 let as_sent = summarised == 0
                     && stubbed > 0
                     && rules::fitting_prefix(
-                        &self.messages,
+                        &self.state.messages,
                         cut,
                         input(&self.meter),
                         message_bytes,
                     ) == part;
                 let ask = match as_sent {
-                    true => rules::summary_request(&self.messages, part, focus),
+                    true => rules::summary_request(&self.state.messages, part, focus),
                     false => rules::summary_request(&view, part, focus),
                 };
                 let w = window(&self.meter);
@@ -272,7 +274,8 @@ impl Agent {
             return Ok(false);
         }
         let after = self.meter.estimate(size(&view));
-        self.session
+        self.state
+            .handle
             .append(&Record::Compaction {
                 ts: Utc::now().rfc3339(),
                 reason,
@@ -281,7 +284,7 @@ impl Agent {
                 messages: view.clone(),
             })
             .await?;
-        self.messages = view;
+        self.state.messages = view;
         self.meter.warned = false;
         self.meter.last_tokens = Some(after);
         self.emit(Event::Compacted {

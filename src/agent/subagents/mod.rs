@@ -35,6 +35,7 @@ use super::protocol::Event;
 use super::tool_round::{Round, Spawn, Spawner};
 use super::turn::{Agent, AgentError, Parts};
 use super::window::Meter;
+use super::SessionStart;
 use crate::call::ToolOutput;
 use crate::config::{AgentSettings, ConfiguredWindows, ContextSettings};
 use crate::model::{Message, ToolSpec};
@@ -283,8 +284,7 @@ impl Runner {
             events: tx,
             run_budget: from.run_budget.cloned(),
         };
-        let mut agent = Agent::from_parts(parts, handle);
-        agent.messages = vec![system];
+        let mut agent = Agent::from_parts(parts, SessionStart::fresh(handle, vec![system]));
         agent.budget = Some(budget);
         agent.agent_type = kind.map(str::to_string);
         agent.subagents = deeper.map(|d| d as Arc<dyn Spawner>);

@@ -20,7 +20,7 @@ impl Agent {
     }
 
     pub(crate) fn usage_totals(&self) -> &UsageTotals {
-        &self.usage
+        &self.state.usage
     }
 
     /// `/tools QUERY`: what `tool_search` would find over every catalog,

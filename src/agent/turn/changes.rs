@@ -36,22 +36,22 @@ impl Agent {
         let deferred = self.tools.deferred();
         // A change a server just announced is told now, not a turn late.
         self.settle_listings().await;
-        let before = match self.told_tools.take() {
+        let before = match self.state.told_tools.take() {
             Some(before) => before,
             None if deferred => {
-                self.told_tools = Some(self.tools.stock_names());
+                self.state.told_tools = Some(self.tools.stock_names());
                 return None;
             }
             None => match self.tools.offered_names() {
                 Some(offered) => offered,
                 None => {
-                    self.told_tools = Some(self.tool_names().into_iter().collect());
+                    self.state.told_tools = Some(self.tool_names().into_iter().collect());
                     return None;
                 }
             },
         };
         let now: BTreeSet<String> = self.tool_names().into_iter().collect();
-        self.told_tools = Some(now.clone());
+        self.state.told_tools = Some(now.clone());
         let added: Vec<&String> = now.difference(&before).collect();
         let removed: Vec<&String> = before.difference(&now).collect();
         let list = |names: &[&String]| {

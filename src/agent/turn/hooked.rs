@@ -17,8 +17,8 @@ impl Agent {
     pub(super) fn hook_ctx(&self) -> HookContext {
         let cwd = std::env::current_dir().unwrap_or_default();
         HookContext {
-            session_id: self.session.id().to_string(),
-            transcript_path: self.session.path().to_path_buf(),
+            session_id: self.state.handle.id().to_string(),
+            transcript_path: self.state.handle.path().to_path_buf(),
             project_dir: crate::config::project_dir(&cwd),
             cwd,
         }
@@ -43,7 +43,7 @@ impl Agent {
         let mut context = Vec::new();
         // A subagent's prompt is its parent's words, not the person's:
         // SubagentStart, not SessionStart and UserPromptSubmit.
-        if let Some(id) = self.session.agent() {
+        if let Some(id) = self.state.handle.agent() {
             if self.policy.has(HookEvent::SubagentStart) {
                 let kind = self.agent_type.as_deref().unwrap_or("");
                 let o = self
@@ -58,10 +58,14 @@ impl Agent {
                 false => format!("{text}\n\n{}", hook_notes(&context)),
             });
         }
-        if !self.session_hooked {
-            self.session_hooked = true;
+        if !self.state.session_hooked {
+            self.state.session_hooked = true;
             if self.policy.has(HookEvent::SessionStart) {
-                let source = if self.resumed { "resume" } else { "startup" };
+                let source = if self.state.resumed {
+                    "resume"
+                } else {
+                    "startup"
+                };
                 let o = self
                     .policy
                     .session_start(&self.hook_ctx(), source, cancel)
@@ -94,7 +98,7 @@ impl Agent {
         active: bool,
         cancel: &CancellationToken,
     ) -> Option<String> {
-        let o = match self.session.agent() {
+        let o = match self.state.handle.agent() {
             None if self.policy.has(HookEvent::Stop) => {
                 self.policy.stop(&self.hook_ctx(), active, cancel).await
             }

@@ -50,8 +50,8 @@ impl Agent {
     /// real conversation.
     pub(crate) async fn leave(&mut self, reason: EndReason) -> Left {
         let mut warnings = Vec::new();
-        if self.session_hooked && self.policy.has(HookEvent::SessionEnd) {
-            self.session_hooked = false;
+        if self.state.session_hooked && self.policy.has(HookEvent::SessionEnd) {
+            self.state.session_hooked = false;
             let o = self
                 .policy
                 .session_end(&self.hook_ctx(), reason.as_str(), &CancellationToken::new())
@@ -60,7 +60,7 @@ impl Agent {
         }
         let kept = self.keeps_session();
         if !kept {
-            let _ = self.session.clone().discard().await;
+            let _ = self.state.handle.clone().discard().await;
         }
         Left {
             kept,

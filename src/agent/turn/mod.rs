@@ -30,15 +30,7 @@ pub use leave::{EndReason, Left};
 use super::protocol::CompactionReason as Reason;
 use crate::session::Unanswered;
 
-/// Token counts and requests of this session, for `/usage`.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub(crate) struct UsageTotals {
-    pub requests: u64,
-    pub prompt_tokens: u64,
-    pub completion_tokens: u64,
-    pub cache_read_tokens: u64,
-    pub cache_write_tokens: u64,
-}
+pub(crate) use super::session::UsageTotals;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct TurnOutcome {
@@ -54,30 +46,12 @@ pub struct Agent {
     pub(super) model: String,
     pub(super) tools: Registry,
     pub(super) policy: Policy,
-    /// Whether the session file holds this session's deferral decision.
-    pub(super) deferral_recorded: bool,
-    /// The session was resumed, not made by this run.
-    pub(super) resumed: bool,
-    /// A turn of it was stopped by the user (who may want to come back).
-    pub(super) stopped: bool,
-    /// Whether this run already noted blocks its provider cannot replay.
-    pub(super) foreign_noted: bool,
-    /// Whether this session's SessionStart hooks ran in this run.
-    pub(super) session_hooked: bool,
-    /// How the last turn ended when it did not end with an answer: the
-    /// next user message tells the model, so it never sees a bare
-    /// `user, user`.
-    pub(super) unfinished: Option<Unanswered>,
-    pub(super) usage: UsageTotals,
+    /// The session it is in, as one value.
+    pub(super) state: super::session::SessionState,
     /// How full the model's window is, and when to compact.
     pub(super) meter: Meter,
     /// The size of the request last sent, for calibrating the meter.
     pub(super) sent_bytes: u64,
-    /// The deferred tools' names as of the last turn, to tell the model
-    /// what changed (`None` until the first turn takes stock).
-    pub(super) told_tools: Option<std::collections::BTreeSet<String>>,
-    pub(super) session: SessionHandle,
-    pub(super) messages: Vec<Message>,
     pub(super) max_turns: u32,
     pub(super) events: EventTx,
     /// What starts subagents for this agent's `agent` calls (none when it
@@ -115,24 +89,15 @@ pub(crate) struct Parts {
 impl Agent {
     /// The agent, in `session` with no history yet: `Agent::begin` gives
     /// it the session's own state.
-    pub(super) fn from_parts(parts: Parts, session: SessionHandle) -> Agent {
+    pub(super) fn from_parts(parts: Parts, start: super::SessionStart) -> Agent {
         Agent {
             provider: parts.provider,
             model: parts.model,
             tools: parts.tools,
             policy: parts.policy,
-            deferral_recorded: false,
-            resumed: false,
-            stopped: false,
-            foreign_noted: false,
-            session_hooked: false,
-            unfinished: None,
-            usage: UsageTotals::default(),
+            state: super::session::SessionState::from_start(start),
             meter: parts.meter,
             sent_bytes: 0,
-            told_tools: None,
-            session,
-            messages: Vec::new(),
             max_turns: parts.max_turns,
             events: parts.events,
             subagents: None,
@@ -152,7 +117,7 @@ impl Agent {
     /// The session begun left its last request unanswered: the next
     /// message says so.
     pub(super) fn mark_unanswered(&mut self) {
-        self.unfinished = Some(Unanswered::Interrupted);
+        self.state.unfinished = Some(Unanswered::Interrupted);
     }
 
     /// Where this agent's events go, for front ends that add their own.
@@ -180,12 +145,13 @@ impl Agent {
 
     /// The conversation so far.
     pub(crate) fn messages(&self) -> &[Message] {
-        &self.messages
+        &self.state.messages
     }
 
     /// Whether the user has written anything in this session.
     pub(crate) fn has_user_message(&self) -> bool {
-        self.messages
+        self.state
+            .messages
             .iter()
             .any(|m| matches!(m, Message::User { .. }))
     }
@@ -195,16 +161,17 @@ impl Agent {
     /// the user stopped. A new session whose every turn failed before an
     /// answer is not, so `--continue` never lands in it.
     pub(crate) fn keeps_session(&self) -> bool {
-        self.resumed
-            || self.stopped
+        self.state.resumed
+            || self.state.stopped
             || self
+                .state
                 .messages
                 .iter()
                 .any(|m| matches!(m, Message::Assistant { .. }))
     }
 
     pub(crate) fn session(&self) -> &SessionHandle {
-        &self.session
+        &self.state.handle
     }
 
     pub(super) fn emit(&self, e: Event) {
@@ -215,23 +182,16 @@ impl Agent {
     /// replaces the last one's, provider and tools kept. Returns the
     /// session it leaves, for the caller to close.
     pub(super) fn switch_session(&mut self, start: super::SessionStart) -> SessionHandle {
-        let old = std::mem::replace(&mut self.session, start.handle);
-        self.messages = start.messages;
-        self.resumed = start.resumed;
-        self.stopped = false;
-        self.deferral_recorded = start.deferred.is_some();
-        self.foreign_noted = false;
-        self.session_hooked = false;
-        self.unfinished = None;
-        self.usage = UsageTotals::default();
         self.meter.last_tokens = None;
         self.meter.warned = false;
         self.meter.resume_from(start.last_usage);
-        self.told_tools = None;
+        let new = super::session::SessionState::from_start(start);
+        let old = std::mem::replace(&mut self.state, new);
         // What this conversation's model heard; where plan mode goes back
         // to is the person's, kept.
-        self.told_mode = modes::Told::from_history(&self.messages).returning_to(&self.told_mode);
-        old
+        self.told_mode =
+            modes::Told::from_history(&self.state.messages).returning_to(&self.told_mode);
+        old.handle
     }
 
     pub(crate) fn model(&self) -> &str {
@@ -256,10 +216,10 @@ impl Agent {
         // The user's own words, not hermes' note about an unfinished turn.
         self.tools.warm_for_words(user_text);
         // A subagent's changes are its parent's turn's.
-        if self.session.agent().is_none() {
+        if self.state.handle.agent().is_none() {
             crate::tools::new_turn();
         }
-        let mut text = match self.unfinished.take() {
+        let mut text = match self.state.unfinished.take() {
             Some(how) => format!(
                 "[hermes: the previous request was {how} before you answered it.]\n\n{user_text}"
             ),
@@ -277,7 +237,7 @@ impl Agent {
         if let Err(e) = &result {
             let how = match e {
                 AgentError::Cancelled => {
-                    self.stopped = true;
+                    self.state.stopped = true;
                     Unanswered::Stopped
                 }
                 e => Unanswered::Failed(e.to_string()),
@@ -289,10 +249,10 @@ impl Agent {
                     .record_event(SessionEvent::TurnEnded { how: how.clone() })
                     .await;
             }
-            self.unfinished = Some(how);
+            self.state.unfinished = Some(how);
         }
         // Flush to disk at the end of every turn, whatever happened in it.
-        let synced = self.session.sync().await;
+        let synced = self.state.handle.sync().await;
         let outcome = result?;
         synced?;
         Ok(outcome)
@@ -315,7 +275,7 @@ impl Agent {
         for request in 1..=self.max_turns {
             if let Some(b) = &self.budget {
                 // Others may have spent the run's tokens since the last.
-                b.check(self.usage.prompt_tokens + self.usage.completion_tokens)
+                b.check(self.state.usage.prompt_tokens + self.state.usage.completion_tokens)
                     .map_err(AgentError::OverBudget)?;
             }
             let completion = self.request(request, cancel).await?;
@@ -327,7 +287,7 @@ impl Agent {
                     .map_or(0, |u| u.prompt_tokens + u.completion_tokens);
                 b.spend(
                     spent,
-                    self.usage.prompt_tokens + self.usage.completion_tokens,
+                    self.state.usage.prompt_tokens + self.state.usage.completion_tokens,
                 )
                 .map_err(AgentError::OverBudget)?;
             }
@@ -391,7 +351,7 @@ impl Agent {
             let round = tool_round::Round {
                 tools: &self.tools,
                 policy: &self.policy,
-                session: Some(&self.session),
+                session: Some(&self.state.handle),
                 events: &self.events,
                 cancel,
                 allowed: cap.saturating_sub(calls_made),
@@ -411,7 +371,8 @@ impl Agent {
             };
             let ran = round.run(&calls).await;
             calls_made += ran.admitted;
-            self.messages
+            self.state
+                .messages
                 .extend(ran.results.into_iter().map(Message::Tool));
             if let Some(e) = ran.failed {
                 return Err(e.into());
@@ -447,7 +408,9 @@ impl Agent {
         self.note_foreign_blocks().await?;
         self.compact_if_full(&specs, cancel).await?;
         if let Some(b) = &self.run_budget {
-            let input = self.meter.estimate(request_bytes(&self.messages, &specs));
+            let input = self
+                .meter
+                .estimate(request_bytes(&self.state.messages, &specs));
             b.check(input).map_err(AgentError::RunBudget)?;
         }
         self.emit(Event::ModelRequest { request });
@@ -469,10 +432,10 @@ impl Agent {
         };
         let mut refused = false;
         loop {
-            self.sent_bytes = request_bytes(&self.messages, &specs);
+            self.sent_bytes = request_bytes(&self.state.messages, &specs);
             let req = ChatRequest {
                 model: &self.model,
-                messages: &self.messages,
+                messages: &self.state.messages,
                 tools: &specs,
                 output: self.answer_schema.as_deref().map(|s| &s.format),
             };
@@ -501,15 +464,15 @@ impl Agent {
         &mut self,
         completion: &Completion,
     ) -> Result<(), SessionError> {
-        self.usage.requests += 1;
+        self.state.usage.requests += 1;
         if let Some(u) = &completion.usage {
             if let Some(b) = &self.run_budget {
                 b.spend(u.prompt_tokens + u.completion_tokens);
             }
-            self.usage.prompt_tokens += u.prompt_tokens;
-            self.usage.completion_tokens += u.completion_tokens;
-            self.usage.cache_read_tokens += u.cache_read_tokens;
-            self.usage.cache_write_tokens += u.cache_write_tokens;
+            self.state.usage.prompt_tokens += u.prompt_tokens;
+            self.state.usage.completion_tokens += u.completion_tokens;
+            self.state.usage.cache_read_tokens += u.cache_read_tokens;
+            self.state.usage.cache_write_tokens += u.cache_write_tokens;
             self.meter.calibrate(self.sent_bytes, u.prompt_tokens);
             let in_use = u.prompt_tokens + u.completion_tokens;
             self.meter.last_tokens = Some(in_use);
@@ -559,11 +522,11 @@ impl Agent {
     /// cannot replay are sent as their text and tool calls; the session
     /// file and the user hear of it.
     async fn note_foreign_blocks(&mut self) -> Result<(), SessionError> {
-        if self.foreign_noted {
+        if self.state.foreign_noted {
             return Ok(());
         }
-        self.foreign_noted = true;
-        let n = foreign_messages(&self.messages, self.provider.blocks());
+        self.state.foreign_noted = true;
+        let n = foreign_messages(&self.state.messages, self.provider.blocks());
         if n == 0 {
             return Ok(());
         }
@@ -598,7 +561,7 @@ impl Agent {
     ) -> Message {
         let mut taken = self.call_ids();
         let arrived: Vec<String> = calls.iter().map(|c| c.id.clone()).collect();
-        super::tool_call_batches::assign_ids(&mut calls, self.messages.len(), &mut taken);
+        super::tool_call_batches::assign_ids(&mut calls, self.state.messages.len(), &mut taken);
         // The inputs that did not parse, by the ids their calls have now:
         // each is the first call that arrived with its id.
         let mut claimed = vec![false; calls.len()];
@@ -639,7 +602,7 @@ impl Agent {
 
     /// Writes the deferral decision once per session, at its first request.
     async fn record_deferral(&mut self) -> Result<(), SessionError> {
-        if self.deferral_recorded || !self.tools.has_deferrable_sources() {
+        if self.state.deferral_recorded || !self.tools.has_deferrable_sources() {
             return Ok(());
         }
         self.record_event(SessionEvent::Tools {
@@ -647,12 +610,13 @@ impl Agent {
             offered: self.tools.offered_record(),
         })
         .await?;
-        self.deferral_recorded = true;
+        self.state.deferral_recorded = true;
         Ok(())
     }
 
     async fn record_event(&self, event: SessionEvent) -> Result<(), SessionError> {
-        self.session
+        self.state
+            .handle
             .append(&Record::Event {
                 ts: Utc::now().rfc3339(),
                 event,
@@ -662,7 +626,8 @@ impl Agent {
 
     /// Every tool-call id of the session so far.
     fn call_ids(&self) -> std::collections::HashSet<String> {
-        self.messages
+        self.state
+            .messages
             .iter()
             .flat_map(|m| match m {
                 Message::Assistant { tool_calls, .. } => tool_calls.as_slice(),
@@ -673,13 +638,14 @@ impl Agent {
     }
 
     async fn push(&mut self, message: Message) -> Result<(), SessionError> {
-        self.session
+        self.state
+            .handle
             .append(&Record::Message {
                 ts: Utc::now().rfc3339(),
                 message: message.clone(),
             })
             .await?;
-        self.messages.push(message);
+        self.state.messages.push(message);
         Ok(())
     }
 }

@@ -1,0 +1,63 @@
+//! What belongs to the session an agent is in, as one value: its file's
+//! handle, its conversation, and what this run knows of it. Built only from
+//! a [`SessionStart`] (`open_session`, the one way a session begins — a
+//! subagent's too); switching sessions (`/new`, `/resume`, a reload after
+//! `/rewind`) is one assignment, so nothing of the old one is left behind.
+
+use std::collections::BTreeSet;
+
+use super::SessionStart;
+use crate::model::Message;
+use crate::session::{SessionHandle, Unanswered};
+
+/// Token counts and requests of this session, for `/usage`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct UsageTotals {
+    pub requests: u64,
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+    pub cache_read_tokens: u64,
+    pub cache_write_tokens: u64,
+}
+
+pub(crate) struct SessionState {
+    pub(super) handle: SessionHandle,
+    pub(super) messages: Vec<Message>,
+    /// The session was resumed, not made by this run.
+    pub(super) resumed: bool,
+    /// A turn of it was stopped by the user (who may want to come back).
+    pub(super) stopped: bool,
+    /// Whether the session file holds this session's deferral decision.
+    pub(super) deferral_recorded: bool,
+    /// Whether this run already noted blocks its provider cannot replay.
+    pub(super) foreign_noted: bool,
+    /// Whether this session's SessionStart hooks ran in this run.
+    pub(super) session_hooked: bool,
+    /// How the last turn ended when it did not end with an answer: the
+    /// next user message tells the model, so it never sees a bare
+    /// `user, user`.
+    pub(super) unfinished: Option<Unanswered>,
+    pub(super) usage: UsageTotals,
+    /// The deferred tools' names as of the last turn, to tell the model
+    /// what changed (`None` until the first turn takes stock).
+    pub(super) told_tools: Option<BTreeSet<String>>,
+}
+
+impl SessionState {
+    /// A session as it starts in this run: its conversation, nothing yet
+    /// done in it.
+    pub(super) fn from_start(start: SessionStart) -> SessionState {
+        SessionState {
+            handle: start.handle,
+            messages: start.messages,
+            resumed: start.resumed,
+            stopped: false,
+            deferral_recorded: start.deferred.is_some(),
+            foreign_noted: false,
+            session_hooked: false,
+            unfinished: None,
+            usage: UsageTotals::default(),
+            told_tools: None,
+        }
+    }
+}
