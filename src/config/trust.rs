@@ -415,6 +415,12 @@ pub(super) fn owned_by_another(path: &Path) -> bool {
     }
 }
 
+/// Whether the project of `cwd` is trusted as it is now, agent types
+/// included (they are used only then).
+pub(crate) fn project_trusted(paths: &super::Paths, cwd: &std::path::Path) -> bool {
+    project_standing(paths, cwd) == Standing::Trusted
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
