@@ -159,9 +159,10 @@ fn instructions_file(dir: &Path, root: &Path) -> Option<Result<(PathBuf, PathBuf
     })
 }
 
-/// What the person is told of the project's instructions: each file not
-/// read because it is a link out of the repository.
-pub(crate) fn project_warnings(cwd: &Path) -> Vec<String> {
+/// What the person is told before a new session's first request about the
+/// project's instructions: each AGENTS.md / CLAUDE.md not read because it
+/// is a link out of the repository.
+pub fn project_warnings(cwd: &Path) -> Vec<String> {
     let (chain, root) = instruction_folders(cwd);
     chain
         .iter()
@@ -215,6 +216,54 @@ pub(super) fn project_section(cwd: &Path, budget: usize) -> String {
          them):\n\n{}\n",
         parts.join("\n\n")
     )
+}
+
+/// The most of the system prompt the skills' catalog takes.
+const SKILLS_BYTES: usize = 4096;
+/// The most of it the agent types' list takes.
+const AGENT_TYPES_BYTES: usize = 2048;
+
+/// What a new session's system prompt tells the model it can reach: the
+/// configured servers (with their tools' names when those are deferred and
+/// the servers' instructions) and the project's AGENTS.md files.
+pub(crate) fn reach_prompt(
+    tools: &crate::tools::Registry,
+    cwd: &std::path::Path,
+    budgets: &crate::config::PromptSettings,
+    agent_types: Option<&super::subagents::Types>,
+) -> String {
+    let servers: Vec<ServerReach> = tools
+        .mcp_registry()
+        .map(|m| m.described())
+        .unwrap_or_default()
+        .into_iter()
+        .map(|(name, about, tools)| ServerReach { name, about, tools })
+        .collect();
+    // Skills are read with read_file: without it there is nothing to say.
+    let skills = if tools.has_builtin("read_file") {
+        crate::slash::skills::section(&crate::slash::skills::discover(cwd), SKILLS_BYTES)
+    } else {
+        String::new()
+    };
+    // The types the `agent` tool may name, when it is offered.
+    let agents = match agent_types {
+        Some(t) if tools.offers_subagents() => {
+            super::subagents::types::section(&t.types, AGENT_TYPES_BYTES)
+        }
+        _ => String::new(),
+    };
+    let parts = [
+        servers_section(&servers, tools.would_defer(), budgets),
+        project_section(cwd, budgets.project_instructions_bytes),
+        skills,
+        agents,
+    ];
+    parts
+        .iter()
+        .filter(|p| !p.is_empty())
+        .map(|p| p.trim_end())
+        .collect::<Vec<_>>()
+        .join("\n\n")
 }
 
 #[cfg(test)]
