@@ -37,11 +37,9 @@ fn odd_call(id: &str, name: &str, args: &str) -> Reply {
     ))
 }
 
-/// One call under each odd id, the session continued twice: no request
-/// refused, each extends the one before byte for byte, and the session
-/// file keeps the ids as the server sent them.
-fn single(api: Api) {
-    let env = env_for(api);
+/// A session of three turns, one call under each odd id, the session
+/// continued twice: six requests.
+fn three_turns_of_odd_calls(env: &TestEnv) {
     for id in IDS {
         env.fake
             .push(odd_call(id, "read_file", r#"{"path":"notes.txt"}"#));
@@ -50,6 +48,14 @@ fn single(api: Api) {
     env.run(&["-q", "read"]).ok();
     env.run(&["--continue", "-q", "again"]).ok();
     env.run(&["--continue", "-q", "and again"]).ok();
+}
+
+/// One call under each odd id, the session continued twice: no request
+/// refused, each extends the one before byte for byte, and the session
+/// file keeps the ids as the server sent them.
+fn single(api: Api) {
+    let env = env_for(api);
+    three_turns_of_odd_calls(&env);
     env.fake.push(Reply::text("still fine"));
     env.run(&["--continue", "-q", "more"]).ok();
     assert_eq!(env.fake.requests().len(), 7, "no request refused");
@@ -87,14 +93,7 @@ fn switched(api: Api) {
         env.provider_keys(to)
     );
     std::fs::write(env.config_path(), config + &table).unwrap();
-    for id in IDS {
-        env.fake
-            .push(odd_call(id, "read_file", r#"{"path":"notes.txt"}"#));
-        env.fake.push(Reply::text("read it"));
-    }
-    env.run(&["-q", "read"]).ok();
-    env.run(&["--continue", "-q", "again"]).ok();
-    env.run(&["--continue", "-q", "and again"]).ok();
+    three_turns_of_odd_calls(&env);
     env.fake.push(Reply::text("on the other API"));
     let moved = env.run(&["--provider", "other", "--continue", "-q", "move"]);
     moved.ok();
