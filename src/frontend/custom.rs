@@ -86,6 +86,18 @@ impl Custom {
         out
     }
 
+    /// Whether `text` is `/NAME …` for a skill or a custom command: the
+    /// lines [`Custom::load_line`] makes a prompt of.
+    pub(super) fn has(&self, text: &str) -> bool {
+        let (word, _) = text.split_once(char::is_whitespace).unwrap_or((text, ""));
+        word.strip_prefix('/')
+            .map(codex_spelling)
+            .is_some_and(|name| {
+                self.skills.iter().any(|s| s.name == name)
+                    || self.commands.iter().any(|c| c.name == name)
+            })
+    }
+
     /// Whether `text` names a custom command with `` !`…` `` lines to run.
     pub(super) fn runs_commands(&self, text: &str) -> bool {
         let word = text.split_whitespace().next().unwrap_or(text);

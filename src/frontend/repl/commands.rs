@@ -4,7 +4,9 @@
 use std::io::IsTerminal;
 use std::sync::Mutex;
 
-use super::{context_line, leave, next_line, Editor, Flow, ReplContext, ReplError};
+use super::context::{Flow, ReplContext, ReplError};
+use super::editor::{next_line, Editor};
+use super::view::{context_line, leave};
 use crate::agent::Agent;
 use crate::frontend::command_table::{nearest, Slash};
 use crate::frontend::printer::group;

@@ -8,7 +8,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use super::ReplContext;
+use super::context::ReplContext;
 use crate::agent::Agent;
 use crate::checkpoint::{diff, turns, Keep};
 use crate::util::sanitize::clean;

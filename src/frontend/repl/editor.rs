@@ -7,7 +7,7 @@ use std::sync::Mutex;
 
 use rustyline::error::ReadlineError;
 
-use super::ReplError;
+use super::context::ReplError;
 use crate::frontend::complete::Completion;
 
 pub(super) type Editor = rustyline::Editor<Completion, rustyline::history::FileHistory>;

@@ -6,7 +6,8 @@
 use std::path::Path;
 use std::sync::Mutex;
 
-use super::{next_line, Editor, ReplError};
+use super::context::ReplError;
+use super::editor::{next_line, Editor};
 use crate::frontend::menu::Item;
 
 /// Lets the person pick one of `items` (`selected` highlighted first);

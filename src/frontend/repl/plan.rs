@@ -4,7 +4,8 @@
 
 use std::sync::Mutex;
 
-use super::{next_line, Editor, ReplError};
+use super::context::ReplError;
+use super::editor::{next_line, Editor};
 use crate::agent::Agent;
 use crate::config::ApprovalMode;
 

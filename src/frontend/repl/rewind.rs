@@ -5,7 +5,8 @@
 
 use std::io::IsTerminal;
 
-use super::{Editor, Flow, ReplContext, ReplError};
+use super::context::{Flow, ReplContext, ReplError};
+use super::editor::Editor;
 use crate::agent::Agent;
 use crate::checkpoint::rewind::Plan;
 use crate::checkpoint::{turns, Keep};
