@@ -4,17 +4,21 @@
 mod answer_schema;
 mod attach;
 mod compaction;
+mod core;
 mod protocol;
 mod reach;
 mod run_budget;
 mod session;
 mod session_setup;
 pub(crate) mod subagents;
+mod told;
 mod tool_call_batches;
 mod tool_round;
 mod turn;
 mod window;
 
+pub use self::core::Agent;
+pub(crate) use self::core::Parts;
 pub use crate::policy::{By, UserAnswer};
 pub use answer_schema::AnswerSchema;
 pub(crate) use attach::{bind_arguments, Offers};
@@ -26,12 +30,12 @@ pub use protocol::{
 pub use reach::project_warnings as reach_warnings;
 pub(crate) use reach::reach_prompt;
 pub(crate) use run_budget::RunBudget;
+pub(crate) use session::SessionStart;
+pub(crate) use session_setup::open_session;
 pub use session_setup::Opening;
-pub(crate) use session_setup::{open_session, SessionStart};
 pub use tool_call_batches::split_local_tool_batches;
 pub use tool_round::run_tool_call;
-pub(crate) use turn::Parts;
-pub use turn::{Agent, AgentError, EndReason, Left, TurnOutcome};
+pub use turn::{AgentError, EndReason, Left, TurnOutcome};
 pub(crate) use window::Meter;
 
 pub(crate) use attach::outside_mentions;

@@ -6,9 +6,39 @@
 
 use std::collections::BTreeSet;
 
-use super::SessionStart;
+use super::told::Told;
 use crate::model::Message;
 use crate::session::{SessionHandle, Unanswered};
+
+pub(crate) struct SessionStart {
+    pub handle: SessionHandle,
+    pub messages: Vec<Message>,
+    pub resumed: bool,
+    /// The deferral decision the session recorded, to be kept (resume).
+    pub deferred: Option<bool>,
+    /// The tools it offered directly, recorded with it, to be offered again.
+    pub offered: Option<Vec<crate::model::OfferedTool>>,
+    /// The last request's size as the provider counted it (resume): the
+    /// messages it carried, its prompt tokens.
+    pub last_usage: Option<(usize, u64)>,
+    pub warnings: Vec<String>,
+}
+
+impl SessionStart {
+    /// A session begun in `handle` with `messages`, nothing recorded of it
+    /// yet (a subagent's).
+    pub(crate) fn fresh(handle: SessionHandle, messages: Vec<Message>) -> SessionStart {
+        SessionStart {
+            handle,
+            messages,
+            resumed: false,
+            deferred: None,
+            offered: None,
+            last_usage: None,
+            warnings: Vec::new(),
+        }
+    }
+}
 
 /// Token counts and requests of this session, for `/usage`.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -41,6 +71,9 @@ pub(crate) struct SessionState {
     /// The deferred tools' names as of the last turn, to tell the model
     /// what changed (`None` until the first turn takes stock).
     pub(super) told_tools: Option<BTreeSet<String>>,
+    /// The approval mode as its model last heard of it, and where plan
+    /// mode goes back to.
+    pub(super) told: Told,
 }
 
 impl SessionState {
@@ -58,6 +91,7 @@ impl SessionState {
             unfinished: None,
             usage: UsageTotals::default(),
             told_tools: None,
+            told: Told::default(),
         }
     }
 }

@@ -18,38 +18,9 @@ use crate::session::{
 use crate::tools::Registry;
 use crate::util::time::Utc;
 
-use super::turn::{Agent, Parts};
+use super::core::{Agent, Parts};
+use super::session::SessionStart;
 use super::Event;
-
-pub(crate) struct SessionStart {
-    pub handle: SessionHandle,
-    pub messages: Vec<Message>,
-    pub resumed: bool,
-    /// The deferral decision the session recorded, to be kept (resume).
-    pub deferred: Option<bool>,
-    /// The tools it offered directly, recorded with it, to be offered again.
-    pub offered: Option<Vec<crate::model::OfferedTool>>,
-    /// The last request's size as the provider counted it (resume): the
-    /// messages it carried, its prompt tokens.
-    pub last_usage: Option<(usize, u64)>,
-    pub warnings: Vec<String>,
-}
-
-impl SessionStart {
-    /// A session begun in `handle` with `messages`, nothing recorded of it
-    /// yet (a subagent's).
-    pub(crate) fn fresh(handle: SessionHandle, messages: Vec<Message>) -> SessionStart {
-        SessionStart {
-            handle,
-            messages,
-            resumed: false,
-            deferred: None,
-            offered: None,
-            last_usage: None,
-            warnings: Vec::new(),
-        }
-    }
-}
 
 /// Which session a run works in.
 #[derive(Debug, Clone, Copy)]
@@ -289,7 +260,7 @@ impl Agent {
         cwd: &Path,
         resume: Option<&Path>,
     ) -> Result<SessionStart, SessionError> {
-        let types = self.subagents.as_deref().map(|r| r.types());
+        let types = self.family.spawner.as_deref().map(|r| r.types());
         open_session(settings, cwd, &self.tools, types, resume.into()).await
     }
 

@@ -38,6 +38,9 @@ pub(crate) struct Meter {
     /// tokens the provider counted, to calibrate against at the first
     /// request (when the tool definitions are known).
     pub(crate) resumed_count: Option<(usize, u64)>,
+    /// The size of the request last sent, to calibrate against when the
+    /// provider counts it.
+    sent_bytes: u64,
 }
 
 impl Meter {
@@ -52,6 +55,7 @@ impl Meter {
             last_tokens: None,
             warned: false,
             resumed_count: None,
+            sent_bytes: 0,
         }
     }
 
@@ -106,7 +110,18 @@ impl Meter {
     /// request's true size (which calibrates the rate). What they leave
     /// out is inferred: the request was past the window, so either the
     /// window known is too large or the rate too small.
-    pub(crate) fn refused(&mut self, model: &str, said: Overflow, bytes: u64) {
+    /// A request of `bytes` was sent.
+    pub(crate) fn sent(&mut self, bytes: u64) {
+        self.sent_bytes = bytes;
+    }
+
+    /// The provider counted the request last sent as `prompt_tokens`.
+    pub(crate) fn counted(&mut self, prompt_tokens: u64) {
+        self.calibrate(self.sent_bytes, prompt_tokens);
+    }
+
+    pub(crate) fn refused(&mut self, model: &str, said: Overflow) {
+        let bytes = self.sent_bytes;
         if let Some(w) = said.window {
             self.learn(model, w);
         }
@@ -268,16 +283,19 @@ mod tests {
         let said = |window, tokens| Overflow { window, tokens };
         let mut m = Meter::new(ConfiguredWindows::default(), ContextSettings::default());
         // OpenAI and Anthropic say both numbers.
-        m.refused("a", said(Some(5_000), Some(6_000)), 24_000);
+        m.sent(24_000);
+        m.refused("a", said(Some(5_000), Some(6_000)));
         assert_eq!((m.window("a"), m.estimate(24_000)), (Some(5_000), 6_000));
         // Bedrock says neither: a known window stays, the rate rises past it.
         let mut m = Meter::new(ConfiguredWindows::default(), ContextSettings::default());
-        m.refused("claude-x", said(None, None), 350_000);
+        m.sent(350_000);
+        m.refused("claude-x", said(None, None));
         assert_eq!(m.window("claude-x"), Some(200_000));
         assert!(m.estimate(350_000) > 200_000);
         // No window anywhere: a little under what was sent.
         let mut m = Meter::new(ConfiguredWindows::default(), ContextSettings::default());
-        m.refused("b", said(None, None), 35_000);
+        m.sent(35_000);
+        m.refused("b", said(None, None));
         assert_eq!(m.window("b"), Some(9_000));
     }
 }

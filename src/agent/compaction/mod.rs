@@ -9,7 +9,8 @@
 
 use tokio_util::sync::CancellationToken;
 
-use super::turn::{Agent, AgentError};
+use super::core::Agent;
+use super::turn::AgentError;
 use super::window::{message_bytes, request_bytes, Meter};
 use super::Event;
 
@@ -256,7 +257,7 @@ impl Agent {
                     // or the rate was wrong; try again with what it said.
                     Err(AgentError::Provider(e)) if e.context_overflow().is_some() => {
                         if let Some(said) = e.context_overflow() {
-                            self.meter.refused(&self.model, said, self.sent_bytes);
+                            self.meter.refused(&self.model, said);
                         }
                         continue;
                     }
@@ -321,7 +322,7 @@ impl Agent {
                 });
             }
         };
-        self.sent_bytes = request_bytes(ask, specs);
+        self.meter.sent(request_bytes(ask, specs));
         let req = ChatRequest {
             model: &self.model,
             messages: ask,

@@ -31,9 +31,10 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
+use super::core::{Agent, Parts};
 use super::protocol::Event;
 use super::tool_round::{Round, Spawn, Spawner};
-use super::turn::{Agent, AgentError, Parts};
+use super::turn::AgentError;
 use super::window::Meter;
 use super::SessionStart;
 use crate::call::ToolOutput;
@@ -134,14 +135,14 @@ impl Runner {
 impl Agent {
     /// This agent starts subagents through `runner`.
     pub(crate) fn with_subagents(mut self, runner: Arc<Runner>) -> Agent {
-        self.subagents = Some(runner);
+        self.family.spawner = Some(runner);
         self
     }
 
     /// The agent types its subagents may be started as; `None` when it
     /// starts none.
     pub(crate) fn agent_types(&self) -> Option<&Types> {
-        self.subagents.as_deref().map(|r| r.types())
+        self.family.spawner.as_deref().map(|r| r.types())
     }
 }
 
@@ -285,9 +286,9 @@ impl Runner {
             run_budget: from.run_budget.cloned(),
         };
         let mut agent = Agent::from_parts(parts, SessionStart::fresh(handle, vec![system]));
-        agent.budget = Some(budget);
-        agent.agent_type = kind.map(str::to_string);
-        agent.subagents = deeper.map(|d| d as Arc<dyn Spawner>);
+        agent.family.budget = Some(budget);
+        agent.family.agent_type = kind.map(str::to_string);
+        agent.family.spawner = deeper.map(|d| d as Arc<dyn Spawner>);
         // Its own stop (a hook's `continue: false`) ends it, not the
         // parent's round; the round's stop ends it too.
         let stop = round.cancel.child_token();

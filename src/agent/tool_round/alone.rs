@@ -3,7 +3,7 @@
 
 use tokio_util::sync::CancellationToken;
 
-use super::Round;
+use super::round::Round;
 use crate::agent::protocol::EventTx;
 use crate::call::{classify, ToolOutput};
 use crate::model::ToolCall;

@@ -20,25 +20,24 @@ use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde_json::Value;
-use tokio_util::sync::CancellationToken;
 
-use super::protocol::{Event, EventTx, Settled, SettledBy};
+use super::protocol::{Event, Settled, SettledBy};
 use crate::call::{classify, ids, names::Bridge, CallClass, Entry, ToolOutput, ToolRef};
 use crate::config::Decision;
 use crate::model::{ToolCall, ToolResult};
-use crate::policy::{By, Gate, HookContext, HookVerdict, Policy, UserAnswer};
-use crate::session::{Record, SessionError, SessionEvent, SessionHandle};
-use crate::tools::{validation, Registry};
+use crate::policy::{By, HookVerdict, UserAnswer};
+use crate::session::{Record, SessionError, SessionEvent};
+use crate::tools::validation;
 use crate::util::time::Utc;
 
 mod alone;
 mod asking;
 mod connectors;
-mod spawn;
+mod round;
 
 pub(in crate::agent) use alone::run_alone;
 pub use alone::run_tool_call;
-pub(in crate::agent) use spawn::{Spawn, Spawner};
+pub(in crate::agent) use round::{Round, Spawn, Spawner};
 
 /// An entry's arguments and its tool's required ones, as a question shows them.
 struct Asked<'a> {
@@ -97,32 +96,6 @@ impl Shown {
             arguments: None,
         }
     }
-}
-
-pub(super) struct Round<'a> {
-    pub tools: &'a Registry,
-    pub policy: &'a Policy,
-    /// Where results and approvals are recorded; none for a call run on
-    /// its own ([`run_tool_call`]).
-    pub session: Option<&'a SessionHandle>,
-    pub events: &'a EventTx,
-    pub cancel: &'a CancellationToken,
-    /// How many of the round's calls the turn's cap still allows; the
-    /// rest fail unrun.
-    pub allowed: usize,
-    /// The session and folder, for hooks.
-    pub hook_ctx: HookContext,
-    /// Entry order for questions to the user.
-    pub gate: Gate,
-    /// What starts a subagent for an `agent` call; none where subagents
-    /// may not start (past the depth, or a call run on its own).
-    pub subagents: Option<Spawn<'a>>,
-    /// The entry a question is open for (id, tool): a stop meanwhile is
-    /// the user's denial of it, recorded as such.
-    pub open_question: std::sync::Mutex<Option<(String, String)>>,
-    /// What the round's allowed file changes will have left, path by path:
-    /// a later entry's change is planned (and shown) on that.
-    pub earlier: std::sync::Mutex<crate::tools::Earlier>,
 }
 
 /// An entry past its checks: the tool, the arguments to run it with, what

@@ -2,7 +2,8 @@
 //! models, the model in use, the session's usage, and what the catalogs
 //! hold (`/model`, `/usage`, `/tools`, `/mcp`, Tab).
 
-use super::{Agent, UsageTotals};
+use super::super::core::Agent;
+use super::UsageTotals;
 
 impl Agent {
     /// The models the provider lists (`None` when it lists none or cannot

@@ -5,7 +5,7 @@
 
 use std::collections::BTreeSet;
 
-use super::Agent;
+use super::super::core::Agent;
 
 /// How long a turn's start waits for listings under way.
 const SETTLE: std::time::Duration = std::time::Duration::from_secs(2);

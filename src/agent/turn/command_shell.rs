@@ -5,7 +5,7 @@
 
 use tokio_util::sync::CancellationToken;
 
-use super::Agent;
+use super::super::core::Agent;
 use crate::model::ToolCall;
 
 impl Agent {

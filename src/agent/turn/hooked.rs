@@ -8,7 +8,8 @@
 
 use tokio_util::sync::CancellationToken;
 
-use super::{Agent, AgentError};
+use super::super::core::Agent;
+use super::AgentError;
 use crate::agent::Event;
 use crate::policy::{EventOutcome, HookContext, HookEvent};
 
@@ -45,7 +46,7 @@ impl Agent {
         // SubagentStart, not SessionStart and UserPromptSubmit.
         if let Some(id) = self.state.handle.agent() {
             if self.policy.has(HookEvent::SubagentStart) {
-                let kind = self.agent_type.as_deref().unwrap_or("");
+                let kind = self.family.agent_type.as_deref().unwrap_or("");
                 let o = self
                     .policy
                     .subagent_start(&self.hook_ctx(), id, kind, cancel)
@@ -103,7 +104,7 @@ impl Agent {
                 self.policy.stop(&self.hook_ctx(), active, cancel).await
             }
             Some(id) if self.policy.has(HookEvent::SubagentStop) => {
-                let kind = self.agent_type.as_deref().unwrap_or("");
+                let kind = self.family.agent_type.as_deref().unwrap_or("");
                 self.policy
                     .subagent_stop(&self.hook_ctx(), id, kind, active, cancel)
                     .await

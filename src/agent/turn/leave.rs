@@ -4,7 +4,7 @@
 
 use tokio_util::sync::CancellationToken;
 
-use super::Agent;
+use super::super::core::Agent;
 use crate::policy::HookEvent;
 
 /// Why a session ends, as Claude Code's SessionEnd hooks read it.

@@ -4,16 +4,15 @@
 
 use tokio_util::sync::CancellationToken;
 
-use super::protocol::{Event, EventTx, TurnStop};
+use super::core::Agent;
+use super::protocol::{Event, TurnStop};
 use super::tool_round;
-use super::window::{request_bytes, Meter};
+use super::window::request_bytes;
 use crate::model::{Message, NativeBlocks, ToolCall};
-use crate::policy::Policy;
 use crate::provider::{
-    foreign_messages, ChatRequest, Completion, Finish, Provider, ProviderError, ProviderEvent,
+    foreign_messages, ChatRequest, Completion, Finish, ProviderError, ProviderEvent,
 };
-use crate::session::{Record, SessionError, SessionEvent, SessionHandle};
-use crate::tools::Registry;
+use crate::session::{Record, SessionError, SessionEvent};
 use crate::util::time::Utc;
 
 mod asked;
@@ -40,164 +39,7 @@ pub struct TurnOutcome {
     pub output: Option<serde_json::Value>,
 }
 
-pub struct Agent {
-    /// Shared so a front end can ask it things beside a turn (its models).
-    pub(super) provider: std::sync::Arc<dyn Provider>,
-    pub(super) model: String,
-    pub(super) tools: Registry,
-    pub(super) policy: Policy,
-    /// The session it is in, as one value.
-    pub(super) state: super::session::SessionState,
-    /// How full the model's window is, and when to compact.
-    pub(super) meter: Meter,
-    /// The size of the request last sent, for calibrating the meter.
-    pub(super) sent_bytes: u64,
-    pub(super) max_turns: u32,
-    pub(super) events: EventTx,
-    /// What starts subagents for this agent's `agent` calls (none when it
-    /// may not start any).
-    pub(super) subagents: Option<std::sync::Arc<dyn super::tool_round::Spawner>>,
-    /// A subagent's: what it may spend, and what all of them have.
-    pub(super) budget: Option<super::subagents::budget::Budget>,
-    /// A subagent's type, which SubagentStop hooks' matchers are tried on.
-    pub(super) agent_type: Option<String>,
-    /// What the whole run may spend, shared with its subagents.
-    pub(super) run_budget: Option<super::RunBudget>,
-    /// The shape the final answer must have (`--output-schema`).
-    pub(super) answer_schema: Option<std::sync::Arc<super::AnswerSchema>>,
-    /// The approval mode the model was last told of, and whether the
-    /// person approved its plan since (`modes`).
-    pub(super) told_mode: modes::Told,
-}
-
-/// What an agent is made of besides the session it is in: the session
-/// comes from [`Agent::start`], the one way a session begins.
-pub(crate) struct Parts {
-    pub provider: std::sync::Arc<dyn Provider>,
-    pub model: String,
-    pub tools: Registry,
-    /// Hooks and approvals around every tool call.
-    pub policy: Policy,
-    /// The model windows config gives and when to compact.
-    pub meter: Meter,
-    pub max_turns: u32,
-    pub events: EventTx,
-    /// `--max-budget-tokens`, shared by the run's agents.
-    pub run_budget: Option<super::RunBudget>,
-}
-
 impl Agent {
-    /// The agent, in `session` with no history yet: `Agent::begin` gives
-    /// it the session's own state.
-    pub(super) fn from_parts(parts: Parts, start: super::SessionStart) -> Agent {
-        Agent {
-            provider: parts.provider,
-            model: parts.model,
-            tools: parts.tools,
-            policy: parts.policy,
-            state: super::session::SessionState::from_start(start),
-            meter: parts.meter,
-            sent_bytes: 0,
-            max_turns: parts.max_turns,
-            events: parts.events,
-            subagents: None,
-            budget: None,
-            agent_type: None,
-            run_budget: parts.run_budget,
-            answer_schema: None,
-            told_mode: modes::Told::default(),
-        }
-    }
-
-    /// The policy, for `/approvals`, `/yolo` and setting who answers.
-    pub(crate) fn policy_mut(&mut self) -> &mut Policy {
-        &mut self.policy
-    }
-
-    /// The session begun left its last request unanswered: the next
-    /// message says so.
-    pub(super) fn mark_unanswered(&mut self) {
-        self.state.unfinished = Some(Unanswered::Interrupted);
-    }
-
-    /// Where this agent's events go, for front ends that add their own.
-    pub(crate) fn events(&self) -> EventTx {
-        self.events.clone()
-    }
-
-    /// How servers' forms are put while `answers` is answered (the REPL,
-    /// a `--json-answers` script): a `form_asked` event, the answer on the
-    /// same channel as an approval's.
-    pub(crate) fn form_asker(&self, answers: crate::policy::Answers) -> crate::mcp::Asker {
-        let events = self.events();
-        crate::mcp::Asker {
-            answers,
-            tell: std::sync::Arc::new(move |f: crate::mcp::FormAsked| {
-                let _ = events.send(Event::FormAsked {
-                    id: f.id,
-                    server: f.server,
-                    message: f.message,
-                    fields: f.fields,
-                });
-            }),
-        }
-    }
-
-    /// The conversation so far.
-    pub(crate) fn messages(&self) -> &[Message] {
-        &self.state.messages
-    }
-
-    /// Whether the user has written anything in this session.
-    pub(crate) fn has_user_message(&self) -> bool {
-        self.state
-            .messages
-            .iter()
-            .any(|m| matches!(m, Message::User { .. }))
-    }
-
-    /// Whether the session is worth keeping when the run ends: one resumed
-    /// (it was kept before), one the model answered in, or one whose turn
-    /// the user stopped. A new session whose every turn failed before an
-    /// answer is not, so `--continue` never lands in it.
-    pub(crate) fn keeps_session(&self) -> bool {
-        self.state.resumed
-            || self.state.stopped
-            || self
-                .state
-                .messages
-                .iter()
-                .any(|m| matches!(m, Message::Assistant { .. }))
-    }
-
-    pub(crate) fn session(&self) -> &SessionHandle {
-        &self.state.handle
-    }
-
-    pub(super) fn emit(&self, e: Event) {
-        let _ = self.events.send(e);
-    }
-
-    /// The agent's side of [`Agent::begin`]: the session's own state
-    /// replaces the last one's, provider and tools kept. Returns the
-    /// session it leaves, for the caller to close.
-    pub(super) fn switch_session(&mut self, start: super::SessionStart) -> SessionHandle {
-        self.meter.last_tokens = None;
-        self.meter.warned = false;
-        self.meter.resume_from(start.last_usage);
-        let new = super::session::SessionState::from_start(start);
-        let old = std::mem::replace(&mut self.state, new);
-        // What this conversation's model heard; where plan mode goes back
-        // to is the person's, kept.
-        self.told_mode =
-            modes::Told::from_history(&self.state.messages).returning_to(&self.told_mode);
-        old.handle
-    }
-
-    pub(crate) fn model(&self) -> &str {
-        &self.model
-    }
-
     pub async fn run_turn(
         &mut self,
         user_text: &str,
@@ -272,15 +114,15 @@ impl Agent {
         let mut calls_made: usize = 0;
         let mut stop_hook_active = false;
         let mut corrected = false;
-        for request in 1..=self.max_turns {
-            if let Some(b) = &self.budget {
+        for request in 1..=self.bounds.max_turns {
+            if let Some(b) = &self.family.budget {
                 // Others may have spent the run's tokens since the last.
                 b.check(self.state.usage.prompt_tokens + self.state.usage.completion_tokens)
                     .map_err(AgentError::OverBudget)?;
             }
             let completion = self.request(request, cancel).await?;
             self.note_completion(&completion).await?;
-            if let Some(b) = &self.budget {
+            if let Some(b) = &self.family.budget {
                 let spent = completion
                     .usage
                     .as_ref()
@@ -314,6 +156,7 @@ impl Agent {
                     continue;
                 }
                 let output = match self
+                    .bounds
                     .answer_schema
                     .as_deref()
                     .map(|s| s.check(&completion.content))
@@ -348,27 +191,27 @@ impl Agent {
                 });
             }
             let cap = self.policy.max_tool_calls_per_turn() as usize;
-            let round = tool_round::Round {
-                tools: &self.tools,
-                policy: &self.policy,
-                session: Some(&self.state.handle),
-                events: &self.events,
-                cancel,
-                allowed: cap.saturating_sub(calls_made),
-                hook_ctx: self.hook_ctx(),
-                gate: crate::policy::Gate::new(calls.len()),
-                subagents: self
-                    .subagents
-                    .as_deref()
-                    .map(|spawner| super::tool_round::Spawn {
-                        spawner,
-                        provider: &self.provider,
-                        model: &self.model,
-                        run_budget: self.run_budget.as_ref(),
+            let round =
+                tool_round::Round {
+                    tools: &self.tools,
+                    policy: &self.policy,
+                    session: Some(&self.state.handle),
+                    events: &self.events,
+                    cancel,
+                    allowed: cap.saturating_sub(calls_made),
+                    hook_ctx: self.hook_ctx(),
+                    gate: crate::policy::Gate::new(calls.len()),
+                    subagents: self.family.spawner.as_deref().map(|spawner| {
+                        super::tool_round::Spawn {
+                            spawner,
+                            provider: &self.provider,
+                            model: &self.model,
+                            run_budget: self.bounds.run_budget.as_ref(),
+                        }
                     }),
-                open_question: std::sync::Mutex::new(None),
-                earlier: Default::default(),
-            };
+                    open_question: std::sync::Mutex::new(None),
+                    earlier: Default::default(),
+                };
             let ran = round.run(&calls).await;
             calls_made += ran.admitted;
             self.state
@@ -381,13 +224,13 @@ impl Agent {
                 return Err(AgentError::Cancelled);
             }
         }
-        match self.budget {
+        match self.family.budget {
             // A subagent's requests are `[agents] max_turns`.
             Some(_) => Err(AgentError::OverBudget(format!(
                 "no final answer after {} model requests ([agents] max_turns)",
-                self.max_turns
+                self.bounds.max_turns
             ))),
-            None => Err(AgentError::MaxTurns(self.max_turns)),
+            None => Err(AgentError::MaxTurns(self.bounds.max_turns)),
         }
     }
 
@@ -407,7 +250,7 @@ impl Agent {
         self.record_deferral().await?;
         self.note_foreign_blocks().await?;
         self.compact_if_full(&specs, cancel).await?;
-        if let Some(b) = &self.run_budget {
+        if let Some(b) = &self.bounds.run_budget {
             let input = self
                 .meter
                 .estimate(request_bytes(&self.state.messages, &specs));
@@ -432,12 +275,12 @@ impl Agent {
         };
         let mut refused = false;
         loop {
-            self.sent_bytes = request_bytes(&self.state.messages, &specs);
+            self.meter.sent(request_bytes(&self.state.messages, &specs));
             let req = ChatRequest {
                 model: &self.model,
                 messages: &self.state.messages,
                 tools: &specs,
-                output: self.answer_schema.as_deref().map(|s| &s.format),
+                output: self.bounds.answer_schema.as_deref().map(|s| &s.format),
             };
             let e = match self.provider.complete(req, &on_event, cancel).await {
                 Ok(c) => return Ok(c),
@@ -448,7 +291,7 @@ impl Agent {
             match e.context_overflow() {
                 Some(said) if !refused => {
                     refused = true;
-                    self.meter.refused(&self.model, said, self.sent_bytes);
+                    self.meter.refused(&self.model, said);
                     if !self.compact(Reason::Refused, None, &specs, cancel).await? {
                         return Err(AgentError::Provider(e));
                     }
@@ -466,14 +309,14 @@ impl Agent {
     ) -> Result<(), SessionError> {
         self.state.usage.requests += 1;
         if let Some(u) = &completion.usage {
-            if let Some(b) = &self.run_budget {
+            if let Some(b) = &self.bounds.run_budget {
                 b.spend(u.prompt_tokens + u.completion_tokens);
             }
             self.state.usage.prompt_tokens += u.prompt_tokens;
             self.state.usage.completion_tokens += u.completion_tokens;
             self.state.usage.cache_read_tokens += u.cache_read_tokens;
             self.state.usage.cache_write_tokens += u.cache_write_tokens;
-            self.meter.calibrate(self.sent_bytes, u.prompt_tokens);
+            self.meter.counted(u.prompt_tokens);
             let in_use = u.prompt_tokens + u.completion_tokens;
             self.meter.last_tokens = Some(in_use);
             let window = self.meter.window(&self.model);
