@@ -30,6 +30,10 @@
 //!
 //! The questions a newcomer asks first:
 //!
+//! - **What is an agent made of?** `agent/core.rs` (`Agent`: provider and
+//!   model, tools, policy, the session it is in as one `SessionState`, the
+//!   window's meter, its place among the run's agents, the run's bounds);
+//!   each file of `agent/` adds one thing it does.
 //! - **Where is a session opened?** `agent/session_setup.rs`
 //!   (`open_session`: a new or resumed session file, its messages and
 //!   tools), made the agent's by `Agent::begin`; `Agent::leave`
@@ -47,7 +51,7 @@
 //!   for the typed answer a front end hands back on `policy::Answers`.
 //! - **Where is a request built?** `agent/turn/mod.rs` (`Agent::request`)
 //!   takes the history and the session's tool list; each API's body is a
-//!   pure function of them — `provider/openai/mod.rs`,
+//!   pure function of them — `provider/openai/wire.rs`,
 //!   `provider/responses/wire.rs`, `provider/anthropic/wire.rs`,
 //!   `provider/bedrock/wire.rs`, `provider/gemini/wire.rs` (alternating turns
 //!   through `provider/blocks.rs`) — sent, retried and read back by

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use super::context::ConfiguredWindows;
 use super::defaults::{self, ms};
-use super::file::{ConfigFile, Effort, ProviderKind, ThinkingMode};
+use super::file::{ConfigFile, Effort, ProviderEntry, ProviderKind, ThinkingMode};
 use super::{presets, ConfigError, Overrides};
 
 #[derive(Debug, Clone)]
@@ -61,42 +61,8 @@ pub(super) fn resolve_provider(
     file: &ConfigFile,
     ov: &Overrides,
 ) -> Result<ProviderSettings, ConfigError> {
-    let name = ov
-        .provider
-        .clone()
-        .or_else(|| file.provider.clone())
-        .unwrap_or_else(|| defaults::PROVIDER.to_string());
-    let preset = presets::preset(&name);
-    let entry = match (preset, file.providers.get(&name)) {
-        (Some(p), Some(user)) => presets::overlay(p, user),
-        (Some(p), None) => p,
-        (None, Some(user)) => user.clone(),
-        (None, None) => {
-            let mut known: Vec<String> = presets::NAMES.iter().map(|s| s.to_string()).collect();
-            known.extend(file.providers.keys().cloned());
-            known.sort();
-            known.dedup();
-            return Err(ConfigError::UnknownProvider { name, known });
-        }
-    };
-    // `--provider` naming another provider than the file's takes that
-    // provider's own model: the top-level `model` was written for the
-    // file's provider, and another server would not know it.
-    let switched = ov.provider.is_some() && ov.provider != file.provider;
-    let (first, second) = if switched {
-        (&entry.model, &file.model)
-    } else {
-        (&file.model, &entry.model)
-    };
-    let model = ov
-        .model
-        .clone()
-        .or_else(|| first.clone())
-        .or_else(|| second.clone())
-        .filter(|m| !m.trim().is_empty())
-        .ok_or_else(|| ConfigError::NoModel {
-            provider: name.clone(),
-        })?;
+    let (name, entry) = entry_for(file, ov)?;
+    let model = model_for(file, ov, &name, &entry)?;
     // The `openai` preset speaks Responses to OpenAI's reasoning models —
     // the one API that keeps their reasoning between turns — and Chat
     // Completions to the others, unless the file names a kind.
@@ -110,28 +76,153 @@ pub(super) fn resolve_provider(
         }
         kind => kind,
     };
-    let env = |k: &str| std::env::var(k).ok().filter(|v| !v.trim().is_empty());
     let region = entry
         .region
         .clone()
         .or_else(|| env("AWS_REGION"))
         .or_else(|| env("AWS_DEFAULT_REGION"));
-    // Only a profile named in config; AWS_PROFILE is read with the other
-    // AWS variables, after the key variables, as the AWS tools do.
-    let profile = entry.profile.clone();
+    let base_url = base_url_for(&name, &entry, kind, region.as_deref())?;
+    let thinking = thinking_for(&name, &entry, kind)?;
+    let (api_key_env, api_key) = key_for(&entry, kind);
+    Ok(ProviderSettings {
+        kind,
+        base_url,
+        api_key_env,
+        api_key,
+        model,
+        headers: entry.headers.clone().into_iter().collect(),
+        retry: RetryPolicy {
+            max_retries: entry.max_retries.unwrap_or(defaults::MAX_RETRIES),
+            base: ms(entry.retry_base_ms.unwrap_or(defaults::RETRY_BASE_MS)),
+            max: ms(entry.retry_max_ms.unwrap_or(defaults::RETRY_MAX_MS)),
+        },
+        connect_timeout: ms(entry
+            .connect_timeout_ms
+            .map_or(defaults::CONNECT_TIMEOUT_MS, |n| n.get())),
+        idle_timeout: ms(entry
+            .idle_timeout_ms
+            .map_or(defaults::IDLE_TIMEOUT_MS, |n| n.get())),
+        request_timeout: ms(entry
+            .request_timeout_ms
+            .map_or(defaults::REQUEST_TIMEOUT_MS, |n| n.get())),
+        max_reply_bytes: entry
+            .max_reply_bytes
+            .map_or(defaults::MAX_REPLY_BYTES, |n| n.get()),
+        max_tokens: entry.max_tokens.map_or(defaults::MAX_TOKENS, |n| n.get()),
+        max_tokens_given: entry.max_tokens.is_some(),
+        thinking,
+        effort: entry.reasoning_effort,
+        region,
+        // Only a profile named in config; AWS_PROFILE is read with the
+        // other AWS variables, after the key variables, as the AWS tools do.
+        profile: entry.profile.clone(),
+        windows: ConfiguredWindows {
+            provider: entry.context_window.map(|n| n.get()),
+            models: entry
+                .models
+                .iter()
+                .filter_map(|(m, e)| Some((m.clone(), e.context_window?.get())))
+                .collect(),
+        },
+        name,
+    })
+}
+
+/// A variable of the environment, when set to more than blanks.
+fn env(k: &str) -> Option<String> {
+    std::env::var(k).ok().filter(|v| !v.trim().is_empty())
+}
+
+/// The provider's name and its entry: `--provider`, else the file's, else
+/// the default; a preset with the file's entry laid over it.
+fn entry_for(file: &ConfigFile, ov: &Overrides) -> Result<(String, ProviderEntry), ConfigError> {
+    let name = ov
+        .provider
+        .clone()
+        .or_else(|| file.provider.clone())
+        .unwrap_or_else(|| defaults::PROVIDER.to_string());
+    let entry = match (presets::preset(&name), file.providers.get(&name)) {
+        (Some(p), Some(user)) => presets::overlay(p, user),
+        (Some(p), None) => p,
+        (None, Some(user)) => user.clone(),
+        (None, None) => {
+            let mut known: Vec<String> = presets::NAMES.iter().map(|s| s.to_string()).collect();
+            known.extend(file.providers.keys().cloned());
+            known.sort();
+            known.dedup();
+            return Err(ConfigError::UnknownProvider { name, known });
+        }
+    };
+    Ok((name, entry))
+}
+
+/// `-m`, else the model the file names. `--provider` naming another
+/// provider than the file's takes that provider's own model first: the
+/// top-level `model` was written for the file's provider, and another
+/// server would not know it.
+fn model_for(
+    file: &ConfigFile,
+    ov: &Overrides,
+    name: &str,
+    entry: &ProviderEntry,
+) -> Result<String, ConfigError> {
+    let switched = ov.provider.is_some() && ov.provider != file.provider;
+    let (first, second) = if switched {
+        (&entry.model, &file.model)
+    } else {
+        (&file.model, &entry.model)
+    };
+    ov.model
+        .clone()
+        .or_else(|| first.clone())
+        .or_else(|| second.clone())
+        .filter(|m| !m.trim().is_empty())
+        .ok_or_else(|| ConfigError::NoModel {
+            provider: name.to_string(),
+        })
+}
+
+/// The URL requests go to, without a trailing `/`: the entry's, or for
+/// Bedrock the region's (a region only in the AWS profile is read when
+/// the provider starts); an http:// or https:// URL or nothing.
+fn base_url_for(
+    name: &str,
+    entry: &ProviderEntry,
+    kind: ProviderKind,
+    region: Option<&str>,
+) -> Result<String, ConfigError> {
     let base_url = match (
         entry.base_url.clone().filter(|u| !u.trim().is_empty()),
         kind,
     ) {
         (Some(url), _) => url,
-        // Bedrock's URL follows the region; a region only in the AWS
-        // profile is read when the provider starts.
         (None, ProviderKind::Bedrock) => region
-            .as_ref()
             .map(|r| format!("https://bedrock-runtime.{r}.amazonaws.com"))
             .unwrap_or_default(),
-        (None, _) => return Err(ConfigError::NoBaseUrl { name: name.clone() }),
+        (None, _) => {
+            return Err(ConfigError::NoBaseUrl {
+                name: name.to_string(),
+            })
+        }
     };
+    let http = base_url.starts_with("http://") || base_url.starts_with("https://");
+    if !(base_url.is_empty() || http) {
+        return Err(ConfigError::BadValue {
+            what: format!("providers.{name}.base_url"),
+            expected: "an http:// or https:// URL",
+            got: base_url,
+        });
+    }
+    Ok(base_url.trim_end_matches('/').to_string())
+}
+
+/// Extended thinking as the entry asks for it, checked against what the
+/// API takes.
+fn thinking_for(
+    name: &str,
+    entry: &ProviderEntry,
+    kind: ProviderKind,
+) -> Result<Thinking, ConfigError> {
     let thinking = match (entry.thinking, entry.thinking_budget) {
         (Some(ThinkingMode::Off), _) => Thinking::Off,
         (Some(ThinkingMode::Adaptive), _) => Thinking::Adaptive,
@@ -166,14 +257,13 @@ pub(super) fn resolve_provider(
             });
         }
     }
-    let http = base_url.starts_with("http://") || base_url.starts_with("https://");
-    if !(base_url.is_empty() || http) {
-        return Err(ConfigError::BadValue {
-            what: format!("providers.{name}.base_url"),
-            expected: "an http:// or https:// URL",
-            got: base_url,
-        });
-    }
+    Ok(thinking)
+}
+
+/// The variable the key is read from and the key: remembered as secrets,
+/// with the headers that look like them, so no error, warning or note
+/// shows them from here on.
+fn key_for(entry: &ProviderEntry, kind: ProviderKind) -> (Option<String>, Option<String>) {
     // Anthropic always needs a key: a custom `kind = "anthropic"` provider
     // without `api_key_env` reads the usual variable.
     // `api_key_env = ""` is no variable: the provider takes no key.
@@ -204,7 +294,6 @@ pub(super) fn resolve_provider(
             .and_then(|v| std::env::var(v).ok())
             .filter(|k| !k.trim().is_empty())
     });
-    // From here on no error, warning or note shows them.
     for secret in api_key.iter().chain(
         entry
             .headers
@@ -214,46 +303,7 @@ pub(super) fn resolve_provider(
     ) {
         crate::util::secrets::remember(secret);
     }
-    Ok(ProviderSettings {
-        kind,
-        base_url: base_url.trim_end_matches('/').to_string(),
-        api_key_env,
-        api_key,
-        model,
-        headers: entry.headers.clone().into_iter().collect(),
-        retry: RetryPolicy {
-            max_retries: entry.max_retries.unwrap_or(defaults::MAX_RETRIES),
-            base: ms(entry.retry_base_ms.unwrap_or(defaults::RETRY_BASE_MS)),
-            max: ms(entry.retry_max_ms.unwrap_or(defaults::RETRY_MAX_MS)),
-        },
-        connect_timeout: ms(entry
-            .connect_timeout_ms
-            .map_or(defaults::CONNECT_TIMEOUT_MS, |n| n.get())),
-        idle_timeout: ms(entry
-            .idle_timeout_ms
-            .map_or(defaults::IDLE_TIMEOUT_MS, |n| n.get())),
-        request_timeout: ms(entry
-            .request_timeout_ms
-            .map_or(defaults::REQUEST_TIMEOUT_MS, |n| n.get())),
-        max_reply_bytes: entry
-            .max_reply_bytes
-            .map_or(defaults::MAX_REPLY_BYTES, |n| n.get()),
-        max_tokens: entry.max_tokens.map_or(defaults::MAX_TOKENS, |n| n.get()),
-        max_tokens_given: entry.max_tokens.is_some(),
-        thinking,
-        effort: entry.reasoning_effort,
-        region,
-        profile,
-        windows: ConfiguredWindows {
-            provider: entry.context_window.map(|n| n.get()),
-            models: entry
-                .models
-                .iter()
-                .filter_map(|(m, e)| Some((m.clone(), e.context_window?.get())))
-                .collect(),
-        },
-        name,
-    })
+    (api_key_env, api_key)
 }
 
 /// Whether `model` is one of OpenAI's reasoning models (o-series,

@@ -11,49 +11,16 @@ use std::time::Duration;
 use super::builtin::BuiltinSettings;
 pub use super::context::{AgentSettings, ConfiguredWindows, ContextSettings, PromptSettings};
 use super::hook_settings::HooksSettings;
+pub use super::limits::Limits;
+pub use super::mcp_server::{mcp_servers, McpServerSettings, RemoteSettings};
 
 use super::approvals::{approval_settings, ApprovalRule, ApprovalSettings, RuleOrigin};
 use super::defaults::{self, ms};
-use super::file::{
-    Concurrency, ConfigFile, Decision, DeferMode, LimitsSection, McpServerEntry, ToolFilter, WarmUp,
-};
+use super::file::{Decision, DeferMode, WarmUp};
 use super::provider::resolve_provider;
 pub use super::provider::{ProviderSettings, RetryPolicy, Thinking};
 use super::{load_merged, ConfigError, Overrides, Paths};
 use crate::util::time::Utc;
-
-/// Bounds on what hermes holds, keeps and passes on (`[limits]`).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Limits {
-    pub tool_output_bytes: usize,
-    pub stderr_line_bytes: usize,
-    pub stderr_quote_chars: usize,
-    pub server_log_bytes: u64,
-    pub servers_started_at_once: usize,
-}
-
-impl Default for Limits {
-    fn default() -> Self {
-        Limits::from_section(&LimitsSection::default())
-    }
-}
-
-impl Limits {
-    fn from_section(l: &LimitsSection) -> Limits {
-        let or = |v: Option<std::num::NonZeroU64>, d: u64| v.map_or(d, |n| n.get());
-        let size = |v, d| usize::try_from(or(v, d)).unwrap_or(usize::MAX);
-        Limits {
-            tool_output_bytes: size(l.tool_output_bytes, defaults::TOOL_OUTPUT_BYTES),
-            stderr_line_bytes: size(l.stderr_line_bytes, defaults::STDERR_LINE_BYTES),
-            stderr_quote_chars: size(l.stderr_quote_chars, defaults::STDERR_QUOTE_CHARS),
-            server_log_bytes: or(l.server_log_bytes, defaults::SERVER_LOG_BYTES),
-            servers_started_at_once: size(
-                l.servers_started_at_once,
-                defaults::SERVERS_STARTED_AT_ONCE,
-            ),
-        }
-    }
-}
 
 /// When MCP and connector tools are deferred behind the bridge tools.
 #[derive(Debug, Clone, PartialEq)]
@@ -83,100 +50,6 @@ impl Default for DeferPolicy {
     }
 }
 
-/// One configured MCP server, defaults filled in.
-#[derive(Debug, Clone, PartialEq)]
-pub struct McpServerSettings {
-    /// A local server's program; empty for a remote one.
-    pub command: String,
-    /// A remote server: its endpoint, headers and credentials.
-    pub remote: Option<RemoteSettings>,
-    pub elicitation: super::Elicitation,
-    pub args: Vec<String>,
-    pub env: BTreeMap<String, String>,
-    /// The server's working directory; hermes' own when not configured.
-    pub cwd: Option<String>,
-    pub enabled: bool,
-    pub concurrency: Concurrency,
-    pub startup_timeout: Duration,
-    pub tool_timeout: Duration,
-    pub tools: ToolFilter,
-    /// The `[limits]` that apply to its results and its stderr.
-    pub limits: Limits,
-    /// A `${VAR}` it needs that is not set: the one-line error it gives
-    /// when it is needed, instead of starting with the reference as text.
-    pub unset: Option<String>,
-}
-
-/// A remote server's endpoint and how hermes proves who it is to it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct RemoteSettings {
-    pub url: String,
-    pub headers: BTreeMap<String, String>,
-    /// The variable holding a bearer token (sent as `Authorization`).
-    pub bearer_token_env: Option<String>,
-    pub oauth: super::OAuthEntry,
-}
-
-impl McpServerSettings {
-    pub fn from_entry(e: &McpServerEntry) -> McpServerSettings {
-        McpServerSettings {
-            command: e.command.clone(),
-            remote: e.url.as_ref().map(|url| RemoteSettings {
-                url: url.clone(),
-                headers: e.headers.clone(),
-                bearer_token_env: e.bearer_token_env.clone(),
-                oauth: e.oauth.clone().unwrap_or_default(),
-            }),
-            elicitation: e.elicitation.unwrap_or(super::Elicitation::Ask),
-            args: e.args.clone(),
-            env: e.env.clone(),
-            cwd: e.cwd.clone(),
-            enabled: e.enabled.unwrap_or(true),
-            concurrency: e.concurrency.unwrap_or(defaults::CONCURRENCY),
-            startup_timeout: ms(e
-                .startup_timeout_ms
-                .map_or(defaults::STARTUP_TIMEOUT_MS, |n| n.get())),
-            tool_timeout: ms(e
-                .tool_timeout_ms
-                .map_or(defaults::TOOL_TIMEOUT_MS, |n| n.get())),
-            tools: ToolFilter {
-                include: e
-                    .tools
-                    .include
-                    .iter()
-                    .chain(&e.enabled_tools)
-                    .cloned()
-                    .collect(),
-                exclude: e
-                    .tools
-                    .exclude
-                    .iter()
-                    .chain(&e.disabled_tools)
-                    .cloned()
-                    .collect(),
-            },
-            limits: Limits::default(),
-            unset: None,
-        }
-    }
-
-    /// A server run with `command` and every default: for tests and benches.
-    pub fn command(command: impl Into<String>) -> McpServerSettings {
-        McpServerSettings::from_entry(&McpServerEntry {
-            command: command.into(),
-            ..McpServerEntry::default()
-        })
-    }
-
-    /// A remote server at `url` with every default: for tests and benches.
-    pub fn remote(url: &str) -> McpServerSettings {
-        McpServerSettings::from_entry(&McpServerEntry {
-            url: Some(url.to_string()),
-            ..McpServerEntry::default()
-        })
-    }
-}
-
 /// What the project's server files (`.mcp.json`, …) that were read leave
 /// out, a line a server.
 fn server_file_notes(sources: &[std::path::PathBuf]) -> Vec<String> {
@@ -194,39 +67,6 @@ fn claude_settings_notes(sources: &[std::path::PathBuf]) -> Vec<String> {
         .filter(|p| super::claude::is_settings(p))
         .filter_map(|p| std::fs::read_to_string(p).ok().map(|t| (p, t)))
         .flat_map(|(p, t)| super::claude::notes(p, &t))
-        .collect()
-}
-
-/// The configured MCP servers, by name, defaults and `[limits]` filled in.
-pub fn mcp_servers(file: &ConfigFile) -> BTreeMap<String, McpServerSettings> {
-    let limits = Limits::from_section(&file.limits);
-    file.mcp_servers
-        .iter()
-        .map(|(n, e)| {
-            let mut s = McpServerSettings::from_entry(e);
-            s.limits = limits;
-            s.expand_vars(n);
-            // A token a server is given may come back in its errors, and in
-            // any tool result (a command that prints its environment or the
-            // config): from here on, everywhere they go, they are hidden.
-            let headers = s.remote.iter().flat_map(|r| r.headers.iter());
-            for (k, v) in s.env.iter().chain(headers) {
-                // A reference left unexpanded (`${TOKEN}`, not set) is no
-                // secret, and must stay readable in the error about it.
-                if crate::util::secrets::looks_secret(k) && !super::vars::refers(v) {
-                    crate::util::secrets::remember(v);
-                }
-            }
-            if let Some(token) = s
-                .remote
-                .as_ref()
-                .and_then(|r| r.bearer_token_env.as_deref())
-                .and_then(|var| std::env::var(var).ok())
-            {
-                crate::util::secrets::remember(&token);
-            }
-            (n.clone(), s)
-        })
         .collect()
 }
 
@@ -439,6 +279,7 @@ pub fn resolve(paths: Paths, cwd: &Path, ov: &Overrides) -> Result<Settings, Con
 mod tests {
     use super::*;
     use crate::config::file::ApprovalMode;
+    use crate::config::Concurrency;
 
     #[test]
     fn an_empty_config_resolves_to_the_documented_defaults() {

@@ -69,59 +69,6 @@ pub fn refers(text: &str) -> bool {
     text.contains("${")
 }
 
-impl super::McpServerSettings {
-    /// `${VAR}` and `${VAR:-default}` expanded, from this start's
-    /// environment, wherever Claude Code expands them: command, arguments,
-    /// environment, folder, URL and headers. The first variable that is not
-    /// set is kept as [`McpServerSettings::unset`].
-    pub(super) fn expand_vars(&mut self, name: &str) {
-        let mut unset: Option<(String, String)> = None;
-        let mut one = |text: &mut String, field: String| {
-            if !refers(text) {
-                return;
-            }
-            match expand(text) {
-                Ok(v) => *text = v,
-                Err(u) => {
-                    unset.get_or_insert((u.var, field));
-                }
-            }
-        };
-        one(&mut self.command, "command".into());
-        for (i, a) in self.args.iter_mut().enumerate() {
-            one(a, format!("args[{i}]"));
-        }
-        for (k, v) in self.env.iter_mut() {
-            one(v, format!("env.{k}"));
-        }
-        if let Some(cwd) = &mut self.cwd {
-            one(cwd, "cwd".into());
-        }
-        if let Some(r) = &mut self.remote {
-            one(&mut r.url, "url".into());
-            for (k, v) in r.headers.iter_mut() {
-                one(v, format!("headers.{k}"));
-            }
-        }
-        let url = self.remote.as_ref().map(|r| r.url.clone());
-        if let (None, Some(url)) = (&unset, url) {
-            if !(url.starts_with("https://") || url.starts_with("http://")) {
-                self.unset = Some(format!(
-                    "server `{name}`: its url expands to `{url}`, which is not an http:// or \
-                     https:// URL"
-                ));
-                return;
-            }
-        }
-        self.unset = unset.map(|(var, field)| {
-            format!(
-                "server `{name}` needs ${{{var}}} (in its {field}), which is not set: set it in \
-                 the environment hermes starts in, or write ${{{var}:-default}}"
-            )
-        });
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -24,9 +24,5 @@ mod terminal;
 mod tool_block;
 mod typeahead;
 
-/// What the person is told of a typed byte that was not UTF-8.
-pub(crate) const NOT_UTF8: &str = "the line has \u{FFFD} where a typed byte was not UTF-8 \
-     (set the terminal to UTF-8 to avoid this)";
-
 pub(crate) use printer::{drive, out, out_text, Printer, Sink, Style};
-pub(crate) use terminal::restore_terminal;
+pub(crate) use terminal::{restore_terminal, NOT_UTF8};

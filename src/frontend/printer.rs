@@ -207,25 +207,7 @@ impl Printer {
                 self.start_spinner()
             }
             Event::TextDelta { .. } if self.held => {}
-            Event::TextDelta { text } => {
-                self.stop_spinner();
-                let text = self.clean.push(text);
-                let text = match &mut self.markdown {
-                    Some(md) => md.push(&text),
-                    None => text,
-                };
-                // Laid-out text comes in whole lines, so the line being
-                // typed stays drawn under it; text as it came does not.
-                if self.markdown.is_some() {
-                    self.keep_input_drawn();
-                } else {
-                    self.stop_text_live();
-                }
-                self.text_out(&text);
-                if !text.is_empty() {
-                    self.at_line_start = text.ends_with('\n');
-                }
-            }
+            Event::TextDelta { text } => self.text_delta(text),
             Event::ToolRoundStarted { ids, .. } => self.block.planned(ids),
             Event::Subagent {
                 id,
@@ -275,12 +257,9 @@ impl Printer {
                 message,
             } => {
                 let of = total.map(|t| format!("/{t}")).unwrap_or_default();
-                let msg = message
-                    .as_deref()
-                    .map(|m| format!(" {m}"))
-                    .unwrap_or_default();
-                self.block
-                    .progress(id.as_deref(), server, &format!("{progress}{of}{msg}"));
+                let msg = message.as_deref().map(|m| format!(" {m}"));
+                let shown = format!("{progress}{of}{}", msg.unwrap_or_default());
+                self.block.progress(id.as_deref(), server, &shown);
             }
             // The terminal shows the answer; thinking is for an editor
             // and `--json`.
@@ -307,39 +286,9 @@ impl Printer {
                 summarised,
                 stubbed,
                 ..
-            } => {
-                self.stop_spinner();
-                self.end_text();
-                let mut what = Vec::new();
-                if *summarised > 0 {
-                    what.push(format!("{summarised} older messages summarised"));
-                }
-                if *stubbed > 0 {
-                    what.push(format!("{stubbed} old tool results dropped"));
-                }
-                self.say(format!(
-                    "compacted the conversation: about {} → {} tokens ({})",
-                    group(*before_tokens),
-                    group(*after_tokens),
-                    what.join(", ")
-                ));
-            }
-            // While a turn reads keys, the checklist is drawn live and
-            // redrawn in place; elsewhere each update is printed.
+            } => self.compacted((*before_tokens, *after_tokens), *summarised, *stubbed),
             Event::PlanUpdated { explanation, plan } => {
-                let lines = super::plan_view::lines(explanation.as_deref(), plan);
-                if super::live::reading_keys() {
-                    let live =
-                        super::plan_view::live_lines(explanation.as_deref(), plan, PLAN_LIVE_STEPS);
-                    super::live::set_plan(live);
-                    self.plan = Some(lines);
-                } else {
-                    self.stop_spinner();
-                    self.end_text();
-                    for line in lines {
-                        self.say(line);
-                    }
-                }
+                self.plan_updated(explanation.as_deref(), plan)
             }
             Event::TurnDone { .. } | Event::Error { .. } => {
                 self.stop_spinner();
@@ -355,13 +304,14 @@ impl Printer {
             } => {
                 self.stop_spinner();
                 self.end_text();
+                let asked = super::form::Asked {
+                    id,
+                    server,
+                    message,
+                    fields,
+                };
                 if let Some(forms) = &self.forms {
-                    forms.fill(super::form::Asked {
-                        id,
-                        server,
-                        message,
-                        fields,
-                    });
+                    forms.fill(asked);
                 }
             }
             // A refusal for want of an approver says what allows it; any
@@ -374,16 +324,7 @@ impl Printer {
                 arguments,
                 ..
             } if *decision == crate::agent::Settled::Deny && by.nobody_to_ask => {
-                self.stop_spinner();
-                self.end_text();
-                self.say(format!(
-                    "✗ {name} needs approval ({by}); allow it with --approve '{name}' (a glob, repeatable) or --yolo"
-                ));
-                if let Some(a) = arguments {
-                    for line in super::approve::shown_whole(&a.value, &a.required).lines() {
-                        self.say_decided(format!("    {line}"));
-                    }
-                }
+                self.nobody_to_ask(name, by, arguments.as_ref())
             }
             Event::SessionStarted { .. }
             | Event::Usage { .. }
@@ -391,6 +332,81 @@ impl Printer {
             | Event::RunSummary(_) => {}
         }
         self.keep_input_drawn();
+    }
+
+    /// A piece of the answer: laid out (on a terminal) and written.
+    fn text_delta(&mut self, text: &str) {
+        self.stop_spinner();
+        let text = self.clean.push(text);
+        let text = match &mut self.markdown {
+            Some(md) => md.push(&text),
+            None => text,
+        };
+        // Laid-out text comes in whole lines, so the line being typed stays
+        // drawn under it; text as it came does not.
+        if self.markdown.is_some() {
+            self.keep_input_drawn();
+        } else {
+            self.stop_text_live();
+        }
+        self.text_out(&text);
+        if !text.is_empty() {
+            self.at_line_start = text.ends_with('\n');
+        }
+    }
+
+    /// The conversation was compacted from `before` to `after` tokens.
+    fn compacted(&mut self, (before, after): (u64, u64), summarised: u64, stubbed: u64) {
+        self.stop_spinner();
+        self.end_text();
+        let mut what = Vec::new();
+        if summarised > 0 {
+            what.push(format!("{summarised} older messages summarised"));
+        }
+        if stubbed > 0 {
+            what.push(format!("{stubbed} old tool results dropped"));
+        }
+        let (before, after, what) = (group(before), group(after), what.join(", "));
+        self.say(format!(
+            "compacted the conversation: about {before} → {after} tokens ({what})"
+        ));
+    }
+
+    /// The model's plan: while a turn reads keys, the checklist is drawn
+    /// live and redrawn in place; elsewhere each update is printed.
+    fn plan_updated(&mut self, explanation: Option<&str>, plan: &[crate::call::PlanStep]) {
+        let lines = super::plan_view::lines(explanation, plan);
+        if super::live::reading_keys() {
+            let live = super::plan_view::live_lines(explanation, plan, PLAN_LIVE_STEPS);
+            super::live::set_plan(live);
+            self.plan = Some(lines);
+        } else {
+            self.stop_spinner();
+            self.end_text();
+            for line in lines {
+                self.say(line);
+            }
+        }
+    }
+
+    /// A call refused for want of an approver: what allows it, and the
+    /// arguments it had.
+    fn nobody_to_ask(
+        &mut self,
+        name: &str,
+        by: &crate::agent::SettledBy,
+        arguments: Option<&crate::agent::ShownArguments>,
+    ) {
+        self.stop_spinner();
+        self.end_text();
+        self.say(format!(
+            "✗ {name} needs approval ({by}); allow it with --approve '{name}' (a glob, repeatable) or --yolo"
+        ));
+        if let Some(a) = arguments {
+            for line in super::approve::shown_whole(&a.value, &a.required).lines() {
+                self.say_decided(format!("    {line}"));
+            }
+        }
     }
 
     /// The terminal was resized: text is wrapped to its new width, and

@@ -120,3 +120,7 @@ impl rustyline::ConditionalEventHandler for ClearOrInterrupt {
         (!ctx.line().is_empty()).then_some(rustyline::Cmd::Kill(rustyline::Movement::WholeBuffer))
     }
 }
+
+/// What the person is told of a typed byte that was not UTF-8.
+pub(crate) const NOT_UTF8: &str = "the line has \u{FFFD} where a typed byte was not UTF-8 \
+     (set the terminal to UTF-8 to avoid this)";

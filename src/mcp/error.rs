@@ -84,3 +84,18 @@ pub(crate) enum FetchError {
     #[error("stopped before server `{0}` answered")]
     Cancelled(String),
 }
+
+/// What keeps a configured server from being one hermes can run.
+#[derive(Debug, thiserror::Error)]
+pub enum McpError {
+    #[error("cannot start MCP server `{server}` ({command}): {reason}")]
+    Spawn {
+        server: String,
+        command: String,
+        reason: String,
+    },
+    #[error(
+        "mcp_servers.{0}: a server name may use only letters, digits, `-` and `_` (and no `__`)"
+    )]
+    BadName(String),
+}

@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::native::NativeBlocks;
+use super::tool_call::ToolCall;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "role", rename_all = "lowercase")]
@@ -56,17 +57,6 @@ impl Message {
             _ => None,
         }
     }
-}
-
-/// One tool invocation as it is replayed to the provider. `arguments` is kept
-/// as an exact string — the one the model sent, or for a split child the one
-/// hermes wrote when it split the batch: re-serialising parsed JSON on replay
-/// could reorder keys and change the bytes.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ToolCall {
-    pub id: String,
-    pub name: String,
-    pub arguments: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -7,7 +7,9 @@
 mod message;
 mod native;
 mod tool;
+mod tool_call;
 
-pub use message::{Image, Message, ToolCall, ToolResult};
+pub use message::{Image, Message, ToolResult};
 pub use native::{BlockApi, Input, NativeBlocks, ToolUse};
 pub use tool::{OfferedTool, ToolSpec};
+pub use tool_call::ToolCall;

@@ -13,6 +13,7 @@ mod gemini;
 mod http;
 pub(crate) mod openai;
 mod output;
+mod over_http;
 mod responses;
 mod retry;
 pub(crate) mod schema;

@@ -33,7 +33,7 @@ const SWEEP_AFTER: Duration = Duration::from_secs(10 * 60);
 const B64: base64::engine::GeneralPurpose = base64::engine::general_purpose::STANDARD;
 
 /// The blob folder of the sessions folder `sessions_dir`.
-pub(super) fn folder(sessions_dir: &Path) -> PathBuf {
+pub(crate) fn folder(sessions_dir: &Path) -> PathBuf {
     sessions_dir.join("blobs")
 }
 

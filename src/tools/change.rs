@@ -38,7 +38,7 @@ impl Change {
                 self.after.len()
             );
         }
-        crate::tools::builtin::diff(&self.shown, before, &self.after)
+        diff(&self.shown, before, &self.after)
     }
 
     pub(crate) fn expect(&self) -> Expect {
@@ -69,4 +69,15 @@ impl Expect {
 fn digest(bytes: impl AsRef<[u8]>) -> [u8; 32] {
     use sha2::Digest;
     sha2::Sha256::digest(bytes.as_ref()).into()
+}
+
+/// A unified diff of a file's change, three lines of context.
+pub(crate) fn diff(shown: &str, old: &str, new: &str) -> String {
+    similar::TextDiff::configure()
+        .timeout(std::time::Duration::from_millis(300))
+        .diff_lines(old, new)
+        .unified_diff()
+        .context_radius(3)
+        .header(&format!("a/{shown}"), &format!("b/{shown}"))
+        .to_string()
 }

@@ -29,7 +29,7 @@ use tokio_util::sync::CancellationToken;
 pub use builtin::UnknownBuiltin;
 pub(crate) use builtin::{new_turn, read_attached};
 pub use catalog::{CatalogTool, ToolCatalog};
-pub(crate) use change::{Change, Earlier, Expect};
+pub(crate) use change::{diff, Change, Earlier, Expect};
 pub use registry::Registry;
 
 pub use crate::call::ToolOutput;

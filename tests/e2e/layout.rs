@@ -1,6 +1,9 @@
 //! The layout keeps its data path: no top-level module of `src/` uses a
-//! module that uses it back, directly or through others. Read from the
-//! source (`crate::…` paths), so a new back-edge fails here, naming the loop.
+//! module that uses it back, directly or through others, and no file uses
+//! a file that uses it back — a `mod.rs` and its own children included.
+//! Read from the source (`crate::…`, `super::…` and a child's bare paths,
+//! re-exports followed to the file that declares the item), so a new
+//! back-edge fails here, naming the loop and the paths that make it.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -140,7 +143,8 @@ fn module_of(rel: &Path) -> Vec<String> {
 }
 
 /// The paths a file names from `start` (`crate::a::b`, `super::a::{b, c::d}`),
-/// each as its segments.
+/// each as its segments. `start` counts only where a path begins: not inside
+/// another path (`x::super::`) or another name (`my_crate::`).
 fn paths_after(text: &str, start: &str) -> Vec<Vec<String>> {
     let ident = |s: &str| -> usize {
         s.char_indices()
@@ -149,8 +153,11 @@ fn paths_after(text: &str, start: &str) -> Vec<Vec<String>> {
     };
     let mut out = Vec::new();
     for (i, _) in text.match_indices(start) {
-        // `super::super::x` is read from its first `super::` only.
-        if start == "super::" && text[..i].ends_with("super::") {
+        if text[..i]
+            .chars()
+            .next_back()
+            .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_' || c == ':')
+        {
             continue;
         }
         let mut rest = &text[i + start.len()..];
@@ -191,53 +198,191 @@ fn paths_after(text: &str, start: &str) -> Vec<Vec<String>> {
     out
 }
 
-/// File → the files it uses: each `crate::` and `super::` path resolved to
-/// the deepest module file it reaches. A module's own file declaring and
-/// re-exporting its children is structure, not use: those edges are left out.
-fn file_graph() -> BTreeMap<String, BTreeSet<String>> {
-    let mut files: BTreeMap<Vec<String>, (String, String)> = BTreeMap::new();
-    for (rel, text) in rust_files() {
-        // Comments name paths without using them.
-        let text: String = text
-            .lines()
-            .filter(|l| !l.trim_start().starts_with("//"))
-            .map(|l| format!("{l}\n"))
-            .collect();
-        files.insert(module_of(&rel), (rel.to_string_lossy().into_owned(), text));
+/// A file's code as the graph reads it: no comments (they name paths
+/// without using them) and nothing from its `#[cfg(test)] mod tests` on
+/// (a test uses what it tests; that is not the file's structure).
+fn code_of(text: &str) -> String {
+    let text = text
+        .find("#[cfg(test)]\nmod tests")
+        .map_or(text, |at| &text[..at]);
+    text.lines()
+        .filter(|l| !l.trim_start().starts_with("//"))
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
+/// The `pub use …;` statements of a file (any visibility), cut out of its
+/// code: the remaining code and the statements' texts after `use `.
+fn split_reexports(code: &str) -> (String, Vec<String>) {
+    let mut rest = String::new();
+    let mut reexports = Vec::new();
+    let mut text = code;
+    loop {
+        let at = ["pub use ", "pub(crate) use ", "pub(super) use "]
+            .iter()
+            .filter_map(|k| text.find(k).map(|i| (i, k.len())))
+            .filter(|&(i, _)| text[..i].ends_with('\n') || i == 0)
+            .min();
+        let Some((i, k)) = at else {
+            rest.push_str(text);
+            break;
+        };
+        rest.push_str(&text[..i]);
+        let end = text[i..].find(';').map_or(text.len(), |e| i + e + 1);
+        reexports.push(text[i + k..end].to_string());
+        text = &text[end..];
     }
-    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for (module, (name, text)) in &files {
-        let mut used = Vec::new();
-        for p in paths_after(text, "crate::") {
-            used.push(p);
+    (rest, reexports)
+}
+
+/// A path as a file of `module` writes it, made absolute: `crate::a`,
+/// `super::a`, `self::a`, or a child's bare name. `None` for paths outside
+/// the crate (`std::…`) and items of the file itself.
+fn absolute(
+    module: &[String],
+    path: &[String],
+    is_module: &dyn Fn(&[String]) -> bool,
+) -> Option<Vec<String>> {
+    let (first, rest) = path.split_first()?;
+    let mut base = match first.as_str() {
+        "crate" => Vec::new(),
+        "self" => module.to_vec(),
+        "super" => {
+            let mut b = module.to_vec();
+            b.pop();
+            b
         }
-        for p in paths_after(text, "super::") {
-            // `use super::*` is a test module's import of its own file.
-            if p.is_empty() {
-                continue;
+        _ => {
+            let mut child = module.to_vec();
+            child.push(first.clone());
+            if !is_module(&child) {
+                return None;
             }
-            // `super` is the parent of the file's module.
-            let mut base = module.clone();
+            child
+        }
+    };
+    let mut segs = rest.iter().peekable();
+    if first == "super" {
+        while segs.peek().is_some_and(|s| *s == "super") {
+            segs.next();
             base.pop();
-            let mut segs = p.into_iter().peekable();
-            while segs.peek().is_some_and(|s| s == "super") {
-                segs.next();
-                base.pop();
-            }
-            base.extend(segs);
-            used.push(base);
         }
-        let deps = graph.entry(name.clone()).or_default();
-        for mut p in used {
-            while !p.is_empty() && !files.contains_key(&p) {
-                p.pop();
+    }
+    base.extend(segs.cloned());
+    Some(base)
+}
+
+/// File → the files it uses: each `crate::`, `super::`, `self::` path and
+/// each bare path to one of its own children, resolved to the file that
+/// declares what it names — through re-exports, so a child's
+/// `super::Item` that its parent only re-exports from a sibling is an edge
+/// to that sibling. A file declaring and re-exporting its children is
+/// structure, not use; a `mod.rs` calling its own child is use.
+fn file_graph() -> BTreeMap<String, BTreeSet<String>> {
+    file_uses()
+        .into_iter()
+        .map(|(file, uses)| (file, uses.into_keys().collect()))
+        .collect()
+}
+
+/// File → file it uses → the paths by which it uses it (what a failure
+/// names, so the loop can be cut where it is).
+fn file_uses() -> BTreeMap<String, BTreeMap<String, BTreeSet<String>>> {
+    struct File {
+        name: String,
+        code: String,
+        reexports: BTreeMap<String, Vec<String>>,
+    }
+    let mut files: BTreeMap<Vec<String>, File> = BTreeMap::new();
+    let mut raw = Vec::new();
+    for (rel, text) in rust_files() {
+        let (code, reexports) = split_reexports(&code_of(&text));
+        raw.push((
+            module_of(&rel),
+            rel.to_string_lossy().into_owned(),
+            code,
+            reexports,
+        ));
+    }
+    let modules: BTreeSet<Vec<String>> = raw.iter().map(|r| r.0.clone()).collect();
+    let is_module = |m: &[String]| modules.contains(m);
+    for (module, name, code, mut statements) in raw {
+        // A file's own `use` gives its children the name too: a child's
+        // `super::Item` then names what that `use` names.
+        statements.extend(code.lines().filter_map(|l| {
+            let at = code.find(l)?;
+            let statement = l.strip_prefix("use ")?;
+            let end = code[at..].find(';').map_or(code.len(), |e| at + e);
+            Some(code[at + "use ".len()..end].to_string()).filter(|_| !statement.is_empty())
+        }));
+        let mut reexports = BTreeMap::new();
+        for statement in statements {
+            for p in paths_after(&format!("@{statement}"), "@") {
+                if let Some(target) = absolute(&module, &p, &is_module) {
+                    if let Some(item) = target.last() {
+                        reexports.insert(item.clone(), target);
+                    }
+                }
             }
-            let Some((target, _)) = files.get(&p) else {
-                continue;
-            };
-            let child_of_this = p.len() > module.len() && p.starts_with(module);
-            if target != name && !child_of_this {
-                deps.insert(target.clone());
+        }
+        files.insert(
+            module,
+            File {
+                name,
+                code,
+                reexports,
+            },
+        );
+    }
+    // The file that declares what `path` names, following re-exports.
+    let resolve = |mut path: Vec<String>| -> Option<&File> {
+        for _ in 0..8 {
+            let mut n = path.len();
+            while n > 0 && !files.contains_key(&path[..n]) {
+                n -= 1;
+            }
+            let file = files.get(&path[..n])?;
+            match path.get(n).and_then(|item| file.reexports.get(item)) {
+                Some(target) if *target != path[..=n] => {
+                    let mut next = target.clone();
+                    next.extend(path[n + 1..].iter().cloned());
+                    path = next;
+                }
+                _ => return Some(file),
+            }
+        }
+        None
+    };
+    let mut graph: BTreeMap<String, BTreeMap<String, BTreeSet<String>>> = BTreeMap::new();
+    for (module, file) in &files {
+        let mut used = Vec::new();
+        for start in ["crate::", "super::", "self::"] {
+            for mut p in paths_after(&file.code, start) {
+                // `use super::*` is a test module's import of its own file.
+                if p.is_empty() {
+                    continue;
+                }
+                p.insert(0, start.trim_end_matches("::").to_string());
+                used.extend(absolute(module, &p, &is_module));
+            }
+        }
+        let children = files
+            .keys()
+            .filter(|m| m.len() == module.len() + 1 && m.starts_with(module));
+        for child in children {
+            let own = child.last().unwrap();
+            for mut p in paths_after(&file.code, &format!("{own}::")) {
+                p.insert(0, own.clone());
+                used.extend(absolute(module, &p, &is_module));
+            }
+        }
+        let deps = graph.entry(file.name.clone()).or_default();
+        for p in used {
+            let shown = p.join("::");
+            if let Some(target) = resolve(p) {
+                if target.name != file.name {
+                    deps.entry(target.name.clone()).or_default().insert(shown);
+                }
             }
         }
     }
@@ -246,11 +391,22 @@ fn file_graph() -> BTreeMap<String, BTreeSet<String>> {
 
 #[test]
 fn no_file_uses_a_file_that_uses_it_back() {
+    let uses = file_uses();
     let graph = file_graph();
+    // What the graph must see for a loop to show: a file's use of another,
+    // a `mod.rs`'s use of its own child (`find::Glob`), and a child's use
+    // of what its parent only re-exports, at the file that declares it.
+    for (from, to) in [
+        ("frontend/printer.rs", "frontend/tool_block.rs"),
+        ("tools/builtin/mod.rs", "tools/builtin/find.rs"),
+        ("session/blobs.rs", "session/error.rs"),
+        ("frontend/repl/commands.rs", "frontend/repl/context.rs"),
+    ] {
+        assert!(graph[from].contains(to), "{from} → {to}: {:?}", graph[from]);
+    }
     assert!(
-        graph["frontend/printer.rs"].contains("frontend/tool_block.rs"),
-        "{:?}",
-        graph["frontend/printer.rs"]
+        !graph["session/blobs.rs"].contains("session/mod.rs"),
+        "a re-export is not a use of the file that re-exports"
     );
     let mut cycles: Vec<Vec<String>> = graph
         .keys()
@@ -264,12 +420,122 @@ fn no_file_uses_a_file_that_uses_it_back() {
     }
     cycles.sort();
     cycles.dedup();
-    let shown: Vec<String> = cycles.iter().map(|c| c.join(" → ")).collect();
+    let shown: Vec<String> = cycles
+        .iter()
+        .map(|c| {
+            let mut loop_ = c.clone();
+            loop_.push(c[0].clone());
+            let steps: Vec<String> = loop_
+                .windows(2)
+                .map(|w| {
+                    format!("{} → {} ({})", w[0], w[1], {
+                        let by: Vec<&str> = uses[&w[0]][&w[1]].iter().map(String::as_str).collect();
+                        by.join(", ")
+                    })
+                })
+                .collect();
+            steps.join("; ")
+        })
+        .collect();
     assert!(
         shown.is_empty(),
         "{} file cycles:\n{}",
         shown.len(),
         shown.join("\n")
+    );
+}
+
+/// What a `mod.rs` holds besides declaring its children and re-exporting
+/// what they declare: its lines of code, uses, attributes and comments
+/// left out (and its tests).
+fn logic_of_mod_rs(text: &str) -> Vec<String> {
+    let code = code_of(text);
+    let (code, _) = split_reexports(&code);
+    let mut lines = Vec::new();
+    let mut in_use = false;
+    for line in code.lines() {
+        let t = line.trim();
+        if in_use {
+            in_use = !t.ends_with(';');
+            continue;
+        }
+        if t.starts_with("use ") {
+            in_use = !t.ends_with(';');
+            continue;
+        }
+        let declares = t.ends_with(';')
+            && t.trim_start_matches("pub(crate) ")
+                .trim_start_matches("pub ")
+                .starts_with("mod ");
+        if t.is_empty() || t.starts_with("#[") || t.starts_with("//") || declares {
+            continue;
+        }
+        lines.push(t.to_string());
+    }
+    lines
+}
+
+/// The `mod.rs` files that still hold code of their own, as the house
+/// round left them: each is a place a reader must open to find what a
+/// folder's files do. The list only shrinks — a `mod.rs` given code, or
+/// one on it emptied and not taken off, fails here.
+const MOD_RS_WITH_CODE: &[&str] = &[
+    "agent/compaction/mod.rs",
+    "agent/subagents/mod.rs",
+    "agent/tool_round/mod.rs",
+    "agent/turn/mod.rs",
+    "app/commands/mcp/mod.rs",
+    "app/commands/mod.rs",
+    "app/mod.rs",
+    "connectors/mod.rs",
+    "frontend/acp/mod.rs",
+    "mcp/server/mod.rs",
+    "model/native/mod.rs",
+    "policy/mod.rs",
+    "provider/anthropic/mod.rs",
+    "provider/bedrock/mod.rs",
+    "provider/gemini/mod.rs",
+    "provider/openai/mod.rs",
+    "provider/responses/mod.rs",
+    "sandbox/mod.rs",
+    "tools/builtin/mod.rs",
+    "tools/mod.rs",
+];
+
+#[test]
+fn a_mod_rs_declares_and_reexports_only() {
+    let mut with_code = Vec::new();
+    for (rel, text) in rust_files() {
+        let name = rel.to_string_lossy().into_owned();
+        if name.ends_with("mod.rs") && !logic_of_mod_rs(&text).is_empty() {
+            with_code.push(name);
+        }
+    }
+    with_code.sort();
+    let new: Vec<&String> = with_code
+        .iter()
+        .filter(|f| !MOD_RS_WITH_CODE.contains(&f.as_str()))
+        .collect();
+    assert!(
+        new.is_empty(),
+        "these mod.rs files hold code: move it to a file named after what it is, \
+         and declare and re-export it here: {new:?}"
+    );
+    let emptied: Vec<&&str> = MOD_RS_WITH_CODE
+        .iter()
+        .filter(|f| !with_code.iter().any(|w| w == *f))
+        .collect();
+    assert!(
+        emptied.is_empty(),
+        "these mod.rs files declare only now: take them off MOD_RS_WITH_CODE: {emptied:?}"
+    );
+    // The reading itself: a declaration and re-exports are not code, an
+    // item is.
+    let declared = "//! doc\nmod a;\npub(crate) mod b;\npub use a::{X,\n    Y};\nuse b::Z;\n";
+    assert!(logic_of_mod_rs(declared).is_empty());
+    assert_eq!(
+        logic_of_mod_rs(&format!("{declared}const N: u8 = 1;\n")),
+        ["const N: u8 = 1;"]
     );
 }
 

@@ -11,6 +11,7 @@
 //! waits for them. End of input cancels what runs, stops every session's
 //! servers and returns.
 
+mod host;
 mod prompt;
 mod replay;
 mod session;
@@ -19,76 +20,17 @@ mod wire;
 
 use std::cell::RefCell;
 use std::collections::HashMap;
-use std::future::Future;
-use std::path::PathBuf;
-use std::pin::Pin;
 use std::rc::Rc;
-use std::sync::Arc;
 
 use serde_json::{json, Value};
 use tokio::io::AsyncBufReadExt;
-use tokio::sync::mpsc::UnboundedReceiver;
 
-use crate::agent::{Agent, Event};
-use crate::mcp::McpRegistry;
+pub(crate) use host::{Host, Open, Opened, Opening, Server};
 use wire::{Incoming, Out};
 pub(crate) use wire::{RpcError, AUTH_REQUIRED, INTERNAL_ERROR, RESOURCE_NOT_FOUND};
 
 /// The protocol version hermes speaks.
 const PROTOCOL_VERSION: u64 = 1;
-
-/// An MCP server the editor gives a session.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) enum Server {
-    Stdio {
-        name: String,
-        command: String,
-        args: Vec<String>,
-        env: Vec<(String, String)>,
-    },
-    Remote {
-        name: String,
-        url: String,
-        headers: Vec<(String, String)>,
-    },
-}
-
-/// What a session is opened with.
-#[derive(Debug, Clone)]
-pub(crate) struct Open {
-    pub cwd: PathBuf,
-    pub servers: Vec<Server>,
-    /// `additionalDirectories`: more folders its commands may write.
-    pub dirs: Vec<PathBuf>,
-    /// `session/load`: the hermes session id to resume.
-    pub load: Option<String>,
-    /// Where the file tools read and write through the editor, when it
-    /// offers `fs.readTextFile` or `fs.writeTextFile`.
-    pub editor: Option<crate::util::editor_files::EditorFiles>,
-}
-
-/// A session, opened.
-pub(crate) struct Opened {
-    pub agent: Agent,
-    pub events: UnboundedReceiver<Event>,
-    pub mcp: Arc<McpRegistry>,
-    /// Where "always" answers are written.
-    pub config_file: PathBuf,
-}
-
-pub(crate) type Opening<'a> = Pin<Box<dyn Future<Output = Result<Opened, RpcError>> + 'a>>;
-
-/// What the binary's edge does for the protocol: open sessions, and say
-/// how the provider is signed in to.
-pub(crate) trait Host {
-    /// ACP `authMethods`: one per provider key hermes may use.
-    fn auth_methods(&self) -> Vec<Value>;
-    /// Whether the key `method` names is there; what to set if not.
-    fn authenticate(&self, method: &str) -> Result<(), RpcError>;
-    fn open(&self, open: Open) -> Opening<'_>;
-    /// hermes' version, for `agentInfo`.
-    fn version(&self) -> String;
-}
 
 /// Serves the protocol on stdin and stdout until stdin ends.
 pub(crate) async fn serve(host: Rc<dyn Host>) -> std::io::Result<()> {

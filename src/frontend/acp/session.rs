@@ -11,9 +11,9 @@ use serde_json::{json, Value};
 use tokio::sync::mpsc::UnboundedReceiver;
 use tokio_util::sync::CancellationToken;
 
+use super::host::{Open, Opened, Server};
 use super::updates::{self, Updates};
 use super::wire::{Out, RpcError, INTERNAL_ERROR};
-use super::{Open, Opened, Server};
 use crate::agent::{Agent, AgentError, Event, TurnStop};
 use crate::mcp::McpRegistry;
 use crate::model::Image;

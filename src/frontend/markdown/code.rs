@@ -6,7 +6,7 @@ use std::sync::OnceLock;
 
 use syntect::parsing::{ParseState, Scope, ScopeStack, SyntaxSet};
 
-use super::{cyan, DIM, RESET};
+use super::style::{cyan, DIM, RESET};
 use crate::util::palette::{start, Colour};
 
 /// Syntax highlighting of one code block (syntect's grammars, loaded the

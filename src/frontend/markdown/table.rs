@@ -3,8 +3,8 @@
 //! the delimiter row says, the header bold. A table wider than the
 //! terminal gives its widest columns up first and wraps their cells.
 
+use super::style::{BOLD, DIM, RESET};
 use super::wrap::{width, wrap};
-use super::{BOLD, DIM, RESET};
 
 #[derive(Clone, Copy, PartialEq, Debug)]
 enum Align {

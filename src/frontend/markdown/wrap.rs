@@ -6,7 +6,7 @@
 
 use unicode_width::UnicodeWidthChar;
 
-use super::RESET;
+use super::style::RESET;
 
 /// The columns `text` takes on screen.
 pub(super) fn width(text: &str) -> usize {

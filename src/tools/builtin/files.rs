@@ -2,17 +2,18 @@
 //! read with line numbers and a cap that says how to read on, written
 //! whole, or edited by exact replacement — each change shown as a diff.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use futures_util::future::BoxFuture;
 use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
-use super::{arg_str, blocking, Context};
+use super::context::{arg_str, blocking, Context};
 use crate::call::ToolOutput;
 use crate::model::ToolSpec;
 use crate::policy::Hints;
+use crate::tools::diff;
 use crate::tools::{Change, Earlier, Expect, OnStart, Tool};
 
 use super::reader::{changed_to_link, read_lines, text_lines, READ_LINES, SNIFF};
@@ -486,24 +487,6 @@ fn not_found(old: &str, from: &str, shown: &str) -> String {
         "old_string was not found in {shown}{}; read the file again and copy the text exactly",
         near.unwrap_or_default()
     )
-}
-
-/// A unified diff of a file's change, three lines of context.
-pub(crate) fn diff(shown: &str, old: &str, new: &str) -> String {
-    similar::TextDiff::configure()
-        .timeout(std::time::Duration::from_millis(300))
-        .diff_lines(old, new)
-        .unified_diff()
-        .context_radius(3)
-        .header(&format!("a/{shown}"), &format!("b/{shown}"))
-        .to_string()
-}
-
-pub(crate) fn path_arg(ctx: &Context, args: &Value, key: &str) -> PathBuf {
-    match args[key].as_str() {
-        Some(p) if !p.is_empty() => ctx.workspace.resolve(p),
-        _ => ctx.workspace.root().to_path_buf(),
-    }
 }
 
 #[cfg(test)]

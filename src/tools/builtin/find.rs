@@ -12,8 +12,8 @@ use grep_searcher::{sinks, BinaryDetection, SearcherBuilder};
 use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
-use super::files::path_arg;
-use super::{arg_str, blocking, order, Context, Touch};
+use super::context::{arg_str, blocking, path_arg, Context};
+use super::{order, Touch};
 use crate::call::ToolOutput;
 use crate::model::ToolSpec;
 use crate::policy::Hints;

@@ -5,27 +5,21 @@
 //! tail, with the exit code. A stop, a timeout, or the command ending while
 //! something it started still holds its output kills the whole group.
 
-use std::os::fd::{FromRawFd, OwnedFd};
-use std::process::Stdio;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
 use futures_util::future::BoxFuture;
 use serde_json::{json, Value};
-use tokio::io::AsyncReadExt;
 use tokio_util::sync::CancellationToken;
 
-use super::{arg_str, Context};
+use super::context::{arg_str, Context};
+use super::process::{self, End};
 use crate::call::ToolOutput;
 use crate::config::defaults;
 use crate::model::ToolSpec;
 use crate::policy::Hints;
 use crate::tools::{OnStart, Tool};
-
-/// After the command exits, how long output may still come from what it
-/// left running (a daemon holding the pipe) before that is cut off.
-const AFTER_EXIT: Duration = Duration::from_millis(200);
 
 pub(crate) struct Shell(pub(crate) Arc<Context>);
 
@@ -104,13 +98,6 @@ impl Tool for Shell {
     }
 }
 
-/// How a command ended.
-enum End {
-    Exited(std::process::ExitStatus),
-    TimedOut(Duration),
-    Stopped,
-}
-
 async fn run(ctx: &Context, args: &Value, cancel: &CancellationToken) -> ToolOutput {
     let command = arg_str(args, "command");
     let dir = match args["workdir"].as_str().filter(|w| !w.is_empty()) {
@@ -127,98 +114,120 @@ async fn run(ctx: &Context, args: &Value, cancel: &CancellationToken) -> ToolOut
         .as_u64()
         .map(|ms| Duration::from_millis(ms.min(defaults::SHELL_MAX_TIMEOUT_MS)))
         .unwrap_or(ctx.shell.timeout);
-    let (reader, writer) = match pipe() {
-        Ok(p) => p,
-        Err(e) => return ToolOutput::error(format!("cannot run the command: {e}")),
-    };
     let program: [std::ffi::OsString; 3] = [shell_path().into(), "-c".into(), command.into()];
-    let (mut cmd, note, review) = if ctx.shell.sandbox {
-        let (policy, note) = policy(ctx);
-        match crate::sandbox::command(&policy, &dir, &program) {
-            Ok((c, Some(stage))) => (c, note, Review::Staged(stage)),
-            Ok((c, None)) => (c, note, snapshot(ctx, &policy.writable).await),
-            Err(e) => {
-                return ToolOutput::error(format!(
-                    "`shell` did not run the command: {e}; set [tools.shell] sandbox = \"off\" \
-                     in config.toml to run commands unsandboxed (each is then asked)"
-                ))
-            }
-        }
-    } else {
-        let mut c = tokio::process::Command::new(&program[0]);
-        c.args(&program[1..]);
-        (c, None, Review::None)
-    };
-    crate::util::child_env::scrubbed(&mut cmd)
-        .current_dir(&dir)
-        .stdin(Stdio::null())
-        .kill_on_drop(true);
-    // A session of its own, with no controlling terminal: nothing the
-    // command does (TIOCSTI, /dev/tty) reaches the terminal hermes runs in,
-    // and its process group is the session's, which hermes kills whole.
-    // SAFETY: setsid is async-signal-safe.
-    unsafe {
-        cmd.pre_exec(|| {
-            if libc::setsid() < 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
-    match writer.try_clone() {
-        Ok(w2) => {
-            cmd.stdout(Stdio::from(writer)).stderr(Stdio::from(w2));
-        }
-        Err(e) => return ToolOutput::error(format!("cannot run the command: {e}")),
-    }
-    let mut child = match cmd.spawn() {
+    let (cmd, note, review) = match sandboxed(ctx, &dir, &program).await {
         Ok(c) => c,
-        Err(e) => return ToolOutput::error(format!("cannot run {}: {e}", shell_path())),
+        Err(e) => return ToolOutput::error(e),
     };
-    // The parent's copies of the write end must go, or the read never ends.
-    drop(cmd);
-    // However this call ends — finished, timed out, or dropped by a stop —
-    // the command and everything it started are killed.
-    let _group = crate::util::groups::Owned::new(child.id());
-    let mut reader = match tokio::net::unix::pipe::Receiver::from_owned_fd(reader) {
-        Ok(r) => r,
-        Err(e) => return ToolOutput::error(format!("cannot read the command's output: {e}")),
+    let limit = ctx.output_limit.saturating_sub(300);
+    let watched = match process::start(cmd, &dir, shell_path()) {
+        Ok(running) => running.watch(limit, timeout, cancel).await,
+        Err(e) => Err(e),
     };
-    let mut out = HeadTail::new(ctx.output_limit.saturating_sub(300));
-    let mut buf = vec![0u8; 16 * 1024];
-    let deadline = tokio::time::sleep(timeout);
-    tokio::pin!(deadline);
-    let after_exit = tokio::time::sleep(Duration::from_secs(3600));
-    tokio::pin!(after_exit);
-    let (mut eof, mut status) = (false, None);
-    let end = loop {
-        if let (true, Some(s)) = (eof, status) {
-            break End::Exited(s);
-        }
-        tokio::select! {
-            biased;
-            _ = cancel.cancelled() => break End::Stopped,
-            _ = &mut deadline => break End::TimedOut(timeout),
-            r = reader.read(&mut buf), if !eof => match r {
-                Ok(0) | Err(_) => eof = true,
-                Ok(n) => out.push(&buf[..n]),
-            },
-            s = child.wait(), if status.is_none() => match s {
-                Ok(s) => {
-                    status = Some(s);
-                    after_exit.as_mut().reset(tokio::time::Instant::now() + AFTER_EXIT);
-                }
-                Err(e) => return ToolOutput::error(format!("cannot wait for the command: {e}")),
-            },
-            _ = &mut after_exit, if status.is_some() && !eof => eof = true,
-        }
+    let (end, text) = match watched {
+        Ok(w) => w,
+        Err(e) => return ToolOutput::error(e),
     };
-    // Whatever the command left behind goes with it.
-    drop(_group);
-    let _ = child.wait().await;
     // Its changes, seen before they land: the dangerous ones held back.
     let unreviewed = matches!(review, Review::Snapshot(_) | Review::TooMuch);
-    let changes = match review {
+    let changes = reviewed(ctx, review).await;
+    if let End::Exited(s) = &end {
+        if let Some(why) = crate::sandbox::setup_failure(s.code(), &text) {
+            return not_set_up(ctx, args, cancel, &why).await;
+        }
+    }
+    let text = match note {
+        Some(n) => format!("[{n}]\n{text}"),
+        None => text,
+    };
+    let body = if text.trim().is_empty() {
+        "(no output)\n".to_string()
+    } else if text.ends_with('\n') {
+        text
+    } else {
+        format!("{text}\n")
+    };
+    let out = match end {
+        End::Stopped => ToolOutput::error(format!(
+            "{body}[{}; the command and what it started were killed]",
+            crate::call::INTERRUPTED
+        )),
+        End::TimedOut(t) => ToolOutput::error(format!(
+            "{body}[timed out after {} ms; the command and what it started were killed]",
+            t.as_millis()
+        )),
+        End::Exited(s) => match (s.code(), std::os::unix::process::ExitStatusExt::signal(&s)) {
+            (Some(0), _) => ToolOutput::ok(format!("{body}[exit code 0]")),
+            (Some(c), _) => ToolOutput::error(format!("{body}[exit code {c}]")),
+            (None, Some(sig)) => ToolOutput::error(format!("{body}[killed by signal {sig}]")),
+            _ => ToolOutput::error(format!("{body}[ended]")),
+        },
+    };
+    match changes.filter(|(c, _)| !c.is_empty()) {
+        Some((changes, stage)) => with_changes(ctx, out, changes, stage, unreviewed),
+        None => out,
+    }
+}
+
+/// The command as it runs: in the sandbox, with what the result says of
+/// it first and how its changes are seen; or as it is, sandbox off.
+async fn sandboxed(
+    ctx: &Context,
+    dir: &std::path::Path,
+    program: &[std::ffi::OsString; 3],
+) -> Result<(tokio::process::Command, Option<String>, Review), String> {
+    if !ctx.shell.sandbox {
+        let mut c = tokio::process::Command::new(&program[0]);
+        c.args(&program[1..]);
+        return Ok((c, None, Review::None));
+    }
+    let (policy, note) = policy(ctx);
+    match crate::sandbox::command(&policy, dir, program) {
+        Ok((c, Some(stage))) => Ok((c, note, Review::Staged(stage))),
+        Ok((c, None)) => Ok((c, note, snapshot(ctx, &policy.writable).await)),
+        Err(e) => Err(format!(
+            "`shell` did not run the command: {e}; set [tools.shell] sandbox = \"off\" \
+             in config.toml to run commands unsandboxed (each is then asked)"
+        )),
+    }
+}
+
+/// The sandbox could not be set up, so the command never ran. A
+/// filesystem the kernel will not stack an overlay on (or a stage without
+/// user xattrs): it runs again, and every later one, reviewed by snapshot
+/// instead; anything else is said.
+async fn not_set_up(
+    ctx: &Context,
+    args: &Value,
+    cancel: &CancellationToken,
+    why: &str,
+) -> ToolOutput {
+    if why.contains("mount an overlay") && !NO_OVERLAYS.swap(true, Ordering::Relaxed) {
+        let again = Box::pin(run(ctx, args, cancel)).await;
+        return ToolOutput {
+            content: format!(
+                "[sandbox: no overlay could be mounted here ({why}); this command's \
+                 changes, and every later one's, land as made and are reviewed after — \
+                 see docs/tools.md]\n{}",
+                again.content
+            ),
+            ..again
+        };
+    }
+    ToolOutput::error(format!(
+        "`shell` did not run the command: the sandbox could not be set up ({why}); \
+         set [tools.shell] sandbox = \"landlock\" (no namespaces) or \"off\" in config.toml"
+    ))
+}
+
+/// The command's changes as `review` sees them: landed file by file from
+/// its overlay (what was held back stays staged, for the person to see),
+/// or read from the writable roots after.
+async fn reviewed(
+    ctx: &Context,
+    review: Review,
+) -> Option<(crate::sandbox::Changes, Option<crate::sandbox::Stage>)> {
+    match review {
         Review::None => None,
         Review::TooMuch => Some((
             crate::sandbox::Changes {
@@ -240,7 +249,6 @@ async fn run(ctx: &Context, args: &Value, cancel: &CancellationToken) -> ToolOut
                 let why = move |p: &std::path::Path| control.why(p);
                 let rules = crate::sandbox::held::Held::for_this_process(&why, &project);
                 match review {
-                    // What was held back stays staged, for the person to see.
                     Review::Staged(stage) => {
                         let changes = stage.land(&rules, keep.as_ref());
                         let held = changes.held().next().is_some();
@@ -253,94 +261,51 @@ async fn run(ctx: &Context, args: &Value, cancel: &CancellationToken) -> ToolOut
             .await
             .ok()
         }
-    };
-    let text = out.text();
-    if let End::Exited(s) = &end {
-        if let Some(why) = crate::sandbox::setup_failure(s.code(), &text) {
-            // A filesystem the kernel will not stack an overlay on (or a
-            // stage without user xattrs): the command never ran, so it runs
-            // again, and every later one, reviewed by snapshot instead.
-            if why.contains("mount an overlay") && !NO_OVERLAYS.swap(true, Ordering::Relaxed) {
-                let again = Box::pin(run(ctx, args, cancel)).await;
-                return ToolOutput {
-                    content: format!(
-                        "[sandbox: no overlay could be mounted here ({why}); this command's \
-                         changes, and every later one's, land as made and are reviewed after — \
-                         see docs/tools.md]\n{}",
-                        again.content
-                    ),
-                    ..again
-                };
-            }
-            return ToolOutput::error(format!(
-                "`shell` did not run the command: the sandbox could not be set up ({why}); \
-                 set [tools.shell] sandbox = \"landlock\" (no namespaces) or \"off\" in config.toml"
-            ));
-        }
     }
-    let text = match note {
-        Some(n) => format!("[{n}]\n{text}"),
-        None => text,
-    };
-    let body = if text.trim().is_empty() {
-        "(no output)\n".to_string()
-    } else if text.ends_with('\n') {
-        text
-    } else {
-        format!("{text}\n")
-    };
-    let mut out = match end {
-        End::Stopped => ToolOutput::error(format!(
-            "{body}[{}; the command and what it started were killed]",
-            crate::call::INTERRUPTED
-        )),
-        End::TimedOut(t) => ToolOutput::error(format!(
-            "{body}[timed out after {} ms; the command and what it started were killed]",
-            t.as_millis()
-        )),
-        End::Exited(s) => match (s.code(), std::os::unix::process::ExitStatusExt::signal(&s)) {
-            (Some(0), _) => ToolOutput::ok(format!("{body}[exit code 0]")),
-            (Some(c), _) => ToolOutput::error(format!("{body}[exit code {c}]")),
-            (None, Some(sig)) => ToolOutput::error(format!("{body}[killed by signal {sig}]")),
-            _ => ToolOutput::error(format!("{body}[ended]")),
-        },
-    };
-    if let Some((changes, stage)) = changes.filter(|(c, _)| !c.is_empty()) {
-        let body = out.content.clone();
-        let kept = ctx.keep.is_some();
-        out.content
-            .push_str(&describe(&changes, unreviewed, kept, |p| {
-                ctx.workspace.shown(p)
-            }));
-        if let Some(stage) = stage {
-            let preview = changes
-                .held()
-                .map(|f| {
-                    format!(
-                        "{} — {}\n",
-                        ctx.workspace.shown(&f.path),
-                        f.held.as_deref().unwrap_or("")
-                    )
-                })
-                .collect();
-            let workspace = ctx.workspace.clone();
-            out.held_back = Some(crate::sandbox::HeldBack::new(
-                stage,
-                preview,
-                body,
-                Box::new(move |c: &crate::sandbox::Changes| {
-                    describe(c, false, kept, |p| workspace.shown(p))
-                }),
-                ctx.keep.clone(),
-            ));
-        }
-        // What should have been held has landed: the call failed at what
-        // matters most, and says so.
-        if unreviewed && changes.held().next().is_some() {
-            out.is_error = true;
-        }
-        out.changes = Some(Box::new(changes));
+}
+
+/// The result with the command's changes: named at its end, what was held
+/// back put to the person (`held_back`), and an error when what should
+/// have been held has landed — the call failed at what matters most.
+fn with_changes(
+    ctx: &Context,
+    mut out: ToolOutput,
+    changes: crate::sandbox::Changes,
+    stage: Option<crate::sandbox::Stage>,
+    unreviewed: bool,
+) -> ToolOutput {
+    let body = out.content.clone();
+    let kept = ctx.keep.is_some();
+    out.content
+        .push_str(&describe(&changes, unreviewed, kept, |p| {
+            ctx.workspace.shown(p)
+        }));
+    if let Some(stage) = stage {
+        let preview = changes
+            .held()
+            .map(|f| {
+                format!(
+                    "{} — {}\n",
+                    ctx.workspace.shown(&f.path),
+                    f.held.as_deref().unwrap_or("")
+                )
+            })
+            .collect();
+        let workspace = ctx.workspace.clone();
+        out.held_back = Some(crate::sandbox::HeldBack::new(
+            stage,
+            preview,
+            body,
+            Box::new(move |c: &crate::sandbox::Changes| {
+                describe(c, false, kept, |p| workspace.shown(p))
+            }),
+            ctx.keep.clone(),
+        ));
     }
+    if unreviewed && changes.held().next().is_some() {
+        out.is_error = true;
+    }
+    out.changes = Some(Box::new(changes));
     out
 }
 
@@ -530,73 +495,4 @@ fn stage_fallbacks() -> Vec<std::path::PathBuf> {
         .iter()
         .map(|b| std::path::Path::new(b).join(format!("hermes-stage-{uid}")))
         .collect()
-}
-
-/// One pipe for stdout and stderr both, so their lines interleave as the
-/// command wrote them.
-fn pipe() -> std::io::Result<(OwnedFd, OwnedFd)> {
-    let mut fds = [0; 2];
-    // SAFETY: pipe2 fills two descriptors this function then owns.
-    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    // SAFETY: both are fresh descriptors owned by nothing else.
-    Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
-}
-
-/// The first and last `half` bytes of a stream of any length, and how
-/// many between them were dropped.
-struct HeadTail {
-    half: usize,
-    head: Vec<u8>,
-    tail: std::collections::VecDeque<u8>,
-    dropped: u64,
-}
-
-impl HeadTail {
-    fn new(budget: usize) -> HeadTail {
-        HeadTail {
-            half: budget / 2,
-            head: Vec::new(),
-            tail: Default::default(),
-            dropped: 0,
-        }
-    }
-
-    fn push(&mut self, mut bytes: &[u8]) {
-        let room = self.half - self.head.len().min(self.half);
-        let take = room.min(bytes.len());
-        self.head.extend_from_slice(&bytes[..take]);
-        bytes = &bytes[take..];
-        self.tail.extend(bytes);
-        let excess = self.tail.len().saturating_sub(self.half);
-        self.tail.drain(..excess);
-        self.dropped += excess as u64;
-    }
-
-    fn text(&self) -> String {
-        let mut s = String::from_utf8_lossy(&self.head).into_owned();
-        if self.dropped > 0 {
-            s.push_str(&format!(
-                "\n[… {} bytes of output not shown …]\n",
-                self.dropped
-            ));
-        }
-        let tail: Vec<u8> = self.tail.iter().copied().collect();
-        s.push_str(&String::from_utf8_lossy(&tail));
-        s
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn head_and_tail_keep_the_ends_and_count_the_middle() {
-        let mut h = HeadTail::new(8);
-        h.push(b"abcdefghij");
-        h.push(b"klmnop");
-        assert_eq!(h.text(), "abcd\n[… 8 bytes of output not shown …]\nmnop");
-    }
 }

@@ -4,7 +4,7 @@
 
 use clap::Args;
 
-use super::{edit_config, insert_server, toml_entry};
+use super::entry::{edit_config, insert_server, toml_entry};
 use crate::app::commands::Context;
 use crate::app::CommandError;
 

@@ -6,7 +6,7 @@
 use clap::Args;
 use tokio_util::sync::CancellationToken;
 
-use super::one_server;
+use super::server::one_server;
 use crate::app::commands::Context;
 use crate::app::CommandError;
 

@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use clap::Args;
 
-use super::{edit_config, insert_server};
+use super::entry::{edit_config, insert_server};
 use crate::app::commands::Context;
 use crate::app::CommandError;
 use crate::config::mcp_json;

@@ -2,7 +2,7 @@
 
 use clap::Args;
 
-use super::edit_config;
+use super::entry::edit_config;
 use crate::app::commands::Context;
 use crate::app::CommandError;
 

@@ -3,7 +3,7 @@
 
 use clap::Args;
 
-use super::{log_hint, one_server};
+use super::server::{log_hint, one_server};
 use crate::app::commands::Context;
 use crate::app::CommandError;
 use crate::util::text::excerpt;
