@@ -156,3 +156,34 @@ fn a_custom_commands_asked_shell_line_shows_as_run_after_the_turn() {
     assert!(ran < position(&all, "answered"), "{shown}");
     term.type_line("/quit");
 }
+
+/// A custom command that names its own model and is not sent — what it
+/// attaches is outside the folder — leaves the session on its model: the
+/// next message goes to the model the config names.
+#[test]
+fn a_custom_command_not_sent_leaves_the_sessions_model() {
+    let env = TestEnv::new();
+    with_commands(&env, &[]);
+    std::fs::write(
+        env.cwd.path().join(".claude/commands/far.md"),
+        "---\ndescription: Reads a file far away\nmodel: another-model\n---\nRead @/etc/hostname\n",
+    )
+    .unwrap();
+    env.fake.push(Reply::text("answered on the session model"));
+    let term = Tmux::start(&env, &[]);
+    term.type_line("/far");
+    term.wait_for("the refusal", |s| s.contains("outside the working folder"));
+    term.type_line("hello");
+    term.wait_for("the answer", |s| {
+        s.contains("answered on the session model")
+    });
+    term.type_line("/quit");
+    let models: Vec<String> = env
+        .fake
+        .requests()
+        .iter()
+        .filter_map(|r| serde_json::from_slice::<serde_json::Value>(&r.body).ok())
+        .filter_map(|b| b["model"].as_str().map(str::to_string))
+        .collect();
+    assert_eq!(models, [env.model()], "{}", term.scrollback());
+}
