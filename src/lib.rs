@@ -40,16 +40,16 @@
 //!   (`agent/turn/leave.rs`) ends one — its SessionEnd hooks, kept or not.
 //! - **Where is a batch split?** `agent/tool_call_batches.rs`
 //!   (`split_local_tool_batches`), called by `Agent::message_as_it_will_run`
-//!   in `agent/turn/mod.rs` before the assistant message is written to the
+//!   in `agent/turn/run.rs` before the assistant message is written to the
 //!   session file; what splits is decided by `call::classify`, which the
 //!   round and the dispatcher ask too.
 //! - **Where is a tool call approved?** In the tool round, entry by entry:
-//!   `agent/tool_round/mod.rs` (`Round::check_one`: scope and schema, the
+//!   `agent/tool_round/entries.rs` (`Round::check_one`: scope and schema, the
 //!   `pre_tool_call` hooks, then `policy::Policy::approve` — rules, flags,
 //!   annotations, mode), and, when that says "ask",
 //!   `agent/tool_round/asking.rs`, which emits `approval_asked` and waits
 //!   for the typed answer a front end hands back on `policy::Answers`.
-//! - **Where is a request built?** `agent/turn/mod.rs` (`Agent::request`)
+//! - **Where is a request built?** `agent/turn/run.rs` (`Agent::request`)
 //!   takes the history and the session's tool list; each API's body is a
 //!   pure function of them — `provider/openai/wire.rs`,
 //!   `provider/responses/wire.rs`, `provider/anthropic/wire.rs`,

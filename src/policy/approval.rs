@@ -12,7 +12,7 @@
 //!    under `mode = "ask"`;
 //! 6. the mode.
 //!
-//! Hooks come on top (policy/mod.rs): a hook that blocks wins over all of
+//! Hooks come on top (policy/checks.rs): a hook that blocks wins over all of
 //! this; a hook's `allow` answers an `ask` but never a deny.
 
 use serde_json::Value;

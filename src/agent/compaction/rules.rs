@@ -1,6 +1,6 @@
 //! What a compaction keeps, drops and asks for — pure functions over the
 //! history, so each rule is tested on its own. The agent runs them
-//! (`compaction/mod.rs`).
+//! (`compaction/compact.rs`).
 //!
 //! The history is cut only between *units*: a user message, or an
 //! assistant message with the results of its tool calls. So a call never

@@ -9,7 +9,9 @@
 
 use serde_json::Value;
 
-use super::{Asked, Event, Round, Settled, SettledBy};
+use super::super::protocol::{Event, Settled, SettledBy};
+use super::entries::Asked;
+use super::Round;
 use crate::call::ToolRef;
 use crate::config::Decision;
 use crate::policy::{Answer, By, Grant, HookEvent, HookVerdict, Outcome, Question, UserAnswer};

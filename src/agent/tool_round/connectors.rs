@@ -2,7 +2,8 @@
 //! (queued, started, finished in the gateway's state for it), one dispatch,
 //! each sent entry's `post_tool_call` hooks, and the batch's one result.
 
-use super::{Event, Round};
+use super::super::protocol::Event;
+use super::Round;
 use crate::call::{Entry, ToolOutput};
 
 impl Round<'_> {

@@ -3,7 +3,7 @@
 //! hold (`/model`, `/usage`, `/tools`, `/mcp`, Tab).
 
 use super::super::core::Agent;
-use super::UsageTotals;
+use super::super::session::UsageTotals;
 
 impl Agent {
     /// The models the provider lists (`None` when it lists none or cannot

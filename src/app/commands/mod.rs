@@ -5,6 +5,7 @@
 pub(crate) mod acp;
 pub(crate) mod completions;
 pub(crate) mod config;
+mod context;
 pub(crate) mod hooks;
 pub(crate) mod mcp;
 pub(crate) mod rewind;
@@ -12,24 +13,4 @@ pub(crate) mod sessions;
 pub(crate) mod trust;
 pub(crate) mod update;
 
-use std::path::{Path, PathBuf};
-
-use crate::config::{Overrides, Paths};
-
-/// What every subcommand may need: where hermes keeps its files, the working
-/// directory, and the config flags of this invocation.
-pub(crate) struct Context<'a> {
-    pub paths: &'a Paths,
-    pub cwd: &'a Path,
-    pub overrides: &'a Overrides,
-}
-
-impl Context<'_> {
-    /// The user config file: `--config PATH`, or the one in the hermes home.
-    pub(crate) fn user_config(&self) -> PathBuf {
-        self.overrides
-            .config_path
-            .clone()
-            .unwrap_or_else(|| self.paths.config_file())
-    }
-}
+pub(crate) use context::Context;

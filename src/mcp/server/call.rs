@@ -9,8 +9,11 @@ use std::time::{Duration, Instant};
 use rmcp::ServiceError;
 use tokio_util::sync::CancellationToken;
 
-use super::{client, pipes, result, stop, Connection, McpServer, ServerError, State, MAX_CRASHES};
+use super::super::{client, pipes, result};
+use super::lifecycle::{stop, Connection, State, MAX_CRASHES};
+use super::McpServer;
 use crate::call::ToolOutput;
+use crate::mcp::ServerError;
 
 /// How a call's send ended.
 enum Attempt {

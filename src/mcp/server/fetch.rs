@@ -9,7 +9,8 @@ use std::sync::Arc;
 use rmcp::model::{GetPromptRequestParams, ReadResourceRequestParams, Role};
 use tokio_util::sync::CancellationToken;
 
-use super::{result, McpServer};
+use super::super::result;
+use super::McpServer;
 use crate::mcp::error::FetchError;
 
 impl McpServer {

@@ -1,0 +1,202 @@
+use super::host::Host;
+use super::wire::RpcError;
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use serde_json::{json, Value};
+use tokio::io::AsyncBufReadExt;
+
+use super::wire::{Incoming, Out};
+
+/// The protocol version hermes speaks.
+const PROTOCOL_VERSION: u64 = 1;
+
+/// Serves the protocol on stdin and stdout until stdin ends.
+pub(crate) async fn serve(host: Rc<dyn Host>) -> std::io::Result<()> {
+    let local = tokio::task::LocalSet::new();
+    local.run_until(serve_here(host)).await
+}
+
+async fn serve_here(host: Rc<dyn Host>) -> std::io::Result<()> {
+    let (out, writer) = Out::stdout();
+    let state = Rc::new(State {
+        host,
+        out: out.clone(),
+        sessions: RefCell::default(),
+        initialized: RefCell::new(false),
+        files: RefCell::new((false, false)),
+    });
+    let mut input = tokio::io::BufReader::new(tokio::io::stdin());
+    let mut bytes = Vec::new();
+    let read = loop {
+        bytes.clear();
+        match input.read_until(b'\n', &mut bytes).await {
+            Ok(0) => break Ok(()),
+            Ok(_) => {}
+            Err(e) => break Err(e),
+        }
+        // A byte that is not UTF-8 makes the line unparseable, answered
+        // as such: never the end of the connection.
+        let line = String::from_utf8_lossy(&bytes);
+        if line.trim().is_empty() {
+            continue;
+        }
+        match super::wire::parse(&line) {
+            Err((id, e)) => out.respond(&id, Err(e)),
+            Ok(Incoming::Response { id, result }) => out.answered(id, result),
+            Ok(Incoming::Notification { method, params }) => state.notified(&method, &params),
+            Ok(Incoming::Request { id, method, params }) => {
+                let state = state.clone();
+                tokio::task::spawn_local(async move {
+                    let result = state.requested(&method, params).await;
+                    state.out.respond(&id, result);
+                });
+            }
+        }
+    };
+    // The editor has gone: what runs is stopped, every session's servers
+    // with it, and the last lines are written.
+    out.close();
+    let sessions: Vec<Rc<super::session::Session>> = state
+        .sessions
+        .borrow_mut()
+        .drain()
+        .map(|(_, s)| s)
+        .collect();
+    for s in &sessions {
+        s.end().await;
+    }
+    drop(sessions);
+    drop(state);
+    drop(out);
+    let _ = tokio::time::timeout(std::time::Duration::from_secs(5), writer).await;
+    read
+}
+
+struct State {
+    host: Rc<dyn Host>,
+    out: Out,
+    sessions: RefCell<HashMap<String, Rc<super::session::Session>>>,
+    initialized: RefCell<bool>,
+    /// The editor offers `fs/read_text_file`, `fs/write_text_file`.
+    files: RefCell<(bool, bool)>,
+}
+
+impl State {
+    fn notified(&self, method: &str, params: &Value) {
+        if method == "session/cancel" {
+            if let Ok(s) = self.session_of(params) {
+                s.cancel();
+            }
+        }
+        // Other notifications (`$/cancel_request`, extensions) ask nothing
+        // hermes does.
+    }
+
+    fn session_of(&self, params: &Value) -> Result<Rc<super::session::Session>, RpcError> {
+        let id = params
+            .get("sessionId")
+            .and_then(Value::as_str)
+            .ok_or_else(|| RpcError::params("\"sessionId\" is missing"))?;
+        self.sessions.borrow().get(id).cloned().ok_or_else(|| {
+            RpcError::new(
+                super::wire::RESOURCE_NOT_FOUND,
+                format!("no session {id} is open here; open it with session/load"),
+            )
+        })
+    }
+
+    async fn requested(&self, method: &str, params: Value) -> Result<Value, RpcError> {
+        if method != "initialize" && !*self.initialized.borrow() {
+            return Err(RpcError::new(
+                super::wire::INVALID_REQUEST,
+                format!("{method} before initialize: initialize first"),
+            ));
+        }
+        match method {
+            "initialize" => self.initialize(&params),
+            "authenticate" => {
+                let m = params.get("methodId").and_then(Value::as_str).unwrap_or("");
+                self.host.authenticate(m).map(|()| json!({}))
+            }
+            "session/new" | "session/load" => self.open(method, &params).await,
+            "session/prompt" => {
+                let s = self.session_of(&params)?;
+                let (text, images) = super::prompt::message(&params["prompt"])?;
+                s.prompt(text, images, &self.out).await
+            }
+            "session/set_config_option" => {
+                let s = self.session_of(&params)?;
+                let id = params.get("configId").and_then(Value::as_str).unwrap_or("");
+                let options = s.set_option(id, params.get("value").unwrap_or(&Value::Null))?;
+                Ok(json!({"configOptions": options}))
+            }
+            "session/set_mode" => {
+                let s = self.session_of(&params)?;
+                let mode = params.get("modeId").and_then(Value::as_str).unwrap_or("");
+                s.set_mode(mode, &self.out)?;
+                Ok(json!({}))
+            }
+            _ => Err(RpcError::new(
+                super::wire::METHOD_NOT_FOUND,
+                format!("hermes does not answer {method}"),
+            )),
+        }
+    }
+
+    fn initialize(&self, params: &Value) -> Result<Value, RpcError> {
+        let asked = params
+            .get("protocolVersion")
+            .and_then(Value::as_u64)
+            .ok_or_else(|| RpcError::params("\"protocolVersion\" must be a whole number"))?;
+        *self.initialized.borrow_mut() = true;
+        let offers = |k: &str| {
+            params.pointer(&format!("/clientCapabilities/fs/{k}")) == Some(&Value::Bool(true))
+        };
+        *self.files.borrow_mut() = (offers("readTextFile"), offers("writeTextFile"));
+        Ok(json!({
+            "protocolVersion": asked.min(PROTOCOL_VERSION),
+            "agentCapabilities": {
+                "loadSession": true,
+                "promptCapabilities": {"image": true, "audio": false, "embeddedContext": true},
+                "mcpCapabilities": {"http": true, "sse": true},
+                "sessionCapabilities": {"additionalDirectories": {}},
+            },
+            "authMethods": self.host.auth_methods(),
+            "agentInfo": {"name": "hermes", "title": "hermes", "version": self.host.version()},
+        }))
+    }
+
+    async fn open(&self, method: &str, params: &Value) -> Result<Value, RpcError> {
+        let mut open = super::session::open_params(params, method == "session/load")?;
+        let (reads, writes) = *self.files.borrow();
+        let asks = (reads || writes).then(|| {
+            let (editor, asks) = crate::util::editor_files::EditorFiles::new(reads, writes);
+            open.editor = Some(editor);
+            asks
+        });
+        let cwd = open.cwd.clone();
+        let load = open.load.is_some();
+        let opened = self.host.open(open).await?;
+        let s = Rc::new(super::session::Session::new(opened, cwd));
+        if let Some(asks) = asks {
+            s.serve_files(asks, &self.out);
+        }
+        if load {
+            for u in s.replay() {
+                self.out
+                    .notify("session/update", json!({"sessionId": s.id, "update": u}));
+            }
+        }
+        self.sessions.borrow_mut().insert(s.id.clone(), s.clone());
+        s.list_models(&self.out);
+        let mut answer =
+            json!({"modes": super::session::modes(s.mode()), "configOptions": s.config_options()});
+        if !load {
+            answer["sessionId"] = json!(s.id);
+        }
+        Ok(answer)
+    }
+}
