@@ -30,8 +30,7 @@ pub(crate) fn resolve(root: &Path, path: &Path) -> Result<PathBuf, Refused> {
         source,
     };
     let real = std::fs::canonicalize(path).map_err(io)?;
-    let real_root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
-    if !real.starts_with(&real_root) {
+    if !is_inside(&real, [&real_path(root)]) {
         return Err(Refused::Outside {
             path: path.to_path_buf(),
             root: root.to_path_buf(),
@@ -39,6 +38,39 @@ pub(crate) fn resolve(root: &Path, path: &Path) -> Result<PathBuf, Refused> {
         });
     }
     Ok(real)
+}
+
+/// Whether `path`, every link on its way followed (for a path not there
+/// yet, its nearest existing ancestor's), is inside one of `roots` (real
+/// paths): the one inside-the-folder check — for what the model names to
+/// the built-in tools, and for what the person attaches or a project's
+/// instructions name.
+pub(crate) fn is_inside<'a>(path: &Path, roots: impl IntoIterator<Item = &'a PathBuf>) -> bool {
+    let real = real_path(path);
+    roots.into_iter().any(|r| real.starts_with(r))
+}
+
+/// The real path of `path`: its nearest existing ancestor canonicalized,
+/// the rest appended.
+pub(crate) fn real_path(path: &Path) -> PathBuf {
+    let mut rest = Vec::new();
+    let mut cur = path.to_path_buf();
+    loop {
+        if let Ok(real) = std::fs::canonicalize(&cur) {
+            let mut out = real;
+            for part in rest.iter().rev() {
+                out.push(part);
+            }
+            return out;
+        }
+        match (cur.file_name().map(|n| n.to_os_string()), cur.parent()) {
+            (Some(name), Some(parent)) => {
+                rest.push(name);
+                cur = parent.to_path_buf();
+            }
+            _ => return path.to_path_buf(),
+        }
+    }
 }
 
 /// At most `max` bytes of the file at `real` (a resolved path), and the

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use serde_json::Value;
 use tokio::sync::Semaphore;
 
-use super::workspace::{self, Workspace};
+use super::workspace::Workspace;
 use super::{control, order};
 use crate::call::ToolOutput;
 #[cfg(test)]
@@ -56,7 +56,7 @@ impl Context {
         if given.is_empty() {
             return None;
         }
-        let real = workspace::real_path(&self.workspace.resolve(given));
+        let real = crate::util::inside::real_path(&self.workspace.resolve(given));
         let real = real.to_str()?;
         if real == given {
             return None;
@@ -87,7 +87,7 @@ impl Context {
         } else {
             self.control
                 .why(&path)
-                .or_else(|| self.control.why(&workspace::real_path(&path)))
+                .or_else(|| self.control.why(&crate::util::inside::real_path(&path)))
         };
         Hints {
             always_ask,

@@ -69,8 +69,8 @@ impl Workspace {
     /// working folder once every symlink on the way is followed — for a
     /// path that does not exist yet, its nearest existing ancestor's.
     pub(crate) fn contains(&self, path: &Path) -> bool {
-        let real = real_path(path);
-        real.starts_with(&self.real) || self.others.iter().any(|o| real.starts_with(o))
+        let roots = std::iter::once(&self.real).chain(&self.others);
+        crate::util::inside::is_inside(path, roots)
     }
 
     /// `path` as the model and the user read it: relative when inside
@@ -83,29 +83,6 @@ impl Workspace {
             Ok(rel) if rel.as_os_str().is_empty() => ".".into(),
             Ok(rel) => rel.display().to_string(),
             Err(_) => path.display().to_string(),
-        }
-    }
-}
-
-/// The real path of `path`: its nearest existing ancestor canonicalized,
-/// the rest appended.
-pub(crate) fn real_path(path: &Path) -> PathBuf {
-    let mut rest = Vec::new();
-    let mut cur = path.to_path_buf();
-    loop {
-        if let Ok(real) = std::fs::canonicalize(&cur) {
-            let mut out = real;
-            for part in rest.iter().rev() {
-                out.push(part);
-            }
-            return out;
-        }
-        match (cur.file_name().map(|n| n.to_os_string()), cur.parent()) {
-            (Some(name), Some(parent)) => {
-                rest.push(name);
-                cur = parent.to_path_buf();
-            }
-            _ => return path.to_path_buf(),
         }
     }
 }
