@@ -178,7 +178,9 @@ pub(super) fn apply_override(table: &mut toml::Table, arg: &str) -> Result<(), C
 }
 
 fn insert_path(table: &mut toml::Table, parts: &[&str], value: toml::Value) {
-    let (last, parents) = parts.split_last().expect("non-empty key path");
+    let Some((last, parents)) = parts.split_last() else {
+        return;
+    };
     let mut cur = table;
     for p in parents {
         let entry = cur
@@ -187,7 +189,10 @@ fn insert_path(table: &mut toml::Table, parts: &[&str], value: toml::Value) {
         if !entry.is_table() {
             *entry = toml::Value::Table(toml::Table::new());
         }
-        cur = entry.as_table_mut().expect("just made a table");
+        let toml::Value::Table(next) = entry else {
+            return;
+        };
+        cur = next;
     }
     cur.insert(last.to_string(), value);
 }

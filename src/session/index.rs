@@ -96,12 +96,14 @@ pub(crate) fn find(sessions_dir: &Path, id: &str) -> Result<PathBuf, SessionErro
                 .is_some_and(|s| !id.is_empty() && s.starts_with(id))
         })
         .collect();
-    match matches.len() {
-        1 => Ok(matches.into_iter().next().expect("one match")),
-        0 => Err(SessionError::NotFound { id: id.to_string() }),
+    let count = matches.len();
+    let mut found = matches.into_iter();
+    match (found.next(), count) {
+        (Some(one), 1) => Ok(one),
+        (None, _) => Err(SessionError::NotFound { id: id.to_string() }),
         _ => Err(SessionError::Ambiguous {
             id: id.to_string(),
-            count: matches.len(),
+            count,
         }),
     }
 }
