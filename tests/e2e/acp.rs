@@ -667,3 +667,43 @@ fn writes_go_through_the_editor_that_offers_them_and_rewind_still_undoes_them() 
     );
     assert!(!cwd.join("new.rs").exists());
 }
+
+/// An editor's session ends as a REPL's does when the editor goes away:
+/// its SessionEnd hooks run — Claude Code's, from the user's settings —
+/// with the reason `other` and the session's id.
+#[test]
+fn a_sessions_end_hooks_run_when_the_editor_goes_away() {
+    let env = TestEnv::new();
+    let claude = env.home.path().join(".claude");
+    std::fs::create_dir_all(&claude).unwrap();
+    std::fs::write(
+        claude.join("settings.json"),
+        r#"{
+  "hooks": {
+    "SessionEnd": [
+      { "hooks": [{ "type": "command", "command": "cat > ~/.claude/session-end.json" }] }
+    ]
+  }
+}
+"#,
+    )
+    .unwrap();
+    env.fake.push(Reply::text("hello"));
+    let mut editor = Editor::start(&env, &[]);
+    editor.request("initialize", initialize()).unwrap();
+    let id = new_session(&mut editor, &env, json!([]));
+    editor
+        .request(
+            "session/prompt",
+            json!({"sessionId": id, "prompt": [{"type": "text", "text": "hi"}]}),
+        )
+        .unwrap();
+    let (status, stderr) = editor.finish();
+    assert!(status.success(), "{stderr}");
+    let ended = std::fs::read_to_string(claude.join("session-end.json"))
+        .unwrap_or_else(|e| panic!("no SessionEnd hook ran ({e}); stderr: {stderr}"));
+    let ended: Value = serde_json::from_str(&ended).unwrap();
+    assert_eq!(ended["hook_event_name"], "SessionEnd", "{ended}");
+    assert_eq!(ended["reason"], "other", "{ended}");
+    assert_eq!(ended["session_id"], id.as_str(), "{ended}");
+}

@@ -14,7 +14,7 @@ use tokio_util::sync::CancellationToken;
 use super::host::{Open, Opened, Server};
 use super::updates::{self, Updates};
 use super::wire::{Out, RpcError, INTERNAL_ERROR};
-use crate::agent::{Agent, AgentError, Event, TurnStop};
+use crate::agent::{Agent, AgentError, EndReason, Event, TurnStop};
 use crate::mcp::McpRegistry;
 use crate::model::Image;
 use crate::policy::{Answer, Answers};
@@ -315,12 +315,19 @@ impl Session {
     }
 
     /// The end: what runs stopped and waited for (a few seconds at most),
-    /// the servers stopped.
+    /// the session left as a REPL's is — its SessionEnd hooks run, kept if
+    /// it is worth keeping —, the servers stopped.
     pub(crate) async fn end(&self) {
         self.cancel();
         let running = self.running.borrow_mut().take();
         if let Some(done) = running {
             let _ = tokio::time::timeout(std::time::Duration::from_secs(5), done).await;
+        }
+        let agent = self.agent.borrow_mut().take();
+        if let Some((mut agent, _)) = agent {
+            for w in agent.leave(EndReason::Other).await.warnings {
+                eprintln!("hermes: warning: {w}");
+            }
         }
         self.mcp.shutdown().await;
     }
