@@ -20,7 +20,7 @@ use crate::frontend::{drive, repl, Printer, Style};
 use crate::mcp::McpRegistry;
 use crate::policy::Policy;
 use crate::provider;
-use crate::session::{self};
+use crate::session;
 use crate::tools::Registry;
 
 enum Mode {

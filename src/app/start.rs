@@ -1,3 +1,6 @@
+//! `hermes` from flags to exit code: settings resolved once, then the
+//! conversation or a subcommand, the outcome mapped to an exit code.
+
 use super::error::CommandError;
 
 use std::process::ExitCode;

@@ -1,3 +1,6 @@
+//! `Policy`: the hooks and the approval every tool call passes, applied
+//! once per entry with the underlying tool's name and the entry's call id.
+
 use super::approval::{By, UserAnswer};
 use super::approval::{Outcome, Subject};
 use super::ask::Answers;

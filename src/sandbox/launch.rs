@@ -1,3 +1,6 @@
+//! A command made to run in the sandbox: the policy it runs under, the
+//! helper that builds it, and whether the kernel gives user namespaces.
+
 use super::stage::Stage;
 
 use std::ffi::OsString;

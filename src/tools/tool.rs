@@ -1,3 +1,7 @@
+//! The `Tool` trait every tool implements — built-in, MCP, connector,
+//! bridge — with `OnStart`, how a call says it has begun; and where the
+//! sandbox helper the built-in shell runs commands through is found.
+
 use super::change::{Change, Earlier, Expect};
 
 use futures_util::future::BoxFuture;

@@ -1,3 +1,6 @@
+//! When and how the agent compacts: stubs first, then the older turns
+//! summarised in a request of their own, one `compaction` record.
+
 use tokio_util::sync::CancellationToken;
 
 use super::super::core::Agent;

@@ -1,3 +1,6 @@
+//! The `agent` tool: what starts a subagent — an `Agent` of its own on the
+//! parent's provider, registry, policy and session file — and runs it.
+
 use super::types::Types;
 
 use std::future::Future;

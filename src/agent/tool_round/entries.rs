@@ -1,3 +1,7 @@
+//! The per-entry path of a round: each entry checked (scope, schema,
+//! `pre_tool_call` hooks, approval — `Round::check_one`), run under its
+//! server's concurrency, and settled with its result.
+
 use super::round::Round;
 
 use std::collections::HashSet;

@@ -1,3 +1,7 @@
+//! The turn loop: the user's message persisted, then model request → tool
+//! round → model request … until the model answers without tool calls; each
+//! request built by `Agent::request`, each answer recorded whole.
+
 use tokio_util::sync::CancellationToken;
 
 use super::super::core::Agent;

@@ -1,3 +1,6 @@
+//! What every subcommand is given: the paths, the folder, the flags'
+//! overrides.
+
 use std::path::{Path, PathBuf};
 
 use crate::config::{Overrides, Paths};

@@ -6,7 +6,7 @@ use clap::Subcommand;
 use super::Context;
 use crate::app::CommandError;
 use crate::model::Message;
-use crate::session::{self};
+use crate::session;
 use crate::util::sanitize::clean;
 use crate::util::text::excerpt;
 

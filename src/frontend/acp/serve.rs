@@ -1,3 +1,6 @@
+//! The ACP loop on stdin and stdout: one JSON-RPC message a line, a
+//! prompt its own task, end of input ending every session.
+
 use super::host::Host;
 use super::wire::RpcError;
 

@@ -1,3 +1,6 @@
+//! One MCP server's life: started lazily, its handshake, its crashes
+//! counted and restarted within bounds, stopped with its process group.
+
 use std::path::PathBuf;
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};

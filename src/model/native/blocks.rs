@@ -1,3 +1,6 @@
+//! `NativeBlocks`: an assistant turn as its provider's ordered content
+//! blocks, and the tool uses and text read from them.
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 

@@ -1,3 +1,6 @@
+//! Bedrock ConverseStream as an `Api`: its URL by model, signed headers
+//! and body.
+
 use std::time::SystemTime;
 
 use super::super::error::ProviderError;

@@ -1,3 +1,6 @@
+//! Gemini `streamGenerateContent` as an `Api`: its URL by model, headers
+//! and body.
+
 use super::super::error::ProviderError;
 use super::super::fold::{Fold, FoldError};
 use super::super::http::{path_segment, Api, Endpoint, Framing};

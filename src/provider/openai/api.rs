@@ -1,3 +1,5 @@
+//! OpenAI Chat Completions as an `Api`: its URL, headers and body.
+
 use super::super::error::ProviderError;
 use super::super::fold::{Fold, FoldError};
 use super::super::http::{Api, Endpoint, Framing};

@@ -1,3 +1,6 @@
+//! The built-in tools a config names, made once over the context they
+//! share.
+
 use std::path::Path;
 use std::sync::Arc;
 

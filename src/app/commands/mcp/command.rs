@@ -1,3 +1,5 @@
+//! `hermes mcp`'s subcommands and where each goes.
+
 use clap::Subcommand;
 
 use super::super::Context;
