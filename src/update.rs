@@ -112,24 +112,9 @@ pub(crate) fn install_record(paths: &Paths) -> InstallRecord {
     }
 }
 
-/// What the checkout's own config may not make git run while hermes
-/// updates itself: a sandboxed command once could write it, and a person's
-/// `git status` is theirs to run, hermes' is not. No fsmonitor, no hooks,
-/// no `ext::` transport, no external diff.
-const GIT_QUIET: &[&str] = &[
-    "-c",
-    "core.fsmonitor=false",
-    "-c",
-    "core.hooksPath=/dev/null",
-    "-c",
-    "protocol.ext.allow=never",
-    "-c",
-    "diff.external=",
-];
-
 fn git(dir: &Path, args: &[&str]) -> Result<String, UpdateError> {
     let out = Command::new("git")
-        .args(GIT_QUIET)
+        .args(crate::util::git_quiet::args(dir))
         .arg("-C")
         .arg(dir)
         .args(args)

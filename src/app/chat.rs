@@ -317,6 +317,12 @@ async fn converse(
                 printer: &mut printer,
                 tally,
             };
+            // `-o`'s folder resolved before the turn: a link a command
+            // plants on the way to it, or at it, is refused, not followed.
+            let out_file = cli
+                .output_last_message
+                .as_deref()
+                .map(|p| crate::util::beneath::resolved(&cwd.join(p)));
             let res = drive(agent.run_turn(&prompt, stop), &mut events, &mut sink).await;
             printer.end_line();
             // Failed before any answer: `--continue` must not land here.
@@ -336,16 +342,21 @@ async fn converse(
                 crate::frontend::out(format!("{answer}\n").as_bytes());
             }
             *output = outcome.output;
-            if let Some(path) = &cli.output_last_message {
+            if let (Some(path), Some(target)) = (&cli.output_last_message, &out_file) {
                 let body = if answer.ends_with('\n') {
                     answer
                 } else {
                     format!("{answer}\n")
                 };
-                std::fs::write(path, body).map_err(|e| {
+                crate::util::beneath::replace(target, body.as_bytes()).map_err(|e| {
+                    let why = if crate::util::beneath::is_link_error(&e) {
+                        "a link stands there or on the way to it".to_string()
+                    } else {
+                        e.to_string()
+                    };
                     CommandError::runtime(
-                        format!("-o {}: {e}", path.display()),
-                        Some("give -o a file hermes may write".into()),
+                        format!("-o {}: {why}", path.display()),
+                        Some("give -o a file hermes may write, not a link".into()),
                     )
                 })?;
             }

@@ -161,6 +161,7 @@ mod tests {
             held: None,
             before,
             after: None,
+            stripped: None,
         }
     }
 

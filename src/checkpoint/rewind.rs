@@ -261,50 +261,42 @@ fn already(before: &Before, path: &Path, keep: &Keep) -> Stamp {
     }
 }
 
+/// Puts `before` back at `path`, opened beneath from `/` without following
+/// a link: a folder a command swapped for a link since the turn is refused,
+/// not written through.
 fn put_back(path: &Path, before: &Before, keep: &Keep) -> Result<(), String> {
-    let e = |e: std::io::Error| e.to_string();
+    use crate::util::beneath;
+    let e = |e: std::io::Error| {
+        if beneath::is_link_error(&e) {
+            "a link stands on the way to it now; hermes does not write through one".to_string()
+        } else {
+            e.to_string()
+        }
+    };
     match before {
-        Before::Absent => match std::fs::symlink_metadata(path) {
-            Ok(m) if m.is_dir() => Ok(()),
-            Ok(_) => std::fs::remove_file(path).map_err(e),
-            Err(_) => Ok(()),
-        },
+        Before::Absent => beneath::remove(path, false).or_else(|err| {
+            if err.raw_os_error() == Some(libc::EISDIR) {
+                Ok(())
+            } else {
+                Err(e(err))
+            }
+        }),
         Before::Link { target } => {
-            make_way(path).map_err(e)?;
-            std::os::unix::fs::symlink(target, path).map_err(e)
+            beneath::remove(path, true).map_err(e)?;
+            beneath::symlink(path, target).map_err(e)
         }
         Before::File { data, mode } => {
-            if let Some(dir) = path.parent() {
-                std::fs::create_dir_all(dir).map_err(e)?;
+            // Read first: a missing blob leaves what stands there.
+            let mut blob = keep.open(data)?;
+            // A folder or a link standing there goes (a link itself, not
+            // what it points to); a file is replaced whole.
+            let odd = std::fs::symlink_metadata(path)
+                .is_ok_and(|m| m.is_dir() || m.file_type().is_symlink());
+            if odd {
+                beneath::remove(path, true).map_err(e)?;
             }
-            let name = path.file_name().unwrap_or_default().to_string_lossy();
-            let tmp = path.with_file_name(format!(".{name}.hermes-rewind.tmp"));
-            let _ = std::fs::remove_file(&tmp);
-            // Copied beside it first: a missing blob leaves what stands there.
-            let written = keep.copy_out(data, &tmp).and_then(|()| {
-                std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(*mode))
-                    .and_then(|()| make_way(path))
-                    .and_then(|()| std::fs::rename(&tmp, path))
-                    .map_err(e)
-            });
-            if written.is_err() {
-                let _ = std::fs::remove_file(&tmp);
-            }
-            written
+            beneath::replace_from(path, &mut blob, Some(*mode)).map_err(e)
         }
-    }
-}
-
-/// The folder `path` goes in made, and what stands at `path` (not a
-/// folder) removed.
-fn make_way(path: &Path) -> std::io::Result<()> {
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)?;
-    }
-    match std::fs::symlink_metadata(path) {
-        Ok(m) if m.is_dir() => std::fs::remove_dir(path),
-        Ok(_) => std::fs::remove_file(path),
-        Err(_) => Ok(()),
     }
 }
 

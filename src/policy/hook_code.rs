@@ -93,6 +93,15 @@ pub(crate) fn why(command: &str, cwd: &Path, project: &Path, roots: &[PathBuf]) 
         if name.starts_with("python") && words.iter().any(|w| w == "-m") {
             return Some("`python -m` runs a module found from the folder".into());
         }
+        // Inline code resolves its packages from the folder's node_modules.
+        let inline = ["-e", "--eval", "-p", "--print"];
+        if ["node", "nodejs", "deno", "bun"].contains(&name)
+            && words.iter().any(|w| inline.contains(&w.as_str()))
+        {
+            return Some(format!(
+                "`{name}` with inline code loads packages from the folder"
+            ));
+        }
         if let Some(p) = resolve(program, cwd).filter(|p| inside(p)) {
             return Some(format!(
                 "its program {} is in a writable folder",
@@ -140,6 +149,8 @@ mod tests {
         assert!(w("python3 scripts/check.py").is_some());
         assert!(w("\"$CLAUDE_PROJECT_DIR\"/scripts/check.py").is_some());
         assert!(w("./.venv/bin/tool --fix").is_some());
+        assert!(w("node -e \"require('lodash')\"").is_some());
+        assert!(w("node /opt/hooks/guard.js").is_none());
         assert!(w("jq -r .tool_name >> /tmp/log").is_none());
         assert!(w("echo '{\"decision\": \"approve\"}'").is_none());
         assert!(w("touch marker; true").is_none());

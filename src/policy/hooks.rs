@@ -312,7 +312,9 @@ impl Hook {
         } else {
             &ctx.project_dir
         };
-        let (mut cmd, stage) = match self.sandboxed(&ctx.cwd, project) {
+        let sandboxed = self.sandboxed(&ctx.cwd, project);
+        let outside = sandboxed.is_none();
+        let (mut cmd, stage) = match sandboxed {
             None => {
                 let mut sh = tokio::process::Command::new("sh");
                 sh.arg("-c").arg(&self.command);
@@ -338,6 +340,13 @@ impl Hook {
         }
         if !ctx.cwd.as_os_str().is_empty() {
             cmd.current_dir(&ctx.cwd);
+        }
+        if outside {
+            // Outside the sandbox, in the project folder: `python3 -c
+            // "import json"` must not import a `json.py` a command left
+            // there (a hook that means to run the project's code runs in
+            // the sandbox, where it may).
+            cmd.env("PYTHONSAFEPATH", "1");
         }
         if !project.as_os_str().is_empty() {
             cmd.env("CLAUDE_PROJECT_DIR", project);

@@ -8,25 +8,16 @@
 //! itself, not on what existed when the command started: a repository the
 //! command creates is as held as the person's.
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-const GIT: &str = "git's config, hooks or links, which decide what git runs";
+use super::git_view::{self, GitView};
+use super::homes;
+
 const GITFILE: &str = "a `.git` file or link, which points git at another folder";
 const HOME: &str = "a start-up file in your home folder";
 const PATH: &str = "an executable in a folder on your PATH";
 const INSTALL: &str = "hermes' own install folder";
 const ODD: &str = "not a file, folder or link";
-
-/// What inside a git folder decides what git runs.
-const GIT_CONTROL: &[&str] = &[
-    "config",
-    "config.worktree",
-    "commondir",
-    "gitdir",
-    "hooks",
-    "info",
-];
 
 /// The rules for one command.
 pub(crate) struct Held<'a> {
@@ -115,28 +106,36 @@ pub(crate) fn install_dir() -> Option<&'static Path> {
     .as_deref()
 }
 
-/// Asks of one review: memoises which folders are git folders.
+/// Asks of one review: memoises what git and the home make of folders.
 pub(crate) struct Judge<'a> {
     rules: &'a Held<'a>,
-    git_dirs: HashMap<PathBuf, bool>,
+    git: GitView,
+    /// Where the home's start-up links lead, found at the first change.
+    linked: Option<Vec<PathBuf>>,
 }
 
 impl<'a> Judge<'a> {
     pub(crate) fn new(rules: &'a Held<'a>) -> Judge<'a> {
         Judge {
             rules,
-            git_dirs: HashMap::new(),
+            git: GitView::default(),
+            linked: None,
         }
     }
 
-    /// The control paths' check alone.
-    pub(crate) fn control(&self, path: &Path) -> Option<&'static str> {
-        (self.rules.control)(path)
+    /// Why removing what stands at `path` does not land, if it does not:
+    /// hermes' control paths, and what a tool keeps in its home.
+    pub(crate) fn why_removed(&self, root: &Path, path: &Path) -> Option<&'static str> {
+        if let Some(why) = (self.rules.control)(path) {
+            return Some(why);
+        }
+        let tool = homes::tool_home(self.rules.home.as_deref()?, root)?;
+        homes::in_tool_home(&tool, path, true)
     }
 
     /// Why the change at `path` (absolute) does not land, if it does not.
-    /// `upper`: where the command's version of `root` is, to tell a git
-    /// folder the command made; `was`: what stood at `path` before.
+    /// `upper`: where the command's version of `root` is, to see folders
+    /// as they will be once it lands; `was`: what stood at `path` before.
     pub(crate) fn why(
         &mut self,
         root: &Path,
@@ -167,9 +166,34 @@ impl<'a> Judge<'a> {
                 return Some(INSTALL);
             }
         }
+        if let Some(why) = self.home(root, path, shape, was) {
+            return Some(why);
+        }
+        let runnable = matches!(shape, Shape::Link | Shape::File { executable: true });
+        if runnable
+            && path
+                .parent()
+                .is_some_and(|p| self.rules.path_dirs.iter().any(|d| d == p))
+        {
+            return Some(PATH);
+        }
+        let layers = git_view::Layers { root, upper };
+        self.git.why(&layers, self.rules.home.as_deref(), path)
+    }
+
+    /// What the home makes of a change: a start-up file of a home the root
+    /// holds whole, the target of a start-up link, a tool home's file.
+    fn home(
+        &mut self,
+        root: &Path,
+        path: &Path,
+        shape: Shape,
+        was: Option<Shape>,
+    ) -> Option<&'static str> {
+        let h = self.rules.home.as_deref()?;
         // A home a root holds whole (hermes started in it, or `writable`
         // naming it): every dot-entry of it is a start-up file to someone.
-        if let Some(h) = self.rules.home.as_ref().filter(|h| h.starts_with(root)) {
+        if h.starts_with(root) {
             if let Ok(rest) = path.strip_prefix(h) {
                 let dot = rest
                     .components()
@@ -181,77 +205,23 @@ impl<'a> Judge<'a> {
                 }
             }
         }
-        let runnable = matches!(shape, Shape::Link | Shape::File { executable: true });
-        if runnable
-            && path
-                .parent()
-                .is_some_and(|p| self.rules.path_dirs.iter().any(|d| d == p))
-        {
-            return Some(PATH);
+        let linked = self.linked.get_or_insert_with(|| homes::link_targets(h));
+        if linked.iter().any(|t| path.starts_with(t)) {
+            return Some(homes::LINKED);
         }
-        self.under_git_control(root, upper, path).then_some(GIT)
-    }
-
-    /// Whether `path` is a git folder's config, hooks, info, links to other
-    /// folders or object stores — in any git folder between `root` and it.
-    fn under_git_control(&mut self, root: &Path, upper: &Path, path: &Path) -> bool {
-        let Ok(rel) = path.strip_prefix(root) else {
-            return false;
-        };
-        let names: Vec<&std::ffi::OsStr> = rel.iter().collect();
-        for i in 0..names.len().saturating_sub(1) {
-            let dir: PathBuf = names[..=i].iter().collect();
-            if !self.is_git_dir(root, upper, &dir) {
-                continue;
-            }
-            let rest = &names[i + 1..];
-            let first = rest[0].to_str().unwrap_or("");
-            if GIT_CONTROL.contains(&first) {
-                return true;
-            }
-            // A submodule's or a worktree's folder, however deep, before
-            // it has the HEAD that makes it look like one.
-            if (first == "modules" || first == "worktrees")
-                && rest[1..]
-                    .iter()
-                    .any(|n| n.to_str().is_some_and(|n| GIT_CONTROL.contains(&n)))
-            {
-                return true;
-            }
-            if rest.len() >= 3 && first == "objects" && rest[1] == "info" && rest[2] == "alternates"
-            {
-                return true;
-            }
+        // A folder gone into is no change; one standing where a file was is.
+        let changed = shape != Shape::Folder || was.is_some_and(|w| w != Shape::Folder);
+        match homes::tool_home(h, root) {
+            Some(tool) if changed => homes::in_tool_home(&tool, path, was.is_some()),
+            _ => None,
         }
-        false
-    }
-
-    /// A folder named `.git`, or one shaped as git's (a `HEAD` beside
-    /// `objects`, `refs` or `commondir`: a bare repository, a worktree's or
-    /// a submodule's folder) as it was or as the command left it.
-    fn is_git_dir(&mut self, root: &Path, upper: &Path, rel: &Path) -> bool {
-        if let Some(known) = self.git_dirs.get(rel) {
-            return *known;
-        }
-        let named = rel.file_name().is_some_and(|n| n == ".git");
-        let shaped = || {
-            [root, upper].iter().any(|base| {
-                let d = base.join(rel);
-                d.join("HEAD").exists()
-                    && ["objects", "refs", "commondir"]
-                        .iter()
-                        .any(|n| d.join(n).exists())
-            })
-        };
-        let is = named || shaped();
-        self.git_dirs.insert(rel.to_path_buf(), is);
-        is
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sandbox::git_view::GIT;
 
     fn no_control(_: &Path) -> Option<&'static str> {
         None

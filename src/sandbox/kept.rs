@@ -155,9 +155,9 @@ impl Keep {
             .is_ok_and(|h| h == hash)
     }
 
-    /// The bytes `data` names copied to `to` (made or replaced), once the
-    /// blob is found unaltered; the copy is the kernel's, never in memory.
-    pub(crate) fn copy_out(&self, data: &str, to: &Path) -> Result<(), String> {
+    /// The blob `data` names, opened once it is found unaltered: a
+    /// restore copies from it (the kernel's copy, never in memory).
+    pub(crate) fn open(&self, data: &str) -> Result<std::fs::File, String> {
         let gone = || "its kept copy is gone from the blob folder".to_string();
         let hash = data.strip_prefix(NAMED).ok_or_else(gone)?;
         let blob = self.blob(hash);
@@ -168,9 +168,7 @@ impl Keep {
                 gone()
             });
         }
-        std::fs::copy(&blob, to)
-            .map(drop)
-            .map_err(|e| e.to_string())
+        std::fs::File::open(&blob).map_err(|e| e.to_string())
     }
 
     /// `bytes` (a file of `mode`) kept: what tests start from.

@@ -19,9 +19,11 @@
 #[cfg(target_os = "linux")]
 mod cgroup;
 pub(crate) mod for_hooks;
+pub(crate) mod git_view;
 pub(crate) mod held;
 #[cfg(target_os = "linux")]
 pub(crate) mod helper;
+mod homes;
 pub(crate) mod kept;
 #[cfg(target_os = "linux")]
 mod landlock;

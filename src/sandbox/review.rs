@@ -36,6 +36,11 @@ pub struct FileChange {
     /// What the change left there, to tell a later hand edit by.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub after: Option<Stamp>,
+    /// What was taken off the file before it landed (a set-user-ID bit,
+    /// file capabilities): nothing that runs with more than its caller's
+    /// rights lands.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stripped: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -279,6 +284,7 @@ impl Lander<'_, '_> {
             let fine = match shape {
                 Shape::Folder => self.walk(&r, out, folders),
                 Shape::Other => false,
+                _ if runs_as_other(&self.upper.join(&r), &m) => false,
                 _ => {
                     let bytes = (shape != Shape::Link).then_some(m.len());
                     out.push((r.clone(), bytes, Stamp::of_meta(&m)));
@@ -316,7 +322,8 @@ impl Lander<'_, '_> {
             return;
         }
         let source = self.upper.join(rel);
-        let unchanged = was.is_some_and(|w| same(&source, um, &target, w));
+        let stripped = strip(&source, um);
+        let unchanged = stripped.is_none() && was.is_some_and(|w| same(&source, um, &target, w));
         let before = match was {
             Some(w) if w.is_dir() => {
                 self.delete(rel);
@@ -326,12 +333,16 @@ impl Lander<'_, '_> {
             Some(_) => None,
             None => Some(Before::Absent),
         };
-        if let Err(e) = put(&source, &target, um) {
+        let fresh = std::fs::symlink_metadata(&source);
+        if let Err(e) = fresh.and_then(|m| put(&source, &target, &m)) {
             return self.failed(&target, e);
         }
         if !unchanged {
             self.record(rel, kind, bytes, None);
             self.checkpoint(before, Stamp::of(&target));
+            if let Some(f) = self.out.files.last_mut() {
+                f.stripped = stripped;
+            }
         }
     }
 
@@ -343,7 +354,7 @@ impl Lander<'_, '_> {
         let Ok(m) = std::fs::symlink_metadata(&target) else {
             return;
         };
-        let held = self.judge.control(&target);
+        let held = self.judge.why_removed(self.root, &target);
         if let Some(why) = held {
             self.record(rel, ChangeKind::Deleted, Some(m.len()), Some(why));
             return;
@@ -409,6 +420,7 @@ impl Lander<'_, '_> {
             held: held.map(str::to_string),
             before: None,
             after: None,
+            stripped: None,
         });
     }
 
@@ -468,7 +480,8 @@ pub(crate) fn land_held(
                 if std::fs::symlink_metadata(&f.path).is_ok_and(|t| t.is_dir()) {
                     std::fs::remove_dir_all(&f.path)?;
                 }
-                put(&source, &f.path, &m)
+                f.stripped = strip(&source, &m);
+                put(&source, &f.path, &std::fs::symlink_metadata(&source)?)
             }),
         };
         match landed {
@@ -539,6 +552,48 @@ fn collect(dir: &Path, rel: &Path, out: &mut Vec<PathBuf>) {
             Err(_) => {}
         }
     }
+}
+
+/// The extended attribute that gives a file capabilities when run.
+const CAPABILITY: &std::ffi::CStr = c"security.capability";
+
+/// Whether running the file would give its caller other rights: a
+/// set-user-ID or set-group-ID bit, or file capabilities.
+fn runs_as_other(p: &Path, m: &std::fs::Metadata) -> bool {
+    m.is_file() && (m.mode() & 0o6000 != 0 || has_capability(p))
+}
+
+fn has_capability(p: &Path) -> bool {
+    let Ok(c) = std::ffi::CString::new(p.as_os_str().as_encoded_bytes()) else {
+        return false;
+    };
+    // SAFETY: a NUL-terminated path and name; a size query, no buffer.
+    let n = unsafe { libc::lgetxattr(c.as_ptr(), CAPABILITY.as_ptr(), std::ptr::null_mut(), 0) };
+    n >= 0
+}
+
+/// Takes what would let the file run with other rights off the command's
+/// copy before it lands; what was taken, for the record.
+fn strip(p: &Path, m: &std::fs::Metadata) -> Option<String> {
+    if !runs_as_other(p, m) {
+        return None;
+    }
+    let mut taken = Vec::new();
+    if m.mode() & 0o4000 != 0 {
+        taken.push("set-user-ID");
+    }
+    if m.mode() & 0o2000 != 0 {
+        taken.push("set-group-ID");
+    }
+    let _ = std::fs::set_permissions(p, std::fs::Permissions::from_mode(m.mode() & 0o1777));
+    if has_capability(p) {
+        taken.push("file capabilities");
+        if let Ok(c) = std::ffi::CString::new(p.as_os_str().as_encoded_bytes()) {
+            // SAFETY: a NUL-terminated path and name.
+            unsafe { libc::lremovexattr(c.as_ptr(), CAPABILITY.as_ptr()) };
+        }
+    }
+    Some(format!("{} taken off", taken.join(" and ")))
 }
 
 /// Whether the command's file is the one that was there (opened for

@@ -193,6 +193,7 @@ fn held_changes_land_through_no_link() {
             held: Some("why".into()),
             before: None,
             after: None,
+            stripped: None,
         }],
         failed: Vec::new(),
         made_folders: Vec::new(),

@@ -138,13 +138,14 @@ impl Snapshot {
                 // The command wrote in place: nothing was kept first.
                 before: None,
                 after: None,
+                stripped: None,
             });
         }
         for (p, before) in &self.seen {
             if now.contains_key(p) || before.shape() == Shape::Folder {
                 continue;
             }
-            let held = judge.control(p);
+            let held = judge.why_removed(&root_of(p), p);
             files.push(FileChange {
                 path: p.clone(),
                 kind: ChangeKind::Deleted,
@@ -153,6 +154,7 @@ impl Snapshot {
                 // The command wrote in place: nothing was kept first.
                 before: None,
                 after: None,
+                stripped: None,
             });
         }
         files.sort_by(|a, b| a.path.cmp(&b.path));

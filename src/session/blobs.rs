@@ -272,6 +272,7 @@ mod tests {
                             mode: 0o644,
                         }),
                         after: None,
+                        stripped: None,
                     }],
                     failed: Vec::new(),
                     made_folders: Vec::new(),

@@ -12,7 +12,7 @@
 //! through.
 
 use std::ffi::{CString, OsStr};
-use std::io::{Read, Write};
+use std::io::Read;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Component, Path};
@@ -138,6 +138,18 @@ pub(crate) fn read(path: &Path) -> std::io::Result<Option<Vec<u8>>> {
 /// Replaces (or creates) the file at `path` with `bytes`: written beside
 /// it and renamed over it, keeping its permissions.
 pub(crate) fn replace(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    replace_from(path, &mut &bytes[..], None)
+}
+
+/// As [`replace`], from what `source` reads (a file is copied by the
+/// kernel), the file given `mode` when one is named (a rewind puts back a
+/// file's own).
+pub(crate) fn replace_from<R: Read>(
+    path: &Path,
+    source: &mut R,
+    mode: Option<u32>,
+) -> std::io::Result<()> {
+    let wanted = mode;
     let (dir, name) = split(path)?;
     let d = open_dir(dir, true)?;
     // The target's mode, if it is there (a link is refused, not replaced).
@@ -204,7 +216,7 @@ pub(crate) fn replace(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         // SAFETY: a NUL-terminated name relative to our descriptor.
         unsafe { libc::unlinkat(d.as_raw_fd(), tmp.as_ptr(), 0) };
     };
-    let written = file.write_all(bytes).and_then(|_| match mode {
+    let written = std::io::copy(source, &mut file).and_then(|_| match wanted.or(mode) {
         Some(m) => file.set_permissions(std::os::unix::fs::PermissionsExt::from_mode(m)),
         None => Ok(()),
     });
@@ -219,6 +231,71 @@ pub(crate) fn replace(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         let e = last_error();
         unlink();
         return Err(e);
+    }
+    Ok(())
+}
+
+/// `path` (absolute) with its folder's links resolved now, its last
+/// name as given: what a later [`replace`] of it opens beneath, so a link
+/// planted on the way or at it afterwards is refused.
+pub(crate) fn resolved(path: &Path) -> std::path::PathBuf {
+    match (path.parent(), path.file_name()) {
+        (Some(dir), Some(name)) => std::fs::canonicalize(dir)
+            .map(|d| d.join(name))
+            .unwrap_or_else(|_| path.to_path_buf()),
+        _ => path.to_path_buf(),
+    }
+}
+
+/// A new file at `path`, opened for writing; refused when anything stands
+/// there (a link included) or a link lies on the way.
+pub(crate) fn create_new(path: &Path) -> std::io::Result<std::fs::File> {
+    let (dir, name) = split(path)?;
+    let d = open_dir(dir, false)?;
+    let fd = open_at(
+        &d,
+        name,
+        libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL,
+        0o666,
+    )?;
+    Ok(std::fs::File::from(fd))
+}
+
+/// Removes the file or link at `path` (an empty folder too, with
+/// `folder`), never following a link on the way; nothing there is fine.
+pub(crate) fn remove(path: &Path, folder: bool) -> std::io::Result<()> {
+    let (dir, name) = split(path)?;
+    let d = match open_dir(dir, false) {
+        Err(e) if e.raw_os_error() == Some(libc::ENOENT) => return Ok(()),
+        other => other?,
+    };
+    let n = cstr(name)?;
+    // SAFETY: a NUL-terminated name relative to our descriptor.
+    let mut rc = unsafe { libc::unlinkat(d.as_raw_fd(), n.as_ptr(), 0) };
+    if rc < 0 && folder && last_error().raw_os_error() == Some(libc::EISDIR) {
+        // SAFETY: as above.
+        rc = unsafe { libc::unlinkat(d.as_raw_fd(), n.as_ptr(), libc::AT_REMOVEDIR) };
+    }
+    match rc {
+        0 => Ok(()),
+        _ if last_error().raw_os_error() == Some(libc::ENOENT) => Ok(()),
+        _ => Err(last_error()),
+    }
+}
+
+/// Makes `path` a link to `target` (what stood there, not a folder,
+/// removed first), its folders made, no link followed on the way.
+pub(crate) fn symlink(path: &Path, target: &Path) -> std::io::Result<()> {
+    let (dir, name) = split(path)?;
+    let d = open_dir(dir, true)?;
+    let n = cstr(name)?;
+    let t = cstr(target.as_os_str())?;
+    // SAFETY: NUL-terminated names relative to our descriptor.
+    unsafe {
+        libc::unlinkat(d.as_raw_fd(), n.as_ptr(), 0);
+        if libc::symlinkat(t.as_ptr(), d.as_raw_fd(), n.as_ptr()) < 0 {
+            return Err(last_error());
+        }
     }
     Ok(())
 }

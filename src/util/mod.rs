@@ -7,6 +7,8 @@ pub(crate) mod arbitrary;
 pub(crate) mod beneath;
 pub(crate) mod child_env;
 pub(crate) mod editor_files;
+pub(crate) mod git_config;
+pub(crate) mod git_quiet;
 pub(crate) mod glob;
 pub(crate) mod groups;
 pub(crate) mod hash;

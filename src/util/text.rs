@@ -72,6 +72,24 @@ fn next_word(s: &str) -> (&str, &str) {
     (s, "")
 }
 
+/// A name as one line: a newline, tab and every other control character
+/// written as an escape (`\n`, `\u{1b}`), so a file named to look like
+/// two lines of a question shows as the one name it is.
+pub(crate) fn escaped(name: &str) -> String {
+    if !name.chars().any(char::is_control) {
+        return name.to_string();
+    }
+    name.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
 /// A size as people read it: `512 B`, `12.1 KiB`, `4.8 MiB`.
 pub(crate) fn byte_size(bytes: usize) -> String {
     if bytes < 1024 {
@@ -140,5 +158,11 @@ mod tests {
             "Send message error Transport error: Client error: error sending request for url (http://[::1]:8080/mcp), when send initialize request"
         );
         assert_eq!(super::without_type_names("a <b> c"), "a <b> c");
+    }
+
+    #[test]
+    fn a_name_with_a_newline_stays_one_line() {
+        assert_eq!(super::escaped("a\nb\u{1b}[2J\tc"), "a\\nb\\u{1b}[2J\\tc");
+        assert_eq!(super::escaped("plain ü.rs"), "plain ü.rs");
     }
 }

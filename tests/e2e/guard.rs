@@ -10,7 +10,7 @@ use std::process::Command;
 use crate::e2e::sandbox::{env_for, outside, shells, shells_in, shells_with};
 use crate::support::users;
 
-fn git(dir: &Path, args: &[&str]) -> std::process::Output {
+pub(crate) fn git(dir: &Path, args: &[&str]) -> std::process::Output {
     Command::new("git")
         .args(["-c", "safe.directory=*"])
         .args(args)
@@ -21,19 +21,37 @@ fn git(dir: &Path, args: &[&str]) -> std::process::Output {
         .unwrap()
 }
 
-fn git_init(dir: &Path) {
+pub(crate) fn git_init(dir: &Path) {
     std::fs::create_dir_all(dir).unwrap();
     assert!(git(dir, &["init", "-q"]).status.success());
 }
 
-fn fsmonitor(mark: &Path) -> String {
+/// The person commits a new file in `dir` with their own git: its hooks run.
+pub(crate) fn commit(dir: &Path) {
+    std::fs::write(dir.join("a.txt"), "a").unwrap();
+    git(dir, &["add", "a.txt"]);
+    git(
+        dir,
+        &[
+            "-c",
+            "user.name=p",
+            "-c",
+            "user.email=p@example.org",
+            "commit",
+            "-qm",
+            "mine",
+        ],
+    );
+}
+
+pub(crate) fn fsmonitor(mark: &Path) -> String {
     format!(
         "printf '[core]\\n\\tfsmonitor = \"touch {}\"\\n'",
         mark.display()
     )
 }
 
-fn hook(mark: &Path) -> String {
+pub(crate) fn hook(mark: &Path) -> String {
     format!("printf '#!/bin/sh\\ntouch {}\\n'", mark.display())
 }
 
@@ -125,20 +143,7 @@ fn nothing_the_command_writes_for_git_lands() {
         ] {
             git(&dir, &["status", "--short"]);
         }
-        std::fs::write(cwd.join("a.txt"), "a").unwrap();
-        git(cwd, &["add", "a.txt"]);
-        git(
-            cwd,
-            &[
-                "-c",
-                "user.name=p",
-                "-c",
-                "user.email=p@example.org",
-                "commit",
-                "-qm",
-                "mine",
-            ],
-        );
+        commit(cwd);
         git(&cwd.join("fresh"), &["checkout", "-q", "-b", "other"]);
         let ran: Vec<String> = std::fs::read_dir(&marks)
             .unwrap()
@@ -152,7 +157,7 @@ fn nothing_the_command_writes_for_git_lands() {
 /// hermes' own folder a dot-folder of the home, as it is by default (the
 /// test home is hermes' folder too, which would make every file in it one
 /// of hermes' own): `HERMES_HOME` for a run, with the test's config.
-fn own_folder(env: &crate::support::TestEnv) -> std::path::PathBuf {
+pub(crate) fn own_folder(env: &crate::support::TestEnv) -> std::path::PathBuf {
     let own = env.home.path().join(".local/share/hermes");
     std::fs::create_dir_all(&own).unwrap();
     std::fs::copy(env.home.path().join("config.toml"), own.join("config.toml")).unwrap();

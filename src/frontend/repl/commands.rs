@@ -134,14 +134,12 @@ fn copy(agent: &Agent) {
 /// overwritten.
 fn export(agent: &Agent, ctx: &ReplContext<'_>, file: Option<&str>) {
     let id = agent.session().id().to_string();
-    let path = ctx
-        .cwd
-        .join(file.map_or_else(|| format!("hermes-{id}.md"), str::to_string));
+    let cwd = std::fs::canonicalize(ctx.cwd).unwrap_or_else(|_| ctx.cwd.to_path_buf());
+    let path = cwd.join(file.map_or_else(|| format!("hermes-{id}.md"), str::to_string));
     let text = crate::frontend::export::markdown(agent.messages(), &id);
-    let written = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&path)
+    // Beneath the working folder as it was resolved at start: a link a
+    // command planted on the way is refused.
+    let written = crate::util::beneath::create_new(&path)
         .and_then(|mut f| std::io::Write::write_all(&mut f, text.as_bytes()));
     match written {
         Ok(()) => errln!("exported the conversation to {}", path.display()),

@@ -105,7 +105,17 @@ async fn folder(cwd: &Path) -> Result<String, String> {
             .trim()
             .to_string(),
     };
-    let tracked = git(cwd, &["diff", &base, "--no-color", "--no-ext-diff"]).await?;
+    let tracked = git(
+        cwd,
+        &[
+            "diff",
+            &base,
+            "--no-color",
+            "--no-ext-diff",
+            "--no-textconv",
+        ],
+    )
+    .await?;
     let untracked = git(
         cwd,
         &[
@@ -149,7 +159,8 @@ fn new_file(path: &Path, name: &str) -> String {
 /// `git ARGS` in `cwd`: its stdout, or why it could not run.
 async fn git(cwd: &Path, args: &[&str]) -> Result<String, String> {
     let mut cmd = tokio::process::Command::new("git");
-    cmd.args(["-c", "core.quotepath=off"])
+    cmd.args(crate::util::git_quiet::args(cwd))
+        .args(["-c", "core.quotepath=off"])
         .args(args)
         .current_dir(cwd)
         .env("GIT_PAGER", "cat")

@@ -189,6 +189,7 @@ async fn run_planned(
                     held: None,
                     before,
                     after: Some(after),
+                    stripped: None,
                 }],
                 failed: Vec::new(),
                 made_folders: made,

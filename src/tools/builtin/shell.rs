@@ -278,7 +278,7 @@ fn with_changes(
     let kept = ctx.keep.is_some();
     out.content
         .push_str(&describe(&changes, unreviewed, kept, |p| {
-            ctx.workspace.shown(p)
+            escaped(&ctx.workspace.shown(p))
         }));
     if let Some(stage) = stage {
         let preview = changes
@@ -286,7 +286,7 @@ fn with_changes(
             .map(|f| {
                 format!(
                     "{} — {}\n",
-                    ctx.workspace.shown(&f.path),
+                    escaped(&ctx.workspace.shown(&f.path)),
                     f.held.as_deref().unwrap_or("")
                 )
             })
@@ -297,7 +297,7 @@ fn with_changes(
             preview,
             body,
             Box::new(move |c: &crate::sandbox::Changes| {
-                describe(c, false, kept, |p| workspace.shown(p))
+                describe(c, false, kept, |p| escaped(&workspace.shown(p)))
             }),
             ctx.keep.clone(),
         ));
@@ -308,6 +308,8 @@ fn with_changes(
     out.changes = Some(Box::new(changes));
     out
 }
+
+use crate::util::text::escaped;
 
 /// How a command's changes are seen.
 enum Review {
@@ -384,6 +386,16 @@ fn describe(
         .collect();
     if !landed.is_empty() {
         s.push_str(&format!("\n[files changed: {}]", named(&landed)));
+    }
+    let stripped: Vec<String> = c
+        .landed()
+        .filter_map(|f| Some(format!("{} ({})", shown(&f.path), f.stripped.as_deref()?)))
+        .collect();
+    if !stripped.is_empty() {
+        s.push_str(&format!(
+            "\n[landed without what would run it with other rights: {}]",
+            named(&stripped)
+        ));
     }
     let held: Vec<String> = c
         .held()
