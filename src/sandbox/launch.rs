@@ -138,8 +138,14 @@ fn command_linux(
         .collect();
     protected.sort_by_key(|p| p.components().count());
     protected.dedup();
+    // Fail closed: a command whose changes cannot wait in a private stage
+    // does not run — never a silent run without the review.
     let stage = if policy.namespaces && !policy.stage.is_empty() {
-        Stage::new(&policy.stage, &writable, dir)
+        Some(Stage::new(&policy.stage, &writable, dir).map_err(|why| {
+            SandboxError::Setup(format!(
+                "no private folder for the command's changes to wait in ({why})"
+            ))
+        })?)
     } else {
         None
     };

@@ -266,12 +266,22 @@ impl Stage {
     /// the filesystem of `near` (the folder the command runs in) — landing
     /// there is a rename, elsewhere a copy of each file — else the first
     /// outside all. `None` when none is.
-    pub(crate) fn new(bases: &[PathBuf], roots: &[PathBuf], near: &Path) -> Option<Stage> {
+    pub(crate) fn new(bases: &[PathBuf], roots: &[PathBuf], near: &Path) -> Result<Stage, String> {
         use std::os::unix::fs::MetadataExt;
         // Where each base is or would be, and on which filesystem, before
         // any is made: only the one chosen is.
+        let mut refused = Vec::new();
         let outside: Vec<(PathBuf, Option<u64>)> = bases
             .iter()
+            .filter(|b| {
+                // A link where the folder would be is someone's choice of
+                // folder, not ours.
+                let link = std::fs::symlink_metadata(b).is_ok_and(|m| m.file_type().is_symlink());
+                if link {
+                    refused.push(format!("{} is not a folder (a link?)", b.display()));
+                }
+                !link
+            })
             .filter_map(|b| {
                 let (real, on) = would_be(b)?;
                 (!roots.iter().any(|r| overlaps(&real, r))).then_some((real, on))
@@ -281,10 +291,24 @@ impl Stage {
         let same = outside
             .iter()
             .filter(|(_, on)| on.is_some() && *on == project);
-        let base = same.chain(&outside).find_map(|(real, _)| {
-            crate::util::private::create_dir_all(real).ok()?;
-            std::fs::canonicalize(real).ok()
-        })?;
+        // Private or not at all: a base another user made first (or
+        // swapped for a link) is passed over, with why.
+        let base = same
+            .chain(&outside)
+            .find_map(|(real, _)| match crate::util::private::private_dir(real) {
+                Ok(()) => std::fs::canonicalize(real).ok(),
+                Err(why) => {
+                    refused.push(why);
+                    None
+                }
+            })
+            .ok_or_else(|| {
+                if refused.is_empty() {
+                    "every folder it could use lies inside a writable folder".to_string()
+                } else {
+                    refused.join("; ")
+                }
+            })?;
         spread(&base);
         let folders: Vec<&PathBuf> = roots.iter().filter(|r| r.is_dir()).collect();
         let spare = {
@@ -301,7 +325,8 @@ impl Stage {
         // own; the spare comes from a used stage, once the command ends.
         let dir = match spare {
             Some(d) => d,
-            None => make(&base, folders.len())?,
+            None => make(&base, folders.len())
+                .ok_or_else(|| format!("no folder could be made in {}", base.display()))?,
         };
         let overlays = folders
             .iter()
@@ -311,7 +336,7 @@ impl Stage {
                 ((*root).clone(), u, w)
             })
             .collect();
-        Some(Stage {
+        Ok(Stage {
             base,
             dir,
             overlays,
@@ -483,6 +508,50 @@ mod tests {
         let third = Stage::new(&bases, &roots, &roots[0]).unwrap();
         assert_ne!(third.dir, first);
         assert!(third.overlays[0].1.read_dir().unwrap().next().is_none());
+    }
+
+    /// A stage folder another user made first, a link where one would
+    /// be, or one open to others' writes is passed over; with nothing
+    /// else, no stage (and so no command) at all.
+    #[test]
+    fn a_stage_base_anyone_else_could_touch_is_never_used() {
+        use std::os::unix::fs::PermissionsExt;
+        let tmp = tempfile::tempdir().unwrap();
+        let t = std::fs::canonicalize(tmp.path()).unwrap();
+        let root = t.join("project");
+        std::fs::create_dir_all(&root).unwrap();
+        let roots = [root.clone()];
+        std::fs::create_dir_all(t.join("a")).unwrap();
+        std::fs::create_dir_all(t.join("elsewhere")).unwrap();
+        std::os::unix::fs::symlink(t.join("elsewhere"), t.join("a/stage")).unwrap();
+        std::fs::create_dir_all(t.join("b/stage")).unwrap();
+        std::fs::set_permissions(t.join("b/stage"), std::fs::Permissions::from_mode(0o777))
+            .unwrap();
+        let mut blocked = vec![t.join("a/stage"), t.join("b/stage")];
+        // SAFETY: getuid cannot fail.
+        if unsafe { libc::getuid() } == 0 {
+            std::fs::create_dir_all(t.join("c/stage")).unwrap();
+            std::os::unix::fs::chown(t.join("c/stage"), Some(65534), Some(65534)).unwrap();
+            std::fs::set_permissions(t.join("c/stage"), std::fs::Permissions::from_mode(0o700))
+                .unwrap();
+            blocked.push(t.join("c/stage"));
+        }
+        let why = Stage::new(&blocked, &roots, &root).unwrap_err();
+        assert!(why.contains("is not a folder (a link?)"), "{why}");
+        assert!(why.contains("open to others' writes"), "{why}");
+        if blocked.len() == 3 {
+            assert!(why.contains("belongs to another user"), "{why}");
+        }
+        assert!(std::fs::read_dir(t.join("elsewhere"))
+            .unwrap()
+            .next()
+            .is_none());
+        let mut with_ours = blocked.clone();
+        with_ours.push(t.join("d/stage"));
+        let stage = Stage::new(&with_ours, &roots, &root).unwrap();
+        assert_eq!(stage.base(), t.join("d/stage"));
+        let m = std::fs::symlink_metadata(t.join("d/stage")).unwrap();
+        assert_eq!(m.permissions().mode() & 0o777, 0o700);
     }
 
     /// A project on tmpfs gets its stage on tmpfs, one on disk on disk:

@@ -54,6 +54,59 @@ pub(crate) fn own_folder(dir: &Path) -> std::io::Result<Option<String>> {
     }
 }
 
+/// A folder at `dir` that only this user can have made and can reach:
+/// made with `mkdir` (which fails where anything stands) mode 700, or one
+/// that stands there already and is a real folder (not a link) of this
+/// user's that nobody else may write to, in a folder nobody else may
+/// rename it out of (owned by this user or root, or sticky). Its parents
+/// are made as [`create_dir_all`] makes them. Anything else is refused
+/// with why: a folder another user made first is never used.
+#[cfg(unix)]
+pub(crate) fn private_dir(dir: &Path) -> Result<(), String> {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let parent = dir.parent().ok_or("no parent folder")?;
+    create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
+    let pm = std::fs::metadata(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
+    let others_write = pm.mode() & 0o022 != 0;
+    let sticky = pm.mode() & 0o1000 != 0;
+    if others_write && !sticky || (pm.uid() != my_uid() && pm.uid() != 0) {
+        return Err(format!(
+            "{} may be changed by another user",
+            parent.display()
+        ));
+    }
+    let mut b = std::fs::DirBuilder::new();
+    std::os::unix::fs::DirBuilderExt::mode(&mut b, 0o700);
+    match b.create(dir) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+        Err(e) => return Err(format!("{}: {e}", dir.display())),
+    }
+    let m = std::fs::symlink_metadata(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    if !m.file_type().is_dir() {
+        return Err(format!("{} is not a folder (a link?)", dir.display()));
+    }
+    if m.uid() != my_uid() {
+        return Err(format!(
+            "{} belongs to another user (uid {})",
+            dir.display(),
+            m.uid()
+        ));
+    }
+    let mode = m.permissions().mode() & 0o7777;
+    if mode & 0o022 != 0 {
+        return Err(format!(
+            "{} is open to others' writes (mode {mode:o})",
+            dir.display()
+        ));
+    }
+    if mode != 0o700 {
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
+            .map_err(|e| format!("{}: {e}", dir.display()))?;
+    }
+    Ok(())
+}
+
 /// Whether `path` is a regular file of this user, not a symlink: a file
 /// another user planted (or swapped for a link) is not read or appended to.
 pub(crate) fn own_file(path: &Path) -> bool {
