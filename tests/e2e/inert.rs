@@ -335,3 +335,35 @@ fn a_rewind_does_not_write_through_a_folder_swapped_for_a_link() {
         "a link stands on the way to it now"
     );
 }
+
+/// Plan mode with the project under the temp folder (a clone in /tmp):
+/// the project is still read-only to commands; the rest of the temp
+/// folder stays theirs.
+#[test]
+fn in_plan_mode_a_project_under_the_temp_folder_is_read_only() {
+    for user in users::each() {
+        let env = env_for(user, "");
+        let clone = env.tmp().join("clone");
+        std::fs::create_dir_all(&clone).unwrap();
+        std::fs::write(clone.join("main.py"), "print('mine')\n").unwrap();
+        user.own(&env.tmp());
+        let mut cmd = env.cmd();
+        cmd.current_dir(&clone).args(["--mode", "plan", "--yolo"]);
+        let r = shells_with(
+            &env,
+            cmd,
+            &[
+                "echo 'import os' > main.py; echo rc=$?".into(),
+                "echo scratch > ../scratch.txt; echo rc=$?".into(),
+            ],
+        );
+        assert_eq!(
+            std::fs::read_to_string(clone.join("main.py")).unwrap(),
+            "print('mine')\n",
+            "as {}: {r:?}",
+            user.name()
+        );
+        crate::assert_contains!(r[0], "Read-only file system");
+        crate::assert_contains!(r[1], "rc=0");
+    }
+}

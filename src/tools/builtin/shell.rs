@@ -446,12 +446,26 @@ fn named(items: &[String]) -> String {
 /// whether the sandbox builds its namespaces. The note, once a run, says
 /// when the kernel gives no user namespaces and the sandbox is weaker.
 pub(super) fn policy(ctx: &Context) -> (crate::sandbox::Policy, Option<String>) {
-    // Plan mode: the temp folder only, every root read-only.
-    let mut writable = vec![std::env::temp_dir()];
-    if !ctx.read_only.load(Ordering::SeqCst) {
-        writable.insert(0, ctx.workspace.root().to_path_buf());
-        writable.extend(ctx.workspace.others().iter().cloned());
+    // Plan mode: the temp folder only, every root read-only — wherever it
+    // lies: a project under the temp folder (a clone in /tmp) is bound
+    // read-only again inside it, and a temp folder inside the project is
+    // not writable at all.
+    let plan = ctx.read_only.load(Ordering::SeqCst);
+    let temp = std::env::temp_dir();
+    let mut writable = vec![temp.clone()];
+    let roots: Vec<std::path::PathBuf> = std::iter::once(ctx.workspace.root().to_path_buf())
+        .chain(ctx.workspace.others().iter().cloned())
+        .collect();
+    if !plan {
+        writable.splice(0..0, roots.iter().cloned());
         writable.extend(ctx.shell.writable.iter().cloned());
+    } else {
+        let real =
+            |p: &std::path::Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+        let t = real(&temp);
+        if roots.iter().any(|r| t.starts_with(real(r))) {
+            writable.clear();
+        }
     }
     ctx.control.create_own_under(&writable);
     let mut note = None;
@@ -470,6 +484,9 @@ pub(super) fn policy(ctx: &Context) -> (crate::sandbox::Policy, Option<String>) 
             }
         };
     let mut protected = ctx.control.for_folder(ctx.workspace.root());
+    if plan {
+        protected.extend(roots);
+    }
     // hermes' own binary and its folder: read-only whatever `writable`
     // says (`~/.cargo` holds `~/.cargo/bin/hermes`).
     if let Some(dir) = crate::sandbox::held::install_dir() {
