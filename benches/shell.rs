@@ -23,7 +23,9 @@
 //! nothing the benchmark times follows a mass deletion of its own.
 //!
 //! `cargo bench --bench shell` (`HERMES_BENCH_RUNS` changes the pair count;
-//! `HERMES_BENCH_ONLY=files`, `calls`, `checkpoints` or `builds` runs one measure).
+//! `HERMES_BENCH_ONLY=files`, `calls`, `checkpoints`, `rewind` or `builds`
+//! runs one measure). `rewind`: a turn appending to 40 000 files, then
+//! `hermes rewind` of it, against the turn's own time.
 
 use hermes_test_support::fake_provider;
 use std::path::Path;
@@ -240,6 +242,40 @@ fn append_thousand(fake: &FakeProvider, exe: &Path, home: &Path, cwd: &Path) -> 
     ms(round(fake, exe, home, cwd, &[command]))
 }
 
+/// A turn of one command appending to each of 40 000 files in a folder
+/// of its own, then `hermes rewind 1 --yes` of it: (rewind, turn) in ms,
+/// the rewind timed as a whole process (start-up in it), the turn as a
+/// round.
+fn rewind_big(fake: &FakeProvider, exe: &Path, home: &Path, cwd: &Path) -> (f64, f64) {
+    static RUN: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = RUN.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = cwd.join(format!("rewind-{n}"));
+    folder_of(&dir, 40_000);
+    let command = "for i in $(seq 40000); do echo more >> f$i.txt; done";
+    let turn = ms(round(fake, exe, home, &dir, &[command]));
+    let start = std::time::Instant::now();
+    let st = Command::new(exe)
+        .args(["rewind", "1", "--yes"])
+        .env("HERMES_HOME", home)
+        .env("HOME", home)
+        .env("TMPDIR", home.join("tmp"))
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .current_dir(&dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .unwrap();
+    let rewind = ms(start.elapsed());
+    assert!(st.success(), "the rewind failed");
+    assert_eq!(
+        std::fs::read_to_string(dir.join("f40000.txt")).unwrap(),
+        "file 40000\n",
+        "the rewind did not put the files back"
+    );
+    (rewind, turn)
+}
+
 /// The bytes of the files in `dir` (the blob folder).
 fn bytes_in(dir: &Path) -> u64 {
     std::fs::read_dir(dir)
@@ -372,6 +408,13 @@ fn main() {
             append.push(on, append_thousand(&fake, &current, unkept, c));
         }
     }
+    // A rewind of a 40 000-file turn against the turn's own time (fewer
+    // pairs: each makes 40 000 files).
+    let mut rewind = Paired::new();
+    for _ in 0..runs_of("rewind").min(5) {
+        let (r, t) = rewind_big(&fake, &current, h, c);
+        rewind.push(r, t);
+    }
     let against = if baseline.is_some() {
         "baseline"
     } else {
@@ -424,6 +467,16 @@ fn main() {
         println!(
             "| checkpoint bytes kept per byte of the files the command changed | {:.2} | | | ≤ 2 |",
             median(kept_ratio.clone())
+        );
+    }
+    if !rewind.a.is_empty() {
+        println!(
+            "| `hermes rewind` of a turn that appended to 40 000 files, against the turn ({} pairs) | {:.0} ms | {:.0} ms | {:+.0} ms, {:.2}× | ≤ 2× |",
+            rewind.a.len(),
+            median(rewind.a.clone()),
+            median(rewind.b.clone()),
+            rewind.diff(),
+            rewind.ratio()
         );
     }
     if !build.a.is_empty() {

@@ -84,18 +84,20 @@ pub(crate) fn of_turn(
             "# turn {n}'s changes were rewound since; this is what it had done\n"
         ));
     }
-    let mut seen: Vec<&Path> = Vec::new();
+    // What a later turn first did to each path: its `before` is what this
+    // turn left.
+    let mut first_later: std::collections::HashMap<&Path, &crate::sandbox::FileChange> =
+        std::collections::HashMap::new();
+    for l in all.iter().filter(|t| t.number > n).flat_map(|t| &t.changes) {
+        first_later.entry(&l.path).or_insert(l);
+    }
+    let mut seen: std::collections::HashSet<&Path> = std::collections::HashSet::new();
     for c in &turn.changes {
-        if seen.contains(&c.path.as_path()) {
+        if !seen.insert(&c.path) {
             continue;
         }
-        seen.push(&c.path);
         let before = Side::of_before(c.before.as_ref(), keep);
-        let later = all
-            .iter()
-            .filter(|t| t.number > n)
-            .flat_map(|t| &t.changes)
-            .find(|l| l.path == c.path);
+        let later = first_later.get(c.path.as_path()).copied();
         let after = match later {
             Some(l) => Side::of_before(l.before.as_ref(), keep),
             None => Side::now(&c.path),

@@ -78,13 +78,13 @@ impl Plan {
                 Vec::new()
             },
             kept_folders: if code {
-                let mut kept: Vec<KeptFolder> = Vec::new();
-                for k in later.iter().flat_map(|t| &t.kept_folders) {
-                    if !kept.iter().any(|s| s.path == k.path) {
-                        kept.push(k.clone());
-                    }
-                }
-                kept
+                let mut seen = std::collections::HashSet::new();
+                later
+                    .iter()
+                    .flat_map(|t| &t.kept_folders)
+                    .filter(|k| seen.insert(k.path.clone()))
+                    .cloned()
+                    .collect()
             } else {
                 Vec::new()
             },
@@ -99,7 +99,9 @@ impl Plan {
     /// first, so a read-only folder is filled before it is closed).
     pub(crate) fn restore(&self, keep: &Keep, force: bool) -> Restored {
         let mut out = restore(&self.undo, keep, force);
-        let stood = |dir: &PathBuf| self.kept_folders.iter().any(|k| &k.path == dir);
+        let stood: std::collections::HashSet<&PathBuf> =
+            self.kept_folders.iter().map(|k| &k.path).collect();
+        let stood = |dir: &PathBuf| stood.contains(dir);
         for dir in self.folders.iter().rev().filter(|d| !stood(d)) {
             if std::fs::remove_dir(dir).is_ok() {
                 out.folders.push(dir.clone());

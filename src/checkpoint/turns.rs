@@ -111,15 +111,22 @@ pub(crate) fn read(bytes: &[u8]) -> Vec<Turn> {
 /// first), each path's state before the first of them changed it, and the
 /// stamp the last of them left.
 pub(crate) fn undo_of(turns: &[&Turn]) -> Vec<Undo> {
+    // A map from path to its place: linear in the number of changes (a
+    // turn of 40 000 files is rewound in the time it took).
+    let mut at: std::collections::HashMap<&std::path::Path, usize> =
+        std::collections::HashMap::new();
     let mut out: Vec<Undo> = Vec::new();
     for c in turns.iter().flat_map(|t| &t.changes) {
-        match out.iter_mut().find(|u| u.path == c.path) {
-            Some(u) => u.left = c.after,
-            None => out.push(Undo {
-                path: c.path.clone(),
-                before: c.before.clone(),
-                left: c.after,
-            }),
+        match at.get(c.path.as_path()) {
+            Some(&i) => out[i].left = c.after,
+            None => {
+                at.insert(&c.path, out.len());
+                out.push(Undo {
+                    path: c.path.clone(),
+                    before: c.before.clone(),
+                    left: c.after,
+                });
+            }
         }
     }
     out

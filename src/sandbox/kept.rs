@@ -113,6 +113,73 @@ fn take(max: u64, size: u64) -> std::io::Result<()> {
     Ok(())
 }
 
+/// The folder in the blob folder where each running hermes lists what it
+/// kept and has not named in a session record yet (a turn not ended, a
+/// question about held files open): `hermes sessions prune` in another
+/// process spares those, whatever their age.
+const IN_USE: &str = ".in-use";
+
+/// This process' list, opened once.
+static IN_USE_FILE: std::sync::Mutex<Option<(PathBuf, std::fs::File)>> =
+    std::sync::Mutex::new(None);
+
+/// Adds `hash` to this process' list in `dir`.
+fn mark_in_use(dir: &Path, hash: &str) {
+    #[cfg(target_os = "linux")]
+    {
+        use std::io::Write;
+        let mut f = IN_USE_FILE.lock().unwrap_or_else(|e| e.into_inner());
+        let mine = dir.join(IN_USE);
+        if f.as_ref().is_none_or(|(d, _)| *d != mine) {
+            let Some(mark) = super::orphans::mark_of(std::process::id() as libc::pid_t) else {
+                return;
+            };
+            let _ = crate::util::private::create_dir_all(&mine);
+            let opened = crate::util::private::no_follow(
+                std::fs::OpenOptions::new().create(true).append(true),
+            )
+            .open(mine.join(mark.replace(':', "-")));
+            match opened {
+                Ok(file) => *f = Some((mine, file)),
+                Err(_) => return,
+            }
+        }
+        if let Some((_, file)) = f.as_mut() {
+            let _ = file.write_all(format!("{hash}\n").as_bytes());
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = (dir, hash);
+}
+
+/// The blobs running hermes processes kept and may not have named yet; the
+/// lists of processes that are gone are removed.
+pub(crate) fn in_use(dir: &Path) -> std::collections::HashSet<String> {
+    let mut out = std::collections::HashSet::new();
+    let Ok(entries) = std::fs::read_dir(dir.join(IN_USE)) else {
+        return out;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        #[cfg(target_os = "linux")]
+        {
+            let alive = name
+                .split_once('-')
+                .and_then(|(pid, _)| pid.parse::<libc::pid_t>().ok())
+                .and_then(super::orphans::mark_of)
+                .is_some_and(|m| m.replace(':', "-") == name);
+            if !alive {
+                let _ = std::fs::remove_file(e.path());
+                continue;
+            }
+        }
+        if let Ok(text) = std::fs::read_to_string(e.path()) {
+            out.extend(text.lines().map(str::to_string));
+        }
+    }
+    out
+}
+
 /// How a record names kept bytes, as it names a large image's.
 const NAMED: &str = "sha256:";
 
@@ -225,6 +292,7 @@ impl Keep {
             mode: meta.permissions().mode() & 0o7777,
         };
         let blob = self.blob(&hash);
+        mark_in_use(&self.dir, &hash);
         if blob.is_file() {
             return Ok(kept);
         }

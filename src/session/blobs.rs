@@ -139,20 +139,32 @@ pub(crate) fn sweep(sessions_dir: &Path) -> usize {
     let Ok(entries) = std::fs::read_dir(&dir) else {
         return 0;
     };
+    // Read first: a blob a running hermes keeps after this look is newer
+    // than the cut-off, one it kept before is on its list.
+    let in_use = crate::sandbox::kept::in_use(&dir);
     let named: HashSet<String> = super::index::all_files(sessions_dir)
         .iter()
         .filter_map(|p| super::read_own(p).ok())
         .flat_map(|bytes| names_in(&bytes))
+        .chain(in_use)
         .collect();
     let cutoff = SystemTime::now().checked_sub(SWEEP_AFTER);
     let mut removed = 0;
     for e in entries.flatten() {
+        if e.file_type().is_ok_and(|t| t.is_dir()) {
+            continue;
+        }
         let name = e.file_name().to_string_lossy().into_owned();
         let hash = name.split('.').next().unwrap_or_default();
-        let old = e
-            .metadata()
-            .and_then(|m| m.modified())
-            .is_ok_and(|t| cutoff.is_some_and(|c| t < c));
+        // The inode's change time too: a blob kept as a second hard link
+        // has the file's old modification time, but was linked just now.
+        let old = e.metadata().is_ok_and(|m| {
+            use std::os::unix::fs::MetadataExt;
+            let changed =
+                std::time::UNIX_EPOCH + Duration::from_secs(u64::try_from(m.ctime()).unwrap_or(0));
+            let latest = m.modified().map_or(changed, |t| t.max(changed));
+            cutoff.is_some_and(|c| latest < c)
+        });
         if !named.contains(hash) && old && std::fs::remove_file(e.path()).is_ok() {
             removed += 1;
         }
@@ -282,6 +294,38 @@ mod tests {
         };
         let line = serde_json::to_string(&record).unwrap();
         assert_eq!(names_in(line.as_bytes()), [hash], "{line}");
+    }
+
+    /// A file kept by a second hard link keeps its old modification time,
+    /// and no session names it while its question is open: `sessions
+    /// prune` in another process spares it all the same; the list of a
+    /// hermes that is gone goes.
+    #[test]
+    fn a_blob_kept_for_an_open_question_is_spared() {
+        let sessions = tempfile::tempdir().unwrap();
+        let dir = folder(sessions.path());
+        let work = tempfile::tempdir().unwrap();
+        let file = work.path().join("a.txt");
+        std::fs::write(&file, "old bytes\n").unwrap();
+        let an_hour_ago = SystemTime::now() - Duration::from_secs(3600);
+        std::fs::File::options()
+            .write(true)
+            .open(&file)
+            .unwrap()
+            .set_modified(an_hour_ago)
+            .unwrap();
+        let keep = crate::sandbox::kept::Keep::new(dir.clone(), 0);
+        let meta = std::fs::symlink_metadata(&file).unwrap();
+        let kept = keep.path(&file, &meta).unwrap();
+        let crate::sandbox::kept::Before::File { data, .. } = kept else {
+            panic!("{kept:?}");
+        };
+        let hash = data.strip_prefix("sha256:").unwrap().to_string();
+        assert!(crate::sandbox::kept::in_use(&dir).contains(&hash));
+        std::fs::write(dir.join(".in-use/1-1"), "cd".repeat(32)).unwrap();
+        assert_eq!(sweep(sessions.path()), 0);
+        assert!(dir.join(format!("{hash}.file")).exists());
+        assert!(!dir.join(".in-use/1-1").exists(), "a gone hermes' list");
     }
 
     #[test]
