@@ -15,6 +15,7 @@ use std::ffi::{CString, OsString};
 use std::os::unix::ffi::OsStringExt;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicI32, Ordering};
 
 use super::{namespace, seccomp};
 
@@ -169,14 +170,21 @@ pub(crate) fn main() -> ExitCode {
             Err(exec(&args.program))
         })
     } else {
-        // Orphans come back to the helper, which ends them with the command;
-        // the helper dies with hermes, and what escaped both carries a
+        // Orphans come back to the helper, which ends them with the command
+        // — and when hermes dies first (SIGKILL), it is told, ends the
+        // command and every orphan, then goes; what escaped both carries a
         // mark the next hermes ends it by.
         // SAFETY: prctl with integer arguments; getppid cannot fail.
         let mark = unsafe {
             libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
-            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
-            super::orphans::mark_of(libc::getppid())
+            let hermes = libc::getppid();
+            HERMES.store(hermes, Ordering::Relaxed);
+            on_hermes_gone();
+            if libc::getppid() != hermes {
+                // Gone before it could tell us: nothing is started.
+                std::process::exit(137);
+            }
+            super::orphans::mark_of(hermes)
         };
         fork(|| {
             if let Some(m) = &mark {
@@ -194,10 +202,13 @@ pub(crate) fn main() -> ExitCode {
             Err(exec(&args.program))
         })
     };
-    let status = wait(child);
-    if !args.namespaces {
+    let status = if args.namespaces {
+        wait(child)
+    } else {
+        let st = wait_or_hermes_gone(child);
         sweep();
-    }
+        st
+    };
     drop(_group);
     mirror(status)
 }
@@ -395,9 +406,14 @@ fn fork(f: impl FnOnce() -> Result<(), String>) -> libc::pid_t {
         fail(&format!("cannot fork: {}", std::io::Error::last_os_error()));
     }
     if pid == 0 {
-        // The command dies with the helper, which dies with hermes.
-        // SAFETY: prctl with integer arguments.
-        unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) };
+        // The command dies with the helper, which dies with hermes; it
+        // starts with none of the helper's waited signals blocked.
+        let set = waited_signals();
+        // SAFETY: prctl with integer arguments; sigprocmask with our set.
+        unsafe {
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
+            libc::sigprocmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut());
+        }
         let why = match f() {
             Ok(()) => "the command did not start".to_string(),
             Err(e) => e,
@@ -405,6 +421,76 @@ fn fork(f: impl FnOnce() -> Result<(), String>) -> libc::pid_t {
         fail(&why);
     }
     pid
+}
+
+/// The hermes that started the helper (Landlock-only mode).
+static HERMES: AtomicI32 = AtomicI32::new(0);
+
+/// The signals the Landlock-only helper waits on: its command's end and
+/// hermes' death (the kernel's SIGUSR2). Blocked, so neither is missed
+/// between two looks; the command unblocks them before it starts.
+fn waited_signals() -> libc::sigset_t {
+    // SAFETY: a zeroed set filled by sigemptyset/sigaddset.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        libc::sigaddset(&mut set, libc::SIGCHLD);
+        libc::sigaddset(&mut set, libc::SIGUSR2);
+        set
+    }
+}
+
+/// Asks the kernel for SIGUSR2 when the thread that started the helper
+/// ends, and keeps it (and SIGCHLD) pending for [`wait_or_hermes_gone`].
+fn on_hermes_gone() {
+    let set = waited_signals();
+    // SAFETY: sigprocmask with a set we made; prctl with integers.
+    unsafe {
+        libc::sigprocmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
+        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGUSR2, 0, 0, 0);
+    }
+}
+
+/// Whether hermes itself is gone (not just the thread that started us:
+/// the signal comes then too, and the process goes on).
+fn hermes_gone() -> bool {
+    let h = HERMES.load(Ordering::Relaxed);
+    // SAFETY: getppid cannot fail.
+    h != 0 && unsafe { libc::getppid() } != h
+}
+
+/// The command's wait status — and when hermes dies meanwhile, the command
+/// and every process it left are ended and the helper goes too: nothing a
+/// command started outlives a SIGKILLed hermes.
+fn wait_or_hermes_gone(pid: libc::pid_t) -> libc::c_int {
+    let set = waited_signals();
+    let mut status = 0;
+    loop {
+        // SAFETY: waitpid writes the status into a local.
+        let rc = unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) };
+        if rc == pid {
+            return status;
+        }
+        if rc < 0 && std::io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
+            return 0;
+        }
+        if hermes_gone() {
+            // SAFETY: kill and waitpid on our own child.
+            unsafe {
+                libc::kill(pid, libc::SIGKILL);
+                libc::waitpid(pid, std::ptr::null_mut(), 0);
+            }
+            sweep();
+            std::process::exit(137);
+        }
+        // The next SIGCHLD or SIGUSR2, or a second: a look either way.
+        let second = libc::timespec {
+            tv_sec: 1,
+            tv_nsec: 0,
+        };
+        // SAFETY: a set we made, no info wanted, a timeout.
+        unsafe { libc::sigtimedwait(&set, std::ptr::null_mut(), &second) };
+    }
 }
 
 /// The command's wait status.

@@ -160,8 +160,69 @@ pub(crate) fn guard_main() -> std::process::ExitCode {
             _ => {}
         }
     }
-    for pgid in live {
-        kill_group(pgid);
-    }
+    kill_trees(&live);
     std::process::ExitCode::SUCCESS
+}
+
+/// SIGKILLs every process of `groups` and every process they started,
+/// whatever group or session it moved to (`setsid daemon &`): each found
+/// is stopped first, and the look repeated until it finds no one new, so
+/// nothing forks its way out between the look and the kill.
+fn kill_trees(groups: &[u32]) {
+    #[cfg(target_os = "linux")]
+    {
+        let mut doomed: std::collections::HashSet<i32> = std::collections::HashSet::new();
+        for _ in 0..20 {
+            let table = processes();
+            let before = doomed.len();
+            for &(pid, _, pgid) in &table {
+                if groups.iter().any(|g| *g as i32 == pgid) {
+                    doomed.insert(pid);
+                }
+            }
+            loop {
+                let n = doomed.len();
+                for &(pid, ppid, _) in &table {
+                    if doomed.contains(&ppid) {
+                        doomed.insert(pid);
+                    }
+                }
+                if doomed.len() == n {
+                    break;
+                }
+            }
+            for pid in &doomed {
+                // SAFETY: kill with integers.
+                unsafe { libc::kill(*pid, libc::SIGSTOP) };
+            }
+            if doomed.len() == before {
+                break;
+            }
+        }
+        for pid in &doomed {
+            // SAFETY: kill with integers.
+            unsafe { libc::kill(*pid, libc::SIGKILL) };
+        }
+    }
+    for pgid in groups {
+        kill_group(*pgid);
+    }
+}
+
+/// (pid, parent, group) of every process this user can see.
+#[cfg(target_os = "linux")]
+fn processes() -> Vec<(i32, i32, i32)> {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    dir.filter_map(|e| {
+        let pid: i32 = e.ok()?.file_name().to_str()?.parse().ok()?;
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+        // After the name (which may hold spaces): state, ppid, pgrp.
+        let mut f = stat.rsplit_once(") ")?.1.split(' ');
+        let ppid = f.nth(1)?.parse().ok()?;
+        let pgid = f.next()?.parse().ok()?;
+        Some((pid, ppid, pgid))
+    })
+    .collect()
 }

@@ -555,7 +555,7 @@ fn a_custom_commands_shell_line_is_asked_and_esc_stops_it() {
 }
 
 /// The processes whose command line is `sleep TAG`.
-fn sleeping(tag: &str) -> Vec<i32> {
+pub(crate) fn sleeping(tag: &str) -> Vec<i32> {
     std::fs::read_dir("/proc")
         .unwrap()
         .flatten()

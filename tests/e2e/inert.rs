@@ -367,3 +367,35 @@ fn in_plan_mode_a_project_under_the_temp_folder_is_read_only() {
         crate::assert_contains!(r[1], "rc=0");
     }
 }
+
+/// With `sandbox = "landlock"` (no PID namespace), a daemon a command
+/// started in a session of its own dies with a SIGKILLed hermes — every
+/// time, with no later hermes to sweep it (20 runs as each user).
+#[test]
+fn in_landlock_mode_a_killed_hermes_takes_its_commands_with_it() {
+    for (u, user) in users::each().into_iter().enumerate() {
+        let env = env_for(user, "[tools.shell]\nsandbox = \"landlock\"");
+        for i in 0..20 {
+            let tag = format!("700.{}{u}{i:02}", std::process::id());
+            env.fake.push(crate::support::Reply::tool_calls(&[(
+                &crate::support::call_id("daemon"),
+                "shell",
+                &serde_json::json!({
+                    "command": format!("setsid sh -c 'exec sleep {tag}' </dev/null >/dev/null 2>&1 & sleep 60")
+                })
+                .to_string(),
+            )]));
+            let mut child = env.cmd().args(["-q", "go"]).spawn().unwrap();
+            crate::support::wait_for("the daemon", || {
+                !crate::e2e::guard::sleeping(&tag).is_empty()
+            });
+            child.kill().unwrap();
+            child.wait().unwrap();
+            crate::support::wait_for(
+                &format!("run {i} as {}: the daemon to end", user.name()),
+                || crate::e2e::guard::sleeping(&tag).is_empty(),
+            );
+            env.fake.clear_requests();
+        }
+    }
+}
