@@ -374,6 +374,22 @@ fn main() {
     for _ in 0..runs_of("calls") {
         call.push(per_call(&fake, &current, h, c), per_call(&fake, base, h, c));
     }
+    // The same call, sandboxed against `sandbox = "off"` of this build: the
+    // whole sandbox's cost per command.
+    let mut call_off = Paired::new();
+    for _ in 0..runs_of("calls") {
+        call_off.push(
+            per_call(&fake, &current, h, c),
+            per_call(&fake, &current, home_off.path(), c),
+        );
+    }
+    // A rewind of a 40 000-file turn against the turn's own time (fewer
+    // pairs: each makes 40 000 files), before the builds free inodes.
+    let mut rewind = Paired::new();
+    for _ in 0..runs_of("rewind").min(5) {
+        let (r, t) = rewind_big(&fake, &current, h, c);
+        rewind.push(r, t);
+    }
     // Warm: the toolchain.
     if runs_of("builds") > 0 {
         cargo_build(&fake, &current, home_off.path(), c);
@@ -408,13 +424,6 @@ fn main() {
             append.push(on, append_thousand(&fake, &current, unkept, c));
         }
     }
-    // A rewind of a 40 000-file turn against the turn's own time (fewer
-    // pairs: each makes 40 000 files).
-    let mut rewind = Paired::new();
-    for _ in 0..runs_of("rewind").min(5) {
-        let (r, t) = rewind_big(&fake, &current, h, c);
-        rewind.push(r, t);
-    }
     let against = if baseline.is_some() {
         "baseline"
     } else {
@@ -429,6 +438,15 @@ fn main() {
             median(call.b.clone()),
             call.diff(),
             call.ratio()
+        );
+    }
+    if !call_off.a.is_empty() {
+        println!(
+            "| one `shell` call, sandboxed vs `sandbox = \"off\"` (this build) | {:.2} ms | {:.2} ms | {:+.2} ms, {:.2}× | ≤ +5 ms |",
+            median(call_off.a.clone()),
+            median(call_off.b.clone()),
+            call_off.diff(),
+            call_off.ratio()
         );
     }
     if !files.a.is_empty() {

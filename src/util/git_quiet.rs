@@ -102,3 +102,73 @@ fn home() -> Option<PathBuf> {
         .filter(|h| !h.is_empty())
         .map(PathBuf::from)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A repository whose config (and a file it includes) plants an
+    /// fsmonitor, a pager, a clean filter and a textconv: hermes' own
+    /// `git diff` runs none of them.
+    #[test]
+    fn hermes_own_git_runs_nothing_a_repository_plants() {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = dir.path().join("r");
+        let mark = dir.path().join("ran");
+        let git = |args: &[&str]| {
+            std::process::Command::new("git")
+                .args(args)
+                .current_dir(&repo)
+                .env("GIT_CONFIG_NOSYSTEM", "1")
+                .env("HOME", dir.path())
+                .output()
+                .unwrap()
+        };
+        std::fs::create_dir_all(&repo).unwrap();
+        git(&["init", "-q"]);
+        std::fs::write(repo.join("a.txt"), "one\n").unwrap();
+        std::fs::write(repo.join(".gitattributes"), "*.txt filter=evil diff=evil\n").unwrap();
+        git(&["add", "."]);
+        git(&[
+            "-c",
+            "user.name=p",
+            "-c",
+            "user.email=p@example.org",
+            "commit",
+            "-qm",
+            "x",
+        ]);
+        let touch = format!("touch {}", mark.display());
+        std::fs::write(
+            repo.join("extra.cfg"),
+            format!("[filter \"evil\"]\n\tclean = sh -c '{touch}; cat'\n[diff \"evil\"]\n\ttextconv = sh -c '{touch}; cat'\n"),
+        )
+        .unwrap();
+        let config = repo.join(".git/config");
+        let mut text = std::fs::read_to_string(&config).unwrap();
+        text.push_str(&format!(
+            "[core]\n\tfsmonitor = \"{touch}\"\n\tpager = \"{touch}\"\n[include]\n\tpath = ../extra.cfg\n"
+        ));
+        std::fs::write(&config, text).unwrap();
+        std::fs::write(repo.join("a.txt"), "two\n").unwrap();
+        let mut cmd = std::process::Command::new("git");
+        let out = cmd
+            .args(args(&repo))
+            .args(["diff", "HEAD", "--no-ext-diff", "--no-textconv"])
+            .current_dir(&repo)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("HOME", dir.path())
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(String::from_utf8_lossy(&out.stdout).contains("+two"));
+        assert!(!mark.exists(), "git ran what the repository planted");
+        // The same without the quiet keys runs it: the test can fail.
+        git(&["diff", "HEAD"]);
+        assert!(mark.exists());
+    }
+}

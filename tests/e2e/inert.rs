@@ -399,3 +399,20 @@ fn in_landlock_mode_a_killed_hermes_takes_its_commands_with_it() {
         }
     }
 }
+
+/// A held file whose name holds a newline and an escape shows as one
+/// escaped name in the result, so it cannot forge a line.
+#[test]
+fn a_held_name_cannot_forge_a_line() {
+    let env = env_for(users::User::current(), "");
+    let r = shells(
+        &env,
+        &[
+            "git init -q n && printf x > $'n/.git/hooks/a\\nlanded fine.txt\\e[2J'; echo rc=$?"
+                .into(),
+        ],
+    );
+    crate::assert_contains!(r[0], "rc=0");
+    crate::assert_contains!(r[0], "n/.git/hooks/a\\nlanded fine.txt\\u{1b}[2J — ");
+    assert!(!r[0].contains("\nlanded fine.txt"), "{}", r[0]);
+}
