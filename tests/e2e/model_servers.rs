@@ -1,14 +1,15 @@
 //! hermes against real model servers installed from the registries: a tool
 //! round and a `--continue` on llama-cpp-python's OpenAI server (function
 //! calling on, a 135M model), and through LiteLLM's proxy on its OpenAI and
-//! Anthropic routes. What these servers do that the fakes might not —
+//! Anthropic routes (one llama server for the whole run, shared by the
+//! tests that need it). What these servers do that the fakes might not —
 //! llama-cpp-python repeating `function.name` in every chunk of a call,
 //! refusing `"content": null`; LiteLLM's own translation of an Anthropic
 //! request and its reply — is what hermes must take.
 
 use serde_json::Value;
 
-use crate::support::model_servers::{ModelServer, LITELLM_KEY};
+use crate::support::model_servers::{ModelServer, LITELLM_KEY, LLAMA_TOOL};
 use crate::support::{call_id, real_server, records, Reply, TestEnv};
 
 /// The config: `provider` as the only provider, the real time server behind
@@ -53,7 +54,7 @@ fn assert_round_and_continue(env: &TestEnv, server: &ModelServer) {
         .flatten()
         .collect();
     assert!(!calls.is_empty(), "no tool call: {msgs:#?}");
-    assert_eq!(calls[0]["name"], "tool_search", "the name once, as sent");
+    assert_eq!(calls[0]["name"], LLAMA_TOOL, "the name once, as sent");
     let id = calls[0]["id"].as_str().unwrap();
     assert!(
         msgs.iter().any(|m| m["tool_call_id"] == id),
@@ -70,7 +71,7 @@ fn assert_round_and_continue(env: &TestEnv, server: &ModelServer) {
 
 #[test]
 fn llama_cpp_python_runs_a_tool_round_and_a_continue() {
-    let llama = ModelServer::llama("tool_search");
+    let llama = ModelServer::llama();
     let env = TestEnv::new();
     configure(
         &env,
@@ -79,12 +80,12 @@ fn llama_cpp_python_runs_a_tool_round_and_a_continue() {
             llama.root_url()
         ),
     );
-    assert_round_and_continue(&env, &llama);
+    assert_round_and_continue(&env, llama);
 }
 
 #[test]
 fn litellm_on_its_openai_route_runs_a_tool_round_and_a_continue() {
-    let llama = ModelServer::llama("tool_search");
+    let llama = ModelServer::llama();
     let lite = ModelServer::litellm("smollm2", &format!("{}/v1", llama.root_url()), "none");
     let env = TestEnv::new();
     configure(

