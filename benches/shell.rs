@@ -388,6 +388,7 @@ fn main() {
     let mut rewind = Paired::new();
     for _ in 0..runs_of("rewind").min(5) {
         let (r, t) = rewind_big(&fake, &current, h, c);
+        eprintln!("rewind {r:.0} ms, its turn {t:.0} ms");
         rewind.push(r, t);
     }
     // Warm: the toolchain.

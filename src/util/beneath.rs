@@ -261,6 +261,48 @@ pub(crate) fn create_new(path: &Path) -> std::io::Result<std::fs::File> {
     Ok(std::fs::File::from(fd))
 }
 
+/// Writes what `source` reads over the file at `path` in place — its own
+/// inode, no new one made and none freed — when it is a regular file with
+/// no other name (a hard link elsewhere, a kept blob, would change with
+/// it); `Ok(false)`, touching nothing, otherwise. No link followed on the
+/// way or at it. Not whole-or-nothing as [`replace_from`] is: for bulk
+/// restores, where making and freeing an inode per file costs more than
+/// the copy (ext4 skips inodes freed in the last seconds, slowly).
+pub(crate) fn overwrite_from<R: Read>(
+    path: &Path,
+    source: &mut R,
+    mode: u32,
+) -> std::io::Result<bool> {
+    let (dir, name) = split(path)?;
+    let d = match open_dir(dir, false) {
+        // Its folder is gone too: the caller makes the way.
+        Err(e) if e.raw_os_error() == Some(libc::ENOENT) => return Ok(false),
+        other => other?,
+    };
+    let fd = match open_at(&d, name, libc::O_WRONLY, 0) {
+        Ok(fd) => fd,
+        // Nothing there, a link or a folder: the caller replaces.
+        Err(e)
+            if matches!(
+                e.raw_os_error(),
+                Some(libc::ENOENT) | Some(libc::ELOOP) | Some(libc::EISDIR) | Some(libc::EACCES)
+            ) =>
+        {
+            return Ok(false)
+        }
+        Err(e) => return Err(e),
+    };
+    let mut file = std::fs::File::from(fd);
+    let m = file.metadata()?;
+    if !m.is_file() || std::os::unix::fs::MetadataExt::nlink(&m) != 1 {
+        return Ok(false);
+    }
+    file.set_len(0)?;
+    std::io::copy(source, &mut file)?;
+    file.set_permissions(std::os::unix::fs::PermissionsExt::from_mode(mode))?;
+    Ok(true)
+}
+
 /// Removes the file or link at `path` (an empty folder too, with
 /// `folder`), never following a link on the way; nothing there is fine.
 pub(crate) fn remove(path: &Path, folder: bool) -> std::io::Result<()> {
@@ -350,5 +392,27 @@ mod tests {
             .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
             .collect();
         assert!(left.is_empty(), "a temporary file was left");
+    }
+
+    /// In place only where the file has no other name: a hard link (a kept
+    /// blob) and a link are left for the caller, untouched.
+    #[test]
+    fn an_overwrite_in_place_touches_no_other_name() {
+        use std::os::unix::fs::MetadataExt;
+        let dir = tempfile::tempdir().unwrap();
+        let d = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::write(d.join("own.txt"), "new").unwrap();
+        let ino = std::fs::metadata(d.join("own.txt")).unwrap().ino();
+        assert!(overwrite_from(&d.join("own.txt"), &mut &b"old bytes"[..], 0o600).unwrap());
+        let m = std::fs::metadata(d.join("own.txt")).unwrap();
+        assert_eq!((m.ino(), m.mode() & 0o777), (ino, 0o600));
+        assert_eq!(std::fs::read(d.join("own.txt")).unwrap(), b"old bytes");
+        std::fs::write(d.join("shared.txt"), "new").unwrap();
+        std::fs::hard_link(d.join("shared.txt"), d.join("blob")).unwrap();
+        assert!(!overwrite_from(&d.join("shared.txt"), &mut &b"x"[..], 0o644).unwrap());
+        assert_eq!(std::fs::read(d.join("blob")).unwrap(), b"new");
+        std::os::unix::fs::symlink(d.join("blob"), d.join("link")).unwrap();
+        assert!(!overwrite_from(&d.join("link"), &mut &b"x"[..], 0o644).unwrap());
+        assert_eq!(std::fs::read(d.join("blob")).unwrap(), b"new");
     }
 }
