@@ -156,15 +156,13 @@ pub(crate) fn sweep(sessions_dir: &Path) -> usize {
         }
         let name = e.file_name().to_string_lossy().into_owned();
         let hash = name.split('.').next().unwrap_or_default();
-        // The inode's change time too: a blob kept as a second hard link
-        // has the file's old modification time, but was linked just now.
-        let old = e.metadata().is_ok_and(|m| {
-            use std::os::unix::fs::MetadataExt;
-            let changed =
-                std::time::UNIX_EPOCH + Duration::from_secs(u64::try_from(m.ctime()).unwrap_or(0));
-            let latest = m.modified().map_or(changed, |t| t.max(changed));
-            cutoff.is_some_and(|c| latest < c)
-        });
+        // A checkpoint kept as a second hard link has the file's old
+        // modification time: the running hermes that kept it lists it
+        // (`in_use`) until the record that names it is written.
+        let old = e
+            .metadata()
+            .and_then(|m| m.modified())
+            .is_ok_and(|t| cutoff.is_some_and(|c| t < c));
         if !named.contains(hash) && old && std::fs::remove_file(e.path()).is_ok() {
             removed += 1;
         }

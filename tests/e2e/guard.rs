@@ -567,26 +567,32 @@ pub(crate) fn sleeping(tag: &str) -> Vec<i32> {
         .collect()
 }
 
+/// A hermes of `env` whose command starts a daemon in a session of its own
+/// (`sleep TAG`), SIGKILLed once the daemon runs.
+pub(crate) fn killed_beside_a_daemon(env: &crate::support::TestEnv, tag: &str) {
+    env.fake.push(crate::support::Reply::tool_calls(&[(
+        &crate::support::call_id("daemon"),
+        "shell",
+        &serde_json::json!({
+            "command": format!("setsid sh -c 'exec sleep {tag}' </dev/null >/dev/null 2>&1 & sleep 60")
+        })
+        .to_string(),
+    )]));
+    let mut child = env.cmd().args(["-q", "go"]).spawn().unwrap();
+    crate::support::wait_for("the daemon", || !sleeping(tag).is_empty());
+    child.kill().unwrap();
+    child.wait().unwrap();
+}
+
 /// With `sandbox = "landlock"` (no PID namespace), a daemon a command
 /// started in a session of its own, left behind by a SIGKILLed hermes, is
-/// ended by the next hermes that starts.
+/// ended by the next hermes that starts at the latest.
 #[test]
 fn in_landlock_mode_nothing_outlives_a_killed_hermes() {
     for (i, user) in users::each().into_iter().enumerate() {
         let env = env_for(user, "[tools.shell]\nsandbox = \"landlock\"");
         let tag = format!("600.{}{i}", std::process::id());
-        env.fake.push(crate::support::Reply::tool_calls(&[(
-            &crate::support::call_id("daemon"),
-            "shell",
-            &serde_json::json!({
-                "command": format!("setsid sh -c 'exec sleep {tag}' </dev/null >/dev/null 2>&1 & sleep 60")
-            })
-            .to_string(),
-        )]));
-        let mut child = env.cmd().args(["-q", "go"]).spawn().unwrap();
-        crate::support::wait_for("the daemon", || !sleeping(&tag).is_empty());
-        child.kill().unwrap();
-        child.wait().unwrap();
+        killed_beside_a_daemon(&env, &tag);
         env.fake.push(crate::support::Reply::text("hello"));
         env.run(&["-q", "hi"]).ok();
         crate::support::wait_for("the daemon to be ended", || sleeping(&tag).is_empty());

@@ -377,20 +377,7 @@ fn in_landlock_mode_a_killed_hermes_takes_its_commands_with_it() {
         let env = env_for(user, "[tools.shell]\nsandbox = \"landlock\"");
         for i in 0..20 {
             let tag = format!("700.{}{u}{i:02}", std::process::id());
-            env.fake.push(crate::support::Reply::tool_calls(&[(
-                &crate::support::call_id("daemon"),
-                "shell",
-                &serde_json::json!({
-                    "command": format!("setsid sh -c 'exec sleep {tag}' </dev/null >/dev/null 2>&1 & sleep 60")
-                })
-                .to_string(),
-            )]));
-            let mut child = env.cmd().args(["-q", "go"]).spawn().unwrap();
-            crate::support::wait_for("the daemon", || {
-                !crate::e2e::guard::sleeping(&tag).is_empty()
-            });
-            child.kill().unwrap();
-            child.wait().unwrap();
+            crate::e2e::guard::killed_beside_a_daemon(&env, &tag);
             crate::support::wait_for(
                 &format!("run {i} as {}: the daemon to end", user.name()),
                 || crate::e2e::guard::sleeping(&tag).is_empty(),
