@@ -333,8 +333,12 @@ impl Lander<'_, '_> {
             Some(_) => None,
             None => Some(Before::Absent),
         };
-        let fresh = std::fs::symlink_metadata(&source);
-        if let Err(e) = fresh.and_then(|m| put(&source, &target, &m)) {
+        // Its mode as it lands: read again only where bits were taken off.
+        let landed = match stripped {
+            Some(_) => std::fs::symlink_metadata(&source).and_then(|m| put(&source, &target, &m)),
+            None => put(&source, &target, um),
+        };
+        if let Err(e) = landed {
             return self.failed(&target, e);
         }
         if !unchanged {
