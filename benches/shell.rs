@@ -23,8 +23,9 @@
 //! nothing the benchmark times follows a mass deletion of its own.
 //!
 //! `cargo bench --bench shell` (`HERMES_BENCH_RUNS` changes the pair count;
-//! `HERMES_BENCH_ONLY=files`, `calls`, `checkpoints`, `rewind` or `builds`
-//! runs one measure). `rewind`: a turn appending to 40 000 files, then
+//! `HERMES_BENCH_ONLY=files`, `calls`, `background`, `checkpoints`,
+//! `rewind` or `builds` runs one measure). `background`: a round that
+//! starts a background process against a round of one `true`. `rewind`: a turn appending to 40 000 files, then
 //! `hermes rewind` of it, against the turn's own time.
 
 use hermes_test_support::fake_provider;
@@ -383,6 +384,19 @@ fn main() {
             per_call(&fake, &current, home_off.path(), c),
         );
     }
+    // A background process started (its round: the call answered at once
+    // with its id) against one foreground `true` of this build.
+    let mut background = Paired::new();
+    for _ in 0..runs_of("background") {
+        let start = [(
+            "shell",
+            serde_json::json!({"command": "exec sleep 60", "background": true}),
+        )];
+        background.push(
+            ms(round_of(&fake, &current, h, c, &start)),
+            ms(round(&fake, &current, h, c, &["true"])),
+        );
+    }
     // A rewind of a 40 000-file turn against the turn's own time (fewer
     // pairs: each makes 40 000 files), before the builds free inodes.
     let mut rewind = Paired::new();
@@ -448,6 +462,15 @@ fn main() {
             median(call_off.b.clone()),
             call_off.diff(),
             call_off.ratio()
+        );
+    }
+    if !background.a.is_empty() {
+        println!(
+            "| a round starting a background process (`background: true`, no wait), against a round of one foreground `true` (this build) | {:.2} ms | {:.2} ms | {:+.2} ms, {:.2}× | ≤ 20 ms |",
+            median(background.a.clone()),
+            median(background.b.clone()),
+            background.diff(),
+            background.ratio()
         );
     }
     if !files.a.is_empty() {

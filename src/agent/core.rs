@@ -79,6 +79,11 @@ impl Agent {
     /// The agent, in `session` with no history yet: `Agent::begin` gives
     /// it the session's own state.
     pub(super) fn from_parts(parts: Parts, start: SessionStart) -> Agent {
+        let events = parts.events.clone();
+        parts
+            .tools
+            .background()
+            .set_events(Box::new(move |n| events.send(Event::from(n)).is_ok()));
         Agent {
             provider: parts.provider,
             model: parts.model,
@@ -174,10 +179,27 @@ impl Agent {
         self.meter.resume_from(start.last_usage);
         let new = SessionState::from_start(start);
         let old = std::mem::replace(&mut self.state, new);
+        // Another session: what the last one left running ends with it.
+        if old.handle.id() != self.state.handle.id() {
+            self.tools.background().end_session();
+        }
         // What this conversation's model heard; where plan mode goes back
         // to is the person's, kept.
         self.state.told = Told::from_history(&self.state.messages).returning_to(&old.told);
         old.handle
+    }
+
+    /// The session's background processes (`/ps`, `/kill`, `/forward`).
+    pub(crate) fn background(&self) -> std::sync::Arc<crate::tools::Background> {
+        self.tools.background().clone()
+    }
+
+    /// While no turn runs, what the session's background processes do
+    /// goes to `tx` (`None`: with the turn's events again).
+    pub(crate) fn listen_idle(&self, tx: Option<EventTx>) {
+        self.tools.background().listen_idle(tx.map(|tx| {
+            Box::new(move |n| tx.send(Event::from(n)).is_ok()) as crate::tools::NoticeSink
+        }));
     }
 
     pub(crate) fn model(&self) -> &str {

@@ -218,6 +218,46 @@ pub enum Event {
         explanation: Option<String>,
         plan: Vec<crate::call::PlanStep>,
     },
+    /// A background process started (`shell` with `background: true`):
+    /// its id in the session.
+    ProcessStarted {
+        id: u32,
+        command: String,
+    },
+    /// A background process' output, as `shell_output` read it.
+    ProcessOutput {
+        id: u32,
+        text: String,
+        /// Bytes it wrote before these that the 1 MiB ring no longer held.
+        #[serde(skip_serializing_if = "is_zero")]
+        dropped_bytes: u64,
+    },
+    /// A background process ended: its exit code or signal, or why hermes
+    /// stopped it (`shell_kill`, its time bound, its session's end).
+    ProcessExited {
+        id: u32,
+        exit_code: Option<i32>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        signal: Option<i32>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        stopped: Option<String>,
+        /// Bytes of its output the ring dropped over its life.
+        dropped_bytes: u64,
+    },
+    /// A port opened in the sandbox's loopback: `/forward PORT` reaches it
+    /// from this machine (`[tools.shell] forward_ports = "ask"`). `id`:
+    /// the background process listening, when it can be told.
+    PortOpened {
+        port: u16,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        id: Option<u32>,
+    },
+    /// A port of the sandbox's loopback is reached at `host` on this
+    /// machine's.
+    PortForwarded {
+        port: u16,
+        host: u16,
+    },
     /// An event of a subagent: `id` is the `agent` call that started it
     /// (its entry in the round), `description` what the parent called it.
     Subagent {
@@ -234,6 +274,56 @@ pub enum Event {
     RunSummary(Box<RunSummary>),
 }
 
+impl Event {
+    /// How a background process ended (`process_exited`), as said to a
+    /// person: `exited with code 3`, `stopped (shell_kill)`.
+    pub(crate) fn process_end(&self) -> Option<String> {
+        match self {
+            Event::ProcessExited {
+                exit_code,
+                signal,
+                stopped,
+                ..
+            } => Some(crate::tools::ended_how(
+                *exit_code,
+                *signal,
+                stopped.as_deref(),
+            )),
+            _ => None,
+        }
+    }
+}
+
+impl From<crate::tools::Notice> for Event {
+    fn from(n: crate::tools::Notice) -> Event {
+        use crate::tools::Notice;
+        match n {
+            Notice::Started { id, command } => Event::ProcessStarted { id, command },
+            Notice::Output { id, text, dropped } => Event::ProcessOutput {
+                id,
+                text,
+                dropped_bytes: dropped,
+            },
+            Notice::Exited {
+                id,
+                code,
+                signal,
+                stopped,
+                dropped,
+            } => Event::ProcessExited {
+                id,
+                exit_code: code,
+                signal,
+                stopped,
+                dropped_bytes: dropped,
+            },
+            Notice::PortOpened { port, id } => Event::PortOpened { port, id },
+            Notice::PortForwarded { port, host } => Event::PortForwarded { port, host },
+            Notice::Warning(message) => Event::Warning { message },
+        }
+    }
+}
+
 /// A one-shot run, summed up: its session, exit code and time, what it
 /// asked of the model, how each tool call ended (subagents' included) and
 /// what files it left changed.
@@ -246,9 +336,27 @@ pub struct RunSummary {
     pub tokens: RunTokens,
     pub calls: RunCalls,
     pub files_changed: Vec<ChangedFile>,
+    /// Background processes its `shell` calls started (left out when none).
+    #[serde(skip_serializing_if = "RunProcesses::is_none")]
+    pub processes: RunProcesses,
     /// The answer as the JSON value `--output-schema` asked for.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub output: Option<serde_json::Value>,
+}
+
+/// Background processes of a run: how many started, and how many of them
+/// exited with code 0 (the rest failed, or were stopped — all are stopped
+/// by the run's end).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct RunProcesses {
+    pub started: u64,
+    pub exited_ok: u64,
+}
+
+impl RunProcesses {
+    fn is_none(&self) -> bool {
+        self.started == 0
+    }
 }
 
 /// Tokens of every model request of a run: `cached`, of `input`, read

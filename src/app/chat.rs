@@ -95,6 +95,7 @@ async fn run_counted(
     // ends it at once.
     let signals = Signals::watch(matches!(mode, Mode::OneShot(_)));
     let one_shot = matches!(mode, Mode::OneShot(_));
+    let background = conversation.agent.background();
     let mut output = None;
     let result = converse(
         cli,
@@ -107,7 +108,9 @@ async fn run_counted(
         &mut output,
     )
     .await;
-    // Every exit path, error or not, stops the servers: no orphans.
+    // Every exit path, error or not, stops the servers and the background
+    // processes: no orphans.
+    background.end_session();
     mcp.shutdown().await;
     if one_shot {
         *summary = Some(tally.summary(session_id, output));
@@ -178,6 +181,12 @@ pub async fn assemble(
         tools = tools.with_subagent(crate::agent::subagents::spec());
     }
     tools.set_read_only(settings.approvals.mode == crate::config::ApprovalMode::Plan);
+    // A port is offered to someone who can answer, never forwarded unasked.
+    let forward = settings.builtin.shell.forward_ports;
+    tools.background().set_forwarding(match forward {
+        crate::config::ForwardPorts::Ask if !forms => crate::config::ForwardPorts::Never,
+        f => f,
+    });
     tools.list_connectors_in_background();
     mcp.fill_catalogs_in_background();
     let types = runner.as_deref().map(|r| r.types());
@@ -324,6 +333,14 @@ async fn converse(
                 .as_deref()
                 .map(|p| crate::util::beneath::resolved(&cwd.join(p)));
             let res = drive(agent.run_turn(&prompt, stop), &mut events, &mut sink).await;
+            // What it left running ends with the run, and says so first.
+            agent
+                .background()
+                .stop_all("the run ended", std::time::Duration::from_secs(5))
+                .await;
+            while let Ok(ev) = events.try_recv() {
+                crate::frontend::Sink::handle(&mut sink, &ev);
+            }
             printer.end_line();
             // Failed before any answer: `--continue` must not land here.
             let left = agent.leave(crate::agent::EndReason::Other).await;

@@ -20,6 +20,10 @@ pub fn main() -> ExitCode {
     if first.as_deref() == Some(std::ffi::OsStr::new(crate::sandbox::helper::HELPER_ARG)) {
         return crate::sandbox::helper::main();
     }
+    #[cfg(target_os = "linux")]
+    if first.as_deref() == Some(std::ffi::OsStr::new(crate::sandbox::netns::KEEPER_ARG)) {
+        return crate::sandbox::netns::keeper_main();
+    }
     crate::util::groups::guard_from_here();
     crate::sandbox::serve_from_this_binary();
     // What a sandboxed command left running when an earlier hermes was

@@ -17,6 +17,8 @@ pub(super) struct Tally {
     tokens: RunTokens,
     calls: RunCalls,
     files: Vec<ChangedFile>,
+    /// Background processes started, and how many of them exited.
+    processes: crate::agent::RunProcesses,
     /// Entries settled `deny`, until their end is seen: whether nobody
     /// could be asked. Keyed by the subagents' call ids above them and
     /// the entry's own (a subagent's ids are its own).
@@ -31,6 +33,7 @@ impl Tally {
             tokens: RunTokens::default(),
             calls: RunCalls::default(),
             files: Vec::new(),
+            processes: Default::default(),
             denied: HashMap::new(),
         }
     }
@@ -43,6 +46,10 @@ impl Tally {
         match ev {
             Event::Subagent { id, event, .. } => self.see_in(&format!("{within}/{id}"), event),
             Event::ModelRequest { .. } => self.requests += 1,
+            Event::ProcessStarted { .. } => self.processes.started += 1,
+            Event::ProcessExited {
+                exit_code: Some(0), ..
+            } => self.processes.exited_ok += 1,
             Event::Usage {
                 prompt_tokens,
                 completion_tokens,
@@ -123,6 +130,7 @@ impl Tally {
             tokens: self.tokens.clone(),
             calls: self.calls.clone(),
             files_changed: self.files.clone(),
+            processes: self.processes.clone(),
             output,
         }
     }

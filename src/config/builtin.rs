@@ -46,6 +46,9 @@ pub struct ShellSettings {
     pub stage: Option<std::path::PathBuf>,
     pub max_processes: u64,
     pub max_memory_mb: u64,
+    /// How long a background process may run.
+    pub background_max: Duration,
+    pub forward_ports: super::ForwardPorts,
 }
 
 impl Default for BuiltinSettings {
@@ -92,6 +95,11 @@ impl BuiltinSettings {
                 max_memory_mb: s
                     .max_memory_mb
                     .map_or(defaults::SHELL_MAX_MEMORY_MB, |n| n.get()),
+                background_max: Duration::from_secs(
+                    s.background_max_s
+                        .map_or(defaults::BACKGROUND_MAX_S, |n| n.get()),
+                ),
+                forward_ports: s.forward_ports.unwrap_or_default(),
             },
             own_folders: Vec::new(),
             checkpoints: None,

@@ -77,6 +77,10 @@ pub const AGENT_RESULT_BYTES: u64 = 16 * 1024;
 pub const SHELL_TIMEOUT_MS: u64 = 120_000;
 /// The most a `shell` call may ask for.
 pub const SHELL_MAX_TIMEOUT_MS: u64 = 600_000;
+/// How long a background process may run: a working day.
+pub const BACKGROUND_MAX_S: u64 = 8 * 3600;
+/// Background processes a session may have at once.
+pub const BACKGROUND_MAX: usize = 16;
 pub const SHELL_CONCURRENCY: Concurrency = Concurrency::Serial;
 /// Processes a sandboxed command may have at once.
 pub const SHELL_MAX_PROCESSES: u64 = 512;

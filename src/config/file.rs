@@ -576,6 +576,24 @@ pub struct ShellSection {
     /// How much memory each of a command's processes may take, in MiB.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_memory_mb: Option<NonZeroU64>,
+    /// How long a background process may run, in seconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub background_max_s: Option<NonZeroU64>,
+    /// Whether a port a background process opens in the sandbox's loopback
+    /// is forwarded to this machine's: `"ask"`, `"always"` or `"never"`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub forward_ports: Option<ForwardPorts>,
+}
+
+/// Whether a sandboxed server's port is reached from the host.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum ForwardPorts {
+    /// Offered to the person as it opens (never in a run nobody answers).
+    #[default]
+    Ask,
+    Always,
+    Never,
 }
 
 /// How `shell` is sandboxed (docs/tools.md, "The sandbox").

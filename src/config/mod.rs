@@ -39,9 +39,9 @@ pub use approvals::{ApprovalRule, ApprovalSettings, RuleOrigin};
 pub use builtin::{BuiltinSettings, ShellSettings};
 pub use file::{
     ApprovalMode, ApprovalsSection, Concurrency, ConfigFile, ConnectorsSection, Decision,
-    DeferMode, Effort, Elicitation, HookEntry, HooksSection, LimitsSection, McpServerEntry,
-    OAuthEntry, ProviderEntry, ProviderKind, ShellSandbox, ShellSection, ThinkingMode, ToolFilter,
-    ToolsSection, WarmUp,
+    DeferMode, Effort, Elicitation, ForwardPorts, HookEntry, HooksSection, LimitsSection,
+    McpServerEntry, OAuthEntry, ProviderEntry, ProviderKind, ShellSandbox, ShellSection,
+    ThinkingMode, ToolFilter, ToolsSection, WarmUp,
 };
 pub use hook_event::HookEvent;
 pub use hook_settings::{HookSettings, HooksSettings};

@@ -275,6 +275,16 @@ impl Printer {
                     *delay_ms as f64 / 1000.0
                 ));
             }
+            Event::ProcessExited { .. }
+            | Event::PortOpened { .. }
+            | Event::PortForwarded { .. } => {
+                if let Some(line) = background_notice(ev) {
+                    self.stop_spinner();
+                    self.end_text();
+                    self.say(line);
+                }
+            }
+            Event::ProcessStarted { .. } | Event::ProcessOutput { .. } => {}
             Event::Warning { message } => {
                 self.stop_spinner();
                 self.end_text();
@@ -590,6 +600,27 @@ pub(crate) fn out(bytes: &[u8]) {
 pub(crate) trait Sink {
     fn handle(&mut self, ev: &Event);
     fn resized(&mut self);
+}
+
+/// The line a background process' event is told in, on a terminal.
+pub(crate) fn background_notice(ev: &Event) -> Option<String> {
+    Some(match ev {
+        Event::ProcessExited { id, .. } => {
+            format!("background process {id} {}", ev.process_end()?)
+        }
+        Event::PortOpened { port, id } => {
+            let who = id.map_or("a process".to_string(), |i| format!("process {i}"));
+            format!(
+                "{who} listens on port {port} in the sandbox — /forward {port} to open it on \
+                 this machine"
+            )
+        }
+        Event::PortForwarded { port, host } => {
+            format!("port {port} of the sandbox is at http://127.0.0.1:{host} on this machine")
+        }
+        Event::Warning { message } => format!("warning: {message}"),
+        _ => return None,
+    })
 }
 
 impl Sink for Printer {

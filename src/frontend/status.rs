@@ -15,6 +15,8 @@ pub(crate) struct Status {
     /// `context 12% of 400 000`.
     pub context: Option<String>,
     pub session: String,
+    /// Background processes running: always shown, like what waits.
+    pub processes: usize,
 }
 
 impl Status {
@@ -37,6 +39,11 @@ impl Status {
             }
             if session && !self.session.is_empty() {
                 parts.push(format!("session {}", self.session));
+            }
+            match self.processes {
+                0 => {}
+                1 => parts.push("1 process running".into()),
+                n => parts.push(format!("{n} processes running")),
             }
             parts.extend(waiting.clone());
             parts.retain(|p| !p.is_empty());
@@ -69,6 +76,7 @@ mod tests {
             mode: Some("plan".into()),
             context: Some("context 3% of 262 144".into()),
             session: "20261205-153240-7ff554".into(),
+            processes: 0,
         }
     }
 
@@ -94,6 +102,12 @@ mod tests {
         }
         let l = s.fit(1, 60);
         assert!(l.ends_with("mode plan · 1 question waiting"), "{l}");
+        let running = Status {
+            processes: 2,
+            ..status()
+        };
+        let l = running.fit(0, 60);
+        assert!(l.ends_with("mode plan · 2 processes running"), "{l}");
         assert!(
             l.starts_with("accounts/fireworks/mo") && l.contains('…'),
             "{l}"

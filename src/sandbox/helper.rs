@@ -7,8 +7,10 @@
 //! Arguments: `--ns` (namespaces) or `--landlock` (Landlock and seccomp
 //! only), `--net`, `--cwd DIR`, `--rw PATH`…, `--ov ROOT UPPER WORK`… (a
 //! writable root whose writes go to UPPER, reviewed by hermes before they
-//! land), `--ro PATH`…, `--hide PATH`…, `--procs N`, `--mem MB`, then `--`
-//! and the program with its arguments. A setup failure is one line
+//! land), `--ro PATH`…, `--hide PATH`…, `--procs N`, `--mem MB`, `--join`
+//! (enter the session's user and network namespaces, given as descriptors
+//! 3 and 4: its loopback, [`super::netns`]), then `--` and the program
+//! with its arguments. A setup failure is one line
 //! on stderr starting [`FAILED`], and exit code [`SETUP_EXIT`].
 
 use std::ffi::{CString, OsString};
@@ -17,7 +19,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicI32, Ordering};
 
-use super::{namespace, seccomp};
+use super::{namespace, netns, seccomp};
 
 /// The argument that makes a hermes process the sandbox helper.
 pub(crate) const HELPER_ARG: &str = "__hermes_sandbox";
@@ -30,6 +32,8 @@ pub(crate) const SETUP_EXIT: i32 = 125;
 pub(crate) struct Args {
     pub namespaces: bool,
     pub network: bool,
+    /// Join the session's network namespace (descriptors 3 and 4).
+    pub join: bool,
     pub cwd: PathBuf,
     pub writable: Vec<PathBuf>,
     /// Writable roots seen through an overlay: (root, upper, work).
@@ -55,6 +59,9 @@ impl Args {
         .into()];
         if self.network {
             out.push("--net".into());
+        }
+        if self.join {
+            out.push("--join".into());
         }
         out.push("--cwd".into());
         out.push(self.cwd.clone().into());
@@ -95,6 +102,7 @@ impl Args {
                 Some("--ns") => a.namespaces = true,
                 Some("--landlock") => a.namespaces = false,
                 Some("--net") => a.network = true,
+                Some("--join") => a.join = true,
                 Some("--cwd") => a.cwd = value("--cwd")?,
                 Some("--rw") => a.writable.push(value("--rw")?),
                 Some("--ro") => a.protected.push(value("--ro")?),
@@ -133,7 +141,12 @@ impl Args {
 pub(crate) fn main() -> ExitCode {
     // Nothing hermes inherited from whatever started it crosses in: a
     // descriptor left open (not close-on-exec) would be a way out.
-    close_inherited();
+    // The session's namespaces, when given, are the only exception.
+    let join = std::env::args_os()
+        .skip(2)
+        .take_while(|a| a != "--")
+        .any(|a| a == "--join");
+    close_inherited(if join { netns::NET_FD + 1 } else { 3 });
     let args = match Args::parse(std::env::args_os().skip(2)) {
         Ok(a) => a,
         Err(e) => fail(&e),
@@ -147,6 +160,11 @@ pub(crate) fn main() -> ExitCode {
         .then(|| super::cgroup::PidsGroup::join(args.max_processes))
         .flatten();
     let child = if args.namespaces {
+        if args.join {
+            if let Err(e) = join_session_net() {
+                fail(&format!("cannot join the session's loopback: {e}"));
+            }
+        }
         if let Err(e) = namespace::unshare() {
             fail(&format!("cannot enter new namespaces: {e}"));
         }
@@ -228,14 +246,34 @@ fn kernel_at_least(major: u32, minor: u32) -> bool {
     (a, b) >= (major, minor)
 }
 
-/// Closes every descriptor but 0, 1 and 2.
-fn close_inherited() {
+/// Enters the session's user namespace, then its network namespace (the
+/// user namespace owns it, so only inside it may the helper join), and
+/// closes both descriptors: the command's own namespaces nest in these.
+fn join_session_net() -> std::io::Result<()> {
+    for (fd, kind) in [
+        (netns::USER_FD, libc::CLONE_NEWUSER),
+        (netns::NET_FD, libc::CLONE_NEWNET),
+    ] {
+        // SAFETY: setns and close on descriptors hermes handed over; the
+        // helper has one thread.
+        unsafe {
+            if libc::setns(fd, kind) < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            libc::close(fd);
+        }
+    }
+    Ok(())
+}
+
+/// Closes every descriptor from `first` on (0, 1 and 2 stay).
+fn close_inherited(first: i32) {
     // SAFETY: close_range with integers; on a kernel without it (< 5.9)
     // each descriptor is closed in turn.
     unsafe {
-        if libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, 0u32) < 0 {
+        if libc::syscall(libc::SYS_close_range, first as u32, u32::MAX, 0u32) < 0 {
             let max = libc::sysconf(libc::_SC_OPEN_MAX).clamp(1024, 1 << 20) as i32;
-            for fd in 3..max {
+            for fd in first..max {
                 libc::close(fd);
             }
         }
@@ -305,13 +343,15 @@ fn confine(args: &Args, devices: Vec<PathBuf>, metadata: bool) -> Result<(), Str
         .cloned()
         .collect();
     let devices: Vec<PathBuf> = devices.into_iter().filter(|p| p.exists()).collect();
-    match super::landlock::restrict(&writable, &devices, args.network) {
+    // In the session's namespace, IP reaches its loopback only.
+    let ip = args.network || (args.join && args.namespaces);
+    match super::landlock::restrict(&writable, &devices, ip) {
         Ok(true) => {}
         Ok(false) => return Err("the kernel has no Landlock, or it is not enabled".into()),
         Err(e) => return Err(format!("cannot enter Landlock: {e}")),
     }
     let program = seccomp::program(seccomp::Rules {
-        network: args.network,
+        network: ip,
         metadata,
     });
     seccomp::install(&program).map_err(|e| format!("cannot install the seccomp filter: {e}"))
@@ -585,6 +625,7 @@ mod tests {
         let a = Args {
             namespaces: true,
             network: true,
+            join: true,
             cwd: "/w".into(),
             writable: vec!["/w".into(), "/tmp".into()],
             overlays: vec![("/w".into(), "/s/0/u".into(), "/s/0/w".into())],

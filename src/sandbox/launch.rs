@@ -26,6 +26,10 @@ pub(crate) struct Policy {
     pub(crate) stage: Vec<PathBuf>,
     pub(crate) max_processes: u64,
     pub(crate) max_memory_mb: u64,
+    /// The session's loopback its commands join (namespaces only, and
+    /// only without `network`, which opens the host's).
+    #[cfg(target_os = "linux")]
+    pub(crate) loopback: Option<std::sync::Arc<super::netns::SessionNet>>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -46,6 +50,11 @@ static HELPER: OnceLock<PathBuf> = OnceLock::new();
 /// after `hermes update` replaced the file).
 pub(crate) fn serve_from_this_binary() {
     let _ = HELPER.set(PathBuf::from("/proc/self/exe"));
+}
+
+/// The hermes binary sandbox processes are started from, when there is one.
+pub(crate) fn helper_exe() -> Option<PathBuf> {
+    HELPER.get().cloned()
 }
 
 /// For benchmarks and tests that link the library: the hermes binary to
@@ -151,9 +160,14 @@ fn command_linux(
     };
     let mut hidden: Vec<PathBuf> = policy.hidden.iter().filter_map(real).collect();
     hidden.extend(stage.as_ref().map(|s| s.base().to_path_buf()));
+    let loopback = policy
+        .loopback
+        .clone()
+        .filter(|_| policy.namespaces && !policy.network);
     let args = super::helper::Args {
         namespaces: policy.namespaces,
         network: policy.network,
+        join: loopback.is_some(),
         cwd: real(&dir.to_path_buf()).unwrap_or_else(|| dir.to_path_buf()),
         writable,
         overlays: stage
@@ -168,6 +182,29 @@ fn command_linux(
     };
     let mut cmd = tokio::process::Command::new(exe);
     cmd.arg(super::helper::HELPER_ARG).args(args.to_args());
+    if let Some(net) = loopback {
+        let (user, netfd) = net.fds();
+        // SAFETY: dup2 is async-signal-safe; the descriptors stay open in
+        // hermes (`net` is moved into the closure) until the helper has
+        // started. dup2 leaves the copies open across exec.
+        unsafe {
+            cmd.pre_exec(move || {
+                let _keep = &net;
+                // Above both targets first, so neither copy overwrites
+                // the other's source.
+                let high = [user, netfd].map(|fd| libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 10));
+                for (from, to) in high
+                    .into_iter()
+                    .zip([super::netns::USER_FD, super::netns::NET_FD])
+                {
+                    if from < 0 || libc::dup2(from, to) < 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                }
+                Ok(())
+            });
+        }
+    }
     Ok((cmd, stage))
 }
 

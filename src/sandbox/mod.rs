@@ -12,6 +12,8 @@
 //! - without them (`[tools.shell] sandbox = "landlock"`, or a kernel that
 //!   refuses): Landlock and seccomp only, owner and xattr changes refused
 //!   everywhere, what the command left behind ended by the helper;
+//! - in a session's own network namespace, where one can be made: its
+//!   loopback shared by the session's commands, nothing else ([`netns`]);
 //! - both ways: no capabilities, Landlock (writes beneath the writable
 //!   folders, no TCP, no abstract sockets or signals out), and a seccomp
 //!   filter refusing every socket but socketpair ([`seccomp`]).
@@ -31,6 +33,8 @@ mod launch;
 #[cfg(target_os = "linux")]
 mod namespace;
 #[cfg(target_os = "linux")]
+pub(crate) mod netns;
+#[cfg(target_os = "linux")]
 pub(crate) mod orphans;
 mod review;
 #[cfg(target_os = "linux")]
@@ -39,9 +43,9 @@ mod snapshot;
 mod stage;
 
 pub(crate) use launch::{
-    command, namespaces_available, serve_from_this_binary, setup_failure, use_helper, Policy,
-    SandboxError,
+    command, helper_exe, namespaces_available, serve_from_this_binary, setup_failure, use_helper,
+    Policy, SandboxError,
 };
-pub(crate) use review::{ChangeKind, Changes, FileChange};
+pub(crate) use review::{ChangeKind, Changes, FileChange, Seen};
 pub(crate) use snapshot::Snapshot;
 pub(crate) use stage::{HeldBack, Stage};

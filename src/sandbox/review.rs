@@ -90,12 +90,17 @@ const COMPARE_UP_TO: u64 = 1 << 20;
 /// back what `judge` holds; `skip`: folders never landed into (hermes'
 /// stage, other roots reviewed on their own).
 /// `keep`: where what a change replaces or removes is kept first.
+/// `seen`: the command still runs, its overlay mounted over `upper` —
+/// what it wrote is copied out, never moved (a file moved out of the
+/// layer would still be the command's to write, unreviewed), and what
+/// `seen` holds as it is now is not landed again.
 pub(crate) fn land(
     root: &Path,
     upper: &Path,
     judge: &mut Judge<'_>,
     skip: &[PathBuf],
     keep: Option<&Keep>,
+    seen: Option<&mut Seen>,
     out: &mut Changes,
 ) {
     let mut l = Lander {
@@ -104,9 +109,37 @@ pub(crate) fn land(
         judge,
         skip,
         keep,
+        seen,
         out,
     };
     l.folder(Path::new(""), false);
+}
+
+/// What a running command's earlier landings took from its layer, by the
+/// layer's path: each entry as it was then (inode, size, modification and
+/// change time). An entry seen as it is now has landed (or was the same
+/// as the folder's); one the person or another command has changed in the
+/// folder since is not overwritten with it again.
+#[derive(Debug, Default)]
+pub(crate) struct Seen(std::collections::HashMap<PathBuf, [i64; 4]>);
+
+impl Seen {
+    fn stamp(m: &std::fs::Metadata) -> [i64; 4] {
+        [
+            m.ino() as i64,
+            m.len() as i64,
+            m.mtime() * 1_000_000_000 + m.mtime_nsec(),
+            m.ctime() * 1_000_000_000 + m.ctime_nsec(),
+        ]
+    }
+
+    fn has(&self, upper: &Path, m: &std::fs::Metadata) -> bool {
+        self.0.get(upper) == Some(&Seen::stamp(m))
+    }
+
+    fn mark(&mut self, upper: &Path, m: &std::fs::Metadata) {
+        self.0.insert(upper.to_path_buf(), Seen::stamp(m));
+    }
 }
 
 struct Lander<'a, 'b> {
@@ -115,6 +148,7 @@ struct Lander<'a, 'b> {
     judge: &'a mut Judge<'b>,
     skip: &'a [PathBuf],
     keep: Option<&'a Keep>,
+    seen: Option<&'a mut Seen>,
     out: &'a mut Changes,
 }
 
@@ -164,6 +198,9 @@ impl Lander<'_, '_> {
     fn folder(&mut self, rel: &Path, opaque: bool) {
         let up = self.upper.join(rel);
         let names = names_in(&up);
+        // A folder the running command replaced whole empties the real
+        // one once, not again after others have written there.
+        let opaque = opaque && !self.seen_now(&up);
         if opaque {
             // What the lower folder held and the command's does not: gone.
             for n in names_in(&self.root.join(rel)) {
@@ -182,7 +219,9 @@ impl Lander<'_, '_> {
                 continue;
             };
             if is_whiteout(&um) {
-                self.delete(&r);
+                if !self.seen_now(&self.upper.join(&r)) {
+                    self.delete(&r);
+                }
                 continue;
             }
             let was = std::fs::symlink_metadata(&target).ok();
@@ -214,7 +253,7 @@ impl Lander<'_, '_> {
                 }
             }
             None => {
-                if self.whole(rel) {
+                if self.seen.is_none() && self.whole(rel) {
                     return;
                 }
                 if let Err(e) = std::fs::create_dir(&target) {
@@ -314,6 +353,10 @@ impl Lander<'_, '_> {
             ChangeKind::Created
         };
         let bytes = (shape != Shape::Link).then_some(um.len());
+        let source = self.upper.join(rel);
+        if self.seen.as_ref().is_some_and(|s| s.has(&source, um)) {
+            return;
+        }
         if let Some(why) = self
             .judge
             .why(self.root, self.upper, &target, shape, was.map(shape_of))
@@ -321,7 +364,6 @@ impl Lander<'_, '_> {
             self.record(rel, kind, bytes, Some(why));
             return;
         }
-        let source = self.upper.join(rel);
         let stripped = strip(&source, um);
         let unchanged = stripped.is_none() && was.is_some_and(|w| same(&source, um, &target, w));
         let before = match was {
@@ -334,12 +376,21 @@ impl Lander<'_, '_> {
             None => Some(Before::Absent),
         };
         // Its mode as it lands: read again only where bits were taken off.
-        let landed = match stripped {
-            Some(_) => std::fs::symlink_metadata(&source).and_then(|m| put(&source, &target, &m)),
-            None => put(&source, &target, um),
+        let landed = match (stripped.is_some(), self.seen.is_some()) {
+            (_, true) if unchanged => Ok(()),
+            (_, true) => copy_still(&source, &target, um),
+            (true, false) => {
+                std::fs::symlink_metadata(&source).and_then(|m| put(&source, &target, &m))
+            }
+            (false, false) => put(&source, &target, um),
         };
-        if let Err(e) = landed {
-            return self.failed(&target, e);
+        match landed {
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => return,
+            Err(e) => return self.failed(&target, e),
+            Ok(()) => {}
+        }
+        if let Some(s) = self.seen.as_deref_mut() {
+            s.mark(&source, um);
         }
         if !unchanged {
             self.record(rel, kind, bytes, None);
@@ -434,6 +485,17 @@ impl Lander<'_, '_> {
             f.before = before;
             f.after = Some(after);
         }
+    }
+
+    /// Whether a running command's layer holds `up` as an earlier landing
+    /// saw it — marked seen from now on either way.
+    fn seen_now(&mut self, up: &Path) -> bool {
+        let (Some(seen), Ok(m)) = (self.seen.as_deref_mut(), std::fs::symlink_metadata(up)) else {
+            return false;
+        };
+        let was = seen.has(up, &m);
+        seen.mark(up, &m);
+        was
     }
 
     fn failed(&mut self, target: &Path, e: std::io::Error) {
@@ -612,6 +674,47 @@ fn same(a: &Path, am: &std::fs::Metadata, b: &Path, bm: &std::fs::Metadata) -> b
     matches!((std::fs::read(a), std::fs::read(b)), (Ok(x), Ok(y)) if x == y)
 }
 
+/// Copies a running command's file (or link) to `target`, whole, if it
+/// held still meanwhile: else `WouldBlock`, and the next look lands it.
+/// Set-uid bits and the like are not copied (`copy` leaves them, so the
+/// mode is set from `m` without them).
+fn copy_still(source: &Path, target: &Path, m: &std::fs::Metadata) -> std::io::Result<()> {
+    let beside = beside(target);
+    let _ = std::fs::remove_file(&beside);
+    let copied = if m.file_type().is_symlink() {
+        std::fs::read_link(source).and_then(|to| std::os::unix::fs::symlink(to, &beside))
+    } else {
+        std::fs::copy(source, &beside).and_then(|_| {
+            std::fs::set_permissions(
+                &beside,
+                std::fs::Permissions::from_mode(m.permissions().mode() & 0o777),
+            )
+        })
+    };
+    let still = copied.and_then(|()| {
+        let now = std::fs::symlink_metadata(source)?;
+        if Seen::stamp(&now) == Seen::stamp(m) {
+            Ok(())
+        } else {
+            Err(std::io::ErrorKind::WouldBlock.into())
+        }
+    });
+    still
+        .and_then(|()| std::fs::rename(&beside, target))
+        .inspect_err(|_| {
+            let _ = std::fs::remove_file(&beside);
+        })
+}
+
+/// Where a file is written before it is renamed over `target`.
+fn beside(target: &Path) -> PathBuf {
+    let name = target
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    target.with_file_name(format!(".{name}.hermes-landing"))
+}
+
 /// Moves the command's file (or link) to `target`, whole: renamed over
 /// it, or — across filesystems — copied beside it and renamed.
 fn put(source: &Path, target: &Path, m: &std::fs::Metadata) -> std::io::Result<()> {
@@ -619,11 +722,7 @@ fn put(source: &Path, target: &Path, m: &std::fs::Metadata) -> std::io::Result<(
         Err(e) if e.raw_os_error() == Some(libc::EXDEV) => {}
         other => return other,
     }
-    let name = target
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let beside = target.with_file_name(format!(".{name}.hermes-landing"));
+    let beside = beside(target);
     let _ = std::fs::remove_file(&beside);
     let copied = if m.file_type().is_symlink() {
         std::fs::read_link(source).and_then(|to| std::os::unix::fs::symlink(to, &beside))

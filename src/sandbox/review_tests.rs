@@ -73,7 +73,7 @@ fn an_upper_layer_lands_as_overlayfs_left_it() {
     let mut judge = Judge::new(&rules);
     let mut out = Changes::default();
     let keep = Keep::new(dir.path().join("blobs"), 0);
-    land(&root, &upper, &mut judge, &[], Some(&keep), &mut out);
+    land(&root, &upper, &mut judge, &[], Some(&keep), None, &mut out);
     let read = |p: &str| std::fs::read_to_string(root.join(p)).unwrap();
     assert_eq!(read("kept.txt"), "new!");
     assert_eq!(read("made/deep/n.txt"), "n");

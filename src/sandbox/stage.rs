@@ -353,6 +353,28 @@ impl Stage {
     /// `rules` hold, keeping what it replaces in `keep`; the record of it
     /// all.
     pub(crate) fn land(&self, rules: &Held<'_>, keep: Option<&Keep>) -> Changes {
+        self.land_with(rules, keep, None)
+    }
+
+    /// Lands what a command that still runs has written so far: copied out
+    /// of its layer (which stays as it is: the command's overlay is
+    /// mounted over it), each file only once it held still while copied,
+    /// and only what changed since `seen` last saw it.
+    pub(crate) fn land_running(
+        &self,
+        rules: &Held<'_>,
+        keep: Option<&Keep>,
+        seen: &mut review::Seen,
+    ) -> Changes {
+        self.land_with(rules, keep, Some(seen))
+    }
+
+    fn land_with(
+        &self,
+        rules: &Held<'_>,
+        keep: Option<&Keep>,
+        mut seen: Option<&mut review::Seen>,
+    ) -> Changes {
         let _one = LANDING.lock().unwrap_or_else(|e| e.into_inner());
         let mut out = Changes::default();
         let mut judge = Judge::new(rules);
@@ -366,7 +388,15 @@ impl Stage {
                 .cloned()
                 .chain(std::iter::once(self.base.clone()))
                 .collect();
-            review::land(root, upper, &mut judge, &skip, keep, &mut out);
+            review::land(
+                root,
+                upper,
+                &mut judge,
+                &skip,
+                keep,
+                seen.as_deref_mut(),
+                &mut out,
+            );
         }
         out
     }

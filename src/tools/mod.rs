@@ -23,6 +23,7 @@ pub(crate) mod validation;
 mod warm;
 
 pub use crate::call::ToolOutput;
+pub(crate) use builtin::background::{ended_how, Background, Notice, NoticeSink};
 pub use builtin::UnknownBuiltin;
 pub(crate) use builtin::{new_turn, read_attached};
 pub use catalog::{CatalogTool, ToolCatalog};

@@ -58,6 +58,9 @@ pub struct Registry {
     pub(super) allowed: Vec<Arc<Vec<String>>>,
     /// Plan mode, for the built-ins: `shell` writes in no working folder.
     pub(super) read_only: Arc<std::sync::atomic::AtomicBool>,
+    /// The session's background processes (`shell`'s), shared by every
+    /// clone (a subagent's too).
+    pub(super) background: Arc<builtin::background::Background>,
 }
 
 impl Default for Registry {
@@ -72,6 +75,7 @@ impl Default for Registry {
             subagent: None,
             allowed: Vec::new(),
             read_only: Arc::default(),
+            background: Arc::default(),
         }
     }
 }
@@ -85,8 +89,20 @@ impl Registry {
         output_limit: usize,
     ) -> Result<Registry, UnknownBuiltin> {
         let mut r = Registry::default().with_output_limit(output_limit);
-        r.tools = builtin::tools(settings, cwd, output_limit, r.read_only.clone())?;
+        r.tools = builtin::tools(
+            settings,
+            cwd,
+            output_limit,
+            r.read_only.clone(),
+            r.background.clone(),
+        )?;
         Ok(r)
+    }
+
+    /// The session's background processes: `/ps`, `/kill`, the status
+    /// line; ended with the session.
+    pub(crate) fn background(&self) -> &Arc<builtin::background::Background> {
+        &self.background
     }
 
     /// Plan mode on or off for the built-ins (and every subagent's, which

@@ -110,6 +110,13 @@ pub(crate) fn kill_all_now() {
     }
 }
 
+/// SIGKILLs one group now (its guard, dropped later, does it again).
+pub(crate) fn kill_now(pgid: u32) {
+    if pgid > 1 {
+        kill_group(pgid);
+    }
+}
+
 fn kill_group(pgid: u32) {
     #[cfg(unix)]
     // SAFETY: killpg has no memory preconditions; a group already gone

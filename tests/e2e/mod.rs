@@ -11,6 +11,7 @@ mod config;
 mod conformance;
 mod connectors;
 mod context;
+mod dev_loop;
 mod errors;
 pub(crate) mod guard;
 mod held_back;

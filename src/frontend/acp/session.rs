@@ -103,6 +103,22 @@ impl Session {
         }
     }
 
+    /// Until the next prompt, what a background process of the session
+    /// does (it exits, a port opens) is told to the editor as it happens.
+    fn forward_while_idle(&self, agent: &Agent, out: &Out) {
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Event>();
+        agent.listen_idle(Some(tx));
+        let (out, id, cwd) = (out.clone(), self.id.clone(), self.cwd.clone());
+        tokio::task::spawn_local(async move {
+            let mut updates = Updates::new(&cwd);
+            while let Some(ev) = rx.recv().await {
+                for u in updates.of(&ev) {
+                    out.notify("session/update", json!({"sessionId": id, "update": u}));
+                }
+            }
+        });
+    }
+
     pub(crate) fn mode(&self) -> Mode {
         self.mode.get()
     }
@@ -268,6 +284,9 @@ impl Session {
         *self.stop.borrow_mut() = stop.clone();
         apply_mode(&mut agent, self.mode.get());
         agent.set_model(&self.model.borrow());
+        // During the prompt, background processes' events come with its
+        // own (the forwarder of the idle time ends).
+        agent.listen_idle(None);
         // Hooks and the tools' relative paths see the session's folder.
         let _ = std::env::set_current_dir(&self.cwd);
         let mut told = Told {
@@ -293,6 +312,7 @@ impl Session {
             }
         };
         let stopped = told.stop;
+        self.forward_while_idle(&agent, out);
         *self.agent.borrow_mut() = Some((agent, events));
         let _ = done_tx.send(());
         let reason = match result {

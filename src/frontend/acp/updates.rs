@@ -110,6 +110,35 @@ impl Updates {
                 }));
                 out
             }
+            // A background process is a call of its own: listed as it
+            // starts, settled when it ends (after the `shell` that started
+            // it was answered).
+            Event::ProcessStarted { id, command } if prefix.is_empty() => {
+                let mut call = tool_call(
+                    &format!("process-{id}"),
+                    "shell",
+                    &json!({"command": command}).to_string(),
+                    &self.cwd,
+                    "in_progress",
+                );
+                call["title"] = json!(format!("background process {id}: {}", cut(command)));
+                vec![call]
+            }
+            Event::ProcessExited {
+                id,
+                exit_code,
+                stopped,
+                ..
+            } if prefix.is_empty() => {
+                let how = event.process_end().unwrap_or_default();
+                let ok = stopped.is_some() || *exit_code == Some(0);
+                vec![json!({
+                    "sessionUpdate": "tool_call_update",
+                    "toolCallId": format!("process-{id}"),
+                    "status": if ok { "completed" } else { "failed" },
+                    "content": [{"type": "content", "content": {"type": "text", "text": format!("background process {id} {how}")}}],
+                })]
+            }
             Event::Subagent { id, event, .. } => {
                 let inner = format!("{prefix}{id}/");
                 self.under(&inner, event)
@@ -330,6 +359,27 @@ mod tests {
         });
         assert_eq!(done[0]["status"], "failed");
         assert_eq!(done[0]["content"][0]["content"]["text"], "not a repository");
+    }
+
+    #[test]
+    fn a_background_process_is_a_call_listed_as_it_starts_and_settled_when_it_ends() {
+        let mut u = Updates::new(Path::new("/work/p"));
+        let started = u.of(&Event::ProcessStarted {
+            id: 2,
+            command: "npm run dev".into(),
+        });
+        assert_eq!(started[0]["toolCallId"], "process-2");
+        assert_eq!(started[0]["status"], "in_progress");
+        assert_eq!(started[0]["kind"], "execute");
+        let ended = u.of(&Event::ProcessExited {
+            id: 2,
+            exit_code: Some(1),
+            signal: None,
+            stopped: None,
+            dropped_bytes: 0,
+        });
+        assert_eq!(ended[0]["sessionUpdate"], "tool_call_update");
+        assert_eq!(ended[0]["status"], "failed");
     }
 
     #[test]

@@ -50,6 +50,18 @@ pub(super) async fn command(
             super::diff::command(agent, ctx, &args).await;
             Ok(Flow::Continue)
         }
+        Slash::Ps => {
+            super::processes::list(agent).await;
+            Ok(Flow::Continue)
+        }
+        Slash::Kill(n) => {
+            super::processes::kill(agent, n.as_deref()).await;
+            Ok(Flow::Continue)
+        }
+        Slash::Forward(port) => {
+            super::processes::forward(agent, port.as_deref()).await;
+            Ok(Flow::Continue)
+        }
         Slash::Init => init(ctx).await,
         Slash::Approvals => approvals(agent, ctx).await,
         Slash::Yolo => yolo(agent).await,

@@ -10,6 +10,7 @@ mod editor;
 mod input;
 mod pickers;
 mod plan;
+mod processes;
 mod read;
 mod rewind;
 mod run;

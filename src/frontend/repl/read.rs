@@ -33,6 +33,26 @@ pub(super) struct Line {
     pub(super) pasted: Vec<(String, PathBuf)>,
 }
 
+/// A background process' event, while the prompt waits: printed above
+/// the line being edited (`above`), or on stderr off a terminal.
+fn notice(
+    above: &mut Option<Box<dyn rustyline::ExternalPrinter + Send>>,
+    ev: &crate::agent::Event,
+) {
+    let Some(line) = crate::frontend::printer::background_notice(ev) else {
+        return;
+    };
+    let line = crate::util::sanitize::clean(&line);
+    match above.as_mut() {
+        Some(p) => {
+            if p.print(format!("{line}\n")).is_err() {
+                errln!("{line}");
+            }
+        }
+        None => errln!("{line}"),
+    }
+}
+
 impl Repl<'_> {
     /// The next line: a queued one goes first; a line given back waits
     /// for the editor.
@@ -42,11 +62,29 @@ impl Repl<'_> {
             _ => None,
         };
         let shown = prompt(self.agent.policy_mut().yolo(), self.agent.mode());
-        let next = tokio::select! {
-            biased;
-            _ = self.ctx.stop.cancelled() => return Ok(Read::Quit),
-            next = next_line(editor, &self.queued, shown.clone(), initial) => next?,
+        // What background processes do while the prompt waits is told at
+        // once, above the line being edited.
+        let (tx, mut notices) = tokio::sync::mpsc::unbounded_channel();
+        self.agent.listen_idle(Some(tx));
+        let queued = self.queued.clone();
+        let reading = next_line(editor, &queued, shown.clone(), initial);
+        tokio::pin!(reading);
+        let next = loop {
+            tokio::select! {
+                biased;
+                _ = self.ctx.stop.cancelled() => {
+                    self.agent.listen_idle(None);
+                    return Ok(Read::Quit);
+                }
+                next = &mut reading => break next,
+                Some(ev) = notices.recv() => notice(&mut self.above, &ev),
+            }
         };
+        self.agent.listen_idle(None);
+        while let Ok(ev) = notices.try_recv() {
+            notice(&mut self.above, &ev);
+        }
+        let next = next?;
         let (editor, line) = match next {
             (ed, Ok(l)) => (ed, l),
             (ed, Err(ReadlineError::Interrupted)) => {

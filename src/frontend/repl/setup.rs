@@ -38,6 +38,9 @@ pub(super) struct Repl<'a> {
     pub(super) interrupted: Option<Instant>,
     /// The menu and status line drawn under the line.
     pub(super) menu: Arc<Menu>,
+    /// Prints above the line being edited: what a background process did
+    /// while the prompt waits (on a terminal).
+    pub(super) above: Option<Box<dyn rustyline::ExternalPrinter + Send>>,
     /// What Tab offers, filled again before each line.
     listed: Listed,
     /// Put back when the REPL ends: the line editor puts the terminal in
@@ -63,7 +66,7 @@ impl<'a> Repl<'a> {
         printer: &mut Printer,
     ) -> Result<(Repl<'a>, Editor), ReplError> {
         let custom = Custom::load(ctx.cwd, &ctx.settings.paths.config_dir);
-        let (editor, menu, listed) = editor(&agent, &ctx, &custom)?;
+        let (mut editor, menu, listed) = editor(&agent, &ctx, &custom)?;
         let banner = [
             format!("hermes {}", env!("CARGO_PKG_VERSION")),
             ctx.settings.provider.model.clone(),
@@ -88,6 +91,10 @@ impl<'a> Repl<'a> {
             questions,
         });
         rustyline::set_paste_hook(crate::frontend::paste::hold);
+        let above = tty
+            .then(|| editor.create_external_printer().ok())
+            .flatten()
+            .map(|p| Box::new(p) as Box<dyn rustyline::ExternalPrinter + Send>);
         let repl = Repl {
             agent,
             ctx,
@@ -98,6 +105,7 @@ impl<'a> Repl<'a> {
             restore: None,
             interrupted: None,
             menu,
+            above,
             listed,
             _terminal: terminal,
         };

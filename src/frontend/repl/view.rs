@@ -44,6 +44,7 @@ pub(super) fn status_line(agent: &Agent) -> Status {
         mode,
         context,
         session: agent.session().id().to_string(),
+        processes: agent.background().running(),
     }
 }
 

@@ -30,6 +30,8 @@ pub(crate) struct Context {
     pub(crate) editor: Option<crate::util::editor_files::EditorFiles>,
     /// Plan mode: commands may write in no working folder.
     pub(crate) read_only: Arc<std::sync::atomic::AtomicBool>,
+    /// The session's background processes and its loopback.
+    pub(crate) background: Arc<super::background::Background>,
 }
 
 impl Context {
@@ -44,6 +46,7 @@ impl Context {
             keep: None,
             editor: None,
             read_only: Arc::default(),
+            background: Arc::default(),
         }
     }
 

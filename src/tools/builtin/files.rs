@@ -173,7 +173,7 @@ async fn run_planned(
         if !out.is_error && !out.stale {
             if keep.is_some() && before.is_none() {
                 out.content
-                    .push_str(&format!("\n[{}: {shown}]", super::shell::UNKEPT));
+                    .push_str(&format!("\n[{}: {shown}]", super::changes_told::UNKEPT));
             }
             let after = crate::sandbox::kept::Stamp::of(&path);
             let bytes = std::fs::metadata(&path).ok().map(|m| m.len());

@@ -7,6 +7,9 @@
 //! touch what an earlier one touches wait for it (`order`), the rest run
 //! together; `shell` one at a time unless configured. `echo` is for tests.
 
+pub(crate) mod background;
+mod background_tools;
+mod changes_told;
 mod context;
 mod control;
 mod echo;

@@ -15,6 +15,15 @@ use tokio_util::sync::CancellationToken;
 /// left running (a daemon holding the pipe) before that is cut off.
 const AFTER_EXIT: Duration = Duration::from_millis(200);
 
+/// The shell commands run in: bash where there is one.
+pub(crate) fn shell_path() -> &'static str {
+    if std::path::Path::new("/bin/bash").exists() {
+        "/bin/bash"
+    } else {
+        "/bin/sh"
+    }
+}
+
 /// How a command ended.
 pub(super) enum End {
     Exited(std::process::ExitStatus),
@@ -75,6 +84,18 @@ pub(super) fn start(
 }
 
 impl Running {
+    /// The process, its output, and the guard of its group — for one that
+    /// runs on in the background.
+    pub(super) fn into_parts(
+        self,
+    ) -> (
+        tokio::process::Child,
+        tokio::net::unix::pipe::Receiver,
+        crate::util::groups::Owned,
+    ) {
+        (self.child, self.reader, self.group)
+    }
+
     /// How the command ended, and its output: at most `limit` bytes, its
     /// head and tail. Whatever it left behind is killed with it.
     pub(super) async fn watch(

@@ -27,6 +27,7 @@ pub(crate) fn tools(
     cwd: &Path,
     output_limit: usize,
     read_only: Arc<std::sync::atomic::AtomicBool>,
+    background: Arc<super::background::Background>,
 ) -> Result<Vec<Arc<dyn Tool>>, UnknownBuiltin> {
     let ctx = Arc::new(Context {
         workspace: Workspace::new(cwd).with_roots(&settings.roots),
@@ -43,6 +44,7 @@ pub(crate) fn tools(
             .map(|(dir, max_mb)| crate::sandbox::kept::Keep::new(dir, max_mb)),
         editor: settings.editor.clone(),
         read_only,
+        background,
     });
     if ctx.shell.sandbox {
         let (for_policy, for_control) = (ctx.clone(), ctx.control.clone());
@@ -52,19 +54,35 @@ pub(crate) fn tools(
             project: ctx.workspace.root().to_path_buf(),
         });
     }
-    settings
-        .names
-        .iter()
+    // `shell` brings the two tools its background processes are read and
+    // stopped with.
+    let mut names: Vec<&str> = Vec::new();
+    for n in &settings.names {
+        let with: &[&str] = if n == "shell" {
+            &["shell_output", "shell_kill"]
+        } else {
+            &[]
+        };
+        for name in std::iter::once(n.as_str()).chain(with.iter().copied()) {
+            if !names.contains(&name) {
+                names.push(name);
+            }
+        }
+    }
+    names
+        .into_iter()
         // A subagent: the agent layer runs it (`ToolRef::Subagent`).
         .filter(|n| *n != "agent")
         .map(|n| -> Result<Arc<dyn Tool>, UnknownBuiltin> {
-            Ok(match n.as_str() {
+            Ok(match n {
                 "read_file" => Arc::new(super::files::ReadFile(ctx.clone())),
                 "write_file" => Arc::new(super::files::WriteFile(ctx.clone())),
                 "edit_file" => Arc::new(super::files::EditFile(ctx.clone())),
                 "glob" => Arc::new(super::find::Glob(ctx.clone())),
                 "grep" => Arc::new(super::find::Grep(ctx.clone())),
                 "shell" => Arc::new(super::shell::Shell(ctx.clone())),
+                "shell_output" => Arc::new(super::background_tools::ShellOutput(ctx.clone())),
+                "shell_kill" => Arc::new(super::background_tools::ShellKill(ctx.clone())),
                 super::plan::NAME => Arc::new(super::plan::UpdatePlan),
                 "echo" => Arc::new(Echo),
                 other => return Err(UnknownBuiltin(other.to_string())),

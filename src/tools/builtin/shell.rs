@@ -13,8 +13,9 @@ use futures_util::future::BoxFuture;
 use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
+use super::changes_told::{with_changes, LANDLOCK_ONLY};
 use super::context::{arg_str, Context};
-use super::process::{self, End};
+use super::process::{self, shell_path, End};
 use crate::call::ToolOutput;
 use crate::config::defaults;
 use crate::model::ToolSpec;
@@ -23,15 +24,6 @@ use crate::tools::{OnStart, Tool};
 
 pub(crate) struct Shell(pub(crate) Arc<Context>);
 
-/// The shell commands run in: bash where there is one.
-pub(crate) fn shell_path() -> &'static str {
-    if std::path::Path::new("/bin/bash").exists() {
-        "/bin/bash"
-    } else {
-        "/bin/sh"
-    }
-}
-
 impl Tool for Shell {
     fn spec(&self) -> ToolSpec {
         ToolSpec {
@@ -39,7 +31,10 @@ impl Tool for Shell {
             description: format!(
                 "Run a command with {} -c in the working folder (or `workdir`). It may write \
                  only in the working folder and the temp folder{}. Answers its output (stdout \
-                 and stderr, long output cut in the middle) and exit code. Default timeout {} s.",
+                 and stderr, long output cut in the middle) and exit code. Default timeout {} s. \
+                 `background: true` (servers, watchers): runs on; answers at once with its id, \
+                 or once `wait_for_port` listens (later commands reach 127.0.0.1:PORT) or output \
+                 matches regex `wait_for_output`, within `timeout_ms`.",
                 shell_path(),
                 if self.0.shell.network || !self.0.shell.sandbox {
                     ""
@@ -53,7 +48,10 @@ impl Tool for Shell {
                 "properties": {
                     "command": {"type": "string"},
                     "timeout_ms": {"type": "integer", "minimum": 1, "maximum": defaults::SHELL_MAX_TIMEOUT_MS},
-                    "workdir": {"type": "string"}
+                    "workdir": {"type": "string"},
+                    "background": {"type": "boolean"},
+                    "wait_for_port": {"type": "integer"},
+                    "wait_for_output": {"type": "string"}
                 },
                 "required": ["command"],
                 "additionalProperties": false
@@ -98,7 +96,7 @@ impl Tool for Shell {
     }
 }
 
-async fn run(ctx: &Context, args: &Value, cancel: &CancellationToken) -> ToolOutput {
+async fn run(ctx: &Arc<Context>, args: &Value, cancel: &CancellationToken) -> ToolOutput {
     let command = arg_str(args, "command");
     let dir = match args["workdir"].as_str().filter(|w| !w.is_empty()) {
         Some(w) => ctx.workspace.resolve(w),
@@ -115,10 +113,31 @@ async fn run(ctx: &Context, args: &Value, cancel: &CancellationToken) -> ToolOut
         .map(|ms| Duration::from_millis(ms.min(defaults::SHELL_MAX_TIMEOUT_MS)))
         .unwrap_or(ctx.shell.timeout);
     let program: [std::ffi::OsString; 3] = [shell_path().into(), "-c".into(), command.into()];
+    let background = args["background"].as_bool() == Some(true);
+    if background {
+        // Bad input is said before anything starts.
+        if let Err(e) = super::background_tools::until(args) {
+            return ToolOutput::error(e);
+        }
+    }
     let (cmd, note, review) = match sandboxed(ctx, &dir, &program).await {
         Ok(c) => c,
         Err(e) => return ToolOutput::error(e),
     };
+    if background {
+        let seeing = match review {
+            Review::Staged(s) => super::background::Seeing::Staged(s),
+            Review::Snapshot(s) => super::background::Seeing::Snapshot(s),
+            Review::None | Review::TooMuch => super::background::Seeing::Nothing,
+        };
+        let launched = super::background_tools::Launched {
+            cmd,
+            dir,
+            note,
+            seeing,
+        };
+        return super::background_tools::start(ctx, args, command, launched, cancel).await;
+    }
     let limit = ctx.output_limit.saturating_sub(300);
     let watched = match process::start(cmd, &dir, shell_path()) {
         Ok(running) => running.watch(limit, timeout, cancel).await,
@@ -181,7 +200,21 @@ async fn sandboxed(
         c.args(&program[1..]);
         return Ok((c, None, Review::None));
     }
-    let (policy, note) = policy(ctx);
+    let (mut policy, mut note) = policy(ctx);
+    if policy.namespaces && !policy.network {
+        match ctx.background.loopback() {
+            Ok(net) => policy.loopback = Some(net),
+            Err(e) => {
+                static TOLD: std::sync::Once = std::sync::Once::new();
+                TOLD.call_once(|| {
+                    note = Some(format!(
+                        "sandbox: no loopback of its own ({e}); commands cannot reach \
+                         127.0.0.1 — see docs/tools.md"
+                    ))
+                });
+            }
+        }
+    }
     match crate::sandbox::command(&policy, dir, program) {
         Ok((c, Some(stage))) => Ok((c, note, Review::Staged(stage))),
         Ok((c, None)) => Ok((c, note, snapshot(ctx, &policy.writable).await)),
@@ -197,7 +230,7 @@ async fn sandboxed(
 /// user xattrs): it runs again, and every later one, reviewed by snapshot
 /// instead; anything else is said.
 async fn not_set_up(
-    ctx: &Context,
+    ctx: &Arc<Context>,
     args: &Value,
     cancel: &CancellationToken,
     why: &str,
@@ -264,53 +297,6 @@ async fn reviewed(
     }
 }
 
-/// The result with the command's changes: named at its end, what was held
-/// back put to the person (`held_back`), and an error when what should
-/// have been held has landed — the call failed at what matters most.
-fn with_changes(
-    ctx: &Context,
-    mut out: ToolOutput,
-    changes: crate::sandbox::Changes,
-    stage: Option<crate::sandbox::Stage>,
-    unreviewed: bool,
-) -> ToolOutput {
-    let body = out.content.clone();
-    let kept = ctx.keep.is_some();
-    out.content
-        .push_str(&describe(&changes, unreviewed, kept, |p| {
-            escaped(&ctx.workspace.shown(p))
-        }));
-    if let Some(stage) = stage {
-        let preview = changes
-            .held()
-            .map(|f| {
-                format!(
-                    "{} — {}\n",
-                    escaped(&ctx.workspace.shown(&f.path)),
-                    f.held.as_deref().unwrap_or("")
-                )
-            })
-            .collect();
-        let workspace = ctx.workspace.clone();
-        out.held_back = Some(crate::sandbox::HeldBack::new(
-            stage,
-            preview,
-            body,
-            Box::new(move |c: &crate::sandbox::Changes| {
-                describe(c, false, kept, |p| escaped(&workspace.shown(p)))
-            }),
-            ctx.keep.clone(),
-        ));
-    }
-    if unreviewed && changes.held().next().is_some() {
-        out.is_error = true;
-    }
-    out.changes = Some(Box::new(changes));
-    out
-}
-
-use crate::util::text::escaped;
-
 /// How a command's changes are seen.
 enum Review {
     /// Not at all: the sandbox is off.
@@ -323,9 +309,6 @@ enum Review {
     /// Too many files to compare.
     TooMuch,
 }
-
-/// Why a command's changes land unreviewed.
-const LANDLOCK_ONLY: &str = "the sandbox is Landlock and seccomp only here";
 
 /// The writable roots' metadata before a command that runs without
 /// overlays, skipping hermes' own folder.
@@ -351,94 +334,6 @@ async fn snapshot(ctx: &Context, writable: &[std::path::PathBuf]) -> Review {
 /// Set when an overlay could not be mounted: the rest of the run reviews
 /// commands by snapshot.
 static NO_OVERLAYS: AtomicBool = AtomicBool::new(false);
-
-/// How many changes a result names before it counts the rest.
-const NAMED: usize = 20;
-
-/// The lines a result ends with: what changed, what was held back and
-/// why, what could not land.
-/// `kept`: checkpoints are on (a change replaced with nothing kept is then
-/// said: rewinding cannot bring it back).
-fn describe(
-    c: &crate::sandbox::Changes,
-    unreviewed: bool,
-    kept: bool,
-    shown: impl Fn(&std::path::Path) -> String,
-) -> String {
-    use crate::sandbox::ChangeKind;
-    let size = |b: Option<u64>| match b {
-        Some(b) if b < 10 * 1024 => format!(" ({b} B)"),
-        Some(b) if b < 10 * 1024 * 1024 => format!(" ({} KiB)", b / 1024),
-        Some(b) => format!(" ({} MiB)", b >> 20),
-        None => String::new(),
-    };
-    let mut s = String::new();
-    let landed: Vec<String> = c
-        .landed()
-        .map(|f| {
-            let kind = match f.kind {
-                ChangeKind::Created => "created",
-                ChangeKind::Modified => "modified",
-                ChangeKind::Deleted => "deleted",
-            };
-            format!("{kind} {}{}", shown(&f.path), size(f.bytes))
-        })
-        .collect();
-    if !landed.is_empty() {
-        s.push_str(&format!("\n[files changed: {}]", named(&landed)));
-    }
-    let stripped: Vec<String> = c
-        .landed()
-        .filter_map(|f| Some(format!("{} ({})", shown(&f.path), f.stripped.as_deref()?)))
-        .collect();
-    if !stripped.is_empty() {
-        s.push_str(&format!(
-            "\n[landed without what would run it with other rights: {}]",
-            named(&stripped)
-        ));
-    }
-    let held: Vec<String> = c
-        .held()
-        .map(|f| format!("{} — {}", shown(&f.path), f.held.as_deref().unwrap_or("")))
-        .collect();
-    if !held.is_empty() && unreviewed {
-        s.push_str(&format!(
-            "\n[changed without review ({LANDLOCK_ONLY}): {} — these run later outside the \
-             sandbox; the person should look at them before git or their shell runs them]",
-            named(&held)
-        ));
-    } else if !held.is_empty() {
-        s.push_str(&format!(
-            "\n[held back, not written: {} — the sandbox does not let a command change what \
-             runs later outside it; if the person wants it, they make the change themselves]",
-            named(&held)
-        ));
-    }
-    if !c.failed.is_empty() {
-        s.push_str(&format!("\n[could not be written: {}]", named(&c.failed)));
-    }
-    let unkept: Vec<String> = c
-        .landed()
-        .filter(|f| f.before.is_none())
-        .map(|f| shown(&f.path))
-        .collect();
-    if kept && !unreviewed && !unkept.is_empty() {
-        s.push_str(&format!("\n[{UNKEPT}: {}]", named(&unkept)));
-    }
-    s
-}
-
-/// What a result says of changes a rewind cannot undo.
-pub(super) const UNKEPT: &str = "not kept for `hermes rewind` (past this turn's \
-     [checkpoints] max_mb, or unreadable); rewinding cannot bring these back";
-
-fn named(items: &[String]) -> String {
-    let mut s = items[..items.len().min(NAMED)].join("; ");
-    if items.len() > NAMED {
-        s.push_str(&format!("; and {} more", items.len() - NAMED));
-    }
-    s
-}
 
 /// What a command may do: write to the working folder, the temp folder
 /// and what the config adds (the temp folder only, in plan mode) — but not
@@ -510,6 +405,8 @@ pub(super) fn policy(ctx: &Context) -> (crate::sandbox::Policy, Option<String>) 
         },
         max_processes: ctx.shell.max_processes,
         max_memory_mb: ctx.shell.max_memory_mb,
+        // Given per command (`sandboxed`): hooks get none.
+        loopback: None,
     };
     (policy, note)
 }
