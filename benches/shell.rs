@@ -3,7 +3,8 @@
 //! carries their results — so the figure is the tool round itself, not
 //! start-up:
 //!
-//! - one `true`: a round of 20 against a round of one, (20 − 1) ÷ 19;
+//! - one `true`: a round of 20 against a round of one, (20 − 1) ÷ 19; and
+//!   a session's first, a round of one (the session's loopback made);
 //! - a command writing 1 000 small files (each lands after review);
 //! - `cargo build` of a small crate, sandboxed against `sandbox = "off"`;
 //! - checkpoints (`hermes rewind`), this build against itself with
@@ -372,8 +373,15 @@ fn main() {
             thousand_files(&fake, &current, home_off.path(), s),
         );
     }
+    // A session's first command, a round of one: with this build it also
+    // starts the session's loopback (the keeper).
+    let mut first = Paired::new();
     for _ in 0..runs_of("calls") {
         call.push(per_call(&fake, &current, h, c), per_call(&fake, base, h, c));
+        first.push(
+            ms(round(&fake, &current, h, c, &["true"])),
+            ms(round(&fake, base, h, c, &["true"])),
+        );
     }
     // The same call, sandboxed against `sandbox = "off"` of this build: the
     // whole sandbox's cost per command.
@@ -453,6 +461,15 @@ fn main() {
             median(call.b.clone()),
             call.diff(),
             call.ratio()
+        );
+    }
+    if !first.a.is_empty() {
+        println!(
+            "| a session's first `shell` call, a round of one (this build starts the session's loopback) | {:.2} ms | {:.2} ms | {:+.2} ms, {:.2}× | |",
+            median(first.a.clone()),
+            median(first.b.clone()),
+            first.diff(),
+            first.ratio()
         );
     }
     if !call_off.a.is_empty() {

@@ -35,6 +35,9 @@ pub(crate) struct Hints {
     /// read outside the folder; `update_plan`; a subagent, whose own calls
     /// are held to plan mode too).
     pub investigates: bool,
+    /// What the question adds about the call, when it is asked (`shell`
+    /// with `background: true`: that it keeps running).
+    pub note: Option<&'static str>,
 }
 
 /// The tool an entry calls, as rules and hook matchers see it.
@@ -323,6 +326,7 @@ mod tests {
         destructive: false,
         always_ask: None,
         investigates: false,
+        note: None,
     };
     const READ: Hints = Hints {
         read_only: true,

@@ -675,35 +675,49 @@ fn same(a: &Path, am: &std::fs::Metadata, b: &Path, bm: &std::fs::Metadata) -> b
 }
 
 /// Copies a running command's file (or link) to `target`, whole, if it
-/// held still meanwhile: else `WouldBlock`, and the next look lands it.
-/// Set-uid bits and the like are not copied (`copy` leaves them, so the
-/// mode is set from `m` without them).
+/// held still while it was copied — tried three times; on the last, a file
+/// that only grew (a log appended to) lands as copied, a prefix of what it
+/// holds now. Else `WouldBlock`, and the next look lands it. Set-user-ID
+/// bits and the like are not copied (the mode is set from `m`, the
+/// permission bits only).
 fn copy_still(source: &Path, target: &Path, m: &std::fs::Metadata) -> std::io::Result<()> {
+    const TRIES: usize = 3;
     let beside = beside(target);
-    let _ = std::fs::remove_file(&beside);
-    let copied = if m.file_type().is_symlink() {
-        std::fs::read_link(source).and_then(|to| std::os::unix::fs::symlink(to, &beside))
-    } else {
-        std::fs::copy(source, &beside).and_then(|_| {
-            std::fs::set_permissions(
-                &beside,
-                std::fs::Permissions::from_mode(m.permissions().mode() & 0o777),
-            )
-        })
-    };
-    let still = copied.and_then(|()| {
-        let now = std::fs::symlink_metadata(source)?;
-        if Seen::stamp(&now) == Seen::stamp(m) {
-            Ok(())
+    let mut before = m.clone();
+    for attempt in 1..=TRIES {
+        let _ = std::fs::remove_file(&beside);
+        let copied = if before.file_type().is_symlink() {
+            std::fs::read_link(source).and_then(|to| std::os::unix::fs::symlink(to, &beside))
         } else {
-            Err(std::io::ErrorKind::WouldBlock.into())
+            std::fs::copy(source, &beside).and_then(|_| {
+                std::fs::set_permissions(
+                    &beside,
+                    std::fs::Permissions::from_mode(before.permissions().mode() & 0o777),
+                )
+            })
+        };
+        let now = copied.and_then(|()| std::fs::symlink_metadata(source));
+        let now = match now {
+            Ok(n) => n,
+            Err(e) => {
+                let _ = std::fs::remove_file(&beside);
+                return Err(e);
+            }
+        };
+        let still = Seen::stamp(&now) == Seen::stamp(&before);
+        let grew = attempt == TRIES
+            && now.is_file()
+            && now.ino() == before.ino()
+            && now.len() >= before.len();
+        if still || grew {
+            return std::fs::rename(&beside, target).inspect_err(|_| {
+                let _ = std::fs::remove_file(&beside);
+            });
         }
-    });
-    still
-        .and_then(|()| std::fs::rename(&beside, target))
-        .inspect_err(|_| {
-            let _ = std::fs::remove_file(&beside);
-        })
+        before = now;
+    }
+    let _ = std::fs::remove_file(&beside);
+    Err(std::io::ErrorKind::WouldBlock.into())
 }
 
 /// Where a file is written before it is renamed over `target`.

@@ -217,3 +217,68 @@ fn held_changes_land_through_no_link() {
         "x"
     );
 }
+
+/// While the command runs, its layer is copied out, not moved; what landed
+/// does not land again, and a file someone changed in the folder since is
+/// not overwritten by the command's older copy; a deletion and a folder
+/// replaced whole are applied once.
+#[test]
+fn a_running_commands_layer_is_copied_out_once_and_later_edits_are_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let (root, upper) = (dir.path().join("root"), dir.path().join("upper"));
+    for p in [&root, &upper] {
+        std::fs::create_dir_all(p).unwrap();
+    }
+    std::fs::write(root.join("gone.txt"), "bye").unwrap();
+    std::fs::create_dir_all(root.join("emptied")).unwrap();
+    std::fs::write(root.join("emptied/a"), "a").unwrap();
+    std::fs::write(upper.join("dist.js"), "build 1").unwrap();
+    std::fs::create_dir_all(upper.join("emptied")).unwrap();
+    opaque(&upper.join("emptied"));
+    let whiteouts = whiteout(&upper.join("gone.txt"));
+    let rules = Held {
+        control: &no_control,
+        home: None,
+        path_dirs: Vec::new(),
+        install: None,
+    };
+    let mut seen = Seen::default();
+    let look = |seen: &mut Seen| {
+        let mut judge = Judge::new(&rules);
+        let mut out = Changes::default();
+        land(&root, &upper, &mut judge, &[], None, Some(seen), &mut out);
+        out.landed().map(|f| f.path.clone()).collect::<Vec<_>>()
+    };
+    let first = look(&mut seen);
+    assert!(first.contains(&root.join("dist.js")), "{first:?}");
+    assert_eq!(
+        std::fs::read_to_string(root.join("dist.js")).unwrap(),
+        "build 1"
+    );
+    assert!(upper.join("dist.js").exists(), "copied, not moved");
+    assert!(!root.join("emptied/a").exists());
+    if whiteouts {
+        assert!(!root.join("gone.txt").exists());
+    }
+    // Nothing new: nothing lands.
+    assert_eq!(look(&mut seen), Vec::<PathBuf>::new());
+    // The person edits the landed file, recreates what was deleted and
+    // adds to the emptied folder: the next look leaves all of it.
+    std::fs::write(root.join("dist.js"), "mine").unwrap();
+    std::fs::write(root.join("gone.txt"), "back").unwrap();
+    std::fs::write(root.join("emptied/new"), "n").unwrap();
+    assert_eq!(look(&mut seen), Vec::<PathBuf>::new());
+    assert_eq!(
+        std::fs::read_to_string(root.join("dist.js")).unwrap(),
+        "mine"
+    );
+    assert!(root.join("gone.txt").exists() && root.join("emptied/new").exists());
+    // The command writes again: that lands.
+    std::thread::sleep(std::time::Duration::from_millis(10));
+    std::fs::write(upper.join("dist.js"), "build 2").unwrap();
+    assert_eq!(look(&mut seen), vec![root.join("dist.js")]);
+    assert_eq!(
+        std::fs::read_to_string(root.join("dist.js")).unwrap(),
+        "build 2"
+    );
+}

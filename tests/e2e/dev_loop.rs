@@ -612,3 +612,74 @@ fn in_landlock_mode_a_background_process_runs_without_a_loopback_and_its_changes
         );
     }
 }
+
+/// A background command is asked like a foreground one, and the question
+/// says it keeps running.
+#[test]
+fn the_question_about_a_background_command_says_it_keeps_running() {
+    use std::io::{BufRead, Write};
+    let env = TestEnv::new();
+    env.write_config("[tools]\nbuiltin = [\"shell\"]\n\n[approvals]\nmode = \"ask\"\n");
+    env.fake.push(reply(
+        "ask",
+        &[
+            (
+                "shell",
+                json!({"command": "exec sleep 600", "background": true}),
+            ),
+            ("shell", json!({"command": "true"})),
+        ],
+    ));
+    env.fake.push(Reply::text("asked"));
+    let mut child = env.spawn_with_stdin(&["--json", "--json-answers", "-q", "go"]);
+    let mut stdin = child.stdin.take().unwrap();
+    let stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut why = Vec::new();
+    for line in stdout.lines() {
+        let ev: Value = serde_json::from_str(&line.unwrap()).unwrap();
+        if ev["type"] == "approval_asked" {
+            why.push(ev["why"].as_str().unwrap().to_string());
+            let id = ev["id"].as_str().unwrap();
+            writeln!(stdin, r#"{{"id":"{id}","answer":"deny"}}"#).unwrap();
+        }
+    }
+    child.wait().unwrap();
+    assert_eq!(why.len(), 2, "{why:?}");
+    crate::assert_contains!(why[0], "it keeps running in the background after this call");
+    assert!(!why[1].contains("background"), "{}", why[1]);
+}
+
+/// At most 16 run at once in a session, and each for at most
+/// `background_max_s`: past either, refused or stopped, saying what to do.
+#[test]
+fn the_seventeenth_is_refused_and_one_past_its_time_is_stopped() {
+    let env = env_for(
+        users::User::current(),
+        "[tools.shell]\nbackground_max_s = 1",
+    );
+    let many: Vec<(&str, Value)> = (0..17)
+        .map(|_| {
+            (
+                "shell",
+                json!({"command": "exec sleep 600", "background": true}),
+            )
+        })
+        .collect();
+    let results = steps(
+        &env,
+        &[
+            many,
+            vec![("shell", json!({"command": "sleep 2"}))],
+            vec![("shell_output", json!({"id": 16}))],
+        ],
+    );
+    crate::assert_contains!(results[15], "process 16 runs");
+    crate::assert_contains!(
+        results[16],
+        "16 background processes are running in this session, the most it may have; stop one with shell_kill"
+    );
+    crate::assert_contains!(
+        results[18],
+        "process 16 stopped (it ran for [tools.shell] background_max_s, 1 s)"
+    );
+}

@@ -67,9 +67,15 @@ impl Round<'_> {
             arguments: args.clone(),
             required: self.tools.required_args(name, tool),
             preview,
-            why: match &asked.reason {
-                Some(r) => format!("{}: {r}", asked.by),
-                None => asked.by.to_string(),
+            why: {
+                let why = match &asked.reason {
+                    Some(r) => format!("{}: {r}", asked.by),
+                    None => asked.by.to_string(),
+                };
+                match self.tools.subject(name, tool, args).hints.note {
+                    Some(note) => format!("{why} — {note}"),
+                    None => why,
+                }
             },
             once_only: matches!(asked.by, By::AlwaysAsked(_)),
         };

@@ -59,9 +59,13 @@ impl Tool for Shell {
         }
     }
 
-    fn hints(&self, _args: &Value) -> Hints {
+    fn hints(&self, args: &Value) -> Hints {
         Hints {
             always_ask: (!self.0.shell.sandbox).then_some("a command run without the sandbox"),
+            note: (args["background"].as_bool() == Some(true)).then_some(
+                "it keeps running in the background after this call (until shell_kill, /kill \
+                 or the session's end)",
+            ),
             // In the sandbox, plan mode makes every working folder read-only.
             investigates: self.0.shell.sandbox,
             ..Hints::default()
