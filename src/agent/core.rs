@@ -179,9 +179,11 @@ impl Agent {
         self.meter.resume_from(start.last_usage);
         let new = SessionState::from_start(start);
         let old = std::mem::replace(&mut self.state, new);
-        // Another session: what the last one left running ends with it.
+        // Another session: what the last one left running ends with it,
+        // and what its answers allowed.
         if old.handle.id() != self.state.handle.id() {
             self.tools.background().end_session();
+            self.policy.begin_session();
         }
         // What this conversation's model heard; where plan mode goes back
         // to is the person's, kept.

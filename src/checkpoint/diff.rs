@@ -178,6 +178,7 @@ mod tests {
             conversation_rewound: false,
             code_rewound: false,
             compacted: false,
+            rewound_since: Vec::new(),
         }
     }
 

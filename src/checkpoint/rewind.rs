@@ -145,13 +145,22 @@ impl Plan {
         }
     }
 
-    /// The record that says it was done: appended, nothing rewritten.
-    pub(crate) fn record(&self) -> crate::session::Record {
+    /// The record that says it was done — with what each file put back
+    /// was left as (`restored`) — appended, nothing rewritten.
+    pub(crate) fn record(&self, restored: &Restored) -> crate::session::Record {
         crate::session::Record::Rewind {
             ts: crate::util::time::Utc::now().rfc3339(),
             line: self.line,
             code: self.code,
             conversation: self.conversation,
+            restored: restored
+                .files
+                .iter()
+                .map(|p| crate::session::RestoredFile {
+                    path: p.clone(),
+                    left: Stamp::of(p),
+                })
+                .collect(),
         }
     }
 
@@ -230,7 +239,10 @@ pub(crate) fn restore(undo: &[Undo], keep: &Keep, force: bool) -> Restored {
         // before, gone from it) is the turn's too.
         let made_folder = u.left == Some(Stamp::Absent)
             && std::fs::read_dir(&u.path).is_ok_and(|mut d| d.next().is_none());
-        if !force && u.left != Some(now) && !made_folder {
+        // As a later turn's rewind put it back, untouched since: hermes'
+        // own work, not the person's.
+        let rewound = u.rewound == Some(now);
+        if !force && u.left != Some(now) && !rewound && !made_folder {
             if now != already(before, &u.path, keep) {
                 out.kept.push(u.path.clone());
             }
@@ -316,6 +328,7 @@ mod tests {
             path,
             before: Some(before),
             left: Some(left),
+            rewound: None,
         }
     }
 

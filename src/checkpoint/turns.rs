@@ -28,6 +28,9 @@ pub(crate) struct Turn {
     /// A compaction after it: its conversation is summarised, and cannot be
     /// rewound to (its files can).
     pub compacted: bool,
+    /// What rewinds of later turns left at the paths they put back (the
+    /// latest last).
+    pub rewound_since: Vec<crate::session::RestoredFile>,
 }
 
 /// The turns of the session file at `path`.
@@ -73,6 +76,7 @@ pub(crate) fn read(bytes: &[u8]) -> Vec<Turn> {
                 conversation_rewound: false,
                 code_rewound: false,
                 compacted: false,
+                rewound_since: Vec::new(),
             }),
             Record::Event {
                 event: SessionEvent::FilesChanged { changes, .. },
@@ -94,11 +98,16 @@ pub(crate) fn read(bytes: &[u8]) -> Vec<Turn> {
                 line: to,
                 code,
                 conversation,
+                restored,
                 ..
             } => {
-                for t in turns.iter_mut().filter(|t| t.line >= to) {
-                    t.code_rewound |= code;
-                    t.conversation_rewound |= conversation;
+                for t in turns.iter_mut() {
+                    if t.line >= to {
+                        t.code_rewound |= code;
+                        t.conversation_rewound |= conversation;
+                    } else {
+                        t.rewound_since.extend(restored.iter().cloned());
+                    }
                 }
             }
             _ => {}
@@ -125,7 +134,16 @@ pub(crate) fn undo_of(turns: &[&Turn]) -> Vec<Undo> {
                     path: c.path.clone(),
                     before: c.before.clone(),
                     left: c.after,
+                    rewound: None,
                 });
+            }
+        }
+    }
+    // The latest rewind since the first of them that put a path back.
+    if let Some(first) = turns.first() {
+        for r in &first.rewound_since {
+            if let Some(&i) = at.get(r.path.as_path()) {
+                out[i].rewound = Some(r.left);
             }
         }
     }
@@ -139,4 +157,6 @@ pub(crate) struct Undo {
     /// None: nothing was kept of it (it cannot be undone).
     pub before: Option<super::Before>,
     pub left: Option<super::Stamp>,
+    /// What a rewind of a later turn left at it, if one put it back.
+    pub rewound: Option<super::Stamp>,
 }

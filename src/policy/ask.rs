@@ -169,7 +169,7 @@ impl Answers {
 }
 
 /// What this session allowed by answer, and `/yolo`.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub(crate) struct SessionApprovals {
     pub allowed: Vec<Grant>,
     pub yolo: bool,

@@ -277,6 +277,27 @@ impl Policy {
         self.answers.as_ref()
     }
 
+    /// A session begins (`/new`, `/resume`): nothing the last one's
+    /// answers allowed holds in it, nor its `/yolo` or mode switch — they
+    /// were for that session. Clones made before (a subagent still
+    /// running) keep theirs.
+    pub(crate) fn begin_session(&mut self) {
+        self.session = super::ask::Shared::default();
+    }
+
+    /// The policy of a subagent: its own session, which no answer of its
+    /// parent's covers — but the mode and `/yolo` it runs under are the
+    /// parent's as it starts (plan mode holds for its calls too).
+    pub(crate) fn for_subagent(&self) -> Policy {
+        let parent = self.session.lock().map(|s| s.clone()).unwrap_or_default();
+        let mut p = self.clone();
+        p.session = std::sync::Arc::new(std::sync::Mutex::new(super::ask::SessionApprovals {
+            allowed: Vec::new(),
+            ..parent
+        }));
+        p
+    }
+
     /// Lets what `grant` covers run without asking for the rest of the
     /// session.
     pub(crate) fn allow_for_session(&self, grant: Grant) {

@@ -30,6 +30,6 @@ pub use own::guard_folder;
 pub(crate) use own::{id_of, read_own};
 pub use pairing::in_entry_order;
 pub(crate) use pairing::pair_results;
-pub use record::{CompactionReason, Meta, Record, SessionEvent, FORMAT_VERSION};
+pub use record::{CompactionReason, Meta, Record, RestoredFile, SessionEvent, FORMAT_VERSION};
 pub(crate) use remove::{older_than, parse_age, remove};
 pub(crate) use store::{SessionHandle, AGENT_PREFIX};

@@ -46,7 +46,19 @@ pub enum Record {
         line: u64,
         code: bool,
         conversation: bool,
+        /// Each file it put back, with what it left there: a later rewind
+        /// of an earlier turn tells hermes' own restore from a person's
+        /// edit by it.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        restored: Vec<RestoredFile>,
     },
+}
+
+/// A file a rewind put back, and the stamp it left.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RestoredFile {
+    pub path: std::path::PathBuf,
+    pub left: crate::sandbox::kept::Stamp,
 }
 
 /// How every compaction record's line begins: a loader finds the last one

@@ -360,3 +360,58 @@ fn a_notification_hook_is_told_when_hermes_asks() {
     );
     term.type_line("/quit");
 }
+
+/// "For this session" ends with the session (issue 69): a command allowed
+/// for one session is asked again after `/new`, and after `/resume` of
+/// another; a grant given in the new session holds there.
+#[test]
+fn a_session_grant_ends_with_its_session() {
+    let env = builtins_env(User::current(), "mode = \"ask\"");
+    let grant = |tag: &str| reply_calls(&[(tag, "shell", json!({"command": "echo granted"}))]);
+    env.fake.push(grant("g1"));
+    env.fake.push(Reply::text("first done"));
+    env.fake.push(grant("g2"));
+    env.fake.push(Reply::text("second asked"));
+    env.fake.push(grant("g3"));
+    env.fake.push(Reply::text("third ran"));
+    env.fake.push(grant("g4"));
+    env.fake.push(Reply::text("fourth asked"));
+    let term = Tmux::start(&env, &[]);
+    let first = {
+        term.wait_for("the banner", |s| s.contains("session "));
+        let screen = term.screen();
+        screen
+            .split("session ")
+            .nth(1)
+            .and_then(|r| r.split_whitespace().next())
+            .unwrap()
+            .to_string()
+    };
+    term.type_line("one");
+    answer(&term, "shell wants to run", "s");
+    term.wait_for("the first turn", |s| s.contains("first done"));
+    term.type_line("/new");
+    term.type_line("two");
+    // Asked again: the grant was the first session's.
+    let asked = |n: usize| {
+        crate::support::wait_for(&format!("question {n}"), || {
+            term.scrollback().matches("shell wants to run").count() == n
+        })
+    };
+    asked(2);
+    term.type_line("s");
+    term.wait_for("the second turn", |s| s.contains("second asked"));
+    // Allowed in this session: it runs unasked.
+    term.type_line("three");
+    term.wait_for("the third turn", |s| s.contains("third ran"));
+    assert_eq!(term.scrollback().matches("shell wants to run").count(), 2);
+    term.type_line(&format!("/resume {first}"));
+    term.wait_for("the resumed session", |s| {
+        s.contains("resumed") || s.contains(&first)
+    });
+    term.type_line("four");
+    asked(3);
+    term.type_line("n");
+    term.wait_for("the fourth turn", |s| s.contains("fourth asked"));
+    term.type_line("/quit");
+}

@@ -366,3 +366,67 @@ fn the_request_after_a_rewind_starts_as_the_rewound_turn_did() {
     assert_eq!(next[..next.len() - 1], started[..started.len() - 1]);
     assert_eq!(next.last().unwrap()["content"], "second, better");
 }
+
+/// Rewinding turn by turn (issue 69): `rewind 2` then `rewind 1` leaves
+/// the folder as `rewind 1` alone does — hermes' own restore of turn 2 is
+/// not "changed since the turn" — and a hand edit between the two rewinds
+/// is still kept and named.
+#[test]
+fn rewinding_turn_by_turn_equals_rewinding_at_once_and_keeps_a_hand_edit_between() {
+    let two_turns = || {
+        let env = TestEnv::new();
+        env.write_config(&format!("[tools]\nbuiltin = {ALL_BUILTINS}\n"));
+        let cwd = env.cwd.path().to_path_buf();
+        std::fs::write(cwd.join("edit.txt"), "version 0\n").unwrap();
+        std::fs::write(cwd.join("log.txt"), "start\n").unwrap();
+        for (n, from, to) in [(1, "version 0", "version 1"), (2, "version 1", "version 2")] {
+            reply(
+                &env,
+                &[
+                    call(
+                        &format!("e{n}"),
+                        "edit_file",
+                        json!({"path": "edit.txt", "old_string": from, "new_string": to}),
+                    ),
+                    call(
+                        &format!("s{n}"),
+                        "shell",
+                        json!({"command": format!("echo turn {n} >> log.txt")}),
+                    ),
+                ],
+            );
+            let continued = if n == 1 { vec![] } else { vec!["--continue"] };
+            let mut args = continued;
+            args.extend(["--yolo", "-q", "go"]);
+            env.run(&args).ok();
+        }
+        (env, cwd)
+    };
+    let read = |cwd: &std::path::Path, p: &str| std::fs::read_to_string(cwd.join(p)).unwrap();
+
+    let (at_once, a) = two_turns();
+    assert_eq!(read(&a, "edit.txt"), "version 2\n");
+    at_once.run(&["rewind", "1", "--yes"]).ok();
+
+    let (by_turn, b) = two_turns();
+    let second = by_turn.run(&["rewind", "2", "--yes"]);
+    second.ok();
+    assert_eq!(read(&b, "edit.txt"), "version 1\n");
+    let first = by_turn.run(&["rewind", "1", "--yes"]);
+    first.ok();
+    assert!(!first.stdout.contains("kept"), "{}", first.stdout);
+    for p in ["edit.txt", "log.txt"] {
+        assert_eq!(read(&b, p), read(&a, p), "{p}");
+    }
+    assert_eq!(read(&b, "edit.txt"), "version 0\n");
+    assert_eq!(read(&b, "log.txt"), "start\n");
+
+    let (edited, c) = two_turns();
+    edited.run(&["rewind", "2", "--yes"]).ok();
+    std::fs::write(c.join("edit.txt"), "the person's own\n").unwrap();
+    let after_edit = edited.run(&["rewind", "1", "--yes"]);
+    after_edit.ok();
+    crate::assert_contains!(after_edit.stdout, "kept edit.txt — changed since the turn");
+    assert_eq!(read(&c, "edit.txt"), "the person's own\n");
+    assert_eq!(read(&c, "log.txt"), "start\n");
+}

@@ -714,3 +714,63 @@ fn a_connectors_batch_shows_each_entry_done() {
     crate::assert_not_contains!(run.stderr, "cancelled");
     crate::assert_not_contains!(run.stderr, "tool_call");
 }
+
+/// A write or an edit after a command in the same batch (issue 69), run
+/// with no question (`--yolo`): planned again at its turn, on the file as
+/// the command left it — never refused as "changed since it was shown".
+#[test]
+fn a_write_after_a_command_in_one_batch_sees_what_the_command_left() {
+    use crate::support::calls::{reply_calls, ALL_BUILTINS};
+    let env = TestEnv::new();
+    env.write_config(&format!("[tools]\nbuiltin = {ALL_BUILTINS}\n"));
+    let cwd = env.cwd.path();
+    for f in ["removed.txt", "appended.txt", "rewritten.txt"] {
+        std::fs::write(cwd.join(f), "alpha\n").unwrap();
+    }
+    env.fake.push(reply_calls(&[
+        ("s1", "shell", json!({"command": "rm removed.txt"})),
+        (
+            "w1",
+            "write_file",
+            json!({"path": "removed.txt", "content": "written after\n"}),
+        ),
+        (
+            "s2",
+            "shell",
+            json!({"command": "echo beta >> appended.txt"}),
+        ),
+        (
+            "e2",
+            "edit_file",
+            json!({"path": "appended.txt", "old_string": "beta", "new_string": "gamma"}),
+        ),
+        ("s3", "shell", json!({"command": "echo made > made.txt"})),
+        (
+            "w3",
+            "write_file",
+            json!({"path": "made.txt", "content": "replaced\n"}),
+        ),
+        (
+            "s4",
+            "shell",
+            json!({"command": "sed -i s/alpha/delta/ rewritten.txt"}),
+        ),
+        (
+            "e4",
+            "edit_file",
+            json!({"path": "rewritten.txt", "old_string": "delta", "new_string": "epsilon"}),
+        ),
+    ]));
+    env.fake.push(Reply::text("done"));
+    env.run(&["--yolo", "-q", "go"]).ok();
+    let results = env.results_of(1);
+    for (id, text, _) in &results {
+        assert!(!text.contains("changed after"), "{id}: {text}");
+        assert!(!text.starts_with("Error"), "{id}: {text}");
+    }
+    let read = |p: &str| std::fs::read_to_string(cwd.join(p)).unwrap();
+    assert_eq!(read("removed.txt"), "written after\n");
+    assert_eq!(read("appended.txt"), "alpha\ngamma\n");
+    assert_eq!(read("made.txt"), "replaced\n");
+    assert_eq!(read("rewritten.txt"), "epsilon\n");
+}

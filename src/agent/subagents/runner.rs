@@ -258,7 +258,7 @@ impl Runner {
             provider: from.provider.clone(),
             model,
             tools,
-            policy: round.policy.clone(),
+            policy: round.policy.for_subagent(),
             meter: Meter::new(r.windows.clone(), r.context),
             max_turns: r.settings.max_turns,
             events: tx,

@@ -63,6 +63,7 @@ pub(in crate::agent) async fn run_alone(
         subagents: None,
         open_question: std::sync::Mutex::new(None),
         earlier: Default::default(),
+        first_command: std::sync::atomic::AtomicUsize::new(usize::MAX),
     };
     let plan = round
         .check(call, classify(&call.name, &call.arguments), 0)

@@ -157,6 +157,15 @@ impl Round<'_> {
                 })
                 .collect(),
         });
+        // Where the first command is: a file change after it cannot be
+        // planned until it has run.
+        if let Some(i) = classes
+            .iter()
+            .position(|c| matches!(c, CallClass::Direct { tool, .. } if tool == "shell"))
+        {
+            self.first_command
+                .store(i, std::sync::atomic::Ordering::SeqCst);
+        }
         // Scope, schema, hooks and approval for every entry, concurrently.
         let checks = calls.iter().zip(classes).zip(refusals).enumerate().map(
             |(i, ((c, class), refused))| async move {
@@ -337,7 +346,12 @@ impl Round<'_> {
         let change = if self.tools.plans_changes(&tool) {
             self.gate.wait_turn(slot).await;
             let earlier = self.earlier.lock().map(|e| e.clone()).unwrap_or_default();
+            let after_command = slot > self.first_command.load(std::sync::atomic::Ordering::SeqCst);
             match self.tools.plan(&tool, &args, &earlier) {
+                // On the folder as it is before the command runs, the
+                // change may not apply yet (an edit of what the command
+                // appends): worked out at its turn instead.
+                Some(Err(_)) if after_command => None,
                 Some(Err(why)) => return Err(why),
                 Some(Ok(c)) => Some(c),
                 None => None,
@@ -540,9 +554,20 @@ impl Round<'_> {
                 // The file changed while the person was being asked (or
                 // since): what they approved is not what would be written.
                 // Asked again, on the file as it is now; once.
-                if out.stale && asked && !self.cancel.is_cancelled() {
-                    if let Some(expect) = self.ask_again(&call.id, &name, &tool, &args).await {
-                        out = send(expect).await;
+                // Nobody was shown it (allowed by a rule, a flag, the mode):
+                // planned again on the file as it is now — as a command
+                // before it in the batch left it — and written.
+                if out.stale && !self.cancel.is_cancelled() {
+                    if asked {
+                        if let Some(expect) = self.ask_again(&call.id, &name, &tool, &args).await {
+                            out = send(expect).await;
+                        }
+                    } else {
+                        match self.tools.plan(&tool, &args, &Default::default()) {
+                            Some(Ok(change)) => out = send(Some(change.expect())).await,
+                            Some(Err(why)) => out = ToolOutput::error(why),
+                            None => {}
+                        }
                     }
                 }
                 // What the sandbox held back, put to the person once.

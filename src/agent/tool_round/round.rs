@@ -62,4 +62,8 @@ pub(in crate::agent) struct Round<'a> {
     /// What the round's allowed file changes will have left, path by path:
     /// a later entry's change is planned (and shown) on that.
     pub earlier: std::sync::Mutex<crate::tools::Earlier>,
+    /// The slot of the round's first command (`shell`), once `run` has
+    /// looked (`usize::MAX`: none): a change after it is planned on what
+    /// the command leaves, at its turn.
+    pub first_command: std::sync::atomic::AtomicUsize,
 }

@@ -93,7 +93,7 @@ pub(crate) async fn run(args: &RewindArgs, ctx: &Context<'_>) -> Result<(), Comm
     let keep = Keep::new(session::blob_folder(&dir), 0);
     let restored = plan.restore(&keep, args.force);
     // Appended, never rewritten: the lines before stay as they were.
-    writer.append(&plan.record()).await?;
+    writer.append(&plan.record(&restored)).await?;
     writer.close().await?;
     let shown = |p: &std::path::Path| clean(&crate::util::path::shown_from(p, ctx.cwd));
     for line in plan.report(&restored, shown) {

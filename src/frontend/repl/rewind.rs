@@ -145,7 +145,7 @@ async fn apply(
         0,
     );
     let restored = plan.restore(&keep, false);
-    if let Err(e) = agent.session().append(&plan.record()).await {
+    if let Err(e) = agent.session().append(&plan.record(&restored)).await {
         errln!("error: {e}");
         return;
     }
