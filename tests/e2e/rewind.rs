@@ -248,7 +248,11 @@ fn esc_esc_in_the_repl_picks_a_turn_and_rewinds_it() {
     term.type_line("turn two");
     // The answer, then the prompt back: an Esc before it would stop the turn.
     term.wait_for("the prompt after the second answer", |s| {
-        s.contains("created c.txt") && s.rsplit("done").next().is_some_and(|t| t.contains("\n›"))
+        // The prompt is `(yolo) › ` under --yolo.
+        s.contains("created c.txt")
+            && s.rsplit("done")
+                .next()
+                .is_some_and(|t| t.contains("\n(yolo) ›"))
     });
     assert_eq!(read("made.txt").as_deref(), Some("made\n"));
     w("c.txt", "edited by hand\n");
