@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 
 use crate::e2e::sandbox::{env_for, shells};
 use crate::support::users;
-use crate::support::{call_id, Reply, TestEnv};
+use crate::support::{Reply, TestEnv};
 
 /// A python3 one-liner that serves on 127.0.0.1:`port`, reaches itself,
 /// and prints what it got — what a web project's tests do.
@@ -43,22 +43,13 @@ except Exception as e:
 
 /// One model reply: the calls `(tool, arguments)` with fresh ids.
 fn reply(tag: &str, calls: &[(&str, Value)]) -> Reply {
-    let owned: Vec<(String, String, String)> = calls
+    let labels: Vec<String> = (0..calls.len()).map(|i| format!("{tag}-{i}")).collect();
+    let list: Vec<(&str, &str, Value)> = calls
         .iter()
-        .enumerate()
-        .map(|(i, (name, args))| {
-            (
-                call_id(&format!("{tag}-{i}")),
-                name.to_string(),
-                args.to_string(),
-            )
-        })
+        .zip(&labels)
+        .map(|((name, args), label)| (label.as_str(), *name, args.clone()))
         .collect();
-    let borrowed: Vec<(&str, &str, &str)> = owned
-        .iter()
-        .map(|(a, b, c)| (a.as_str(), b.as_str(), c.as_str()))
-        .collect();
-    Reply::tool_calls(&borrowed)
+    crate::support::calls::reply_calls(&list)
 }
 
 /// Runs `steps` (one model reply each, then "done") in one run; every
