@@ -92,11 +92,54 @@ fn the_typescript_sdks_client_sets_plan_mode_and_takes_the_plan() {
     assert!(!env.cwd.path().join("fix.md").exists());
 }
 
+/// A background process as the SDK's client sees it: a `tool_call` as it
+/// starts, during the prompt, and its `tool_call_update` when it ends
+/// after the prompt has answered — each passing the protocol's schema and
+/// the SDK's own parsing.
+#[test]
+fn the_typescript_sdks_client_sees_a_background_process_start_and_end() {
+    let env = TestEnv::new();
+    env.write_config("[tools]\nbuiltin = [\"shell\"]\n");
+    env.fake.push(Reply::tool_calls(&[(
+        &call_id("bg"),
+        "shell",
+        r#"{"command":"sleep 1; exit 3","background":true}"#,
+    )]));
+    env.fake.push(Reply::text("started it"));
+    let (events, _) = sdk_editor_waiting(&env, "[]", None, 3000);
+    let prompted = events
+        .iter()
+        .position(|e| e["event"] == "prompted")
+        .unwrap();
+    let started = events[..prompted].iter().position(|e| {
+        e["update"]["toolCallId"] == "process-1" && e["update"]["sessionUpdate"] == "tool_call"
+    });
+    assert!(started.is_some(), "{events:#?}");
+    let ended = events[prompted..].iter().find(|e| {
+        e["update"]["toolCallId"] == "process-1"
+            && e["update"]["sessionUpdate"] == "tool_call_update"
+    });
+    let ended = ended.unwrap_or_else(|| panic!("no end after the prompt: {events:#?}"));
+    assert_eq!(ended["update"]["status"], "failed");
+    crate::assert_contains!(ended.to_string(), "background process 1 exited with code 3");
+}
+
 /// Runs tests/fixtures/acp/editor.mjs — the ACP TypeScript SDK's client,
 /// every message checked against the protocol's schema — against hermes
 /// in `env` with `servers` (a JSON array), in `mode` if given. Returns its
 /// events and its whole stdout.
 fn sdk_editor(env: &TestEnv, servers: &str, mode: Option<&str>) -> (Vec<Value>, String) {
+    sdk_editor_waiting(env, servers, mode, 0)
+}
+
+/// The same, the editor waiting `wait_ms` after the prompt's answer before
+/// it lets hermes go: what hermes tells between prompts reaches it.
+fn sdk_editor_waiting(
+    env: &TestEnv,
+    servers: &str,
+    mode: Option<&str>,
+    wait_ms: u64,
+) -> (Vec<Value>, String) {
     // The driver beside the SDK it imports (ES modules resolve from the
     // script's folder).
     let sdk = crate::support::test_servers().join("acp/node_modules");
@@ -121,6 +164,7 @@ fn sdk_editor(env: &TestEnv, servers: &str, mode: Option<&str>) -> (Vec<Value>, 
         .arg(env.cwd.path())
         .arg(servers)
         .args(mode)
+        .env("EDITOR_WAIT_MS", wait_ms.to_string())
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
