@@ -5,6 +5,11 @@
 //! the walk, the output cap) in process, the floors as processes started
 //! from a shell. Interleaved, median of N.
 //!
+//! And `web_fetch` of a local page (about 60 KB of HTML, served over
+//! loopback, allowed by `[network] allow`) against a plain GET of the same
+//! page with a reqwest client made once: what the checks, the pinned
+//! client and the conversion cost over the request itself.
+//!
 //! `cargo bench --bench builtin` prints a Markdown table for
 //! docs/benchmarks.md; `rg` is taken from `PATH` or `.bench-tools/bin`
 //! (`cargo install ripgrep --locked --root .bench-tools`), and its row is
@@ -67,8 +72,13 @@ fn main() {
         .enable_all()
         .build()
         .unwrap();
+    let page_port = serve_page();
     let settings = BuiltinSettings {
-        names: vec!["read_file".into(), "grep".into()],
+        names: vec!["read_file".into(), "grep".into(), "web_fetch".into()],
+        network: hermes::config::NetworkSettings {
+            allow: vec![format!("127.0.0.1:{page_port}").try_into().unwrap()],
+            deny: Vec::new(),
+        },
         ..Default::default()
     };
     let tools = Registry::with_builtins(&settings, repo, 64 * 1024).unwrap();
@@ -94,6 +104,26 @@ fn main() {
         assert!(!out.is_error, "{}", out.content);
         d
     };
+    let url = format!("http://127.0.0.1:{page_port}/guide.html");
+    let fetch_md = call("web_fetch", serde_json::json!({ "url": url }));
+    let fetch_raw = call(
+        "web_fetch",
+        serde_json::json!({"url": url, "format": "raw"}),
+    );
+    // The first fetch installs the TLS provider the plain client needs.
+    timed(&fetch_raw);
+    let client = reqwest::Client::builder().no_proxy().build().unwrap();
+    let plain = || {
+        let t = Instant::now();
+        let body = rt.block_on(async {
+            let r = client.get(&url).send().await.unwrap();
+            r.bytes().await.unwrap()
+        });
+        let d = t.elapsed();
+        assert!(body.len() > 1000);
+        d
+    };
+    let (mut f_md, mut f_raw, mut f_plain) = (vec![], vec![], vec![]);
     let cat = Path::new("/bin/cat");
     let rg = rg();
     let (mut r_hermes, mut r_cat, mut g_hermes, mut g_rg) = (vec![], vec![], vec![], vec![]);
@@ -104,6 +134,9 @@ fn main() {
         if let Some(rg) = &rg {
             g_rg.push(process(rg, &["-n", pattern], repo).as_secs_f64() * 1e3);
         }
+        f_md.push(timed(&fetch_md).as_secs_f64() * 1e3);
+        f_plain.push(plain().as_secs_f64() * 1e3);
+        f_raw.push(timed(&fetch_raw).as_secs_f64() * 1e3);
     }
     println!(
         "| measure ({} runs each, interleaved, release) | median | floor | ratio |",
@@ -128,4 +161,57 @@ fn main() {
             "| `grep` `{pattern}` over the repository (no `rg` found for the floor) | {h:.3} ms | — | — |"
         ),
     }
+    let p = median(f_plain);
+    for (what, v) in [("`format: raw`", f_raw), ("as Markdown", f_md)] {
+        let h = median(v);
+        println!(
+            "| `web_fetch` of a {} KB local page, {what}, vs a plain GET | {h:.3} ms | {p:.3} ms | {:.2} |",
+            PAGE_BYTES / 1000,
+            h / p
+        );
+    }
+}
+
+/// The page's size, about.
+const PAGE_BYTES: usize = 60_000;
+
+/// A documentation page's worth of HTML: headings, paragraphs with links,
+/// lists, a table, code — served on 127.0.0.1 (one request a connection,
+/// as a plain server does). Its port.
+fn serve_page() -> u16 {
+    use std::io::{BufRead, BufReader, Write};
+    let mut html = String::from(
+        "<!doctype html><html><head><title>Guide</title><style>p{margin:0}</style></head><body>",
+    );
+    let mut i = 0;
+    while html.len() < PAGE_BYTES {
+        html.push_str(&format!(
+            "<h2>Section {i}</h2><p>Configure the <a href=\"/ref/{i}\">option {i}</a> before \
+             you start; see <code>hermes config show</code> for what is set.</p>\
+             <ul><li>first point</li><li>second point</li></ul>\
+             <table><tr><th>key</th><th>default</th></tr><tr><td>k{i}</td><td>{i}</td></tr></table>\
+             <pre><code>[tools]\nbuiltin = []</code></pre>"
+        ));
+        i += 1;
+    }
+    html.push_str("</body></html>");
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for conn in listener.incoming() {
+            let Ok(mut conn) = conn else { continue };
+            let mut reader = BufReader::new(conn.try_clone().unwrap());
+            let mut line = String::new();
+            while reader.read_line(&mut line).unwrap_or(0) > 2 {
+                line.clear();
+            }
+            let head = format!(
+                "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                html.len()
+            );
+            let _ = conn.write_all(head.as_bytes());
+            let _ = conn.write_all(html.as_bytes());
+        }
+    });
+    port
 }

@@ -97,6 +97,7 @@ pub mod connectors;
 pub(crate) mod frontend;
 pub mod mcp;
 pub mod model;
+pub(crate) mod net;
 pub(crate) mod policy;
 pub(crate) mod provider;
 pub(crate) mod sandbox;

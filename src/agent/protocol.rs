@@ -258,6 +258,15 @@ pub enum Event {
         port: u16,
         host: u16,
     },
+    /// `web_fetch` read a page: where it ended up (after redirects), its
+    /// host, the HTTP status and the bytes read from the network (0 when
+    /// the session's copy was still good).
+    WebFetched {
+        url: String,
+        domain: String,
+        status: u16,
+        bytes: u64,
+    },
     /// An event of a subagent: `id` is the `agent` call that started it
     /// (its entry in the round), `description` what the parent called it.
     Subagent {
@@ -320,6 +329,17 @@ impl From<crate::tools::Notice> for Event {
             Notice::PortOpened { port, id } => Event::PortOpened { port, id },
             Notice::PortForwarded { port, host } => Event::PortForwarded { port, host },
             Notice::Warning(message) => Event::Warning { message },
+            Notice::Fetched {
+                url,
+                domain,
+                status,
+                bytes,
+            } => Event::WebFetched {
+                url,
+                domain,
+                status,
+                bytes,
+            },
         }
     }
 }
@@ -339,6 +359,9 @@ pub struct RunSummary {
     /// Background processes its `shell` calls started (left out when none).
     #[serde(skip_serializing_if = "RunProcesses::is_none")]
     pub processes: RunProcesses,
+    /// Pages `web_fetch` read (left out when none).
+    #[serde(skip_serializing_if = "RunWeb::is_none")]
+    pub web: RunWeb,
     /// The answer as the JSON value `--output-schema` asked for.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub output: Option<serde_json::Value>,
@@ -356,6 +379,21 @@ pub struct RunProcesses {
 impl RunProcesses {
     fn is_none(&self) -> bool {
         self.started == 0
+    }
+}
+
+/// Pages of a run's `web_fetch` calls: how many, their hosts in the
+/// order first fetched, and the bytes read from the network.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct RunWeb {
+    pub fetches: u64,
+    pub domains: Vec<String>,
+    pub bytes: u64,
+}
+
+impl RunWeb {
+    fn is_none(&self) -> bool {
+        self.fetches == 0
     }
 }
 

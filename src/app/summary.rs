@@ -19,6 +19,8 @@ pub(super) struct Tally {
     files: Vec<ChangedFile>,
     /// Background processes started, and how many of them exited.
     processes: crate::agent::RunProcesses,
+    /// Pages web_fetch read.
+    web: crate::agent::RunWeb,
     /// Entries settled `deny`, until their end is seen: whether nobody
     /// could be asked. Keyed by the subagents' call ids above them and
     /// the entry's own (a subagent's ids are its own).
@@ -34,6 +36,7 @@ impl Tally {
             calls: RunCalls::default(),
             files: Vec::new(),
             processes: Default::default(),
+            web: Default::default(),
             denied: HashMap::new(),
         }
     }
@@ -47,6 +50,13 @@ impl Tally {
             Event::Subagent { id, event, .. } => self.see_in(&format!("{within}/{id}"), event),
             Event::ModelRequest { .. } => self.requests += 1,
             Event::ProcessStarted { .. } => self.processes.started += 1,
+            Event::WebFetched { domain, bytes, .. } => {
+                self.web.fetches += 1;
+                self.web.bytes += bytes;
+                if !self.web.domains.contains(domain) {
+                    self.web.domains.push(domain.clone());
+                }
+            }
             Event::ProcessExited {
                 exit_code: Some(0), ..
             } => self.processes.exited_ok += 1,
@@ -131,6 +141,7 @@ impl Tally {
             calls: self.calls.clone(),
             files_changed: self.files.clone(),
             processes: self.processes.clone(),
+            web: self.web.clone(),
             output,
         }
     }

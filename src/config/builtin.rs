@@ -25,6 +25,16 @@ pub struct BuiltinSettings {
     pub roots: Vec<std::path::PathBuf>,
     /// An editor `read_file` reads through (`hermes acp`), when it offers.
     pub editor: Option<crate::util::editor_files::EditorFiles>,
+    /// `[network]`: the hosts `web_fetch` reaches without asking, and never.
+    pub network: super::NetworkSettings,
+    pub web_fetch: WebFetchSettings,
+}
+
+/// How much of a page `web_fetch` reads, and how long it waits.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WebFetchSettings {
+    pub max_bytes: u64,
+    pub timeout: Duration,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -106,6 +116,18 @@ impl BuiltinSettings {
             roots: Vec::new(),
             editor: None,
             run_files: Vec::new(),
+            network: super::NetworkSettings::default(),
+            web_fetch: {
+                let w = t.web_fetch.clone().unwrap_or_default();
+                WebFetchSettings {
+                    max_bytes: w
+                        .max_bytes
+                        .map_or(defaults::WEB_FETCH_MAX_BYTES, |n| n.get()),
+                    timeout: ms(w
+                        .timeout_ms
+                        .map_or(defaults::WEB_FETCH_TIMEOUT_MS, |n| n.get())),
+                }
+            },
         }
     }
 }

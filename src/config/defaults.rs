@@ -61,9 +61,14 @@ pub const BUILTIN_TOOLS: &[&str] = &[
     "glob",
     "grep",
     "shell",
+    "web_fetch",
     "update_plan",
     "agent",
 ];
+/// The most of a body `web_fetch` reads.
+pub const WEB_FETCH_MAX_BYTES: u64 = 5 * 1000 * 1000;
+/// How long one `web_fetch` may take, redirects included.
+pub const WEB_FETCH_TIMEOUT_MS: u64 = 30_000;
 /// What one subagent may spend: requests, and tokens (input and output).
 pub const AGENT_MAX_TURNS: u32 = 25;
 pub const AGENT_MAX_TOKENS: u64 = 500_000;

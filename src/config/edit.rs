@@ -96,6 +96,27 @@ pub(crate) fn allow_always_when(
     })
 }
 
+/// An "always" answer about a host `web_fetch` asked for: the host added
+/// to `[network] allow`.
+pub(crate) fn allow_host_always(path: &Path, host: &str) -> Result<(), EditError> {
+    let rule = super::HostRule::host(host).to_string();
+    edit_document(path, |doc| {
+        let allow = doc
+            .entry("network")
+            .or_insert(toml_edit::table())
+            .as_table_like_mut()
+            .ok_or_else(|| bad("network", "a table"))?
+            .entry("allow")
+            .or_insert(toml_edit::value(toml_edit::Array::new()))
+            .as_array_mut()
+            .ok_or_else(|| bad("network.allow", "an array of hosts"))?;
+        if !allow.iter().any(|v| v.as_str() == Some(rule.as_str())) {
+            allow.push(rule.as_str());
+        }
+        Ok::<(), EditError>(())
+    })
+}
+
 /// The rules of the file at `path` that allow a tool without asking — what
 /// "always" answers wrote there, and any written by hand: read again, so
 /// those added since the run began are there too. A file that does not

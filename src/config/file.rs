@@ -51,6 +51,9 @@ pub struct ConfigFile {
     pub checkpoints: CheckpointsSection,
     #[serde(default, skip_serializing_if = "super::TuiSection::is_empty")]
     pub tui: super::TuiSection,
+    /// The hosts `web_fetch` reaches without asking, and never.
+    #[serde(default, skip_serializing_if = "super::NetworkSection::is_empty")]
+    pub network: super::NetworkSection,
 }
 
 /// Subagents (the built-in `agent` tool): what one may spend, what all of
@@ -526,6 +529,9 @@ pub struct ToolsSection {
     /// The built-in `shell`: its sandbox, network, timeout, concurrency.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub shell: Option<ShellSection>,
+    /// The built-in `web_fetch`: how much of a page it reads, how long it waits.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub web_fetch: Option<WebFetchSection>,
     /// Whether MCP and connector tools are listed to the model or found through
     /// tool_search / tool_describe / tool_call.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -583,6 +589,19 @@ pub struct ShellSection {
     /// is forwarded to this machine's: `"ask"`, `"always"` or `"never"`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub forward_ports: Option<ForwardPorts>,
+}
+
+/// `[tools.web_fetch]`
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct WebFetchSection {
+    /// The most of a body read, in bytes (default 5 MB); the tool's output
+    /// bound applies after.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_bytes: Option<NonZeroU64>,
+    /// How long one fetch may take, redirects included.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timeout_ms: Option<NonZeroU64>,
 }
 
 /// Whether a sandboxed server's port is reached from the host.

@@ -21,6 +21,7 @@ mod matcher;
 pub mod mcp_json;
 mod mcp_server;
 mod merged;
+mod network;
 mod paths;
 mod presets;
 pub(crate) use presets::with_key_set;
@@ -32,16 +33,17 @@ mod show;
 pub(crate) mod trust;
 mod tui;
 pub mod vars;
+pub use network::{HostRule, NetworkSection, NetworkSettings};
 pub use tui::{EditMode, Theme, TuiSection, TuiSettings};
 
 pub(crate) use approvals::approval_settings;
 pub use approvals::{ApprovalRule, ApprovalSettings, RuleOrigin};
-pub use builtin::{BuiltinSettings, ShellSettings};
+pub use builtin::{BuiltinSettings, ShellSettings, WebFetchSettings};
 pub use file::{
     ApprovalMode, ApprovalsSection, Concurrency, ConfigFile, ConnectorsSection, Decision,
     DeferMode, Effort, Elicitation, ForwardPorts, HookEntry, HooksSection, LimitsSection,
     McpServerEntry, OAuthEntry, ProviderEntry, ProviderKind, ShellSandbox, ShellSection,
-    ThinkingMode, ToolFilter, ToolsSection, WarmUp,
+    ThinkingMode, ToolFilter, ToolsSection, WarmUp, WebFetchSection,
 };
 pub use hook_event::HookEvent;
 pub use hook_settings::{HookSettings, HooksSettings};

@@ -182,6 +182,7 @@ pub fn resolve(paths: Paths, cwd: &Path, ov: &Overrides) -> Result<Settings, Con
             .cloned()
             .chain(super::referenced::files(&file, cwd))
             .collect(),
+        network: super::NetworkSettings::from_section(&file.network),
         ..BuiltinSettings::from_section(t)
     };
     // hermes' own state is no command's business: sessions, tokens, trust,

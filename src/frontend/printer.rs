@@ -284,7 +284,10 @@ impl Printer {
                     self.say(line);
                 }
             }
-            Event::ProcessStarted { .. } | Event::ProcessOutput { .. } => {}
+            // The call's own line tells of a fetch.
+            Event::ProcessStarted { .. }
+            | Event::ProcessOutput { .. }
+            | Event::WebFetched { .. } => {}
             Event::Warning { message } => {
                 self.stop_spinner();
                 self.end_text();

@@ -30,6 +30,9 @@ pub(crate) struct Hints {
     /// this run (`--approve`, `--yolo`) or an answer lets it run: a write
     /// outside the working folder, a command run without the sandbox.
     pub always_ask: Option<&'static str>,
+    /// `always_ask` holds under `--yolo`, `/yolo` and `--approve` too, and
+    /// no hook's `allow` answers it: a URL that may carry a key out.
+    pub even_under_yolo: bool,
     /// Changes nothing that stays, though not a read: runs in plan mode
     /// (`shell` in the sandbox, whose roots are then read-only; a built-in
     /// read outside the folder; `update_plan`; a subagent, whose own calls
@@ -243,11 +246,14 @@ impl Approvals {
             m => m,
         };
         // 2. --yolo.
-        if yolo {
+        if yolo && !tool.hints.even_under_yolo {
             return Outcome::new(Decision::Allow, By::YoloFlag);
         }
         // 3. --approve.
-        if let Some(r) = matching.iter().find(|r| r.origin == RuleOrigin::Flag) {
+        if let Some(r) = matching
+            .iter()
+            .find(|r| r.origin == RuleOrigin::Flag && !tool.hints.even_under_yolo)
+        {
             return Outcome::of_rule(r);
         }
         // 4. The config's allow and ask rules. A destructive tool is allowed
@@ -326,6 +332,7 @@ mod tests {
         destructive: false,
         always_ask: None,
         investigates: false,
+        even_under_yolo: false,
         note: None,
     };
     const READ: Hints = Hints {
@@ -384,6 +391,49 @@ mod tests {
         assert_eq!(
             decide(&yolo, "shell", json!({}), investigates).0,
             Decision::Allow
+        );
+    }
+
+    /// A URL that may carry a key out is asked under --yolo, --approve and
+    /// an allow rule alike; a deny still wins.
+    #[test]
+    fn what_is_asked_even_under_yolo_is_asked_under_every_flag() {
+        let a = approvals(
+            r#"mode = "auto"
+               allow = ["web_fetch"]"#,
+        );
+        let mut flagged = a.clone();
+        flagged.yolo = true;
+        flagged.rules.push(ApprovalRule::glob(
+            "web_fetch",
+            Decision::Allow,
+            RuleOrigin::Flag,
+        ));
+        let key = Hints {
+            always_ask: Some("the URL may carry a key"),
+            even_under_yolo: true,
+            investigates: true,
+            ..NO_HINTS
+        };
+        for a in [&a, &flagged] {
+            let (d, by) = decide(a, "web_fetch", json!({}), key);
+            assert_eq!((d, by.as_str()), (Decision::Ask, "the URL may carry a key"));
+        }
+        // Without it, the same flags allow what is always asked.
+        let (d, _) = decide(
+            &flagged,
+            "web_fetch",
+            json!({}),
+            Hints {
+                even_under_yolo: false,
+                ..key
+            },
+        );
+        assert_eq!(d, Decision::Allow);
+        let denied = approvals(r#"deny = ["web_fetch"]"#);
+        assert_eq!(
+            decide(&denied, "web_fetch", json!({}), key).0,
+            Decision::Deny
         );
     }
 

@@ -188,21 +188,34 @@ pub(crate) struct SessionApprovals {
 /// runs whatever its arguments say, so no prefix of a command is safe to
 /// stand for the rest. Broader standing permission is a rule in the config,
 /// written by hand.
+///
+/// A `web_fetch` grant covers one host (its domain as the URL names it):
+/// "always" writes that host to `[network] allow`.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Grant {
     pub tool: String,
     /// The one command line a `shell` grant covers (trimmed).
     pub command: Option<String>,
+    /// The one host a `web_fetch` grant covers.
+    pub domain: Option<String>,
 }
 
 impl Grant {
     /// The standing grant an answer about this call gives; `None` for a
     /// `shell` call without a command.
     pub(crate) fn for_call(tool: &str, args: &Value) -> Option<Grant> {
+        if tool == "web_fetch" {
+            return Some(Grant {
+                tool: tool.to_string(),
+                command: None,
+                domain: Some(domain_of(args)?),
+            });
+        }
         if tool != "shell" {
             return Some(Grant {
                 tool: tool.to_string(),
                 command: None,
+                domain: None,
             });
         }
         let command = args["command"].as_str()?.trim();
@@ -212,12 +225,16 @@ impl Grant {
         Some(Grant {
             tool: tool.to_string(),
             command: Some(command.to_string()),
+            domain: None,
         })
     }
 
     pub(crate) fn covers(&self, tool: &str, args: &Value) -> bool {
         if self.tool != tool {
             return false;
+        }
+        if let Some(d) = &self.domain {
+            return domain_of(args).as_ref() == Some(d);
         }
         match (&self.command, args["command"].as_str()) {
             (None, _) => true,
@@ -235,11 +252,18 @@ impl Grant {
 
 impl std::fmt::Display for Grant {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match &self.command {
-            Some(c) => write!(f, "{} `{c}` (exactly)", self.tool),
-            None => f.write_str(&self.tool),
+        match (&self.command, &self.domain) {
+            (Some(c), _) => write!(f, "{} `{c}` (exactly)", self.tool),
+            (_, Some(d)) => write!(f, "{} on {d}", self.tool),
+            _ => f.write_str(&self.tool),
         }
     }
+}
+
+/// The host a `web_fetch` call's URL names, as `[network]` rules name it.
+fn domain_of(args: &Value) -> Option<String> {
+    let url = crate::net::parse(args["url"].as_str()?).ok()?;
+    crate::net::host_port(&url).map(|(h, _)| h)
 }
 
 pub(crate) type Shared = Arc<Mutex<SessionApprovals>>;

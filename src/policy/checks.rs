@@ -241,11 +241,12 @@ impl Policy {
                 reason: (!reason.is_empty()).then(|| reason.clone()),
             };
         }
-        if o.decision == Decision::Ask && *hook == HookVerdict::Allow {
+        if o.decision == Decision::Ask && *hook == HookVerdict::Allow && !tool.hints.even_under_yolo
+        {
             return Outcome::new(Decision::Allow, By::Hook);
         }
         let Ok(s) = self.session.lock() else { return o };
-        if s.yolo {
+        if s.yolo && !tool.hints.even_under_yolo {
             return Outcome::new(Decision::Allow, By::YoloCommand);
         }
         // An answer for the session never covers what is always asked (a

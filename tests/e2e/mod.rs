@@ -58,4 +58,5 @@ mod trust_boundary;
 mod typed_kept;
 mod update;
 mod warmup;
+mod web_fetch;
 mod wire;

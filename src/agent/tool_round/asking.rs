@@ -192,13 +192,16 @@ impl Round<'_> {
         };
         let pattern = grant.command.as_deref().map(Grant::pattern);
         let when = pattern.as_deref().map(|p| ("/command", p));
-        match crate::config::edit::allow_always_when(config, &grant.tool, when) {
+        let written = match &grant.domain {
+            Some(host) => crate::config::edit::allow_host_always(config, host),
+            None => crate::config::edit::allow_always_when(config, &grant.tool, when),
+        };
+        match written {
             Ok(()) => true,
             Err(e) => {
                 self.emit(Event::Warning {
                     message: format!(
-                        "could not add {} to {}: {e}; allowed for this session only",
-                        grant.tool,
+                        "could not add {grant} to {}: {e}; allowed for this session only",
                         config.display()
                     ),
                 });

@@ -43,6 +43,14 @@ pub(crate) enum Notice {
         host: u16,
     },
     Warning(String),
+    /// `web_fetch` read a page (not a background process's, but told the
+    /// same way).
+    Fetched {
+        url: String,
+        domain: String,
+        status: u16,
+        bytes: u64,
+    },
 }
 
 /// Where notices go; `false`: nobody took it.
@@ -358,6 +366,10 @@ impl Background {
         if let Ok(mut i) = self.idle.lock() {
             *i = sink;
         }
+    }
+
+    pub(crate) fn notify(&self, n: Notice) {
+        self.emit(n)
     }
 
     fn emit(&self, n: Notice) {

@@ -21,6 +21,7 @@ mod process;
 mod reader;
 mod set;
 mod shell;
+mod web_fetch;
 mod workspace;
 
 pub(crate) use order::Touch;

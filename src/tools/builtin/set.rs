@@ -12,7 +12,7 @@ use super::super::Tool;
 use crate::config::BuiltinSettings;
 
 #[derive(Debug, thiserror::Error)]
-#[error("unknown built-in tool `{0}` in tools.builtin (known: read_file, write_file, edit_file, glob, grep, shell, update_plan, agent)")]
+#[error("unknown built-in tool `{0}` in tools.builtin (known: read_file, write_file, edit_file, glob, grep, shell, web_fetch, update_plan, agent)")]
 pub struct UnknownBuiltin(pub String);
 
 /// A turn begins: what its checkpoints may keep starts again.
@@ -83,6 +83,13 @@ pub(crate) fn tools(
                 "shell" => Arc::new(super::shell::Shell(ctx.clone())),
                 "shell_output" => Arc::new(super::background_tools::ShellOutput(ctx.clone())),
                 "shell_kill" => Arc::new(super::background_tools::ShellKill(ctx.clone())),
+                super::web_fetch::NAME => Arc::new(super::web_fetch::WebFetch {
+                    ctx: ctx.clone(),
+                    fetcher: crate::net::Fetcher::new(
+                        settings.network.clone(),
+                        settings.web_fetch.clone(),
+                    ),
+                }),
                 super::plan::NAME => Arc::new(super::plan::UpdatePlan),
                 "echo" => Arc::new(Echo),
                 other => return Err(UnknownBuiltin(other.to_string())),
