@@ -25,8 +25,12 @@
 //!
 //! `cargo bench --bench shell` (`HERMES_BENCH_RUNS` changes the pair count;
 //! `HERMES_BENCH_ONLY=files`, `calls`, `background`, `checkpoints`,
-//! `rewind` or `builds` runs one measure). `background`: a round that
-//! starts a background process against a round of one `true`. `rewind`: a turn appending to 40 000 files, then
+//! `rewind`, `proxy` or `builds` runs one measure). `background`: a round that
+//! starts a background process against a round of one `true`. `proxy`: a
+//! command making 30 GETs of a server on this machine through hermes'
+//! proxy (`network = "allowed"`, the server named in `[network] allow`,
+//! reached as `host.hermes.internal`) against the same GETs made directly
+//! (`network = true`); the difference ÷ 30 is one connection's cost. `rewind`: a turn appending to 40 000 files, then
 //! `hermes rewind` of it, against the turn's own time.
 
 use hermes_test_support::fake_provider;
@@ -405,6 +409,26 @@ fn main() {
             ms(round(&fake, &current, h, c, &["true"])),
         );
     }
+    // 30 GETs through the proxy against 30 direct ones.
+    let mut proxied = Paired::new();
+    if runs_of("proxy") > 0 {
+        let port = serve_small();
+        let allowed = home(
+            &fake,
+            "network = \"allowed\"",
+            &format!("[network]\nallow = [\"127.0.0.1:{port}\"]"),
+        );
+        let direct = home(&fake, "network = true", "");
+        let proxied_cmd = gets(&format!("http://host.hermes.internal:{port}/"));
+        let direct_cmd = gets(&format!("http://127.0.0.1:{port}/"));
+        round(&fake, &current, allowed.path(), c, &[&proxied_cmd]);
+        for _ in 0..runs {
+            proxied.push(
+                ms(round(&fake, &current, allowed.path(), c, &[&proxied_cmd])) / GETS as f64,
+                ms(round(&fake, &current, direct.path(), c, &[&direct_cmd])) / GETS as f64,
+            );
+        }
+    }
     // A rewind of a 40 000-file turn against the turn's own time (fewer
     // pairs: each makes 40 000 files), before the builds free inodes.
     let mut rewind = Paired::new();
@@ -490,6 +514,15 @@ fn main() {
             background.ratio()
         );
     }
+    if !proxied.a.is_empty() {
+        println!(
+            "| a command's connection (an HTTP GET of this machine's server, one of {GETS} in one command), through hermes' proxy vs direct (`network = true`) | {:.2} ms | {:.2} ms | {:+.2} ms, {:.2}× | |",
+            median(proxied.a.clone()),
+            median(proxied.b.clone()),
+            proxied.diff(),
+            proxied.ratio()
+        );
+    }
     if !files.a.is_empty() {
         println!(
         "| a command writing 1 000 small files | {:.1} ms | {:.1} ms | {:+.1} ms, {:.2}× | ≤ 1.5× |",
@@ -547,4 +580,41 @@ fn main() {
         build.ratio()
     );
     }
+}
+
+/// GETs a command makes in the proxy measure.
+const GETS: usize = 30;
+
+/// A python3 command making [`GETS`] GETs of `url`, each a connection of
+/// its own, through whatever proxy its environment names.
+fn gets(url: &str) -> String {
+    format!(
+        "python3 -c \"
+import urllib.request
+for _ in range({GETS}):
+    assert urllib.request.urlopen('{url}', timeout=5).read()
+\""
+    )
+}
+
+/// A server on this machine's 127.0.0.1 answering every request with a
+/// short page, a connection each. Its port.
+fn serve_small() -> u16 {
+    use std::io::{BufRead, BufReader, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for conn in listener.incoming() {
+            let Ok(mut conn) = conn else { continue };
+            let mut reader = BufReader::new(conn.try_clone().unwrap());
+            let mut line = String::new();
+            while reader.read_line(&mut line).unwrap_or(0) > 2 {
+                line.clear();
+            }
+            let _ = conn.write_all(
+                b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello",
+            );
+        }
+    });
+    port
 }

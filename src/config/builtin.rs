@@ -44,7 +44,11 @@ pub struct ShellSettings {
     /// Whether the sandbox builds its namespace view (`sandbox = "on"`),
     /// or is Landlock and seccomp only (`"landlock"`).
     pub namespaces: bool,
+    /// Commands reach the network, everything of it (`network = true`).
     pub network: bool,
+    /// Commands reach what `[network] allow` names through hermes' proxy
+    /// (`network = "allowed"`, the default).
+    pub proxy: bool,
     pub timeout: Duration,
     pub concurrency: Concurrency,
     /// More writable folders, `~/` expanded.
@@ -80,7 +84,8 @@ impl BuiltinSettings {
             shell: ShellSettings {
                 sandbox: s.sandbox != Some(super::ShellSandbox::Off),
                 namespaces: s.sandbox != Some(super::ShellSandbox::Landlock),
-                network: s.network.unwrap_or(false),
+                network: s.network == Some(super::ShellNetwork::On),
+                proxy: s.network.unwrap_or_default() == super::ShellNetwork::Allowed,
                 timeout: ms(s.timeout_ms.map_or(defaults::SHELL_TIMEOUT_MS, |n| n.get())),
                 concurrency: s.concurrency.unwrap_or(defaults::SHELL_CONCURRENCY),
                 writable: s

@@ -42,8 +42,8 @@ pub use builtin::{BuiltinSettings, ShellSettings, WebFetchSettings};
 pub use file::{
     ApprovalMode, ApprovalsSection, Concurrency, ConfigFile, ConnectorsSection, Decision,
     DeferMode, Effort, Elicitation, ForwardPorts, HookEntry, HooksSection, LimitsSection,
-    McpServerEntry, OAuthEntry, ProviderEntry, ProviderKind, ShellSandbox, ShellSection,
-    ThinkingMode, ToolFilter, ToolsSection, WarmUp, WebFetchSection,
+    McpServerEntry, OAuthEntry, ProviderEntry, ProviderKind, ShellNetwork, ShellSandbox,
+    ShellSection, ThinkingMode, ToolFilter, ToolsSection, WarmUp, WebFetchSection,
 };
 pub use hook_event::HookEvent;
 pub use hook_settings::{HookSettings, HooksSettings};

@@ -10,7 +10,7 @@
 //! and asked again conditionally.
 
 use std::collections::HashMap;
-use std::net::{IpAddr, SocketAddr};
+use std::net::IpAddr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -182,7 +182,7 @@ impl Fetcher {
                     rule: rule.to_string(),
                 });
             }
-            let addr = self.pin(&url, &host, port).await?;
+            let addr = super::resolve::pinned(&self.network, &host, port).await?;
             let http = |e: reqwest::Error| FetchError::Http {
                 url: url.to_string(),
                 why: crate::util::text::root_cause(&e),
@@ -252,55 +252,6 @@ impl Fetcher {
         }
         Err(FetchError::TooManyRedirects {
             url: url.to_string(),
-        })
-    }
-
-    /// The address `host` is reached at: resolved once, each address it
-    /// has checked — a name with one private address among public ones is
-    /// refused, so its answer cannot be chosen later.
-    async fn pin(&self, url: &Url, host: &str, port: u16) -> Result<SocketAddr, FetchError> {
-        let allowed = self.network.allowed(host, port);
-        let addrs: Vec<SocketAddr> = match url.host() {
-            Some(url::Host::Ipv4(ip)) => vec![SocketAddr::new(IpAddr::V4(ip), port)],
-            Some(url::Host::Ipv6(ip)) => vec![SocketAddr::new(IpAddr::V6(ip), port)],
-            _ => {
-                let resolve = tokio::net::lookup_host((host, port));
-                match tokio::time::timeout(CONNECT_TIMEOUT, resolve).await {
-                    Ok(Ok(a)) => a.collect(),
-                    Ok(Err(e)) => {
-                        return Err(FetchError::Resolve {
-                            host: host.to_string(),
-                            why: e.to_string(),
-                        })
-                    }
-                    Err(_) => {
-                        return Err(FetchError::Resolve {
-                            host: host.to_string(),
-                            why: format!("no answer in {} s", CONNECT_TIMEOUT.as_secs()),
-                        })
-                    }
-                }
-            }
-        };
-        if !allowed {
-            for a in &addrs {
-                if let Some(kind) = super::address::special(a.ip()) {
-                    return Err(FetchError::Special {
-                        host: host.to_string(),
-                        ip: a.ip(),
-                        kind,
-                        named: if host.contains(':') {
-                            format!("[{host}]:{port}")
-                        } else {
-                            format!("{host}:{port}")
-                        },
-                    });
-                }
-            }
-        }
-        addrs.first().copied().ok_or_else(|| FetchError::Resolve {
-            host: host.to_string(),
-            why: "it has no address".into(),
         })
     }
 

@@ -34,6 +34,9 @@ pub(crate) struct Args {
     pub network: bool,
     /// Join the session's network namespace (descriptors 3 and 4).
     pub join: bool,
+    /// The port of the session's loopback hermes' proxy listens on: the
+    /// command finds it in `HTTP_PROXY` and its kin.
+    pub proxy: Option<u16>,
     pub cwd: PathBuf,
     pub writable: Vec<PathBuf>,
     /// Writable roots seen through an overlay: (root, upper, work).
@@ -62,6 +65,10 @@ impl Args {
         }
         if self.join {
             out.push("--join".into());
+        }
+        if let Some(p) = self.proxy {
+            out.push("--proxy".into());
+            out.push(p.to_string().into());
         }
         out.push("--cwd".into());
         out.push(self.cwd.clone().into());
@@ -112,6 +119,14 @@ impl Args {
                     let upper = value("--ov")?;
                     a.overlays.push((root, upper, value("--ov")?));
                 }
+                Some("--proxy") => {
+                    a.proxy = Some(
+                        value("--proxy")?
+                            .to_str()
+                            .and_then(|n| n.parse::<u16>().ok())
+                            .ok_or("--proxy needs a port")?,
+                    )
+                }
                 Some(flag @ ("--procs" | "--mem")) => {
                     let n = value(flag)?
                         .to_str()
@@ -134,6 +149,20 @@ impl Args {
             return Err("no program to run".into());
         }
         Ok(a)
+    }
+}
+
+/// The proxy variables every common tool reads (curl, git, pip, npm,
+/// cargo, Python's and Node's HTTP clients): hermes' proxy for http and
+/// https, never for the command's own loopback. The child has one thread:
+/// nothing else reads the environment while it is set.
+fn set_proxy(port: u16) {
+    let url = format!("http://127.0.0.1:{port}");
+    for key in ["HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"] {
+        std::env::set_var(key, &url);
+    }
+    for key in ["NO_PROXY", "no_proxy"] {
+        std::env::set_var(key, "localhost,127.0.0.1,::1");
     }
 }
 
@@ -183,6 +212,9 @@ pub(crate) fn main() -> ExitCode {
                 },
             };
             namespace::enter(&view, &args.cwd).map_err(|e| e.to_string())?;
+            if let Some(port) = args.proxy {
+                set_proxy(port);
+            }
             confine(&args, namespace::writable_devices(), false)?;
             bound(args.max_processes, args.max_memory_mb)?;
             Err(exec(&args.program))
@@ -626,6 +658,7 @@ mod tests {
             namespaces: true,
             network: true,
             join: true,
+            proxy: Some(41234),
             cwd: "/w".into(),
             writable: vec!["/w".into(), "/tmp".into()],
             overlays: vec![("/w".into(), "/s/0/u".into(), "/s/0/w".into())],

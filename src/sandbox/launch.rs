@@ -30,6 +30,9 @@ pub(crate) struct Policy {
     /// only without `network`, which opens the host's).
     #[cfg(target_os = "linux")]
     pub(crate) loopback: Option<std::sync::Arc<super::netns::SessionNet>>,
+    /// The port of that loopback hermes' proxy listens on, when commands
+    /// reach what `[network] allow` names.
+    pub(crate) proxy: Option<u16>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -168,6 +171,7 @@ fn command_linux(
         namespaces: policy.namespaces,
         network: policy.network,
         join: loopback.is_some(),
+        proxy: policy.proxy.filter(|_| loopback.is_some()),
         cwd: real(&dir.to_path_buf()).unwrap_or_else(|| dir.to_path_buf()),
         writable,
         overlays: stage

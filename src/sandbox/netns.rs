@@ -14,7 +14,8 @@
 //! capability there), so the keeper stays and does what must happen
 //! inside: it connects to a port for hermes — to tell that a server is
 //! up, or to forward a connection from the host — and passes the socket
-//! back; and it lists the ports listened on. It ends when hermes closes
+//! back; it makes the listening socket the shell's proxy is served on
+//! (hermes accepts on it from outside); and it lists the ports listened on. It ends when hermes closes
 //! the pair or dies (`PR_SET_PDEATHSIG`); the namespace with the last
 //! process in it.
 
@@ -136,6 +137,18 @@ impl SessionNet {
                     .map_or(libc::ECONNREFUSED, i32::from_be_bytes);
                 Err(std::io::Error::from_raw_os_error(errno))
             }
+        }
+    }
+
+    /// A socket listening on a port of the namespace's loopback, made by
+    /// the keeper and served by hermes: the shell's proxy. Blocking.
+    pub(crate) fn listener(&self) -> std::io::Result<std::net::TcpListener> {
+        let (msg, fds) = self.ask(b"P")?;
+        match (msg.first(), fds.into_iter().next()) {
+            (Some(b'O'), Some(fd)) => Ok(std::net::TcpListener::from(fd)),
+            _ => Err(std::io::Error::other(
+                String::from_utf8_lossy(msg.get(1..).unwrap_or_default()).into_owned(),
+            )),
         }
     }
 
@@ -339,6 +352,10 @@ pub(crate) fn keeper_main() -> std::process::ExitCode {
                     m.extend(e.raw_os_error().unwrap_or(libc::EIO).to_be_bytes());
                     send(&pair, &m, &[])
                 }
+            },
+            [b'P'] => match std::net::TcpListener::bind(("127.0.0.1", 0)) {
+                Ok(l) => send(&pair, b"O", &[l.as_raw_fd()]),
+                Err(e) => send(&pair, format!("E{e}").as_bytes(), &[]),
             },
             [b'L'] => {
                 let mut text = String::from("L");

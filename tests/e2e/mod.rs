@@ -47,6 +47,7 @@ mod scripted;
 mod search_quality;
 mod served_shapes;
 mod sessions;
+mod shell_network;
 mod signed;
 mod split;
 mod strict_fakes;

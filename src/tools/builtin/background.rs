@@ -317,6 +317,10 @@ pub(crate) struct Background {
     forward: Mutex<ForwardPorts>,
     /// A task looks at the ports while processes run.
     watching: std::sync::atomic::AtomicBool,
+    /// The shell's proxy on the loopback: its port and the task serving it.
+    proxy: Mutex<Option<(u16, tokio::task::JoinHandle<()>)>>,
+    /// What the proxy refused since a command last read it.
+    refused: Arc<Mutex<Vec<crate::net::Refused>>>,
 }
 
 impl Default for Background {
@@ -326,6 +330,8 @@ impl Default for Background {
             events: Mutex::new(None),
             idle: Mutex::new(None),
             net: Mutex::new(Net::NotYet),
+            proxy: Mutex::new(None),
+            refused: Arc::default(),
             forwards: Mutex::new(BTreeMap::new()),
             ports_seen: Mutex::new(BTreeSet::new()),
             forward: Mutex::new(ForwardPorts::Ask),
@@ -407,6 +413,52 @@ impl Background {
         }
     }
 
+    /// The port of the session's loopback the shell's proxy listens on,
+    /// started at the first command that needs it: the keeper makes the
+    /// socket in the namespace, hermes serves it from outside under
+    /// `network`'s rules. Called in the runtime.
+    pub(crate) fn proxy(
+        &self,
+        net: &crate::sandbox::netns::SessionNet,
+        network: &crate::config::NetworkSettings,
+    ) -> Result<u16, String> {
+        let mut p = self
+            .proxy
+            .lock()
+            .map_err(|_| "the proxy's lock is poisoned".to_string())?;
+        if let Some((port, _)) = &*p {
+            return Ok(*port);
+        }
+        let why = |e: std::io::Error| format!("no proxy for the commands' network: {e}");
+        let listener = net.listener().map_err(why)?;
+        let port = listener.local_addr().map_err(why)?.port();
+        listener.set_nonblocking(true).map_err(why)?;
+        let listener = tokio::net::TcpListener::from_std(listener).map_err(why)?;
+        let refused = self.refused.clone();
+        let told: crate::net::RefusedSink = Arc::new(move |r| {
+            if let Ok(mut v) = refused.lock() {
+                if !v.contains(&r) && v.len() < 64 {
+                    v.push(r);
+                }
+            }
+        });
+        let task = tokio::spawn(crate::net::serve_proxy(
+            listener,
+            Arc::new(network.clone()),
+            told,
+        ));
+        *p = Some((port, task));
+        Ok(port)
+    }
+
+    /// What the proxy refused since this was last asked.
+    pub(crate) fn take_refused(&self) -> Vec<crate::net::Refused> {
+        self.refused
+            .lock()
+            .map(|mut v| std::mem::take(&mut *v))
+            .unwrap_or_default()
+    }
+
     fn net(&self) -> Option<Arc<crate::sandbox::netns::SessionNet>> {
         match &*self.net.lock().ok()? {
             Net::Up(s) => Some(s.clone()),
@@ -474,6 +526,11 @@ impl Background {
         }
         if let Ok(mut s) = self.ports_seen.lock() {
             s.clear();
+        }
+        if let Ok(mut p) = self.proxy.lock() {
+            if let Some((_, task)) = p.take() {
+                task.abort();
+            }
         }
         if let Ok(mut n) = self.net.lock() {
             *n = Net::NotYet;

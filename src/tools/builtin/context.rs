@@ -32,6 +32,8 @@ pub(crate) struct Context {
     pub(crate) read_only: Arc<std::sync::atomic::AtomicBool>,
     /// The session's background processes and its loopback.
     pub(crate) background: Arc<super::background::Background>,
+    /// `[network]`: what the shell's proxy lets commands reach.
+    pub(crate) network: crate::config::NetworkSettings,
 }
 
 impl Context {
@@ -47,6 +49,7 @@ impl Context {
             editor: None,
             read_only: Arc::default(),
             background: Arc::default(),
+            network: Default::default(),
         }
     }
 

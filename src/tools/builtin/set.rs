@@ -45,6 +45,7 @@ pub(crate) fn tools(
         editor: settings.editor.clone(),
         read_only,
         background,
+        network: settings.network.clone(),
     });
     if ctx.shell.sandbox {
         let (for_policy, for_control) = (ctx.clone(), ctx.control.clone());

@@ -38,6 +38,8 @@ impl Tool for Shell {
                 shell_path(),
                 if self.0.shell.network || !self.0.shell.sandbox {
                     ""
+                } else if self.0.shell.proxy {
+                    ", and reaches only hosts the person allowed (HTTP_PROXY is set)"
                 } else {
                     ", and has no network"
                 },
@@ -163,6 +165,7 @@ async fn run(ctx: &Arc<Context>, args: &Value, cancel: &CancellationToken) -> To
         Some(n) => format!("[{n}]\n{text}"),
         None => text,
     };
+    let text = with_refusals(ctx, text);
     let body = if text.trim().is_empty() {
         "(no output)\n".to_string()
     } else if text.ends_with('\n') {
@@ -192,6 +195,21 @@ async fn run(ctx: &Arc<Context>, args: &Value, cancel: &CancellationToken) -> To
     }
 }
 
+/// `text` with what the proxy refused while the command ran, for the
+/// model: which hosts, and that the person allows one in config.toml.
+fn with_refusals(ctx: &Context, mut text: String) -> String {
+    for r in ctx.background.take_refused() {
+        if !text.is_empty() && !text.ends_with('\n') {
+            text.push('\n');
+        }
+        text.push_str(&format!(
+            "[network: refused {}:{} — {}]\n",
+            r.host, r.port, r.why
+        ));
+    }
+    text
+}
+
 /// The command as it runs: in the sandbox, with what the result says of
 /// it first and how its changes are seen; or as it is, sandbox off.
 async fn sandboxed(
@@ -207,7 +225,15 @@ async fn sandboxed(
     let (mut policy, mut note) = policy(ctx);
     if policy.namespaces && !policy.network {
         match ctx.background.loopback() {
-            Ok(net) => policy.loopback = Some(net),
+            Ok(net) => {
+                if ctx.shell.proxy {
+                    match ctx.background.proxy(&net, &ctx.network) {
+                        Ok(port) => policy.proxy = Some(port),
+                        Err(e) => note = Some(e),
+                    }
+                }
+                policy.loopback = Some(net)
+            }
             Err(e) => {
                 static TOLD: std::sync::Once = std::sync::Once::new();
                 TOLD.call_once(|| {
@@ -411,6 +437,7 @@ pub(super) fn policy(ctx: &Context) -> (crate::sandbox::Policy, Option<String>) 
         max_memory_mb: ctx.shell.max_memory_mb,
         // Given per command (`sandboxed`): hooks get none.
         loopback: None,
+        proxy: None,
     };
     (policy, note)
 }
