@@ -179,7 +179,6 @@ const PAGE_BYTES: usize = 60_000;
 /// lists, a table, code — served on 127.0.0.1 (one request a connection,
 /// as a plain server does). Its port.
 fn serve_page() -> u16 {
-    use std::io::{BufRead, BufReader, Write};
     let mut html = String::from(
         "<!doctype html><html><head><title>Guide</title><style>p{margin:0}</style></head><body>",
     );
@@ -195,23 +194,13 @@ fn serve_page() -> u16 {
         i += 1;
     }
     html.push_str("</body></html>");
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
-    std::thread::spawn(move || {
-        for conn in listener.incoming() {
-            let Ok(mut conn) = conn else { continue };
-            let mut reader = BufReader::new(conn.try_clone().unwrap());
-            let mut line = String::new();
-            while reader.read_line(&mut line).unwrap_or(0) > 2 {
-                line.clear();
-            }
-            let head = format!(
-                "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-                html.len()
-            );
-            let _ = conn.write_all(head.as_bytes());
-            let _ = conn.write_all(html.as_bytes());
-        }
-    });
-    port
+    // Its thread serves on after the handle goes.
+    hermes_test_support::http_stub::HttpStub::start(move |_| {
+        let kind = (
+            "Content-Type".to_string(),
+            "text/html; charset=utf-8".to_string(),
+        );
+        (200, vec![kind], html.clone())
+    })
+    .port
 }

@@ -598,23 +598,8 @@ for _ in range({GETS}):
 }
 
 /// A server on this machine's 127.0.0.1 answering every request with a
-/// short page, a connection each. Its port.
+/// short page, a connection each (kept running for the whole bench).
 fn serve_small() -> u16 {
-    use std::io::{BufRead, BufReader, Write};
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
-    std::thread::spawn(move || {
-        for conn in listener.incoming() {
-            let Ok(mut conn) = conn else { continue };
-            let mut reader = BufReader::new(conn.try_clone().unwrap());
-            let mut line = String::new();
-            while reader.read_line(&mut line).unwrap_or(0) > 2 {
-                line.clear();
-            }
-            let _ = conn.write_all(
-                b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello",
-            );
-        }
-    });
-    port
+    // Its thread serves on after the handle goes.
+    hermes_test_support::http_stub::HttpStub::start(|_| (200, vec![], "hello".into())).port
 }

@@ -256,6 +256,7 @@ impl Gateway {
                     images: Vec::new(),
                     changes: None,
                     held_back: None,
+                    refused: Vec::new(),
                 },
                 None => ToolOutput::error(format!(
                     "connector gateway returned no result for `{}` (id {})",

@@ -27,6 +27,10 @@ pub struct ToolOutput {
     /// What of those changes was held back, still staged: the round asks
     /// the person once whether it lands.
     pub(crate) held_back: Option<crate::sandbox::HeldBack>,
+    /// What the shell's proxy refused while the command ran, as the
+    /// `[network] allow` entries that would let it through: the round asks
+    /// the person once whether commands may reach them.
+    pub(crate) refused: Vec<String>,
 }
 
 impl ToolOutput {
@@ -39,6 +43,7 @@ impl ToolOutput {
             images: Vec::new(),
             changes: None,
             held_back: None,
+            refused: Vec::new(),
         }
     }
 
@@ -51,6 +56,7 @@ impl ToolOutput {
             images: Vec::new(),
             changes: None,
             held_back: None,
+            refused: Vec::new(),
         }
     }
 
@@ -100,6 +106,7 @@ impl ToolOutput {
             images: Vec::new(),
             changes: None,
             held_back: None,
+            refused: Vec::new(),
         }
     }
 

@@ -96,10 +96,13 @@ pub(crate) fn allow_always_when(
     })
 }
 
-/// An "always" answer about a host `web_fetch` asked for: the host added
-/// to `[network] allow`.
+/// An "always" answer about a host: `web_fetch`'s, or one a command was
+/// refused (`127.0.0.1:5432` for this machine's port) — added to
+/// `[network] allow`.
 pub(crate) fn allow_host_always(path: &Path, host: &str) -> Result<(), EditError> {
-    let rule = super::HostRule::host(host).to_string();
+    let rule = super::HostRule::try_from(host.to_string())
+        .unwrap_or_else(|_| super::HostRule::host(host))
+        .to_string();
     edit_document(path, |doc| {
         let allow = doc
             .entry("network")

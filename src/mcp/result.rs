@@ -41,6 +41,7 @@ pub(super) fn to_output(r: CallToolResult, max_bytes: usize) -> ToolOutput {
         images,
         changes: None,
         held_back: None,
+        refused: Vec::new(),
     }
 }
 

@@ -11,5 +11,5 @@ mod secret_url;
 
 pub(crate) use fetch::{host_port, parse, Fetched, Fetcher, Page};
 pub(crate) use page::{markdown, text_of_markdown, Format, Kind};
-pub(crate) use proxy::{serve as serve_proxy, Refused, RefusedSink};
+pub(crate) use proxy::{serve as serve_proxy, LiveRules, Refused, RefusedSink};
 pub(crate) use secret_url::secret_in;

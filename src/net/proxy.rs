@@ -31,17 +31,26 @@ pub(crate) struct Refused {
     pub host: String,
     pub port: u16,
     pub why: String,
+    /// The `[network] allow` entry that would let it through (`127.0.0.1:5432`
+    /// for `host.hermes.internal:5432`); `None` where a deny refused it,
+    /// which no answer overrides.
+    pub rule: Option<String>,
 }
+
+/// The rules the proxy applies: the config's, and what the person allowed
+/// commands to reach since (read at each connection).
+pub(crate) type LiveRules = Arc<std::sync::RwLock<NetworkSettings>>;
 
 /// Where refusals are told.
 pub(crate) type RefusedSink = Arc<dyn Fn(Refused) + Send + Sync>;
 
 /// Serves `listener` until the task is aborted (the session's end).
-pub(crate) async fn serve(listener: TcpListener, network: Arc<NetworkSettings>, told: RefusedSink) {
+pub(crate) async fn serve(listener: TcpListener, rules: LiveRules, told: RefusedSink) {
     loop {
         match listener.accept().await {
             Ok((conn, _)) => {
-                let (network, told) = (network.clone(), told.clone());
+                let network = rules.read().map(|r| r.clone()).unwrap_or_default();
+                let told = told.clone();
                 tokio::spawn(async move {
                     let _ = handle(conn, &network, &told).await;
                 });
@@ -78,10 +87,12 @@ async fn handle(
     let addr = match reach(network, &asked.host, asked.port).await {
         Ok(a) => a,
         Err(why) => {
+            let denied = network.denied(&asked.host, asked.port).is_some();
             told(Refused {
                 host: asked.host.clone(),
                 port: asked.port,
                 why: why.clone(),
+                rule: (!denied).then(|| rule_for(&asked.host, asked.port)),
             });
             return answer(&mut conn, 403, &why).await;
         }
@@ -153,6 +164,16 @@ async fn reach(
     super::resolve::pinned(network, host, port)
         .await
         .map_err(|e| e.to_string())
+}
+
+/// The `[network] allow` entry that lets commands reach `host:port`: this
+/// machine's port for `host.hermes.internal`, else the host.
+fn rule_for(host: &str, port: u16) -> String {
+    if host.eq_ignore_ascii_case(HOST_NAME) {
+        format!("127.0.0.1:{port}")
+    } else {
+        host.to_string()
+    }
 }
 
 /// A request's head (through the blank line) and what came after it.

@@ -35,6 +35,9 @@ pub(crate) struct Question {
     /// or "always" for the tool would also let every later call of it run
     /// unasked, more than the question was about.
     pub once_only: bool,
+    /// What "this session" and "always" allow, when not the call's own
+    /// grant (a question about hosts a command was refused).
+    pub grants: Option<String>,
 }
 
 /// A person's answer to one question.

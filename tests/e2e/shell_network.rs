@@ -116,3 +116,68 @@ fn network_false_gives_no_proxy() {
     crate::assert_contains!(out[1], "proxy=none");
     assert!(open.seen().is_empty());
 }
+
+/// Where someone answers, a refused host is put to them once: "this
+/// session" lets the next command reach it (until `/new`), "always" writes
+/// it to `[network] allow`.
+#[test]
+fn a_refused_host_is_offered_to_the_person_for_the_session_or_always() {
+    use crate::support::calls::reply_calls;
+    use crate::support::tmux::Tmux;
+    use crate::support::Reply;
+    use serde_json::json;
+    let service = HttpStub::start(|_| (200, vec![], "the host's database".into()));
+    let env = env_for(users::User::current(), "");
+    let cmd = get(&format!("http://host.hermes.internal:{}/q", service.port));
+    let run = |tag: &str| reply_calls(&[(tag, "shell", json!({ "command": cmd }))]);
+    env.fake.push(run("r1"));
+    env.fake.push(Reply::text("first refused"));
+    env.fake.push(run("r2"));
+    env.fake.push(Reply::text("second reached"));
+    env.fake.push(run("r3"));
+    env.fake.push(Reply::text("third refused"));
+    let term = Tmux::start(&env, &[]);
+    term.wait_for("the banner", |s| s.contains("session "));
+    term.type_line("one");
+    let rule = format!("127.0.0.1:{}", service.port);
+    term.wait_for("the question", |s| s.contains("let commands reach it?"));
+    crate::assert_contains!(
+        term.screen(),
+        &format!("s allow commands to reach {rule} for this session")
+    );
+    term.type_line("s");
+    term.wait_for("the first turn", |s| s.contains("first refused"));
+    term.type_line("two");
+    term.wait_for("the second turn", |s| s.contains("second reached"));
+    // A new session: refused, and asked, again.
+    term.type_line("/new");
+    term.type_line("three");
+    crate::support::wait_for("the second question", || {
+        term.scrollback().matches("let commands reach it?").count() == 2
+    });
+    term.type_line("a");
+    term.wait_for("the third turn", |s| s.contains("third refused"));
+    term.type_line("/quit");
+    let requests = env.fake.requests();
+    let result = |n: usize| {
+        env.results_of(n)
+            .into_iter()
+            .map(|(_, t, _)| t)
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let first = result(1);
+    crate::assert_contains!(first, "refused 403");
+    crate::assert_contains!(
+        first,
+        &format!("[network: the person let commands reach {rule} for this session; run the command again]")
+    );
+    crate::assert_contains!(result(3), "reached the host's database");
+    crate::assert_contains!(
+        result(requests.len() - 1),
+        &format!("[network: the person let commands reach {rule} from now on")
+    );
+    let config = std::fs::read_to_string(env.config_path()).unwrap();
+    crate::assert_contains!(config, &format!("\"{rule}\""));
+    assert_eq!(service.seen().len(), 1);
+}

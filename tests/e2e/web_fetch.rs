@@ -54,6 +54,11 @@ fn fetch_all(env: &TestEnv, args: &[Value], flags: &[&str]) -> (crate::support::
     (run, texts)
 }
 
+/// A home offering `web_fetch`, this machine's `port` named in `[network] allow`.
+fn allowing(port: u16) -> TestEnv {
+    env_with(&format!("[network]\nallow = [\"127.0.0.1:{port}\"]\n"))
+}
+
 fn html(body: &str) -> (u16, Vec<(String, String)>, String) {
     (
         200,
@@ -65,10 +70,7 @@ fn html(body: &str) -> (u16, Vec<(String, String)>, String) {
 #[test]
 fn a_page_becomes_markdown_in_plan_mode_too_and_is_told_in_json() {
     let site = HttpStub::start(|_| html(PAGE));
-    let env = env_with(&format!(
-        "[network]\nallow = [\"127.0.0.1:{}\"]\n",
-        site.port
-    ));
+    let env = allowing(site.port);
     let (run, texts) = fetch_all(
         &env,
         &[json!({"url": site.url("/notes")})],
@@ -155,10 +157,7 @@ fn a_redirect_is_followed_on_its_host_and_to_an_allowed_one_but_not_elsewhere() 
         ),
         _ => html("<p>the new page</p>"),
     });
-    let env = env_with(&format!(
-        "[network]\nallow = [\"127.0.0.1:{}\"]\n",
-        site.port
-    ));
+    let env = allowing(site.port);
     let (_, texts) = fetch_all(
         &env,
         &[
@@ -191,10 +190,7 @@ fn a_redirect_is_followed_on_its_host_and_to_an_allowed_one_but_not_elsewhere() 
 #[test]
 fn a_url_that_may_carry_a_key_is_held_on_an_allowed_host_under_yolo() {
     let site = HttpStub::start(|_| html(PAGE));
-    let env = env_with(&format!(
-        "[network]\nallow = [\"127.0.0.1:{}\"]\n",
-        site.port
-    ));
+    let env = allowing(site.port);
     let (run, texts) = fetch_all(
         &env,
         &[
@@ -244,7 +240,7 @@ fn a_fifty_megabyte_body_is_bounded_in_the_request_and_in_memory() {
             });
         }
     });
-    let env = env_with(&format!("[network]\nallow = [\"127.0.0.1:{port}\"]\n"));
+    let env = allowing(port);
     env.fake.push(reply_calls(&[(
         "big",
         "web_fetch",
@@ -297,10 +293,7 @@ fn a_second_fetch_is_answered_by_a_304_from_what_the_session_kept() {
         headers.push(("ETag".into(), "\"v1\"".into()));
         (code, headers, body)
     });
-    let env = env_with(&format!(
-        "[network]\nallow = [\"127.0.0.1:{}\"]\n",
-        site.port
-    ));
+    let env = allowing(site.port);
     let url = site.url("/notes");
     env.fake
         .push(reply_calls(&[("one", "web_fetch", json!({ "url": url }))]));

@@ -78,6 +78,7 @@ impl Round<'_> {
                 }
             },
             once_only: matches!(asked.by, By::AlwaysAsked(_)),
+            grants: None,
         };
         let once_only = question.once_only;
         if let Ok(mut q) = self.open_question.lock() {
@@ -171,7 +172,9 @@ impl Round<'_> {
             grants: if q.once_only {
                 None
             } else {
-                Grant::for_call(&q.tool, &q.arguments).map(|g| g.to_string())
+                q.grants
+                    .clone()
+                    .or_else(|| Grant::for_call(&q.tool, &q.arguments).map(|g| g.to_string()))
             },
             preview: q.preview,
         });
@@ -257,6 +260,7 @@ impl Round<'_> {
             preview: Some(preview),
             why,
             once_only: true,
+            grants: None,
         };
         match self.ask(question).await {
             Some(Answer::Once | Answer::Session | Answer::Always) => {
@@ -327,6 +331,104 @@ impl Round<'_> {
         } else {
             out.changes = Some(changes);
         }
+    }
+
+    /// Hosts the shell's proxy refused a command, put to the person once:
+    /// may commands reach them — for this session ("once" too: a refused
+    /// connection cannot be made again but by running the command again),
+    /// or always (written to `[network] allow`)? The model is told the
+    /// answer beside the result. With nobody to ask, the result alone says
+    /// what was refused.
+    pub(super) async fn ask_to_reach(
+        &self,
+        id: &str,
+        name: &str,
+        tool: &ToolRef,
+        args: &Value,
+        out: &mut crate::call::ToolOutput,
+    ) {
+        let rules = std::mem::take(&mut out.refused);
+        if rules.is_empty() || self.policy.answers().is_none() || self.cancel.is_cancelled() {
+            return;
+        }
+        let _one_at_a_time = self.policy.asking().lock().await;
+        let listed = rules.join(", ");
+        let question = Question {
+            call_id: id.to_string(),
+            tool: name.to_string(),
+            arguments: args.clone(),
+            required: self.tools.required_args(name, tool),
+            preview: Some(rules.iter().map(|r| format!("  {r}\n")).collect()),
+            why: format!(
+                "the command tried to reach {listed}, which [network] allow does not name, and \
+                 was refused; let commands reach it?"
+            ),
+            once_only: false,
+            grants: Some(format!("commands to reach {listed}")),
+        };
+        let answer = self.ask(question).await;
+        let (decision, by) = match answer {
+            Some(a @ (Answer::Once | Answer::Session | Answer::Always)) => {
+                let parsed: Vec<crate::config::HostRule> = rules
+                    .iter()
+                    .filter_map(|r| crate::config::HostRule::try_from(r.clone()).ok())
+                    .collect();
+                let always = a == Answer::Always && self.always_reach(&rules);
+                self.tools.background().allow_reach(&parsed, always);
+                out.content.push_str(&format!(
+                    "\n[network: the person let commands reach {listed} {}; run the command \
+                     again]",
+                    if always {
+                        "from now on"
+                    } else {
+                        "for this session"
+                    }
+                ));
+                let how = if always {
+                    UserAnswer::Always
+                } else {
+                    UserAnswer::ForSession
+                };
+                (Settled::Allow, By::User(how))
+            }
+            Some(Answer::Deny(_) | Answer::Form(_)) => {
+                out.content.push_str(&format!(
+                    "\n[network: the person did not let commands reach {listed}]"
+                ));
+                (Settled::Deny, By::User(UserAnswer::Denied))
+            }
+            None => (Settled::Deny, By::User(UserAnswer::StoppingTheTurn)),
+        };
+        self.note_approval(
+            id,
+            name,
+            decision,
+            SettledBy::new(by),
+            Some(format!("to let commands reach {listed}")),
+            None,
+        )
+        .await;
+    }
+
+    /// An "always" to reach hosts: each written to `[network] allow`;
+    /// `false`, with a warning, when the file could not take them.
+    fn always_reach(&self, rules: &[String]) -> bool {
+        let Some((_, config)) = self.policy.answers() else {
+            return false;
+        };
+        for r in rules {
+            if let Err(e) = crate::config::edit::allow_host_always(config, r) {
+                self.emit(Event::Warning {
+                    message: format!(
+                        "could not add {r} to [network] allow in {}: {e}; allowed for this \
+                         session only",
+                        config.display()
+                    ),
+                });
+                return false;
+            }
+        }
+        true
     }
 
     /// An approval decision as an event and a session record; `asked`:

@@ -575,6 +575,11 @@ impl Round<'_> {
                     self.ask_to_land(&call.id, &name, &tool, &args, &mut out)
                         .await;
                 }
+                // Hosts the shell's proxy refused it, put to the person once.
+                if !out.refused.is_empty() {
+                    self.ask_to_reach(&call.id, &name, &tool, &args, &mut out)
+                        .await;
+                }
                 let mut feedback: Vec<String> = context.into_iter().collect();
                 if sent.load(Ordering::SeqCst) {
                     let subject = self.tools.subject(&name, &tool, &args);

@@ -321,6 +321,11 @@ pub(crate) struct Background {
     proxy: Mutex<Option<(u16, tokio::task::JoinHandle<()>)>>,
     /// What the proxy refused since a command last read it.
     refused: Arc<Mutex<Vec<crate::net::Refused>>>,
+    /// The rules the running proxy applies (its session's answers added).
+    rules: Mutex<Option<crate::net::LiveRules>>,
+    /// Hosts an "always" answer allowed this run: each session's proxy
+    /// starts with them (the config file has them for the next run).
+    always: Mutex<Vec<crate::config::HostRule>>,
 }
 
 impl Default for Background {
@@ -332,6 +337,8 @@ impl Default for Background {
             net: Mutex::new(Net::NotYet),
             proxy: Mutex::new(None),
             refused: Arc::default(),
+            rules: Mutex::new(None),
+            always: Mutex::new(Vec::new()),
             forwards: Mutex::new(BTreeMap::new()),
             ports_seen: Mutex::new(BTreeSet::new()),
             forward: Mutex::new(ForwardPorts::Ask),
@@ -442,13 +449,34 @@ impl Background {
                 }
             }
         });
-        let task = tokio::spawn(crate::net::serve_proxy(
-            listener,
-            Arc::new(network.clone()),
-            told,
-        ));
+        let mut rules = network.clone();
+        if let Ok(a) = self.always.lock() {
+            rules.allow.extend(a.iter().cloned());
+        }
+        let rules: crate::net::LiveRules = Arc::new(std::sync::RwLock::new(rules));
+        if let Ok(mut r) = self.rules.lock() {
+            *r = Some(rules.clone());
+        }
+        let task = tokio::spawn(crate::net::serve_proxy(listener, rules, told));
         *p = Some((port, task));
         Ok(port)
+    }
+
+    /// Lets this session's commands reach what `rules` name (an answer to
+    /// a refusal); with `always`, every later session's of this run too.
+    pub(crate) fn allow_reach(&self, rules: &[crate::config::HostRule], always: bool) {
+        if always {
+            if let Ok(mut a) = self.always.lock() {
+                a.extend(rules.iter().cloned());
+            }
+        }
+        if let Ok(r) = self.rules.lock() {
+            if let Some(live) = &*r {
+                if let Ok(mut live) = live.write() {
+                    live.allow.extend(rules.iter().cloned());
+                }
+            }
+        }
     }
 
     /// What the proxy refused since this was last asked.
@@ -531,6 +559,9 @@ impl Background {
             if let Some((_, task)) = p.take() {
                 task.abort();
             }
+        }
+        if let Ok(mut r) = self.rules.lock() {
+            *r = None;
         }
         if let Ok(mut n) = self.net.lock() {
             *n = Net::NotYet;
