@@ -67,6 +67,8 @@ pub const BUILTIN_TOOLS: &[&str] = &[
 ];
 /// The most of a body `web_fetch` reads.
 pub const WEB_FETCH_MAX_BYTES: u64 = 5 * 1000 * 1000;
+/// Searches one answer may run with the provider's own search.
+pub const WEB_SEARCH_MAX_USES: u32 = 5;
 /// How long one `web_fetch` may take, redirects included.
 pub const WEB_FETCH_TIMEOUT_MS: u64 = 30_000;
 /// What one subagent may spend: requests, and tokens (input and output).

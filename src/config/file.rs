@@ -532,6 +532,9 @@ pub struct ToolsSection {
     /// The built-in `web_fetch`: how much of a page it reads, how long it waits.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub web_fetch: Option<WebFetchSection>,
+    /// The provider's own web search, where its API has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub web_search: Option<WebSearchSection>,
     /// Whether MCP and connector tools are listed to the model or found through
     /// tool_search / tool_describe / tool_call.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -604,6 +607,19 @@ pub struct WebFetchSection {
     /// How long one fetch may take, redirects included.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub timeout_ms: Option<NonZeroU64>,
+}
+
+/// `[tools.web_search]`
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct WebSearchSection {
+    /// Offer the provider's server-side search (Anthropic's `web_search`
+    /// tool) — run by the provider, not hermes; off by default.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub native: Option<bool>,
+    /// The most searches one answer may run (Anthropic's `max_uses`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_uses: Option<NonZeroU32>,
 }
 
 /// `[tools.shell] network`: `true`, `false` or `"allowed"`.

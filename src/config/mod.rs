@@ -44,6 +44,7 @@ pub use file::{
     DeferMode, Effort, Elicitation, ForwardPorts, HookEntry, HooksSection, LimitsSection,
     McpServerEntry, OAuthEntry, ProviderEntry, ProviderKind, ShellNetwork, ShellSandbox,
     ShellSection, ThinkingMode, ToolFilter, ToolsSection, WarmUp, WebFetchSection,
+    WebSearchSection,
 };
 pub use hook_event::HookEvent;
 pub use hook_settings::{HookSettings, HooksSettings};

@@ -45,6 +45,9 @@ pub struct ProviderSettings {
     pub profile: Option<String>,
     /// Context windows the config gives, in tokens.
     pub windows: ConfiguredWindows,
+    /// `[tools.web_search] native`: the most searches of one answer, where
+    /// the provider's own search is offered (`None`: not offered).
+    pub web_search: Option<u32>,
 }
 
 /// Extended thinking as the provider is asked for it.
@@ -124,6 +127,15 @@ pub(super) fn resolve_provider(
                 .filter_map(|(m, e)| Some((m.clone(), e.context_window?.get())))
                 .collect(),
         },
+        web_search: file
+            .tools
+            .web_search
+            .as_ref()
+            .filter(|w| w.native == Some(true))
+            .map(|w| {
+                w.max_uses
+                    .map_or(defaults::WEB_SEARCH_MAX_USES, |n| n.get())
+            }),
         name,
     })
 }

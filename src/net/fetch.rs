@@ -10,7 +10,6 @@
 //! and asked again conditionally.
 
 use std::collections::HashMap;
-use std::net::IpAddr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -18,43 +17,14 @@ use reqwest::header::{HeaderMap, HeaderValue};
 use reqwest::Url;
 use tokio_util::sync::CancellationToken;
 
+use super::error::FetchError;
+use super::error::MAX_REDIRECTS;
 use crate::config::{NetworkSettings, WebFetchSettings};
 
-/// Redirects followed at most.
-const MAX_REDIRECTS: usize = 5;
 /// What the session's cache holds at most; past it, it starts again.
 const CACHE_BYTES: usize = 32 * 1024 * 1024;
 /// How long a name may take to resolve, and a connection to open.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
-
-#[derive(Debug, thiserror::Error)]
-pub(crate) enum FetchError {
-    #[error("`{url}` is not a URL: {why}")]
-    BadUrl { url: String, why: String },
-    #[error("only http and https URLs are fetched, not {0}:")]
-    Scheme(String),
-    #[error("{host} is denied by [network] deny (`{rule}`); nothing was sent")]
-    Denied { host: String, rule: String },
-    #[error(
-        "{host} is {ip}, {kind}: not fetched, nothing was sent (name `{named}` in [network] allow to reach it)"
-    )]
-    Special {
-        host: String,
-        ip: IpAddr,
-        kind: &'static str,
-        named: String,
-    },
-    #[error("cannot resolve {host}: {why}")]
-    Resolve { host: String, why: String },
-    #[error("{url}: {why}")]
-    Http { url: String, why: String },
-    #[error("{url} took longer than {ms} ms (tools.web_fetch.timeout_ms)")]
-    Timeout { url: String, ms: u128 },
-    #[error("{url} redirects more than {MAX_REDIRECTS} times; not followed")]
-    TooManyRedirects { url: String },
-    #[error("stopped")]
-    Stopped,
-}
 
 /// A body fetched.
 #[derive(Debug, Clone)]

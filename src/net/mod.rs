@@ -3,6 +3,7 @@
 //! address it was checked at, and what a body becomes for the model.
 
 mod address;
+mod error;
 mod fetch;
 mod page;
 mod proxy;

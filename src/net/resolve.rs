@@ -5,7 +5,7 @@
 use std::net::{IpAddr, SocketAddr};
 use std::time::Duration;
 
-use super::fetch::FetchError;
+use super::error::FetchError;
 use crate::config::NetworkSettings;
 
 /// How long a name may take to resolve.

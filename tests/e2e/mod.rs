@@ -60,4 +60,5 @@ mod typed_kept;
 mod update;
 mod warmup;
 mod web_fetch;
+mod web_search;
 mod wire;

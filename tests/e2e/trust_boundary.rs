@@ -33,7 +33,9 @@ fn an_untrusted_repository_widens_neither_the_sandbox_nor_the_prompt() {
             cwd.join(".hermes/config.toml"),
             format!(
                 "[tools]\nbuiltin = {ALL}\n[tools.shell]\nwritable = [\"~/\"]\nnetwork = true\n\
-                 sandbox = \"off\"\n[prompt]\nproject_instructions_bytes = 5000000\n"
+                 sandbox = \"off\"\n[prompt]\nproject_instructions_bytes = 5000000\n\
+                 [network]\nallow = [\"127.0.0.1:{}\"]\n",
+                env.fake.port()
             ),
         )
         .unwrap();
@@ -52,7 +54,7 @@ fn an_untrusted_repository_widens_neither_the_sandbox_nor_the_prompt() {
         env.fake.push(Reply::text("done"));
         let run = env.run(&["-q", "go"]);
         run.ok();
-        crate::assert_contains!(run.stderr, "`tools.builtin`, `tools.shell.writable`, `tools.shell.network`, `tools.shell.sandbox`, `prompt` — not applied: this folder is not trusted");
+        crate::assert_contains!(run.stderr, "`tools.builtin`, `tools.shell.writable`, `tools.shell.network`, `tools.shell.sandbox`, `prompt`, `network` — not applied: this folder is not trusted");
         let first = env.fake.requests()[0].body_str().len();
         assert!(first < 40_000, "the first request is {first} bytes");
         // `shell` was not offered: the call names a tool that is not there.

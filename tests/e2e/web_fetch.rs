@@ -415,3 +415,66 @@ fn the_repl_asks_per_domain() {
     crate::assert_contains!(config, "\"localhost\"");
     assert_eq!(site.seen().len(), 3);
 }
+
+/// A server answering every request with `body` as `content_type`. Its port.
+fn serve_bytes(content_type: &'static str, body: Vec<u8>) -> u16 {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for conn in listener.incoming() {
+            let Ok(mut conn) = conn else { continue };
+            let mut reader = BufReader::new(conn.try_clone().unwrap());
+            let mut line = String::new();
+            while reader.read_line(&mut line).unwrap_or(0) > 2 {
+                line.clear();
+            }
+            let head = format!(
+                "HTTP/1.1 200 OK\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                body.len()
+            );
+            let _ = conn.write_all(head.as_bytes());
+            let _ = conn.write_all(&body);
+        }
+    });
+    port
+}
+
+/// An image comes to the model as an image: the bytes served, in the
+/// tool result's image block.
+#[test]
+fn an_image_is_given_to_the_model_as_an_image() {
+    use base64::Engine;
+    // A 1×1 PNG.
+    let png: Vec<u8> = base64::engine::general_purpose::STANDARD
+        .decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==")
+        .unwrap();
+    let port = serve_bytes("image/png", png.clone());
+    let env = TestEnv::with_api(crate::support::Api::Anthropic);
+    env.write_config(&format!(
+        "[network]\nallow = [\"127.0.0.1:{port}\"]\n[tools]\nbuiltin = [\"web_fetch\"]\n"
+    ));
+    env.fake.push(reply_calls(&[(
+        "img",
+        "web_fetch",
+        json!({"url": format!("http://127.0.0.1:{port}/dot.png")}),
+    )]));
+    env.fake.push(Reply::text("a dot"));
+    env.run(&["-q", "what is it"]).ok();
+    let body = env.fake.requests()[1].json();
+    let result = body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|m| m["content"].as_array().cloned().unwrap_or_default())
+        .find(|b| b["type"] == "tool_result")
+        .unwrap();
+    let blocks = result["content"].as_array().unwrap();
+    let image = blocks.iter().find(|b| b["type"] == "image").unwrap();
+    assert_eq!(image["source"]["media_type"], "image/png");
+    assert_eq!(
+        image["source"]["data"],
+        base64::engine::general_purpose::STANDARD.encode(&png)
+    );
+    let text = blocks.iter().find(|b| b["type"] == "text").unwrap();
+    crate::assert_contains!(text["text"].as_str().unwrap(), "200 image/png, 70 bytes");
+}

@@ -94,10 +94,73 @@ pub fn check(req: &Recorded) -> Result<(), Rejection> {
     check_thinking_blocks(messages)?;
     check_pairing(messages)?;
     check_tools_defined(&body, messages)?;
+    check_searches(messages)?;
     if thinking_on {
         check_thinking_first(messages)?;
     }
     Ok(())
+}
+
+/// The search a server tool ran: its id's pattern, each result block after
+/// the use it answers in the same message, and every result's
+/// `encrypted_content` as this server issued it (a changed byte is
+/// refused, as signed thinking is).
+fn check_searches(messages: &[Value]) -> Result<(), Rejection> {
+    for (m, msg) in messages.iter().enumerate() {
+        let mut uses: Vec<&str> = Vec::new();
+        for (k, b) in blocks_of(msg).iter().enumerate() {
+            let at = format!("messages.{m}.content.{k}");
+            match block_type(b) {
+                "server_tool_use" => {
+                    let id = b["id"].as_str().unwrap_or("");
+                    let ok = id.strip_prefix("srvtoolu_").is_some_and(|r| {
+                        !r.is_empty() && r.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_')
+                    });
+                    if !ok {
+                        return Err(invalid(format!(
+                            "{at}.server_tool_use.id: String should match pattern '^srvtoolu_[a-zA-Z0-9_]+$'"
+                        )));
+                    }
+                    if b["name"] != "web_search" || !b["input"]["query"].is_string() {
+                        return Err(invalid(format!(
+                            "{at}.server_tool_use: a web_search use needs its name and input.query"
+                        )));
+                    }
+                    uses.push(id);
+                }
+                "web_search_tool_result" => {
+                    let id = b["tool_use_id"].as_str().unwrap_or("");
+                    if !uses.contains(&id) {
+                        return Err(invalid(format!(
+                            "{at}: web_search_tool_result block(s) provided when previous message does not have a matching server_tool_use block with id `{id}`"
+                        )));
+                    }
+                    for (j, r) in b["content"].as_array().into_iter().flatten().enumerate() {
+                        let url = r["url"].as_str().unwrap_or("");
+                        let title = r["title"].as_str().unwrap_or("");
+                        if r["encrypted_content"].as_str() != Some(&search_seal(url, title)) {
+                            return Err(invalid(format!(
+                                "{at}.content.{j}.encrypted_content: Invalid `encrypted_content` in web_search_result block"
+                            )));
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    Ok(())
+}
+
+/// What a search result's `encrypted_content` is: sealed over its page.
+pub fn search_seal(url: &str, title: &str) -> String {
+    let mut raw = vec![0x12, 0xB4];
+    raw.extend(keyed(
+        b"web search",
+        format!("{url}\n{title}").as_bytes(),
+        120,
+    ));
+    aws_smithy_types::base64::encode(raw)
 }
 
 /// A history with tool blocks needs a request that defines tools.
@@ -224,7 +287,47 @@ fn is_tool_name(name: &str) -> bool {
     name.len() <= 64 && super::fake_provider::matches_id_pattern(name)
 }
 
-/// Rule 6. Server tools (a `type` other than `custom`) are not checked.
+/// The web search server tool's versions, and the keys its definition takes.
+const WEB_SEARCH_TYPES: [&str; 2] = ["web_search_20250305", "web_search_20260209"];
+const WEB_SEARCH_KEYS: [&str; 8] = [
+    "type",
+    "name",
+    "max_uses",
+    "allowed_domains",
+    "blocked_domains",
+    "user_location",
+    "cache_control",
+    "allowed_callers",
+];
+
+/// The web search server tool's definition, as the API checks it.
+fn check_web_search_tool(i: usize, kind: &str, tool: &Value) -> Result<(), Rejection> {
+    let at = format!("tools.{i}.{kind}");
+    if tool["name"] != "web_search" {
+        return Err(invalid(format!("{at}.name: Input should be 'web_search'")));
+    }
+    if let Some(k) = tool
+        .as_object()
+        .into_iter()
+        .flat_map(|o| o.keys())
+        .find(|k| !WEB_SEARCH_KEYS.contains(&k.as_str()))
+    {
+        return Err(invalid(format!("{at}.{k}: Extra inputs are not permitted")));
+    }
+    match tool.get("max_uses") {
+        None | Some(Value::Null) => Ok(()),
+        Some(v) if v.as_i64().is_some_and(|n| n >= 1) => Ok(()),
+        Some(v) if v.is_i64() => Err(invalid(format!(
+            "{at}.max_uses: Input should be greater than or equal to 1"
+        ))),
+        Some(_) => Err(invalid(format!(
+            "{at}.max_uses: Input should be a valid integer"
+        ))),
+    }
+}
+
+/// Rule 6. Server tools (a `type` other than `custom`): the web search's
+/// definition is checked; the others are not.
 fn check_tools(body: &Value) -> Result<(), Rejection> {
     let tools = match body.get("tools") {
         None | Some(Value::Null) => return Ok(()),
@@ -232,11 +335,14 @@ fn check_tools(body: &Value) -> Result<(), Rejection> {
         Some(_) => return Err(invalid("tools: Input should be a valid list")),
     };
     for (i, tool) in tools.iter().enumerate() {
-        if tool
+        if let Some(kind) = tool
             .get("type")
             .and_then(Value::as_str)
-            .is_some_and(|t| t != "custom")
+            .filter(|t| *t != "custom")
         {
+            if WEB_SEARCH_TYPES.contains(&kind) {
+                check_web_search_tool(i, kind, tool)?;
+            }
             continue;
         }
         match tool["name"].as_str() {
@@ -843,18 +949,22 @@ pub fn events(turn: &Turn) -> Vec<(String, String)> {
         )],
     )];
     out.push(event("ping", &[]));
+    // A search is two blocks (its use and its result): the indexes after
+    // it are one further on.
+    let mut offset = 0;
     for (i, block) in turn.blocks.iter().enumerate() {
+        let at = i + offset;
         let start = |content_block: String| {
             event(
                 "content_block_start",
-                &[("index", i.to_string()), ("content_block", content_block)],
+                &[("index", at.to_string()), ("content_block", content_block)],
             )
         };
         let delta = |kind: &str, field: &str, value: &str| {
             event(
                 "content_block_delta",
                 &[
-                    ("index", i.to_string()),
+                    ("index", at.to_string()),
                     (
                         "delta",
                         json_obj(&[("type", json_str(kind)), (field, json_str(value))]),
@@ -889,6 +999,51 @@ pub fn events(turn: &Turn) -> Vec<(String, String)> {
                     ("data", json_str(&redacted_data(i))),
                 ])));
             }
+            Block::Search { query, results } => {
+                let id: String = keyed(b"search id", format!("{i}/{query}").as_bytes(), 11)
+                    .iter()
+                    .map(|b| format!("{b:02x}"))
+                    .collect();
+                let id = format!("srvtoolu_01{id}");
+                out.push(start(json_obj(&[
+                    ("type", json_str("server_tool_use")),
+                    ("id", json_str(&id)),
+                    ("name", json_str("web_search")),
+                    ("input", "{}".into()),
+                ])));
+                out.push(delta("input_json_delta", "partial_json", ""));
+                let input = serde_json::json!({ "query": query }).to_string();
+                for piece in pieces(&input, 5) {
+                    out.push(delta("input_json_delta", "partial_json", &piece));
+                }
+                out.push(event("content_block_stop", &[("index", at.to_string())]));
+                let found: Vec<Value> = results
+                    .iter()
+                    .map(|(url, title)| {
+                        serde_json::json!({
+                            "type": "web_search_result",
+                            "title": title,
+                            "url": url,
+                            "encrypted_content": search_seal(url, title),
+                            "page_age": "November 30, 2026",
+                        })
+                    })
+                    .collect();
+                let result = serde_json::json!({
+                    "type": "web_search_tool_result",
+                    "tool_use_id": id,
+                    "content": found,
+                });
+                // The result is the next block, whole at its start.
+                offset += 1;
+                let at = (i + offset).to_string();
+                out.push(event(
+                    "content_block_start",
+                    &[("index", at.clone()), ("content_block", result.to_string())],
+                ));
+                out.push(event("content_block_stop", &[("index", at)]));
+                continue;
+            }
             Block::Tool { id, name, args } => {
                 out.push(start(json_obj(&[
                     ("type", json_str("tool_use")),
@@ -902,7 +1057,7 @@ pub fn events(turn: &Turn) -> Vec<(String, String)> {
                 }
             }
         }
-        out.push(event("content_block_stop", &[("index", i.to_string())]));
+        out.push(event("content_block_stop", &[("index", at.to_string())]));
     }
     out.push(event(
         "message_delta",

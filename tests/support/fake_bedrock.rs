@@ -871,6 +871,7 @@ pub fn frames(turn: &Turn) -> Vec<Vec<u8>> {
                 let inner = json_obj(&[("signature", json_str(&fake_anthropic::sign(text)))]);
                 push("contentBlockDelta", &delta("reasoningContent", inner));
             }
+            Block::Search { .. } => panic!("Bedrock's Converse has no server-side search"),
             Block::Redacted => {
                 // `redactedContent` is a blob, base64 in JSON: the redacted data
                 // is base64 already, so it is sent as it is.

@@ -589,6 +589,7 @@ pub fn events(turn: &Turn, model: &str) -> Vec<String> {
         match block {
             // Thoughts are not sent unless asked for (`includeThoughts`).
             Block::Thinking(_) | Block::Redacted => {}
+            Block::Search { .. } => panic!("the Gemini fake does not search"),
             Block::Text(text) => {
                 for piece in pieces(text, 4) {
                     let mut part = json!({ "text": piece });

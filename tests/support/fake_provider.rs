@@ -133,6 +133,13 @@ pub enum Block {
         name: String,
         args: String,
     },
+    /// A search the provider ran itself (Anthropic's `web_search` server
+    /// tool): its query and the pages found, `(url, title)`. Only the
+    /// Anthropic fake sends it; the others have no such tool.
+    Search {
+        query: String,
+        results: Vec<(String, String)>,
+    },
 }
 
 /// Why the model stopped.
@@ -505,6 +512,7 @@ pub fn openai_events(turn: &Turn) -> Vec<String> {
                 index += 1;
             }
             Block::Thinking(_) | Block::Redacted => {}
+            Block::Search { .. } => panic!("Chat Completions has no server-side search"),
         }
     }
     events.push(finish(match turn.stop {

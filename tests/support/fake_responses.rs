@@ -647,6 +647,7 @@ pub fn events(turn: &Turn, encrypted: bool) -> Vec<(String, String)> {
                 );
                 done
             }
+            Block::Search { .. } => panic!("the Responses fake does not search"),
             Block::Text(text) => {
                 let id = item_id("msg");
                 push(

@@ -18,6 +18,8 @@ pub(crate) struct AnthropicProvider {
     api_key: String,
     max_tokens: u32,
     thinking: Thinking,
+    /// Its `web_search` server tool offered, with this many uses.
+    web_search: Option<u32>,
 }
 
 impl AnthropicProvider {
@@ -28,6 +30,7 @@ impl AnthropicProvider {
             api_key,
             max_tokens: s.max_tokens,
             thinking: s.thinking,
+            web_search: s.web_search,
         })
     }
 }
@@ -44,7 +47,7 @@ impl Api for AnthropicProvider {
     }
 
     fn body(&self, req: &ChatRequest<'_>) -> Vec<u8> {
-        super::wire::body(req, self.max_tokens, self.thinking)
+        super::wire::body(req, self.max_tokens, self.thinking, self.web_search)
     }
 
     fn blocks(&self) -> Option<BlockApi> {

@@ -253,7 +253,17 @@ impl Block {
     /// A tool use's streamed input becomes its `input`. Input that is not a
     /// JSON object becomes `{}`, and its text is returned for the call.
     fn close(&mut self) -> Option<String> {
-        if self.value.get("type").and_then(Value::as_str) != Some("tool_use") {
+        let kind = self.value.get("type").and_then(Value::as_str);
+        // A server tool's use (Anthropic's web search) streams its input
+        // the same way; it is the provider's call, never hermes'.
+        if kind == Some("server_tool_use") {
+            let json = std::mem::take(&mut self.partial_json);
+            if let Ok(v @ Value::Object(_)) = serde_json::from_str::<Value>(&json) {
+                self.value["input"] = v;
+            }
+            return None;
+        }
+        if kind != Some("tool_use") {
             return None;
         }
         let json = std::mem::take(&mut self.partial_json);

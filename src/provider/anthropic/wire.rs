@@ -29,7 +29,17 @@ struct Body<'a> {
     messages: Vec<Value>,
 }
 
-pub(super) fn body(req: &ChatRequest<'_>, max_tokens: u32, thinking: Thinking) -> Vec<u8> {
+/// The server tool that searches the web, run by Anthropic: its blocks
+/// (`server_tool_use`, `web_search_tool_result`) come back in the answer
+/// and are replayed as they came, like thinking.
+const WEB_SEARCH: &str = "web_search_20250305";
+
+pub(super) fn body(
+    req: &ChatRequest<'_>,
+    max_tokens: u32,
+    thinking: Thinking,
+    web_search: Option<u32>,
+) -> Vec<u8> {
     let t = turns(req.messages, BlockApi::Anthropic, !req.tools.is_empty());
     let mut system: Vec<Value> = t
         .system
@@ -44,6 +54,13 @@ pub(super) fn body(req: &ChatRequest<'_>, max_tokens: u32, thinking: Thinking) -
             |t| json!({"name": t.name, "description": t.description, "input_schema": ANTHROPIC.adapt(&t.parameters)}),
         )
         .collect();
+    // First, so the cache breakpoint stays on the last of hermes' own.
+    if let Some(uses) = web_search {
+        tools.insert(
+            0,
+            json!({"type": WEB_SEARCH, "name": "web_search", "max_uses": uses}),
+        );
+    }
     let mut messages: Vec<Value> = t
         .turns
         .into_iter()
@@ -117,7 +134,7 @@ mod tests {
             tools: &tools,
             output: None,
         };
-        let body = String::from_utf8(body(&req, 4096, Thinking::Budget(2048))).unwrap();
+        let body = String::from_utf8(body(&req, 4096, Thinking::Budget(2048), None)).unwrap();
         assert_eq!(
             body,
             r#"{"model":"claude","max_tokens":4096,"stream":true,"thinking":{"budget_tokens":2048,"type":"enabled"},"system":[{"cache_control":{"type":"ephemeral"},"text":"s","type":"text"}],"tools":[{"cache_control":{"type":"ephemeral"},"description":"d","input_schema":{"type":"object"},"name":"echo"}],"messages":[{"content":[{"cache_control":{"type":"ephemeral"},"text":"hi","type":"text"}],"role":"user"},{"content":[{"signature":"sig","thinking":"plan","type":"thinking"},{"id":"toolu_01","input":{"a":2,"b":1},"name":"echo","type":"tool_use"}],"role":"assistant"},{"content":[{"cache_control":{"type":"ephemeral"},"content":"out","tool_use_id":"toolu_01","type":"tool_result"}],"role":"user"}]}"#

@@ -170,7 +170,7 @@ async fn answer(ctx: &Context, p: &Proc, waited: Option<(&Until, Waited)>) -> To
     body.push_str(&format!("[{state}]"));
     // What the proxy refused its commands meanwhile.
     let refused = ctx.background.take_refused();
-    let mut body = super::shell::with_refusals(body, &refused);
+    let mut body = super::refusals::told(body, &refused);
     while body.ends_with('\n') {
         body.pop();
     }
@@ -185,7 +185,7 @@ async fn answer(ctx: &Context, p: &Proc, waited: Option<(&Until, Waited)>) -> To
     } else {
         ToolOutput::ok(body)
     };
-    out.refused = super::shell::askable(&refused);
+    out.refused = super::refusals::askable(&refused);
     if let Some(changes) = unreviewed.filter(|c| !c.is_empty()) {
         return super::changes_told::with_changes(ctx, out, changes, None, true);
     }

@@ -19,6 +19,7 @@ mod order;
 pub(crate) mod plan;
 mod process;
 mod reader;
+mod refusals;
 mod set;
 mod shell;
 mod web_fetch;

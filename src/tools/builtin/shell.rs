@@ -166,7 +166,7 @@ async fn run(ctx: &Arc<Context>, args: &Value, cancel: &CancellationToken) -> To
         None => text,
     };
     let refused = ctx.background.take_refused();
-    let text = with_refusals(text, &refused);
+    let text = super::refusals::told(text, &refused);
     let body = if text.trim().is_empty() {
         "(no output)\n".to_string()
     } else if text.ends_with('\n') {
@@ -194,34 +194,8 @@ async fn run(ctx: &Arc<Context>, args: &Value, cancel: &CancellationToken) -> To
         Some((changes, stage)) => with_changes(ctx, out, changes, stage, unreviewed),
         None => out,
     };
-    out.refused = askable(&refused);
+    out.refused = super::refusals::askable(&refused);
     out
-}
-
-/// The `[network] allow` entries the person may be asked about, once each.
-pub(super) fn askable(refused: &[crate::net::Refused]) -> Vec<String> {
-    let mut rules: Vec<String> = Vec::new();
-    for r in refused.iter().filter_map(|r| r.rule.clone()) {
-        if !rules.contains(&r) {
-            rules.push(r);
-        }
-    }
-    rules
-}
-
-/// `text` with what the proxy refused while the command ran, for the
-/// model: which hosts, and that the person allows one in config.toml.
-pub(super) fn with_refusals(mut text: String, refused: &[crate::net::Refused]) -> String {
-    for r in refused {
-        if !text.is_empty() && !text.ends_with('\n') {
-            text.push('\n');
-        }
-        text.push_str(&format!(
-            "[network: refused {}:{} — {}]\n",
-            r.host, r.port, r.why
-        ));
-    }
-    text
 }
 
 /// The command as it runs: in the sandbox, with what the result says of

@@ -1,0 +1,123 @@
+//! The provider's own web search (issue 68), where its API has one:
+//! Anthropic's `web_search` server tool offered with `[tools.web_search]
+//! native = true`, its blocks kept as they came and replayed byte for byte
+//! across `--continue` — the strict fake refuses a result whose
+//! `encrypted_content` changed — and never split as hermes' own calls.
+
+use serde_json::{json, Value};
+
+use crate::support::fake_anthropic::search_seal;
+use crate::support::{Api, Block, Reply, Stop, TestEnv, Turn};
+
+#[test]
+fn anthropics_search_is_offered_kept_and_replayed_across_continue() {
+    let env = TestEnv::with_api(Api::Anthropic);
+    env.write_config("[tools]\nbuiltin = []\n[tools.web_search]\nnative = true\nmax_uses = 3\n");
+    let url = "https://example.com/hermes/notes";
+    env.fake.push(Reply::from_turn(Turn::new(
+        vec![
+            Block::Search {
+                query: "hermes 2.1 release notes".into(),
+                results: vec![(url.into(), "hermes 2.1 notes".into())],
+            },
+            Block::Text("hermes 2.1 came out on November 30.".into()),
+        ],
+        Stop::EndTurn,
+    )));
+    let run = env.run(&["-q", "what is new in hermes?"]);
+    run.ok();
+    crate::assert_contains!(run.stdout, "hermes 2.1 came out on November 30.");
+    let first = env.fake.requests()[0].json();
+    let tool = &first["tools"][0];
+    assert_eq!(
+        (&tool["type"], &tool["name"], &tool["max_uses"]),
+        (
+            &json!("web_search_20250305"),
+            &json!("web_search"),
+            &json!(3)
+        )
+    );
+    env.fake.push(Reply::text("Nothing since."));
+    env.run(&["--continue", "-q", "anything since?"]).ok();
+    let requests = env.fake.requests();
+    assert_eq!(requests.len(), 2, "the replay was accepted");
+    let second = requests[1].json();
+    let answer = &second["messages"][1];
+    assert_eq!(answer["role"], "assistant");
+    let blocks: Vec<&Value> = answer["content"].as_array().unwrap().iter().collect();
+    assert_eq!(blocks[0]["type"], "server_tool_use");
+    assert_eq!(
+        blocks[0]["input"],
+        json!({"query": "hermes 2.1 release notes"})
+    );
+    assert_eq!(blocks[1]["type"], "web_search_tool_result");
+    assert_eq!(blocks[1]["tool_use_id"], blocks[0]["id"]);
+    assert_eq!(
+        blocks[1]["content"][0]["encrypted_content"],
+        search_seal(url, "hermes 2.1 notes")
+    );
+    assert_eq!(blocks[2]["type"], "text");
+    // Not a call of hermes': no tool result answers it.
+    let results = second["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|m| m["content"].as_array().cloned().unwrap_or_default())
+        .filter(|b| b["type"] == "tool_result")
+        .count();
+    assert_eq!(results, 0);
+    // The second request starts with the first's conversation and tools.
+    assert_eq!(second["tools"], first["tools"]);
+    assert_eq!(
+        second["messages"][0]["content"][0]["text"],
+        "what is new in hermes?"
+    );
+}
+
+/// The strict fake refuses what the real API refuses: a result whose
+/// sealed content changed, a server tool under another name.
+#[test]
+fn the_fake_refuses_a_changed_search_result_and_a_misnamed_tool() {
+    use crate::support::fake_anthropic;
+    let check = |body: &Value| {
+        fake_anthropic::check(&crate::support::fake_provider::Recorded {
+            method: "POST".into(),
+            path: "/v1/messages".into(),
+            headers: vec![
+                ("x-api-key".into(), fake_anthropic::API_KEY.into()),
+                ("anthropic-version".into(), "2023-06-01".into()),
+            ],
+            body: body.to_string().into_bytes(),
+            first_byte: std::time::Instant::now(),
+        })
+    };
+    let changed = json!({
+        "model": "claude-sonnet-4-5", "max_tokens": 100, "stream": true,
+        "messages": [
+            {"role": "user", "content": "hi"},
+            {"role": "assistant", "content": [
+                {"type": "server_tool_use", "id": "srvtoolu_01abc", "name": "web_search", "input": {"query": "q"}},
+                {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_01abc", "content": [
+                    {"type": "web_search_result", "url": "https://example.com/", "title": "t", "encrypted_content": "Eq0forged"}
+                ]},
+                {"type": "text", "text": "found"}
+            ]},
+            {"role": "user", "content": "more"}
+        ]
+    });
+    let e = check(&changed).unwrap_err();
+    crate::assert_contains!(
+        e.body,
+        "Invalid `encrypted_content` in web_search_result block"
+    );
+    let misnamed = json!({
+        "model": "claude-sonnet-4-5", "max_tokens": 100, "stream": true,
+        "tools": [{"type": "web_search_20250305", "name": "search"}],
+        "messages": [{"role": "user", "content": "hi"}]
+    });
+    let e = check(&misnamed).unwrap_err();
+    crate::assert_contains!(
+        e.body,
+        "tools.0.web_search_20250305.name: Input should be 'web_search'"
+    );
+}
