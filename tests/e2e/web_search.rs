@@ -121,3 +121,132 @@ fn the_fake_refuses_a_changed_search_result_and_a_misnamed_tool() {
         "tools.0.web_search_20250305.name: Input should be 'web_search'"
     );
 }
+
+/// OpenAI Responses: its `web_search` tool offered, the `web_search_call`
+/// item replayed as the stateless API takes it back — without the id it
+/// never stored (the strict fake looks an id up and does not find it),
+/// with its status and action.
+#[test]
+fn responses_search_is_offered_and_its_call_replayed_across_continue() {
+    let env = TestEnv::with_api(Api::Responses);
+    env.write_config("[tools]\nbuiltin = []\n[tools.web_search]\nnative = true\n");
+    env.fake.push(Reply::from_turn(Turn::new(
+        vec![
+            Block::Search {
+                query: "hermes 2.1 release notes".into(),
+                results: vec![("https://example.com/hermes/notes".into(), "notes".into())],
+            },
+            Block::Text("hermes 2.1 came out on November 30.".into()),
+        ],
+        Stop::EndTurn,
+    )));
+    let run = env.run(&["-q", "what is new in hermes?"]);
+    run.ok();
+    crate::assert_contains!(run.stdout, "hermes 2.1 came out on November 30.");
+    let first = env.fake.requests()[0].json();
+    assert_eq!(first["tools"], json!([{"type": "web_search"}]));
+    env.fake.push(Reply::text("Nothing since."));
+    env.run(&["--continue", "-q", "anything since?"]).ok();
+    let requests = env.fake.requests();
+    assert_eq!(requests.len(), 2, "the replay was accepted");
+    let second = requests[1].json();
+    let input = second["input"].as_array().unwrap();
+    let call = input
+        .iter()
+        .find(|i| i["type"] == "web_search_call")
+        .expect("the search replayed");
+    assert_eq!(
+        call,
+        &json!({"type": "web_search_call", "status": "completed",
+            "action": {"type": "search", "query": "hermes 2.1 release notes",
+                "sources": [{"type": "url", "url": "https://example.com/hermes/notes"}]}})
+    );
+    // The search, then the answer it led to, in order.
+    let at = input
+        .iter()
+        .position(|i| i["type"] == "web_search_call")
+        .unwrap();
+    assert_eq!(input[at + 1]["role"], "assistant");
+    assert_eq!(second["tools"], first["tools"]);
+}
+
+/// The Responses fake refuses a search sent back with its id (never
+/// stored under `store: false`) or without its action.
+#[test]
+fn the_responses_fake_refuses_a_search_with_its_id_or_without_its_action() {
+    use crate::support::fake_responses;
+    let check = |item: Value| {
+        let body = json!({
+            "model": "gpt-5", "stream": true, "store": false,
+            "tools": [{"type": "web_search"}],
+            "input": [
+                {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hi"}]},
+                item,
+                {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "found"}]},
+                {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "more"}]}
+            ]
+        });
+        fake_responses::check(&crate::support::fake_provider::Recorded {
+            method: "POST".into(),
+            path: "/v1/responses".into(),
+            headers: vec![("authorization".into(), "Bearer test-key".into())],
+            body: body.to_string().into_bytes(),
+            first_byte: std::time::Instant::now(),
+        })
+    };
+    let search = json!({"type": "web_search_call", "status": "completed",
+        "action": {"type": "search", "query": "q"}});
+    assert!(check(search.clone()).is_ok());
+    let mut with_id = search.clone();
+    with_id["id"] = json!("ws_68d7a1");
+    let e = check(with_id).unwrap_err();
+    assert_eq!(e.status, 404);
+    crate::assert_contains!(
+        e.body,
+        "Items are not persisted when `store` is set to false"
+    );
+    let e = check(json!({"type": "web_search_call", "status": "completed"})).unwrap_err();
+    crate::assert_contains!(e.body, "Missing required parameter: 'input[1].action'.");
+}
+
+/// Gemini: Google Search grounding offered beside hermes' own functions;
+/// the sources come as the candidate's metadata, and the grounded answer's
+/// parts are replayed as they came.
+#[test]
+fn geminis_grounding_is_offered_and_its_answer_replayed_across_continue() {
+    let env = TestEnv::with_api(Api::Gemini);
+    env.write_config("[tools]\nbuiltin = [\"read_file\"]\n[tools.web_search]\nnative = true\n");
+    env.fake.push(Reply::from_turn(Turn::new(
+        vec![
+            Block::Search {
+                query: "hermes 2.1 release notes".into(),
+                results: vec![("https://example.com/hermes/notes".into(), "notes".into())],
+            },
+            Block::Text("hermes 2.1 came out on November 30.".into()),
+        ],
+        Stop::EndTurn,
+    )));
+    let run = env.run(&["-q", "what is new in hermes?"]);
+    run.ok();
+    crate::assert_contains!(run.stdout, "hermes 2.1 came out on November 30.");
+    let first = env.fake.requests()[0].json();
+    let tools = first["tools"].as_array().unwrap();
+    assert_eq!(tools.len(), 2, "{tools:?}");
+    assert!(tools[0]["functionDeclarations"].is_array());
+    assert_eq!(tools[1], json!({"google_search": {}}));
+    env.fake.push(Reply::text("Nothing since."));
+    env.run(&["--continue", "-q", "anything since?"]).ok();
+    let requests = env.fake.requests();
+    assert_eq!(requests.len(), 2, "the replay was accepted");
+    let second = requests[1].json();
+    let model_turn = &second["contents"][1];
+    assert_eq!(model_turn["role"], "model");
+    let text: String = model_turn["parts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|p| p["text"].as_str())
+        .collect();
+    assert_eq!(text, "hermes 2.1 came out on November 30.");
+    assert_eq!(second["tools"], first["tools"]);
+}

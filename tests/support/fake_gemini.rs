@@ -187,6 +187,26 @@ fn check_tools(body: &Value) -> Result<(), Rejection> {
         .iter()
         .enumerate()
     {
+        if let Some(g) = tool.get("google_search") {
+            if !g.is_object() {
+                return Err(invalid(&format!(
+                    "Invalid JSON payload received. Unknown name \"google_search\" at 'tools[{t}]': \
+                     Proto field is not repeating, cannot start list."
+                )));
+            }
+            if let Some(k) = g
+                .as_object()
+                .into_iter()
+                .flat_map(|o| o.keys())
+                .find(|k| k.as_str() != "timeRangeFilter")
+            {
+                return Err(invalid(&format!(
+                    "Invalid JSON payload received. Unknown name \"{k}\" at 'tools[{t}].google_search': \
+                     Cannot find field."
+                )));
+            }
+            continue;
+        }
         let decls = tool["functionDeclarations"].as_array().unwrap_or(&empty);
         for (k, d) in decls.iter().enumerate() {
             let at = format!("tools[{t}].function_declarations[{k}]");
@@ -589,7 +609,8 @@ pub fn events(turn: &Turn, model: &str) -> Vec<String> {
         match block {
             // Thoughts are not sent unless asked for (`includeThoughts`).
             Block::Thinking(_) | Block::Redacted => {}
-            Block::Search { .. } => panic!("the Gemini fake does not search"),
+            // Grounding: the search's sources come with the last chunk.
+            Block::Search { .. } => {}
             Block::Text(text) => {
                 for piece in pieces(text, 4) {
                     let mut part = json!({ "text": piece });
@@ -639,9 +660,30 @@ pub fn events(turn: &Turn, model: &str) -> Vec<String> {
             if last && has_calls {
                 c["candidates"][0]["finishMessage"] = json!("Model generated function call(s).");
             }
+            if let (true, Some(g)) = (last, grounding(turn)) {
+                c["candidates"][0]["groundingMetadata"] = g;
+            }
             c.to_string()
         })
         .collect()
+}
+
+/// A grounded answer's `groundingMetadata`: the queries searched and the
+/// pages found, as the real API adds them to the candidate.
+fn grounding(turn: &Turn) -> Option<Value> {
+    let (mut queries, mut chunks) = (Vec::new(), Vec::new());
+    for b in &turn.blocks {
+        if let Block::Search { query, results } = b {
+            queries.push(json!(query));
+            for (url, title) in results {
+                chunks.push(json!({"web": {"uri": url, "title": title}}));
+            }
+        }
+    }
+    (!queries.is_empty()).then(|| {
+        json!({"webSearchQueries": queries, "groundingChunks": chunks,
+            "searchEntryPoint": {"renderedContent": "<style>.container{}</style><div class=\"container\"></div>"}})
+    })
 }
 
 /// The model listing `GET /v1beta/models` answers (with `window` as the

@@ -246,8 +246,40 @@ fn check_name(name: &str, param: &str) -> Result<(), Rejection> {
     Ok(())
 }
 
+/// The keys the `web_search` tool takes, and its context sizes.
+const WEB_SEARCH_KEYS: [&str; 4] = ["type", "search_context_size", "user_location", "filters"];
+
+fn check_web_search_tool(i: usize, t: &Value) -> Result<(), Rejection> {
+    if let Some(k) = t
+        .as_object()
+        .into_iter()
+        .flat_map(|o| o.keys())
+        .find(|k| !WEB_SEARCH_KEYS.contains(&k.as_str()))
+    {
+        return Err(invalid(
+            &format!("Unknown parameter: 'tools[{i}].{k}'."),
+            Some(&format!("tools[{i}].{k}")),
+            Some("unknown_parameter"),
+        ));
+    }
+    match t.get("search_context_size").and_then(Value::as_str) {
+        None | Some("low" | "medium" | "high") => Ok(()),
+        Some(other) => Err(invalid(
+            &format!(
+                "Invalid value: '{other}'. Supported values are: 'low', 'medium', and 'high'."
+            ),
+            Some(&format!("tools[{i}].search_context_size")),
+            Some("invalid_value"),
+        )),
+    }
+}
+
 fn check_tools(body: &Value) -> Result<(), Rejection> {
     for (i, t) in body["tools"].as_array().into_iter().flatten().enumerate() {
+        if t["type"] == "web_search" || t["type"] == "web_search_preview" {
+            check_web_search_tool(i, t)?;
+            continue;
+        }
         if t["type"] != "function" {
             continue;
         }
@@ -282,9 +314,10 @@ fn check_items(input: &[Value]) -> Result<(), Rejection> {
             "reasoning" => "rs",
             "function_call" => "fc",
             "function_call_output" => "fc",
+            "web_search_call" => "ws",
             other => {
                 return Err(invalid(
-                    &format!("Invalid value: '{other}'. Supported values are: 'message', 'reasoning', 'function_call', and 'function_call_output'."),
+                    &format!("Invalid value: '{other}'. Supported values are: 'message', 'reasoning', 'function_call', 'function_call_output', and 'web_search_call'."),
                     Some(&format!("{at}.type")),
                     Some("invalid_value"),
                 ))
@@ -300,7 +333,11 @@ fn check_items(input: &[Value]) -> Result<(), Rejection> {
                     Some("invalid_value"),
                 ));
             }
-            if kind == "reasoning" && item.get("encrypted_content").is_none_or(Value::is_null) {
+            // Neither a reasoning item without its encrypted content nor a
+            // search was stored: an id is looked up, and not found.
+            if (kind == "reasoning" && item.get("encrypted_content").is_none_or(Value::is_null))
+                || kind == "web_search_call"
+            {
                 return Err(error(
                     404,
                     &format!("Item with id '{id}' not found. Items are not persisted when `store` is set to false. Try again with `store` set to true, or remove this item from your input."),
@@ -311,6 +348,7 @@ fn check_items(input: &[Value]) -> Result<(), Rejection> {
         }
         match kind {
             "message" => check_message(item, &at)?,
+            "web_search_call" => check_search_call(item, &at)?,
             "function_call" => {
                 check_call_id(item, &at)?;
                 check_name(item["name"].as_str().unwrap_or(""), &format!("{at}.name"))?;
@@ -334,6 +372,30 @@ fn check_items(input: &[Value]) -> Result<(), Rejection> {
             }
             _ => {}
         }
+    }
+    Ok(())
+}
+
+/// A search replayed: its status and its action, a search with a query.
+fn check_search_call(item: &Value, at: &str) -> Result<(), Rejection> {
+    let status = item["status"].as_str();
+    if !matches!(
+        status,
+        Some("in_progress" | "searching" | "completed" | "failed")
+    ) {
+        return Err(invalid(
+            &format!("Missing required parameter: '{at}.status'."),
+            Some(&format!("{at}.status")),
+            Some("missing_required_parameter"),
+        ));
+    }
+    let action = &item["action"];
+    if action["type"] != "search" || !action["query"].is_string() {
+        return Err(invalid(
+            &format!("Missing required parameter: '{at}.action'."),
+            Some(&format!("{at}.action")),
+            Some("missing_required_parameter"),
+        ));
     }
     Ok(())
 }
@@ -451,7 +513,9 @@ fn check_reasoning(input: &[Value]) -> Result<(), Rejection> {
         }
         let next = input.get(i + 1);
         let follows = next.is_some_and(|n| {
-            n["type"] == "function_call" || (n["type"] == "message" && n["role"] == "assistant")
+            n["type"] == "function_call"
+                || n["type"] == "web_search_call"
+                || (n["type"] == "message" && n["role"] == "assistant")
         });
         if !follows {
             return Err(invalid(
@@ -517,6 +581,7 @@ fn check_issued_reasoning(input: &[Value]) -> Result<(), Rejection> {
             .rposition(|p| {
                 !(p["type"] == "reasoning"
                     || p["type"] == "function_call"
+                    || p["type"] == "web_search_call"
                     || (p["type"] == "message" && p["role"] == "assistant"))
             })
             .map_or(0, |p| p + 1);
@@ -647,7 +712,28 @@ pub fn events(turn: &Turn, encrypted: bool) -> Vec<(String, String)> {
                 );
                 done
             }
-            Block::Search { .. } => panic!("the Responses fake does not search"),
+            Block::Search { query, results } => {
+                let id = item_id("ws");
+                push(
+                    &mut out,
+                    "response.output_item.added",
+                    json!({"output_index": i,
+                    "item": {"id": id, "type": "web_search_call", "status": "in_progress"}}),
+                );
+                for stage in ["in_progress", "searching", "completed"] {
+                    push(
+                        &mut out,
+                        &format!("response.web_search_call.{stage}"),
+                        json!({"output_index": i, "item_id": id}),
+                    );
+                }
+                let sources: Vec<Value> = results
+                    .iter()
+                    .map(|(url, _)| json!({"type": "url", "url": url}))
+                    .collect();
+                json!({"id": id, "type": "web_search_call", "status": "completed",
+                    "action": {"type": "search", "query": query, "sources": sources}})
+            }
             Block::Text(text) => {
                 let id = item_id("msg");
                 push(

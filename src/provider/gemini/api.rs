@@ -17,6 +17,8 @@ pub(crate) struct GeminiProvider {
     max_tokens: u32,
     thinking: Thinking,
     effort: Option<Effort>,
+    /// Google Search grounding offered.
+    web_search: bool,
 }
 
 impl GeminiProvider {
@@ -30,6 +32,7 @@ impl GeminiProvider {
             max_tokens: s.max_tokens,
             thinking: s.thinking,
             effort: s.effort,
+            web_search: s.web_search.is_some(),
         })
     }
 }
@@ -61,7 +64,13 @@ impl Api for GeminiProvider {
     }
 
     fn body(&self, req: &ChatRequest<'_>) -> Vec<u8> {
-        super::wire::body(req, self.max_tokens, self.thinking, self.effort)
+        super::wire::body(
+            req,
+            self.max_tokens,
+            self.thinking,
+            self.effort,
+            self.web_search,
+        )
     }
 
     fn blocks(&self) -> Option<BlockApi> {

@@ -36,11 +36,15 @@ struct Body {
     contents: Vec<Value>,
 }
 
+/// `web_search`: Google Search grounding offered (`google_search`): the
+/// API searches and answers; its sources come as the candidate's
+/// `groundingMetadata`, beside the parts, and only the parts are replayed.
 pub(super) fn body(
     req: &ChatRequest<'_>,
     max_tokens: u32,
     thinking: Thinking,
     effort: Option<Effort>,
+    web_search: bool,
 ) -> Vec<u8> {
     let t = turns(req.messages, BlockApi::Gemini, !req.tools.is_empty());
     let system: Vec<Value> = t
@@ -73,11 +77,11 @@ pub(super) fn body(
     }
     let body = Body {
         system_instruction: (!system.is_empty()).then(|| json!({ "parts": system })),
-        tools: if declarations.is_empty() {
-            Vec::new()
-        } else {
-            vec![json!({ "functionDeclarations": declarations })]
-        },
+        tools: (!declarations.is_empty())
+            .then(|| json!({ "functionDeclarations": declarations }))
+            .into_iter()
+            .chain(web_search.then(|| json!({ "google_search": {} })))
+            .collect(),
         generation_config: generation,
         contents: t
             .turns
@@ -122,7 +126,7 @@ mod tests {
             tools: &tools,
             output: None,
         };
-        String::from_utf8(body(&req, 8192, Thinking::Off, Some(Effort::High))).unwrap()
+        String::from_utf8(body(&req, 8192, Thinking::Off, Some(Effort::High), false)).unwrap()
     }
 
     #[test]

@@ -13,6 +13,8 @@ pub(crate) struct ResponsesProvider {
     effort: Option<Effort>,
     /// The output limit the config names (`max_output_tokens`).
     limit: Option<u32>,
+    /// Its `web_search` tool offered.
+    web_search: bool,
 }
 
 impl ResponsesProvider {
@@ -23,6 +25,7 @@ impl ResponsesProvider {
             api_key,
             effort: s.effort,
             limit: s.max_tokens_given.then_some(s.max_tokens),
+            web_search: s.web_search.is_some(),
         })
     }
 }
@@ -39,7 +42,7 @@ impl Api for ResponsesProvider {
     }
 
     fn body(&self, req: &ChatRequest<'_>) -> Vec<u8> {
-        super::wire::body(req, self.effort, self.limit)
+        super::wire::body(req, self.effort, self.limit, self.web_search)
     }
 
     fn blocks(&self) -> Option<BlockApi> {

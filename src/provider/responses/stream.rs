@@ -108,12 +108,16 @@ impl Fold for ResponsesFold {
     }
 }
 
-/// An output item as a stateless request takes it back.
+/// An output item as a stateless request takes it back. A search's
+/// `web_search_call` keeps its `status` (the API wants one back; its id,
+/// never stored, goes as the others' do).
 fn replayable(item: &Value) -> Value {
     let mut item = item.clone();
     if let Value::Object(o) = &mut item {
         o.remove("id");
-        o.remove("status");
+        if o.get("type").and_then(Value::as_str) != Some("web_search_call") {
+            o.remove("status");
+        }
         if o.get("type").and_then(Value::as_str) == Some("message") {
             let parts: Vec<Value> = o
                 .get("content")

@@ -40,7 +40,14 @@ struct Body<'a> {
 
 /// `limit`: the output limit the config names (the server's default
 /// otherwise).
-pub(super) fn body(req: &ChatRequest<'_>, effort: Option<Effort>, limit: Option<u32>) -> Vec<u8> {
+/// `web_search`: the API's own search tool offered (it runs the search; its
+/// `web_search_call` items come back and are replayed as they came).
+pub(super) fn body(
+    req: &ChatRequest<'_>,
+    effort: Option<Effort>,
+    limit: Option<u32>,
+    web_search: bool,
+) -> Vec<u8> {
     // Only reasoning models take `reasoning` and return encrypted content.
     let reasoning = openai_reasoning_model(req.model);
     let with_tools = !req.tools.is_empty();
@@ -57,13 +64,13 @@ pub(super) fn body(req: &ChatRequest<'_>, effort: Option<Effort>, limit: Option<
             .filter(|_| reasoning)
             .map(|e| json!({ "effort": e.name() })),
         max_output_tokens: limit,
-        tools: req
-            .tools
-            .iter()
-            .map(|t| {
+        tools: web_search
+            .then(|| json!({"type": "web_search"}))
+            .into_iter()
+            .chain(req.tools.iter().map(|t| {
                 json!({"type": "function", "name": t.name, "description": t.description,
                     "parameters": OPENAI_RESPONSES.adapt(&t.parameters), "strict": false})
-            })
+            }))
             .collect(),
         text: req.output.map(super::super::OutputFormat::responses),
         input: req
@@ -195,7 +202,7 @@ mod tests {
             tools: &tools,
             output: None,
         };
-        let body = String::from_utf8(body(&req, Some(Effort::Low), None)).unwrap();
+        let body = String::from_utf8(body(&req, Some(Effort::Low), None, false)).unwrap();
         assert!(body.starts_with(r#"{"model":"gpt-5","stream":true,"store":false,"include":["reasoning.encrypted_content"],"reasoning":{"effort":"low"},"tools":[{"description":"d","name":"tool_call","parameters":{"type":"object"},"strict":false,"type":"function"}],"input":["#), "{body}");
         assert!(body.ends_with("]}"));
         let v: Value = serde_json::from_str(&body).unwrap();
@@ -221,6 +228,6 @@ mod tests {
     }
 
     fn body_of(req: &ChatRequest<'_>) -> Vec<u8> {
-        body(req, Some(Effort::High), None)
+        body(req, Some(Effort::High), None, false)
     }
 }
