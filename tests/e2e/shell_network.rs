@@ -140,9 +140,13 @@ fn a_refused_host_is_offered_to_the_person_for_the_session_or_always() {
     term.wait_for("the banner", |s| s.contains("session "));
     term.type_line("one");
     let rule = format!("127.0.0.1:{}", service.port);
-    term.wait_for("the question", |s| s.contains("let commands reach it?"));
+    // Unwrapped: the question's lines are wrapped to the terminal's width.
+    let unwrapped = |s: &str| s.replace("\n  ", " ");
+    term.wait_for("the question", |s| {
+        unwrapped(s).contains("let commands reach it?")
+    });
     crate::assert_contains!(
-        term.screen(),
+        unwrapped(&term.screen()),
         &format!("s allow commands to reach {rule} for this session")
     );
     term.type_line("s");
@@ -153,7 +157,10 @@ fn a_refused_host_is_offered_to_the_person_for_the_session_or_always() {
     term.type_line("/new");
     term.type_line("three");
     crate::support::wait_for("the second question", || {
-        term.scrollback().matches("let commands reach it?").count() == 2
+        unwrapped(&term.scrollback())
+            .matches("let commands reach it?")
+            .count()
+            == 2
     });
     term.type_line("a");
     term.wait_for("the third turn", |s| s.contains("third refused"));

@@ -9,16 +9,21 @@ use serde_json::{json, Value};
 use crate::support::fake_anthropic::search_seal;
 use crate::support::{Api, Block, Reply, Stop, TestEnv, Turn};
 
-#[test]
-fn anthropics_search_is_offered_kept_and_replayed_across_continue() {
-    let env = TestEnv::with_api(Api::Anthropic);
-    env.write_config("[tools]\nbuiltin = []\n[tools.web_search]\nnative = true\nmax_uses = 3\n");
-    let url = "https://example.com/hermes/notes";
+/// A run on `api` with `config`, whose answer searched and then said so;
+/// then a `--continue` answered "Nothing since.": the two requests.
+fn searched_then_continued(
+    api: Api,
+    config: &str,
+    url: &str,
+    title: &str,
+) -> (TestEnv, Value, Value) {
+    let env = TestEnv::with_api(api);
+    env.write_config(config);
     env.fake.push(Reply::from_turn(Turn::new(
         vec![
             Block::Search {
                 query: "hermes 2.1 release notes".into(),
-                results: vec![(url.into(), "hermes 2.1 notes".into())],
+                results: vec![(url.into(), title.into())],
             },
             Block::Text("hermes 2.1 came out on November 30.".into()),
         ],
@@ -27,7 +32,22 @@ fn anthropics_search_is_offered_kept_and_replayed_across_continue() {
     let run = env.run(&["-q", "what is new in hermes?"]);
     run.ok();
     crate::assert_contains!(run.stdout, "hermes 2.1 came out on November 30.");
-    let first = env.fake.requests()[0].json();
+    env.fake.push(Reply::text("Nothing since."));
+    env.run(&["--continue", "-q", "anything since?"]).ok();
+    let requests = env.fake.requests();
+    assert_eq!(requests.len(), 2, "the replay was accepted");
+    let (first, second) = (requests[0].json(), requests[1].json());
+    // The second request starts with the first's tools.
+    assert_eq!(second["tools"], first["tools"]);
+    (env, first, second)
+}
+
+#[test]
+fn anthropics_search_is_offered_kept_and_replayed_across_continue() {
+    let url = "https://example.com/hermes/notes";
+    let config = "[tools]\nbuiltin = []\n[tools.web_search]\nnative = true\nmax_uses = 3\n";
+    let (_env, first, second) =
+        searched_then_continued(Api::Anthropic, config, url, "hermes 2.1 notes");
     let tool = &first["tools"][0];
     assert_eq!(
         (&tool["type"], &tool["name"], &tool["max_uses"]),
@@ -37,11 +57,6 @@ fn anthropics_search_is_offered_kept_and_replayed_across_continue() {
             &json!(3)
         )
     );
-    env.fake.push(Reply::text("Nothing since."));
-    env.run(&["--continue", "-q", "anything since?"]).ok();
-    let requests = env.fake.requests();
-    assert_eq!(requests.len(), 2, "the replay was accepted");
-    let second = requests[1].json();
     let answer = &second["messages"][1];
     assert_eq!(answer["role"], "assistant");
     let blocks: Vec<&Value> = answer["content"].as_array().unwrap().iter().collect();
@@ -128,28 +143,14 @@ fn the_fake_refuses_a_changed_search_result_and_a_misnamed_tool() {
 /// with its status and action.
 #[test]
 fn responses_search_is_offered_and_its_call_replayed_across_continue() {
-    let env = TestEnv::with_api(Api::Responses);
-    env.write_config("[tools]\nbuiltin = []\n[tools.web_search]\nnative = true\n");
-    env.fake.push(Reply::from_turn(Turn::new(
-        vec![
-            Block::Search {
-                query: "hermes 2.1 release notes".into(),
-                results: vec![("https://example.com/hermes/notes".into(), "notes".into())],
-            },
-            Block::Text("hermes 2.1 came out on November 30.".into()),
-        ],
-        Stop::EndTurn,
-    )));
-    let run = env.run(&["-q", "what is new in hermes?"]);
-    run.ok();
-    crate::assert_contains!(run.stdout, "hermes 2.1 came out on November 30.");
-    let first = env.fake.requests()[0].json();
+    let config = "[tools]\nbuiltin = []\n[tools.web_search]\nnative = true\n";
+    let (_env, first, second) = searched_then_continued(
+        Api::Responses,
+        config,
+        "https://example.com/hermes/notes",
+        "notes",
+    );
     assert_eq!(first["tools"], json!([{"type": "web_search"}]));
-    env.fake.push(Reply::text("Nothing since."));
-    env.run(&["--continue", "-q", "anything since?"]).ok();
-    let requests = env.fake.requests();
-    assert_eq!(requests.len(), 2, "the replay was accepted");
-    let second = requests[1].json();
     let input = second["input"].as_array().unwrap();
     let call = input
         .iter()
@@ -167,7 +168,6 @@ fn responses_search_is_offered_and_its_call_replayed_across_continue() {
         .position(|i| i["type"] == "web_search_call")
         .unwrap();
     assert_eq!(input[at + 1]["role"], "assistant");
-    assert_eq!(second["tools"], first["tools"]);
 }
 
 /// The Responses fake refuses a search sent back with its id (never
@@ -214,31 +214,17 @@ fn the_responses_fake_refuses_a_search_with_its_id_or_without_its_action() {
 /// parts are replayed as they came.
 #[test]
 fn geminis_grounding_is_offered_and_its_answer_replayed_across_continue() {
-    let env = TestEnv::with_api(Api::Gemini);
-    env.write_config("[tools]\nbuiltin = [\"read_file\"]\n[tools.web_search]\nnative = true\n");
-    env.fake.push(Reply::from_turn(Turn::new(
-        vec![
-            Block::Search {
-                query: "hermes 2.1 release notes".into(),
-                results: vec![("https://example.com/hermes/notes".into(), "notes".into())],
-            },
-            Block::Text("hermes 2.1 came out on November 30.".into()),
-        ],
-        Stop::EndTurn,
-    )));
-    let run = env.run(&["-q", "what is new in hermes?"]);
-    run.ok();
-    crate::assert_contains!(run.stdout, "hermes 2.1 came out on November 30.");
-    let first = env.fake.requests()[0].json();
+    let config = "[tools]\nbuiltin = [\"read_file\"]\n[tools.web_search]\nnative = true\n";
+    let (_env, first, second) = searched_then_continued(
+        Api::Gemini,
+        config,
+        "https://example.com/hermes/notes",
+        "notes",
+    );
     let tools = first["tools"].as_array().unwrap();
     assert_eq!(tools.len(), 2, "{tools:?}");
     assert!(tools[0]["functionDeclarations"].is_array());
     assert_eq!(tools[1], json!({"google_search": {}}));
-    env.fake.push(Reply::text("Nothing since."));
-    env.run(&["--continue", "-q", "anything since?"]).ok();
-    let requests = env.fake.requests();
-    assert_eq!(requests.len(), 2, "the replay was accepted");
-    let second = requests[1].json();
     let model_turn = &second["contents"][1];
     assert_eq!(model_turn["role"], "model");
     let text: String = model_turn["parts"]
@@ -248,5 +234,4 @@ fn geminis_grounding_is_offered_and_its_answer_replayed_across_continue() {
         .filter_map(|p| p["text"].as_str())
         .collect();
     assert_eq!(text, "hermes 2.1 came out on November 30.");
-    assert_eq!(second["tools"], first["tools"]);
 }
