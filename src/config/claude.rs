@@ -1,10 +1,10 @@
 //! Claude Code's settings files as a config layer: their `hooks`, in the
-//! shape hermes' own `[[hooks.*]]` take. Read from `~/.claude/settings.json`
+//! shape hermes' own `[[hooks.*]]` take, and their `permissions` as
+//! approval rules (`claude_permissions`). Read from `~/.claude/settings.json`
 //! (or `$CLAUDE_CONFIG_DIR/settings.json`) above the user's config, and from
 //! a project's `.claude/settings.json` and `.claude/settings.local.json`
 //! beside its `.hermes/config.toml` — held by trust like it. Everything else
-//! in those files (permissions, env, model) is Claude Code's own and is
-//! left alone.
+//! in those files (env, model) is Claude Code's own and is left alone.
 //!
 //! ```json
 //! {"hooks": {"PreToolUse": [{"matcher": "Edit|Write",
@@ -49,6 +49,12 @@ pub(crate) fn layer(path: &Path, text: &str) -> Result<toml::Table, ConfigError>
         return Err(bad(1, "(top)", "a settings file is a JSON object".into()));
     };
     let mut out = toml::Table::new();
+    let rules = super::claude_permissions::rules(path, &top);
+    if !rules.is_empty() {
+        let mut approvals = toml::Table::new();
+        approvals.insert("rules".into(), toml::Value::Array(rules));
+        out.insert("approvals".into(), toml::Value::Table(approvals));
+    }
     if top.get("disableAllHooks") == Some(&Value::Bool(true)) {
         return Ok(out);
     }
@@ -158,21 +164,21 @@ pub(crate) fn notes(path: &Path, text: &str) -> Vec<String> {
     if let Err(e) = layer(path, text) {
         return vec![format!("{e}; Claude Code's hooks in it were not read")];
     }
-    let Ok(v) = serde_json::from_str::<Value>(text) else {
+    let Ok(Value::Object(v)) = serde_json::from_str::<Value>(text) else {
         return Vec::new();
     };
+    let mut out = super::claude_permissions::notes(path, text, &v);
     if v.get("disableAllHooks") == Some(&Value::Bool(true)) {
-        return Vec::new();
+        return out;
     }
     let Some(Value::Object(hooks)) = v.get("hooks") else {
-        return Vec::new();
+        return out;
     };
     let line_of = |needle: &str| {
         text.find(needle)
             .map_or(1, |at| text[..at].matches('\n').count() + 1)
     };
     let file = path.display();
-    let mut out = Vec::new();
     for (event, groups) in hooks {
         let at = line_of(&format!("\"{event}\""));
         if HookEvent::from_claude_name(event).is_none() {
@@ -205,7 +211,7 @@ pub(crate) fn notes(path: &Path, text: &str) -> Vec<String> {
 
 /// The file as hooks' names show it: `~/.claude/settings.json`,
 /// `.claude/settings.json`.
-fn shown(path: &Path) -> String {
+pub(super) fn shown(path: &Path) -> String {
     let dir = path.parent().and_then(Path::file_name);
     match (dir, path.file_name()) {
         (Some(d), Some(f)) if d == ".claude" => {

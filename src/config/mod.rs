@@ -7,6 +7,7 @@ mod approvals;
 mod builtin;
 mod checkpoints;
 pub(crate) mod claude;
+mod claude_permissions;
 mod context;
 pub mod defaults;
 pub(crate) mod edit;

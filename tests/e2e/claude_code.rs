@@ -18,7 +18,7 @@ use crate::support::{Reply, TestEnv};
 /// files (exit 2, stderr), a secrets guard in Python (the JSON
 /// `permissionDecision` form), a log of every shell command, and a
 /// formatter after each edit. Claude Code's own `permissions` sit beside
-/// them, as they do in real files.
+/// them, as they do in real files (and become approval rules).
 const SETTINGS: &str = r#"{
   "permissions": {
     "allow": ["Bash(npm run lint)", "Read(./src/**)"],
@@ -166,7 +166,7 @@ fn guards_and_formats(user: users::User) {
     ]);
     assert!(
         held.stderr
-            .contains(".claude/settings.json sets `hooks` — not applied")
+            .contains(".claude/settings.json sets `approvals`, `hooks` — not applied")
             && held.stderr.contains("hermes trust"),
         "{}",
         held.stderr

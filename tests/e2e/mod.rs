@@ -7,6 +7,7 @@ mod asked;
 mod bridge;
 mod builtin;
 mod claude_code;
+mod claude_permissions;
 mod config;
 mod conformance;
 mod connectors;
