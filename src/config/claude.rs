@@ -49,7 +49,7 @@ pub(crate) fn layer(path: &Path, text: &str) -> Result<toml::Table, ConfigError>
         return Err(bad(1, "(top)", "a settings file is a JSON object".into()));
     };
     let mut out = toml::Table::new();
-    let rules = super::claude_permissions::rules(path, &top);
+    let rules = super::claude_permissions::rules(path, &shown(path), &top);
     if !rules.is_empty() {
         let mut approvals = toml::Table::new();
         approvals.insert("rules".into(), toml::Value::Array(rules));
@@ -141,6 +141,23 @@ pub(crate) fn layer(path: &Path, text: &str) -> Result<toml::Table, ConfigError>
                         }
                     },
                 }
+                // Claude Code's `if`: the hook runs for the calls that
+                // rule names (one hermes cannot read: skipped, [`notes`]).
+                if let Some(spec) = h.get("if").and_then(Value::as_str) {
+                    let base = path
+                        .parent()
+                        .and_then(Path::parent)
+                        .unwrap_or(Path::new("/"));
+                    match super::claude_permissions::condition(spec, base) {
+                        Some(Some((pointer, re))) => {
+                            let mut when = toml::Table::new();
+                            when.insert(pointer, re.into());
+                            e.insert("when".into(), toml::Value::Table(when));
+                        }
+                        Some(None) => {}
+                        None => continue,
+                    }
+                }
                 entries.push(toml::Value::Table(e));
             }
         }
@@ -202,6 +219,16 @@ pub(crate) fn notes(path: &Path, text: &str) -> Vec<String> {
                     out.push(format!(
                         "{key}.command: a command hook needs a command; it is skipped"
                     ));
+                } else if let Some(spec) = h.get("if").and_then(Value::as_str) {
+                    let base = path
+                        .parent()
+                        .and_then(Path::parent)
+                        .unwrap_or(Path::new("/"));
+                    if super::claude_permissions::condition(spec, base).is_none() {
+                        out.push(format!(
+                            "{key}.if: `{spec}` names no tool hermes has; the hook is skipped"
+                        ));
+                    }
                 }
             }
         }
@@ -211,7 +238,7 @@ pub(crate) fn notes(path: &Path, text: &str) -> Vec<String> {
 
 /// The file as hooks' names show it: `~/.claude/settings.json`,
 /// `.claude/settings.json`.
-pub(super) fn shown(path: &Path) -> String {
+fn shown(path: &Path) -> String {
     let dir = path.parent().and_then(Path::file_name);
     match (dir, path.file_name()) {
         (Some(d), Some(f)) if d == ".claude" => {

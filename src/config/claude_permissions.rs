@@ -33,12 +33,16 @@ struct Mapped {
 }
 
 /// The `approvals.rules` entries the file's permissions make, in list order
-/// (deny first), each `{tool, decision, when?, reason}`.
-pub(crate) fn rules(path: &Path, top: &serde_json::Map<String, Value>) -> Vec<toml::Value> {
+/// (deny first), each `{tool, decision, when?, reason}`; `label`: the file
+/// as the reasons name it.
+pub(crate) fn rules(
+    path: &Path,
+    label: &str,
+    top: &serde_json::Map<String, Value>,
+) -> Vec<toml::Value> {
     let Some(Value::Object(perms)) = top.get("permissions") else {
         return Vec::new();
     };
-    let label = super::claude::shown(path);
     let base = path
         .parent()
         .and_then(Path::parent)
@@ -111,6 +115,15 @@ pub(crate) fn notes(path: &Path, text: &str, top: &serde_json::Map<String, Value
         }
     }
     out
+}
+
+/// A hook's `"if"` (a permission rule: `Bash(git commit:*)`) as the
+/// condition on a call's arguments it puts: `Some(None)` for none (a bare
+/// tool name), `None` for a rule hermes cannot read. It matches as a deny
+/// does: anywhere in a command line (`git add . && git commit`).
+pub(crate) fn condition(spec: &str, base: &Path) -> Option<Option<(String, String)>> {
+    let m = map(spec, "deny", base)?;
+    Some(m.when.map(|(p, re)| (p.to_string(), re)))
 }
 
 /// `spec` as hermes tools and a condition, or `None` for a tool hermes

@@ -44,7 +44,7 @@ pub const STARTUP_TIMEOUT_MS: u64 = 10_000;
 pub const TOOL_TIMEOUT_MS: u64 = 60_000;
 /// Hooks match every tool unless they say otherwise.
 pub const HOOK_MATCH: &str = "*";
-pub const HOOK_TIMEOUT_MS: u64 = 10_000;
+pub const HOOK_TIMEOUT_MS: u64 = 60_000;
 pub const APPROVAL_MODE: ApprovalMode = ApprovalMode::Ask;
 pub const MAX_TOOL_CALLS_PER_TURN: u32 = 200;
 pub const CONNECTOR_TIMEOUT_MS: u64 = 60_000;

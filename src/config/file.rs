@@ -302,6 +302,11 @@ pub struct HookEntry {
     /// `false`: outside the sandbox even when it runs the project's code.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sandbox: Option<bool>,
+    /// Runs only for calls whose arguments match: a JSON pointer and a
+    /// regex each, as an approval rule's `when` (Claude Code's `"if":
+    /// "Bash(git commit:*)"` becomes `{ "/command" = … }`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub when: BTreeMap<String, String>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]

@@ -16,6 +16,9 @@ pub struct HookSettings {
     /// `Some(false)`: never sandboxed; else sandboxed when it runs the
     /// project's code.
     pub sandbox: Option<bool>,
+    /// The conditions on the call's arguments (pointer, regex), each
+    /// checked to compile.
+    pub when: Vec<(String, String)>,
 }
 
 impl HookSettings {
@@ -43,12 +46,22 @@ impl HookSettings {
                 super::HookMatcher::Glob(g.clone().unwrap_or_else(|| defaults::HOOK_MATCH.into()))
             }
         };
+        for (pointer, re) in &e.when {
+            if let Err(err) = regex::Regex::new(re) {
+                return Err(ConfigError::BadValue {
+                    what: format!("{}'s when.\"{pointer}\"", what()),
+                    expected: "a regular expression",
+                    got: crate::util::text::excerpt(&err.to_string(), 200),
+                });
+            }
+        }
         Ok(HookSettings {
             name: e.name.clone(),
             matcher,
             command: e.command.clone(),
             timeout: ms(e.timeout_ms.map_or(defaults::HOOK_TIMEOUT_MS, |n| n.get())),
             sandbox: e.sandbox,
+            when: e.when.clone().into_iter().collect(),
         })
     }
 }

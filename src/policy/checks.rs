@@ -75,7 +75,10 @@ impl Policy {
         let mut input = args.clone();
         let mut verdict = HookVerdict::Pass;
         let mut said = HookAnswer::default();
-        for h in self.of_call(HookEvent::Pre, tool) {
+        for h in self
+            .of_call(HookEvent::Pre, tool)
+            .filter(|h| h.applies(args))
+        {
             let call = HookCall {
                 event: HookEvent::Pre,
                 tool,
@@ -151,7 +154,7 @@ impl Policy {
         } else {
             HookEvent::Post
         };
-        for h in self.of_call(event, tool) {
+        for h in self.of_call(event, tool).filter(|h| h.applies(args)) {
             if cancel.is_cancelled() {
                 break;
             }

@@ -124,6 +124,9 @@ pub(crate) struct Hook {
     command: String,
     timeout: Duration,
     sandbox: Option<bool>,
+    /// Runs only when each pointer of the call's arguments names a string
+    /// the regex matches.
+    when: Vec<(String, regex::Regex)>,
 }
 
 impl Hook {
@@ -134,7 +137,23 @@ impl Hook {
             command: e.command.clone(),
             timeout: e.timeout,
             sandbox: e.sandbox,
+            // Each compiled when the config was read.
+            when: e
+                .when
+                .iter()
+                .filter_map(|(p, r)| Some((p.clone(), regex::Regex::new(r).ok()?)))
+                .collect(),
         }
+    }
+
+    /// Whether its `when` conditions hold for a call with `args` (none: it
+    /// does).
+    pub(crate) fn applies(&self, args: &Value) -> bool {
+        self.when.iter().all(|(pointer, re)| {
+            args.pointer(pointer)
+                .and_then(Value::as_str)
+                .is_some_and(|v| re.is_match(v))
+        })
     }
 
     /// The hook's command in the sandbox, when it runs the project's code

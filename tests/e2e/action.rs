@@ -83,15 +83,18 @@ fn the_action_installs_hermes_once_runs_the_prompt_and_sets_its_three_outputs() 
         "the approved write ran"
     );
     let cargo = std::fs::read_to_string(shim.path().join("cargo.log")).unwrap();
-    let root = env.tmp().join("tool-cache/hermes/main");
+    // Under the ref and the digest of what it was built from.
+    let root = env.tmp().join("tool-cache/hermes/main-");
+    let (args, digest) = cargo.trim().split_at(cargo.trim().len() - 16);
     assert_eq!(
-        cargo.trim(),
+        args,
         format!(
             "install --locked --path {} --bin hermes --root {}",
             repo_root().display(),
             root.display()
         )
     );
+    assert!(digest.bytes().all(|b| b.is_ascii_hexdigit()), "{digest}");
     // The session file is kept as an artifact; the last step did not fail.
     let keep = run.steps.iter().find(|s| s.uses.is_some()).unwrap();
     assert!(keep.ran);
@@ -122,4 +125,49 @@ fn the_action_installs_hermes_once_runs_the_prompt_and_sets_its_three_outputs() 
     let cargo_after = std::fs::read_to_string(shim.path().join("cargo.log")).unwrap();
     assert_eq!(cargo_after, cargo, "installed once per ref");
     crate::assert_contains!(run.steps[0].log, "already installed");
+}
+
+/// The install is kept under what it was built from: the same files at the
+/// same ref are not built twice; a new commit on a moving ref (`@main`)
+/// is.
+#[test]
+fn a_moving_ref_builds_anew_when_its_files_change() {
+    let shim = tempfile::tempdir().unwrap();
+    cargo_shim(shim.path());
+    let action = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(action.path().join("src")).unwrap();
+    std::fs::write(
+        action.path().join("Cargo.toml"),
+        "[package]\nname = \"hermes\"\n",
+    )
+    .unwrap();
+    std::fs::write(action.path().join("src/main.rs"), "fn main() {}\n").unwrap();
+    let install = || {
+        let path_file = action.path().join("github-path");
+        let out = std::process::Command::new(repo_root().join("scripts/action/install"))
+            .env_clear()
+            .env("PATH", format!("{}:/usr/bin:/bin", shim.path().display()))
+            .env("GITHUB_ACTION_PATH", action.path())
+            .env("GITHUB_PATH", &path_file)
+            .env("HERMES_REF", "main")
+            .env("RUNNER_TOOL_CACHE", cache.path())
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let log = std::fs::read_to_string(shim.path().join("cargo.log")).unwrap_or_default();
+        log.lines().count()
+    };
+    assert_eq!(install(), 1);
+    assert_eq!(install(), 1, "the same files: no second build");
+    std::fs::write(
+        action.path().join("src/main.rs"),
+        "fn main() { println!(); }\n",
+    )
+    .unwrap();
+    assert_eq!(install(), 2, "a new commit on main: built anew");
 }

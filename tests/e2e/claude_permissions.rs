@@ -122,3 +122,64 @@ fn a_claude_code_deny_stops_git_reset_under_yolo() {
         );
     }
 }
+
+/// Hooks as Claude Code runs them: an `"if"` in its permission-rule syntax
+/// runs a commit guard on `git commit` only (in a chain too), and a hook
+/// with no `timeout` may take 11 s — past hermes' old 10 s default —
+/// because the default is Claude Code's 60 s.
+#[test]
+fn an_if_hook_guards_commits_only_and_a_slow_hook_runs_to_its_end() {
+    let env = builtins_env(users::User::current(), "mode = \"auto\"");
+    let cwd = env.cwd.path();
+    std::fs::create_dir_all(cwd.join(".claude")).unwrap();
+    let log = cwd.join("guard.log");
+    std::fs::write(
+        cwd.join(".claude/settings.json"),
+        format!(
+            r#"{{
+  "hooks": {{
+    "PreToolUse": [
+      {{
+        "matcher": "Bash",
+        "hooks": [
+          {{
+            "type": "command",
+            "if": "Bash(git commit:*)",
+            "command": "echo guarded >> {log}; echo 'run the tests before committing' >&2; exit 2"
+          }},
+          {{ "type": "command", "if": "Bash(sleep-check)", "command": "sleep 11; echo slow-done >> {log}" }},
+          {{ "type": "command", "if": "NotebookEdit", "command": "echo never >> {log}" }}
+        ]
+      }}
+    ]
+  }}
+}}
+"#,
+            log = log.display()
+        ),
+    )
+    .unwrap();
+    env.run(&["trust"]).ok();
+    env.fake.push(reply_calls(&[
+        ("st", "shell", json!({"command": "echo status-ran"})),
+        (
+            "ci",
+            "shell",
+            json!({"command": "echo staged && git commit -m wip"}),
+        ),
+        ("slow", "shell", json!({"command": "sleep-check"})),
+    ]));
+    env.fake.push(Reply::text("done"));
+    let run = env.run(&["-q", "commit it"]);
+    run.ok();
+    let results: Vec<String> = env.results_of(1).into_iter().map(|(_, t, _)| t).collect();
+    crate::assert_contains!(results[0], "status-ran");
+    crate::assert_contains!(results[1], "run the tests before committing");
+    // The slow hook ran to its end; the command itself is not a program.
+    let logged = std::fs::read_to_string(&log).unwrap();
+    assert_eq!(logged, "guarded\nslow-done\n");
+    crate::assert_contains!(
+        run.stderr,
+        "hooks.PreToolUse[0].hooks[2].if: `NotebookEdit` names no tool hermes has; the hook is skipped"
+    );
+}

@@ -37,9 +37,23 @@ impl Agent {
         if out.is_error {
             Err(out.content)
         } else {
-            Ok(out.content)
+            Ok(output_only(&out.content))
         }
     }
+}
+
+/// What the command printed, as Claude Code puts it in the prompt: without
+/// the `[exit code 0]` and `[files changed: …]` lines a `shell` result ends
+/// with for the model, and nothing for no output.
+fn output_only(content: &str) -> String {
+    let body = match content.rfind("[exit code ") {
+        Some(at) if at == 0 || content[..at].ends_with('\n') => &content[..at],
+        _ => content,
+    };
+    if body.trim() == "(no output)" {
+        return String::new();
+    }
+    body.to_string()
 }
 
 /// An id for the call, the same for the same command (nothing depends on
@@ -49,4 +63,22 @@ fn stable_id(command: &str) -> u128 {
     let mut h = std::collections::hash_map::DefaultHasher::new();
     command.hash(&mut h);
     h.finish() as u128
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_commands_output_comes_without_the_results_notes() {
+        assert_eq!(
+            super::output_only(
+                "On branch main\n[exit code 0]\n[files changed: modified .git/index]"
+            ),
+            "On branch main\n"
+        );
+        assert_eq!(super::output_only("(no output)\n[exit code 0]"), "");
+        assert_eq!(
+            super::output_only("a [exit code 3] in the text\n"),
+            "a [exit code 3] in the text\n"
+        );
+    }
 }
