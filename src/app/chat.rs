@@ -313,6 +313,32 @@ async fn converse(
                 mcp.on_form(agent.form_asker(answers.clone()));
                 super::json_answers::read_stdin(answers);
             }
+            // `hermes -q "/review src/lib.rs"`: a custom command or a skill
+            // expanded as the REPL expands it.
+            let config_dir = settings.paths.config_dir.clone();
+            let prompt = match crate::frontend::expand_command(
+                &prompt,
+                &agent,
+                cwd,
+                &config_dir,
+                stop,
+            )
+            .await
+            {
+                None => prompt,
+                Some(Ok(loaded)) => {
+                    if let Some(m) = &loaded.model {
+                        agent.set_model(m);
+                    }
+                    loaded.text
+                }
+                Some(Err(why)) => {
+                    return Err(CommandError::usage(
+                        why,
+                        "run the command in the REPL, or allow its `!` lines with --approve shell",
+                    ))
+                }
+            };
             // The answer is printed once it is known to fit.
             let schema = cli.output_schema.is_some();
             let prompt = match &agent.answer_schema() {

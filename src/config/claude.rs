@@ -17,6 +17,11 @@ use serde_json::Value;
 
 use super::{ConfigError, HookEvent};
 
+/// Claude Code's model aliases: a Claude model of its choosing, not an id
+/// any provider takes, so the run's own model stands in for them (in agent
+/// types and in commands alike).
+pub(crate) const MODEL_ALIASES: &[&str] = &["sonnet", "opus", "haiku", "opusplan", "sonnet[1m]"];
+
 /// The user's own Claude Code settings file.
 pub(crate) fn user_settings() -> Option<PathBuf> {
     let dir = std::env::var_os("CLAUDE_CONFIG_DIR")

@@ -15,10 +15,30 @@ pub(super) struct Custom {
 }
 
 /// What `/NAME ARGS` becomes.
-pub(super) struct Loaded {
+pub(crate) struct Loaded {
     pub text: String,
     /// The model the command asks for, for this message only.
     pub model: Option<String>,
+}
+
+/// A one-shot run's prompt that names a custom command or a skill
+/// (`hermes -q "/review src/lib.rs"`), expanded exactly as the REPL expands
+/// it — its arguments, its `` !`cmd` `` run down the tool path, its model;
+/// `None` when it names neither (it is sent as it is).
+pub(crate) async fn expand(
+    prompt: &str,
+    agent: &Agent,
+    cwd: &std::path::Path,
+    config_dir: &std::path::Path,
+    cancel: &CancellationToken,
+) -> Option<Result<Loaded, String>> {
+    let line = prompt.trim();
+    if !line.starts_with('/') {
+        return None;
+    }
+    Custom::load(cwd, config_dir)
+        .load_line(line, agent, cancel)
+        .await
 }
 
 impl Custom {
@@ -139,9 +159,22 @@ impl Custom {
                 }
             }
         }
+        // Claude Code's aliases (`haiku`) name no model a provider takes:
+        // the session's model runs it, and the person is told.
+        let model = match c.model.as_deref() {
+            Some(a) if crate::config::claude::MODEL_ALIASES.contains(&a) => {
+                errln!(
+                    "/{name} asks for `{a}`, Claude Code's alias for one of its models; it \
+                     runs on this session's model ({})",
+                    agent.model()
+                );
+                None
+            }
+            other => other.map(str::to_string),
+        };
         Some(Ok(Loaded {
             text: prompt,
-            model: c.model.clone(),
+            model,
         }))
     }
 }

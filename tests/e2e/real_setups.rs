@@ -402,3 +402,50 @@ fn hooks_test_resolves_a_servers_own_tool_name_as_a_turn_does() {
     let run = env.run(&["hooks", "test", name, "--tool", "mcp__everything__echo"]);
     crate::assert_contains!(run.stdout, "not run: its");
 }
+
+/// A custom command in a one-shot run (issue 70): `hermes -q "/review
+/// src/lib.rs"` is expanded as the REPL expands it — its arguments, its
+/// `` !`cmd` `` run down the tool path — and its `model: haiku`, Claude
+/// Code's alias, runs on the session's model with a word saying so.
+#[test]
+fn a_custom_command_is_expanded_in_a_one_shot_run_and_an_alias_runs_on_the_sessions_model() {
+    let env = TestEnv::new();
+    env.write_config("[tools]\nbuiltin = [\"shell\"]\n[approvals]\nmode = \"auto\"\n");
+    let dir = env.cwd.path().join(".claude/commands");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("review.md"),
+        "---\ndescription: Review a file for bugs\nargument-hint: <file>\nmodel: haiku\n---\n\
+         Review $ARGUMENTS for bugs.\n\nThe branch: !`echo feature-42`\n",
+    )
+    .unwrap();
+    env.fake.push(Reply::text("Looks fine."));
+    let run = env.run(&["-q", "/review src/lib.rs"]);
+    run.ok();
+    let sent = env.fake.requests()[0].json();
+    let user = sent["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .rev()
+        .find(|m| m["role"] == "user")
+        .unwrap()["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    crate::assert_contains!(user, "Review src/lib.rs for bugs.");
+    crate::assert_contains!(user, "The branch: feature-42");
+    assert_ne!(sent["model"], "haiku");
+    crate::assert_contains!(run.stderr, "/review asks for `haiku`, Claude Code's alias");
+    // A prompt that only starts with a slash is sent as it is.
+    env.fake.push(Reply::text("ok"));
+    env.run(&["-q", "/etc/hosts has a typo"]).ok();
+    let again = env.fake.requests()[1].json();
+    let last = again["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    crate::assert_contains!(last["content"].as_str().unwrap(), "/etc/hosts has a typo");
+}

@@ -48,10 +48,6 @@ impl Types {
     }
 }
 
-/// Claude Code's model aliases: a Claude model of its choosing, not an id
-/// any provider takes, so the run's own model stands in.
-const ALIASES: &[&str] = &["sonnet", "opus", "haiku"];
-
 /// Every type: the project's when `project_trusted`, and the user's.
 pub(crate) fn discover(cwd: &Path, config_dir: &Path, project_trusted: bool) -> Types {
     let mut out = Types::default();
@@ -159,7 +155,7 @@ fn parse(text: &str, path: &Path, origin: &str) -> Result<(AgentType, Vec<String
     });
     let model = match doc.get("model").map(str::trim) {
         None | Some("") | Some("inherit") => None,
-        Some(a) if ALIASES.contains(&a) => {
+        Some(a) if crate::config::claude::MODEL_ALIASES.contains(&a) => {
             warnings.push(format!(
                 "{shown}: agent type `{name}` asks for `{a}`, Claude Code's alias; it uses the run's model"
             ));
