@@ -22,6 +22,23 @@ use super::{ConfigError, HookEvent};
 /// types and in commands alike).
 pub(crate) const MODEL_ALIASES: &[&str] = &["sonnet", "opus", "haiku", "opusplan", "sonnet[1m]"];
 
+/// Claude Code's tools hermes has a built-in for (`policy::claude_tools`
+/// maps them): a hook matcher naming any other is dead, and said so.
+pub(crate) const TOOLS_HERMES_HAS: &[&str] = &[
+    "Bash",
+    "Read",
+    "Write",
+    "Edit",
+    "MultiEdit",
+    "Glob",
+    "LS",
+    "Grep",
+    "Task",
+    "Agent",
+    "TodoWrite",
+    "WebFetch",
+];
+
 /// The user's own Claude Code settings file.
 pub(crate) fn user_settings() -> Option<PathBuf> {
     let dir = std::env::var_os("CLAUDE_CONFIG_DIR")
@@ -212,6 +229,24 @@ pub(crate) fn notes(path: &Path, text: &str) -> Vec<String> {
             continue;
         }
         for (i, group) in groups.as_array().into_iter().flatten().enumerate() {
+            // A matcher of names: each a tool hermes has, an MCP tool, or
+            // dead — said once, with the file and line.
+            if let Some(m) = group.get("matcher").and_then(Value::as_str) {
+                let names = m
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '|');
+                for name in m.split('|').filter(|n| names && !n.is_empty()) {
+                    let ours = crate::config::defaults::BUILTIN_TOOLS.contains(&name)
+                        || name.starts_with("mcp__")
+                        || TOOLS_HERMES_HAS.contains(&name);
+                    if !ours {
+                        out.push(format!(
+                            "{file}:{at}: hooks.{event}[{i}].matcher: `{name}` names no tool \
+                             hermes has; it never matches"
+                        ));
+                    }
+                }
+            }
             let list = group.get("hooks").and_then(Value::as_array);
             for (j, h) in list.into_iter().flatten().enumerate() {
                 let kind = hook_type(h);

@@ -53,6 +53,11 @@ const BUILTINS: &[Builtin] = &[
         claude: "Task",
         fields: &[("type", "subagent_type")],
     },
+    Builtin {
+        name: "web_fetch",
+        claude: "WebFetch",
+        fields: &[],
+    },
     // Its steps are reshaped too (`todos`: content, status, activeForm).
     Builtin {
         name: "update_plan",
@@ -76,6 +81,8 @@ pub(crate) fn claude_name(tool: &str) -> &str {
 pub(crate) fn also_called(tool: &str) -> &'static [&'static str] {
     match tool {
         "agent" => &["Agent"],
+        "edit_file" => &["MultiEdit"],
+        "glob" => &["LS"],
         _ => &[],
     }
 }
@@ -208,6 +215,15 @@ pub(crate) fn tool_response(tool: &str, input: &Value, content: &str, is_error: 
 
 #[cfg(test)]
 mod tests {
+    /// Every Claude Code tool name a settings file's matcher is checked
+    /// against names a built-in hermes has.
+    #[test]
+    fn the_names_config_checks_matchers_against_are_built_ins() {
+        for name in crate::config::claude::TOOLS_HERMES_HAS {
+            assert!(super::hermes_name(name).is_some(), "{name}");
+        }
+    }
+
     use super::*;
     use serde_json::json;
 

@@ -150,7 +150,8 @@ fn an_if_hook_guards_commits_only_and_a_slow_hook_runs_to_its_end() {
           {{ "type": "command", "if": "Bash(sleep-check)", "command": "sleep 11; echo slow-done >> {log}" }},
           {{ "type": "command", "if": "NotebookEdit", "command": "echo never >> {log}" }}
         ]
-      }}
+      }},
+      {{ "matcher": "Skill|MultiEdit", "hooks": [{{ "type": "command", "command": "true" }}] }}
     ]
   }}
 }}
@@ -182,4 +183,11 @@ fn an_if_hook_guards_commits_only_and_a_slow_hook_runs_to_its_end() {
         run.stderr,
         "hooks.PreToolUse[0].hooks[2].if: `NotebookEdit` names no tool hermes has; the hook is skipped"
     );
+    // A matcher naming a tool hermes lacks is dead, and said so; MultiEdit
+    // is hermes' edit_file.
+    crate::assert_contains!(
+        run.stderr,
+        "hooks.PreToolUse[1].matcher: `Skill` names no tool hermes has; it never matches"
+    );
+    crate::assert_not_contains!(run.stderr, "`MultiEdit` names no tool");
 }

@@ -38,7 +38,7 @@ pub(crate) struct Types {
     /// since it was).
     pub held: Vec<PathBuf>,
     /// What the person should know: names Claude Code has and hermes does
-    /// not (`WebFetch`), a model alias that is Claude Code's.
+    /// not (`NotebookEdit`), a model alias that is Claude Code's.
     pub warnings: Vec<String>,
 }
 
@@ -229,7 +229,7 @@ mod tests {
 
     /// As Claude Code's users write them: a reviewer limited to reading,
     /// and one that inherits everything.
-    const REVIEWER: &str = "---\nname: code-reviewer\ndescription: Reviews a change for bugs and style. Use after writing code.\ntools: Read, Grep, Glob, Bash, WebFetch, mcp__github__get_pull_request\nmodel: sonnet\n---\n\nYou are a senior reviewer. Read the diff, then the files it touches.\n";
+    const REVIEWER: &str = "---\nname: code-reviewer\ndescription: Reviews a change for bugs and style. Use after writing code.\ntools: Read, Grep, Glob, Bash, WebFetch, NotebookEdit, mcp__github__get_pull_request\nmodel: sonnet\n---\n\nYou are a senior reviewer. Read the diff, then the files it touches.\n";
 
     #[test]
     fn claude_codes_format_is_read_and_its_names_mapped() {
@@ -244,6 +244,7 @@ mod tests {
                 "grep",
                 "glob",
                 "shell",
+                "web_fetch",
                 "mcp__github__get_pull_request"
             ]
         );
@@ -253,7 +254,7 @@ mod tests {
             "You are a senior reviewer. Read the diff, then the files it touches."
         );
         assert_eq!(warnings.len(), 2, "{warnings:?}");
-        assert!(warnings[0].contains("`WebFetch`"));
+        assert!(warnings[0].contains("`NotebookEdit`"));
         let all = parse(
             "---\nname: helper\ndescription: Anything.\nmodel: gpt-5-mini\n---\nHelp.",
             &path,
