@@ -199,6 +199,18 @@ fn why_dropped(field: &str) -> &'static str {
 }
 
 fn entry(s: &Value, base: &Path, dropped: &mut Vec<String>) -> Result<toml::Table, String> {
+    // VS Code's prompted values, read from the environment instead.
+    let mut inputs = Vec::new();
+    let s = &inputs_as_env(s, &mut inputs);
+    inputs.sort();
+    inputs.dedup();
+    for (input, var) in inputs {
+        dropped.push(format!(
+            "`${{input:{input}}}` asks VS Code for a value, which hermes cannot: it reads \
+             ${var} instead — export {var}=…, or write the value in the server's env in \
+             config.toml"
+        ));
+    }
     let Some(obj) = s.as_object() else {
         return Err("not an object".into());
     };
@@ -220,13 +232,6 @@ fn entry(s: &Value, base: &Path, dropped: &mut Vec<String>) -> Result<toml::Tabl
             .collect()
     };
     let mut t = toml::Table::new();
-    let mut texts = Vec::new();
-    all_strings(s, &mut texts);
-    for text in texts.into_iter().filter(|t| t.contains("${input:")) {
-        dropped.push(format!(
-            "`{text}` asks VS Code for a value, which hermes cannot; use ${{VAR}}"
-        ));
-    }
     if let Some(url) = obj.get("url").and_then(Value::as_str) {
         let kind = obj.get("type").and_then(Value::as_str).unwrap_or("http");
         if !matches!(kind, "http" | "sse" | "streamable-http" | "streamableHttp") {
@@ -307,13 +312,37 @@ fn entry(s: &Value, base: &Path, dropped: &mut Vec<String>) -> Result<toml::Tabl
     Ok(t)
 }
 
-/// Every string in `v`, nested ones too.
-fn all_strings<'v>(v: &'v Value, out: &mut Vec<&'v str>) {
+/// `v` with each `${input:name}` (VS Code prompts for it) as `${NAME}`, a
+/// variable of the environment hermes expands at the server's start; each
+/// (input, variable) is added to `found`.
+fn inputs_as_env(v: &Value, found: &mut Vec<(String, String)>) -> Value {
     match v {
-        Value::String(s) => out.push(s),
-        Value::Array(a) => a.iter().for_each(|x| all_strings(x, out)),
-        Value::Object(o) => o.values().for_each(|x| all_strings(x, out)),
-        _ => {}
+        Value::String(s) if s.contains("${input:") => {
+            let mut out = String::new();
+            let mut rest = s.as_str();
+            while let Some(at) = rest.find("${input:") {
+                let after = &rest[at + "${input:".len()..];
+                let Some(end) = after.find('}') else { break };
+                let name = &after[..end];
+                let var: String = name
+                    .chars()
+                    .map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_uppercase() } else { '_' })
+                    .collect();
+                out.push_str(&rest[..at]);
+                out.push_str(&format!("${{{var}}}"));
+                found.push((name.to_string(), var));
+                rest = &after[end + 1..];
+            }
+            out.push_str(rest);
+            Value::String(out)
+        }
+        Value::Array(a) => Value::Array(a.iter().map(|x| inputs_as_env(x, found)).collect()),
+        Value::Object(o) => Value::Object(
+            o.iter()
+                .map(|(k, x)| (k.clone(), inputs_as_env(x, found)))
+                .collect(),
+        ),
+        other => other.clone(),
     }
 }
 
@@ -328,6 +357,30 @@ fn windows_path(p: &str) -> bool {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// VS Code's `${input:…}`: read from the environment, the variable
+    /// named in a note that says how to set it.
+    #[test]
+    fn a_vscode_input_is_read_from_the_environment_and_named() {
+        let file = json!({
+            "inputs": [{"type": "promptString", "id": "youtube_api_key", "description": "YouTube key", "password": true}],
+            "servers": {"youtube": {
+                "command": "npx", "args": ["-y", "youtube-mcp", "--key=${input:youtube_api_key}"],
+                "env": {"YOUTUBE_KEY": "${input:youtube_api_key}"}
+            }}
+        });
+        let list = servers(&file, Path::new("/p")).unwrap();
+        let yt = &list[0];
+        let e = yt.entry.clone().unwrap();
+        assert_eq!(e["env"]["YOUTUBE_KEY"].as_str(), Some("${YOUTUBE_API_KEY}"));
+        assert_eq!(e["args"][2].as_str(), Some("--key=${YOUTUBE_API_KEY}"));
+        assert_eq!(
+            yt.dropped,
+            ["`${input:youtube_api_key}` asks VS Code for a value, which hermes cannot: it reads \
+              $YOUTUBE_API_KEY instead — export YOUTUBE_API_KEY=…, or write the value in the \
+              server's env in config.toml"]
+        );
+    }
 
     #[test]
     fn servers_keep_their_variables_and_say_what_they_drop() {
