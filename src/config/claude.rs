@@ -163,6 +163,10 @@ pub(crate) fn layer(path: &Path, text: &str) -> Result<toml::Table, ConfigError>
                         }
                     },
                 }
+                // `"async": true`: beside the call, never holding it.
+                if h.get("async") == Some(&Value::Bool(true)) {
+                    e.insert("background".into(), true.into());
+                }
                 // Claude Code's `if`: the hook runs for the calls that
                 // rule names (one hermes cannot read: skipped, [`notes`]).
                 if let Some(spec) = h.get("if").and_then(Value::as_str) {

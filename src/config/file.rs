@@ -307,6 +307,10 @@ pub struct HookEntry {
     /// "Bash(git commit:*)"` becomes `{ "/command" = … }`).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub when: BTreeMap<String, String>,
+    /// Runs beside the call and never holds it: what it answers decides
+    /// nothing (Claude Code's `"async": true`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub background: Option<bool>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]

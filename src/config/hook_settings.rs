@@ -19,6 +19,8 @@ pub struct HookSettings {
     /// The conditions on the call's arguments (pointer, regex), each
     /// checked to compile.
     pub when: Vec<(String, String)>,
+    /// Runs beside the call, never holding it.
+    pub background: bool,
 }
 
 impl HookSettings {
@@ -62,6 +64,7 @@ impl HookSettings {
             timeout: ms(e.timeout_ms.map_or(defaults::HOOK_TIMEOUT_MS, |n| n.get())),
             sandbox: e.sandbox,
             when: e.when.clone().into_iter().collect(),
+            background: e.background.unwrap_or(false),
         })
     }
 }

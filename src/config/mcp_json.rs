@@ -326,7 +326,13 @@ fn inputs_as_env(v: &Value, found: &mut Vec<(String, String)>) -> Value {
                 let name = &after[..end];
                 let var: String = name
                     .chars()
-                    .map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_uppercase() } else { '_' })
+                    .map(|c| {
+                        if c.is_ascii_alphanumeric() {
+                            c.to_ascii_uppercase()
+                        } else {
+                            '_'
+                        }
+                    })
                     .collect();
                 out.push_str(&rest[..at]);
                 out.push_str(&format!("${{{var}}}"));

@@ -86,6 +86,10 @@ impl Policy {
                 args: &input,
                 output: None,
             };
+            if h.in_background() {
+                h.start_in_background(ctx, &call);
+                continue;
+            }
             let mut a = h.run(ctx, &call, cancel).await;
             // Matched only by the plain name of a renamed tool: it was
             // written for another tool, and may stop this one but not
@@ -165,6 +169,10 @@ impl Policy {
                 args,
                 output: Some(output),
             };
+            if h.in_background() {
+                h.start_in_background(ctx, &call);
+                continue;
+            }
             let a = h.run(ctx, &call, cancel).await;
             if cancel.is_cancelled() {
                 break;

@@ -127,6 +127,8 @@ pub(crate) struct Hook {
     /// Runs only when each pointer of the call's arguments names a string
     /// the regex matches.
     when: Vec<(String, regex::Regex)>,
+    /// Runs beside the call, never holding it.
+    background: bool,
 }
 
 impl Hook {
@@ -143,6 +145,7 @@ impl Hook {
                 .iter()
                 .filter_map(|(p, r)| Some((p.clone(), regex::Regex::new(r).ok()?)))
                 .collect(),
+            background: e.background,
         }
     }
 
@@ -266,6 +269,35 @@ impl Hook {
         call: &HookCall<'_>,
         cancel: &CancellationToken,
     ) -> HookAnswer {
+        let (input, env) = Self::prepared(ctx, call);
+        let tool = &call.tool.name;
+        let mut a = self.exec(ctx, call.event, &input, &env, cancel).await;
+        a.updated_input = a
+            .updated_input
+            .map(|u| claude_tools::from_tool_input(tool, u));
+        a
+    }
+
+    /// Whether it runs beside the call, never holding it (Claude Code's
+    /// `"async": true`).
+    pub(crate) fn in_background(&self) -> bool {
+        self.background
+    }
+
+    /// Starts it beside the call: what it answers is not waited for and
+    /// decides nothing (its process still ends with hermes).
+    pub(crate) fn start_in_background(&self, ctx: &HookContext, call: &HookCall<'_>) {
+        let (input, env) = Self::prepared(ctx, call);
+        let (hook, ctx, event) = (self.clone(), ctx.clone(), call.event);
+        tokio::spawn(async move {
+            let _ = hook
+                .exec(&ctx, event, &input, &env, &CancellationToken::new())
+                .await;
+        });
+    }
+
+    /// The hook's stdin and its environment for `call`.
+    fn prepared(ctx: &HookContext, call: &HookCall<'_>) -> (Value, Vec<(&'static str, String)>) {
         let input = Self::stdin(ctx, call);
         let tool = &call.tool.name;
         let mut env = vec![
@@ -280,11 +312,7 @@ impl Hook {
                 env.push((var, n.clone()));
             }
         }
-        let mut a = self.exec(ctx, call.event, &input, &env, cancel).await;
-        a.updated_input = a
-            .updated_input
-            .map(|u| claude_tools::from_tool_input(tool, u));
-        a
+        (input, env)
     }
 
     /// Runs it for an event that is not about a tool call: stdin is the

@@ -191,3 +191,40 @@ fn an_if_hook_guards_commits_only_and_a_slow_hook_runs_to_its_end() {
     );
     crate::assert_not_contains!(run.stderr, "`MultiEdit` names no tool");
 }
+
+/// An `"async": true` hook runs beside the call and never holds it: one
+/// that fails (exit 2, which would block) leaves the command running.
+#[test]
+fn an_async_hook_that_fails_does_not_block_the_call() {
+    let env = builtins_env(users::User::current(), "mode = \"auto\"");
+    let cwd = env.cwd.path();
+    std::fs::create_dir_all(cwd.join(".claude")).unwrap();
+    let log = cwd.join("async.log");
+    std::fs::write(
+        cwd.join(".claude/settings.json"),
+        format!(
+            r#"{{"hooks": {{"PostToolUse": [{{"matcher": "Bash", "hooks": [
+                {{"type": "command", "async": true, "command": "echo async-ran >> {log}; exit 2"}}]}}],
+              "PreToolUse": [{{"matcher": "Bash", "hooks": [
+                {{"type": "command", "async": true, "command": "echo nope >&2; exit 2"}}]}}]}}}}"#,
+            log = log.display()
+        ),
+    )
+    .unwrap();
+    env.run(&["trust"]).ok();
+    env.fake.push(reply_calls(&[(
+        "go",
+        "shell",
+        json!({"command": "echo not-blocked"}),
+    )]));
+    // hermes stays up a moment after the call: the hook beside it runs.
+    env.fake
+        .push(Reply::text("done").delayed(std::time::Duration::from_millis(800)));
+    env.run(&["-q", "go"]).ok();
+    let result = &env.results_of(1)[0].1;
+    crate::assert_contains!(result, "not-blocked");
+    crate::assert_not_contains!(result, "nope");
+    crate::support::wait_for("the async hook's line", || {
+        std::fs::read_to_string(&log).is_ok_and(|l| l.contains("async-ran"))
+    });
+}
