@@ -32,6 +32,33 @@ struct Mapped {
     when: Option<(&'static str, String)>,
 }
 
+/// Each permission of the file: its list, the decision it gives, and the
+/// specifier, deny first.
+fn each(top: &serde_json::Map<String, Value>) -> Vec<(&'static str, &'static str, &str)> {
+    let Some(Value::Object(perms)) = top.get("permissions") else {
+        return Vec::new();
+    };
+    LISTS
+        .iter()
+        .flat_map(|&(list, decision)| {
+            perms
+                .get(list)
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .map(move |spec| (list, decision, spec))
+        })
+        .collect()
+}
+
+/// The project a settings file belongs to: its folder's parent.
+fn base_of(path: &Path) -> &Path {
+    path.parent()
+        .and_then(Path::parent)
+        .unwrap_or(Path::new("/"))
+}
+
 /// The `approvals.rules` entries the file's permissions make, in list order
 /// (deny first), each `{tool, decision, when?, reason}`; `label`: the file
 /// as the reasons name it.
@@ -40,44 +67,29 @@ pub(crate) fn rules(
     label: &str,
     top: &serde_json::Map<String, Value>,
 ) -> Vec<toml::Value> {
-    let Some(Value::Object(perms)) = top.get("permissions") else {
-        return Vec::new();
-    };
-    let base = path
-        .parent()
-        .and_then(Path::parent)
-        .unwrap_or(Path::new("/"));
     let mut out = Vec::new();
-    for (list, decision) in LISTS {
-        for spec in perms
-            .get(list)
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            let Some(spec) = spec.as_str() else { continue };
-            let Some(m) = map(spec, decision, base) else {
-                continue;
-            };
-            let tools: Vec<String> = match &m.glob {
-                Some(g) => vec![g.clone()],
-                None => m.tools.iter().map(|t| t.to_string()).collect(),
-            };
-            for tool in tools {
-                let mut rule = toml::Table::new();
-                rule.insert("tool".into(), tool.into());
-                rule.insert("decision".into(), decision.into());
-                if let Some((pointer, regex)) = &m.when {
-                    let mut when = toml::Table::new();
-                    when.insert((*pointer).into(), regex.clone().into());
-                    rule.insert("when".into(), toml::Value::Table(when));
-                }
-                rule.insert(
-                    "reason".into(),
-                    format!("Claude Code's permissions.{list} `{spec}` in {label}").into(),
-                );
-                out.push(toml::Value::Table(rule));
+    for (list, decision, spec) in each(top) {
+        let Some(m) = map(spec, decision, base_of(path)) else {
+            continue;
+        };
+        let tools: Vec<String> = match &m.glob {
+            Some(g) => vec![g.clone()],
+            None => m.tools.iter().map(|t| t.to_string()).collect(),
+        };
+        for tool in tools {
+            let mut rule = toml::Table::new();
+            rule.insert("tool".into(), tool.into());
+            rule.insert("decision".into(), decision.into());
+            if let Some((pointer, regex)) = &m.when {
+                let mut when = toml::Table::new();
+                when.insert((*pointer).into(), regex.clone().into());
+                rule.insert("when".into(), toml::Value::Table(when));
             }
+            rule.insert(
+                "reason".into(),
+                format!("Claude Code's permissions.{list} `{spec}` in {label}").into(),
+            );
+            out.push(toml::Value::Table(rule));
         }
     }
     out
@@ -86,43 +98,28 @@ pub(crate) fn rules(
 /// One line for each permission hermes has no tool for, naming the file
 /// and line.
 pub(crate) fn notes(path: &Path, text: &str, top: &serde_json::Map<String, Value>) -> Vec<String> {
-    let Some(Value::Object(perms)) = top.get("permissions") else {
-        return Vec::new();
-    };
-    let base = path
-        .parent()
-        .and_then(Path::parent)
-        .unwrap_or(Path::new("/"));
-    let mut out = Vec::new();
-    for (list, decision) in LISTS {
-        for spec in perms
-            .get(list)
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            let Some(spec) = spec.as_str() else { continue };
-            if map(spec, decision, base).is_none() {
-                let line = text
-                    .find(&format!("\"{spec}\""))
-                    .map_or(1, |at| text[..at].matches('\n').count() + 1);
-                out.push(format!(
-                    "{}:{line}: permissions.{list}: `{spec}` names no tool hermes has; it is \
-                     skipped",
-                    path.display()
-                ));
-            }
-        }
-    }
-    out
+    each(top)
+        .into_iter()
+        .filter(|(_, decision, spec)| map(spec, decision, base_of(path)).is_none())
+        .map(|(list, _, spec)| {
+            let line = text
+                .find(&format!("\"{spec}\""))
+                .map_or(1, |at| text[..at].matches('\n').count() + 1);
+            format!(
+                "{}:{line}: permissions.{list}: `{spec}` names no tool hermes has; it is skipped",
+                path.display()
+            )
+        })
+        .collect()
 }
 
 /// A hook's `"if"` (a permission rule: `Bash(git commit:*)`) as the
 /// condition on a call's arguments it puts: `Some(None)` for none (a bare
 /// tool name), `None` for a rule hermes cannot read. It matches as a deny
 /// does: anywhere in a command line (`git add . && git commit`).
-pub(crate) fn condition(spec: &str, base: &Path) -> Option<Option<(String, String)>> {
-    let m = map(spec, "deny", base)?;
+/// `path`: the settings file.
+pub(crate) fn condition(spec: &str, path: &Path) -> Option<Option<(String, String)>> {
+    let m = map(spec, "deny", base_of(path))?;
     Some(m.when.map(|(p, re)| (p.to_string(), re)))
 }
 

@@ -577,7 +577,7 @@ pub struct ShellSection {
     /// `[network] allow` names, through hermes' proxy), `false` (nothing
     /// but their own loopback) or `true` (everything).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub network: Option<ShellNetwork>,
+    pub network: Option<super::ShellNetwork>,
     /// How long a command may run unless it asks for another limit.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub timeout_ms: Option<NonZeroU64>,
@@ -629,52 +629,6 @@ pub struct WebSearchSection {
     /// The most searches one answer may run (Anthropic's `max_uses`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_uses: Option<NonZeroU32>,
-}
-
-/// `[tools.shell] network`: `true`, `false` or `"allowed"`.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(try_from = "NetworkValue", into = "NetworkValue")]
-pub enum ShellNetwork {
-    /// Their own loopback, nothing else.
-    Off,
-    /// Everything, the host's loopback too.
-    On,
-    /// The hosts `[network] allow` names, through hermes' proxy.
-    #[default]
-    Allowed,
-}
-
-/// How `network` is written: a boolean or `"allowed"`.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(untagged)]
-pub enum NetworkValue {
-    Bool(bool),
-    Text(String),
-}
-
-impl TryFrom<NetworkValue> for ShellNetwork {
-    type Error = String;
-
-    fn try_from(v: NetworkValue) -> Result<ShellNetwork, String> {
-        match v {
-            NetworkValue::Bool(false) => Ok(ShellNetwork::Off),
-            NetworkValue::Bool(true) => Ok(ShellNetwork::On),
-            NetworkValue::Text(t) if t == "allowed" => Ok(ShellNetwork::Allowed),
-            NetworkValue::Text(t) => Err(format!(
-                "network must be true, false or \"allowed\", not \"{t}\""
-            )),
-        }
-    }
-}
-
-impl From<ShellNetwork> for NetworkValue {
-    fn from(n: ShellNetwork) -> NetworkValue {
-        match n {
-            ShellNetwork::Off => NetworkValue::Bool(false),
-            ShellNetwork::On => NetworkValue::Bool(true),
-            ShellNetwork::Allowed => NetworkValue::Text("allowed".into()),
-        }
-    }
 }
 
 /// Whether a sandboxed server's port is reached from the host.

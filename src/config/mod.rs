@@ -34,7 +34,7 @@ mod show;
 pub(crate) mod trust;
 mod tui;
 pub mod vars;
-pub use network::{HostRule, NetworkSection, NetworkSettings};
+pub use network::{HostRule, NetworkSection, NetworkSettings, NetworkValue, ShellNetwork};
 pub use tui::{EditMode, Theme, TuiSection, TuiSettings};
 
 pub(crate) use approvals::approval_settings;
@@ -43,9 +43,8 @@ pub use builtin::{BuiltinSettings, ShellSettings, WebFetchSettings};
 pub use file::{
     ApprovalMode, ApprovalsSection, Concurrency, ConfigFile, ConnectorsSection, Decision,
     DeferMode, Effort, Elicitation, ForwardPorts, HookEntry, HooksSection, LimitsSection,
-    McpServerEntry, OAuthEntry, ProviderEntry, ProviderKind, ShellNetwork, ShellSandbox,
-    ShellSection, ThinkingMode, ToolFilter, ToolsSection, WarmUp, WebFetchSection,
-    WebSearchSection,
+    McpServerEntry, OAuthEntry, ProviderEntry, ProviderKind, ShellSandbox, ShellSection,
+    ThinkingMode, ToolFilter, ToolsSection, WarmUp, WebFetchSection, WebSearchSection,
 };
 pub use hook_event::HookEvent;
 pub use hook_settings::{HookSettings, HooksSettings};

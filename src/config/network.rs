@@ -5,7 +5,8 @@
 //! over every allow, an answer and `--yolo`.
 //!
 //! An entry is checked as the file is read, so a typo names the file, the
-//! line and the key.
+//! line and the key. `[tools.shell] network`'s three values are here too:
+//! commands reach these hosts through hermes' proxy under `"allowed"`.
 
 use serde::{Deserialize, Serialize};
 
@@ -162,6 +163,52 @@ impl NetworkSettings {
     /// Whether an allow entry names `host:port` (and no deny does).
     pub fn allowed(&self, host: &str, port: u16) -> bool {
         self.denied(host, port).is_none() && self.allow.iter().any(|r| r.matches(host, port))
+    }
+}
+
+/// `[tools.shell] network`: `true`, `false` or `"allowed"`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "NetworkValue", into = "NetworkValue")]
+pub enum ShellNetwork {
+    /// Their own loopback, nothing else.
+    Off,
+    /// Everything, the host's loopback too.
+    On,
+    /// The hosts `[network] allow` names, through hermes' proxy.
+    #[default]
+    Allowed,
+}
+
+/// How `network` is written: a boolean or `"allowed"`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum NetworkValue {
+    Bool(bool),
+    Text(String),
+}
+
+impl TryFrom<NetworkValue> for ShellNetwork {
+    type Error = String;
+
+    fn try_from(v: NetworkValue) -> Result<ShellNetwork, String> {
+        match v {
+            NetworkValue::Bool(false) => Ok(ShellNetwork::Off),
+            NetworkValue::Bool(true) => Ok(ShellNetwork::On),
+            NetworkValue::Text(t) if t == "allowed" => Ok(ShellNetwork::Allowed),
+            NetworkValue::Text(t) => Err(format!(
+                "network must be true, false or \"allowed\", not \"{t}\""
+            )),
+        }
+    }
+}
+
+impl From<ShellNetwork> for NetworkValue {
+    fn from(n: ShellNetwork) -> NetworkValue {
+        match n {
+            ShellNetwork::Off => NetworkValue::Bool(false),
+            ShellNetwork::On => NetworkValue::Bool(true),
+            ShellNetwork::Allowed => NetworkValue::Text("allowed".into()),
+        }
     }
 }
 

@@ -374,7 +374,7 @@ impl Round<'_> {
                     .filter_map(|r| crate::config::HostRule::try_from(r.clone()).ok())
                     .collect();
                 let always = a == Answer::Always && self.always_reach(&rules);
-                self.tools.background().allow_reach(&parsed, always);
+                self.tools.background().proxied.allow_reach(&parsed, always);
                 out.content.push_str(&format!(
                     "\n[network: the person let commands reach {listed} {}; run the command \
                      again]",

@@ -169,7 +169,7 @@ async fn answer(ctx: &Context, p: &Proc, waited: Option<(&Until, Waited)>) -> To
     };
     body.push_str(&format!("[{state}]"));
     // What the proxy refused its commands meanwhile.
-    let refused = ctx.background.take_refused();
+    let refused = ctx.background.proxied.take_refused();
     let mut body = super::refusals::told(body, &refused);
     while body.ends_with('\n') {
         body.pop();

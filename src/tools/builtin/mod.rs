@@ -18,6 +18,7 @@ mod find;
 mod order;
 pub(crate) mod plan;
 mod process;
+mod proxied;
 mod reader;
 mod refusals;
 mod set;

@@ -165,7 +165,7 @@ async fn run(ctx: &Arc<Context>, args: &Value, cancel: &CancellationToken) -> To
         Some(n) => format!("[{n}]\n{text}"),
         None => text,
     };
-    let refused = ctx.background.take_refused();
+    let refused = ctx.background.proxied.take_refused();
     let text = super::refusals::told(text, &refused);
     let body = if text.trim().is_empty() {
         "(no output)\n".to_string()
@@ -215,7 +215,7 @@ async fn sandboxed(
         match ctx.background.loopback() {
             Ok(net) => {
                 if ctx.shell.proxy {
-                    match ctx.background.proxy(&net, &ctx.network) {
+                    match ctx.background.proxied.proxy(&net, &ctx.network) {
                         Ok(port) => policy.proxy = Some(port),
                         Err(e) => note = Some(e),
                     }
