@@ -28,13 +28,38 @@ pub fn binary() -> PathBuf {
     bin
 }
 
-/// A port free on 127.0.0.1 now.
+/// A port free on 127.0.0.1 now, and below the kernel's ephemeral range: a
+/// server that takes seconds to start (LiteLLM imports for ten) must not
+/// find its port taken by the next outgoing connection of a test running
+/// beside it, which `bind(:0)` ports share the range with. Tests picking at
+/// once differ by the process id and a counter; a port found taken is
+/// skipped.
 pub fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    let low = ephemeral_low().clamp(12_000, 60_000);
+    let span = low - 10_000;
+    let seed = std::process::id().wrapping_mul(2_654_435_761).wrapping_add(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos()),
+    );
+    for _ in 0..span {
+        let n = NEXT.fetch_add(7_919, Ordering::Relaxed);
+        let port = 10_000 + seed.wrapping_add(n) % span;
+        if std::net::TcpListener::bind(("127.0.0.1", port as u16)).is_ok() {
+            return port as u16;
+        }
+    }
+    panic!("no free port on 127.0.0.1 between 10000 and {low}")
+}
+
+/// The first port of the kernel's ephemeral range (32768 when unreadable).
+fn ephemeral_low() -> u32 {
+    std::fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse().ok())
+        .unwrap_or(32_768)
 }
 
 impl Everything {
@@ -51,7 +76,7 @@ impl Everything {
 
     /// In `mode` on `port`, once it listens.
     pub fn on(port: u16, mode: &str) -> Everything {
-        let child = Command::new(binary())
+        let mut child = Command::new(binary())
             .arg(mode)
             .env("PORT", port.to_string())
             .stdin(Stdio::null())
@@ -61,6 +86,10 @@ impl Everything {
             .unwrap();
         let up = Instant::now();
         while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            // One that exits (its port taken) must not be taken for up.
+            if let Ok(Some(status)) = child.try_wait() {
+                panic!("server-everything exited ({status}) before it listened on {port}");
+            }
             assert!(
                 up.elapsed() < Duration::from_secs(20),
                 "server-everything did not listen on {port} within 20 s"

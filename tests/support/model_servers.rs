@@ -72,74 +72,99 @@ impl ModelServer {
     }
 
     fn start_llama(tool: &str) -> ModelServer {
-        let port = free_port();
         let script = crate::repo_root().join("tests/support/model_servers/llama_server.py");
-        let mut cmd = Command::new(venv().join("bin/python"));
-        cmd.arg(script)
-            .arg("--model")
-            .arg(smollm2())
-            .args(["--model_alias", "smollm2", "--host", "127.0.0.1"])
-            .args([
-                "--port",
-                &port.to_string(),
-                "--n_ctx",
-                "8192",
-                "--n_threads",
-                "1",
-                // Shared by tests running at once: by default a request
-                // waiting cuts the stream being sent short, with `[DONE]`.
-                "--interrupt_requests",
-                "false",
-            ])
-            .env("HERMES_FORCE_TOOL", tool);
-        let dir = tempfile::tempdir().unwrap();
-        cmd.env("HERMES_EXIT_ON_STDIN_EOF", dir.path());
-        ModelServer::spawn("llama-cpp-python", cmd, dir, port, "/v1/models", true)
+        let command = |port: u16, dir: &std::path::Path| {
+            let mut cmd = Command::new(venv().join("bin/python"));
+            cmd.arg(&script)
+                .arg("--model")
+                .arg(smollm2())
+                .args(["--model_alias", "smollm2", "--host", "127.0.0.1"])
+                .args([
+                    "--port",
+                    &port.to_string(),
+                    "--n_ctx",
+                    "8192",
+                    "--n_threads",
+                    "1",
+                    // Shared by tests running at once: by default a request
+                    // waiting cuts the stream being sent short, with `[DONE]`.
+                    "--interrupt_requests",
+                    "false",
+                ])
+                .env("HERMES_FORCE_TOOL", tool)
+                .env("HERMES_EXIT_ON_STDIN_EOF", dir);
+            cmd
+        };
+        ModelServer::spawn("llama-cpp-python", command, "/v1/models", true)
     }
 
     /// LiteLLM's proxy offering `model` from the Chat Completions server at
     /// `upstream` (`…/v1`), on its OpenAI (`/v1/chat/completions`) and
     /// Anthropic (`/v1/messages`) routes.
     pub fn litellm(model: &str, upstream: &str, upstream_key: &str) -> ModelServer {
-        let port = free_port();
-        let dir = tempfile::tempdir().unwrap();
-        let config = dir.path().join("config.yaml");
-        // `hosted_vllm/`: an OpenAI-compatible server spoken to over Chat
-        // Completions on every route (`openai/` would send the Anthropic
-        // route's requests to `/v1/responses`, which such servers lack).
-        std::fs::write(
-            &config,
-            format!(
-                "model_list:\n  - model_name: {model}\n    litellm_params:\n      \
+        let command = |port: u16, dir: &std::path::Path| {
+            let config = dir.join("config.yaml");
+            // `hosted_vllm/`: an OpenAI-compatible server spoken to over Chat
+            // Completions on every route (`openai/` would send the Anthropic
+            // route's requests to `/v1/responses`, which such servers lack).
+            std::fs::write(
+                &config,
+                format!(
+                    "model_list:\n  - model_name: {model}\n    litellm_params:\n      \
                  model: hosted_vllm/{model}\n      api_base: {upstream}\n      \
                  api_key: {upstream_key}\n"
-            ),
-        )
-        .unwrap();
-        let mut cmd = Command::new(venv().join("bin/litellm"));
-        cmd.arg("--config")
-            .arg(&config)
-            .args(["--host", "127.0.0.1", "--port", &port.to_string()])
-            .env("LITELLM_MASTER_KEY", LITELLM_KEY)
-            // Nothing fetched at run time: the cost map it carries, no
-            // telemetry.
-            .env("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-            .env("LITELLM_TELEMETRY", "False")
-            .env("NO_DOCS", "True")
-            .current_dir(dir.path());
-        ModelServer::spawn("LiteLLM", cmd, dir, port, "/health/liveliness", false)
+                ),
+            )
+            .unwrap();
+            let mut cmd = Command::new(venv().join("bin/litellm"));
+            cmd.arg("--config")
+                .arg(&config)
+                .args(["--host", "127.0.0.1", "--port", &port.to_string()])
+                .env("LITELLM_MASTER_KEY", LITELLM_KEY)
+                // Nothing fetched at run time: the cost map it carries, no
+                // telemetry.
+                .env("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+                .env("LITELLM_TELEMETRY", "False")
+                .env("NO_DOCS", "True")
+                .current_dir(dir);
+            cmd
+        };
+        ModelServer::spawn("LiteLLM", command, "/health/liveliness", false)
     }
 
-    /// `cmd` started with its output in `dir`, once `GET ready` answers;
+    /// The server `command` makes for a free port and a folder of its own,
+    /// started with its output in that folder, once `GET ready` answers;
     /// with `lifeline`, its stdin a pipe held open (see [`ModelServer::llama`]).
+    /// A port taken between its choice and the server's bind (another
+    /// process of the machine's) is given up for another, at most thrice.
     fn spawn(
         name: &str,
-        mut cmd: Command,
-        dir: tempfile::TempDir,
-        port: u16,
+        command: impl Fn(u16, &std::path::Path) -> Command,
         ready: &str,
         lifeline: bool,
     ) -> ModelServer {
+        let mut attempts = 0;
+        loop {
+            attempts += 1;
+            match ModelServer::try_spawn(name, &command, ready, lifeline) {
+                Ok(server) => return server,
+                Err(log) if attempts < 3 && log.contains("address already in use") => continue,
+                Err(log) => panic!("{log}"),
+            }
+        }
+    }
+
+    /// One attempt of [`ModelServer::spawn`]: the server, or what it said
+    /// before it exited.
+    fn try_spawn(
+        name: &str,
+        command: &impl Fn(u16, &std::path::Path) -> Command,
+        ready: &str,
+        lifeline: bool,
+    ) -> Result<ModelServer, String> {
+        let port = free_port();
+        let dir = tempfile::tempdir().unwrap();
+        let mut cmd = command(port, dir.path());
         let log = dir.path().join("server.log");
         let out = std::fs::File::create(&log).unwrap();
         let mut child = cmd
@@ -162,7 +187,7 @@ impl ModelServer {
         let up = Instant::now();
         while !s.answers(ready) {
             if let Ok(Some(status)) = s.child.try_wait() {
-                panic!("{name} exited ({status}):\n{}", s.log_tail());
+                return Err(format!("{name} exited ({status}):\n{}", s.log_tail()));
             }
             assert!(
                 up.elapsed() < Duration::from_secs(120),
@@ -171,7 +196,7 @@ impl ModelServer {
             );
             std::thread::sleep(Duration::from_millis(200));
         }
-        s
+        Ok(s)
     }
 
     /// Whether `GET path` answers 200.
