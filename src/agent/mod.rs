@@ -24,8 +24,8 @@ pub use answer_schema::AnswerSchema;
 pub(crate) use attach::{bind_arguments, Offers};
 pub(crate) use protocol::EVENTS_SCHEMA;
 pub use protocol::{
-    ChangedFile, CompactionReason, Event, RunCalls, RunProcesses, RunSummary, RunTokens, RunWeb,
-    Settled, SettledBy, ShownArguments, TurnStop,
+    with_resolved, ChangedFile, CompactionReason, Event, RunCalls, RunProcesses, RunSummary,
+    RunTokens, RunWeb, Settled, SettledBy, ShownArguments, TurnStop,
 };
 pub use reach::project_warnings as reach_warnings;
 pub(crate) use reach::reach_prompt;

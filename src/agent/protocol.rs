@@ -109,13 +109,17 @@ pub enum Event {
     /// The person is asked about one entry: the round waits for the
     /// answer (the REPL reads it from the terminal, a `--json-answers`
     /// script writes it on stdin) and says how it was settled in an
-    /// `approval` event. `arguments`: the entry's own, whole — a front end
-    /// cuts them to its screen, the schema's required ones (the target)
-    /// first.
+    /// `approval` event. `arguments`: the entry's own, whole, as the model
+    /// sent them — a front end cuts them to its screen, the schema's
+    /// required ones (the target) first.
     ApprovalAsked {
         id: String,
         name: String,
         arguments: ShownArguments,
+        /// The path the call acts on as hermes resolved it (absolute, links
+        /// followed), where that is not the `path` the model gave.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        resolved_path: Option<String>,
         why: String,
         /// What the call would change (a unified diff), when the tool can
         /// say: shown under its target instead of its arguments' bodies.
@@ -149,6 +153,9 @@ pub enum Event {
         /// one-shot run): the refusal shows them whole.
         #[serde(skip_serializing_if = "Option::is_none")]
         arguments: Option<ShownArguments>,
+        /// With `arguments`: the path as resolved, as in `approval_asked`.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        resolved_path: Option<String>,
     },
     /// A round of tool calls begins: its entries' ids in the order the
     /// model gave them (a split batch's entries at its place), so a front
@@ -168,12 +175,18 @@ pub enum Event {
         id: String,
         name: String,
         arguments: String,
+        /// As in `approval_asked`.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        resolved_path: Option<String>,
     },
     /// The entry is being sent to its tool now.
     ToolCallStarted {
         id: String,
         name: String,
         arguments: String,
+        /// As in `approval_asked`.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        resolved_path: Option<String>,
     },
     /// A server's progress report on a running call: `id`, the entry it
     /// is about, when the server named its progress token.
@@ -458,6 +471,17 @@ pub(crate) type EventTx = mpsc::UnboundedSender<Event>;
 pub struct ShownArguments {
     pub value: serde_json::Value,
     pub required: Vec<String>,
+}
+
+/// `arguments` with its `path` put as `resolved` has it: what a person is
+/// shown, so they see where a call acts (`../x` or a link is not where it
+/// writes). The arguments unchanged where nothing was resolved.
+pub fn with_resolved(arguments: &serde_json::Value, resolved: Option<&str>) -> serde_json::Value {
+    let mut out = arguments.clone();
+    if let (Some(p), Some(o)) = (resolved, out.as_object_mut()) {
+        o.insert("path".into(), serde_json::Value::String(p.to_string()));
+    }
+    out
 }
 
 impl Serialize for ShownArguments {

@@ -203,6 +203,7 @@ mod tests {
             },
             reason: None,
             arguments: None,
+            resolved_path: None,
         }
     }
 

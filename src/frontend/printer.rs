@@ -93,20 +93,30 @@ impl Printer {
         match event {
             Event::ModelRequest { .. } => self.block.sub_state(id, &who, "thinking…"),
             Event::ToolCallQueued {
-                name, arguments, ..
+                name,
+                arguments,
+                resolved_path,
+                ..
             } => self.block.step(
                 id,
-                &format!("{who} {}  queued", ToolBlock::label(name, arguments)),
+                &format!(
+                    "{who} {}  queued",
+                    ToolBlock::label(name, &shown(arguments, resolved_path))
+                ),
                 false,
             ),
             Event::ToolCallStarted {
                 id: call,
                 name,
                 arguments,
+                resolved_path,
             } => self.block.sub_call(
                 id,
                 call,
-                &format!("{who} {}  running", ToolBlock::label(name, arguments)),
+                &format!(
+                    "{who} {}  running",
+                    ToolBlock::label(name, &shown(arguments, resolved_path))
+                ),
                 true,
             ),
             Event::ToolCallFinished {
@@ -121,9 +131,13 @@ impl Printer {
             }
             Event::TextDelta { .. } => self.block.sub_state(id, &who, "answering…"),
             Event::ApprovalAsked {
-                name, arguments, ..
+                name,
+                arguments,
+                resolved_path,
+                ..
             } => {
-                let label = ToolBlock::label(name, &arguments.value.to_string());
+                let value = crate::agent::with_resolved(&arguments.value, resolved_path.as_deref());
+                let label = ToolBlock::label(name, &value.to_string());
                 let waiting = format!("waiting for your answer: {label}");
                 self.block.sub_state(id, &who, &waiting);
                 self.ask(event, Some(&who));
@@ -152,6 +166,7 @@ impl Printer {
             id,
             name,
             arguments,
+            resolved_path,
             why,
             preview,
             grants,
@@ -168,10 +183,14 @@ impl Printer {
             Some(who) => format!("{why} — asked by subagent {who}"),
             None => why.clone(),
         };
+        let arguments = crate::agent::ShownArguments {
+            value: crate::agent::with_resolved(&arguments.value, resolved_path.as_deref()),
+            required: arguments.required.clone(),
+        };
         let drawn = q.asked(
             id,
             name,
-            arguments,
+            &arguments,
             &why,
             preview.as_deref(),
             grants.as_deref(),
@@ -218,19 +237,23 @@ impl Printer {
                 id,
                 name,
                 arguments,
+                resolved_path,
             } => {
                 self.stop_spinner();
                 self.end_text();
-                self.block.queued(id, name, arguments);
+                self.block
+                    .queued(id, name, &shown(arguments, resolved_path));
             }
             Event::ToolCallStarted {
                 id,
                 name,
                 arguments,
+                resolved_path,
             } => {
                 self.stop_spinner();
                 self.end_text();
-                self.block.started(id, name, arguments);
+                self.block
+                    .started(id, name, &shown(arguments, resolved_path));
             }
             Event::ToolCallFinished {
                 id,
@@ -692,4 +715,13 @@ pub(crate) fn group(n: u64) -> String {
         out.push(c);
     }
     out
+}
+
+/// An entry's arguments (JSON text) as the person is shown them: with the
+/// path hermes resolved, so they see where the call acts.
+fn shown(arguments: &str, resolved: &Option<String>) -> String {
+    match (resolved, serde_json::from_str(arguments)) {
+        (Some(p), Ok(v)) => crate::agent::with_resolved(&v, Some(p)).to_string(),
+        _ => arguments.to_string(),
+    }
 }

@@ -707,3 +707,59 @@ fn a_sessions_end_hooks_run_when_the_editor_goes_away() {
     assert_eq!(ended["reason"], "other", "{ended}");
     assert_eq!(ended["session_id"], id.as_str(), "{ended}");
 }
+
+/// "Allow for this session" holds in its session only: another ACP
+/// session of the same process is asked about the same call again.
+#[test]
+fn a_session_grant_does_not_reach_another_acp_session() {
+    let env = TestEnv::new();
+    env.write_config("[tools]\nbuiltin = [\"write_file\"]\n\n[approvals]\nmode = \"ask\"\n");
+    let write = |label: &str, file: &str| {
+        Reply::tool_calls(&[(
+            &call_id(label),
+            "write_file",
+            &json!({"path": file, "content": "x\n"}).to_string(),
+        )])
+    };
+    env.fake.push(write("first", "one.txt"));
+    env.fake.push(Reply::text("done"));
+    env.fake.push(write("again", "two.txt"));
+    env.fake.push(Reply::text("done"));
+    env.fake.push(write("other", "three.txt"));
+    env.fake.push(Reply::text("done"));
+
+    let mut editor = Editor::start(&env, &[]);
+    editor.request("initialize", initialize()).unwrap();
+    editor.answers.push_back("allow_session".into());
+    let prompt = |editor: &mut Editor, id: &str| {
+        let done = editor
+            .request(
+                "session/prompt",
+                json!({"sessionId": id, "prompt": [{"type": "text", "text": "write"}]}),
+            )
+            .unwrap();
+        assert_eq!(done["stopReason"], "end_turn");
+    };
+    let first = new_session(&mut editor, &env, json!([]));
+    prompt(&mut editor, &first);
+    prompt(&mut editor, &first);
+    assert_eq!(
+        editor.asked.len(),
+        1,
+        "granted for the session: {:?}",
+        editor.asked
+    );
+    let second = new_session(&mut editor, &env, json!([]));
+    prompt(&mut editor, &second);
+    assert_eq!(
+        editor.asked.len(),
+        2,
+        "another session is asked again: {:?}",
+        editor.asked
+    );
+    for f in ["one.txt", "two.txt", "three.txt"] {
+        assert!(env.cwd.path().join(f).exists(), "{f}");
+    }
+    let (status, stderr) = editor.finish();
+    assert!(status.success(), "{stderr}");
+}

@@ -642,3 +642,46 @@ fn always_is_never_offered_for_a_write_outside_and_grants_only_once() {
     assert!(!env.cwd.path().join("i.txt").exists());
     assert_eq!(std::fs::read_to_string(env.config_path()).unwrap(), before);
 }
+
+/// Events show the entry's arguments as the model sent them — a relative
+/// path stays relative — with the path hermes resolved (absolute, `..`
+/// and links followed) beside them under `resolved_path`; the write lands
+/// where that says.
+#[test]
+fn events_carry_the_models_own_arguments_and_the_resolved_path_beside_them() {
+    use std::io::{BufRead, Write};
+    let env = env_with("mode = \"ask\"", "");
+    std::fs::create_dir_all(env.cwd.path().join("notes")).unwrap();
+    let args = json!({"path": "./notes/../n.txt", "content": "n"});
+    env.fake
+        .push(reply(&[call("rel", "write_file", args.clone())]));
+    env.fake.push(Reply::text("done"));
+    let mut child = env.spawn_with_stdin(&["--json", "--json-answers", "-q", "write"]);
+    let mut stdin = child.stdin.take().unwrap();
+    let stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut seen = Vec::new();
+    for line in stdout.lines() {
+        let ev: serde_json::Value = serde_json::from_str(&line.unwrap()).unwrap();
+        if ev["type"] == "approval_asked" {
+            let id = ev["id"].as_str().unwrap();
+            writeln!(stdin, r#"{{"id":"{id}","answer":"once"}}"#).unwrap();
+        }
+        if ["approval_asked", "tool_call_queued", "tool_call_started"]
+            .contains(&ev["type"].as_str().unwrap_or(""))
+        {
+            seen.push(ev);
+        }
+    }
+    assert!(child.wait().unwrap().success());
+    assert_eq!(seen.len(), 3, "{seen:?}");
+    let real = std::fs::canonicalize(env.cwd.path()).unwrap().join("n.txt");
+    for ev in &seen {
+        let own = match &ev["arguments"] {
+            serde_json::Value::String(s) => serde_json::from_str(s).unwrap(),
+            v => v.clone(),
+        };
+        assert_eq!(own, args, "the model's own arguments: {ev}");
+        assert_eq!(ev["resolved_path"], real.to_str().unwrap(), "{ev}");
+    }
+    assert_eq!(std::fs::read_to_string(&real).unwrap(), "n");
+}

@@ -64,6 +64,7 @@ pub(in crate::agent) async fn run_alone(
         open_question: std::sync::Mutex::new(None),
         earlier: Default::default(),
         first_command: std::sync::atomic::AtomicUsize::new(usize::MAX),
+        given: Default::default(),
     };
     let plan = round
         .check(call, classify(&call.name, &call.arguments), 0)

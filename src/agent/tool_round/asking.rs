@@ -161,13 +161,15 @@ impl Round<'_> {
     async fn ask(&self, q: Question) -> Option<Answer> {
         let (answers, _) = self.policy.answers()?;
         let waiting = answers.wait_for(&q.call_id);
+        let (own, resolved_path) = self.as_sent(&q.call_id, &q.arguments);
         self.emit(Event::ApprovalAsked {
             id: q.call_id.clone(),
             name: q.tool.clone(),
             arguments: crate::agent::ShownArguments {
-                value: q.arguments.clone(),
+                value: own,
                 required: q.required.clone(),
             },
+            resolved_path,
             why: q.why.clone(),
             grants: if q.once_only {
                 None
@@ -445,16 +447,25 @@ impl Round<'_> {
         // The session file keeps who decided as its text (older records are
         // read back).
         let by_text = by.to_string();
+        let (arguments, resolved_path) = match asked {
+            Some(a) => {
+                let (own, resolved) = self.as_sent(id, a.arguments);
+                let shown = crate::agent::ShownArguments {
+                    value: own,
+                    required: a.required,
+                };
+                (Some(shown), resolved)
+            }
+            None => (None, None),
+        };
         self.emit(Event::Approval {
             id: id.to_string(),
             name: name.to_string(),
             decision,
             by,
             reason: reason.clone(),
-            arguments: asked.map(|a| crate::agent::ShownArguments {
-                value: a.arguments.clone(),
-                required: a.required,
-            }),
+            arguments,
+            resolved_path,
         });
         let record = Record::Event {
             ts: Utc::now().rfc3339(),

@@ -33,12 +33,14 @@ impl Round<'_> {
                             id,
                             name,
                             arguments,
+                            resolved_path: None,
                         }
                     } else {
                         Event::ToolCallStarted {
                             id,
                             name,
                             arguments,
+                            resolved_path: None,
                         }
                     });
                 }

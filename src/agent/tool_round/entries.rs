@@ -307,11 +307,18 @@ impl Round<'_> {
         slot: usize,
     ) -> Result<Checked, String> {
         let tool = self.tools.resolve_and_check(name, args).await?;
-        // Rules, hooks, the question and the call see one path: resolved.
-        let args = self
-            .tools
-            .normalize(&tool, args)
-            .unwrap_or_else(|| args.clone());
+        // Rules, hooks, the question and the call see one path: resolved;
+        // events show the model's own arguments, that path beside them.
+        let resolved = |given: &Value| {
+            let out = self.tools.normalize(&tool, given);
+            if out.is_some() {
+                if let Ok(mut g) = self.given.lock() {
+                    g.insert(id.to_string(), given.clone());
+                }
+            }
+            out.unwrap_or_else(|| given.clone())
+        };
+        let args = resolved(args);
         let subject = self.tools.subject(name, &tool, &args);
         let hook = self
             .policy
@@ -336,7 +343,7 @@ impl Round<'_> {
                 if let Some(e) = self.tools.check_args(name, &tool, &updated) {
                     return Err(format!("a hook changed the arguments: {e}"));
                 }
-                self.tools.normalize(&tool, &updated).unwrap_or(updated)
+                resolved(&updated)
             }
             None => args,
         };
@@ -457,18 +464,20 @@ impl Round<'_> {
         plan: Plan,
     ) -> (Option<Shown>, ToolOutput) {
         let id = call.id.clone();
-        let queued = |name: &str, arguments: String| {
+        let queued = |name: &str, arguments: String, resolved_path: Option<String>| {
             self.emit(Event::ToolCallQueued {
                 id: id.clone(),
                 name: name.to_string(),
                 arguments,
+                resolved_path,
             })
         };
-        let started = |name: &str, arguments: String| {
+        let started = |name: &str, arguments: String, resolved_path: Option<String>| {
             self.emit(Event::ToolCallStarted {
                 id: id.clone(),
                 name: name.to_string(),
                 arguments,
+                resolved_path,
             })
         };
         let as_sent = || Some(Shown::named(&call.name));
@@ -499,8 +508,8 @@ impl Round<'_> {
                 refused,
             } => (None, self.run_batch(&entries, &ids, &refused).await),
             Plan::Bridge(b) => {
-                queued(&call.name, call.arguments.clone());
-                started(&call.name, call.arguments.clone());
+                queued(&call.name, call.arguments.clone(), None);
+                started(&call.name, call.arguments.clone(), None);
                 let out = tokio::select! {
                     biased;
                     _ = self.cancel.cancelled() => ToolOutput::interrupted(None),
@@ -516,12 +525,13 @@ impl Round<'_> {
                 asked,
                 context,
             } => {
-                let shown = args.to_string();
-                queued(&name, shown.clone());
+                let (own, resolved) = self.as_sent(&call.id, &args);
+                let shown = own.to_string();
+                queued(&name, shown.clone(), resolved.clone());
                 let sent = AtomicBool::new(false);
                 let on_start = || {
                     if !sent.swap(true, Ordering::SeqCst) {
-                        started(&name, shown.clone());
+                        started(&name, shown.clone(), resolved.clone());
                     }
                 };
                 let send = |expect| {

@@ -66,4 +66,28 @@ pub(in crate::agent) struct Round<'a> {
     /// looked (`usize::MAX`: none): a change after it is planned on what
     /// the command leaves, at its turn.
     pub first_command: std::sync::atomic::AtomicUsize,
+    /// An entry's arguments as the model sent them (or a hook replaced
+    /// them), by call id, where hermes resolved a path in them: what events
+    /// show, the resolved path beside them ([`Round::as_sent`]).
+    pub given: std::sync::Mutex<std::collections::HashMap<String, serde_json::Value>>,
+}
+
+impl Round<'_> {
+    /// What the events about entry `id` show of `args` (the arguments as
+    /// resolved, which rules, hooks and the tool see): the entry's own,
+    /// and the path as resolved where it is not the one given.
+    pub(super) fn as_sent(
+        &self,
+        id: &str,
+        args: &serde_json::Value,
+    ) -> (serde_json::Value, Option<String>) {
+        let given = self.given.lock().ok().and_then(|g| g.get(id).cloned());
+        let Some(given) = given else {
+            return (args.clone(), None);
+        };
+        let path =
+            |v: &serde_json::Value| v.get("path").and_then(|p| p.as_str()).map(str::to_string);
+        let resolved = path(args).filter(|p| path(&given).as_deref() != Some(p));
+        (given, resolved)
+    }
 }

@@ -200,6 +200,7 @@ impl Agent {
                 open_question: std::sync::Mutex::new(None),
                 earlier: Default::default(),
                 first_command: std::sync::atomic::AtomicUsize::new(usize::MAX),
+                given: Default::default(),
             };
             let ran = round.run(&calls).await;
             calls_made += ran.admitted;

@@ -427,6 +427,7 @@ impl Told<'_> {
                 preview,
                 grants,
                 why,
+                ..
             } => {
                 let mut call = updates::tool_call(
                     &format!("{prefix}{id}"),

@@ -65,11 +65,13 @@ impl Updates {
                 id,
                 name,
                 arguments,
+                ..
             } => self.list(&id_of(id), name, arguments).into_iter().collect(),
             Event::ToolCallStarted {
                 id,
                 name,
                 arguments,
+                ..
             } => {
                 let mut out: Vec<Value> =
                     self.list(&id_of(id), name, arguments).into_iter().collect();
@@ -345,6 +347,7 @@ mod tests {
             id: "toolu_01A".into(),
             name: "read_file".into(),
             arguments: "{}".into(),
+            resolved_path: None,
         });
         assert_eq!(started.len(), 1, "not listed again: {started:?}");
         assert_eq!(started[0]["status"], "in_progress");
