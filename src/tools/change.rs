@@ -46,6 +46,31 @@ impl Change {
     }
 }
 
+/// Puts a change planned at its turn to the person: `Ok` lets it be
+/// written; `Err`, the result the model is told instead.
+pub(crate) type Confirm<'a> = &'a (dyn Fn(Change) -> futures_util::future::BoxFuture<'a, Result<(), crate::call::ToolOutput>>
+         + Send
+         + Sync);
+
+/// What the call of a built-in that plans its changes holds to.
+pub(crate) enum Planned<'a> {
+    /// Nothing planned: written as the arguments say.
+    Free,
+    /// The file as the plan found it when it was shown: anything else is
+    /// not written (the result says it is stale).
+    Expect(Expect),
+    /// Planned at the entry's turn, on the folder as the entries before it
+    /// left it, and put to `confirm` then — its place in entry order held
+    /// meanwhile, so what the person is shown is what is written.
+    AtTurn(Confirm<'a>),
+}
+
+impl From<Option<Expect>> for Planned<'_> {
+    fn from(expect: Option<Expect>) -> Self {
+        expect.map_or(Planned::Free, Planned::Expect)
+    }
+}
+
 /// What a planned change expects to find: the digest of the file's content
 /// (`None`: no file).
 #[derive(Debug, Clone, PartialEq)]

@@ -20,7 +20,7 @@ impl Registry {
         tool: &ToolRef,
         call_id: &str,
         args: Value,
-        expect: Option<super::Expect>,
+        planned: super::Planned<'_>,
         cancel: &CancellationToken,
         on_start: OnStart<'_>,
     ) -> ToolOutput {
@@ -44,7 +44,7 @@ impl Registry {
                     _ = cancel.cancelled() => ToolOutput::stopped(
                         started.load(std::sync::atomic::Ordering::SeqCst)
                     ),
-                    out = t.call_expecting(args, expect, cancel, &on_start) => out.cut(self.output_limit),
+                    out = t.call_expecting(args, planned, cancel, &on_start) => out.cut(self.output_limit),
                 }
             }
             ToolRef::Connector(name) => {

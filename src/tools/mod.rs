@@ -27,7 +27,7 @@ pub(crate) use builtin::background::{ended_how, Background, Notice, NoticeSink};
 pub use builtin::UnknownBuiltin;
 pub(crate) use builtin::{new_turn, read_attached};
 pub use catalog::{CatalogTool, ToolCatalog};
-pub(crate) use change::{diff, Change, Earlier, Expect};
+pub(crate) use change::{diff, Change, Earlier, Expect, Planned};
 pub use registry::Registry;
 pub(crate) use resolution::subject_by_any_name;
 pub(crate) use tool::Tool;

@@ -2,7 +2,7 @@
 //! bridge — with `OnStart`, how a call says it has begun; and where the
 //! sandbox helper the built-in shell runs commands through is found.
 
-use super::change::{Change, Earlier, Expect};
+use super::change::{Change, Earlier, Planned};
 
 use futures_util::future::BoxFuture;
 use serde_json::Value;
@@ -58,11 +58,12 @@ pub(crate) trait Tool: Send + Sync {
         on_start: OnStart<'a>,
     ) -> BoxFuture<'a, ToolOutput>;
     /// As [`Tool::call`], for a planned change: the file must still be as
-    /// the plan found it (`expect`), or nothing is written.
-    fn call_expecting<'a>(
+    /// the plan found it, or be planned and confirmed at its turn
+    /// ([`Planned`]), or nothing is written.
+    fn call_expecting<'a, 'p: 'a>(
         &'a self,
         args: serde_json::Value,
-        _expect: Option<Expect>,
+        _planned: Planned<'p>,
         cancel: &'a CancellationToken,
         on_start: OnStart<'a>,
     ) -> BoxFuture<'a, ToolOutput> {

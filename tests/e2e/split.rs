@@ -720,9 +720,69 @@ fn a_connectors_batch_shows_each_entry_done() {
 /// the command left it — never refused as "changed since it was shown".
 #[test]
 fn a_write_after_a_command_in_one_batch_sees_what_the_command_left() {
-    use crate::support::calls::{reply_calls, ALL_BUILTINS};
     let env = TestEnv::new();
-    env.write_config(&format!("[tools]\nbuiltin = {ALL_BUILTINS}\n"));
+    env.write_config(&format!(
+        "[tools]\nbuiltin = {}\n",
+        crate::support::calls::ALL_BUILTINS
+    ));
+    shell_then_write_batches(&env);
+    env.run(&["--yolo", "-q", "go"]).ok();
+    assert_the_writes_saw_what_the_commands_left(&env);
+}
+
+/// The same four batches put to a person (`--json-answers`, mode ask):
+/// each entry is asked once — the write at its turn, its diff the one on
+/// the file as the command left it — never again as "changed since".
+#[test]
+fn a_write_after_a_command_is_asked_once_at_its_turn_with_the_diff_it_writes() {
+    use std::io::{BufRead, Write};
+    let env = TestEnv::new();
+    env.write_config(&format!(
+        "[tools]\nbuiltin = {}\n\n[approvals]\nmode = \"ask\"\n",
+        crate::support::calls::ALL_BUILTINS
+    ));
+    shell_then_write_batches(&env);
+    let mut child = env.spawn_with_stdin(&["--json", "--json-answers", "-q", "go"]);
+    let mut stdin = child.stdin.take().unwrap();
+    let stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut asked: Vec<Value> = Vec::new();
+    for line in stdout.lines() {
+        let ev: Value = serde_json::from_str(&line.unwrap()).unwrap();
+        if ev["type"] == "approval_asked" {
+            let id = ev["id"].as_str().unwrap();
+            writeln!(stdin, r#"{{"id":"{id}","answer":"once"}}"#).unwrap();
+            asked.push(ev);
+        }
+    }
+    assert!(child.wait().unwrap().success());
+    let ids: Vec<&str> = asked.iter().map(|a| a["id"].as_str().unwrap()).collect();
+    let mut once = ids.clone();
+    once.sort();
+    once.dedup();
+    assert_eq!(once.len(), ids.len(), "an entry asked twice: {ids:?}");
+    assert_eq!(ids.len(), 8, "every entry asked: {ids:?}");
+    let preview = |label: &str| {
+        asked
+            .iter()
+            .find(|a| a["id"] == call_id(label))
+            .and_then(|a| a["preview"].as_str())
+            .unwrap_or_default()
+            .to_string()
+    };
+    // What was shown is what the command left, and what was written.
+    crate::assert_contains!(preview("e2"), "-beta\n+gamma");
+    crate::assert_contains!(preview("w1"), "+written after");
+    crate::assert_not_contains!(preview("w1"), "-alpha");
+    crate::assert_contains!(preview("w3"), "-made\n+replaced");
+    crate::assert_contains!(preview("e4"), "-delta\n+epsilon");
+    assert_the_writes_saw_what_the_commands_left(&env);
+}
+
+/// One batch of four shell-then-write pairs (issue 69): a write after an
+/// `rm`, an edit of what a command appended, a write over what a command
+/// made, an edit of what a command rewrote; then "done".
+fn shell_then_write_batches(env: &TestEnv) {
+    use crate::support::calls::reply_calls;
     let cwd = env.cwd.path();
     for f in ["removed.txt", "appended.txt", "rewritten.txt"] {
         std::fs::write(cwd.join(f), "alpha\n").unwrap();
@@ -762,7 +822,12 @@ fn a_write_after_a_command_in_one_batch_sees_what_the_command_left() {
         ),
     ]));
     env.fake.push(Reply::text("done"));
-    env.run(&["--yolo", "-q", "go"]).ok();
+}
+
+/// Every entry of [`shell_then_write_batches`] ran, and each write saw
+/// what its command left.
+fn assert_the_writes_saw_what_the_commands_left(env: &TestEnv) {
+    let cwd = env.cwd.path();
     let results = env.results_of(1);
     for (id, text, _) in &results {
         assert!(!text.contains("changed after"), "{id}: {text}");
@@ -773,4 +838,51 @@ fn a_write_after_a_command_in_one_batch_sees_what_the_command_left() {
     assert_eq!(read("appended.txt"), "alpha\ngamma\n");
     assert_eq!(read("made.txt"), "replaced\n");
     assert_eq!(read("rewritten.txt"), "epsilon\n");
+}
+
+/// A write after a command, denied at its turn: not written, the model
+/// told it was denied; the command's own file stays as the command left it.
+#[test]
+fn a_write_after_a_command_denied_at_its_turn_is_not_written() {
+    use std::io::{BufRead, Write};
+    let env = TestEnv::new();
+    env.write_config(&format!(
+        "[tools]\nbuiltin = {}\n\n[approvals]\nmode = \"ask\"\n",
+        crate::support::calls::ALL_BUILTINS
+    ));
+    env.fake.push(crate::support::calls::reply_calls(&[
+        ("mk", "shell", json!({"command": "echo made > m.txt"})),
+        (
+            "over",
+            "write_file",
+            json!({"path": "m.txt", "content": "replaced\n"}),
+        ),
+    ]));
+    env.fake.push(Reply::text("done"));
+    let mut child = env.spawn_with_stdin(&["--json", "--json-answers", "-q", "go"]);
+    let mut stdin = child.stdin.take().unwrap();
+    let stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    for line in stdout.lines() {
+        let ev: Value = serde_json::from_str(&line.unwrap()).unwrap();
+        if ev["type"] == "approval_asked" {
+            let id = ev["id"].as_str().unwrap();
+            let answer = if id == call_id("over") {
+                "deny"
+            } else {
+                "once"
+            };
+            writeln!(stdin, r#"{{"id":"{id}","answer":"{answer}"}}"#).unwrap();
+        }
+    }
+    assert!(child.wait().unwrap().success());
+    assert_eq!(
+        std::fs::read_to_string(env.cwd.path().join("m.txt")).unwrap(),
+        "made\n"
+    );
+    let results = env.results_of(1);
+    let (_, text, _) = results
+        .iter()
+        .find(|(id, _, _)| *id == call_id("over"))
+        .expect("the write's result");
+    crate::assert_contains!(text, "denied");
 }

@@ -15,8 +15,9 @@ use crate::config::Decision;
 use crate::model::{ToolCall, ToolResult};
 use crate::policy::{By, HookVerdict, UserAnswer};
 use crate::session::{Record, SessionError, SessionEvent};
-use crate::tools::validation;
+use crate::tools::{validation, Planned};
 use crate::util::time::Utc;
+use futures_util::future::BoxFuture;
 
 /// An entry's arguments and its tool's required ones, as a question shows them.
 pub(super) struct Asked<'a> {
@@ -36,6 +37,8 @@ pub(super) enum Plan {
         expect: Option<crate::tools::Expect>,
         /// Whether the person was asked (a stale change is asked again).
         asked: bool,
+        /// A question put off to the entry's turn ([`Checked::at_turn`]).
+        at_turn: Option<AtTurn>,
         /// What the pre hooks told the model, put beside the result.
         context: Option<String>,
     },
@@ -84,8 +87,20 @@ struct Checked {
     args: Value,
     expect: Option<crate::tools::Expect>,
     asked: bool,
+    /// A file change after a command of the batch that is put to the
+    /// person: asked at its turn, on the folder as the command left it —
+    /// once, with the diff that will be written.
+    at_turn: Option<AtTurn>,
     /// What the pre hooks told the model (`additionalContext`).
     context: Option<String>,
+}
+
+/// A question put off to an entry's turn: what approval said of it, and
+/// the entry's slot (questions keep entry order).
+#[derive(Clone)]
+pub(super) struct AtTurn {
+    outcome: crate::policy::Outcome,
+    slot: usize,
 }
 
 /// What a round did.
@@ -257,6 +272,7 @@ impl Round<'_> {
                         args: c.args,
                         expect: c.expect,
                         asked: c.asked,
+                        at_turn: c.at_turn,
                         context: c.context,
                     },
                     Err(why) => Plan::Settled {
@@ -350,10 +366,11 @@ impl Round<'_> {
         // A file change is worked out on what the entries before it leave,
         // so they are planned in entry order; one that cannot apply fails
         // here, and is never put to the person.
+        let after_command = self.tools.plans_changes(&tool)
+            && slot > self.first_command.load(std::sync::atomic::Ordering::SeqCst);
         let change = if self.tools.plans_changes(&tool) {
             self.gate.wait_turn(slot).await;
             let earlier = self.earlier.lock().map(|e| e.clone()).unwrap_or_default();
-            let after_command = slot > self.first_command.load(std::sync::atomic::Ordering::SeqCst);
             match self.tools.plan(&tool, &args, &earlier) {
                 // On the folder as it is before the command runs, the
                 // change may not apply yet (an edit of what the command
@@ -369,13 +386,58 @@ impl Round<'_> {
         // What a built-in knows of the call depends on the arguments it
         // will run with (a hook may have moved a write's path).
         let subject = self.tools.subject(name, &tool, &args);
-        let mut outcome = self.policy.approve(&subject, &args, &hook.verdict);
-        let mut unanswered = false;
+        let outcome = self.policy.approve(&subject, &args, &hook.verdict);
         let asked = outcome.decision == Decision::Ask;
-        if asked {
-            let preview = change.as_ref().map(crate::tools::Change::preview);
+        // Shown now, the diff would be of the folder before the command
+        // runs — and asked again when it has: put to the person at the
+        // entry's turn instead.
+        if asked && after_command && self.policy.answers().is_some() {
+            return Ok(Checked {
+                tool,
+                args,
+                expect: None,
+                asked,
+                at_turn: Some(AtTurn { outcome, slot }),
+                context,
+            });
+        }
+        let preview = change.as_ref().map(crate::tools::Change::preview);
+        self.settle(slot, id, name, &tool, &args, outcome, preview)
+            .await?;
+        let expect = change.map(|c| {
+            let expect = c.expect();
+            if let Ok(mut e) = self.earlier.lock() {
+                e.insert(c.path, c.after);
+            }
+            expect
+        });
+        Ok(Checked {
+            tool,
+            args,
+            expect,
+            asked,
+            at_turn: None,
+            context,
+        })
+    }
+
+    /// The question, when `outcome` is one, and the decision noted: `Err`,
+    /// the refusal the model is told.
+    #[allow(clippy::too_many_arguments)]
+    async fn settle(
+        &self,
+        slot: usize,
+        id: &str,
+        name: &str,
+        tool: &ToolRef,
+        args: &Value,
+        mut outcome: crate::policy::Outcome,
+        preview: Option<String>,
+    ) -> Result<(), String> {
+        let mut unanswered = false;
+        if outcome.decision == Decision::Ask {
             (outcome, unanswered) = self
-                .settle_ask(slot, id, name, &tool, &args, outcome, preview)
+                .settle_ask(slot, id, name, tool, args, outcome, preview)
                 .await;
         }
         let reason = outcome
@@ -410,28 +472,39 @@ impl Round<'_> {
         // What the user would have been asked, whole: a refusal nobody
         // could answer is their only view of what the model wanted to run.
         let shown = unanswered.then(|| Asked {
-            arguments: &args,
-            required: self.tools.required_args(name, &tool),
+            arguments: args,
+            required: self.tools.required_args(name, tool),
         });
         self.note_approval(id, name, decision, by, outcome.reason.clone(), shown)
             .await;
-        if let Some(why) = refusal {
-            return Err(why);
+        match refusal {
+            Some(why) => Err(why),
+            None => Ok(()),
         }
-        let expect = change.map(|c| {
-            let expect = c.expect();
-            if let Ok(mut e) = self.earlier.lock() {
-                e.insert(c.path, c.after);
-            }
-            expect
-        });
-        Ok(Checked {
+    }
+
+    /// Settles a question put off to the entry's turn, on the change as
+    /// planned now: what [`Planned::AtTurn`](crate::tools::Planned) calls.
+    async fn settle_at_turn(
+        &self,
+        at: AtTurn,
+        id: &str,
+        name: &str,
+        tool: &ToolRef,
+        args: &Value,
+        change: crate::tools::Change,
+    ) -> Result<(), ToolOutput> {
+        self.settle(
+            at.slot,
+            id,
+            name,
             tool,
             args,
-            expect,
-            asked,
-            context,
-        })
+            at.outcome,
+            Some(change.preview()),
+        )
+        .await
+        .map_err(ToolOutput::error)
     }
 
     /// A hook's `systemMessage` for the person, and its `continue: false`,
@@ -523,6 +596,7 @@ impl Round<'_> {
                 args,
                 expect,
                 asked,
+                at_turn,
                 context,
             } => {
                 let (own, resolved) = self.as_sent(&call.id, &args);
@@ -534,15 +608,33 @@ impl Round<'_> {
                         started(&name, shown.clone(), resolved.clone());
                     }
                 };
-                let send = |expect| {
+                let send = |planned| {
                     self.tools.call_checked(
                         &tool,
                         &call.id,
                         args.clone(),
-                        expect,
+                        planned,
                         self.cancel,
                         &on_start,
                     )
+                };
+                // The question put off to this entry's turn, asked there.
+                let confirm =
+                    |change: crate::tools::Change| -> BoxFuture<'_, Result<(), ToolOutput>> {
+                        let at = at_turn.clone();
+                        Box::pin(async {
+                            match at {
+                                Some(at) => {
+                                    self.settle_at_turn(at, &call.id, &name, &tool, &args, change)
+                                        .await
+                                }
+                                None => Ok(()),
+                            }
+                        })
+                    };
+                let first = match at_turn {
+                    Some(_) => Planned::AtTurn(&confirm),
+                    None => expect.into(),
                 };
                 let mut out = match (&tool, &self.subagents) {
                     // A subagent: its own conversation, on this round's
@@ -551,7 +643,7 @@ impl Round<'_> {
                         on_start();
                         spawn.spawner.run(spawn, self, &call.id, &args).await
                     }
-                    _ => send(expect).await,
+                    _ => send(first).await,
                 };
                 if name == crate::call::UPDATE_PLAN && !out.is_error {
                     if let Ok(u) = crate::call::PlanUpdate::read(&args) {
@@ -570,11 +662,11 @@ impl Round<'_> {
                 if out.stale && !self.cancel.is_cancelled() {
                     if asked {
                         if let Some(expect) = self.ask_again(&call.id, &name, &tool, &args).await {
-                            out = send(expect).await;
+                            out = send(expect.into()).await;
                         }
                     } else {
                         match self.tools.plan(&tool, &args, &Default::default()) {
-                            Some(Ok(change)) => out = send(Some(change.expect())).await,
+                            Some(Ok(change)) => out = send(Planned::Expect(change.expect())).await,
                             Some(Err(why)) => out = ToolOutput::error(why),
                             None => {}
                         }

@@ -14,7 +14,7 @@ use crate::call::ToolOutput;
 use crate::model::ToolSpec;
 use crate::policy::Hints;
 use crate::tools::diff;
-use crate::tools::{Change, Earlier, Expect, OnStart, Tool};
+use crate::tools::{Change, Earlier, Expect, OnStart, Planned, Tool};
 
 use super::reader::{changed_to_link, read_lines, text_lines, READ_LINES, SNIFF};
 
@@ -136,16 +136,35 @@ fn as_planned(
 
 /// Runs a planned change (`work`) of the entry's path in its turn (after
 /// the entries before it that read or write the path), off the runtime.
-async fn run_planned(
+async fn run_planned<'a>(
     ctx: &Context,
     args: Value,
-    expect: Option<Expect>,
+    planned: Planned<'a>,
+    plan: impl Fn(&Value) -> Option<Result<Change, String>>,
     on_start: OnStart<'_>,
     work: fn(&Path, &str, &Value, Option<&Expect>, &Write) -> ToolOutput,
 ) -> ToolOutput {
     let path = ctx.workspace.resolve(arg_str(&args, "path"));
     let place = ctx.gates.place(super::Touch::Write(path.clone()));
     place.turn().await;
+    let expect = match planned {
+        Planned::Free => None,
+        Planned::Expect(x) => Some(x),
+        // Planned now, on what the entries before it left, and asked
+        // about while the place is held: nothing after it touching the
+        // file runs before it.
+        Planned::AtTurn(confirm) => match plan(&args) {
+            Some(Ok(change)) => {
+                let expect = change.expect();
+                if let Err(out) = confirm(change).await {
+                    return out;
+                }
+                Some(expect)
+            }
+            Some(Err(why)) => return ToolOutput::error(why),
+            None => None,
+        },
+    };
     on_start();
     let shown = ctx.workspace.shown(&path);
     let write = Write(ctx.editor.clone());
@@ -255,17 +274,25 @@ impl Tool for WriteFile {
         cancel: &'a CancellationToken,
         on_start: OnStart<'a>,
     ) -> BoxFuture<'a, ToolOutput> {
-        self.call_expecting(args, None, cancel, on_start)
+        self.call_expecting(args, Planned::Free, cancel, on_start)
     }
 
-    fn call_expecting<'a>(
+    fn call_expecting<'a, 'p: 'a>(
         &'a self,
         args: Value,
-        expect: Option<Expect>,
+        planned: Planned<'p>,
         _cancel: &'a CancellationToken,
         on_start: OnStart<'a>,
     ) -> BoxFuture<'a, ToolOutput> {
-        Box::pin(run_planned(&self.0, args, expect, on_start, write_whole))
+        let plan = |args: &Value| self.plan(args, &Earlier::default());
+        Box::pin(run_planned(
+            &self.0,
+            args,
+            planned,
+            plan,
+            on_start,
+            write_whole,
+        ))
     }
 }
 
@@ -375,17 +402,25 @@ impl Tool for EditFile {
         cancel: &'a CancellationToken,
         on_start: OnStart<'a>,
     ) -> BoxFuture<'a, ToolOutput> {
-        self.call_expecting(args, None, cancel, on_start)
+        self.call_expecting(args, Planned::Free, cancel, on_start)
     }
 
-    fn call_expecting<'a>(
+    fn call_expecting<'a, 'p: 'a>(
         &'a self,
         args: Value,
-        expect: Option<Expect>,
+        planned: Planned<'p>,
         _cancel: &'a CancellationToken,
         on_start: OnStart<'a>,
     ) -> BoxFuture<'a, ToolOutput> {
-        Box::pin(run_planned(&self.0, args, expect, on_start, edit_in_place))
+        let plan = |args: &Value| self.plan(args, &Earlier::default());
+        Box::pin(run_planned(
+            &self.0,
+            args,
+            planned,
+            plan,
+            on_start,
+            edit_in_place,
+        ))
     }
 }
 
