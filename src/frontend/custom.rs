@@ -41,6 +41,29 @@ pub(crate) async fn expand(
         .await
 }
 
+/// The custom commands and skills of a folder as an editor lists them
+/// (ACP's `available_commands_update`): name, what it does, and the
+/// argument hint of a command that has one.
+pub(crate) fn offered(
+    cwd: &std::path::Path,
+    config_dir: &std::path::Path,
+) -> Vec<(String, String, Option<String>)> {
+    let custom = Custom::load(cwd, config_dir);
+    let commands = custom.commands.into_iter().map(|c| {
+        let what = format!("{} ({})", c.description, c.origin);
+        (c.name, what, c.argument_hint)
+    });
+    let skills = custom.skills.into_iter().map(|s| {
+        let what = format!(
+            "skill: {} ({})",
+            crate::util::text::excerpt(&s.description, 80),
+            s.origin
+        );
+        (s.name, what, None)
+    });
+    commands.chain(skills).collect()
+}
+
 impl Custom {
     pub(super) fn load(cwd: &std::path::Path, config_dir: &std::path::Path) -> Custom {
         let reserved: Vec<&str> = super::command_table::for_completion()

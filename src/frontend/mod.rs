@@ -24,6 +24,6 @@ mod terminal;
 mod tool_block;
 mod typeahead;
 
-pub(crate) use custom::expand as expand_command;
+pub(crate) use custom::{expand as expand_command, offered as offered_commands};
 pub(crate) use printer::{drive, out, out_text, Printer, Sink, Style};
 pub(crate) use terminal::{restore_terminal, NOT_UTF8};

@@ -763,3 +763,66 @@ fn a_session_grant_does_not_reach_another_acp_session() {
     let (status, stderr) = editor.finish();
     assert!(status.success(), "{stderr}");
 }
+
+/// A project's custom command in an editor: listed as an ACP slash command
+/// (with its argument hint) when the session opens, and `/review FILE`
+/// expanded as the REPL expands it — its `!` line asked about as any call.
+#[test]
+fn an_editor_lists_the_projects_custom_commands_and_a_prompt_runs_one() {
+    let env = TestEnv::new();
+    env.write_config("[tools]\nbuiltin = [\"shell\"]\n\n[approvals]\nmode = \"ask\"\n");
+    let dir = env.cwd.path().join(".claude/commands");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("review.md"),
+        "---\ndescription: Review a file for bugs\nargument-hint: <file>\n---\n\
+         Review $ARGUMENTS for bugs.\n\nThe branch: !`echo feature-42`\n",
+    )
+    .unwrap();
+    env.fake.push(Reply::text("Looks fine."));
+    let mut editor = Editor::start(&env, &[]);
+    editor.request("initialize", initialize()).unwrap();
+    let id = new_session(&mut editor, &env, json!([]));
+    let listed = editor.of_kind("available_commands_update");
+    assert_eq!(listed.len(), 1, "{:?}", editor.updates);
+    let review = listed[0]["availableCommands"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "review")
+        .unwrap_or_else(|| panic!("{}", listed[0]))
+        .clone();
+    crate::assert_contains!(
+        review["description"].as_str().unwrap(),
+        "Review a file for bugs"
+    );
+    assert_eq!(review["input"]["hint"], "<file>");
+
+    let done = editor
+        .request(
+            "session/prompt",
+            json!({"sessionId": id, "prompt": [{"type": "text", "text": "/review src/lib.rs"}]}),
+        )
+        .unwrap();
+    assert_eq!(done["stopReason"], "end_turn");
+    assert_eq!(
+        editor.asked.len(),
+        1,
+        "the `!` line is asked: {:?}",
+        editor.asked
+    );
+    crate::assert_contains!(editor.asked[0].to_string(), "echo feature-42");
+    let sent = env.fake.requests()[0].json();
+    let user = sent["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .rev()
+        .find(|m| m["role"] == "user")
+        .unwrap()["content"]
+        .to_string();
+    crate::assert_contains!(user, "Review src/lib.rs for bugs.");
+    crate::assert_contains!(user, "The branch: feature-42");
+    let (status, stderr) = editor.finish();
+    assert!(status.success(), "{stderr}");
+}

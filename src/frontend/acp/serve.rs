@@ -195,6 +195,7 @@ impl State {
         }
         self.sessions.borrow_mut().insert(s.id.clone(), s.clone());
         s.list_models(&self.out);
+        s.list_commands(&self.out);
         let mut answer =
             json!({"modes": super::session::modes(s.mode()), "configOptions": s.config_options()});
         if !load {

@@ -56,6 +56,8 @@ pub(crate) fn modes(current: Mode) -> Value {
 pub(crate) struct Session {
     pub id: String,
     cwd: PathBuf,
+    /// hermes' config folder: its own custom commands live there.
+    config_dir: PathBuf,
     /// `None` while a prompt has it.
     agent: RefCell<Option<(Agent, UnboundedReceiver<Event>)>>,
     mcp: Arc<McpRegistry>,
@@ -75,7 +77,7 @@ impl Session {
         opened
             .agent
             .policy_mut()
-            .answered_on(answers.clone(), opened.config_file);
+            .answered_on(answers.clone(), opened.config_file.clone());
         // What opening it said (warnings of config, trust, servers) goes
         // to stderr: the editor's log.
         while let Ok(ev) = opened.events.try_recv() {
@@ -89,9 +91,15 @@ impl Session {
             Mode::Ask
         };
         let model = opened.agent.model().to_string();
+        let config_dir = opened
+            .config_file
+            .parent()
+            .map(std::path::Path::to_path_buf)
+            .unwrap_or_default();
         Session {
             id: opened.agent.session().id().to_string(),
             cwd,
+            config_dir,
             models: RefCell::new(vec![model.clone()]),
             model: RefCell::new(model),
             agent: RefCell::new(Some((opened.agent, opened.events))),
@@ -143,6 +151,30 @@ impl Session {
             "currentValue": current,
             "options": options,
         }])
+    }
+
+    /// The folder's custom commands and skills, told to the editor as
+    /// ACP's slash commands (an editor offers them as the person types
+    /// `/`); nothing when there are none.
+    pub(crate) fn list_commands(&self, out: &Out) {
+        let offered = crate::frontend::offered_commands(&self.cwd, &self.config_dir);
+        if offered.is_empty() {
+            return;
+        }
+        let commands: Vec<Value> = offered
+            .into_iter()
+            .map(|(name, description, hint)| {
+                let mut c = json!({"name": name, "description": description});
+                if let Some(h) = hint {
+                    c["input"] = json!({"hint": h});
+                }
+                c
+            })
+            .collect();
+        out.notify(
+            "session/update",
+            json!({"sessionId": self.id, "update": {"sessionUpdate": "available_commands_update", "availableCommands": commands}}),
+        );
     }
 
     /// Asks the provider for its models, and tells the editor the list
@@ -295,21 +327,30 @@ impl Session {
             session: self,
             out,
         };
-        let result = {
-            let turn = agent.run_turn_with(&text, images, &stop);
-            tokio::pin!(turn);
-            loop {
-                tokio::select! {
-                    biased;
-                    Some(ev) = events.recv() => told.tell(&ev),
-                    res = &mut turn => {
-                        while let Ok(ev) = events.try_recv() {
-                            told.tell(&ev);
-                        }
-                        break res;
-                    }
+        // `/review src/lib.rs`: a custom command or a skill expanded as
+        // the REPL expands it — its `!` lines asked about like any call.
+        let expanded = told
+            .pumped(
+                &mut events,
+                crate::frontend::expand_command(&text, &agent, &self.cwd, &self.config_dir, &stop),
+            )
+            .await;
+        let text = match expanded {
+            None => Ok(text),
+            Some(Ok(loaded)) => {
+                if let Some(m) = &loaded.model {
+                    agent.set_model(m);
                 }
+                Ok(loaded.text)
             }
+            Some(Err(why)) => Err(why),
+        };
+        let result = match text {
+            Ok(text) => {
+                let turn = agent.run_turn_with(&text, images, &stop);
+                told.pumped(&mut events, turn).await
+            }
+            Err(why) => Err(AgentError::PromptBlocked(why)),
         };
         let stopped = told.stop;
         self.forward_while_idle(&agent, out);
@@ -408,6 +449,28 @@ struct Told<'a> {
 }
 
 impl Told<'_> {
+    /// `work` run to its end, the events it sends told meanwhile (a
+    /// question it puts must reach the editor for it to go on).
+    async fn pumped<T>(
+        &mut self,
+        events: &mut UnboundedReceiver<Event>,
+        work: impl std::future::Future<Output = T>,
+    ) -> T {
+        tokio::pin!(work);
+        loop {
+            tokio::select! {
+                biased;
+                Some(ev) = events.recv() => self.tell(&ev),
+                res = &mut work => {
+                    while let Ok(ev) = events.try_recv() {
+                        self.tell(&ev);
+                    }
+                    return res;
+                }
+            }
+        }
+    }
+
     fn tell(&mut self, ev: &Event) {
         for u in self.updates.of(ev) {
             self.out.notify(
