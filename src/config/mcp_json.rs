@@ -198,7 +198,11 @@ fn why_dropped(field: &str) -> &'static str {
     }
 }
 
-fn entry(s: &Value, base: &Path, dropped: &mut Vec<String>) -> Result<toml::Table, String> {
+pub(super) fn entry(
+    s: &Value,
+    base: &Path,
+    dropped: &mut Vec<String>,
+) -> Result<toml::Table, String> {
     // VS Code's prompted values, read from the environment instead.
     let mut inputs = Vec::new();
     let s = &inputs_as_env(s, &mut inputs);

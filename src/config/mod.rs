@@ -8,6 +8,7 @@ mod builtin;
 mod checkpoints;
 pub(crate) mod claude;
 mod claude_permissions;
+pub mod codex_toml;
 mod context;
 pub mod defaults;
 pub(crate) mod edit;

@@ -166,3 +166,59 @@ fn a_repositorys_mcp_json_is_read_in_place_once_trusted() {
         "ghe.example.internal"
     );
 }
+
+/// Codex's `config.toml` as its users write it (ours): its servers
+/// imported — a variable Codex passes by name (`env_vars`) passed as
+/// `${NAME}`, read at each start; the timeout in seconds in milliseconds;
+/// the tool it turns off off — and what does not map named.
+#[test]
+fn codex_config_toml_is_imported_and_its_passed_variables_read_at_each_start() {
+    let env = TestEnv::new();
+    env.write_config("[tools]\ndefer = \"always\"\n");
+    let codex = env.home.path().join(".codex");
+    std::fs::create_dir_all(&codex).unwrap();
+    let file = codex.join("config.toml");
+    std::fs::write(
+        &file,
+        format!(
+            r#"model = "gpt-5-codex"
+approval_policy = "on-request"
+
+[mcp_servers.everything]
+command = {:?}
+args = []
+env = {{ "DOCS_REGION" = "eu-west" }}
+env_vars = ["DEPLOY_STAGE"]
+startup_timeout_sec = 20
+disabled_tools = ["trigger-long-running-operation"]
+required = true
+"#,
+            real_server("mcp-server-everything")
+        ),
+    )
+    .unwrap();
+    let imported = env.run(&["mcp", "import", file.to_str().unwrap()]);
+    imported.ok();
+    crate::assert_contains!(imported.stdout, "added MCP server `everything`");
+    crate::assert_contains!(
+        imported.stderr,
+        "note: `everything`: dropped `required`: hermes starts a server when it is first needed"
+    );
+    let cfg = std::fs::read_to_string(env.config_path()).unwrap();
+    crate::assert_contains!(cfg, "DEPLOY_STAGE = \"${DEPLOY_STAGE}\"");
+    crate::assert_contains!(cfg, "startup_timeout_ms = 20000");
+
+    env_asked_with(&env, &[("DEPLOY_STAGE", "canary-7")]);
+    let got = contents(&env.tool_results(1)).join("\n");
+    crate::assert_contains!(got, "DEPLOY_STAGE");
+    crate::assert_contains!(got, "canary-7");
+    crate::assert_contains!(got, "eu-west");
+    let tools = env.run(&["mcp", "tools", "everything"]);
+    crate::assert_not_contains!(tools.stdout, "trigger-long-running-operation");
+
+    // Not TOML: the file and the line.
+    std::fs::write(&file, "model = \"x\"\n[mcp_servers.a\n").unwrap();
+    let bad = env.run(&["mcp", "import", file.to_str().unwrap()]);
+    assert_ne!(bad.code, 0);
+    crate::assert_contains!(bad.stderr, "config.toml: line 2:");
+}

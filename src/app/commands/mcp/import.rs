@@ -1,5 +1,7 @@
 //! `hermes mcp import FILE`: the servers of an `mcpServers` JSON file
-//! (Claude Desktop, `.mcp.json`, Cursor, VS Code) added to the user config —
+//! (Claude Desktop, `.mcp.json`, Cursor, VS Code) or of Codex's
+//! `config.toml` (`[mcp_servers.NAME]`, `config::codex_toml`) added to the
+//! user config —
 //! local ones (`command`) and remote ones (`url`, `type: "http"` / `"sse"`,
 //! with `headers`). `${VAR}` and `${VAR:-default}` are kept as written and
 //! expanded at each start, as Claude Code does: a variable set later is
@@ -24,14 +26,22 @@ pub(crate) struct ImportArgs {
 
 pub(super) fn run(a: &ImportArgs, ctx: &Context<'_>) -> Result<(), CommandError> {
     let user_file = &ctx.user_config();
-    let json = read_json(&a.file)?;
     // The file's relative commands and folders are its own folder's.
     let base = std::path::absolute(&a.file)
         .ok()
         .and_then(|f| f.parent().map(Path::to_path_buf))
         .unwrap_or_else(|| ctx.cwd.to_path_buf());
-    let servers = mcp_json::servers(&json, &base)
-        .map_err(|e| CommandError::usage(format!("{}: {e}", a.file.display()), EXPECTED))?;
+    // Codex's config.toml, or an `mcpServers` JSON file.
+    let servers = if a.file.extension().is_some_and(|e| e == "toml") {
+        let text = read(&a.file)?;
+        crate::config::codex_toml::servers(&text, &base).map_err(|e| {
+            CommandError::usage(format!("{}: {e}", a.file.display()), EXPECTED_CODEX)
+        })?
+    } else {
+        let json = read_json(&a.file)?;
+        mcp_json::servers(&json, &base)
+            .map_err(|e| CommandError::usage(format!("{}: {e}", a.file.display()), EXPECTED))?
+    };
     let mut added = Vec::new();
     let mut skipped = Vec::new();
     let mut notes = Vec::new();
@@ -76,14 +86,20 @@ pub(super) fn run(a: &ImportArgs, ctx: &Context<'_>) -> Result<(), CommandError>
 }
 
 const EXPECTED: &str = "expected {\"mcpServers\": {\"name\": {\"command\": …}}}";
+const EXPECTED_CODEX: &str =
+    "expected Codex's config.toml, with [mcp_servers.NAME] tables (command = …, or url = …)";
 
-fn read_json(file: &Path) -> Result<Value, CommandError> {
-    let text = std::fs::read_to_string(file).map_err(|e| {
+fn read(file: &Path) -> Result<String, CommandError> {
+    std::fs::read_to_string(file).map_err(|e| {
         CommandError::usage(
             format!("cannot read {}: {e}", file.display()),
-            "give the path of an mcpServers JSON file",
+            "give the path of an mcpServers JSON file or of Codex's config.toml",
         )
-    })?;
+    })
+}
+
+fn read_json(file: &Path) -> Result<Value, CommandError> {
+    let text = read(file)?;
     serde_json::from_str(&text).map_err(|e| {
         CommandError::usage(
             format!("{}: not valid JSON ({e})", file.display()),
