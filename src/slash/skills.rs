@@ -72,8 +72,12 @@ pub(crate) fn discover(cwd: &Path) -> Vec<Skill> {
     out
 }
 
-/// The system prompt's part: each skill's name, description and path,
-/// within `budget` bytes (what does not fit is counted, not cut halfway).
+/// The catalog of skills for the system prompt, held to `budget` bytes.
+/// Every skill is named — a model must never be left unaware of one —
+/// and as many as fit are described: the rest are listed by name under
+/// their folder, where `NAME/SKILL.md` reads one. Only a list of names
+/// too long for the budget itself is cut, saying how many and how to
+/// find them.
 pub(crate) fn section(skills: &[Skill], budget: usize) -> String {
     if skills.is_empty() {
         return String::new();
@@ -82,25 +86,62 @@ pub(crate) fn section(skills: &[Skill], budget: usize) -> String {
         "Skills: instructions for particular tasks, each a SKILL.md. When one applies, read its \
          SKILL.md with read_file and follow it; files it names are beside it.\n",
     );
-    let mut left = budget.saturating_sub(out.len());
-    let mut untold = 0;
-    for s in skills {
-        let line = format!(
+    let line = |s: &Skill| {
+        format!(
             "- {}: {} ({})\n",
             s.name,
             crate::util::text::excerpt(&s.description, 300),
             s.path.display()
-        );
-        if line.len() > left {
-            untold += 1;
-            continue;
+        )
+    };
+    // Described in order while what is left can still be named.
+    let mut described = 0;
+    while let Some(next) = skills.get(described) {
+        let with = out.len() + line(next).len() + named(&skills[described + 1..]).len();
+        if with > budget {
+            break;
         }
-        left -= line.len();
-        out.push_str(&line);
+        out.push_str(&line(next));
+        described += 1;
     }
-    if untold > 0 {
+    let rest = &skills[described..];
+    let names = named(rest);
+    if out.len() + names.len() <= budget {
+        out.push_str(&names);
+    } else if !rest.is_empty() {
         out.push_str(&format!(
-            "[{untold} more skills not listed: over the budget]\n"
+            "[{} more skills not listed: over the budget; glob **/SKILL.md finds them]\n",
+            rest.len()
+        ));
+    }
+    out
+}
+
+/// Skills by name only, under the folder each is in: `In DIR (read
+/// NAME/SKILL.md): a, b` — empty for none.
+fn named(skills: &[Skill]) -> String {
+    if skills.is_empty() {
+        return String::new();
+    }
+    let mut folders: Vec<(std::path::PathBuf, Vec<&str>)> = Vec::new();
+    for s in skills {
+        let folder = s
+            .path
+            .parent()
+            .and_then(std::path::Path::parent)
+            .map(std::path::Path::to_path_buf)
+            .unwrap_or_default();
+        match folders.iter_mut().find(|(f, _)| *f == folder) {
+            Some((_, names)) => names.push(&s.name),
+            None => folders.push((folder, vec![&s.name])),
+        }
+    }
+    let mut out = String::from("More skills, by name:\n");
+    for (folder, names) in folders {
+        out.push_str(&format!(
+            "- in {} (read NAME/SKILL.md): {}\n",
+            folder.display(),
+            names.join(", ")
         ));
     }
     out
@@ -136,9 +177,24 @@ mod tests {
         };
         let all: Vec<Skill> = (0..50).map(|i| skill(&format!("notes-{i}"))).collect();
         let s = section(&all, 1000);
-        assert!(s.len() <= 1100, "{}", s.len());
+        assert!(s.len() <= 1000, "{}", s.len());
         assert!(s.contains("- notes-0: Turn a list"));
-        assert!(s.contains("more skills not listed"));
+        // Past the described ones, every other skill is named where it is.
+        assert!(
+            s.contains("- in /p/.claude/skills (read NAME/SKILL.md): "),
+            "{s}"
+        );
+        for i in 0..50 {
+            assert!(
+                s.contains(&format!("notes-{i}")),
+                "notes-{i} is not named: {s}"
+            );
+        }
+        // Too many even to name: cut, saying how to find them.
+        let s = section(&all, 400);
+        assert!(s.len() <= 400 + 100, "{}", s.len());
+        assert!(s.contains("more skills not listed"), "{s}");
+        assert!(s.contains("**/SKILL.md"), "{s}");
         assert!(prompt(&all[0], "for v2").ends_with("for v2"));
     }
 }

@@ -592,3 +592,51 @@ fn a_claude_code_repository_works_in_the_repl_once_trusted() {
     crate::assert_contains!(last, "Group the changes under Features and Fixes.");
     crate::assert_contains!(last, "for v2");
 }
+
+/// A project with more skills than the 4 KB catalog describes (47, as in a
+/// real collection): every one is still named in the system prompt, under
+/// its folder, and the model reads one from past the described part by its
+/// `NAME/SKILL.md` there.
+#[test]
+fn skills_past_the_budget_are_named_and_read() {
+    let env = TestEnv::new();
+    env.write_config("[tools]\nbuiltin = [\"read_file\"]\n");
+    let cwd = env.cwd.path();
+    let names: Vec<String> = (0..47).map(|i| format!("team-skill-{i:02}")).collect();
+    for n in &names {
+        let dir = cwd.join(".claude/skills").join(n);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join("SKILL.md"),
+            format!(
+                "---\nname: {n}\ndescription: How our team handles the {n} part of a release, \
+                 step by step, with the checks the reviewers expect before anything ships.\n---\n\n\
+                 1. The secret word of {n} is heron.\n"
+            ),
+        )
+        .unwrap();
+    }
+    let last = names.last().unwrap();
+    let path = cwd.join(".claude/skills").join(last).join("SKILL.md");
+    env.fake.push(Reply::tool_calls(&[(
+        &crate::support::call_id("read"),
+        "read_file",
+        &json!({"path": path}).to_string(),
+    )]));
+    env.fake.push(Reply::text("heron"));
+    env.run(&["-q", "what is the secret word of the last skill?"])
+        .ok();
+    let reqs = env.fake.requests();
+    let system = reqs[0].json()["messages"][0]["content"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(system.len() < 12_000, "{}", system.len());
+    for n in &names {
+        crate::assert_contains!(system, n);
+    }
+    crate::assert_contains!(system, "(read NAME/SKILL.md)");
+    crate::assert_not_contains!(system, "not listed");
+    let read = contents(&env.tool_results(1)).join("\n");
+    crate::assert_contains!(read, &format!("The secret word of {last} is heron."));
+}
