@@ -826,3 +826,98 @@ fn an_editor_lists_the_projects_custom_commands_and_a_prompt_runs_one() {
     let (status, stderr) = editor.finish();
     assert!(status.success(), "{stderr}");
 }
+
+/// An editor's thread history: `session/list` gives this folder's sessions,
+/// newest first, titled by their first message; `session/resume` opens one
+/// without telling it again and the next prompt carries its history;
+/// `session/close` ends one (a prompt to it is then refused). The window's
+/// use comes as a `usage_update` after each request; the auth method says
+/// hermes checks the key itself (`agent`).
+#[test]
+fn an_editor_lists_resumes_and_closes_sessions_and_sees_the_window_fill() {
+    let env = TestEnv::new();
+    env.write_config("");
+    let mut text = std::fs::read_to_string(env.config_path()).unwrap();
+    text.push_str("context_window = 200000\n");
+    std::fs::write(env.config_path(), text).unwrap();
+    env.fake.push(Reply::text("first answer"));
+    env.fake.push(Reply::text("second answer"));
+    env.fake.push(Reply::text("third answer"));
+
+    let mut editor = Editor::start(&env, &[]);
+    let init = editor.request("initialize", initialize()).unwrap();
+    let caps = &init["agentCapabilities"]["sessionCapabilities"];
+    for c in ["list", "resume", "close"] {
+        assert_eq!(caps[c], json!({}), "{init}");
+    }
+    assert_eq!(init["authMethods"][0]["type"], "agent", "{init}");
+    let prompt = |editor: &mut Editor, id: &str, text: &str| {
+        let done = editor
+            .request(
+                "session/prompt",
+                json!({"sessionId": id, "prompt": [{"type": "text", "text": text}]}),
+            )
+            .unwrap();
+        assert_eq!(done["stopReason"], "end_turn");
+    };
+    let older = new_session(&mut editor, &env, json!([]));
+    prompt(&mut editor, &older, "the older thread");
+    let usage = editor.of_kind("usage_update");
+    assert_eq!(usage.len(), 1, "{:?}", editor.updates);
+    assert_eq!(usage[0]["size"], 200000);
+    assert!(usage[0]["used"].as_u64().unwrap() > 0, "{}", usage[0]);
+    let newer = new_session(&mut editor, &env, json!([]));
+    prompt(&mut editor, &newer, "the newer thread");
+
+    let listed = editor
+        .request("session/list", json!({"cwd": env.cwd.path()}))
+        .unwrap();
+    let sessions = listed["sessions"].as_array().unwrap();
+    let ids: Vec<&str> = sessions
+        .iter()
+        .map(|s| s["sessionId"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, [newer.as_str(), older.as_str()], "{listed}");
+    assert_eq!(sessions[1]["title"], "the older thread");
+    assert!(sessions[0]["updatedAt"].as_str().unwrap().ends_with('Z'));
+    assert!(listed.get("nextCursor").is_none());
+    let elsewhere = editor
+        .request("session/list", json!({"cwd": env.home.path()}))
+        .unwrap();
+    assert_eq!(elsewhere["sessions"], json!([]), "{elsewhere}");
+
+    // Closed: gone from this process; its file stays, to resume.
+    assert_eq!(
+        editor
+            .request("session/close", json!({"sessionId": older}))
+            .unwrap(),
+        json!({})
+    );
+    let refused = editor
+        .request(
+            "session/prompt",
+            json!({"sessionId": older, "prompt": [{"type": "text", "text": "x"}]}),
+        )
+        .unwrap_err();
+    crate::assert_contains!(refused["message"].as_str().unwrap(), "no session");
+    let before = editor.updates.len();
+    let resumed = editor
+        .request(
+            "session/resume",
+            json!({"sessionId": older, "cwd": env.cwd.path()}),
+        )
+        .unwrap();
+    assert_eq!(resumed["modes"]["currentModeId"], "ask", "{resumed}");
+    let told: Vec<&Value> = editor.updates[before..]
+        .iter()
+        .filter(|u| u["sessionUpdate"] == "user_message_chunk")
+        .collect();
+    assert!(told.is_empty(), "resume tells nothing again: {told:?}");
+    prompt(&mut editor, &older, "and now?");
+    let last = env.fake.requests().last().unwrap().body_str().to_string();
+    crate::assert_contains!(last, "the older thread");
+    crate::assert_contains!(last, "first answer");
+    crate::assert_not_contains!(last, "the newer thread");
+    let (status, stderr) = editor.finish();
+    assert!(status.success(), "{stderr}");
+}

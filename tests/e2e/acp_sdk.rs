@@ -46,6 +46,14 @@ fn the_typescript_sdks_client_drives_hermes_and_every_message_matches_the_schema
         ]
     );
     crate::assert_not_contains!(stdout, TOKEN);
+    // The thread history, through the SDK: listed, resumed, closed.
+    let session = of("session")[0]["result"]["sessionId"].clone();
+    assert_eq!(
+        of("listed")[0]["result"]["sessions"][0]["sessionId"],
+        session
+    );
+    assert_eq!(of("resumed").len(), 1, "{events:?}");
+    assert_eq!(of("closed")[0]["result"], json!({}));
 }
 
 /// Plan mode picked through the SDK's `session/set_mode`: the mode and

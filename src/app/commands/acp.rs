@@ -54,7 +54,13 @@ impl acp::Host for Host {
             }
             None => format!("{} signs in as config.toml and the environment say", p.name),
         };
-        vec![json!({"id": p.name, "name": format!("{} key", p.name), "description": description})]
+        // `agent`: hermes itself checks the key when `authenticate` asks.
+        vec![json!({
+            "id": p.name,
+            "name": format!("{} key", p.name),
+            "description": description,
+            "type": "agent",
+        })]
     }
 
     fn authenticate(&self, method: &str) -> Result<(), RpcError> {
@@ -84,6 +90,28 @@ impl acp::Host for Host {
             }
             _ => Ok(()),
         }
+    }
+
+    fn sessions(&self, cwd: Option<&std::path::Path>) -> Vec<acp::Listed> {
+        let dir = self.paths.sessions_dir();
+        let cwd = cwd.map(|c| c.to_string_lossy().into_owned());
+        session::list(&dir)
+            .into_iter()
+            .filter(|s| cwd.as_ref().is_none_or(|c| *c == s.meta.cwd))
+            .map(|s| acp::Listed {
+                updated: std::fs::metadata(&s.path)
+                    .and_then(|m| m.modified())
+                    .ok()
+                    .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                    .map(|d| {
+                        crate::util::time::Utc::from_unix(d.as_secs() as i64, d.subsec_millis())
+                            .rfc3339()
+                    }),
+                title: crate::util::text::excerpt(s.title.lines().next().unwrap_or(""), 80),
+                id: s.meta.id,
+                cwd: s.meta.cwd,
+            })
+            .collect()
     }
 
     fn open(&self, open: Open) -> Opening<'_> {

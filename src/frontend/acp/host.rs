@@ -44,6 +44,16 @@ pub(crate) struct Open {
     pub editor: Option<crate::util::editor_files::EditorFiles>,
 }
 
+/// A kept session as `session/list` tells it.
+pub(crate) struct Listed {
+    pub id: String,
+    pub cwd: String,
+    /// Its first message, cut to a line.
+    pub title: String,
+    /// When it was last written (RFC 3339), if the file says.
+    pub updated: Option<String>,
+}
+
 /// A session, opened.
 pub(crate) struct Opened {
     pub agent: Agent,
@@ -63,6 +73,9 @@ pub(crate) trait Host {
     /// Whether the key `method` names is there; what to set if not.
     fn authenticate(&self, method: &str) -> Result<(), RpcError>;
     fn open(&self, open: Open) -> Opening<'_>;
+    /// The sessions kept, newest first — those started in `cwd` when it
+    /// is given: (id, folder, title, last written).
+    fn sessions(&self, cwd: Option<&std::path::Path>) -> Vec<Listed>;
     /// hermes' version, for `agentInfo`.
     fn version(&self) -> String;
 }

@@ -19,6 +19,6 @@ mod session;
 mod updates;
 mod wire;
 
-pub(crate) use host::{Host, Open, Opened, Opening, Server};
+pub(crate) use host::{Host, Listed, Open, Opened, Opening, Server};
 pub(crate) use serve::serve;
 pub(crate) use wire::{RpcError, AUTH_REQUIRED, INTERNAL_ERROR, RESOURCE_NOT_FOUND};

@@ -124,7 +124,14 @@ impl State {
                 let m = params.get("methodId").and_then(Value::as_str).unwrap_or("");
                 self.host.authenticate(m).map(|()| json!({}))
             }
-            "session/new" | "session/load" => self.open(method, &params).await,
+            "session/new" | "session/load" | "session/resume" => self.open(method, &params).await,
+            "session/list" => self.list(&params),
+            "session/close" => {
+                let s = self.session_of(&params)?;
+                self.sessions.borrow_mut().remove(&s.id);
+                s.end().await;
+                Ok(json!({}))
+            }
             "session/prompt" => {
                 let s = self.session_of(&params)?;
                 let (text, images) = super::prompt::message(&params["prompt"])?;
@@ -165,7 +172,12 @@ impl State {
                 "loadSession": true,
                 "promptCapabilities": {"image": true, "audio": false, "embeddedContext": true},
                 "mcpCapabilities": {"http": true, "sse": true},
-                "sessionCapabilities": {"additionalDirectories": {}},
+                "sessionCapabilities": {
+                    "additionalDirectories": {},
+                    "list": {},
+                    "resume": {},
+                    "close": {},
+                },
             },
             "authMethods": self.host.auth_methods(),
             "agentInfo": {"name": "hermes", "title": "hermes", "version": self.host.version()},
@@ -173,7 +185,8 @@ impl State {
     }
 
     async fn open(&self, method: &str, params: &Value) -> Result<Value, RpcError> {
-        let mut open = super::session::open_params(params, method == "session/load")?;
+        let resume = method == "session/resume";
+        let mut open = super::session::open_params(params, method != "session/new")?;
         let (reads, writes) = *self.files.borrow();
         let asks = (reads || writes).then(|| {
             let (editor, asks) = crate::util::editor_files::EditorFiles::new(reads, writes);
@@ -181,7 +194,8 @@ impl State {
             asks
         });
         let cwd = open.cwd.clone();
-        let load = open.load.is_some();
+        // `session/resume` opens it without telling it again.
+        let load = open.load.is_some() && !resume;
         let opened = self.host.open(open).await?;
         let s = Rc::new(super::session::Session::new(opened, cwd));
         if let Some(asks) = asks {
@@ -198,9 +212,56 @@ impl State {
         s.list_commands(&self.out);
         let mut answer =
             json!({"modes": super::session::modes(s.mode()), "configOptions": s.config_options()});
-        if !load {
+        if open_new(method) {
             answer["sessionId"] = json!(s.id);
         }
         Ok(answer)
     }
+
+    /// `session/list`: the sessions kept — those of `cwd` when it is
+    /// given — newest first, a page at a time.
+    fn list(&self, params: &Value) -> Result<Value, RpcError> {
+        let cwd = match params.get("cwd") {
+            Some(Value::String(c)) if std::path::Path::new(c).is_absolute() => {
+                Some(std::path::PathBuf::from(c))
+            }
+            None | Some(Value::Null) => None,
+            Some(_) => return Err(RpcError::params("\"cwd\" must be an absolute path")),
+        };
+        let from = match params.get("cursor") {
+            Some(Value::String(c)) => c
+                .parse::<usize>()
+                .map_err(|_| RpcError::params("\"cursor\" is not one hermes gave"))?,
+            _ => 0,
+        };
+        let all = self.host.sessions(cwd.as_deref());
+        let sessions: Vec<Value> = all
+            .iter()
+            .skip(from)
+            .take(LIST_PAGE)
+            .map(|s| {
+                let mut v = json!({"sessionId": s.id, "cwd": s.cwd});
+                if !s.title.is_empty() {
+                    v["title"] = json!(s.title);
+                }
+                if let Some(u) = &s.updated {
+                    v["updatedAt"] = json!(u);
+                }
+                v
+            })
+            .collect();
+        let mut answer = json!({"sessions": sessions});
+        if from + LIST_PAGE < all.len() {
+            answer["nextCursor"] = json!((from + LIST_PAGE).to_string());
+        }
+        Ok(answer)
+    }
+}
+
+/// Sessions a `session/list` answer holds at most.
+const LIST_PAGE: usize = 100;
+
+/// Whether `method` makes a new session (its answer names it).
+fn open_new(method: &str) -> bool {
+    method == "session/new"
 }

@@ -561,6 +561,8 @@ pub(crate) fn open_params(params: &Value, load: bool) -> Result<Open, RpcError> 
             .map(|(i, s)| server(s).map_err(|e| RpcError::params(format!("mcpServers[{i}]: {e}"))))
             .collect::<Result<Vec<_>, _>>()?,
         Some(Value::Null) => Vec::new(),
+        // `session/resume` may leave them out.
+        None if load => Vec::new(),
         _ => return Err(RpcError::params("\"mcpServers\" must be an array")),
     };
     let dirs = match params.get("additionalDirectories") {

@@ -43,6 +43,18 @@ impl Updates {
                 "sessionUpdate": "agent_message_chunk",
                 "content": {"type": "text", "text": text},
             })],
+            // How full the window is, after each of the session's own
+            // model requests (a subagent's are its own conversation).
+            Event::Usage {
+                total_tokens,
+                context_tokens,
+                context_window: Some(size),
+                ..
+            } if prefix.is_empty() => vec![json!({
+                "sessionUpdate": "usage_update",
+                "used": context_tokens.unwrap_or(*total_tokens),
+                "size": size,
+            })],
             Event::ThinkingDelta { text } if prefix.is_empty() => vec![json!({
                 "sessionUpdate": "agent_thought_chunk",
                 "content": {"type": "text", "text": text},
