@@ -23,6 +23,7 @@ mod status;
 mod terminal;
 mod tool_block;
 mod typeahead;
+mod usage_report;
 
 pub(crate) use custom::{expand as expand_command, offered as offered_commands};
 pub(crate) use printer::{drive, out, out_text, Printer, Sink, Style};

@@ -4,6 +4,20 @@
 
 use crate::agent::{bind_arguments, Offers};
 
+/// `/init`'s message: the request for an AGENTS.md — or, when the folder
+/// has one (or a CLAUDE.md), what to say instead.
+pub(super) fn init_prompt(cwd: &std::path::Path) -> Result<String, String> {
+    match ["AGENTS.md", "CLAUDE.md"]
+        .into_iter()
+        .find(|f| cwd.join(f).exists())
+    {
+        Some(f) => Err(format!(
+            "{f} already exists in this folder; edit it, or remove it to draft a new one"
+        )),
+        None => Ok(INIT.to_string()),
+    }
+}
+
 /// What `/init` asks the model for.
 pub(super) const INIT: &str = "\
 Draft an AGENTS.md for this repository: a short guide for coding agents (and \

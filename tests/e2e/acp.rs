@@ -182,11 +182,13 @@ fn an_editor_sees_each_entry_of_a_batch_asks_about_the_write_and_loads_it_all_ba
         )
         .unwrap();
     assert_eq!(loaded["modes"]["currentModeId"], "ask");
-    // (The provider's model list comes when it comes: not part of it.)
+    // (The provider's model list comes when it comes, and the commands
+    // after the conversation: not part of it.)
     let told: Vec<&Value> = editor
         .updates
         .iter()
         .filter(|u| u["sessionUpdate"] != "config_option_update")
+        .filter(|u| u["sessionUpdate"] != "available_commands_update")
         .collect();
     let kinds: Vec<&str> = told
         .iter()
@@ -918,6 +920,75 @@ fn an_editor_lists_resumes_and_closes_sessions_and_sees_the_window_fill() {
     crate::assert_contains!(last, "the older thread");
     crate::assert_contains!(last, "first answer");
     crate::assert_not_contains!(last, "the newer thread");
+    let (status, stderr) = editor.finish();
+    assert!(status.success(), "{stderr}");
+}
+
+/// The REPL's commands in an editor: listed with the rest; `/usage` and
+/// `/compact` run as the REPL runs them, what they say the agent's message;
+/// `/model NAME` switches the next request's model; a typo is answered as
+/// one — nothing of it goes to the model.
+#[test]
+fn an_editors_slash_commands_run_in_hermes_and_a_typo_never_reaches_the_model() {
+    let env = TestEnv::new();
+    env.write_config("");
+    env.fake
+        .push(Reply::text("first answer, long enough to summarise"));
+    env.fake.push(Reply::text("second answer"));
+    env.fake
+        .push(Reply::text("A summary of the conversation so far."));
+    env.fake.push(Reply::text("third answer"));
+    let mut editor = Editor::start(&env, &[]);
+    editor.request("initialize", initialize()).unwrap();
+    let id = new_session(&mut editor, &env, json!([]));
+    let names: Vec<String> = editor.of_kind("available_commands_update")[0]["availableCommands"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap().to_string())
+        .collect();
+    for n in ["compact", "usage", "context", "model", "mode", "init"] {
+        assert!(names.contains(&n.to_string()), "{n} not in {names:?}");
+    }
+    let said = |editor: &mut Editor, text: &str| -> String {
+        let before = editor.updates.len();
+        let done = editor
+            .request(
+                "session/prompt",
+                json!({"sessionId": id, "prompt": [{"type": "text", "text": text}]}),
+            )
+            .unwrap();
+        assert_eq!(done["stopReason"], "end_turn", "{done}");
+        editor.updates[before..]
+            .iter()
+            .filter(|u| u["sessionUpdate"] == "agent_message_chunk")
+            .map(|u| u["content"]["text"].as_str().unwrap().to_string())
+            .collect()
+    };
+    said(&mut editor, "the first question");
+    said(&mut editor, "the second question");
+    let usage = said(&mut editor, "/usage");
+    crate::assert_contains!(usage, "2 model request(s)");
+    let typo = said(&mut editor, "/usgae");
+    crate::assert_contains!(typo, "unknown command /usgae; did you mean /usage?");
+    let compacted = said(&mut editor, "/compact");
+    crate::assert_contains!(compacted, "compacted");
+    let switched = said(&mut editor, "/model other-model");
+    crate::assert_contains!(switched, "other-model");
+    said(&mut editor, "the third question");
+    let reqs = env.fake.requests();
+    assert_eq!(
+        reqs.len(),
+        4,
+        "the commands sent nothing but the summary request"
+    );
+    let last = reqs[3].json();
+    assert_eq!(last["model"], "other-model");
+    crate::assert_contains!(reqs[3].body_str(), "A summary of the conversation so far.");
+    for r in &reqs {
+        crate::assert_not_contains!(r.body_str(), "/usgae");
+        crate::assert_not_contains!(r.body_str(), "/usage");
+    }
     let (status, stderr) = editor.finish();
     assert!(status.success(), "{stderr}");
 }

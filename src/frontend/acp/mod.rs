@@ -11,6 +11,7 @@
 //! waits for them. End of input cancels what runs, stops every session's
 //! servers and returns.
 
+mod commands;
 mod host;
 mod prompt;
 mod replay;

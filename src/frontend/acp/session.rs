@@ -11,6 +11,7 @@ use serde_json::{json, Value};
 use tokio::sync::mpsc::UnboundedReceiver;
 use tokio_util::sync::CancellationToken;
 
+use super::commands::{Builtin, Typed};
 use super::host::{Open, Opened, Server};
 use super::updates::{self, Updates};
 use super::wire::{Out, RpcError, INTERNAL_ERROR};
@@ -153,24 +154,19 @@ impl Session {
         }])
     }
 
-    /// The folder's custom commands and skills, told to the editor as
-    /// ACP's slash commands (an editor offers them as the person types
-    /// `/`); nothing when there are none.
+    /// The REPL's commands an editor can use, and the folder's custom
+    /// commands and skills, told to the editor as ACP's slash commands (an
+    /// editor offers them as the person types `/`).
     pub(crate) fn list_commands(&self, out: &Out) {
         let offered = crate::frontend::offered_commands(&self.cwd, &self.config_dir);
-        if offered.is_empty() {
-            return;
-        }
-        let commands: Vec<Value> = offered
-            .into_iter()
-            .map(|(name, description, hint)| {
-                let mut c = json!({"name": name, "description": description});
-                if let Some(h) = hint {
-                    c["input"] = json!({"hint": h});
-                }
-                c
-            })
-            .collect();
+        let mut commands = super::commands::advertised();
+        commands.extend(offered.into_iter().map(|(name, description, hint)| {
+            let mut c = json!({"name": name, "description": description});
+            if let Some(h) = hint {
+                c["input"] = json!({"hint": h});
+            }
+            c
+        }));
         out.notify(
             "session/update",
             json!({"sessionId": self.id, "update": {"sessionUpdate": "available_commands_update", "availableCommands": commands}}),
@@ -327,30 +323,67 @@ impl Session {
             session: self,
             out,
         };
-        // `/review src/lib.rs`: a custom command or a skill expanded as
-        // the REPL expands it — its `!` lines asked about like any call.
-        let expanded = told
-            .pumped(
-                &mut events,
-                crate::frontend::expand_command(&text, &agent, &self.cwd, &self.config_dir, &stop),
-            )
-            .await;
-        let text = match expanded {
-            None => Ok(text),
-            Some(Ok(loaded)) => {
-                if let Some(m) = &loaded.model {
-                    agent.set_model(m);
-                }
-                Ok(loaded.text)
+        let custom = crate::frontend::custom::Custom::load(&self.cwd, &self.config_dir);
+        let text = match super::commands::classify(&text, &custom) {
+            Typed::Text => Some(text),
+            Typed::Say(words) => {
+                told.say(&words);
+                None
             }
-            Some(Err(why)) => Err(why),
+            Typed::Run(Builtin::Init) => match crate::frontend::offers::init_prompt(&self.cwd) {
+                Ok(prompt) => Some(prompt),
+                Err(why) => {
+                    told.say(&why);
+                    None
+                }
+            },
+            Typed::Run(b) => {
+                let said = self
+                    .builtin(b, &mut agent, &mut events, &mut told, &stop)
+                    .await;
+                match said {
+                    Ok(words) => told.say(&words),
+                    Err(e) => told.say(&format!("error: {e}")),
+                }
+                None
+            }
         };
         let result = match text {
-            Ok(text) => {
-                let turn = agent.run_turn_with(&text, images, &stop);
-                told.pumped(&mut events, turn).await
+            // `/review src/lib.rs`: a custom command or a skill expanded
+            // as the REPL expands it — its `!` lines asked about like any
+            // call.
+            Some(text) => {
+                let expanded = told
+                    .pumped(
+                        &mut events,
+                        crate::frontend::expand_command(
+                            &text,
+                            &agent,
+                            &self.cwd,
+                            &self.config_dir,
+                            &stop,
+                        ),
+                    )
+                    .await;
+                let text = match expanded {
+                    None => Ok(text),
+                    Some(Ok(loaded)) => {
+                        if let Some(m) = &loaded.model {
+                            agent.set_model(m);
+                        }
+                        Ok(loaded.text)
+                    }
+                    Some(Err(why)) => Err(why),
+                };
+                match text {
+                    Ok(text) => {
+                        let turn = agent.run_turn_with(&text, images, &stop);
+                        told.pumped(&mut events, turn).await.map(|_| ())
+                    }
+                    Err(why) => Err(AgentError::PromptBlocked(why)),
+                }
             }
-            Err(why) => Err(AgentError::PromptBlocked(why)),
+            None => Ok(()),
         };
         let stopped = told.stop;
         self.forward_while_idle(&agent, out);
@@ -373,6 +406,52 @@ impl Session {
             }
         };
         Ok(json!({"stopReason": reason}))
+    }
+
+    /// Runs one of the REPL's commands an editor offers; what it says.
+    async fn builtin(
+        &self,
+        b: Builtin,
+        agent: &mut Agent,
+        events: &mut UnboundedReceiver<Event>,
+        told: &mut Told<'_>,
+        stop: &CancellationToken,
+    ) -> Result<String, AgentError> {
+        use crate::frontend::usage_report;
+        Ok(match b {
+            Builtin::Usage => usage_report::usage(agent),
+            Builtin::Context => usage_report::context(agent),
+            Builtin::Compact(focus) => {
+                let compacted = told
+                    .pumped(events, agent.compact_now(focus.as_deref(), stop))
+                    .await?;
+                match compacted {
+                    true => format!("compacted: {}", usage_report::context_line(agent)),
+                    false => "nothing to compact: the conversation is its newest turn".into(),
+                }
+            }
+            Builtin::Mode(None) => format!("mode: {}", self.mode.get().id()),
+            Builtin::Mode(Some(m)) => {
+                self.set_mode(m.trim(), told.out)
+                    .map_err(|e| AgentError::PromptBlocked(e.message))?;
+                apply_mode(agent, self.mode.get());
+                format!("mode: {}", self.mode.get().id())
+            }
+            Builtin::Model(None) => format!(
+                "model: {} (the editor's model menu lists the others)",
+                agent.model()
+            ),
+            Builtin::Model(Some(m)) => {
+                *self.model.borrow_mut() = m.clone();
+                agent.set_model(&m);
+                told.out.notify(
+                    "session/update",
+                    json!({"sessionId": self.id, "update": {"sessionUpdate": "config_option_update", "configOptions": self.config_options()}}),
+                );
+                format!("model: {m}, from the next message on")
+            }
+            Builtin::Init => String::new(),
+        })
     }
 
     /// The end: what runs stopped and waited for (a few seconds at most),
@@ -469,6 +548,14 @@ impl Told<'_> {
                 }
             }
         }
+    }
+
+    /// Words of hermes' own (what a command says) as the agent's message.
+    fn say(&self, text: &str) {
+        self.out.notify(
+            "session/update",
+            json!({"sessionId": self.session.id, "update": {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": text}}}),
+        );
     }
 
     fn tell(&mut self, ev: &Event) {

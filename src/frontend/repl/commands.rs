@@ -6,10 +6,9 @@ use std::sync::Mutex;
 
 use super::context::{Flow, ReplContext, ReplError};
 use super::editor::{next_line, Editor};
-use super::view::{context_line, leave};
+use super::view::leave;
 use crate::agent::Agent;
 use crate::frontend::command_table::{nearest, Slash};
-use crate::frontend::printer::group;
 use crate::util::text::excerpt;
 
 /// Runs a built-in slash command, parsed once (`Slash::parse`): each has
@@ -95,16 +94,13 @@ pub(super) fn unknown(word: &str) {
 
 /// `/init`: drafts an `AGENTS.md` unless the folder has one.
 async fn init(ctx: &ReplContext<'_>) -> Result<Flow, ReplError> {
-    let existing = ["AGENTS.md", "CLAUDE.md"]
-        .into_iter()
-        .find(|f| ctx.cwd.join(f).exists());
-    match existing {
-        Some(f) => {
-            errln!("{f} already exists in this folder; edit it, or remove it to draft a new one")
+    match crate::frontend::offers::init_prompt(ctx.cwd) {
+        Ok(prompt) => Ok(Flow::Send(prompt)),
+        Err(why) => {
+            errln!("{why}");
+            Ok(Flow::Continue)
         }
-        None => return Ok(Flow::Send(crate::frontend::offers::INIT.to_string())),
     }
-    Ok(Flow::Continue)
 }
 
 /// `/copy`: the last answer to the clipboard, by OSC 52 — the terminal
@@ -274,40 +270,13 @@ async fn model(
 
 /// `/usage`: requests and tokens so far, and how full the window is.
 async fn usage(agent: &mut Agent) -> Result<Flow, ReplError> {
-    let u = agent.usage_totals();
-    errln!(
-        "{} model request(s) · {} tokens in ({} read from the cache, {} written to it) · {} out",
-        u.requests,
-        u.prompt_tokens,
-        u.cache_read_tokens,
-        u.cache_write_tokens,
-        u.completion_tokens
-    );
-    errln!("{}", context_line(agent));
+    errln!("{}", crate::frontend::usage_report::usage(agent));
     Ok(Flow::Continue)
 }
 
 /// `/context`: what the next request carries, by part.
 async fn context(agent: &mut Agent) -> Result<Flow, ReplError> {
-    let parts = agent.context_parts();
-    let (bytes, tokens) = parts
-        .iter()
-        .fold((0, 0), |(b, t), (_, pb, pt)| (b + pb, t + pt));
-    errln!("the next request carries (tokens estimated at the provider's last count):");
-    for (name, b, t) in &parts {
-        errln!(
-            "  {name:<40} {:>9} bytes {:>8} tokens",
-            group(*b),
-            group(*t)
-        );
-    }
-    errln!(
-        "  {:<40} {:>9} bytes {:>8} tokens",
-        "total",
-        group(bytes),
-        group(tokens)
-    );
-    errln!("{}", context_line(agent));
+    errln!("{}", crate::frontend::usage_report::context(agent));
     Ok(Flow::Continue)
 }
 

@@ -48,19 +48,4 @@ pub(super) fn status_line(agent: &Agent) -> Status {
     }
 }
 
-/// How full the model's window is: `context 43% · 3 440 of 8 000 tokens`.
-pub(super) fn context_line(agent: &Agent) -> String {
-    match agent.context_status() {
-        (Some(used), Some(window)) => format!(
-            "context {:.0}% · {} of {} tokens",
-            used as f64 * 100.0 / window as f64,
-            group(used),
-            group(window)
-        ),
-        (None, Some(window)) => format!("context window {} tokens", group(window)),
-        (_, None) => format!(
-            "context window of {} unknown (set providers.NAME.context_window)",
-            agent.model()
-        ),
-    }
-}
+pub(super) use crate::frontend::usage_report::context_line;
