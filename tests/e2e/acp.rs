@@ -992,3 +992,41 @@ fn an_editors_slash_commands_run_in_hermes_and_a_typo_never_reaches_the_model() 
     let (status, stderr) = editor.finish();
     assert!(status.success(), "{stderr}");
 }
+
+/// A linked file of 200 MiB is read only as far as the message takes it:
+/// hermes stays far under 64 MB and the model gets its head, saying it
+/// was cut.
+#[test]
+fn a_huge_linked_file_costs_hermes_its_head_only() {
+    let env = TestEnv::new();
+    env.write_config("");
+    let big = env.cwd.path().join("huge.log");
+    let f = std::fs::File::create(&big).unwrap();
+    f.set_len(200 << 20).unwrap();
+    env.fake.push(Reply::text("seen"));
+    let mut editor = Editor::start(&env, &[]);
+    editor.request("initialize", initialize()).unwrap();
+    let id = new_session(&mut editor, &env, json!([]));
+    let done = editor
+        .request(
+            "session/prompt",
+            json!({"sessionId": id, "prompt": [
+                {"type": "text", "text": "what is in this log?"},
+                {"type": "resource_link", "name": "huge.log", "uri": format!("file://{}", big.display())},
+            ]}),
+        )
+        .unwrap();
+    assert_eq!(done["stopReason"], "end_turn");
+    let status = std::fs::read_to_string(format!("/proc/{}/status", editor.child.id())).unwrap();
+    let peak_kb: u64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        .unwrap();
+    assert!(peak_kb < 64 * 1024, "hermes peaked at {peak_kb} kB");
+    let sent = env.fake.requests()[0].body_str().to_string();
+    crate::assert_contains!(sent, &format!("the file is {} bytes", 200u64 << 20));
+    assert!(sent.len() < 2 << 20, "{} bytes sent", sent.len());
+    let (status, stderr) = editor.finish();
+    assert!(status.success(), "{stderr}");
+}

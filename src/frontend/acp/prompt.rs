@@ -53,16 +53,9 @@ pub(crate) fn message(blocks: &Value) -> Result<(String, Vec<Image>), RpcError> 
                     return Err(bad(&format!("{uri}: hermes reads file:// links only")));
                 };
                 let path = percent_decoded(path);
-                let body = std::fs::read(&path).map_err(|e| bad(&format!("{path}: {e}")))?;
-                match std::str::from_utf8(&body) {
-                    Ok(t) => attach(&mut attached, &path, t),
-                    Err(_) => match Image::sniff(&body) {
-                        Some(media_type) => images.push(Image {
-                            media_type: media_type.to_string(),
-                            data: base64(&body),
-                        }),
-                        None => return Err(bad(&format!("{path} is neither text nor an image"))),
-                    },
+                match linked(&path).map_err(|e| bad(&e))? {
+                    Linked::Text(t) => attach(&mut attached, &path, &t),
+                    Linked::Image(image) => images.push(image),
                 }
             }
             Some(other) => {
@@ -85,6 +78,54 @@ pub(crate) fn message(blocks: &Value) -> Result<(String, Vec<Image>), RpcError> 
         return Err(RpcError::params("the prompt is empty"));
     }
     Ok((text, images))
+}
+
+/// What a linked file gives the message.
+enum Linked {
+    Text(String),
+    Image(Image),
+}
+
+/// The linked file at `path`, read only as far as the message takes it
+/// (a 200 MiB log costs its first 256 KiB, not 200 MiB): an image within
+/// the APIs' size, as an inline one must be; text, cut and saying so.
+fn linked(path: &str) -> Result<Linked, String> {
+    use crate::util::inside::{read_head, real_path};
+    let real = real_path(std::path::Path::new(path));
+    let read = |max: usize| read_head(&real, max).map_err(|e| format!("{path}: {e}"));
+    let (head, size) = read(16)?;
+    if let Some(media_type) = Image::sniff(&head) {
+        if size as usize > Image::MAX_BYTES {
+            return Err(format!(
+                "{path} is an image of {} MiB; the APIs take images up to {} MiB (make it smaller)",
+                size >> 20,
+                Image::MAX_BYTES >> 20
+            ));
+        }
+        let (bytes, _) = read(Image::MAX_BYTES)?;
+        return Ok(Linked::Image(Image {
+            media_type: media_type.to_string(),
+            data: base64(&bytes),
+        }));
+    }
+    // Room left for the line that says it was cut.
+    let (bytes, size) = read(ATTACHED_BYTES - 256)?;
+    let text = match std::str::from_utf8(&bytes) {
+        Ok(t) => t,
+        // Cut inside a character at the end of what was read.
+        Err(e) if e.error_len().is_none() => {
+            std::str::from_utf8(&bytes[..e.valid_up_to()]).unwrap_or_default()
+        }
+        Err(_) => return Err(format!("{path} is neither text nor an image")),
+    };
+    let mut text = text.to_string();
+    if size > bytes.len() as u64 {
+        text.push_str(&format!(
+            "\n[… cut: the file is {size} bytes; the first {} are attached — read_file reads on]",
+            bytes.len()
+        ));
+    }
+    Ok(Linked::Text(text))
 }
 
 fn attach(out: &mut String, name: &str, body: &str) {
@@ -178,6 +219,45 @@ mod tests {
         );
         assert_eq!(images.len(), 1);
         assert_eq!(images[0].media_type, "image/png");
+    }
+
+    #[test]
+    fn a_large_linked_file_is_read_only_as_far_as_it_is_attached_and_a_large_image_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("big.log");
+        {
+            use std::io::Write;
+            let mut f = std::fs::File::create(&log).unwrap();
+            let line = "2026-12-07 12:00:00 INFO request served in 3 ms\n".repeat(1024);
+            for _ in 0..100 {
+                f.write_all(line.as_bytes()).unwrap();
+            }
+        }
+        let size = std::fs::metadata(&log).unwrap().len();
+        let (text, _) = message(&json!([
+            {"type": "resource_link", "name": "big.log", "uri": format!("file://{}", log.display())},
+        ]))
+        .unwrap();
+        assert!(text.len() < ATTACHED_BYTES + 1024, "{}", text.len());
+        assert!(
+            text.contains(&format!("the file is {size} bytes")),
+            "{}",
+            &text[text.len() - 200..]
+        );
+        // An image past the APIs' size: refused, as an inline one is.
+        let png = dir.path().join("shot.png");
+        let mut bytes = b"\x89PNG\r\n\x1a\n".to_vec();
+        bytes.resize(Image::MAX_BYTES + 2 * 1024 * 1024, 0);
+        std::fs::write(&png, bytes).unwrap();
+        let err = message(&json!([
+            {"type": "resource_link", "name": "shot.png", "uri": format!("file://{}", png.display())},
+        ]))
+        .unwrap_err();
+        assert!(
+            err.message.contains("the APIs take images up to"),
+            "{}",
+            err.message
+        );
     }
 
     #[test]
