@@ -1030,3 +1030,85 @@ fn a_huge_linked_file_costs_hermes_its_head_only() {
     let (status, stderr) = editor.finish();
     assert!(status.success(), "{stderr}");
 }
+
+/// What hermes warns of during a prompt reaches the person: a `notice`
+/// where the editor shows them, else a line of the agent's message (with
+/// a secret hermes knows masked); `$/cancel_request` of a running prompt
+/// stops it as `session/cancel` does; a line past hermes' bound is refused
+/// without being held, and the connection goes on.
+#[test]
+fn warnings_reach_the_person_a_prompt_can_be_cancelled_by_request_and_a_huge_line_is_refused() {
+    let env = TestEnv::new();
+    env.write_config(
+        "[[hooks.user_prompt_submit]]\n\
+         command = \"echo '{\\\"systemMessage\\\": \\\"the docs build is red\\\"}'\"\n",
+    );
+    env.fake.push(Reply::text("plain answer"));
+    env.fake.push(Reply::text("noticed answer"));
+    for (notices, answer) in [(false, "plain answer"), (true, "noticed answer")] {
+        let mut editor = Editor::start(&env, &[]);
+        let mut init = initialize();
+        if notices {
+            init["clientCapabilities"]["session"] = json!({"notices": {}});
+        }
+        editor.request("initialize", init).unwrap();
+        let id = new_session(&mut editor, &env, json!([]));
+        let done = editor
+            .request(
+                "session/prompt",
+                json!({"sessionId": id, "prompt": [{"type": "text", "text": "hi"}]}),
+            )
+            .unwrap();
+        assert_eq!(done["stopReason"], "end_turn");
+        let text: String = editor
+            .of_kind("agent_message_chunk")
+            .iter()
+            .map(|u| u["content"]["text"].as_str().unwrap())
+            .collect();
+        crate::assert_contains!(text, answer);
+        let notice = editor.of_kind("notice");
+        if notices {
+            assert_eq!(notice.len(), 1, "{:?}", editor.updates);
+            assert_eq!(notice[0]["severity"], "warning");
+            crate::assert_contains!(
+                notice[0]["title"].as_str().unwrap(),
+                "the docs build is red"
+            );
+            crate::assert_not_contains!(text, "docs build");
+        } else {
+            assert!(notice.is_empty());
+            crate::assert_contains!(text, "warning: the docs build is red");
+        }
+        let (status, stderr) = editor.finish();
+        assert!(status.success(), "{stderr}");
+    }
+
+    // A prompt the editor gives up on by `$/cancel_request`.
+    env.fake
+        .push(Reply::text("late").delayed(std::time::Duration::from_secs(20)));
+    let mut editor = Editor::start(&env, &[]);
+    editor.request("initialize", initialize()).unwrap();
+    let id = new_session(&mut editor, &env, json!([]));
+    let asked = editor.send_request(
+        "session/prompt",
+        json!({"sessionId": id, "prompt": [{"type": "text", "text": "slow"}]}),
+    );
+    wait_for("the request to reach the provider", || {
+        env.fake.requests().len() == 3
+    });
+    editor.notify("$/cancel_request", json!({"requestId": asked}));
+    let done = editor.answer_to(asked).unwrap();
+    assert_eq!(done["stopReason"], "cancelled");
+    // A line of 100 MiB: refused, and the next request answered.
+    let mut huge = vec![b'x'; 100 << 20];
+    huge.push(b'\n');
+    editor.send_raw(&huge);
+    let after = editor.request("session/list", json!({})).unwrap();
+    assert!(after["sessions"].is_array());
+    crate::assert_contains!(
+        editor.stdout.join("\n"),
+        "hermes takes at most 96 MiB a line"
+    );
+    let (status, stderr) = editor.finish();
+    assert!(status.success(), "{stderr}");
+}

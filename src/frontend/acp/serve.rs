@@ -30,14 +30,30 @@ async fn serve_here(host: Rc<dyn Host>) -> std::io::Result<()> {
         sessions: RefCell::default(),
         initialized: RefCell::new(false),
         files: RefCell::new((false, false)),
+        notices: std::cell::Cell::new(false),
+        in_flight: RefCell::default(),
     });
     let mut input = tokio::io::BufReader::new(tokio::io::stdin());
     let mut bytes = Vec::new();
     let read = loop {
         bytes.clear();
-        match input.read_until(b'\n', &mut bytes).await {
-            Ok(0) => break Ok(()),
-            Ok(_) => {}
+        match read_line(&mut input, &mut bytes).await {
+            Ok(Line::End) => break Ok(()),
+            Ok(Line::Read) => {}
+            // Never held whole: the rest of it was passed over.
+            Ok(Line::TooLong(n)) => {
+                out.respond(
+                    &Value::Null,
+                    Err(RpcError::new(
+                        super::wire::PARSE_ERROR,
+                        format!(
+                            "a message of {n} bytes or more; hermes takes at most {} MiB a line",
+                            MAX_LINE >> 20
+                        ),
+                    )),
+                );
+                continue;
+            }
             Err(e) => break Err(e),
         }
         // A byte that is not UTF-8 makes the line unparseable, answered
@@ -51,11 +67,29 @@ async fn serve_here(host: Rc<dyn Host>) -> std::io::Result<()> {
             Ok(Incoming::Response { id, result }) => out.answered(id, result),
             Ok(Incoming::Notification { method, params }) => state.notified(&method, &params),
             Ok(Incoming::Request { id, method, params }) => {
-                let state = state.clone();
-                tokio::task::spawn_local(async move {
-                    let result = state.requested(&method, params).await;
-                    state.out.respond(&id, result);
+                let key = id.to_string();
+                let prompt_of = (method == "session/prompt")
+                    .then(|| params["sessionId"].as_str().map(str::to_string))
+                    .flatten();
+                let task_state = state.clone();
+                let (task_id, task_key) = (id.clone(), key.clone());
+                let task = tokio::task::spawn_local(async move {
+                    let result = task_state.requested(&method, params).await;
+                    if task_state
+                        .in_flight
+                        .borrow_mut()
+                        .remove(&task_key)
+                        .is_some()
+                    {
+                        task_state.out.respond(&task_id, result);
+                    }
                 });
+                let running = InFlight {
+                    id,
+                    prompt_of,
+                    task: task.abort_handle(),
+                };
+                state.in_flight.borrow_mut().insert(key, running);
             }
         }
     };
@@ -85,6 +119,20 @@ struct State {
     initialized: RefCell<bool>,
     /// The editor offers `fs/read_text_file`, `fs/write_text_file`.
     files: RefCell<(bool, bool)>,
+    /// The editor shows `notice` updates (`session.notices`).
+    notices: std::cell::Cell<bool>,
+    /// The requests being answered, by their id's JSON text: what
+    /// `$/cancel_request` gives up.
+    in_flight: RefCell<HashMap<String, InFlight>>,
+}
+
+/// A request being answered.
+struct InFlight {
+    id: Value,
+    /// A prompt's session: cancelling it stops the turn, which answers
+    /// `cancelled` itself.
+    prompt_of: Option<String>,
+    task: tokio::task::AbortHandle,
 }
 
 impl State {
@@ -94,8 +142,39 @@ impl State {
                 s.cancel();
             }
         }
-        // Other notifications (`$/cancel_request`, extensions) ask nothing
-        // hermes does.
+        if method == "$/cancel_request" {
+            let key = params.get("requestId").map(Value::to_string);
+            let running = key.and_then(|k| self.in_flight.borrow_mut().remove(&k));
+            let Some(running) = running else { return };
+            match running
+                .prompt_of
+                .and_then(|s| self.sessions.borrow().get(&s).cloned())
+            {
+                // The turn stops as at `session/cancel`; the prompt's own
+                // answer (`cancelled`) is the one sent.
+                Some(s) => {
+                    self.in_flight.borrow_mut().insert(
+                        running.id.to_string(),
+                        InFlight {
+                            prompt_of: None,
+                            ..running
+                        },
+                    );
+                    s.cancel();
+                }
+                None => {
+                    running.task.abort();
+                    self.out.respond(
+                        &running.id,
+                        Err(RpcError::new(
+                            super::wire::REQUEST_CANCELLED,
+                            "the request was cancelled",
+                        )),
+                    );
+                }
+            }
+        }
+        // Other notifications (extensions) ask nothing hermes does.
     }
 
     fn session_of(&self, params: &Value) -> Result<Rc<super::session::Session>, RpcError> {
@@ -166,6 +245,11 @@ impl State {
             params.pointer(&format!("/clientCapabilities/fs/{k}")) == Some(&Value::Bool(true))
         };
         *self.files.borrow_mut() = (offers("readTextFile"), offers("writeTextFile"));
+        self.notices.set(
+            params
+                .pointer("/clientCapabilities/session/notices")
+                .is_some_and(Value::is_object),
+        );
         Ok(json!({
             "protocolVersion": asked.min(PROTOCOL_VERSION),
             "agentCapabilities": {
@@ -198,6 +282,7 @@ impl State {
         let load = open.load.is_some() && !resume;
         let opened = self.host.open(open).await?;
         let s = Rc::new(super::session::Session::new(opened, cwd));
+        s.notices.set(self.notices.get());
         if let Some(asks) = asks {
             s.serve_files(asks, &self.out);
         }
@@ -264,4 +349,71 @@ const LIST_PAGE: usize = 100;
 /// Whether `method` makes a new session (its answer names it).
 fn open_new(method: &str) -> bool {
     method == "session/new"
+}
+
+/// The longest line hermes reads: eight images of 5 MiB as base64 and
+/// their text fit well within it.
+const MAX_LINE: usize = 96 << 20;
+
+/// What reading a line gave.
+enum Line {
+    End,
+    Read,
+    /// Longer than [`MAX_LINE`]: at least this many bytes, passed over.
+    TooLong(usize),
+}
+
+/// The next line into `bytes`, never more than [`MAX_LINE`] of it held.
+async fn read_line(
+    input: &mut (impl tokio::io::AsyncBufRead + Unpin),
+    bytes: &mut Vec<u8>,
+) -> std::io::Result<Line> {
+    loop {
+        let buf = input.fill_buf().await?;
+        if buf.is_empty() {
+            return Ok(if bytes.is_empty() {
+                Line::End
+            } else {
+                Line::Read
+            });
+        }
+        let (take, done) = match buf.iter().position(|b| *b == b'\n') {
+            Some(at) => (at + 1, true),
+            None => (buf.len(), false),
+        };
+        if bytes.len() + take > MAX_LINE {
+            let seen = bytes.len() + take;
+            input.consume(take);
+            bytes.clear();
+            if !done {
+                skip_line(input).await?;
+            }
+            return Ok(Line::TooLong(seen));
+        }
+        bytes.extend_from_slice(&buf[..take]);
+        input.consume(take);
+        if done {
+            return Ok(Line::Read);
+        }
+    }
+}
+
+/// Passes over the rest of a line.
+async fn skip_line(input: &mut (impl tokio::io::AsyncBufRead + Unpin)) -> std::io::Result<()> {
+    loop {
+        let buf = input.fill_buf().await?;
+        if buf.is_empty() {
+            return Ok(());
+        }
+        match buf.iter().position(|b| *b == b'\n') {
+            Some(at) => {
+                input.consume(at + 1);
+                return Ok(());
+            }
+            None => {
+                let n = buf.len();
+                input.consume(n);
+            }
+        }
+    }
 }

@@ -59,6 +59,9 @@ pub(crate) struct Session {
     cwd: PathBuf,
     /// hermes' config folder: its own custom commands live there.
     config_dir: PathBuf,
+    /// The editor shows `notice` updates: warnings go there, not into
+    /// the agent's message.
+    pub notices: Cell<bool>,
     /// `None` while a prompt has it.
     agent: RefCell<Option<(Agent, UnboundedReceiver<Event>)>>,
     mcp: Arc<McpRegistry>,
@@ -101,6 +104,7 @@ impl Session {
             id: opened.agent.session().id().to_string(),
             cwd,
             config_dir,
+            notices: Cell::new(false),
             models: RefCell::new(vec![model.clone()]),
             model: RefCell::new(model),
             agent: RefCell::new(Some((opened.agent, opened.events))),
@@ -608,6 +612,21 @@ impl Told<'_> {
                 );
             }
             Event::TurnDone { stop, .. } if prefix.is_empty() => self.stop = *stop,
+            // A warning (a server that failed, a hook's message) is the
+            // person's to see, not only the editor's log's.
+            Event::Warning { message } => {
+                log(ev);
+                let message = crate::util::secrets::mask_known(message);
+                let update = if self.session.notices.get() {
+                    json!({"sessionUpdate": "notice", "severity": "warning", "title": message})
+                } else {
+                    json!({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": format!("\n\n> warning: {message}\n\n")}})
+                };
+                self.out.notify(
+                    "session/update",
+                    json!({"sessionId": self.session.id, "update": update}),
+                );
+            }
             _ => log(ev),
         }
     }

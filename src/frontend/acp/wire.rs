@@ -21,6 +21,8 @@ pub(crate) const INVALID_PARAMS: i64 = -32602;
 pub(crate) const INTERNAL_ERROR: i64 = -32603;
 pub(crate) const AUTH_REQUIRED: i64 = -32000;
 pub(crate) const RESOURCE_NOT_FOUND: i64 = -32002;
+/// `$/cancel_request` answered: the request was given up.
+pub(crate) const REQUEST_CANCELLED: i64 = -32800;
 
 /// A JSON-RPC error as the client gets it: hermes' one-line message, and
 /// its hint (the fix) in `data`.
