@@ -868,8 +868,23 @@ fn an_editor_lists_resumes_and_closes_sessions_and_sees_the_window_fill() {
     assert_eq!(usage.len(), 1, "{:?}", editor.updates);
     assert_eq!(usage[0]["size"], 200000);
     assert!(usage[0]["used"].as_u64().unwrap() > 0, "{}", usage[0]);
+    let first_ids: Vec<Value> = editor
+        .of_kind("agent_message_chunk")
+        .iter()
+        .map(|u| u["messageId"].clone())
+        .collect();
+    assert!(first_ids[0].is_string(), "{:?}", editor.updates);
+    assert!(
+        first_ids.iter().all(|i| *i == first_ids[0]),
+        "one answer, one message: {first_ids:?}"
+    );
     let newer = new_session(&mut editor, &env, json!([]));
     prompt(&mut editor, &newer, "the newer thread");
+    let last_id = editor.of_kind("agent_message_chunk").last().unwrap()["messageId"].clone();
+    assert_ne!(
+        last_id, first_ids[0],
+        "another prompt's answer is another message"
+    );
 
     let listed = editor
         .request("session/list", json!({"cwd": env.cwd.path()}))

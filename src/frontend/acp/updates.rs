@@ -21,14 +21,29 @@ pub(crate) struct Updates {
     cwd: PathBuf,
     /// Calls already listed with a `tool_call`.
     listed: HashSet<String>,
+    /// What this prompt's message ids start with: unique in the session.
+    prompt: String,
+    /// The model request whose answer the chunks are now part of.
+    request: u64,
 }
 
 impl Updates {
     pub(crate) fn new(cwd: &Path) -> Updates {
+        use std::sync::atomic::{AtomicU64, Ordering};
+        static PROMPTS: AtomicU64 = AtomicU64::new(0);
+        let now = crate::util::time::Utc::now().compact();
         Updates {
             cwd: cwd.to_path_buf(),
             listed: HashSet::new(),
+            prompt: format!("{now}-{}", PROMPTS.fetch_add(1, Ordering::Relaxed)),
+            request: 0,
         }
+    }
+
+    /// The id the chunks of one answer share (`messageId`): a new model
+    /// request starts a new message; its thinking is a message of its own.
+    fn message_id(&self, kind: &str) -> String {
+        format!("{}-{}-{kind}", self.prompt, self.request)
     }
 
     /// The updates `event` makes, in order (often none).
@@ -39,9 +54,14 @@ impl Updates {
     fn under(&mut self, prefix: &str, event: &Event) -> Vec<Value> {
         let id_of = |id: &str| format!("{prefix}{id}");
         match event {
+            Event::ModelRequest { request } if prefix.is_empty() => {
+                self.request = u64::from(*request);
+                Vec::new()
+            }
             Event::TextDelta { text } if prefix.is_empty() => vec![json!({
                 "sessionUpdate": "agent_message_chunk",
                 "content": {"type": "text", "text": text},
+                "messageId": self.message_id("answer"),
             })],
             // How full the window is, after each of the session's own
             // model requests (a subagent's are its own conversation).
@@ -58,6 +78,7 @@ impl Updates {
             Event::ThinkingDelta { text } if prefix.is_empty() => vec![json!({
                 "sessionUpdate": "agent_thought_chunk",
                 "content": {"type": "text", "text": text},
+                "messageId": self.message_id("thought"),
             })],
             Event::ToolRoundStarted { ids, entries } => ids
                 .iter()
