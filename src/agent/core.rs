@@ -130,6 +130,7 @@ impl Agent {
                     server: f.server,
                     message: f.message,
                     fields: f.fields,
+                    schema: f.schema,
                 });
             }),
         }

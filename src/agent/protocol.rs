@@ -139,6 +139,10 @@ pub enum Event {
         server: String,
         message: String,
         fields: Vec<crate::mcp::Field>,
+        /// The server's own schema of the form, for an editor that draws
+        /// it (ACP `elicitation/create`); `fields` is what `--json` gives.
+        #[serde(skip)]
+        schema: serde_json::Value,
     },
     /// How an entry's approval was settled: `decision` is `allow` or `deny`
     /// (an `ask` nobody could answer is a deny), `by` what decided it.

@@ -337,6 +337,7 @@ impl Printer {
                 server,
                 message,
                 fields,
+                ..
             } => {
                 self.stop_spinner();
                 self.end_text();

@@ -29,6 +29,9 @@ pub(crate) struct FormAsked {
     /// What the server says it needs, in its own words.
     pub message: String,
     pub fields: Vec<Field>,
+    /// The server's own `requestedSchema`, for a front end that draws
+    /// forms itself (an editor's `elicitation/create`).
+    pub schema: Value,
 }
 
 /// Who forms are put to: the answers channel, and how the front ends are
@@ -115,6 +118,7 @@ pub(super) async fn answer(
                 server: server.to_string(),
                 message: message.clone(),
                 fields,
+                schema: schema.clone(),
             });
             match tokio::time::timeout(FORM_WAIT, waiting).await {
                 Ok(Ok(Answer::Form(FormAnswer::Accept(content)))) => {

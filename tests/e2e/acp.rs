@@ -5,7 +5,7 @@
 use serde_json::{json, Value};
 
 use crate::support::acp::{initialize, Editor};
-use crate::support::calls::batch;
+use crate::support::calls::{batch, contents};
 use crate::support::{call_id, real_server, test_server, wait_for, Reply, TestEnv};
 
 /// A token as long and as odd as GitHub's, given as a server's env.
@@ -1124,6 +1124,59 @@ fn warnings_reach_the_person_a_prompt_can_be_cancelled_by_request_and_a_huge_lin
         editor.stdout.join("\n"),
         "hermes takes at most 96 MiB a line"
     );
+    let (status, stderr) = editor.finish();
+    assert!(status.success(), "{stderr}");
+}
+
+/// A server's form goes to an editor that draws forms
+/// (`elicitation.form`) as `elicitation/create`, with the server's own
+/// schema; what the person fills reaches the server. Against
+/// server-everything's `trigger-elicitation-request`.
+#[test]
+fn a_servers_form_is_answered_by_the_editor() {
+    let env = TestEnv::new();
+    env.write_config("[tools]\ndefer = \"always\"\n");
+    env.set_approvals("allow = [\"mcp__everything__*\"]");
+    env.fake.push(Reply::tool_calls(&[(
+        &call_id("first"),
+        "tool_call",
+        &batch(&[("mcp__everything__echo", json!({"message": "start"}))]),
+    )]));
+    env.fake.push(Reply::text("ready"));
+    env.fake.push(Reply::tool_calls(&[(
+        &call_id("form"),
+        "tool_call",
+        &batch(&[("mcp__everything__trigger_elicitation_request", json!({}))]),
+    )]));
+    env.fake.push(Reply::text("thanks"));
+    let mut editor = Editor::start(&env, &[]);
+    let mut init = initialize();
+    init["clientCapabilities"]["elicitation"] = json!({"form": {}});
+    editor.request("initialize", init).unwrap();
+    let id = new_session(&mut editor, &env, everything());
+    for text in ["start", "fill the form"] {
+        let done = editor
+            .request(
+                "session/prompt",
+                json!({"sessionId": id, "prompt": [{"type": "text", "text": text}]}),
+            )
+            .unwrap();
+        assert_eq!(done["stopReason"], "end_turn");
+    }
+    assert_eq!(editor.elicited.len(), 1, "{:?}", editor.elicited);
+    let asked = &editor.elicited[0];
+    assert_eq!(asked["sessionId"], json!(id));
+    assert_eq!(asked["mode"], "form");
+    crate::assert_contains!(asked["message"].as_str().unwrap(), "everything: ");
+    let schema = &asked["requestedSchema"];
+    assert!(
+        schema["properties"]
+            .as_object()
+            .is_some_and(|p| !p.is_empty()),
+        "{schema}"
+    );
+    let result = contents(&env.tool_results(3)).join("\n");
+    crate::assert_contains!(result, "Ada Lovelace");
     let (status, stderr) = editor.finish();
     assert!(status.success(), "{stderr}");
 }

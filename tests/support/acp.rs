@@ -37,6 +37,42 @@ pub struct Editor {
     /// What `fs/write_text_file` wrote, in order: saved to the disk, as an
     /// editor saves a buffer.
     pub written: Vec<(String, String)>,
+    /// Every `elicitation/create` seen: its params. Each is accepted with
+    /// its required fields filled ([`filled`]).
+    pub elicited: Vec<Value>,
+}
+
+/// What a person would fill in a form: each required field of `schema`
+/// with a value of its kind (a choice's first option).
+pub fn filled(schema: &Value) -> Value {
+    let mut content = serde_json::Map::new();
+    for name in schema["required"].as_array().into_iter().flatten() {
+        let Some(name) = name.as_str() else { continue };
+        let p = &schema["properties"][name];
+        let first = |v: &Value| -> Value {
+            v["enum"][0]
+                .as_str()
+                .or_else(|| v["oneOf"][0]["const"].as_str())
+                .or_else(|| v["items"]["enum"][0].as_str())
+                .or_else(|| v["items"]["anyOf"][0]["const"].as_str())
+                .map_or(Value::Null, |s| json!(s))
+        };
+        let value = match p["type"].as_str().unwrap_or("string") {
+            "boolean" => json!(true),
+            "integer" => json!(7),
+            "number" => json!(2.5),
+            "array" => json!([first(p)]),
+            _ if !first(p).is_null() => first(p),
+            _ => match p["format"].as_str() {
+                Some("date") => json!("1815-12-10"),
+                Some("email") => json!("ada@example.org"),
+                Some("uri") => json!("https://example.org/ada"),
+                _ => json!("Ada Lovelace"),
+            },
+        };
+        content.insert(name.to_string(), value);
+    }
+    Value::Object(content)
 }
 
 impl Editor {
@@ -75,6 +111,7 @@ impl Editor {
             buffers: std::collections::HashMap::new(),
             read_asked: Vec::new(),
             written: Vec::new(),
+            elicited: Vec::new(),
         }
     }
 
@@ -163,6 +200,12 @@ impl Editor {
                 };
                 let id = v["id"].clone();
                 self.send(&json!({"jsonrpc": "2.0", "id": id, "result": {"outcome": outcome}}));
+            }
+            Some("elicitation/create") => {
+                self.elicited.push(v["params"].clone());
+                let content = filled(&v["params"]["requestedSchema"]);
+                let id = v["id"].clone();
+                self.send(&json!({"jsonrpc": "2.0", "id": id, "result": {"action": "accept", "content": content}}));
             }
             Some("fs/read_text_file") => {
                 let id = v["id"].clone();

@@ -31,6 +31,7 @@ async fn serve_here(host: Rc<dyn Host>) -> std::io::Result<()> {
         initialized: RefCell::new(false),
         files: RefCell::new((false, false)),
         notices: std::cell::Cell::new(false),
+        forms: std::cell::Cell::new(false),
         in_flight: RefCell::default(),
     });
     let mut input = tokio::io::BufReader::new(tokio::io::stdin());
@@ -121,6 +122,8 @@ struct State {
     files: RefCell<(bool, bool)>,
     /// The editor shows `notice` updates (`session.notices`).
     notices: std::cell::Cell<bool>,
+    /// The editor draws servers' forms (`elicitation.form`).
+    forms: std::cell::Cell<bool>,
     /// The requests being answered, by their id's JSON text: what
     /// `$/cancel_request` gives up.
     in_flight: RefCell<HashMap<String, InFlight>>,
@@ -245,11 +248,11 @@ impl State {
             params.pointer(&format!("/clientCapabilities/fs/{k}")) == Some(&Value::Bool(true))
         };
         *self.files.borrow_mut() = (offers("readTextFile"), offers("writeTextFile"));
-        self.notices.set(
-            params
-                .pointer("/clientCapabilities/session/notices")
-                .is_some_and(Value::is_object),
-        );
+        let offered = |p: &str| params.pointer(p).is_some_and(Value::is_object);
+        self.notices
+            .set(offered("/clientCapabilities/session/notices"));
+        self.forms
+            .set(offered("/clientCapabilities/elicitation/form"));
         Ok(json!({
             "protocolVersion": asked.min(PROTOCOL_VERSION),
             "agentCapabilities": {
@@ -283,6 +286,9 @@ impl State {
         let opened = self.host.open(open).await?;
         let s = Rc::new(super::session::Session::new(opened, cwd));
         s.notices.set(self.notices.get());
+        if self.forms.get() {
+            s.draw_forms();
+        }
         if let Some(asks) = asks {
             s.serve_files(asks, &self.out);
         }

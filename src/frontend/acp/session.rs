@@ -476,6 +476,49 @@ impl Session {
         self.mcp.shutdown().await;
     }
 
+    /// Servers' forms go to the editor from now on (it offers
+    /// `elicitation.form`): before, a server that asks is declined.
+    pub(crate) fn draw_forms(&self) {
+        if let Some((agent, _)) = &*self.agent.borrow() {
+            self.mcp.on_form(agent.form_asker(self.answers.clone()));
+        }
+    }
+
+    /// A server's form put to the editor as `elicitation/create`, with the
+    /// server's own schema; its answer handed to the server's request.
+    fn elicit(&self, out: &Out, form_id: &str, server: &str, message: &str, schema: &Value) {
+        let rx = out.request(
+            "elicitation/create",
+            json!({
+                "sessionId": self.id,
+                "mode": "form",
+                "message": format!("{server}: {message}"),
+                "requestedSchema": schema,
+            }),
+        );
+        let answers = self.answers.clone();
+        let id = form_id.to_string();
+        tokio::task::spawn_local(async move {
+            use crate::policy::FormAnswer;
+            let answer = match rx.await {
+                Ok(Ok(v)) => match v["action"].as_str() {
+                    Some("accept") => {
+                        FormAnswer::Accept(v["content"].as_object().cloned().unwrap_or_default())
+                    }
+                    Some("decline") => FormAnswer::Decline,
+                    _ => FormAnswer::Cancel,
+                },
+                // The editor could not answer (an error, or it has gone).
+                _ => FormAnswer::Cancel,
+            };
+            // Content the form does not take is a dismissal: the editor
+            // is not asked again.
+            if answers.answer(&id, Answer::Form(answer)).is_err() {
+                let _ = answers.answer(&id, Answer::Form(FormAnswer::Cancel));
+            }
+        });
+    }
+
     /// The editor's answer to one question, handed to the round.
     fn ask(&self, out: &Out, answer_id: &str, request: Value) {
         let rx = out.request("session/request_permission", request);
@@ -612,6 +655,13 @@ impl Told<'_> {
                 );
             }
             Event::TurnDone { stop, .. } if prefix.is_empty() => self.stop = *stop,
+            Event::FormAsked {
+                id,
+                server,
+                message,
+                schema,
+                ..
+            } => self.session.elicit(self.out, id, server, message, schema),
             // A warning (a server that failed, a hook's message) is the
             // person's to see, not only the editor's log's.
             Event::Warning { message } => {
