@@ -187,3 +187,67 @@ fn sdk_editor_waiting(
         .collect();
     (events, stdout)
 }
+
+/// The independent Python SDK (agent-client-protocol, pinned) as the
+/// editor (tests/fixtures/acp/editor.py): every message hermes sends parsed
+/// into its models — one it could not take fails it — through a prompt, a
+/// slash command run by hermes, the session listed, closed and resumed.
+#[test]
+fn the_python_sdks_client_drives_hermes_through_commands_list_close_and_resume() {
+    let python = crate::support::test_servers().join("py/bin/python");
+    assert!(
+        python.exists(),
+        "the Python test packages are not installed: run ./scripts/install-test-servers"
+    );
+    let env = TestEnv::new();
+    env.write_config("");
+    env.fake.push(Reply::text("hello from the model"));
+    let out = env
+        .command(python.to_str().unwrap())
+        .arg(crate::support::repo_root().join("tests/fixtures/acp/editor.py"))
+        .arg(crate::support::bin("hermes"))
+        .arg(env.cwd.path())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let events: Vec<Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let of = |name: &str| -> Vec<&Value> { events.iter().filter(|e| e["event"] == name).collect() };
+    assert_eq!(
+        of("initialized")[0]["result"]["authMethods"][0]["id"],
+        "fake"
+    );
+    let prompted = of("prompted");
+    assert_eq!(prompted.len(), 2);
+    for p in &prompted {
+        assert_eq!(p["result"]["stopReason"], "end_turn", "{p}");
+    }
+    let said: String = events
+        .iter()
+        .filter(|e| e["update"]["sessionUpdate"] == "agent_message_chunk")
+        .filter_map(|e| e["update"]["content"]["text"].as_str())
+        .collect();
+    crate::assert_contains!(said, "hello from the model");
+    crate::assert_contains!(said, "1 model request(s)");
+    assert!(
+        events
+            .iter()
+            .any(|e| e["update"]["sessionUpdate"] == "available_commands_update"),
+        "{stdout}"
+    );
+    let session = of("session")[0]["result"]["sessionId"].clone();
+    assert_eq!(
+        of("listed")[0]["result"]["sessions"][0]["sessionId"],
+        session
+    );
+    assert_eq!(of("closed").len(), 1);
+    assert_eq!(of("resumed").len(), 1);
+    assert_eq!(env.fake.requests().len(), 1, "/usage reached the model");
+}
