@@ -61,6 +61,10 @@ pub struct Registry {
     /// The session's background processes (`shell`'s), shared by every
     /// clone (a subagent's too).
     pub(super) background: Arc<builtin::background::Background>,
+    /// The folder the session works in: where its hooks run, whatever the
+    /// process' own working folder (`hermes acp` holds sessions of several
+    /// folders). Empty for a registry made without one.
+    pub(super) cwd: Arc<std::path::PathBuf>,
 }
 
 impl Default for Registry {
@@ -76,6 +80,7 @@ impl Default for Registry {
             allowed: Vec::new(),
             read_only: Arc::default(),
             background: Arc::default(),
+            cwd: Arc::default(),
         }
     }
 }
@@ -89,6 +94,7 @@ impl Registry {
         output_limit: usize,
     ) -> Result<Registry, UnknownBuiltin> {
         let mut r = Registry::default().with_output_limit(output_limit);
+        r.cwd = Arc::new(cwd.to_path_buf());
         r.tools = builtin::tools(
             settings,
             cwd,
@@ -97,6 +103,11 @@ impl Registry {
             r.background.clone(),
         )?;
         Ok(r)
+    }
+
+    /// The folder the session works in, when the registry was made for one.
+    pub(crate) fn cwd(&self) -> Option<&std::path::Path> {
+        (!self.cwd.as_os_str().is_empty()).then_some(self.cwd.as_path())
     }
 
     /// The session's background processes: `/ps`, `/kill`, the status

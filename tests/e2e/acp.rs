@@ -1180,3 +1180,51 @@ fn a_servers_form_is_answered_by_the_editor() {
     let (status, stderr) = editor.finish();
     assert!(status.success(), "{stderr}");
 }
+
+/// Two sessions of one `hermes acp` in two folders, prompting at once:
+/// each one's hooks run in its own folder and are told it — never in the
+/// folder of the session that prompted last.
+#[test]
+fn two_sessions_in_two_folders_run_their_hooks_each_in_its_own() {
+    let env = TestEnv::new();
+    let log = env.home.path().join("stops.log");
+    env.write_config(&format!(
+        "[[hooks.stop]]\ncommand = \"echo \\\"$(pwd)\\\" >> {}\"\n",
+        log.display()
+    ));
+    let other = env.home.path().join("other-project");
+    std::fs::create_dir_all(&other).unwrap();
+    // The first session's answer comes late: the second prompts meanwhile.
+    env.fake
+        .push(Reply::text("first").delayed(std::time::Duration::from_secs(2)));
+    env.fake.push(Reply::text("second"));
+    let mut editor = Editor::start(&env, &[]);
+    editor.request("initialize", initialize()).unwrap();
+    let here = new_session(&mut editor, &env, json!([]));
+    let there = editor
+        .request("session/new", json!({"cwd": other, "mcpServers": []}))
+        .unwrap()["sessionId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let first = editor.send_request(
+        "session/prompt",
+        json!({"sessionId": here, "prompt": [{"type": "text", "text": "one"}]}),
+    );
+    wait_for("the first request", || env.fake.requests().len() == 1);
+    let second = editor.send_request(
+        "session/prompt",
+        json!({"sessionId": there, "prompt": [{"type": "text", "text": "two"}]}),
+    );
+    assert_eq!(editor.answer_to(second).unwrap()["stopReason"], "end_turn");
+    assert_eq!(editor.answer_to(first).unwrap()["stopReason"], "end_turn");
+    let (status, stderr) = editor.finish();
+    assert!(status.success(), "{stderr}");
+    let ran: Vec<String> = std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect();
+    let real = |p: &std::path::Path| std::fs::canonicalize(p).unwrap().display().to_string();
+    assert_eq!(ran, [real(&other), real(env.cwd.path())], "{ran:?}");
+}

@@ -14,9 +14,13 @@ use crate::agent::Event;
 use crate::policy::{EventOutcome, HookContext, HookEvent};
 
 impl Agent {
-    /// Where this session's hooks run, and what they are told of it.
+    /// Where this session's hooks run — its own folder, not the process'
+    /// (`hermes acp` runs sessions of several) — and what they are told.
     pub(super) fn hook_ctx(&self) -> HookContext {
-        let cwd = std::env::current_dir().unwrap_or_default();
+        let cwd = match self.tools.cwd() {
+            Some(c) => c.to_path_buf(),
+            None => std::env::current_dir().unwrap_or_default(),
+        };
         HookContext {
             session_id: self.state.handle.id().to_string(),
             transcript_path: self.state.handle.path().to_path_buf(),
