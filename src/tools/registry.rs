@@ -326,14 +326,21 @@ impl Registry {
         self.builtin_of(tool).is_some_and(|t| t.plans_changes())
     }
 
-    /// What a built-in call would change ([`Tool::plan`]).
-    pub(crate) fn plan(
+    /// What a built-in call would change ([`Tool::plan`]), planned on the file as the
+    /// editor's buffer has it where hermes serves an editor that reads
+    /// files, else on `earlier` and the disk.
+    pub(crate) async fn plan(
         &self,
         tool: &ToolRef,
         args: &Value,
         earlier: &Earlier,
     ) -> Option<Result<Change, String>> {
-        self.builtin_of(tool)?.plan(args, earlier)
+        let t = self.builtin_of(tool)?;
+        let mut earlier = earlier.clone();
+        if let Some((path, text)) = t.buffer(args).await {
+            earlier.entry(path).or_insert(text);
+        }
+        t.plan(args, &earlier)
     }
 
     pub(super) fn builtin_names(&self) -> Vec<String> {

@@ -49,6 +49,15 @@ pub(crate) trait Tool: Send + Sync {
     fn plan(&self, _args: &Value, _earlier: &Earlier) -> Option<Result<Change, String>> {
         None
     }
+    /// The text of the file a change would act on as the editor has it
+    /// (its buffer, unsaved edits and all), when hermes serves an editor
+    /// that reads files: what the change is planned on.
+    fn buffer<'a>(
+        &'a self,
+        _args: &'a Value,
+    ) -> BoxFuture<'a, Option<(std::path::PathBuf, String)>> {
+        Box::pin(async { None })
+    }
     /// Runs the call; `on_start` is called once it has passed its own gate
     /// (a path another entry writes, a serial shell) and really starts.
     fn call<'a>(

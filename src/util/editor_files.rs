@@ -62,6 +62,33 @@ impl EditorFiles {
         tokio::time::timeout(WAIT, rx).await.ok()?.ok()?
     }
 
+    /// `path` as the editor has it, from a blocking thread (a change is
+    /// made off the runtime); `None` as [`EditorFiles::read`].
+    pub(crate) fn read_blocking(&self, path: &Path) -> Option<String> {
+        if !self.reads {
+            return None;
+        }
+        let (answer, mut rx) = oneshot::channel();
+        self.tx
+            .send(Ask::Read {
+                path: path.to_path_buf(),
+                answer,
+            })
+            .ok()?;
+        let deadline = std::time::Instant::now() + WAIT;
+        loop {
+            match rx.try_recv() {
+                Ok(text) => return text,
+                Err(oneshot::error::TryRecvError::Empty)
+                    if std::time::Instant::now() < deadline =>
+                {
+                    std::thread::sleep(Duration::from_millis(2));
+                }
+                Err(_) => return None,
+            }
+        }
+    }
+
     /// Whether writes go through the editor.
     pub(crate) fn writes(&self) -> bool {
         self.writes

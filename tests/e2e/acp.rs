@@ -1228,3 +1228,51 @@ fn two_sessions_in_two_folders_run_their_hooks_each_in_its_own() {
     let real = |p: &std::path::Path| std::fs::canonicalize(p).unwrap().display().to_string();
     assert_eq!(ran, [real(&other), real(env.cwd.path())], "{ran:?}");
 }
+
+/// An edit of a file the person has open with unsaved changes is planned
+/// on the buffer: the question's diff is of the text they see, and what is
+/// written through the editor keeps their unsaved line.
+#[test]
+fn an_edit_is_planned_on_the_editors_buffer_and_keeps_its_unsaved_changes() {
+    let env = TestEnv::new();
+    env.write_config("[tools]\nbuiltin = [\"edit_file\"]\n\n[approvals]\nmode = \"ask\"\n");
+    let cwd = env.cwd.path();
+    let file = cwd.join("notes.md");
+    std::fs::write(&file, "# Notes\nship it\n").unwrap();
+    env.fake.push(Reply::tool_calls(&[(
+        &call_id("e"),
+        "edit_file",
+        &json!({"path": "notes.md", "old_string": "ship it", "new_string": "ship it on Monday"})
+            .to_string(),
+    )]));
+    env.fake.push(Reply::text("done"));
+    let mut editor = Editor::start(&env, &[]);
+    // Typed, not saved: a line the disk does not have yet.
+    editor.buffers.insert(
+        file.display().to_string(),
+        "# Notes\nunsaved: check the tests first\nship it\n".to_string(),
+    );
+    let mut init = initialize();
+    init["clientCapabilities"]["fs"] = json!({"readTextFile": true, "writeTextFile": true});
+    editor.request("initialize", init).unwrap();
+    let id = new_session(&mut editor, &env, json!([]));
+    let r = editor
+        .request(
+            "session/prompt",
+            json!({"sessionId": id, "prompt": [{"type": "text", "text": "change"}]}),
+        )
+        .unwrap();
+    assert_eq!(r["stopReason"], "end_turn");
+    assert_eq!(editor.asked.len(), 1, "{:?}", editor.updates);
+    let shown = editor.asked[0]["toolCall"].to_string();
+    crate::assert_contains!(shown, "unsaved: check the tests first");
+    assert_eq!(
+        editor.written,
+        [(
+            file.display().to_string(),
+            "# Notes\nunsaved: check the tests first\nship it on Monday\n".to_string()
+        )]
+    );
+    let (status, stderr) = editor.finish();
+    assert!(status.success(), "{stderr}");
+}

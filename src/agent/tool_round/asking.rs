@@ -226,7 +226,7 @@ impl Round<'_> {
         args: &Value,
     ) -> Option<Option<crate::tools::Expect>> {
         self.policy.answers()?;
-        let change = match self.tools.plan(tool, args, &Default::default())? {
+        let change = match self.tools.plan(tool, args, &Default::default()).await? {
             Ok(c) => c,
             Err(_) => return None,
         };

@@ -371,7 +371,7 @@ impl Round<'_> {
         let change = if self.tools.plans_changes(&tool) {
             self.gate.wait_turn(slot).await;
             let earlier = self.earlier.lock().map(|e| e.clone()).unwrap_or_default();
-            match self.tools.plan(&tool, &args, &earlier) {
+            match self.tools.plan(&tool, &args, &earlier).await {
                 // On the folder as it is before the command runs, the
                 // change may not apply yet (an edit of what the command
                 // appends): worked out at its turn instead.
@@ -665,7 +665,7 @@ impl Round<'_> {
                             out = send(expect.into()).await;
                         }
                     } else {
-                        match self.tools.plan(&tool, &args, &Default::default()) {
+                        match self.tools.plan(&tool, &args, &Default::default()).await {
                             Some(Ok(change)) => out = send(Planned::Expect(change.expect())).await,
                             Some(Err(why)) => out = ToolOutput::error(why),
                             None => {}

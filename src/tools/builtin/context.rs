@@ -53,6 +53,15 @@ impl Context {
         }
     }
 
+    /// The file `args`' `path` names as the editor's buffer has it, when
+    /// an editor that reads files is served.
+    pub(super) async fn buffer(&self, args: &Value) -> Option<(std::path::PathBuf, String)> {
+        let editor = self.editor.as_ref()?;
+        let path = self.workspace.resolve(arg_str(args, "path"));
+        let text = editor.read(&path).await?;
+        Some((path, text))
+    }
+
     /// `args` with its path argument `key` resolved once: absolute, `.`
     /// and `..` resolved, and every symlink on the way followed (a link in
     /// the folder that points out is then plainly outside). `None` when

@@ -122,9 +122,15 @@ fn as_planned(
     path: &Path,
     shown: &str,
     expect: Option<&Expect>,
+    write: &Write,
 ) -> Result<Option<Vec<u8>>, ToolOutput> {
-    let now =
-        crate::util::beneath::read(path).map_err(|e| ToolOutput::error(read_error(&e, shown)))?;
+    // The editor's buffer, when it serves one: what the change was
+    // planned on, and what it is made to.
+    let now = match write.buffer(path) {
+        Some(text) => Some(text.into_bytes()),
+        None => crate::util::beneath::read(path)
+            .map_err(|e| ToolOutput::error(read_error(&e, shown)))?,
+    };
     match expect {
         Some(x) if !x.holds_for(now.as_deref()) => Err(ToolOutput::stale(format!(
             "{shown} changed after this change was planned and shown; nothing was written — \
@@ -251,6 +257,13 @@ impl Tool for WriteFile {
         true
     }
 
+    fn buffer<'a>(
+        &'a self,
+        args: &'a Value,
+    ) -> BoxFuture<'a, Option<(std::path::PathBuf, String)>> {
+        Box::pin(self.0.buffer(args))
+    }
+
     fn plan(&self, args: &Value, earlier: &Earlier) -> Option<Result<Change, String>> {
         let path = self.0.workspace.resolve(arg_str(args, "path"));
         let shown = self.0.workspace.shown(&path);
@@ -306,6 +319,11 @@ impl Write {
         self.0.as_ref().is_some_and(|e| e.writes())
     }
 
+    /// The file's text as the editor's buffer has it, when it reads.
+    fn buffer(&self, path: &Path) -> Option<String> {
+        self.0.as_ref()?.read_blocking(path)
+    }
+
     fn text(&self, path: &Path, text: &str) -> std::io::Result<()> {
         match self.0.as_ref().and_then(|e| e.write_blocking(path, text)) {
             Some(Ok(())) => Ok(()),
@@ -322,7 +340,7 @@ fn write_whole(
     write: &Write,
 ) -> ToolOutput {
     let content = arg_str(args, "content");
-    let old = match as_planned(path, shown, expect) {
+    let old = match as_planned(path, shown, expect, write) {
         Ok(old) => old.map(|b| String::from_utf8_lossy(&b).into_owned()),
         Err(out) => return out,
     };
@@ -372,6 +390,13 @@ impl Tool for EditFile {
 
     fn plans_changes(&self) -> bool {
         true
+    }
+
+    fn buffer<'a>(
+        &'a self,
+        args: &'a Value,
+    ) -> BoxFuture<'a, Option<(std::path::PathBuf, String)>> {
+        Box::pin(self.0.buffer(args))
     }
 
     fn plan(&self, args: &Value, earlier: &Earlier) -> Option<Result<Change, String>> {
@@ -431,7 +456,7 @@ fn edit_in_place(
     expect: Option<&Expect>,
     write: &Write,
 ) -> ToolOutput {
-    let old = match as_planned(path, shown, expect) {
+    let old = match as_planned(path, shown, expect, write) {
         Ok(Some(b)) => b,
         Ok(None) => return ToolOutput::error(format!("{shown} does not exist")),
         Err(out) => return out,
