@@ -176,7 +176,7 @@ impl Hook {
         if self.sandbox == Some(false) {
             return None;
         }
-        let roots = crate::sandbox::for_hooks::roots();
+        let roots = crate::sandbox::for_hooks::roots(cwd);
         if roots.is_empty() {
             return None;
         }
@@ -439,11 +439,14 @@ impl Hook {
         // What a sandboxed hook changed lands as a command's does; what it
         // may not change is said to the person.
         let held = match stage {
-            Some(stage) => tokio::task::spawn_blocking(move || {
-                crate::sandbox::for_hooks::land(&stage)
-                    .held()
-                    .map(|f| f.path.display().to_string())
-                    .collect::<Vec<_>>()
+            Some(stage) => tokio::task::spawn_blocking({
+                let dir = ctx.cwd.clone();
+                move || {
+                    crate::sandbox::for_hooks::land(&stage, &dir)
+                        .held()
+                        .map(|f| f.path.display().to_string())
+                        .collect::<Vec<_>>()
+                }
             })
             .await
             .unwrap_or_default(),

@@ -1276,3 +1276,62 @@ fn an_edit_is_planned_on_the_editors_buffer_and_keeps_its_unsaved_changes() {
     let (status, stderr) = editor.finish();
     assert!(status.success(), "{stderr}");
 }
+
+/// A hook that runs the project's code (`make`) in the second session of
+/// one `hermes acp`, in another folder, runs in that folder's sandbox: what
+/// it writes there lands, what it tries outside does not — it never takes
+/// the first session's walls, under which its folder's code would not
+/// count as the project's.
+#[test]
+fn a_hook_in_a_second_folder_runs_in_that_folders_sandbox() {
+    let env = TestEnv::new();
+    env.write_config(
+        "[tools]\nbuiltin = [\"shell\"]\n\n[[hooks.user_prompt_submit]]\ncommand = \"make -s mark\"\n",
+    );
+    let marks = crate::e2e::sandbox::outside(&env);
+    // A folder of its own, outside the home (whose files a command may
+    // not change unasked).
+    let holder = tempfile::tempdir().unwrap();
+    let other = holder.path().join("second-project");
+    std::fs::create_dir_all(&other).unwrap();
+    for dir in [env.cwd.path(), other.as_path()] {
+        std::fs::write(
+            dir.join("Makefile"),
+            format!(
+                "mark:\n\techo ran > hook-ran.txt\n\t-touch {}/$(notdir $(CURDIR)) 2>/dev/null\n",
+                marks.display()
+            ),
+        )
+        .unwrap();
+    }
+    env.fake.push(Reply::text("done"));
+    env.fake.push(Reply::text("done again"));
+    let mut editor = Editor::start(&env, &[]);
+    editor.request("initialize", initialize()).unwrap();
+    let _first = new_session(&mut editor, &env, json!([]));
+    let second = editor
+        .request("session/new", json!({"cwd": other, "mcpServers": []}))
+        .unwrap()["sessionId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let done = editor
+        .request(
+            "session/prompt",
+            json!({"sessionId": second, "prompt": [{"type": "text", "text": "hi"}]}),
+        )
+        .unwrap();
+    let (status, stderr) = editor.finish();
+    assert_eq!(done["stopReason"], "end_turn", "{stderr}");
+    assert!(status.success(), "{stderr}");
+    assert!(
+        other.join("hook-ran.txt").exists(),
+        "the hook ran: {stderr}"
+    );
+    let escaped: Vec<String> = std::fs::read_dir(&marks)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(escaped.is_empty(), "the hook wrote outside: {escaped:?}");
+}
