@@ -80,7 +80,7 @@ fn tools(extra: bool) -> Vec<Value> {
                "inputSchema": obj(json!({"bytes": {"type": "integer"}, "stderr": {"type": "boolean"}}), &["bytes"])}),
         json!({"name": "progress", "description": "Report progress steps (ms apart), then finish.",
                "inputSchema": obj(json!({"steps": {"type": "integer"}, "ms": {"type": "integer"}}), &[])}),
-        json!({"name": "env", "description": "Read an environment variable of the server.",
+        json!({"name": "env", "description": "Read an environment variable of the server (`@cwd`: its working folder).",
                "inputSchema": obj(json!({"name": {"type": "string"}}), &["name"])}),
         json!({"name": "image", "description": "Return a tiny PNG image.",
                "inputSchema": obj(json!({}), &[])}),
@@ -381,9 +381,14 @@ fn call(out: &Out, msg: Value, cancelled: &Mutex<HashSet<String>>, extra: &Mutex
         }
         "env" => {
             let name = a["name"].as_str().unwrap_or("");
-            reply(text(
-                std::env::var(name).unwrap_or_else(|_| "<unset>".into()),
-            ));
+            // `@cwd`: the folder the server was started in.
+            let value = match name {
+                "@cwd" => std::env::current_dir()
+                    .map(|d| d.display().to_string())
+                    .unwrap_or_default(),
+                _ => std::env::var(name).unwrap_or_else(|_| "<unset>".into()),
+            };
+            reply(text(value));
         }
         "image" => reply(
             json!({"content": [{"type": "image", "mimeType": "image/png",

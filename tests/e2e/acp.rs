@@ -1335,3 +1335,43 @@ fn a_hook_in_a_second_folder_runs_in_that_folders_sandbox() {
         .collect();
     assert!(escaped.is_empty(), "the hook wrote outside: {escaped:?}");
 }
+
+/// A server of the config with no folder of its own starts in the folder
+/// of the session that uses it — never in the folder the editor started
+/// hermes in — and the process' own working folder is left alone.
+#[test]
+fn a_config_server_starts_in_its_sessions_folder() {
+    let env = TestEnv::new();
+    env.write_config("[tools]\ndefer = \"always\"\n");
+    env.set_approvals("allow = [\"mcp__t__*\"]");
+    env.add_server("t", &format!("command = {:?}", test_server()));
+    let holder = tempfile::tempdir().unwrap();
+    let other = holder.path().join("second-project");
+    std::fs::create_dir_all(&other).unwrap();
+    env.fake.push(Reply::tool_calls(&[(
+        &call_id("cwd"),
+        "tool_call",
+        &batch(&[("mcp__t__env", json!({"name": "@cwd"}))]),
+    )]));
+    env.fake.push(Reply::text("done"));
+    let mut editor = Editor::start(&env, &[]);
+    editor.request("initialize", initialize()).unwrap();
+    let _first = new_session(&mut editor, &env, json!([]));
+    let second = editor
+        .request("session/new", json!({"cwd": other, "mcpServers": []}))
+        .unwrap()["sessionId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let done = editor
+        .request(
+            "session/prompt",
+            json!({"sessionId": second, "prompt": [{"type": "text", "text": "where?"}]}),
+        )
+        .unwrap();
+    assert_eq!(done["stopReason"], "end_turn");
+    let result = contents(&env.tool_results(1)).join("\n");
+    assert_eq!(result, other.display().to_string());
+    let (status, stderr) = editor.finish();
+    assert!(status.success(), "{stderr}");
+}

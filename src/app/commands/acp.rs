@@ -120,6 +120,14 @@ impl acp::Host for Host {
                 .map_err(|e| rpc(e.into()))?;
             let dir = settings.paths.sessions_dir();
             session::guard_folder(&dir).map_err(|e| rpc(e.into()))?;
+            // A server with no folder of its own starts in the session's,
+            // as it would in a terminal opened there (the process serves
+            // sessions of several folders).
+            for server in settings.mcp_servers.values_mut() {
+                if server.cwd.is_none() {
+                    server.cwd = Some(open.cwd.display().to_string());
+                }
+            }
             for s in &open.servers {
                 let (name, entry) = entry_of(s, &open.cwd);
                 let mut server = McpServerSettings::from_entry(&entry);

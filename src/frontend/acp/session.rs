@@ -319,8 +319,6 @@ impl Session {
         // During the prompt, background processes' events come with its
         // own (the forwarder of the idle time ends).
         agent.listen_idle(None);
-        // Hooks and the tools' relative paths see the session's folder.
-        let _ = std::env::set_current_dir(&self.cwd);
         let mut told = Told {
             updates: Updates::new(&self.cwd),
             stop: TurnStop::EndTurn,
