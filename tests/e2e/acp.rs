@@ -82,12 +82,7 @@ fn an_editor_sees_each_entry_of_a_batch_asks_about_the_write_and_loads_it_all_ba
         .is_ok());
     let id = new_session(&mut editor, &env, everything());
 
-    let done = editor
-        .request(
-            "session/prompt",
-            json!({"sessionId": id, "prompt": [{"type": "text", "text": "go"}]}),
-        )
-        .unwrap();
+    let done = prompted(&mut editor, &id, "go");
     assert_eq!(done["stopReason"], "end_turn");
 
     // Three tool calls, in entry order, each its own; each completed.
@@ -211,12 +206,7 @@ fn an_editor_sees_each_entry_of_a_batch_asks_about_the_write_and_loads_it_all_ba
     // The loaded session goes on: its next request starts with the last
     // one, byte for byte (the prompt cache holds).
     env.fake.push(Reply::text("again"));
-    let r = editor
-        .request(
-            "session/prompt",
-            json!({"sessionId": id, "prompt": [{"type": "text", "text": "more"}]}),
-        )
-        .unwrap();
+    let r = prompted(&mut editor, &id, "more");
     assert_eq!(r["stopReason"], "end_turn");
     let posts: Vec<_> = env
         .fake
@@ -247,12 +237,7 @@ fn a_denied_write_fails_and_a_cancel_stops_the_batch_before_its_next_entry() {
     let servers = json!([{"name": "t", "command": test_server(), "args": [], "env": []}]);
     let id = new_session(&mut editor, &env, servers);
     editor.answers.push_back("reject_once".into());
-    let r = editor
-        .request(
-            "session/prompt",
-            json!({"sessionId": id, "prompt": [{"type": "text", "text": "write c"}]}),
-        )
-        .unwrap();
+    let r = prompted(&mut editor, &id, "write c");
     assert_eq!(r["stopReason"], "end_turn");
     assert_eq!(editor.asked.len(), 1);
     assert!(!env.cwd.path().join("c.txt").exists());
@@ -418,12 +403,7 @@ fn thinking_streams_as_thought_chunks_and_a_cut_answer_is_max_tokens() {
     let mut editor = Editor::start(&env, &[]);
     editor.request("initialize", initialize()).unwrap();
     let id = new_session(&mut editor, &env, json!([]));
-    let r = editor
-        .request(
-            "session/prompt",
-            json!({"sessionId": id, "prompt": [{"type": "text", "text": "a haiku"}]}),
-        )
-        .unwrap();
+    let r = prompted(&mut editor, &id, "a haiku");
     assert_eq!(r["stopReason"], "max_tokens");
     let kinds: Vec<&str> = editor
         .updates
@@ -547,12 +527,7 @@ fn read_file_reads_the_editors_buffer_and_the_disk_when_it_cannot_say() {
     init["clientCapabilities"]["fs"]["readTextFile"] = json!(true);
     editor.request("initialize", init).unwrap();
     let id = new_session(&mut editor, &env, json!([]));
-    let r = editor
-        .request(
-            "session/prompt",
-            json!({"sessionId": id, "prompt": [{"type": "text", "text": "read"}]}),
-        )
-        .unwrap();
+    let r = prompted(&mut editor, &id, "read");
     assert_eq!(r["stopReason"], "end_turn");
     let results = env.tool_results(1);
     let text: Vec<&str> = results
@@ -594,12 +569,7 @@ fn additional_directories_are_written_as_the_working_folder_is() {
             json!({"sessionId": id, "modeId": "auto"}),
         )
         .unwrap();
-    let r = editor
-        .request(
-            "session/prompt",
-            json!({"sessionId": id, "prompt": [{"type": "text", "text": "write"}]}),
-        )
-        .unwrap();
+    let r = prompted(&mut editor, &id, "write");
     assert_eq!(r["stopReason"], "end_turn");
     assert!(editor.asked.is_empty(), "{:?}", editor.asked);
     assert_eq!(std::fs::read_to_string(&target).unwrap(), "shared\n");
@@ -633,12 +603,7 @@ fn writes_go_through_the_editor_that_offers_them_and_rewind_still_undoes_them() 
     init["clientCapabilities"]["fs"] = json!({"readTextFile": true, "writeTextFile": true});
     editor.request("initialize", init).unwrap();
     let id = new_session(&mut editor, &env, json!([]));
-    let r = editor
-        .request(
-            "session/prompt",
-            json!({"sessionId": id, "prompt": [{"type": "text", "text": "change"}]}),
-        )
-        .unwrap();
+    let r = prompted(&mut editor, &id, "change");
     assert_eq!(r["stopReason"], "end_turn");
     // Writes to different paths may run side by side: compare as a set.
     let mut written: Vec<(String, String)> = editor.written.clone();
@@ -694,12 +659,7 @@ fn a_sessions_end_hooks_run_when_the_editor_goes_away() {
     let mut editor = Editor::start(&env, &[]);
     editor.request("initialize", initialize()).unwrap();
     let id = new_session(&mut editor, &env, json!([]));
-    editor
-        .request(
-            "session/prompt",
-            json!({"sessionId": id, "prompt": [{"type": "text", "text": "hi"}]}),
-        )
-        .unwrap();
+    prompted(&mut editor, &id, "hi");
     let (status, stderr) = editor.finish();
     assert!(status.success(), "{stderr}");
     let ended = std::fs::read_to_string(claude.join("session-end.json"))
@@ -734,13 +694,7 @@ fn a_session_grant_does_not_reach_another_acp_session() {
     editor.request("initialize", initialize()).unwrap();
     editor.answers.push_back("allow_session".into());
     let prompt = |editor: &mut Editor, id: &str| {
-        let done = editor
-            .request(
-                "session/prompt",
-                json!({"sessionId": id, "prompt": [{"type": "text", "text": "write"}]}),
-            )
-            .unwrap();
-        assert_eq!(done["stopReason"], "end_turn");
+        assert_eq!(prompted(editor, id, "write")["stopReason"], "end_turn");
     };
     let first = new_session(&mut editor, &env, json!([]));
     prompt(&mut editor, &first);
@@ -800,12 +754,7 @@ fn an_editor_lists_the_projects_custom_commands_and_a_prompt_runs_one() {
     );
     assert_eq!(review["input"]["hint"], "<file>");
 
-    let done = editor
-        .request(
-            "session/prompt",
-            json!({"sessionId": id, "prompt": [{"type": "text", "text": "/review src/lib.rs"}]}),
-        )
-        .unwrap();
+    let done = prompted(&mut editor, &id, "/review src/lib.rs");
     assert_eq!(done["stopReason"], "end_turn");
     assert_eq!(
         editor.asked.len(),
@@ -854,13 +803,7 @@ fn an_editor_lists_resumes_and_closes_sessions_and_sees_the_window_fill() {
     }
     assert_eq!(init["authMethods"][0]["type"], "agent", "{init}");
     let prompt = |editor: &mut Editor, id: &str, text: &str| {
-        let done = editor
-            .request(
-                "session/prompt",
-                json!({"sessionId": id, "prompt": [{"type": "text", "text": text}]}),
-            )
-            .unwrap();
-        assert_eq!(done["stopReason"], "end_turn");
+        assert_eq!(prompted(editor, id, text)["stopReason"], "end_turn");
     };
     let older = new_session(&mut editor, &env, json!([]));
     prompt(&mut editor, &older, "the older thread");
@@ -967,12 +910,7 @@ fn an_editors_slash_commands_run_in_hermes_and_a_typo_never_reaches_the_model() 
     }
     let said = |editor: &mut Editor, text: &str| -> String {
         let before = editor.updates.len();
-        let done = editor
-            .request(
-                "session/prompt",
-                json!({"sessionId": id, "prompt": [{"type": "text", "text": text}]}),
-            )
-            .unwrap();
+        let done = prompted(editor, &id, text);
         assert_eq!(done["stopReason"], "end_turn", "{done}");
         editor.updates[before..]
             .iter()
@@ -1068,12 +1006,7 @@ fn warnings_reach_the_person_a_prompt_can_be_cancelled_by_request_and_a_huge_lin
         }
         editor.request("initialize", init).unwrap();
         let id = new_session(&mut editor, &env, json!([]));
-        let done = editor
-            .request(
-                "session/prompt",
-                json!({"sessionId": id, "prompt": [{"type": "text", "text": "hi"}]}),
-            )
-            .unwrap();
+        let done = prompted(&mut editor, &id, "hi");
         assert_eq!(done["stopReason"], "end_turn");
         let text: String = editor
             .of_kind("agent_message_chunk")
@@ -1155,12 +1088,7 @@ fn a_servers_form_is_answered_by_the_editor() {
     editor.request("initialize", init).unwrap();
     let id = new_session(&mut editor, &env, everything());
     for text in ["start", "fill the form"] {
-        let done = editor
-            .request(
-                "session/prompt",
-                json!({"sessionId": id, "prompt": [{"type": "text", "text": text}]}),
-            )
-            .unwrap();
+        let done = prompted(&mut editor, &id, text);
         assert_eq!(done["stopReason"], "end_turn");
     }
     assert_eq!(editor.elicited.len(), 1, "{:?}", editor.elicited);
@@ -1201,12 +1129,7 @@ fn two_sessions_in_two_folders_run_their_hooks_each_in_its_own() {
     let mut editor = Editor::start(&env, &[]);
     editor.request("initialize", initialize()).unwrap();
     let here = new_session(&mut editor, &env, json!([]));
-    let there = editor
-        .request("session/new", json!({"cwd": other, "mcpServers": []}))
-        .unwrap()["sessionId"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let there = session_in(&mut editor, &other);
     let first = editor.send_request(
         "session/prompt",
         json!({"sessionId": here, "prompt": [{"type": "text", "text": "one"}]}),
@@ -1256,12 +1179,7 @@ fn an_edit_is_planned_on_the_editors_buffer_and_keeps_its_unsaved_changes() {
     init["clientCapabilities"]["fs"] = json!({"readTextFile": true, "writeTextFile": true});
     editor.request("initialize", init).unwrap();
     let id = new_session(&mut editor, &env, json!([]));
-    let r = editor
-        .request(
-            "session/prompt",
-            json!({"sessionId": id, "prompt": [{"type": "text", "text": "change"}]}),
-        )
-        .unwrap();
+    let r = prompted(&mut editor, &id, "change");
     assert_eq!(r["stopReason"], "end_turn");
     assert_eq!(editor.asked.len(), 1, "{:?}", editor.updates);
     let shown = editor.asked[0]["toolCall"].to_string();
@@ -1309,18 +1227,8 @@ fn a_hook_in_a_second_folder_runs_in_that_folders_sandbox() {
     let mut editor = Editor::start(&env, &[]);
     editor.request("initialize", initialize()).unwrap();
     let _first = new_session(&mut editor, &env, json!([]));
-    let second = editor
-        .request("session/new", json!({"cwd": other, "mcpServers": []}))
-        .unwrap()["sessionId"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    let done = editor
-        .request(
-            "session/prompt",
-            json!({"sessionId": second, "prompt": [{"type": "text", "text": "hi"}]}),
-        )
-        .unwrap();
+    let second = session_in(&mut editor, &other);
+    let done = prompted(&mut editor, &second, "hi");
     let (status, stderr) = editor.finish();
     assert_eq!(done["stopReason"], "end_turn", "{stderr}");
     assert!(status.success(), "{stderr}");
@@ -1357,21 +1265,29 @@ fn a_config_server_starts_in_its_sessions_folder() {
     let mut editor = Editor::start(&env, &[]);
     editor.request("initialize", initialize()).unwrap();
     let _first = new_session(&mut editor, &env, json!([]));
-    let second = editor
-        .request("session/new", json!({"cwd": other, "mcpServers": []}))
-        .unwrap()["sessionId"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    let done = editor
-        .request(
-            "session/prompt",
-            json!({"sessionId": second, "prompt": [{"type": "text", "text": "where?"}]}),
-        )
-        .unwrap();
+    let second = session_in(&mut editor, &other);
+    let done = prompted(&mut editor, &second, "where?");
     assert_eq!(done["stopReason"], "end_turn");
     let result = contents(&env.tool_results(1)).join("\n");
     assert_eq!(result, other.display().to_string());
     let (status, stderr) = editor.finish();
     assert!(status.success(), "{stderr}");
+}
+
+/// Sends `text` to session `id` and waits for the prompt's answer.
+fn prompted(editor: &mut Editor, id: &str, text: &str) -> Value {
+    editor
+        .request(
+            "session/prompt",
+            json!({"sessionId": id, "prompt": [{"type": "text", "text": text}]}),
+        )
+        .unwrap()
+}
+
+/// A new session in `dir` (not the test's folder), with no servers.
+fn session_in(editor: &mut Editor, dir: &std::path::Path) -> String {
+    let opened = editor
+        .request("session/new", json!({"cwd": dir, "mcpServers": []}))
+        .unwrap();
+    opened["sessionId"].as_str().unwrap().to_string()
 }

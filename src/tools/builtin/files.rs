@@ -140,6 +140,23 @@ fn as_planned(
     }
 }
 
+/// How a planned change is made to the file.
+type Work = fn(&Path, &str, &Value, Option<&Expect>, &Write) -> ToolOutput;
+
+/// The call of `tool`, a built-in that plans its changes: `work` made in
+/// the entry's turn, planned again there by `tool` when it is asked then.
+fn planned_call<'a, 'p: 'a>(
+    tool: &'a (impl Tool + ?Sized),
+    ctx: &'a Context,
+    args: Value,
+    planned: Planned<'p>,
+    on_start: OnStart<'a>,
+    work: Work,
+) -> BoxFuture<'a, ToolOutput> {
+    let plan = move |args: &Value| tool.plan(args, &Earlier::default());
+    Box::pin(run_planned(ctx, args, planned, plan, on_start, work))
+}
+
 /// Runs a planned change (`work`) of the entry's path in its turn (after
 /// the entries before it that read or write the path), off the runtime.
 async fn run_planned<'a>(
@@ -148,7 +165,7 @@ async fn run_planned<'a>(
     planned: Planned<'a>,
     plan: impl Fn(&Value) -> Option<Result<Change, String>>,
     on_start: OnStart<'_>,
-    work: fn(&Path, &str, &Value, Option<&Expect>, &Write) -> ToolOutput,
+    work: Work,
 ) -> ToolOutput {
     let path = ctx.workspace.resolve(arg_str(&args, "path"));
     let place = ctx.gates.place(super::Touch::Write(path.clone()));
@@ -297,15 +314,7 @@ impl Tool for WriteFile {
         _cancel: &'a CancellationToken,
         on_start: OnStart<'a>,
     ) -> BoxFuture<'a, ToolOutput> {
-        let plan = |args: &Value| self.plan(args, &Earlier::default());
-        Box::pin(run_planned(
-            &self.0,
-            args,
-            planned,
-            plan,
-            on_start,
-            write_whole,
-        ))
+        planned_call(self, &self.0, args, planned, on_start, write_whole)
     }
 }
 
@@ -437,15 +446,7 @@ impl Tool for EditFile {
         _cancel: &'a CancellationToken,
         on_start: OnStart<'a>,
     ) -> BoxFuture<'a, ToolOutput> {
-        let plan = |args: &Value| self.plan(args, &Earlier::default());
-        Box::pin(run_planned(
-            &self.0,
-            args,
-            planned,
-            plan,
-            on_start,
-            edit_in_place,
-        ))
+        planned_call(self, &self.0, args, planned, on_start, edit_in_place)
     }
 }
 
