@@ -13,9 +13,21 @@ use crate::support::{call_id, Reply, TestEnv};
 #[test]
 fn the_typescript_sdks_client_drives_hermes_and_every_message_matches_the_schema() {
     let env = batch_of_three();
+    // The window known: each request is followed by a `usage_update`.
+    let mut config = std::fs::read_to_string(env.config_path()).unwrap();
+    config.push_str("context_window = 200000\n");
+    std::fs::write(env.config_path(), config).unwrap();
     let (events, stdout) = sdk_editor(&env, &everything().to_string(), None);
     let of = |name: &str| -> Vec<&Value> { events.iter().filter(|e| e["event"] == name).collect() };
     assert_eq!(of("prompted")[0]["result"]["stopReason"], "end_turn");
+    let kinds: Vec<&str> = events
+        .iter()
+        .filter_map(|e| e["update"]["sessionUpdate"].as_str())
+        .collect();
+    for k in ["usage_update", "available_commands_update"] {
+        assert!(kinds.contains(&k), "no {k}: {kinds:?}");
+    }
+    assert_eq!(of("commanded")[0]["result"]["stopReason"], "end_turn");
     let loading = events.iter().position(|e| e["event"] == "loading").unwrap();
     let calls: Vec<&str> = events[..loading]
         .iter()
@@ -30,7 +42,8 @@ fn the_typescript_sdks_client_drives_hermes_and_every_message_matches_the_schema
     assert_eq!(completed, 3);
     assert_eq!(of("permission").len(), 1);
     assert_eq!(of("permission")[0]["toolCall"]["title"], "Write b.txt");
-    let replayed: Vec<&str> = events[loading..]
+    let loaded = events.iter().position(|e| e["event"] == "loaded").unwrap();
+    let replayed: Vec<&str> = events[loading..loaded]
         .iter()
         .filter_map(|e| e["update"]["sessionUpdate"].as_str())
         .filter(|k| *k != "config_option_update" && *k != "available_commands_update")
