@@ -146,34 +146,30 @@ impl State {
             }
         }
         if method == "$/cancel_request" {
-            let key = params.get("requestId").map(Value::to_string);
-            let running = key.and_then(|k| self.in_flight.borrow_mut().remove(&k));
-            let Some(running) = running else { return };
-            match running
-                .prompt_of
-                .and_then(|s| self.sessions.borrow().get(&s).cloned())
-            {
+            let Some(key) = params.get("requestId").map(Value::to_string) else {
+                return;
+            };
+            let prompt_of = match self.in_flight.borrow().get(&key) {
+                Some(running) => running.prompt_of.clone(),
+                None => return,
+            };
+            let session = prompt_of.and_then(|s| self.sessions.borrow().get(&s).cloned());
+            match session {
                 // The turn stops as at `session/cancel`; the prompt's own
                 // answer (`cancelled`) is the one sent.
-                Some(s) => {
-                    self.in_flight.borrow_mut().insert(
-                        running.id.to_string(),
-                        InFlight {
-                            prompt_of: None,
-                            ..running
-                        },
-                    );
-                    s.cancel();
-                }
+                Some(s) => s.cancel(),
                 None => {
-                    running.task.abort();
-                    self.out.respond(
-                        &running.id,
-                        Err(RpcError::new(
-                            super::wire::REQUEST_CANCELLED,
-                            "the request was cancelled",
-                        )),
-                    );
+                    let running = self.in_flight.borrow_mut().remove(&key);
+                    if let Some(running) = running {
+                        running.task.abort();
+                        self.out.respond(
+                            &running.id,
+                            Err(RpcError::new(
+                                super::wire::REQUEST_CANCELLED,
+                                "the request was cancelled",
+                            )),
+                        );
+                    }
                 }
             }
         }
