@@ -106,3 +106,4 @@ pub(crate) mod slash;
 pub mod tools;
 pub(crate) mod update;
 pub(crate) mod util;
+pub(crate) mod worktree;

@@ -25,7 +25,7 @@ pub(crate) use attach::{bind_arguments, Offers};
 pub(crate) use protocol::EVENTS_SCHEMA;
 pub use protocol::{
     with_resolved, ChangedFile, CompactionReason, Event, RunCalls, RunProcesses, RunSummary,
-    RunTokens, RunWeb, Settled, SettledBy, ShownArguments, TurnStop,
+    RunTokens, RunWeb, RunWorktree, Settled, SettledBy, ShownArguments, TurnStop,
 };
 pub use reach::project_warnings as reach_warnings;
 pub(crate) use reach::reach_prompt;

@@ -382,6 +382,17 @@ pub struct RunSummary {
     /// The answer as the JSON value `--output-schema` asked for.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub output: Option<serde_json::Value>,
+    /// The worktree the run worked in (`--worktree`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub worktree: Option<RunWorktree>,
+}
+
+/// hermes' worktree a run worked in: its name, branch and folder.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RunWorktree {
+    pub name: String,
+    pub branch: String,
+    pub path: String,
 }
 
 /// Background processes of a run: how many started, and how many of them

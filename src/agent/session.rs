@@ -22,6 +22,9 @@ pub(crate) struct SessionStart {
     /// messages it carried, its prompt tokens.
     pub last_usage: Option<(usize, u64)>,
     pub warnings: Vec<String>,
+    /// Resumed: the folder it last worked in (where it began, or its last
+    /// worktree), to tell the model when this run works elsewhere.
+    pub worked_in: Option<String>,
 }
 
 impl SessionStart {
@@ -36,6 +39,7 @@ impl SessionStart {
             offered: None,
             last_usage: None,
             warnings: Vec::new(),
+            worked_in: None,
         }
     }
 }
@@ -74,6 +78,9 @@ pub(crate) struct SessionState {
     /// The approval mode as its model last heard of it, and where plan
     /// mode goes back to.
     pub(super) told: Told,
+    /// Resumed: the folder it last worked in, until the model is told it
+    /// works in another now.
+    pub(super) worked_in: Option<String>,
 }
 
 impl SessionState {
@@ -92,6 +99,24 @@ impl SessionState {
             usage: UsageTotals::default(),
             told_tools: None,
             told: Told::default(),
+            worked_in: start.worked_in,
         }
+    }
+}
+
+impl SessionState {
+    /// What the next message says first when this run works in another
+    /// folder than the session last did (a `--worktree` run continuing
+    /// it, a resume from elsewhere): the system prompt, kept byte for byte,
+    /// still names the old one. Said once.
+    pub(super) fn folder_note(&mut self, now: Option<&std::path::Path>) -> Option<String> {
+        let was = self.worked_in.take()?;
+        let now = now?;
+        (std::path::Path::new(&was) != now).then(|| {
+            format!(
+                "[hermes: this session now works in {} — no longer in {was}: the tools' paths and commands start there.]",
+                now.display()
+            )
+        })
     }
 }

@@ -118,6 +118,7 @@ async fn new_session(
         offered: None,
         last_usage: None,
         warnings: Vec::new(),
+        worked_in: None,
     })
 }
 
@@ -137,6 +138,7 @@ async fn resume_session(path: &Path) -> Result<SessionStart, SessionError> {
         offered,
         last_usage,
         warnings,
+        worked_in,
     } = session::load(path)?;
     let _ = meta;
     let ts = Utc::now().rfc3339();
@@ -188,6 +190,7 @@ async fn resume_session(path: &Path) -> Result<SessionStart, SessionError> {
         offered,
         last_usage,
         warnings,
+        worked_in: Some(worked_in),
     })
 }
 
@@ -280,6 +283,8 @@ impl Agent {
             offered: loaded.offered,
             last_usage: loaded.last_usage,
             warnings: loaded.warnings,
+            // Whatever this run still has to tell, it still has to.
+            worked_in: self.state.worked_in.clone(),
         };
         // The same session: nothing to close.
         let _same = self.begin(start).await;

@@ -108,6 +108,18 @@ pub(crate) struct Cli {
     #[arg(long = "add-dir", value_name = "DIR")]
     pub add_dirs: Vec<PathBuf>,
 
+    /// Work in hermes' git worktree NAME, on the branch `hermes/NAME`:
+    /// made from HEAD (or --worktree-base) the first time, continued after.
+    /// The main checkout stays read-only to the session; outside a
+    /// repository (or a detached HEAD, a bare one) nothing runs: exit 2.
+    #[arg(long, value_name = "NAME")]
+    pub worktree: Option<String>,
+
+    /// With --worktree: where a new worktree's branch starts (a branch,
+    /// tag or commit) instead of HEAD.
+    #[arg(long, value_name = "REF", requires = "worktree")]
+    pub worktree_base: Option<String>,
+
     /// Continue the latest session started in this directory.
     #[arg(long = "continue")]
     pub continue_last: bool,
@@ -170,6 +182,12 @@ pub(crate) enum Command {
     /// Serve an editor (Zed, JetBrains, Neovim, Emacs) over the Agent
     /// Client Protocol on stdin and stdout (docs/editors.md).
     Acp,
+    /// List hermes' worktrees of this repository, and look at, merge or
+    /// remove one (`--worktree NAME` makes them).
+    Worktree {
+        #[command(subcommand)]
+        action: commands::worktree::WorktreeCommand,
+    },
     /// Manage MCP servers.
     Mcp {
         #[command(subcommand)]

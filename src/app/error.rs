@@ -147,6 +147,16 @@ impl From<ReplError> for CommandError {
     }
 }
 
+impl From<crate::worktree::WorktreeError> for CommandError {
+    fn from(e: crate::worktree::WorktreeError) -> Self {
+        let exit = match e {
+            crate::worktree::WorktreeError::Failed { .. } => Exit::Runtime,
+            _ => Exit::Usage,
+        };
+        CommandError::of(exit, &e, Some(e.hint().to_string()))
+    }
+}
+
 impl From<std::io::Error> for CommandError {
     fn from(e: std::io::Error) -> Self {
         CommandError::of(Exit::Runtime, &e, None)

@@ -79,14 +79,29 @@ async fn run(cli: Cli) -> (Result<(), CommandError>, Option<crate::agent::RunSum
         Err(e) => return (Err(e), None),
     };
     let (paths, cwd, overrides) = (&ctx.0, &ctx.1, &ctx.2);
+    if cli.command.is_none() {
+        let opened = match &cli.worktree {
+            Some(name) => match enter_worktree(&cli, name, paths, cwd, overrides).await {
+                Ok(o) => Some(o),
+                Err(e) => return (Err(e), None),
+            },
+            None => None,
+        };
+        let cwd = opened.as_ref().map_or(cwd.as_path(), |o| o.cwd.as_path());
+        let ctx = super::commands::Context {
+            paths,
+            cwd,
+            overrides,
+            worktree: opened.as_ref(),
+        };
+        return super::chat::run(&cli, &ctx).await;
+    }
     let ctx = super::commands::Context {
         paths,
         cwd,
         overrides,
+        worktree: None,
     };
-    if cli.command.is_none() {
-        return super::chat::run(&cli, &ctx).await;
-    }
     (subcommand(&cli, &ctx).await, None)
 }
 
@@ -138,6 +153,37 @@ fn prepare(cli: &Cli) -> Result<(Paths, std::path::PathBuf, Overrides), CommandE
     Ok((paths, cwd, overrides))
 }
 
+/// `--worktree NAME`: the worktree made or found, and hermes moved into
+/// it before anything else reads the folder. Any failure is exit 2 with
+/// nothing run — never the main checkout instead.
+async fn enter_worktree(
+    cli: &Cli,
+    name: &str,
+    paths: &Paths,
+    cwd: &std::path::Path,
+    overrides: &Overrides,
+) -> Result<crate::worktree::Opened, CommandError> {
+    let settings = crate::config::resolve(paths.clone(), cwd, overrides)?;
+    let opened = crate::worktree::open(&crate::worktree::Spec {
+        name,
+        base: cli.worktree_base.as_deref(),
+        from: cwd,
+        dir: &settings.worktree.dir,
+        include: &settings.worktree.include,
+    })
+    .await?;
+    std::env::set_current_dir(&opened.cwd).map_err(|e| {
+        CommandError::usage(
+            format!(
+                "--worktree {name}: cannot enter {}: {e}",
+                opened.cwd.display()
+            ),
+            "see that the worktree's folder can be entered",
+        )
+    })?;
+    Ok(opened)
+}
+
 async fn subcommand(cli: &Cli, ctx: &super::commands::Context<'_>) -> Result<(), CommandError> {
     match &cli.command {
         Some(Command::Config { action }) => super::commands::config::run(action, ctx),
@@ -152,6 +198,9 @@ async fn subcommand(cli: &Cli, ctx: &super::commands::Context<'_>) -> Result<(),
         Some(Command::Trust(args)) => super::commands::trust::run(args, ctx),
         Some(Command::Rewind(args)) => super::commands::rewind::run(args, ctx).await,
         Some(Command::Acp) => super::commands::acp::run(ctx).await,
+        Some(Command::Worktree { action }) => {
+            super::commands::worktree::run(action, cli.json, ctx).await
+        }
         None => Ok(()),
     }
 }

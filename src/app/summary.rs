@@ -143,6 +143,7 @@ impl Tally {
             processes: self.processes.clone(),
             web: self.web.clone(),
             output,
+            worktree: None,
         }
     }
 }

@@ -14,6 +14,10 @@ pub struct BuiltinSettings {
     /// hermes' own folders (config, data, cache): control paths that are
     /// created before a command could create them.
     pub own_folders: Vec<std::path::PathBuf>,
+    /// hermes' worktrees folder, inside its own: a working folder there
+    /// (`--worktree`, a subagent's) is the session's to write, the rest of
+    /// hermes' own folders still not.
+    pub worktrees_dir: Option<std::path::PathBuf>,
     /// The config files read and the scripts their hooks and servers run:
     /// control paths (see `tools::builtin::control`).
     pub run_files: Vec<std::path::PathBuf>,
@@ -117,6 +121,7 @@ impl BuiltinSettings {
                 forward_ports: s.forward_ports.unwrap_or_default(),
             },
             own_folders: Vec::new(),
+            worktrees_dir: None,
             checkpoints: None,
             roots: Vec::new(),
             editor: None,

@@ -54,6 +54,8 @@ pub struct ConfigFile {
     /// The hosts `web_fetch` reaches without asking, and never.
     #[serde(default, skip_serializing_if = "super::NetworkSection::is_empty")]
     pub network: super::NetworkSection,
+    #[serde(default, skip_serializing_if = "super::WorktreeSection::is_empty")]
+    pub worktree: super::WorktreeSection,
 }
 
 /// Subagents (the built-in `agent` tool): what one may spend, what all of

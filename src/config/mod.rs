@@ -34,6 +34,8 @@ mod settings;
 mod show;
 pub(crate) mod trust;
 mod tui;
+mod worktree;
+pub use worktree::{WorktreeSection, WorktreeSettings};
 pub mod vars;
 pub use network::{HostRule, NetworkSection, NetworkSettings, NetworkValue, ShellNetwork};
 pub use tui::{EditMode, Theme, TuiSection, TuiSettings};

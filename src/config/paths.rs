@@ -42,6 +42,11 @@ impl Paths {
         self.config_dir.join("config.toml")
     }
 
+    /// Where hermes' worktrees are kept unless `[worktree] dir` says.
+    pub fn worktrees_dir(&self) -> PathBuf {
+        self.data_dir.join("worktrees")
+    }
+
     pub fn sessions_dir(&self) -> PathBuf {
         self.data_dir.join("sessions")
     }

@@ -143,6 +143,7 @@ pub struct Settings {
     pub prompt: PromptSettings,
     pub agents: AgentSettings,
     pub tui: super::TuiSettings,
+    pub worktree: super::WorktreeSettings,
     /// Problems of the config files that do not stop a run.
     pub warnings: Vec<String>,
 }
@@ -177,6 +178,7 @@ pub fn resolve(paths: Paths, cwd: &Path, ov: &Overrides) -> Result<Settings, Con
             paths.data_dir.clone(),
             paths.cache_dir.clone(),
         ],
+        worktrees_dir: Some(paths.worktrees_dir()),
         run_files: sources
             .iter()
             .cloned()
@@ -208,6 +210,7 @@ pub fn resolve(paths: Paths, cwd: &Path, ov: &Overrides) -> Result<Settings, Con
         paths.data_dir.join("stage"),
         paths.config_file(),
     ]);
+    let worktree = super::WorktreeSettings::from_section(&file.worktree, paths.worktrees_dir());
     Ok(Settings {
         paths,
         provider,
@@ -256,6 +259,7 @@ pub fn resolve(paths: Paths, cwd: &Path, ov: &Overrides) -> Result<Settings, Con
             .collect(),
         limits: Limits::from_section(&file.limits),
         tui: super::TuiSettings::from_section(&file.tui),
+        worktree,
         context: ContextSettings {
             compact_at: file
                 .context

@@ -159,6 +159,12 @@ pub(super) const COMMANDS: &[Command] = &[
         "check whether a newer hermes is available",
     ),
     cmd(
+        "/worktree",
+        &[],
+        "[NAME]",
+        "continue this session in hermes' git worktree NAME, on the branch hermes/NAME (no name: where it works now)",
+    ),
+    cmd(
         "/quit",
         &["/exit", "/q"],
         "",
@@ -252,6 +258,7 @@ pub(super) enum Slash {
     Yolo,
     Mode(Option<String>),
     Update,
+    Worktree(Option<String>),
     Quit,
 }
 
@@ -291,6 +298,7 @@ impl Slash {
             "/yolo" => Slash::Yolo,
             "/mode" => Slash::Mode(first),
             "/update" => Slash::Update,
+            "/worktree" => Slash::Worktree(first),
             "/quit" => Slash::Quit,
             // A name in the table with no variant is a bug the test below
             // catches.

@@ -137,7 +137,15 @@ impl GitView {
             at.push(n);
             let f = self.found(layers, &at);
             if f.git {
-                if !is_data(&names[i + 1..]) {
+                let rest = &names[i + 1..];
+                // The folder the review lands into is a linked worktree's
+                // own git directory (`worktrees/NAME`, a `--worktree`
+                // session's): what is data there is judged from it — the
+                // loop looks at it again as the git directory it is.
+                let own_worktree = rest.len() > 2
+                    && rest[0] == "worktrees"
+                    && layers.root.starts_with(at.join(rest[0]).join(rest[1]));
+                if !own_worktree && !is_data(rest) {
                     return Some(GIT);
                 }
                 if f.becoming {

@@ -195,3 +195,47 @@ fn a_gitfile_and_commondir_are_followed() {
         "{named:?}"
     );
 }
+
+/// A `--worktree` session's commands write its worktree's own git folder
+/// (`.git/worktrees/NAME`, the root landed into): its index, HEAD and logs
+/// land, what git reads as config or a redirect there does not — and the
+/// same files reached from the main repository's git folder are held.
+#[test]
+fn a_linked_worktrees_own_git_folder_is_judged_as_its_git_directory() {
+    let t = Two::new();
+    t.real("main/.git/HEAD", "ref: refs/heads/main\n");
+    t.real("main/.git/objects/", "/");
+    t.real("main/.git/worktrees/wt/HEAD", "ref: refs/heads/hermes/wt\n");
+    t.real("main/.git/worktrees/wt/commondir", "../..\n");
+    let own = t.root.join("main/.git/worktrees/wt");
+    let why = |root: &Path, rel: &str| {
+        let layers = Layers {
+            root,
+            upper: &t.upper,
+        };
+        GitView::default().why(&layers, None, &t.root.join(rel))
+    };
+    for rel in ["index", "HEAD", "logs/HEAD", "COMMIT_EDITMSG", "index.lock"] {
+        let rel = format!("main/.git/worktrees/wt/{rel}");
+        assert_eq!(why(&own, &rel), None, "{rel}");
+        assert_eq!(
+            why(&t.root, &rel),
+            Some(GIT),
+            "{rel} from the main checkout"
+        );
+    }
+    for rel in [
+        "config.worktree",
+        "commondir",
+        "gitdir",
+        "hooks/pre-commit",
+        "info/sparse-checkout",
+    ] {
+        let rel = format!("main/.git/worktrees/wt/{rel}");
+        assert_eq!(why(&own, &rel), Some(GIT), "{rel}");
+    }
+    // Another worktree's folder is not the one landed into.
+    t.real("main/.git/worktrees/other/HEAD", "ref: refs/heads/x\n");
+    t.real("main/.git/worktrees/other/commondir", "../..\n");
+    assert_eq!(why(&own, "main/.git/worktrees/other/HEAD"), Some(GIT));
+}

@@ -28,6 +28,9 @@ pub struct LoadedSession {
     /// calibrates the next run's first estimate.
     pub last_usage: Option<(usize, u64)>,
     pub warnings: Vec<String>,
+    /// The folder the session last worked in: where it began, or the
+    /// worktree its last `--worktree` run was in.
+    pub worked_in: String,
 }
 
 /// Reads the session at `path`, its large images put back from the blob
@@ -75,7 +78,7 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<LoadedSession, SessionError> {
             !line.starts_with(super::store::AGENT_PREFIX)
                 && (*i == 0
                     || *i >= from
-                    || (line.starts_with(br#"{"type":"event""#) && is_tools_event(line)))
+                    || (line.starts_with(br#"{"type":"event""#) && is_kept_event(line)))
         })
         .map(|(_, (n, line))| (n, line, parse_line(line)))
         .collect();
@@ -87,6 +90,7 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<LoadedSession, SessionError> {
     let mut deferred = None;
     let mut offered = None;
     let mut last_usage = None;
+    let mut worked_in = None;
     for (line, text, rec) in parsed {
         // Acknowledged as torn: skipped even if it happens to parse (a whole
         // record cut off just before its newline), as it was when found.
@@ -150,6 +154,10 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<LoadedSession, SessionError> {
                 deferred = Some(d);
                 offered = o;
             }
+            Record::Event {
+                event: SessionEvent::Worktree { path, .. },
+                ..
+            } => worked_in = Some(path),
             Record::Event { .. } => {}
         }
     }
@@ -166,6 +174,7 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<LoadedSession, SessionError> {
     });
     in_entry_order(&mut messages);
     Ok(LoadedSession {
+        worked_in: worked_in.unwrap_or_else(|| meta.cwd.clone()),
         meta,
         unanswered: unanswered(&messages),
         messages,
@@ -265,9 +274,11 @@ fn last_compaction(lines: &[(usize, &[u8])]) -> usize {
 
 /// A `tools` event line (the session's deferral decision), told from other
 /// events without parsing it.
-fn is_tools_event(line: &[u8]) -> bool {
-    const NEEDLE: &[u8] = br#""event":"tools""#;
-    line.len() < 512 && line.windows(NEEDLE.len()).any(|w| w == NEEDLE)
+/// The events read from before the last compaction too: the deferral
+/// decision, and which folder the session works in.
+fn is_kept_event(line: &[u8]) -> bool {
+    let has = |needle: &[u8]| line.windows(needle.len()).any(|w| w == needle);
+    line.len() < 512 && (has(br#""event":"tools""#) || has(br#""event":"worktree""#))
 }
 
 /// The file's complete, non-blank lines with their 1-based numbers, and the

@@ -114,6 +114,15 @@ pub enum SessionEvent {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         offered: Option<Vec<OfferedTool>>,
     },
+    /// This run of the session works in hermes' worktree `name` (on
+    /// `branch`, at `path`, made from the checkout at `repo`): written
+    /// when a `--worktree` run opens or continues the session.
+    Worktree {
+        name: String,
+        branch: String,
+        path: String,
+        repo: String,
+    },
     /// This session began as a copy of session `from` (`--fork`).
     Forked {
         from: String,

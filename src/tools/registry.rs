@@ -65,6 +65,9 @@ pub struct Registry {
     /// process' own working folder (`hermes acp` holds sessions of several
     /// folders). Empty for a registry made without one.
     pub(super) cwd: Arc<std::path::PathBuf>,
+    /// The built-ins' settings, to make them again in another folder (a
+    /// subagent's worktree).
+    pub(super) builtin: Option<Arc<crate::config::BuiltinSettings>>,
 }
 
 impl Default for Registry {
@@ -81,6 +84,7 @@ impl Default for Registry {
             read_only: Arc::default(),
             background: Arc::default(),
             cwd: Arc::default(),
+            builtin: None,
         }
     }
 }
@@ -95,6 +99,7 @@ impl Registry {
     ) -> Result<Registry, UnknownBuiltin> {
         let mut r = Registry::default().with_output_limit(output_limit);
         r.cwd = Arc::new(cwd.to_path_buf());
+        r.builtin = Some(Arc::new(settings.clone()));
         r.tools = builtin::tools(
             settings,
             cwd,
@@ -190,6 +195,31 @@ impl Registry {
         };
         child.subagent = subagent.filter(|s| child.allows(&s.name));
         child
+    }
+
+    /// This registry with its built-ins working in `dir` instead (a
+    /// subagent's worktree), where commands may also write `writable` (the
+    /// worktree's git folders) — and no longer in the folder before.
+    pub(crate) fn in_folder(
+        mut self,
+        dir: &std::path::Path,
+        writable: Vec<std::path::PathBuf>,
+    ) -> Result<Registry, UnknownBuiltin> {
+        let Some(settings) = self.builtin.clone() else {
+            return Ok(self);
+        };
+        let mut settings = (*settings).clone();
+        settings.shell.writable.extend(writable);
+        self.cwd = Arc::new(dir.to_path_buf());
+        self.tools = builtin::tools(
+            &settings,
+            dir,
+            self.output_limit,
+            self.read_only.clone(),
+            self.background.clone(),
+        )?;
+        self.builtin = Some(Arc::new(settings));
+        Ok(self)
     }
 
     /// Whether a call of this registry may reach `name`.

@@ -6,6 +6,7 @@
 //! has no switch that turns them all off.
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 /// Keys that run programs, off.
 const QUIET: &[&str] = &[
@@ -95,6 +96,56 @@ fn drivers_for(dir: &Path) -> Vec<(String, String)> {
         }
     }
     out
+}
+
+/// `git ARGS` in `cwd` with the quiet keys, within `wait`: its stdout, or
+/// a line that says why it failed (git's first line of stderr).
+pub(crate) async fn run(cwd: &Path, args: &[&str], wait: Duration) -> Result<String, String> {
+    run_with(cwd, args, wait, &[]).await
+}
+
+/// [`run`] with more environment (`GIT_INDEX_FILE`).
+pub(crate) async fn run_with(
+    cwd: &Path,
+    args: &[&str],
+    wait: Duration,
+    env: &[(&str, &std::ffi::OsStr)],
+) -> Result<String, String> {
+    let mut cmd = tokio::process::Command::new("git");
+    cmd.args(self::args(cwd))
+        .args(["-c", "core.quotepath=off"])
+        .args(args)
+        .current_dir(cwd)
+        .env("GIT_PAGER", "cat")
+        .env("GIT_OPTIONAL_LOCKS", "0")
+        .env("GIT_TERMINAL_PROMPT", "0")
+        .stdin(std::process::Stdio::null())
+        .kill_on_drop(true);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = match tokio::time::timeout(wait, cmd.output()).await {
+        Err(_) => return Err(format!("git gave no answer within {} s", wait.as_secs())),
+        Ok(Err(e)) => return Err(format!("git could not run ({e})")),
+        Ok(Ok(o)) => o,
+    };
+    if !out.status.success() {
+        let err = String::from_utf8_lossy(&out.stderr);
+        return Err(if err.to_lowercase().contains("not a git repository") {
+            "this folder is not in a git repository".into()
+        } else {
+            let line = err
+                .lines()
+                .map(|l| {
+                    l.trim_start_matches("fatal: ")
+                        .trim_start_matches("error: ")
+                })
+                .find(|l| !l.trim().is_empty())
+                .unwrap_or("failed");
+            format!("git {}: {}", args.first().unwrap_or(&""), line.trim())
+        });
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
 fn home() -> Option<PathBuf> {

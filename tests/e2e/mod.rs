@@ -63,3 +63,4 @@ mod warmup;
 mod web_fetch;
 mod web_search;
 mod wire;
+mod worktree;

@@ -18,7 +18,7 @@ use super::super::turn::AgentError;
 use super::super::window::Meter;
 use super::super::SessionStart;
 use crate::call::ToolOutput;
-use crate::config::{AgentSettings, ConfiguredWindows, ContextSettings};
+use crate::config::{AgentSettings, ConfiguredWindows, ContextSettings, WorktreeSettings};
 use crate::model::{Message, ToolSpec};
 use crate::session::{Record, SessionEvent};
 use crate::util::time::Utc;
@@ -51,7 +51,8 @@ pub(crate) fn spec() -> ToolSpec {
             "properties": {
                 "prompt": {"type": "string", "description": "The task, complete in itself"},
                 "description": {"type": "string", "description": "A short label (3-5 words) shown to the person"},
-                "type": {"type": "string", "description": "An agent type from the system prompt's list"}
+                "type": {"type": "string", "description": "An agent type from the system prompt's list"},
+                "isolation": {"type": "string", "enum": ["worktree"], "description": "\"worktree\": it works in a git worktree of its own, on a new branch from this repository's HEAD, so subagents running at the same time never write the same file; its result names the branch and folder its changes are in"}
             },
             "required": ["prompt", "description"],
             "additionalProperties": false
@@ -68,6 +69,8 @@ pub(crate) struct Runner {
     environment: String,
     windows: ConfiguredWindows,
     context: ContextSettings,
+    /// Where subagents' worktrees are kept (`isolation: "worktree"`).
+    worktree: WorktreeSettings,
     /// How deep the subagents this runner starts are (1: the person's
     /// agent's).
     depth: u32,
@@ -81,6 +84,7 @@ impl Runner {
         environment: String,
         windows: ConfiguredWindows,
         context: ContextSettings,
+        worktree: WorktreeSettings,
     ) -> Runner {
         Runner {
             settings,
@@ -88,6 +92,7 @@ impl Runner {
             environment,
             windows,
             context,
+            worktree,
             depth: 1,
             spent: Arc::default(),
         }
@@ -105,6 +110,7 @@ impl Runner {
             environment: self.environment.clone(),
             windows: self.windows.clone(),
             context: self.context,
+            worktree: self.worktree.clone(),
             depth: self.depth + 1,
             spent: self.spent.clone(),
         })
@@ -142,6 +148,45 @@ impl Spawner for Runner {
 }
 
 impl Runner {
+    /// A worktree of its own for the subagent of call `id` — on a new
+    /// branch from the HEAD of the folder its parent works in — and its
+    /// tools working there. Fail closed: no repository, no subagent.
+    async fn in_worktree(
+        &self,
+        tools: crate::tools::Registry,
+        id: &str,
+    ) -> Result<(crate::tools::Registry, crate::worktree::Opened), String> {
+        let Some(from) = tools.cwd().map(std::path::Path::to_path_buf) else {
+            return Err("this session has no working folder".into());
+        };
+        let tail: String = id
+            .chars()
+            .filter(char::is_ascii_alphanumeric)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .take(16)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect();
+        let name = format!("agent-{tail}");
+        let opened = crate::worktree::open(&crate::worktree::Spec {
+            name: &name,
+            base: None,
+            from: &from,
+            dir: &self.worktree.dir,
+            include: &self.worktree.include,
+        })
+        .await
+        .map_err(|e| e.to_string().trim_start_matches("--worktree: ").to_string())?;
+        let git = opened.worktree.git_writable().await;
+        let tools = tools
+            .in_folder(&opened.cwd, git)
+            .map_err(|e| e.to_string())?;
+        Ok((tools, opened))
+    }
+
     /// [`Spawner::run`]: the subagent `args` asks for, as call `id` of
     /// `round`, on the provider and model `from` names.
     async fn subagent(
@@ -192,10 +237,29 @@ impl Runner {
             agent_type.and_then(|t| t.tools.clone()),
             deeper.as_ref().map(|_| spec()),
         );
+        let isolated = text("isolation") == "worktree" || agent_type.is_some_and(|t| t.worktree);
+        let (tools, environment, worktree) = if isolated {
+            match self.in_worktree(tools, id).await {
+                Ok((tools, opened)) => {
+                    let environment = crate::config::SystemPrompt::environment(
+                        &opened.cwd,
+                        &Utc::now(),
+                    );
+                    (tools, environment, Some(opened.worktree))
+                }
+                Err(why) => {
+                    return ToolOutput::error(format!(
+                        "the subagent was not started: {why} (it was to work in a worktree of its own; leave out `isolation` to run it in this folder)"
+                    ))
+                }
+            }
+        } else {
+            (tools, r.environment.clone(), None)
+        };
         let system = format!(
             "{}\n\n{}",
             agent_type.map_or(OWN_PROMPT, |t| t.prompt.as_str()),
-            r.environment
+            environment
         );
         let ts = Utc::now().rfc3339();
         let started = Record::Event {
@@ -207,13 +271,20 @@ impl Runner {
             },
         };
         let system = Message::System { content: system };
-        for record in [
-            started,
-            Record::Message {
-                ts,
-                message: system.clone(),
+        let placed = worktree.as_ref().map(|w| Record::Event {
+            ts: ts.clone(),
+            event: SessionEvent::Worktree {
+                name: w.name.clone(),
+                branch: w.branch.clone(),
+                path: w.path.to_string_lossy().into_owned(),
+                repo: w.repo.to_string_lossy().into_owned(),
             },
-        ] {
+        });
+        let records = [started].into_iter().chain(placed).chain([Record::Message {
+            ts,
+            message: system.clone(),
+        }]);
+        for record in records {
             if let Err(e) = handle.append(&record).await {
                 return ToolOutput::error(format!("the subagent could not start: {e}"));
             }
@@ -280,6 +351,18 @@ impl Runner {
             "[hermes: the subagent's whole conversation: `hermes sessions show {} --agent {id}`]",
             session.id()
         );
+        let whole = match &worktree {
+            Some(w) => format!(
+                "{whole}\n[hermes: the subagent worked in the git worktree {} on the branch {}: its \
+                 changes are there, not in this folder — `hermes worktree diff {}` shows them, \
+                 `hermes worktree merge {}` brings them here]",
+                w.path.display(),
+                w.branch,
+                w.name,
+                w.name
+            ),
+            None => whole,
+        };
         match outcome {
             Ok(o) => {
                 let room = r.settings.result_bytes.saturating_sub(whole.len() + 2);

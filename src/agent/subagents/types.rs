@@ -23,6 +23,9 @@ pub(crate) struct AgentType {
     pub tools: Option<Vec<String>>,
     /// Its model; `None`: the parent's.
     pub model: Option<String>,
+    /// `isolation: worktree`: each subagent of the type works in a git
+    /// worktree of its own (Claude Code's key).
+    pub worktree: bool,
     /// Its system prompt.
     pub prompt: String,
     /// Where it comes from: `project .claude/agents`.
@@ -163,12 +166,23 @@ fn parse(text: &str, path: &Path, origin: &str) -> Result<(AgentType, Vec<String
         }
         Some(m) => Some(m.to_string()),
     };
+    let worktree = match doc.get("isolation").map(str::trim) {
+        None | Some("") => false,
+        Some("worktree") => true,
+        Some(other) => {
+            warnings.push(format!(
+                "{shown}: agent type `{name}` asks for isolation `{other}`; hermes knows `worktree` only, and runs it in the parent's folder"
+            ));
+            false
+        }
+    };
     Ok((
         AgentType {
             name: name.to_string(),
             description: description.to_string(),
             tools,
             model,
+            worktree,
             prompt: doc.body.trim().to_string(),
             origin: origin.to_string(),
             path: path.to_path_buf(),

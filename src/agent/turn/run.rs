@@ -61,6 +61,9 @@ impl Agent {
         if let Some(note) = self.mode_note() {
             text = format!("{note}\n\n{text}");
         }
+        if let Some(note) = self.state.folder_note(self.tools.cwd()) {
+            text = format!("{note}\n\n{text}");
+        }
         // A blocked prompt is not sent and not recorded: nothing happened.
         let text = self.prompt_hooks(text, user_text, cancel).await?;
         let result = self.turn_inner(&text, images, cancel).await;

@@ -11,6 +11,8 @@ pub(crate) struct Context<'a> {
     pub paths: &'a Paths,
     pub cwd: &'a Path,
     pub overrides: &'a Overrides,
+    /// The worktree `--worktree` opened, `cwd` being in it.
+    pub worktree: Option<&'a crate::worktree::Opened>,
 }
 
 impl Context<'_> {

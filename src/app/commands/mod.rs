@@ -12,5 +12,6 @@ pub(crate) mod rewind;
 pub(crate) mod sessions;
 pub(crate) mod trust;
 pub(crate) mod update;
+pub(crate) mod worktree;
 
 pub(crate) use context::Context;

@@ -22,6 +22,7 @@ pub(super) async fn command(
 ) -> Result<Flow, ReplError> {
     match slash {
         Slash::Quit => Ok(Flow::Quit),
+        Slash::Worktree(name) => Ok(worktree(agent, ctx, name.as_deref()).await),
         Slash::Help => Ok(Flow::Help),
         Slash::Session => {
             errln!(
@@ -544,4 +545,54 @@ pub(super) async fn pick_and_resume(
         ),
     }
     Ok(editor)
+}
+
+/// `/worktree [NAME]`: where the session works, or the worktree made (or
+/// found) that it goes on in — the REPL ends and hermes starts again
+/// there on the same session. Made first, so a failure leaves the person
+/// where they are.
+async fn worktree(agent: &Agent, ctx: &ReplContext<'_>, name: Option<&str>) -> Flow {
+    let Some(name) = name else {
+        errln!(
+            "working in {} — /worktree NAME continues this session in hermes' worktree NAME",
+            crate::util::sanitize::clean(&ctx.cwd.display().to_string())
+        );
+        return Flow::Continue;
+    };
+    let spec = crate::worktree::Spec {
+        name,
+        base: None,
+        from: ctx.cwd,
+        dir: &ctx.settings.worktree.dir,
+        include: &ctx.settings.worktree.include,
+    };
+    match crate::worktree::open(&spec).await {
+        Ok(opened) => {
+            for n in &opened.notes {
+                errln!("{n}");
+            }
+            errln!(
+                "continuing in worktree {name} ({}, {})…",
+                opened.worktree.branch,
+                crate::util::sanitize::clean(&opened.worktree.path.display().to_string())
+            );
+            *ctx.moving.lock().unwrap_or_else(|p| p.into_inner()) =
+                Some((name.to_string(), agent.session().id().to_string()));
+            Flow::Quit
+        }
+        Err(e) => {
+            errln!(
+                "error: {}",
+                e.to_string().replace("--worktree", "/worktree")
+            );
+            errln!(
+                "hint: {}",
+                e.hint().replace(
+                    "--worktree-base REF",
+                    "hermes --worktree NAME --worktree-base REF"
+                )
+            );
+            Flow::Continue
+        }
+    }
 }

@@ -35,6 +35,9 @@ pub(crate) struct ReplContext<'a> {
     /// The models the provider lists, once it has answered (asked when the
     /// REPL opens): for Tab after `/model` and a name it does not list.
     pub models: Arc<Mutex<Option<Vec<String>>>>,
+    /// `/worktree NAME`: the worktree, and the session that goes on in it
+    /// once the REPL has ended (hermes starts again there, on it).
+    pub moving: Arc<Mutex<Option<(String, String)>>>,
 }
 
 pub(super) enum Flow {

@@ -156,38 +156,7 @@ fn new_file(path: &Path, name: &str) -> String {
     }
 }
 
-/// `git ARGS` in `cwd`: its stdout, or why it could not run.
+/// `git ARGS` in `cwd`, quiet: its stdout, or why it could not run.
 async fn git(cwd: &Path, args: &[&str]) -> Result<String, String> {
-    let mut cmd = tokio::process::Command::new("git");
-    cmd.args(crate::util::git_quiet::args(cwd))
-        .args(["-c", "core.quotepath=off"])
-        .args(args)
-        .current_dir(cwd)
-        .env("GIT_PAGER", "cat")
-        .env("GIT_OPTIONAL_LOCKS", "0")
-        .stdin(std::process::Stdio::null())
-        .kill_on_drop(true);
-    let out = match tokio::time::timeout(GIT_WAIT, cmd.output()).await {
-        Err(_) => {
-            return Err(format!(
-                "git gave no answer within {} s",
-                GIT_WAIT.as_secs()
-            ))
-        }
-        Ok(Err(e)) => return Err(format!("git could not run ({e})")),
-        Ok(Ok(o)) => o,
-    };
-    if !out.status.success() {
-        let err = String::from_utf8_lossy(&out.stderr);
-        return Err(if err.to_lowercase().contains("not a git repository") {
-            "this folder is not in a git repository".into()
-        } else {
-            format!(
-                "git {}: {}",
-                args[0],
-                err.lines().next().unwrap_or("failed")
-            )
-        });
-    }
-    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    crate::util::git_quiet::run(cwd, args, GIT_WAIT).await
 }

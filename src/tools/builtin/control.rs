@@ -44,6 +44,9 @@ pub(crate) struct ControlPaths {
     runs: Vec<PathBuf>,
     /// The home folder's start-up files.
     home: Vec<PathBuf>,
+    /// Working folders inside hermes' own (a worktree hermes made): not
+    /// control paths, though the folders around them are.
+    open: Vec<PathBuf>,
 }
 
 impl ControlPaths {
@@ -67,7 +70,27 @@ impl ControlPaths {
             own: plain(own),
             runs: plain(runs),
             home: plain(home),
+            open: Vec::new(),
         }
+    }
+
+    /// With the working folders among `working` that lie in hermes'
+    /// worktrees folder `worktrees` (one of its own) open to the session.
+    pub(crate) fn opening<'a>(
+        mut self,
+        worktrees: Option<&Path>,
+        working: impl Iterator<Item = &'a Path>,
+    ) -> ControlPaths {
+        let Some(dir) = worktrees.map(crate::util::path::plain) else {
+            return self;
+        };
+        for w in working {
+            let w = crate::util::path::plain(w).into_owned();
+            if crate::util::path::plain_under(&w, &dir) && w != *dir {
+                self.open.push(w);
+            }
+        }
+        self
     }
 
     /// hermes' own folders that lie under one of `writable` and do not
@@ -83,13 +106,14 @@ impl ControlPaths {
     /// Every control path for a command working in `root` (those that do
     /// not exist are left to the caller to skip).
     pub(crate) fn for_folder(&self, root: &Path) -> Vec<PathBuf> {
-        let mut out: Vec<PathBuf> = self
-            .own
-            .iter()
-            .chain(&self.runs)
-            .chain(&self.home)
-            .cloned()
-            .collect();
+        let mut out: Vec<PathBuf> = Vec::new();
+        for own in &self.own {
+            match self.open.iter().find(|o| o.starts_with(own)) {
+                Some(open) => around(own, open, &mut out),
+                None => out.push(own.clone()),
+            }
+        }
+        out.extend(self.runs.iter().chain(&self.home).cloned());
         out.extend(project(root));
         out
     }
@@ -101,7 +125,7 @@ impl ControlPaths {
         // compared as text.
         let path = &*crate::util::path::plain(path);
         let under = |list: &[PathBuf]| list.iter().any(|p| crate::util::path::plain_under(path, p));
-        if under(&self.own) {
+        if under(&self.own) && !under(&self.open) {
             return Some(OWN);
         }
         if under(&self.runs) || under(&self.home) {
@@ -142,6 +166,23 @@ impl ControlPaths {
             }
         }
         None
+    }
+}
+
+/// What lies in `own` beside the way down to `open`: each entry of each
+/// folder on the way but the next one — all of `own` but `open`.
+fn around(own: &Path, open: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(rest) = open.strip_prefix(own) else {
+        return out.push(own.to_path_buf());
+    };
+    let mut at = own.to_path_buf();
+    for next in rest.components() {
+        for entry in std::fs::read_dir(&at).into_iter().flatten().flatten() {
+            if entry.file_name() != next.as_os_str() {
+                out.push(entry.path());
+            }
+        }
+        at.push(next);
     }
 }
 

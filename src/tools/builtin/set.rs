@@ -37,6 +37,10 @@ pub(crate) fn tools(
         control: super::control::ControlPaths::new(
             settings.own_folders.clone(),
             settings.run_files.clone(),
+        )
+        .opening(
+            settings.worktrees_dir.as_deref(),
+            std::iter::once(cwd).chain(settings.roots.iter().map(|r| r.as_path())),
         ),
         keep: settings
             .checkpoints
