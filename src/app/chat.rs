@@ -74,7 +74,7 @@ async fn run_counted(
     if let Some(o) = ctx.worktree {
         // Its commits: git's own folder of the worktree, the object store,
         // hermes' branches — never the main checkout's.
-        let git = o.worktree.git_writable().await;
+        let git = o.worktree.git_writable();
         settings.builtin.shell.writable.extend(git);
         settings.warnings.extend(o.notes.iter().cloned());
     }
@@ -150,7 +150,10 @@ async fn run_counted(
 }
 
 /// The session file says which worktree this run of it works in.
-async fn record_worktree(agent: &Agent, w: &crate::worktree::Worktree) -> Result<(), CommandError> {
+pub(super) async fn record_worktree(
+    agent: &Agent,
+    w: &crate::worktree::Worktree,
+) -> Result<(), CommandError> {
     let event = crate::session::SessionEvent::Worktree {
         name: w.name.clone(),
         branch: w.branch.clone(),

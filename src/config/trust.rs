@@ -190,9 +190,10 @@ pub(crate) fn standing(paths: &Paths, files: &[(PathBuf, Vec<u8>)], cwd: &Path) 
         return Standing::Untrusted;
     };
     let d = digest(files, cwd);
+    let also = checkout_of_worktree(paths, Path::new(&folder));
     let mut standing = Standing::Untrusted;
     for (digest, f) in entries(paths) {
-        if f == folder {
+        if f == folder || also.as_deref() == Some(f.as_str()) {
             if digest == d {
                 return Standing::Trusted;
             }
@@ -200,6 +201,28 @@ pub(crate) fn standing(paths: &Paths, files: &[(PathBuf, Vec<u8>)], cwd: &Path) 
         }
     }
     standing
+}
+
+/// For a project folder in one of hermes' worktrees (`--worktree`), the
+/// same folder in the checkout it was made from: trust given there holds
+/// for files that are byte for byte what was trusted (a digest of the
+/// same files; a changed one, or a script of its own, asks again).
+fn checkout_of_worktree(paths: &Paths, folder: &Path) -> Option<String> {
+    if !folder.starts_with(paths.worktrees_dir()) {
+        return None;
+    }
+    let top = folder.ancestors().find(|d| d.join(".git").is_file())?;
+    let gitdir = crate::util::git_config::gitfile_target(&top.join(".git"))?;
+    let common = std::fs::read_to_string(gitdir.join("commondir")).ok()?;
+    let common = crate::util::path::normalize(&gitdir.join(common.trim()));
+    let main = (common.file_name()? == ".git").then(|| common.parent())??;
+    let rel = folder.strip_prefix(top).ok()?;
+    let same = if rel.as_os_str().is_empty() {
+        main.to_path_buf()
+    } else {
+        main.join(rel)
+    };
+    same.to_str().map(str::to_string)
 }
 
 /// What trusting a project file lets it do: every held key it sets, as the

@@ -28,22 +28,18 @@ impl Worktree {
     /// its own git folder, the shared object store, and the refs and logs
     /// of hermes' branches — the main checkout's branches are not among
     /// them. Those that exist.
-    pub(crate) async fn git_writable(&self) -> Vec<PathBuf> {
-        let Ok(out) = git(
-            &self.path,
-            &["rev-parse", "--absolute-git-dir", "--git-common-dir"],
-        )
-        .await
-        else {
+    pub(crate) fn git_writable(&self) -> Vec<PathBuf> {
+        // Read from its `.git` file and `commondir`, as git finds them:
+        // no git process for it.
+        let Some(own) = crate::util::git_config::gitfile_target(&self.path.join(".git")) else {
             return Vec::new();
         };
-        let mut lines = out.lines();
-        let (Some(own), Some(common)) = (lines.next(), lines.next()) else {
+        let Ok(common) = std::fs::read_to_string(own.join("commondir")) else {
             return Vec::new();
         };
-        let common = crate::util::path::normalize(&self.path.join(common));
+        let common = crate::util::path::normalize(&own.join(common.trim()));
         [
-            PathBuf::from(own),
+            own,
             common.join("objects"),
             common.join("refs/heads/hermes"),
             common.join("logs/refs/heads/hermes"),
@@ -116,6 +112,16 @@ pub(super) fn of(all: &[Listed], name: &str) -> Option<Worktree> {
             path: l.path.clone(),
             repo: repo.clone(),
         })
+}
+
+/// hermes' worktree `dir` lies in, when it is one (an editor opened it).
+pub(crate) async fn containing(dir: &Path) -> Option<Worktree> {
+    let top = git(dir, &["rev-parse", "--show-toplevel"]).await.ok()?;
+    let top = std::fs::canonicalize(top.trim()).ok()?;
+    let all = list(dir).await.ok()?;
+    ours(&all)
+        .into_iter()
+        .find(|w| std::fs::canonicalize(&w.path).is_ok_and(|p| p == top))
 }
 
 /// hermes' worktrees among `all`.

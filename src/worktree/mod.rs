@@ -11,5 +11,5 @@ mod open;
 
 pub(crate) use changes::{diff, diffstat, merge, remove, uncommitted};
 pub(crate) use error::WorktreeError;
-pub(crate) use found::{find, list, ours, Worktree, BRANCH_PREFIX};
+pub(crate) use found::{containing, find, list, ours, Worktree, BRANCH_PREFIX};
 pub(crate) use open::{open, Opened, Spec};

@@ -34,22 +34,30 @@ pub(crate) async fn open(spec: &Spec<'_>) -> Result<Opened, WorktreeError> {
     let name = spec.name;
     check_name(name)?;
     let shown = spec.from.display().to_string();
-    match git(spec.from, &["rev-parse", "--is-bare-repository"]).await {
-        Err(_) => return Err(WorktreeError::NoRepository(shown)),
-        Ok(b) if b.trim() == "true" => return Err(WorktreeError::Bare(shown)),
-        Ok(_) => {}
-    }
-    let top = git(spec.from, &["rev-parse", "--show-toplevel"])
-        .await
-        .map(|t| PathBuf::from(t.trim()))
-        .map_err(|_| WorktreeError::Bare(shown.clone()))?;
     let failed = |why: String| WorktreeError::Git {
         name: name.to_string(),
         why,
     };
-    // A worktree folder someone deleted by hand is forgotten first.
-    let _ = git(spec.from, &["worktree", "prune"]).await;
-    let all = list(spec.from).await.map_err(failed)?;
+    // One call in the usual case; a second tells a bare repository from
+    // none when it fails.
+    let top = match git(spec.from, &["rev-parse", "--show-toplevel"]).await {
+        Ok(t) => PathBuf::from(t.trim()),
+        Err(_) => {
+            return Err(
+                match git(spec.from, &["rev-parse", "--is-bare-repository"]).await {
+                    Ok(b) if b.trim() == "true" => WorktreeError::Bare(shown),
+                    _ => WorktreeError::NoRepository(shown),
+                },
+            )
+        }
+    };
+    let mut all = list(spec.from).await.map_err(failed)?;
+    if of(&all, name).is_some_and(|w| !w.path.is_dir()) {
+        // Its folder was deleted by hand: git forgets it, and it is made
+        // again.
+        let _ = git(spec.from, &["worktree", "prune"]).await;
+        all = list(spec.from).await.map_err(failed)?;
+    }
     let from = std::fs::canonicalize(spec.from).unwrap_or_else(|_| spec.from.to_path_buf());
     let inside = |w: &Path| {
         from.strip_prefix(&top)

@@ -232,6 +232,16 @@ fn a_retried_job_continues_its_session_in_the_same_worktree() {
     assert!(cat.contains(&p1.display().to_string()), "{cat}");
     let worktrees = git(&env, env.cwd.path(), &["worktree", "list"]);
     assert_eq!(worktrees.lines().count(), 2, "{worktrees}");
+
+    // Its folder deleted by hand: made again on its branch, which kept
+    // nothing uncommitted — the session goes on.
+    std::fs::remove_dir_all(&p1).unwrap();
+    env.fake.push(Reply::text("again"));
+    let third = env.run(&[&args[..], &["once more"]].concat());
+    third.ok();
+    assert_eq!(worktree_of(&third).0, p1);
+    assert!(p1.is_dir());
+    assert_eq!(env.sessions().len(), 1);
 }
 
 #[test]
@@ -515,4 +525,98 @@ fn slash_worktree_continues_the_session_in_the_worktree_and_tells_the_model_wher
         out[0]
     );
     assert_eq!(env.sessions().len(), 1);
+}
+
+#[test]
+fn an_editor_session_opened_in_a_worktree_says_which_and_its_commands_commit_on_its_branch() {
+    let env = repo_env(users::User::current());
+    env.fake.push(Reply::text("made"));
+    let run = env.run(&["--worktree", "ed", "--json", "-q", "make it"]);
+    run.ok();
+    let (path, _) = worktree_of(&run);
+    let mut editor = crate::support::acp::Editor::start(&env, &[]);
+    editor
+        .request("initialize", crate::support::acp::initialize())
+        .unwrap();
+    let opened = editor
+        .request("session/new", json!({"cwd": path, "mcpServers": []}))
+        .unwrap();
+    let w = &opened["_meta"]["hermes"]["worktree"];
+    assert_eq!(w["name"], "ed", "{opened}");
+    assert_eq!(w["branch"], "hermes/ed");
+    assert_eq!(w["path"], path.display().to_string());
+    let id = opened["sessionId"].as_str().unwrap().to_string();
+    let main = editor
+        .request(
+            "session/new",
+            json!({"cwd": env.cwd.path(), "mcpServers": []}),
+        )
+        .unwrap();
+    assert!(main.get("_meta").is_none(), "{main}");
+
+    env.fake.push(reply_calls(&[(
+        "s1",
+        "shell",
+        json!({"command": "echo x > e.txt && git add e.txt && git commit -qm 'from the editor' && echo ok"}),
+    )]));
+    env.fake.push(Reply::text("committed"));
+    editor
+        .request(
+            "session/prompt",
+            json!({"sessionId": id, "prompt": [{"type": "text", "text": "commit"}]}),
+        )
+        .unwrap();
+    let log = git(
+        &env,
+        env.cwd.path(),
+        &["log", "--format=%s", "-1", "hermes/ed"],
+    );
+    assert_eq!(log.trim(), "from the editor");
+    assert!(!env.cwd.path().join("e.txt").exists());
+    let session = env.session_path(&id);
+    let records = crate::support::records(&session);
+    assert!(
+        records
+            .iter()
+            .any(|r| r["event"] == "worktree" && r["branch"] == "hermes/ed"),
+        "{records:?}"
+    );
+}
+
+#[test]
+fn a_worktree_of_a_trusted_checkout_keeps_its_trust_while_its_project_files_are_the_same() {
+    let env = repo_env(users::User::current());
+    let cwd = env.cwd.path();
+    std::fs::create_dir_all(cwd.join(".hermes")).unwrap();
+    std::fs::write(
+        cwd.join(".hermes/config.toml"),
+        "system_prompt = \"You are the project's own agent.\"\n",
+    )
+    .unwrap();
+    git(&env, cwd, &["add", ".hermes"]);
+    git(&env, cwd, &["commit", "-qm", "project config"]);
+    env.run(&["trust"]).ok();
+    env.fake.push(Reply::text("one"));
+    let run = env.run(&["--worktree", "same", "-q", "hi"]);
+    run.ok();
+    assert!(!run.stderr.contains("not trusted"), "{}", run.stderr);
+    let system = |n: usize| env.fake.requests()[n].json()["messages"][0]["content"].clone();
+    assert_eq!(system(0), "You are the project's own agent.");
+
+    // Changed in the worktree: held again, as a changed file always is.
+    env.fake.push(Reply::text("between"));
+    let changed = env.run(&["--worktree", "same", "--json", "-q", "hi"]);
+    changed.ok();
+    let (path, _) = worktree_of(&changed);
+    std::fs::write(
+        path.join(".hermes/config.toml"),
+        "system_prompt = \"Something else.\"\n",
+    )
+    .unwrap();
+    env.fake.push(Reply::text("two"));
+    let run = env.run(&["--worktree", "same", "-q", "hi"]);
+    run.ok();
+    assert!(run.stderr.contains("trust"), "{}", run.stderr);
+    let last = env.fake.requests().len() - 1;
+    assert_ne!(system(last), "Something else.");
 }

@@ -180,7 +180,7 @@ impl Runner {
         })
         .await
         .map_err(|e| e.to_string().trim_start_matches("--worktree: ").to_string())?;
-        let git = opened.worktree.git_writable().await;
+        let git = opened.worktree.git_writable();
         let tools = tools
             .in_folder(&opened.cwd, git)
             .map_err(|e| e.to_string())?;

@@ -143,6 +143,12 @@ impl acp::Host for Host {
                 .extend(open.dirs.iter().cloned());
             settings.builtin.roots.extend(open.dirs.iter().cloned());
             settings.builtin.editor = open.editor.clone();
+            // The editor opened one of hermes' worktrees: its commands may
+            // commit on its branch, as a `--worktree` session's do.
+            let worktree = crate::worktree::containing(&open.cwd).await;
+            if let Some(w) = &worktree {
+                settings.builtin.shell.writable.extend(w.git_writable());
+            }
             let resume = match &open.load {
                 Some(id) => Some(session::find(&dir, id).map_err(|e| {
                     RpcError::new(acp::RESOURCE_NOT_FOUND, format!("no session {id}: {e}"))
@@ -152,11 +158,17 @@ impl acp::Host for Host {
             let c = assemble(&settings, &open.cwd, resume.as_deref().into(), false)
                 .await
                 .map_err(rpc)?;
+            if let Some(w) = &worktree {
+                crate::app::chat::record_worktree(&c.agent, w)
+                    .await
+                    .map_err(rpc)?;
+            }
             Ok(Opened {
                 agent: c.agent,
                 events: c.events,
                 mcp: c.mcp,
                 config_file: settings.paths.config_file(),
+                worktree,
             })
         })
     }

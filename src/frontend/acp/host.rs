@@ -61,6 +61,8 @@ pub(crate) struct Opened {
     pub mcp: Arc<McpRegistry>,
     /// Where "always" answers are written.
     pub config_file: PathBuf,
+    /// hermes' worktree the session's folder is, when it is one.
+    pub worktree: Option<crate::worktree::Worktree>,
 }
 
 pub(crate) type Opening<'a> = Pin<Box<dyn Future<Output = Result<Opened, RpcError>> + 'a>>;

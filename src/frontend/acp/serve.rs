@@ -280,6 +280,7 @@ impl State {
         // `session/resume` opens it without telling it again.
         let load = open.load.is_some() && !resume;
         let opened = self.host.open(open).await?;
+        let worktree = opened.worktree.clone();
         let s = Rc::new(super::session::Session::new(opened, cwd));
         s.notices.set(self.notices.get());
         if self.forms.get() {
@@ -301,6 +302,12 @@ impl State {
             json!({"modes": super::session::modes(s.mode()), "configOptions": s.config_options()});
         if open_new(method) {
             answer["sessionId"] = json!(s.id);
+        }
+        // The folder is one of hermes' worktrees: the editor may say so.
+        if let Some(w) = worktree {
+            answer["_meta"] = json!({"hermes": {"worktree": {
+                "name": w.name, "branch": w.branch, "path": w.path,
+            }}});
         }
         Ok(answer)
     }
