@@ -35,6 +35,7 @@ pub(crate) use session_setup::open_session;
 pub use session_setup::Opening;
 pub use tool_call_batches::split_local_tool_batches;
 pub use tool_round::run_tool_call;
+pub(crate) use tool_round::serve_call;
 pub use turn::{AgentError, EndReason, Left, TurnOutcome};
 pub(crate) use window::Meter;
 

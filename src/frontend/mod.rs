@@ -12,6 +12,7 @@ mod form;
 mod live;
 mod live_term;
 mod markdown;
+pub(crate) mod mcp_serve;
 mod menu;
 mod offers;
 mod paste;

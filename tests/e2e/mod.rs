@@ -23,6 +23,7 @@ mod layout;
 mod mcp;
 mod mcp_json;
 mod mcp_policy;
+mod mcp_serve;
 mod menu;
 mod model_servers;
 mod odd_ids;

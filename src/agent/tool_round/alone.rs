@@ -40,6 +40,26 @@ pub async fn run_tool_call(
     .await
 }
 
+/// A call an MCP client makes of `hermes mcp serve`: down the whole tool
+/// path — scope, schema, hooks of the folder `cwd`, approval (asked where
+/// `policy` has someone to ask: the client, through elicitation), the
+/// tool, its sandbox and review — recorded nowhere. Its events (the
+/// question, progress) go to `events`.
+pub(crate) async fn serve_call(
+    tools: &Registry,
+    policy: &Policy,
+    events: &EventTx,
+    cwd: &std::path::Path,
+    call: &ToolCall,
+    cancel: &CancellationToken,
+) -> ToolOutput {
+    let hook_ctx = HookContext {
+        cwd: cwd.to_path_buf(),
+        ..HookContext::default()
+    };
+    run_alone(tools, policy, events, hook_ctx, call, cancel).await
+}
+
 /// One call down the whole tool path — scope, schema, hooks, approval
 /// (asked of the person where `policy` has someone to ask), the tool —
 /// recorded nowhere: for a call hermes makes itself.

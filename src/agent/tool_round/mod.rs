@@ -24,4 +24,5 @@ mod round;
 
 pub(in crate::agent) use alone::run_alone;
 pub use alone::run_tool_call;
+pub(crate) use alone::serve_call;
 pub(in crate::agent) use round::{Round, Spawn, Spawner};

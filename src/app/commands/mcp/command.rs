@@ -25,6 +25,10 @@ pub(crate) enum McpCommand {
     Login(super::login::LoginArgs),
     /// Forget a remote server's tokens.
     Logout(super::login::LoginArgs),
+    /// Serve hermes to an MCP client on stdin and stdout: tool_search,
+    /// tool_describe and tool_call over the configured servers, and the
+    /// built-in file and shell tools on this folder, sandboxed.
+    Serve(super::serve::ServeArgs),
 }
 
 pub(crate) async fn run(
@@ -42,5 +46,6 @@ pub(crate) async fn run(
         McpCommand::Remove(a) => super::remove::run(a, ctx),
         McpCommand::Test(a) => super::test::run(a, ctx).await,
         McpCommand::Import(a) => super::import::run(a, ctx),
+        McpCommand::Serve(a) => super::serve::run(a, ctx).await,
     }
 }

@@ -11,6 +11,7 @@ mod import;
 mod list;
 mod login;
 mod remove;
+mod serve;
 mod server;
 mod test;
 mod tools;

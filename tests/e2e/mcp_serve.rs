@@ -1,0 +1,298 @@
+//! `hermes mcp serve` (issue 73) driven by two independent clients: hermes'
+//! own MCP client (`hermes mcp add self -- hermes mcp serve`, then a
+//! session that uses it) and the official MCP Python SDK's
+//! (tests/fixtures/mcp_serve/client.py) — the gateway with nothing started
+//! at `tools/list`, a search then a call, `read_file` in the folder and
+//! refused outside, `shell` refused with no way to ask and asked through
+//! elicitation where the client takes forms — and a cancel mid-call.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::Stdio;
+
+use serde_json::{json, Value};
+
+use crate::support::calls::{batch, contents, reply_calls};
+use crate::support::{bin, Reply, TestEnv};
+
+/// A home whose config asks (no `mode = "auto"`) but for the test server
+/// `alpha` behind the gateway (and, for hermes' own client, two of the
+/// served hermes' tools), and a note in the folder.
+fn serving_env() -> TestEnv {
+    let env = TestEnv::new();
+    env.write_config("[approvals]\nmode = \"ask\"\nallow = [\"mcp__alpha__*\", \"mcp__self__tool_call\", \"mcp__self__read_file\"]\n");
+    env.add_test_server("alpha", "");
+    std::fs::write(env.cwd.path().join("note.txt"), "a note in the folder\n").unwrap();
+    env
+}
+
+/// Each JSON line the Python client printed, by its step.
+fn steps(stdout: &str) -> std::collections::HashMap<String, Value> {
+    stdout
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .map(|v| (v["step"].as_str().unwrap_or("").to_string(), v))
+        .collect()
+}
+
+fn python_client(
+    env: &TestEnv,
+    elicit: bool,
+    outside: &std::path::Path,
+) -> std::collections::HashMap<String, Value> {
+    let python = crate::support::test_servers().join("py/bin/python");
+    assert!(
+        python.exists(),
+        "the MCP Python SDK is not installed: run ./scripts/install-test-servers"
+    );
+    let out = env
+        .command(python.to_str().unwrap())
+        .arg(crate::support::repo_root().join("tests/fixtures/mcp_serve/client.py"))
+        .arg(bin("hermes"))
+        .arg(env.cwd.path())
+        .arg(if elicit { "yes" } else { "no" })
+        .arg(outside)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "the Python client failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    steps(&stdout)
+}
+
+#[test]
+fn the_python_sdks_client_searches_calls_reads_and_is_refused_or_asked_as_it_can_answer() {
+    let env = serving_env();
+    let outside = tempfile::tempdir().unwrap();
+    let secret = outside.path().join("secret.txt");
+    std::fs::write(&secret, "not for the client\n").unwrap();
+
+    let s = python_client(&env, false, &secret);
+    assert_eq!(s["initialize"]["server"], "hermes");
+    let names: Vec<&str> = s["tools"]["names"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    for n in [
+        "tool_search",
+        "tool_describe",
+        "tool_call",
+        "read_file",
+        "write_file",
+        "edit_file",
+        "glob",
+        "grep",
+        "shell",
+    ] {
+        assert!(names.contains(&n), "{n} not in {names:?}");
+    }
+    assert!(!names.iter().any(|n| n.starts_with("mcp__")), "{names:?}");
+    for n in ["web_fetch", "update_plan", "agent"] {
+        assert!(
+            !names.contains(&n),
+            "{n}: a conversation's tool, in {names:?}"
+        );
+    }
+    assert!(
+        s["search"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("mcp__alpha__echo"),
+        "{}\n{}",
+        s["search"],
+        env.server_log("alpha")
+    );
+    assert!(
+        s["call"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("through hermes"),
+        "{}",
+        s["call"]
+    );
+    assert_eq!(s["read_inside"]["error"], false, "{}", s["read_inside"]);
+    assert!(s["read_inside"]["text"]
+        .as_str()
+        .unwrap()
+        .contains("a note in the folder"));
+    assert_eq!(s["read_outside"]["error"], true, "{}", s["read_outside"]);
+    assert!(!s["read_outside"]["text"]
+        .as_str()
+        .unwrap()
+        .contains("not for the client"));
+    // No way to ask: refused with the reason, nothing run.
+    assert_eq!(s["shell"]["error"], true, "{}", s["shell"]);
+    assert!(
+        s["shell"]["text"].as_str().unwrap().contains("approval"),
+        "{}",
+        s["shell"]
+    );
+    assert!(!env.cwd.path().join("made.txt").exists());
+
+    // A client that takes forms is asked, as a person in a session is; it
+    // answers once, and the command runs in the sandbox, its write landing
+    // through the review.
+    let s = python_client(&env, true, &secret);
+    assert_eq!(s["shell"]["error"], false, "{}", s["shell"]);
+    assert!(s["shell"]["text"]
+        .as_str()
+        .unwrap()
+        .contains("from the sandbox"));
+    // Each question once, in call order: the read outside the folder,
+    // then the command.
+    let asked = s["shell"]["asked"].as_array().unwrap();
+    assert_eq!(asked.len(), 2, "{asked:?}");
+    assert!(
+        asked[0].as_str().unwrap().contains("read_file"),
+        "{asked:?}"
+    );
+    assert!(
+        asked[0].as_str().unwrap().contains("secret.txt"),
+        "{asked:?}"
+    );
+    assert!(asked[1].as_str().unwrap().contains("shell"), "{asked:?}");
+    assert_eq!(
+        std::fs::read_to_string(env.cwd.path().join("made.txt")).unwrap(),
+        "from the sandbox\n"
+    );
+}
+
+#[test]
+fn hermes_own_client_uses_hermes_served_through_mcp_add() {
+    let env = serving_env();
+    let home = format!("HERMES_HOME={}", env.home.path().display());
+    let added = env.run(&[
+        "mcp",
+        "add",
+        "self",
+        "--env",
+        &home,
+        "--",
+        &bin("hermes"),
+        "mcp",
+        "serve",
+    ]);
+    added.ok();
+    env.fake.push(reply_calls(&[(
+        "c1",
+        "tool_call",
+        json!({"calls": [
+            {"name": "mcp__self__read_file", "arguments": {"path": "note.txt"}},
+            {"name": "mcp__self__tool_call", "arguments": {"calls": [
+                {"name": "mcp__alpha__echo", "arguments": {"text": "two hops"}}
+            ]}},
+            {"name": "mcp__self__shell", "arguments": {"command": "touch ran.txt"}}
+        ]}),
+    )]));
+    env.fake.push(Reply::text("done"));
+    let run = env.run(&["--yolo", "-q", "use yourself"]);
+    run.ok();
+    let out = contents(&env.tool_results(1));
+    assert_eq!(out.len(), 3, "{out:?}");
+    assert!(out[0].contains("a note in the folder"), "{}", out[0]);
+    assert!(out[1].contains("two hops"), "{}", out[1]);
+    // The served hermes asks (config says ask) and this client takes no
+    // forms in a one-shot run: refused there, whatever --yolo says here.
+    assert!(out[2].contains("approval"), "{}", out[2]);
+    assert!(!env.cwd.path().join("ran.txt").exists());
+    let _ = batch;
+}
+
+/// A JSON-RPC line to the served hermes.
+fn send(stdin: &mut impl Write, v: Value) {
+    writeln!(stdin, "{v}").unwrap();
+    stdin.flush().unwrap();
+}
+
+#[test]
+fn a_cancel_mid_call_stops_the_command_and_the_server_goes_on() {
+    let env = serving_env();
+    let mut child = env
+        .cmd()
+        .args(["mcp", "serve", "--approve", "shell"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel::<Value>();
+    let stdout = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if let Ok(v) = serde_json::from_str(&line) {
+                let _ = tx.send(v);
+            }
+        }
+    });
+    let wait_for = |id: u64| -> Value {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        loop {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            let v = rx.recv_timeout(left).expect("an answer in time");
+            if v["id"] == id {
+                return v;
+            }
+        }
+    };
+    send(
+        &mut stdin,
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}),
+    );
+    wait_for(1);
+    send(
+        &mut stdin,
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    );
+    send(
+        &mut stdin,
+        json!({"jsonrpc": "2.0", "id": 9, "method": "tools/list"}),
+    );
+    let listed = wait_for(9);
+    let names: Vec<&str> = listed["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    assert!(
+        names.contains(&"tool_search") && names.contains(&"shell"),
+        "{names:?}"
+    );
+    // Listing the gateway starts nothing.
+    assert!(
+        !env.server_log("alpha").contains("test server: pid"),
+        "{}",
+        env.server_log("alpha")
+    );
+    let started = std::time::Instant::now();
+    send(
+        &mut stdin,
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": "shell", "arguments": {"command": "echo started; sleep 30"}}}),
+    );
+    std::thread::sleep(std::time::Duration::from_millis(800));
+    send(
+        &mut stdin,
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": {"requestId": 2, "reason": "the person stopped it"}}),
+    );
+    send(
+        &mut stdin,
+        json!({"jsonrpc": "2.0", "id": 3, "method": "ping"}),
+    );
+    let pong = wait_for(3);
+    assert!(pong.get("result").is_some(), "{pong}");
+    crate::support::wait_for("the command to be gone", || {
+        crate::support::processes_with_arg("sleep 30").is_empty()
+    });
+    assert!(started.elapsed() < std::time::Duration::from_secs(25));
+    drop(stdin);
+    let status = child.wait().unwrap();
+    assert!(status.success(), "{status:?}");
+}
