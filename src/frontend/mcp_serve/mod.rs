@@ -3,9 +3,11 @@
 //! configured servers, started lazily) and its sandboxed built-ins for any
 //! MCP client. `handler`: the server (what it offers, each call down the
 //! session's tool path); `asking`: a call's questions put to the client as
-//! elicitation forms.
+//! elicitation forms; `http`: `--http ADDR`, streamable HTTP at `/mcp`.
 
 mod asking;
 mod handler;
+mod http;
 
-pub(crate) use handler::{serve_stdio, Served};
+pub(crate) use handler::{serve_stdio, Served, TaskRunner};
+pub(crate) use http::serve_http;
