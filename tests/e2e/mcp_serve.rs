@@ -342,21 +342,23 @@ fn serve_http_with_a_token_answers_only_requests_that_carry_it() {
     let _ = served.wait();
 }
 
-/// A JSON-RPC line to the served hermes.
-fn send(stdin: &mut impl Write, v: Value) {
-    writeln!(stdin, "{v}").unwrap();
-    stdin.flush().unwrap();
-}
+/// An answer by its id, within 20 s.
+type WaitFor = Box<dyn Fn(u64) -> Value>;
 
-#[test]
-fn a_cancel_mid_call_stops_the_command_and_the_server_goes_on() {
-    let env = serving_env();
+/// `hermes mcp serve ARGS` in `env`, initialized by a bare JSON-RPC client
+/// that declares nothing: the process, its stdin, and a wait for an
+/// answer by id.
+fn raw_session(
+    env: &TestEnv,
+    args: &[&str],
+) -> (std::process::Child, std::process::ChildStdin, WaitFor) {
     let mut child = env
         .cmd()
-        .args(["mcp", "serve", "--approve", "shell"])
+        .args(["mcp", "serve"])
+        .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
+        .stderr(Stdio::null())
         .spawn()
         .unwrap();
     let mut stdin = child.stdin.take().unwrap();
@@ -369,7 +371,7 @@ fn a_cancel_mid_call_stops_the_command_and_the_server_goes_on() {
             }
         }
     });
-    let wait_for = |id: u64| -> Value {
+    let wait_for: WaitFor = Box::new(move |id: u64| {
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
         loop {
             let left = deadline.saturating_duration_since(std::time::Instant::now());
@@ -378,7 +380,7 @@ fn a_cancel_mid_call_stops_the_command_and_the_server_goes_on() {
                 return v;
             }
         }
-    };
+    });
     send(
         &mut stdin,
         json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
@@ -389,6 +391,49 @@ fn a_cancel_mid_call_stops_the_command_and_the_server_goes_on() {
         &mut stdin,
         json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
     );
+    (child, stdin, wait_for)
+}
+
+#[test]
+fn expose_all_lists_every_servers_tools_by_their_names_and_runs_them_directly() {
+    let env = serving_env();
+    let (mut child, mut stdin, wait_for) = raw_session(&env, &["--expose-all"]);
+    send(
+        &mut stdin,
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
+    );
+    let listed = wait_for(2);
+    let names: Vec<&str> = listed["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    for n in ["tool_search", "tool_call", "read_file", "mcp__alpha__echo"] {
+        assert!(names.contains(&n), "{n} not in {names:?}");
+    }
+    send(
+        &mut stdin,
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+        "name": "mcp__alpha__echo", "arguments": {"text": "straight to it"}}}),
+    );
+    let called = wait_for(3);
+    assert_eq!(called["result"]["isError"], false, "{called}");
+    assert_eq!(called["result"]["content"][0]["text"], "straight to it");
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+}
+
+/// A JSON-RPC line to the served hermes.
+fn send(stdin: &mut impl Write, v: Value) {
+    writeln!(stdin, "{v}").unwrap();
+    stdin.flush().unwrap();
+}
+
+#[test]
+fn a_cancel_mid_call_stops_the_command_and_the_server_goes_on() {
+    let env = serving_env();
+    let (mut child, mut stdin, wait_for) = raw_session(&env, &["--approve", "shell"]);
     send(
         &mut stdin,
         json!({"jsonrpc": "2.0", "id": 9, "method": "tools/list"}),

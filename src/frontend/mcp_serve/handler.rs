@@ -42,6 +42,9 @@ pub(crate) struct Served {
     pub mcp: Arc<McpRegistry>,
     /// `agent`: a hermes task run for the client, when offered.
     pub task: Option<TaskRunner>,
+    /// `--expose-all`: every server's tools listed too, by their `mcp__`
+    /// names.
+    pub expose_all: bool,
     calls: Arc<AtomicU64>,
 }
 
@@ -99,6 +102,7 @@ impl Served {
             cwd,
             mcp,
             task,
+            expose_all: false,
             calls: Arc::default(),
         }
     }
@@ -124,11 +128,29 @@ impl ServerHandler for Served {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
+        // `--expose-all`: the servers' tools too — those not listed yet
+        // are listed first (each within its start-up bound).
+        let every: Vec<crate::model::ToolSpec> = if self.expose_all {
+            self.mcp.load_unlisted_catalogs().await;
+            self.tools
+                .catalog()
+                .tools
+                .iter()
+                .map(|t| crate::model::ToolSpec {
+                    name: t.name.clone(),
+                    description: t.description.clone(),
+                    parameters: t.schema.clone(),
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
         let tools = self
             .tools
             .specs()
             .into_iter()
             .chain(self.task.as_ref().map(|_| task_spec()))
+            .chain(every)
             .map(|s| {
                 let schema = match s.parameters {
                     serde_json::Value::Object(o) => o,
@@ -154,7 +176,9 @@ impl ServerHandler for Served {
         // Nothing is started before the gateway is used; then the servers
         // with no catalog yet are listed (each within its start-up bound),
         // as a session lists them before its first request.
-        if crate::call::names::is_bridge(&request.name) {
+        if crate::call::names::is_bridge(&request.name)
+            || request.name.starts_with(crate::call::names::MCP_PREFIX)
+        {
             self.mcp.load_unlisted_catalogs().await;
         }
         let forms = context

@@ -31,6 +31,10 @@ pub(crate) struct ServeArgs {
     /// the token this variable holds.
     #[arg(long, value_name = "NAME", requires = "http")]
     token_env: Option<String>,
+    /// List every server's tools too, by their `mcp__SERVER__TOOL` names
+    /// (which starts the servers with no cached catalog at `tools/list`).
+    #[arg(long)]
+    expose_all: bool,
 }
 
 pub(super) async fn run(a: &ServeArgs, ctx: &Context<'_>) -> Result<(), CommandError> {
@@ -85,7 +89,7 @@ pub(super) async fn run(a: &ServeArgs, ctx: &Context<'_>) -> Result<(), CommandE
     let mut asking = crate::policy::Policy::from_settings(&settings.hooks, &settings.approvals);
     asking.answered_on(answers.clone(), settings.paths.config_file());
     let refusing = crate::policy::Policy::from_settings(&settings.hooks, &settings.approvals);
-    let served = crate::frontend::mcp_serve::Served::new(
+    let mut served = crate::frontend::mcp_serve::Served::new(
         tools,
         (asking, refusing),
         answers,
@@ -93,6 +97,7 @@ pub(super) async fn run(a: &ServeArgs, ctx: &Context<'_>) -> Result<(), CommandE
         mcp,
         Some(task),
     );
+    served.expose_all = a.expose_all;
     let served = match a.http {
         None => crate::frontend::mcp_serve::serve_stdio(served).await,
         Some(addr) => {
