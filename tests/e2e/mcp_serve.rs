@@ -394,21 +394,26 @@ fn raw_session(
     (child, stdin, wait_for)
 }
 
+/// The names `tools/list` (request `id`) gives.
+fn tools_list(stdin: &mut impl Write, wait_for: &WaitFor, id: u64) -> Vec<String> {
+    send(
+        stdin,
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/list"}),
+    );
+    wait_for(id)["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|t| t["name"].as_str().map(str::to_string))
+        .collect()
+}
+
 #[test]
 fn expose_all_lists_every_servers_tools_by_their_names_and_runs_them_directly() {
     let env = serving_env();
     let (mut child, mut stdin, wait_for) = raw_session(&env, &["--expose-all"]);
-    send(
-        &mut stdin,
-        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
-    );
-    let listed = wait_for(2);
-    let names: Vec<&str> = listed["result"]["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|t| t["name"].as_str())
-        .collect();
+    let listed = tools_list(&mut stdin, &wait_for, 2);
+    let names: Vec<&str> = listed.iter().map(String::as_str).collect();
     for n in ["tool_search", "tool_call", "read_file", "mcp__alpha__echo"] {
         assert!(names.contains(&n), "{n} not in {names:?}");
     }
@@ -434,17 +439,8 @@ fn send(stdin: &mut impl Write, v: Value) {
 fn a_cancel_mid_call_stops_the_command_and_the_server_goes_on() {
     let env = serving_env();
     let (mut child, mut stdin, wait_for) = raw_session(&env, &["--approve", "shell"]);
-    send(
-        &mut stdin,
-        json!({"jsonrpc": "2.0", "id": 9, "method": "tools/list"}),
-    );
-    let listed = wait_for(9);
-    let names: Vec<&str> = listed["result"]["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|t| t["name"].as_str())
-        .collect();
+    let listed = tools_list(&mut stdin, &wait_for, 9);
+    let names: Vec<&str> = listed.iter().map(String::as_str).collect();
     assert!(
         names.contains(&"tool_search") && names.contains(&"shell"),
         "{names:?}"
