@@ -620,3 +620,42 @@ fn a_worktree_of_a_trusted_checkout_keeps_its_trust_while_its_project_files_are_
     let last = env.fake.requests().len() - 1;
     assert_ne!(system(last), "Something else.");
 }
+
+#[test]
+fn worktree_dir_and_include_put_it_where_config_says_with_the_ignored_files_it_needs() {
+    let env = repo_env(users::User::current());
+    let cwd = env.cwd.path();
+    std::fs::write(cwd.join(".gitignore"), ".env\nlocal/\n").unwrap();
+    git(&env, cwd, &["add", ".gitignore"]);
+    git(&env, cwd, &["commit", "-qm", "ignore"]);
+    std::fs::write(cwd.join(".env"), "TOKEN=dev\n").unwrap();
+    std::fs::create_dir_all(cwd.join("local")).unwrap();
+    std::fs::write(cwd.join("local/big.bin"), "not wanted\n").unwrap();
+    let elsewhere = tempfile::tempdir().unwrap();
+    env.write_config(&format!(
+        "[worktree]\ndir = \"{}\"\ninclude = [\".env\"]\n",
+        elsewhere.path().display()
+    ));
+    env.fake.push(Reply::text("ok"));
+    let run = env.run(&["--worktree", "with-env", "--json", "-q", "go"]);
+    run.ok();
+    let (path, _) = worktree_of(&run);
+    assert!(
+        path.starts_with(std::fs::canonicalize(elsewhere.path()).unwrap()),
+        "{}",
+        path.display()
+    );
+    assert_eq!(
+        std::fs::read_to_string(path.join(".env")).unwrap(),
+        "TOKEN=dev\n"
+    );
+    assert!(!path.join("local/big.bin").exists());
+    assert!(
+        run.events().iter().any(|e| e["type"] == "warning"
+            && e["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("1 ignored file copied in"))),
+        "{}",
+        run.stdout
+    );
+}
