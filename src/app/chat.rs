@@ -98,7 +98,7 @@ async fn run_counted(
     }
     let session_id = conversation.agent.session().id().to_string();
     if let Some(o) = ctx.worktree {
-        record_worktree(&conversation.agent, &o.worktree).await?;
+        super::in_worktree::record(&conversation.agent, &o.worktree).await?;
     }
     let mcp = conversation.mcp.clone();
     // Watched until hermes exits: a second signal during the shutdown below
@@ -107,7 +107,7 @@ async fn run_counted(
     let one_shot = matches!(mode, Mode::OneShot(_));
     let background = conversation.agent.background();
     let mut output = None;
-    let moving: Moving = Arc::default();
+    let moving: super::in_worktree::Moving = Arc::default();
     let result = converse(
         cli,
         mode,
@@ -133,11 +133,11 @@ async fn run_counted(
         *summary = Some(s);
     }
     if let (Some(o), false) = (ctx.worktree, cli.json) {
-        leave_worktree(&o.worktree).await;
+        super::in_worktree::leave(&o.worktree).await;
     }
     let moving = moving.lock().unwrap_or_else(|p| p.into_inner()).take();
     if let (Ok(()), Some((name, id))) = (&result, moving) {
-        return Err(relaunch(cli, ctx, &name, &id));
+        return Err(super::in_worktree::relaunch(cli, ctx, &name, &id));
     }
     match signals.received() {
         Some(n) if n != SIGINT => Err(CommandError {
@@ -148,111 +148,6 @@ async fn run_counted(
         _ => result,
     }
 }
-
-/// The session file says which worktree this run of it works in.
-pub(super) async fn record_worktree(
-    agent: &Agent,
-    w: &crate::worktree::Worktree,
-) -> Result<(), CommandError> {
-    let event = crate::session::SessionEvent::Worktree {
-        name: w.name.clone(),
-        branch: w.branch.clone(),
-        path: w.path.to_string_lossy().into_owned(),
-        repo: w.repo.to_string_lossy().into_owned(),
-    };
-    agent
-        .session()
-        .append(&crate::session::Record::Event {
-            ts: crate::util::time::Utc::now().rfc3339(),
-            event,
-        })
-        .await?;
-    Ok(())
-}
-
-/// Leaving a worktree: what changed in it, and the commands to look at
-/// it, merge it or remove it.
-async fn leave_worktree(w: &crate::worktree::Worktree) {
-    use crate::util::sanitize::clean;
-    let name = &w.name;
-    let at = clean(&w.path.display().to_string());
-    match crate::worktree::diffstat(w).await {
-        Ok(stat) if stat.trim().is_empty() => {
-            errln!(
-                "worktree {name} ({}, {at}): nothing changed — hermes worktree remove {name} removes it",
-                w.branch
-            );
-        }
-        Ok(stat) => {
-            errln!("worktree {name} ({}, {at}) changed:", w.branch);
-            for line in stat.lines() {
-                errln!("{}", clean(line));
-            }
-            errln!("  look:   hermes worktree diff {name}");
-            errln!("  merge:  hermes worktree merge {name}");
-            errln!("  remove: hermes worktree remove {name}");
-        }
-        Err(why) => errln!("worktree {name} ({at}): {why}"),
-    }
-}
-
-/// `/worktree NAME`: hermes started again in place of this process —
-/// `--worktree NAME --resume ID` with this run's flags — so the session
-/// goes on in the worktree with everything (sandbox, servers, hooks) set
-/// up for that folder. Returns only when it could not.
-fn relaunch(cli: &Cli, ctx: &Context<'_>, name: &str, id: &str) -> CommandError {
-    use std::os::unix::process::CommandExt;
-    let mut args: Vec<std::ffi::OsString> = vec![
-        "--worktree".into(),
-        name.into(),
-        "--resume".into(),
-        id.into(),
-    ];
-    let mut flag = |f: &str, v: Option<std::ffi::OsString>| {
-        if let Some(v) = v {
-            args.push(f.into());
-            args.push(v);
-        }
-    };
-    flag("--model", cli.model.clone().map(Into::into));
-    flag("--provider", cli.provider.clone().map(Into::into));
-    flag("--config", cli.config.config_path.clone().map(Into::into));
-    flag("--mode", cli.mode.clone().map(Into::into));
-    flag("--max-turns", cli.max_turns.map(|n| n.to_string().into()));
-    flag(
-        "--max-budget-tokens",
-        cli.max_budget_tokens.map(|n| n.to_string().into()),
-    );
-    for s in &cli.config.sets {
-        flag("-c", Some(s.into()));
-    }
-    for g in &cli.approve {
-        flag("--approve", Some(g.into()));
-    }
-    for d in &ctx.overrides.add_dirs {
-        flag("--add-dir", Some(d.into()));
-    }
-    if cli.yolo {
-        args.push("--yolo".into());
-    }
-    let exe = match std::env::current_exe() {
-        Ok(e) => e,
-        Err(e) => {
-            return CommandError::runtime(
-                format!("/worktree: cannot find hermes' own binary: {e}"),
-                None,
-            )
-        }
-    };
-    let e = std::process::Command::new(exe).args(args).exec();
-    CommandError::runtime(
-        format!("/worktree {name}: hermes could not start again there: {e}"),
-        Some(format!("run: hermes --worktree {name} --resume {id}")),
-    )
-}
-
-/// `/worktree NAME`'s slot: the worktree and the session to go on in it.
-type Moving = Arc<std::sync::Mutex<Option<(String, String)>>>;
 
 const SIGINT: i32 = 2;
 
@@ -409,7 +304,7 @@ async fn converse(
     conversation: Conversation,
     stop: &CancellationToken,
     tally: &mut Tally,
-    (output, moving): (&mut Option<serde_json::Value>, &Moving),
+    (output, moving): (&mut Option<serde_json::Value>, &super::in_worktree::Moving),
 ) -> Result<(), CommandError> {
     let Conversation {
         agent,

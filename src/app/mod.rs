@@ -10,6 +10,7 @@ pub(crate) mod commands;
 mod error;
 #[doc(hidden)]
 pub mod fuzzing;
+mod in_worktree;
 mod json_answers;
 mod signals;
 mod start;

@@ -81,10 +81,12 @@ async fn run(cli: Cli) -> (Result<(), CommandError>, Option<crate::agent::RunSum
     let (paths, cwd, overrides) = (&ctx.0, &ctx.1, &ctx.2);
     if cli.command.is_none() {
         let opened = match &cli.worktree {
-            Some(name) => match enter_worktree(&cli, name, paths, cwd, overrides).await {
-                Ok(o) => Some(o),
-                Err(e) => return (Err(e), None),
-            },
+            Some(name) => {
+                match super::in_worktree::enter(&cli, name, paths, cwd, overrides).await {
+                    Ok(o) => Some(o),
+                    Err(e) => return (Err(e), None),
+                }
+            }
             None => None,
         };
         let cwd = opened.as_ref().map_or(cwd.as_path(), |o| o.cwd.as_path());
@@ -151,37 +153,6 @@ fn prepare(cli: &Cli) -> Result<(Paths, std::path::PathBuf, Overrides), CommandE
         }),
     };
     Ok((paths, cwd, overrides))
-}
-
-/// `--worktree NAME`: the worktree made or found, and hermes moved into
-/// it before anything else reads the folder. Any failure is exit 2 with
-/// nothing run — never the main checkout instead.
-async fn enter_worktree(
-    cli: &Cli,
-    name: &str,
-    paths: &Paths,
-    cwd: &std::path::Path,
-    overrides: &Overrides,
-) -> Result<crate::worktree::Opened, CommandError> {
-    let settings = crate::config::resolve(paths.clone(), cwd, overrides)?;
-    let opened = crate::worktree::open(&crate::worktree::Spec {
-        name,
-        base: cli.worktree_base.as_deref(),
-        from: cwd,
-        dir: &settings.worktree.dir,
-        include: &settings.worktree.include,
-    })
-    .await?;
-    std::env::set_current_dir(&opened.cwd).map_err(|e| {
-        CommandError::usage(
-            format!(
-                "--worktree {name}: cannot enter {}: {e}",
-                opened.cwd.display()
-            ),
-            "see that the worktree's folder can be entered",
-        )
-    })?;
-    Ok(opened)
 }
 
 async fn subcommand(cli: &Cli, ctx: &super::commands::Context<'_>) -> Result<(), CommandError> {

@@ -159,7 +159,7 @@ impl acp::Host for Host {
                 .await
                 .map_err(rpc)?;
             if let Some(w) = &worktree {
-                crate::app::chat::record_worktree(&c.agent, w)
+                crate::app::in_worktree::record(&c.agent, w)
                     .await
                     .map_err(rpc)?;
             }
