@@ -345,6 +345,9 @@ fn serve_http_with_a_token_answers_only_requests_that_carry_it() {
 /// An answer by its id, within 20 s.
 type WaitFor = Box<dyn Fn(u64) -> Value>;
 
+/// The notifications a served hermes sent.
+type Heard = std::sync::Arc<std::sync::Mutex<Vec<Value>>>;
+
 /// `hermes mcp serve ARGS` in `env`, initialized by a bare JSON-RPC client
 /// that declares nothing: the process, its stdin, and a wait for an
 /// answer by id.
@@ -352,6 +355,20 @@ fn raw_session(
     env: &TestEnv,
     args: &[&str],
 ) -> (std::process::Child, std::process::ChildStdin, WaitFor) {
+    let (child, stdin, wait_for, _) = raw_session_heard(env, args);
+    (child, stdin, wait_for)
+}
+
+/// [`raw_session`], and what it notifies.
+fn raw_session_heard(
+    env: &TestEnv,
+    args: &[&str],
+) -> (
+    std::process::Child,
+    std::process::ChildStdin,
+    WaitFor,
+    Heard,
+) {
     let mut child = env
         .cmd()
         .args(["mcp", "serve"])
@@ -364,10 +381,16 @@ fn raw_session(
     let mut stdin = child.stdin.take().unwrap();
     let (tx, rx) = std::sync::mpsc::channel::<Value>();
     let stdout = child.stdout.take().unwrap();
+    let heard = Heard::default();
+    let notes = heard.clone();
     std::thread::spawn(move || {
         for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-            if let Ok(v) = serde_json::from_str(&line) {
-                let _ = tx.send(v);
+            if let Ok(v) = serde_json::from_str::<Value>(&line) {
+                if v.get("id").is_none() {
+                    notes.lock().unwrap().push(v);
+                } else {
+                    let _ = tx.send(v);
+                }
             }
         }
     });
@@ -391,7 +414,37 @@ fn raw_session(
         &mut stdin,
         json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
     );
-    (child, stdin, wait_for)
+    (child, stdin, wait_for, heard)
+}
+
+#[test]
+fn what_hermes_warns_of_during_a_call_reaches_the_client_as_a_log_message() {
+    let env = serving_env();
+    // A hook's `systemMessage`: shown to the person as a warning.
+    let mut config = std::fs::read_to_string(env.config_path()).unwrap();
+    config.push_str(
+        "\n[[hooks.pre_tool_call]]\nmatch = \"read_file\"\ncommand = \"echo '{\\\"systemMessage\\\": \\\"checked by the hook\\\"}'\"\n",
+    );
+    std::fs::write(env.config_path(), config).unwrap();
+    let (mut child, mut stdin, wait_for, heard) = raw_session_heard(&env, &[]);
+    send(
+        &mut stdin,
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": "read_file", "arguments": {"path": "note.txt"}}}),
+    );
+    let read = wait_for(2);
+    assert_eq!(read["result"]["isError"], false, "{read}");
+    crate::support::wait_for("the log message", || {
+        heard.lock().unwrap().iter().any(|n| {
+            n["method"] == "notifications/message"
+                && n["params"]["level"] == "warning"
+                && n["params"]["data"]
+                    .to_string()
+                    .contains("checked by the hook")
+        })
+    });
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
 }
 
 /// The names `tools/list` (request `id`) gives.

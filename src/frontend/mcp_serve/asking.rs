@@ -93,7 +93,7 @@ pub(super) async fn serve_events(
 /// by the protocol's newest version, read by every client of the versions
 /// before it.
 #[allow(deprecated)]
-async fn log(peer: &Peer<RoleServer>, message: String) {
+pub(super) async fn log(peer: &Peer<RoleServer>, message: String) {
     let param = LoggingMessageNotificationParam::new(LoggingLevel::Warning, json!(message))
         .with_logger("hermes");
     let _ = peer.notify_logging_message(param).await;

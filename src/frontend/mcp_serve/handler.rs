@@ -313,6 +313,13 @@ pub(crate) async fn serve_stdio(served: Served) -> Result<(), String> {
             .serve((tokio::io::stdin(), tokio::io::stdout()))
             .await
             .map_err(|e| format!("the MCP handshake failed: {e}"))?;
+        // What goes wrong with a server (it would not start, it crashed)
+        // reaches the client as a log message.
+        let peer = running.peer().clone();
+        mcp.on_notice(Arc::new(move |message| {
+            let peer = peer.clone();
+            tokio::spawn(async move { super::asking::log(&peer, message).await });
+        }));
         running
             .waiting()
             .await
